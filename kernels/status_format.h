@@ -1,0 +1,12 @@
+/* printf-style status setting for kernel code. */
+#ifndef TFOCL_KERNELS_STATUS_FORMAT_H_
+#define TFOCL_KERNELS_STATUS_FORMAT_H_
+
+#include "tensorflow/c/tf_status.h"
+
+/* Sets `status` to code + formatted message (through the resolved TensorFlow
+ * C API inside the plugin). */
+void ocl_set_status(TF_Status *status, TF_Code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif /* TFOCL_KERNELS_STATUS_FORMAT_H_ */
