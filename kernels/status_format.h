@@ -1,4 +1,6 @@
-/* printf-style status setting for kernel code. */
+/* printf-style status setting for kernel code. Declared here as well as in
+ * plugin/ocl.h so that the pure shape logic compiles (and is unit-tested)
+ * without OpenCL. */
 #ifndef TFOCL_KERNELS_STATUS_FORMAT_H_
 #define TFOCL_KERNELS_STATUS_FORMAT_H_
 

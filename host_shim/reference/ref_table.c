@@ -1,0 +1,46 @@
+/* The table of op references: one array per kernel family, each ended by
+ * an entry with op == NULL. */
+#include <string.h>
+
+#include "reference.h"
+
+extern const struct ref_op ref_ops_binary[];
+extern const struct ref_op ref_ops_unary[];
+extern const struct ref_op ref_ops_reduce[];
+extern const struct ref_op ref_ops_softmax[];
+extern const struct ref_op ref_ops_matmul[];
+extern const struct ref_op ref_ops_movement[];
+
+static const struct ref_op *const families[] = {
+    ref_ops_binary, ref_ops_unary,  ref_ops_reduce,
+    ref_ops_softmax, ref_ops_matmul, ref_ops_movement,
+};
+
+#define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))
+
+int ref_op_count(void)
+{
+  int n = 0;
+  for (size_t f = 0; f < NUM_FAMILIES; f++)
+    for (const struct ref_op *op = families[f]; op->op != NULL; op++)
+      n++;
+  return n;
+}
+
+const struct ref_op *ref_op_at(int index)
+{
+  for (size_t f = 0; f < NUM_FAMILIES; f++)
+    for (const struct ref_op *op = families[f]; op->op != NULL; op++)
+      if (index-- == 0)
+        return op;
+  return NULL;
+}
+
+const struct ref_op *ref_op_find(const char *name)
+{
+  for (size_t f = 0; f < NUM_FAMILIES; f++)
+    for (const struct ref_op *op = families[f]; op->op != NULL; op++)
+      if (strcmp(op->op, name) == 0)
+        return op;
+  return NULL;
+}

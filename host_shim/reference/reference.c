@@ -1,0 +1,633 @@
+/* Case building, tensors, comparison and running for the op references;
+ * see reference.h. */
+#include "reference.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Half precision ------------------------------------------------------ */
+
+static float half_to_float(uint16_t h)
+{
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else { /* subnormal: normalise */
+      int e = -1;
+      do {
+        e++;
+        mant <<= 1;
+      } while ((mant & 0x400) == 0);
+      bits = sign | ((uint32_t)(127 - 15 - e) << 23) | ((mant & 0x3ff) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+static uint16_t float_to_half(float f)
+{
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof(bits));
+  uint16_t sign = (uint16_t)((bits >> 16) & 0x8000);
+  uint32_t abs = bits & 0x7fffffffu;
+  if (abs >= 0x7f800000u) /* Inf or NaN */
+    return sign | 0x7c00 | (abs > 0x7f800000u ? 0x200 : 0);
+  if (abs >= 0x477ff000u) /* rounds to >= 65520: overflow */
+    return sign | 0x7c00;
+  if (abs < 0x38800000u) { /* subnormal half or zero */
+    float a;
+    memcpy(&a, &abs, sizeof(a));
+    /* a * 2^24 is the subnormal mantissa; nearbyint rounds to even. */
+    return sign | (uint16_t)nearbyintf(a * 16777216.0f);
+  }
+  /* Round to nearest even at bit 13. */
+  uint32_t rounded = abs + 0xfffu + ((abs >> 13) & 1u);
+  return sign | (uint16_t)((rounded - 0x38000000u) >> 13);
+}
+
+double ref_round_to(TF_DataType dtype, double v)
+{
+  switch (dtype) {
+  case TF_FLOAT:
+    return (double)(float)v;
+  case TF_HALF:
+    return half_to_float(float_to_half((float)v));
+  case TF_DOUBLE:
+    return v;
+  case TF_BOOL:
+    return v != 0.0;
+  case TF_INT32:
+    return isnan(v) ? 0 : (double)(int32_t)(int64_t)v;
+  case TF_INT64:
+    return isnan(v) ? 0 : (double)(int64_t)v;
+  case TF_UINT8:
+    return isnan(v) ? 0 : (double)(uint8_t)(int64_t)v;
+  case TF_INT8:
+    return isnan(v) ? 0 : (double)(int8_t)(int64_t)v;
+  case TF_INT16:
+    return isnan(v) ? 0 : (double)(int16_t)(int64_t)v;
+  default:
+    return v;
+  }
+}
+
+/* ---- Tensors --------------------------------------------------------------- */
+
+bool ref_tensor_alloc(struct ref_tensor *t, TF_DataType dtype,
+                      const int64_t *dims, int rank)
+{
+  memset(t, 0, sizeof(*t));
+  if (rank < 0 || rank > REF_MAX_DIMS)
+    return false;
+  t->dtype = dtype;
+  t->rank = rank;
+  t->elements = 1;
+  for (int i = 0; i < rank; i++) {
+    t->dims[i] = dims[i];
+    t->elements *= dims[i];
+  }
+  t->v = calloc((size_t)(t->elements > 0 ? t->elements : 1), sizeof(double));
+  return t->v != NULL;
+}
+
+void ref_tensor_finish(struct ref_tensor *t)
+{
+  if (t == NULL)
+    return;
+  free(t->v);
+  t->v = NULL;
+}
+
+TF_Tensor *ref_tensor_to_tf(const struct ref_tensor *t, TF_Status *status)
+{
+  size_t esize = TF_DataTypeSize(t->dtype);
+  if (esize == 0) {
+    TF_SetStatus(status, TF_INVALID_ARGUMENT,
+                 "reference tensors cannot hold this dtype");
+    return NULL;
+  }
+  TF_Tensor *tensor = TF_AllocateTensor(t->dtype, t->dims, t->rank,
+                                        (size_t)t->elements * esize);
+  if (tensor == NULL) {
+    TF_SetStatus(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    return NULL;
+  }
+  void *data = TF_TensorData(tensor);
+  for (int64_t i = 0; i < t->elements; i++) {
+    double v = t->v[i];
+    switch (t->dtype) {
+    case TF_FLOAT: ((float *)data)[i] = (float)v; break;
+    case TF_DOUBLE: ((double *)data)[i] = v; break;
+    case TF_HALF: ((uint16_t *)data)[i] = float_to_half((float)v); break;
+    case TF_INT32: ((int32_t *)data)[i] = (int32_t)(int64_t)v; break;
+    case TF_INT64: ((int64_t *)data)[i] = (int64_t)v; break;
+    case TF_BOOL: ((uint8_t *)data)[i] = v != 0.0; break;
+    case TF_UINT8: ((uint8_t *)data)[i] = (uint8_t)(int64_t)v; break;
+    case TF_INT8: ((int8_t *)data)[i] = (int8_t)(int64_t)v; break;
+    case TF_INT16: ((int16_t *)data)[i] = (int16_t)(int64_t)v; break;
+    default:
+      TF_DeleteTensor(tensor);
+      TF_SetStatus(status, TF_INVALID_ARGUMENT,
+                   "reference tensors cannot hold this dtype");
+      return NULL;
+    }
+  }
+  TF_SetStatus(status, TF_OK, "");
+  return tensor;
+}
+
+bool ref_tensor_from_tf(struct ref_tensor *t, const TF_Tensor *tensor)
+{
+  int rank = TF_NumDims(tensor);
+  int64_t dims[REF_MAX_DIMS];
+  if (rank > REF_MAX_DIMS)
+    return false;
+  for (int i = 0; i < rank; i++)
+    dims[i] = TF_Dim(tensor, i);
+  if (!ref_tensor_alloc(t, TF_TensorType(tensor), dims, rank))
+    return false;
+  const void *data = TF_TensorData(tensor);
+  for (int64_t i = 0; i < t->elements; i++) {
+    switch (t->dtype) {
+    case TF_FLOAT: t->v[i] = ((const float *)data)[i]; break;
+    case TF_DOUBLE: t->v[i] = ((const double *)data)[i]; break;
+    case TF_HALF: t->v[i] = half_to_float(((const uint16_t *)data)[i]); break;
+    case TF_INT32: t->v[i] = ((const int32_t *)data)[i]; break;
+    case TF_INT64: t->v[i] = (double)((const int64_t *)data)[i]; break;
+    case TF_BOOL: t->v[i] = ((const uint8_t *)data)[i] != 0; break;
+    case TF_UINT8: t->v[i] = ((const uint8_t *)data)[i]; break;
+    case TF_INT8: t->v[i] = ((const int8_t *)data)[i]; break;
+    case TF_INT16: t->v[i] = ((const int16_t *)data)[i]; break;
+    default:
+      ref_tensor_finish(t);
+      return false;
+    }
+  }
+  return true;
+}
+
+int64_t ref_compare(const struct ref_tensor *got, const struct ref_tensor *want,
+                    double rtol, double atol, double *max_error,
+                    int64_t *first_bad)
+{
+  *max_error = 0;
+  *first_bad = -1;
+  if (got->rank != want->rank)
+    return -1;
+  for (int i = 0; i < got->rank; i++)
+    if (got->dims[i] != want->dims[i])
+      return -1;
+  int64_t bad = 0;
+  for (int64_t i = 0; i < got->elements; i++) {
+    double g = got->v[i], w = want->v[i];
+    bool ok;
+    if (isnan(w) || isnan(g)) {
+      ok = isnan(w) && isnan(g);
+    } else if (isinf(w) || isinf(g)) {
+      ok = g == w;
+    } else {
+      double err = fabs(g - w);
+      if (err > *max_error)
+        *max_error = err;
+      ok = err <= atol + rtol * fabs(w);
+    }
+    if (!ok) {
+      if (*first_bad < 0)
+        *first_bad = i;
+      bad++;
+    }
+  }
+  return bad;
+}
+
+/* ---- Cases ------------------------------------------------------------- */
+
+static uint64_t splitmix64(uint64_t *state)
+{
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static uint64_t seed_of(const struct ref_case *c)
+{
+  uint64_t h = 1469598103934665603ull + (uint64_t)c->num_inputs * 7919u;
+  for (const char *s = c->op; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  for (const char *s = c->label; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static bool is_float_type(TF_DataType t)
+{
+  return t == TF_FLOAT || t == TF_HALF || t == TF_DOUBLE || t == TF_BFLOAT16;
+}
+
+static double random_value(uint64_t *state, TF_DataType dtype,
+                           enum ref_domain domain)
+{
+  double u = (double)(splitmix64(state) >> 11) / 9007199254740992.0; /* [0,1) */
+  if (dtype == TF_BOOL || domain == REF_BOOL)
+    return u < 0.5 ? 0.0 : 1.0;
+  if (!is_float_type(dtype)) {
+    int64_t lo = -10, hi = 10;
+    if (domain == REF_POSITIVE)
+      lo = 1;
+    if (dtype == TF_UINT8)
+      lo = lo < 0 ? 0 : lo;
+    int64_t v = lo + (int64_t)(u * (double)(hi - lo + 1));
+    if (domain == REF_NONZERO && v == 0)
+      v = 1;
+    return (double)v;
+  }
+  switch (domain) {
+  case REF_POSITIVE:
+    return 0.1 + u * 3.9;
+  case REF_UNIT:
+    return -0.95 + u * 1.9;
+  case REF_NONZERO: {
+    double v = -3.0 + u * 6.0;
+    if (fabs(v) < 0.25)
+      v = v < 0 ? v - 0.25 : v + 0.25;
+    return v;
+  }
+  default:
+    return -3.0 + u * 6.0;
+  }
+}
+
+struct ref_case *ref_case_add(struct ref_cases *out, const char *op,
+                              const char *label_fmt, ...)
+{
+  if (out->count == out->capacity) {
+    int capacity = out->capacity ? out->capacity * 2 : 16;
+    struct ref_case *items = realloc(out->items, sizeof(*items) * (size_t)capacity);
+    if (items == NULL)
+      abort(); /* test and CLI code only: out of memory is fatal here */
+    out->items = items;
+    out->capacity = capacity;
+  }
+  struct ref_case *c = &out->items[out->count++];
+  memset(c, 0, sizeof(*c));
+  snprintf(c->op, sizeof(c->op), "%s", op);
+  va_list ap;
+  va_start(ap, label_fmt);
+  vsnprintf(c->label, sizeof(c->label), label_fmt, ap);
+  va_end(ap);
+  c->expect_code = TF_OK;
+  return c;
+}
+
+struct ref_tensor *ref_case_input_values(struct ref_case *c, TF_DataType dtype,
+                                         const int64_t *dims, int rank,
+                                         const double *values)
+{
+  if (c->num_inputs == REF_MAX_TENSORS)
+    abort();
+  struct ref_tensor *t = &c->inputs[c->num_inputs];
+  if (!ref_tensor_alloc(t, dtype, dims, rank))
+    abort();
+  c->num_inputs++;
+  for (int64_t i = 0; i < t->elements; i++)
+    t->v[i] = values != NULL ? ref_round_to(dtype, values[i]) : 0.0;
+  return t;
+}
+
+struct ref_tensor *ref_case_input(struct ref_case *c, TF_DataType dtype,
+                                  const int64_t *dims, int rank,
+                                  enum ref_domain domain)
+{
+  struct ref_tensor *t = ref_case_input_values(c, dtype, dims, rank, NULL);
+  uint64_t state = seed_of(c);
+  for (int64_t i = 0; i < t->elements; i++)
+    t->v[i] = ref_round_to(dtype, random_value(&state, dtype, domain));
+  return t;
+}
+
+static struct tfocl_attr *new_attr(struct ref_case *c, const char *name,
+                                   enum tfocl_attr_kind kind)
+{
+  if (c->num_attrs == REF_MAX_ATTRS)
+    abort();
+  struct tfocl_attr *a = &c->attrs[c->num_attrs++];
+  memset(a, 0, sizeof(*a));
+  /* Attribute names are string literals of the family's case builders. */
+  a->name = name;
+  a->kind = kind;
+  return a;
+}
+
+void ref_case_attr_int(struct ref_case *c, const char *name, int64_t v)
+{
+  new_attr(c, name, TFOCL_ATTR_INT)->value.i = v;
+}
+
+void ref_case_attr_float(struct ref_case *c, const char *name, float v)
+{
+  new_attr(c, name, TFOCL_ATTR_FLOAT)->value.f = v;
+}
+
+void ref_case_attr_bool(struct ref_case *c, const char *name, bool v)
+{
+  new_attr(c, name, TFOCL_ATTR_BOOL)->value.b = v;
+}
+
+void ref_case_attr_type(struct ref_case *c, const char *name, TF_DataType v)
+{
+  new_attr(c, name, TFOCL_ATTR_TYPE)->value.type = v;
+}
+
+void ref_case_attr_string(struct ref_case *c, const char *name, const char *v)
+{
+  new_attr(c, name, TFOCL_ATTR_STRING)->value.s = v;
+}
+
+void ref_case_attr_ints(struct ref_case *c, const char *name,
+                        const int64_t *v, int count)
+{
+  if (c->num_ints + count > (int)(sizeof(c->ints) / sizeof(c->ints[0])))
+    abort();
+  int64_t *items = &c->ints[c->num_ints];
+  memcpy(items, v, sizeof(*v) * (size_t)count);
+  c->num_ints += count;
+  struct tfocl_attr *a = new_attr(c, name, TFOCL_ATTR_INT_LIST);
+  a->value.ints.items = items;
+  a->value.ints.count = count;
+}
+
+const struct tfocl_attr *ref_case_attr(const struct ref_case *c,
+                                       const char *name)
+{
+  for (int i = 0; i < c->num_attrs; i++)
+    if (strcmp(c->attrs[i].name, name) == 0)
+      return &c->attrs[i];
+  return NULL;
+}
+
+int64_t ref_case_attr_int_or(const struct ref_case *c, const char *name,
+                             int64_t fallback)
+{
+  const struct tfocl_attr *a = ref_case_attr(c, name);
+  return a != NULL && a->kind == TFOCL_ATTR_INT ? a->value.i : fallback;
+}
+
+double ref_case_attr_float_or(const struct ref_case *c, const char *name,
+                              double fallback)
+{
+  const struct tfocl_attr *a = ref_case_attr(c, name);
+  return a != NULL && a->kind == TFOCL_ATTR_FLOAT ? a->value.f : fallback;
+}
+
+bool ref_case_attr_bool_or(const struct ref_case *c, const char *name,
+                           bool fallback)
+{
+  const struct tfocl_attr *a = ref_case_attr(c, name);
+  return a != NULL && a->kind == TFOCL_ATTR_BOOL ? a->value.b : fallback;
+}
+
+const char *ref_case_attr_string_or(const struct ref_case *c, const char *name,
+                                    const char *fallback)
+{
+  const struct tfocl_attr *a = ref_case_attr(c, name);
+  return a != NULL && a->kind == TFOCL_ATTR_STRING ? a->value.s : fallback;
+}
+
+bool ref_broadcast_shape(const struct ref_tensor *x, const struct ref_tensor *y,
+                         int64_t *out_dims, int *out_rank)
+{
+  int rank = x->rank > y->rank ? x->rank : y->rank;
+  for (int i = 0; i < rank; i++) {
+    int xi = i - (rank - x->rank), yi = i - (rank - y->rank);
+    int64_t xd = xi >= 0 ? x->dims[xi] : 1, yd = yi >= 0 ? y->dims[yi] : 1;
+    if (xd != yd && xd != 1 && yd != 1)
+      return false;
+    out_dims[i] = xd == 1 ? yd : xd;
+  }
+  *out_rank = rank;
+  return true;
+}
+
+void ref_broadcast_index(const struct ref_tensor *x, const struct ref_tensor *y,
+                         const int64_t *out_dims, int out_rank, int64_t i,
+                         int64_t *xi, int64_t *yi)
+{
+  int64_t x_index = 0, y_index = 0, x_stride = 1, y_stride = 1;
+  for (int d = out_rank - 1; d >= 0; d--) {
+    int64_t coord = i % out_dims[d];
+    i /= out_dims[d];
+    int xd = d - (out_rank - x->rank), yd = d - (out_rank - y->rank);
+    if (xd >= 0) {
+      if (x->dims[xd] != 1)
+        x_index += coord * x_stride;
+      x_stride *= x->dims[xd];
+    }
+    if (yd >= 0) {
+      if (y->dims[yd] != 1)
+        y_index += coord * y_stride;
+      y_stride *= y->dims[yd];
+    }
+  }
+  *xi = x_index;
+  *yi = y_index;
+}
+
+void ref_cases_finish(struct ref_cases *cases)
+{
+  for (int i = 0; i < cases->count; i++)
+    for (int j = 0; j < cases->items[i].num_inputs; j++)
+      ref_tensor_finish(&cases->items[i].inputs[j]);
+  free(cases->items);
+  memset(cases, 0, sizeof(*cases));
+}
+
+/* ---- Standard shape sets ----------------------------------------------- */
+
+struct shape {
+  int rank;
+  int64_t dims[4];
+};
+
+static const struct shape unary_shapes[] = {
+    {0, {0}},     {1, {1}},       {1, {7}},    {2, {3, 5}},
+    {3, {2, 3, 7}}, {1, {1031}}, {1, {0}},   {2, {4, 0}},
+};
+
+/* Special values every float op must survive: NaN, infinities, signed
+ * zeros, large and tiny magnitudes. */
+static const double special_values[] = {
+    NAN, INFINITY, -INFINITY, 0.0, -0.0, 1e30, -1e30, 1e-30, 3.5, -2.25,
+    0.5, 1.0, -1.0, 100.0, -7.75, 65000.0,
+};
+#define NUM_SPECIAL (sizeof(special_values) / sizeof(special_values[0]))
+
+void ref_cases_unary(const struct ref_op *op, TF_DataType dtype,
+                     struct ref_cases *out)
+{
+  for (size_t i = 0; i < sizeof(unary_shapes) / sizeof(unary_shapes[0]); i++) {
+    const struct shape *s = &unary_shapes[i];
+    struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
+    ref_case_input(c, dtype, s->dims, s->rank, op->domain);
+  }
+  if (is_float_type(dtype)) {
+    int64_t n = NUM_SPECIAL;
+    struct ref_case *c = ref_case_add(out, op->op, "%s special values", op->op);
+    ref_case_input_values(c, dtype, &n, 1, special_values);
+  }
+}
+
+struct shape_pair {
+  struct shape x, y;
+  TF_Code code;
+};
+
+static const struct shape_pair binary_shapes[] = {
+    {{2, {3, 5}}, {2, {3, 5}}, TF_OK},
+    {{1, {1031}}, {1, {1031}}, TF_OK},
+    {{0, {0}}, {2, {3, 5}}, TF_OK},
+    {{2, {3, 5}}, {0, {0}}, TF_OK},
+    {{0, {0}}, {0, {0}}, TF_OK},
+    {{2, {5, 3}}, {1, {3}}, TF_OK},
+    {{2, {5, 1}}, {2, {1, 3}}, TF_OK},
+    {{3, {2, 3, 4}}, {2, {3, 1}}, TF_OK},
+    {{4, {2, 1, 4, 5}}, {3, {3, 1, 1}}, TF_OK},
+    {{2, {4, 0}}, {2, {4, 1}}, TF_OK},
+    {{2, {2, 3}}, {1, {4}}, TF_INVALID_ARGUMENT},
+};
+
+void ref_cases_binary(const struct ref_op *op, TF_DataType dtype,
+                      struct ref_cases *out)
+{
+  for (size_t i = 0; i < sizeof(binary_shapes) / sizeof(binary_shapes[0]); i++) {
+    const struct shape_pair *p = &binary_shapes[i];
+    struct ref_case *c = ref_case_add(out, op->op, "%s pair#%zu", op->op, i);
+    ref_case_input(c, dtype, p->x.dims, p->x.rank, op->domain);
+    /* A different label byte for y so x and y differ. */
+    c->label[0] ^= 1;
+    ref_case_input(c, dtype, p->y.dims, p->y.rank, op->domain);
+    c->label[0] ^= 1;
+    c->expect_code = p->code;
+  }
+  if (is_float_type(dtype)) {
+    /* Every special value against every other. */
+    int64_t dims[2] = {NUM_SPECIAL, NUM_SPECIAL};
+    double x[NUM_SPECIAL * NUM_SPECIAL], y[NUM_SPECIAL * NUM_SPECIAL];
+    for (size_t i = 0; i < NUM_SPECIAL; i++)
+      for (size_t j = 0; j < NUM_SPECIAL; j++) {
+        x[i * NUM_SPECIAL + j] = special_values[i];
+        y[i * NUM_SPECIAL + j] = special_values[j];
+      }
+    struct ref_case *c = ref_case_add(out, op->op, "%s special values", op->op);
+    ref_case_input_values(c, dtype, dims, 2, x);
+    ref_case_input_values(c, dtype, dims, 2, y);
+  }
+}
+
+/* ---- Running ------------------------------------------------------------ */
+
+void ref_run_case(struct tfocl_device *device, const struct ref_op *op,
+                  const struct ref_case *c, struct ref_result *result)
+{
+  TF_Status *status = TF_NewStatus();
+  TF_Tensor *inputs[REF_MAX_TENSORS] = {NULL};
+  TF_Tensor *outputs[REF_MAX_TENSORS] = {NULL};
+  struct ref_tensor want[REF_MAX_TENSORS];
+  int num_outputs = 0, num_want = 0;
+
+  memset(result, 0, sizeof(*result));
+  memset(want, 0, sizeof(want));
+  for (int i = 0; i < c->num_inputs; i++) {
+    inputs[i] = ref_tensor_to_tf(&c->inputs[i], status);
+    if (inputs[i] == NULL)
+      goto done;
+  }
+
+  tfocl_run_op(device, c->op, c->attrs, c->num_attrs, inputs, c->num_inputs,
+               outputs, REF_MAX_TENSORS, &num_outputs, status);
+  result->code = TF_GetCode(status);
+  snprintf(result->message, sizeof(result->message), "%s", TF_Message(status));
+  if (c->expect_code != TF_OK || result->code != TF_OK) {
+    result->passed = result->code == c->expect_code;
+    if (!result->passed && c->expect_code != TF_OK)
+      snprintf(result->message, sizeof(result->message),
+               "expected code %d, got %d (%s)", c->expect_code, result->code,
+               TF_Message(status));
+    goto done;
+  }
+  result->num_outputs = num_outputs;
+
+  char error[256] = "";
+  num_want = op->compute(c, want, error, sizeof(error));
+  if (num_want < 0) {
+    snprintf(result->message, sizeof(result->message),
+             "the device accepted a case the reference rejects: %s", error);
+    goto done;
+  }
+  if (num_want != num_outputs) {
+    snprintf(result->message, sizeof(result->message),
+             "%d outputs, the reference gives %d", num_outputs, num_want);
+    goto done;
+  }
+
+  result->passed = true;
+  for (int i = 0; i < num_outputs; i++) {
+    TF_Tensor *host = tfocl_tensor_to_host(outputs[i], status);
+    struct ref_tensor got;
+    if (host == NULL || !ref_tensor_from_tf(&got, host)) {
+      snprintf(result->message, sizeof(result->message),
+               "output %d could not be read back: %s", i, TF_Message(status));
+      TF_DeleteTensor(host);
+      result->passed = false;
+      goto done;
+    }
+    TF_DeleteTensor(host);
+    double rtol = op->rtol, atol = op->atol;
+    if (got.dtype == TF_HALF) {
+      rtol = rtol * REF_HALF_FACTOR + 1e-3;
+      atol = atol * REF_HALF_FACTOR + 1e-3;
+    }
+    double max_error = 0;
+    int64_t first_bad = -1;
+    int64_t bad = ref_compare(&got, &want[i], rtol, atol, &max_error, &first_bad);
+    if (max_error > result->max_error)
+      result->max_error = max_error;
+    if (bad != 0) {
+      result->passed = false;
+      result->mismatches += bad < 0 ? 1 : bad;
+      if (bad < 0)
+        snprintf(result->message, sizeof(result->message),
+                 "output %d has the wrong shape (rank %d, reference rank %d)",
+                 i, got.rank, want[i].rank);
+      else
+        snprintf(result->message, sizeof(result->message),
+                 "output %d: %lld of %lld elements off; first at %lld: got "
+                 "%.9g, want %.9g",
+                 i, (long long)bad, (long long)got.elements,
+                 (long long)first_bad, got.v[first_bad], want[i].v[first_bad]);
+    }
+    ref_tensor_finish(&got);
+  }
+
+done:
+  for (int i = 0; i < num_want; i++)
+    ref_tensor_finish(&want[i]);
+  for (int i = 0; i < REF_MAX_TENSORS; i++) {
+    TF_DeleteTensor(inputs[i]);
+    TF_DeleteTensor(outputs[i]);
+  }
+  TF_DeleteStatus(status);
+}

@@ -1,0 +1,13 @@
+/* The list of kernel families: one call per family. */
+#include "kernel_families.h"
+
+void ocl_register_kernel_families(void)
+{
+  ocl_register_binary_kernels();
+  ocl_register_unary_kernels();
+  ocl_register_reduce_kernels();
+  ocl_register_softmax_kernels();
+  ocl_register_matmul_kernels();
+  ocl_register_movement_kernels();
+  ocl_register_gather_kernels();
+}

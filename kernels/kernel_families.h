@@ -1,0 +1,17 @@
+/* Registration entry points of the kernel families. */
+#ifndef TFOCL_KERNELS_KERNEL_FAMILIES_H_
+#define TFOCL_KERNELS_KERNEL_FAMILIES_H_
+
+/* Registers every family's kernels (TF_InitKernel, once the TensorFlow C
+ * API has been resolved). */
+void ocl_register_kernel_families(void);
+
+void ocl_register_binary_kernels(void);
+void ocl_register_unary_kernels(void);
+void ocl_register_reduce_kernels(void);
+void ocl_register_softmax_kernels(void);
+void ocl_register_matmul_kernels(void);
+void ocl_register_movement_kernels(void);
+void ocl_register_gather_kernels(void);
+
+#endif /* TFOCL_KERNELS_KERNEL_FAMILIES_H_ */

@@ -1,0 +1,4 @@
+/* The unary kernel family (not written yet: registers nothing). */
+#include "kernel_families.h"
+
+void ocl_register_unary_kernels(void) {}

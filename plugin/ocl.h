@@ -1,0 +1,397 @@
+/* tfocl plugin: internal header of the OpenCL device (plugin/) and the op
+ * kernel families (kernels/).
+ *
+ * Ownership (every OpenCL object has exactly one owner):
+ *
+ *   object                      owner                      made / released
+ *   --------------------------  -------------------------  ---------------------------------
+ *   cl_context                  struct ocl_context (one    first device opened on the
+ *                               per OpenCL platform)       platform / destroy_platform
+ *   cl_program (program cache)  struct ocl_context         first ocl_program_get of a family
+ *                                                          / destroy_platform
+ *   cl_device_id, service queue struct ocl_device          enumeration, first open /
+ *                                                          destroy_platform
+ *   address-space reservation   struct ocl_device (map)    first open / destroy_platform
+ *   cl_mem (device memory)      address-map entry          allocate / deallocate (leftovers:
+ *                                                          destroy_platform)
+ *   cl_mem (pinned host memory) host-allocation record     host_memory_allocate / _deallocate
+ *   cl_command_queue            struct SP_Stream_st        create_stream / destroy_stream
+ *   cl_event (recorded marker)  struct SP_Event_st         record_event (replaces) /
+ *                                                          destroy_event
+ *   cl_event (callback marker,  struct ocl_callback record host_callback / after it ran
+ *     user event)
+ *
+ * clRetain* is used only where a second owner really exists; each use says
+ * which. Every destroy function accepts NULL.
+ *
+ * Threads: TensorFlow calls every SP_* function from several threads at
+ * once. struct ocl_device is created once and never moves; its lazy state is
+ * made under its init lock; the address map has its own rwlock. */
+#ifndef TFOCL_PLUGIN_OCL_H_
+#define TFOCL_PLUGIN_OCL_H_
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <CL/cl.h>
+
+#include "tensorflow/c/experimental/stream_executor/stream_executor.h"
+#include "tensorflow/c/kernels.h"
+#include "tensorflow/c/tf_status.h"
+
+#include "tf_api.h"
+
+#define OCL_EXPORT __attribute__((visibility("default")))
+
+/* The platform's device type and name (both must match [A-Z][A-Z_]*). */
+#define OCL_DEVICE_TYPE "OPENCL"
+#define OCL_PLATFORM_NAME "TFOCL"
+
+/* ---- Tracing (TFOCL_TRACE=1 only; the plugin prints nothing else) ------ */
+
+bool ocl_trace_enabled(void);
+void ocl_trace_printf(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define OCL_TRACE(...)                                   \
+  do {                                                   \
+    if (ocl_trace_enabled())                             \
+      ocl_trace_printf(__FILE__, __LINE__, __VA_ARGS__); \
+  } while (0)
+/* The one line the plugin prints without TFOCL_TRACE: why it offers no
+ * devices or registers no kernels. Printed at most once per process. */
+void ocl_report_unusable(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/* ---- The OpenCL error path (cl_error.c) -------------------------------- */
+
+/* "CL_OUT_OF_RESOURCES"; "CL_UNKNOWN_ERROR" for codes it does not know. */
+const char *ocl_cl_error_name(cl_int err);
+/* The TF_Code for a failed OpenCL call: RESOURCE_EXHAUSTED for CL_OUT_OF_*
+ * and CL_MEM_OBJECT_ALLOCATION_FAILURE, INTERNAL for the rest. */
+TF_Code ocl_cl_error_code(cl_int err);
+/* status = "<call>: CL_X (-n)" with ocl_cl_error_code(err). */
+void ocl_set_cl_error(TF_Status *status, cl_int err, const char *call);
+/* status = code + printf-style message. */
+void ocl_set_status(TF_Status *status, TF_Code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* status = TF_OK. */
+void ocl_set_ok(TF_Status *status);
+/* Evaluates a cl_int expression; on failure fills status and jumps to fail. */
+#define OCL_CHECK(expr, status, call)       \
+  do {                                      \
+    cl_int ocl_check_err_ = (expr);         \
+    if (ocl_check_err_ != CL_SUCCESS) {     \
+      ocl_set_cl_error(status, ocl_check_err_, call); \
+      goto fail;                            \
+    }                                       \
+  } while (0)
+
+/* ---- Address map (address_map.c; contract 1) --------------------------- */
+
+/* One allocation: a range of fake device addresses backed by one cl_mem. */
+struct ocl_mapping {
+  uintptr_t start;  /* first address, OCL_ADDRESS_ALIGN aligned */
+  uint64_t span;    /* reserved bytes (bytes rounded up) */
+  uint64_t bytes;   /* bytes the caller asked for */
+  cl_mem mem;       /* owned */
+};
+
+/* Ranges are handed out at this alignment (>= 256 B, as TensorFlow's Eigen
+ * maps expect; a page keeps a stray host access inside PROT_NONE pages). */
+#define OCL_ADDRESS_ALIGN 4096u
+
+/* A PROT_NONE reservation of fake addresses with a sorted interval array. */
+struct ocl_address_map {
+  pthread_rwlock_t lock;
+  void *base;
+  uint64_t size;
+  struct ocl_mapping *items; /* sorted by start, disjoint */
+  size_t count;
+  size_t capacity;
+};
+
+/* Reserves `size` bytes of address space. False if mmap fails. */
+bool ocl_address_map_init(struct ocl_address_map *map, uint64_t size);
+/* Releases every cl_mem still mapped and the reservation. Accepts zeroed. */
+void ocl_address_map_finish(struct ocl_address_map *map);
+/* First-fit range for `bytes` (> 0) backed by `mem` (ownership passes to
+ * the map on success). Returns the start, or 0 when no range is free. */
+uintptr_t ocl_address_map_insert(struct ocl_address_map *map, uint64_t bytes,
+                                 cl_mem mem);
+/* Removes the mapping that starts exactly at `start`; returns its cl_mem
+ * (now the caller's) and bytes, or NULL if nothing starts there. */
+cl_mem ocl_address_map_remove(struct ocl_address_map *map, uintptr_t start,
+                              uint64_t *bytes);
+/* Resolves an address inside a mapping: its cl_mem (not retained: valid
+ * while the allocation is), the byte offset and the bytes left to its end. */
+bool ocl_address_map_lookup(struct ocl_address_map *map, uintptr_t address,
+                            cl_mem *mem, size_t *offset, uint64_t *left);
+/* Largest free range, for allocator statistics. */
+uint64_t ocl_address_map_largest_free(struct ocl_address_map *map);
+
+/* ---- Platforms and devices (device.c, discovery.c) ---------------------- */
+
+struct ocl_program_cache;
+
+/* One OpenCL platform with at least one visible device. */
+struct ocl_context {
+  cl_platform_id platform;
+  cl_device_id *devices; /* the platform's visible devices */
+  cl_uint num_devices;
+  pthread_mutex_t lock;  /* guards context creation */
+  cl_context context;    /* owned; made when the first device opens */
+  struct ocl_program_cache *programs; /* owned */
+};
+
+struct ocl_host_alloc; /* memory.c */
+
+struct ocl_device {
+  int ordinal;
+  cl_device_id id;
+  struct ocl_context *ctx;
+  /* Properties read at enumeration. */
+  cl_device_type type;
+  char name[256];
+  char vendor[256];
+  char pci_bus_id[32]; /* "" without cl_khr_pci_bus_info */
+  cl_ulong global_mem_size;
+  cl_ulong max_alloc_size;
+  cl_uint compute_units;
+  cl_uint max_clock_mhz;
+  cl_uint vector_width_float;
+  size_t max_work_group_size;
+  bool has_fp16;
+  bool has_fp64;
+  bool host_unified_memory;
+
+  /* Made by ocl_device_open under init_lock, released at teardown. */
+  pthread_mutex_t init_lock;
+  bool ready;
+  cl_command_queue service_queue; /* sync copies and host-memory maps */
+  struct ocl_address_map map;
+
+  /* Allocation accounting (memory.c). */
+  pthread_mutex_t mem_lock;
+  int64_t num_allocs;
+  int64_t bytes_in_use;
+  int64_t peak_bytes_in_use;
+  int64_t largest_alloc_size;
+  char last_alloc_error[256];
+  struct ocl_host_alloc *host_allocs;
+
+  /* Live streams, for synchronize_all_activity. */
+  pthread_mutex_t streams_lock;
+  struct SP_Stream_st *streams;
+};
+
+/* Enumerates once (lazily) and returns the visible devices. */
+int ocl_device_count(void);
+/* The device of ordinal i (NULL out of range); enumeration only. */
+struct ocl_device *ocl_device_get(int ordinal);
+/* Makes the device usable (context, service queue, address space) once;
+ * thread-safe. False with status on failure. */
+bool ocl_device_open(struct ocl_device *dev, TF_Status *status);
+/* Releases everything of every device and context (destroy_platform). */
+void ocl_devices_teardown(void);
+/* Marks the plugin unusable (unknown ABI, missing TF API): 0 devices. */
+void ocl_devices_disable(void);
+
+static inline struct ocl_device *ocl_sp_device(const SP_Device *device) {
+  return device ? (struct ocl_device *)device->device_handle : NULL;
+}
+
+cl_context ocl_device_context(const struct ocl_device *dev);
+cl_device_id ocl_device_id(const struct ocl_device *dev);
+size_t ocl_device_max_work_group_size(const struct ocl_device *dev);
+cl_uint ocl_device_compute_units(const struct ocl_device *dev);
+bool ocl_device_has_fp16(const struct ocl_device *dev);
+bool ocl_device_has_fp64(const struct ocl_device *dev);
+bool ocl_device_is_cpu(const struct ocl_device *dev);
+bool ocl_device_host_unified_memory(const struct ocl_device *dev);
+
+/* SP_DeviceFns members and create_device / destroy_device (device.c). */
+void ocl_create_device(const SP_Platform *platform,
+                       SE_CreateDeviceParams *params, TF_Status *status);
+void ocl_destroy_device(const SP_Platform *platform, SP_Device *device);
+void ocl_create_device_fns(const SP_Platform *platform,
+                           SE_CreateDeviceFnsParams *params,
+                           TF_Status *status);
+void ocl_destroy_device_fns(const SP_Platform *platform,
+                            SP_DeviceFns *device_fns);
+
+/* Copies our fully built struct into one the core allocated, never past the
+ * core's struct_size (0 is taken as ours); keeps the core's struct_size. */
+void ocl_fill_struct(void *dst, const void *src, size_t ours);
+
+/* ---- Memory (memory.c) -------------------------------------------------- */
+
+/* Resolves a device address of `dev` (or of another device sharing its
+ * cl_context) covering `bytes` bytes to (buffer, offset). On failure sets
+ * INVALID_ARGUMENT naming the address and returns false. */
+bool ocl_resolve(struct ocl_device *dev, const void *address, uint64_t bytes,
+                 cl_mem *buffer, size_t *offset, TF_Status *status);
+/* Looks an address up in every open device. NULL owner when it is not
+ * device memory of this plugin (i.e. a host pointer). */
+struct ocl_device *ocl_address_owner(const void *address, cl_mem *buffer,
+                                     size_t *offset, uint64_t *left);
+
+void ocl_allocate(const SP_Device *device, uint64_t size, int64_t memory_space,
+                  SP_DeviceMemoryBase *mem);
+void ocl_deallocate(const SP_Device *device, SP_DeviceMemoryBase *memory);
+void *ocl_host_memory_allocate(const SP_Device *device, uint64_t size);
+void ocl_host_memory_deallocate(const SP_Device *device, void *mem);
+TF_Bool ocl_get_allocator_stats(const SP_Device *device,
+                                SP_AllocatorStats *stats);
+TF_Bool ocl_device_memory_usage(const SP_Device *device, int64_t *free,
+                                int64_t *total);
+/* Releases leftover pinned host allocations of a device (teardown). */
+void ocl_memory_teardown(struct ocl_device *dev);
+
+/* ---- Streams (stream.c) and host callbacks (callback.c) ------------------ */
+
+struct ocl_callback_worker; /* callback.c */
+
+struct SP_Stream_st {
+  struct ocl_device *dev;
+  cl_command_queue queue; /* owned */
+  int refs;               /* 1 for the core + 1 per event recorded on it */
+  pthread_mutex_t lock;   /* guards the error */
+  TF_Code error_code;     /* first error recorded, TF_OK if none */
+  char error_message[512];
+  struct ocl_callback_worker *worker; /* owned; started by host_callback */
+  struct SP_Stream_st *prev, *next;   /* dev->streams list */
+};
+
+struct ocl_device *ocl_stream_device(SP_Stream stream);
+cl_command_queue ocl_stream_queue(SP_Stream stream);
+/* Records `error` on the stream unless it already holds one (first wins);
+ * get_stream_status reports it. */
+void ocl_stream_set_error(SP_Stream stream, const TF_Status *error);
+void ocl_stream_set_error_code(SP_Stream stream, TF_Code code,
+                               const char *message);
+void ocl_stream_ref(SP_Stream stream);
+void ocl_stream_unref(SP_Stream stream);
+
+void ocl_create_stream(const SP_Device *device, SP_Stream *stream,
+                       TF_Status *status);
+void ocl_destroy_stream(const SP_Device *device, SP_Stream stream);
+void ocl_create_stream_dependency(const SP_Device *device, SP_Stream dependent,
+                                  SP_Stream other, TF_Status *status);
+void ocl_get_stream_status(const SP_Device *device, SP_Stream stream,
+                           TF_Status *status);
+void ocl_block_host_until_done(const SP_Device *device, SP_Stream stream,
+                               TF_Status *status);
+void ocl_synchronize_all_activity(const SP_Device *device, TF_Status *status);
+
+TF_Bool ocl_host_callback(const SP_Device *device, SP_Stream stream,
+                          SE_StatusCallbackFn callback_fn, void *callback_arg);
+/* Runs the stream's pending callbacks and stops its worker (destroy_stream,
+ * after the queue finished). Accepts NULL. */
+void ocl_callback_worker_destroy(struct ocl_callback_worker *worker);
+
+/* ---- Events (event.c) ---------------------------------------------------- */
+
+struct SP_Event_st {
+  struct ocl_device *dev;
+  pthread_mutex_t lock;
+  cl_event marker;         /* owned; NULL until recorded */
+  struct SP_Stream_st *stream; /* referenced (ocl_stream_ref) */
+};
+
+void ocl_create_event(const SP_Device *device, SP_Event *event,
+                      TF_Status *status);
+void ocl_destroy_event(const SP_Device *device, SP_Event event);
+SE_EventStatus ocl_get_event_status(const SP_Device *device, SP_Event event);
+void ocl_record_event(const SP_Device *device, SP_Stream stream,
+                      SP_Event event, TF_Status *status);
+void ocl_wait_for_event(const SP_Device *const device, SP_Stream stream,
+                        SP_Event event, TF_Status *const status);
+void ocl_block_host_for_event(const SP_Device *device, SP_Event event,
+                              TF_Status *status);
+
+/* ---- Timers (timer.c; TensorFlow no longer calls them) ----------------- */
+
+void ocl_create_timer_fns(const SP_Platform *platform, SP_TimerFns *timer_fns,
+                          TF_Status *status);
+void ocl_destroy_timer_fns(const SP_Platform *platform,
+                           SP_TimerFns *timer_fns);
+void ocl_create_timer(const SP_Device *device, SP_Timer *timer,
+                      TF_Status *status);
+void ocl_destroy_timer(const SP_Device *device, SP_Timer timer);
+void ocl_start_timer(const SP_Device *device, SP_Stream stream, SP_Timer timer,
+                     TF_Status *status);
+void ocl_stop_timer(const SP_Device *device, SP_Stream stream, SP_Timer timer,
+                    TF_Status *status);
+
+/* ---- Copies and fills (memcpy.c) ---------------------------------------- */
+
+void ocl_memcpy_dtoh(const SP_Device *device, SP_Stream stream, void *host_dst,
+                     const SP_DeviceMemoryBase *device_src, uint64_t size,
+                     TF_Status *status);
+void ocl_memcpy_htod(const SP_Device *device, SP_Stream stream,
+                     SP_DeviceMemoryBase *device_dst, const void *host_src,
+                     uint64_t size, TF_Status *status);
+void ocl_memcpy_dtod(const SP_Device *device, SP_Stream stream,
+                     SP_DeviceMemoryBase *device_dst,
+                     const SP_DeviceMemoryBase *device_src, uint64_t size,
+                     TF_Status *status);
+void ocl_sync_memcpy_dtoh(const SP_Device *device, void *host_dst,
+                          const SP_DeviceMemoryBase *device_src, uint64_t size,
+                          TF_Status *status);
+void ocl_sync_memcpy_htod(const SP_Device *device,
+                          SP_DeviceMemoryBase *device_dst,
+                          const void *host_src, uint64_t size,
+                          TF_Status *status);
+void ocl_sync_memcpy_dtod(const SP_Device *device,
+                          SP_DeviceMemoryBase *device_dst,
+                          const SP_DeviceMemoryBase *device_src, uint64_t size,
+                          TF_Status *status);
+void ocl_mem_zero(const SP_Device *device, SP_Stream stream,
+                  SP_DeviceMemoryBase *location, uint64_t size,
+                  TF_Status *status);
+void ocl_memset(const SP_Device *device, SP_Stream stream,
+                SP_DeviceMemoryBase *location, uint8_t pattern, uint64_t size,
+                TF_Status *status);
+void ocl_memset32(const SP_Device *device, SP_Stream stream,
+                  SP_DeviceMemoryBase *location, uint32_t pattern,
+                  uint64_t size, TF_Status *status);
+
+/* ---- Stream executor table (stream_executor.c) -------------------------- */
+
+void ocl_create_stream_executor(const SP_Platform *platform,
+                                SE_CreateStreamExecutorParams *params,
+                                TF_Status *status);
+void ocl_destroy_stream_executor(const SP_Platform *platform,
+                                 SP_StreamExecutor *stream_executor);
+
+/* ---- Program cache (program_cache.c) ------------------------------------ */
+
+/* The program of kernel family `family_name` for dev's cl_context, built
+ * from `source` with `build_options` on first use (once per context, also
+ * when several threads ask at once) and kept until the context goes. The
+ * cache owns it: do not release. NULL with INTERNAL (and the build log) if
+ * the build failed; the failure is remembered. */
+cl_program ocl_program_get(struct ocl_device *dev, const char *family_name,
+                           const char *source, const char *build_options,
+                           TF_Status *status);
+/* Releases every program of a context (teardown). Accepts NULL. */
+void ocl_program_cache_destroy(struct ocl_program_cache *cache);
+
+/* ---- Kernels (kernel_registry.c) ----------------------------------------- */
+
+/* Registers every kernel family (TF_InitKernel, after the TF API was
+ * resolved). */
+void ocl_register_kernels(void);
+/* Defined by the kernel families (kernels/kernel_families.c, launch.c):
+ * registers every family (called by ocl_register_kernels), and releases
+ * the families' cl_kernel cache (called at teardown, before the programs
+ * and contexts go). */
+void ocl_register_kernel_families(void);
+void ocl_kernel_cache_clear(void);
+/* Registers `builder` as `kernel_name` (ownership passes on); a failure is
+ * traced and reported once; returns false on failure. */
+bool ocl_register_builder(const char *kernel_name, TF_KernelBuilder *builder);
+
+#endif /* TFOCL_PLUGIN_OCL_H_ */

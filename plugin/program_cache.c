@@ -1,0 +1,155 @@
+/* tfocl plugin: OpenCL programs, built lazily once per cl_context and
+ * kernel family, kept until the context goes (destroy_platform).
+ *
+ * A family is built for every device of the context at once. The cache lock
+ * only guards the list; each entry has its own lock held while it builds,
+ * so families build in parallel and a second caller of the same family
+ * waits for the first build instead of starting another. A failed build is
+ * remembered with its log (the source is constant, a retry cannot help). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocl.h"
+
+struct ocl_program {
+  char *family;
+  char *options;
+  pthread_mutex_t lock;
+  bool built;
+  cl_program program; /* owned; NULL if the build failed */
+  char *error;        /* the failure message, with the build log */
+  struct ocl_program *next;
+};
+
+struct ocl_program_cache {
+  pthread_mutex_t lock;
+  struct ocl_program *programs;
+};
+
+void ocl_program_cache_destroy(struct ocl_program_cache *cache) {
+  if (!cache) return;
+  while (cache->programs) {
+    struct ocl_program *p = cache->programs;
+    cache->programs = p->next;
+    if (p->program) clReleaseProgram(p->program);
+    pthread_mutex_destroy(&p->lock);
+    free(p->family);
+    free(p->options);
+    free(p->error);
+    free(p);
+  }
+  pthread_mutex_destroy(&cache->lock);
+  free(cache);
+}
+
+static struct ocl_program_cache *cache_of(struct ocl_context *ctx) {
+  struct ocl_program_cache *cache;
+
+  pthread_mutex_lock(&ctx->lock);
+  if (!ctx->programs) {
+    ctx->programs = calloc(1, sizeof *ctx->programs);
+    if (ctx->programs) pthread_mutex_init(&ctx->programs->lock, NULL);
+  }
+  cache = ctx->programs;
+  pthread_mutex_unlock(&ctx->lock);
+  return cache;
+}
+
+static struct ocl_program *entry_of(struct ocl_program_cache *cache,
+                                    const char *family, const char *options) {
+  struct ocl_program *p;
+
+  pthread_mutex_lock(&cache->lock);
+  for (p = cache->programs; p; p = p->next)
+    if (strcmp(p->family, family) == 0 && strcmp(p->options, options) == 0)
+      goto out;
+  p = calloc(1, sizeof *p);
+  if (!p) goto out;
+  p->family = strdup(family);
+  p->options = strdup(options);
+  if (!p->family || !p->options) {
+    free(p->family);
+    free(p->options);
+    free(p);
+    p = NULL;
+    goto out;
+  }
+  pthread_mutex_init(&p->lock, NULL);
+  p->next = cache->programs;
+  cache->programs = p;
+out:
+  pthread_mutex_unlock(&cache->lock);
+  return p;
+}
+
+/* Builds p; on failure p->error holds the message. */
+static void build(struct ocl_device *dev, struct ocl_program *p,
+                  const char *source) {
+  cl_context context = ocl_device_context(dev);
+  char *log = NULL, header[256];
+  size_t log_size = 0, length;
+  cl_int err;
+
+  p->program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+  if (err != CL_SUCCESS) {
+    snprintf(header, sizeof header, "clCreateProgramWithSource(%s): %s (%d)",
+             p->family, ocl_cl_error_name(err), (int)err);
+    p->error = strdup(header);
+    p->program = NULL;
+    return;
+  }
+  err = clBuildProgram(p->program, 0, NULL, p->options, NULL, NULL);
+  if (err == CL_SUCCESS) {
+    OCL_TRACE("built kernel family %s (%s)", p->family, p->options);
+    return;
+  }
+  snprintf(header, sizeof header, "clBuildProgram(%s): %s (%d); build log:\n",
+           p->family, ocl_cl_error_name(err), (int)err);
+  if (clGetProgramBuildInfo(p->program, dev->id, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                            &log_size) == CL_SUCCESS &&
+      (log = calloc(1, log_size + 1)) != NULL)
+    clGetProgramBuildInfo(p->program, dev->id, CL_PROGRAM_BUILD_LOG, log_size,
+                          log, NULL);
+  length = strlen(header) + (log ? strlen(log) : 0) + 1;
+  p->error = malloc(length);
+  if (p->error) snprintf(p->error, length, "%s%s", header, log ? log : "");
+  free(log);
+  clReleaseProgram(p->program);
+  p->program = NULL;
+}
+
+cl_program ocl_program_get(struct ocl_device *dev, const char *family_name,
+                           const char *source, const char *build_options,
+                           TF_Status *status) {
+  struct ocl_program_cache *cache;
+  struct ocl_program *p;
+  cl_program program;
+
+  ocl_set_ok(status);
+  if (!dev || !dev->ready || !family_name || !source) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "ocl_program_get: no device, family or source");
+    return NULL;
+  }
+  cache = cache_of(dev->ctx);
+  p = cache ? entry_of(cache, family_name, build_options ? build_options : "")
+            : NULL;
+  if (!p) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED,
+                   "ocl_program_get(%s): out of memory", family_name);
+    return NULL;
+  }
+  pthread_mutex_lock(&p->lock);
+  if (!p->built) {
+    build(dev, p, source);
+    p->built = true;
+  }
+  program = p->program;
+  /* Not through ocl_set_status: the whole build log goes in. */
+  if (!program && status)
+    ocl_tf.SetStatus(status, TF_INTERNAL,
+                     p->error ? p->error : "program build failed");
+  pthread_mutex_unlock(&p->lock);
+  return program;
+}

@@ -1,0 +1,81 @@
+/* tfocl plugin: run-time resolution of the TensorFlow C API (see tf_api.h).
+ * The only file of the plugin that includes <dlfcn.h>. */
+#include "tf_api.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "ocl.h"
+
+struct ocl_tf_api ocl_tf;
+
+/* Where the functions may live, in lookup order. Inside TensorFlow every
+ * TF_* kernel function is in libtensorflow_framework.so.2 (verified on the
+ * 2.21 wheel); inside the host shim they are in libtfocl_host.so; anything
+ * else (a static host, LD_PRELOAD) is found in the global scope. */
+static const char *const tf_libraries[] = {
+    "libtensorflow_framework.so.2",
+    "libtfocl_host.so",
+};
+
+static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
+static bool resolve_ok;
+static const char *resolve_missing;
+
+static void *lookup(void *const *handles, size_t num_handles,
+                    const char *symbol) {
+  for (size_t i = 0; i < num_handles; i++) {
+    void *fn = dlsym(handles[i], symbol);
+    if (fn) return fn;
+  }
+  return dlsym(RTLD_DEFAULT, symbol);
+}
+
+/* dlsym returns a void *; POSIX guarantees it converts to a function
+ * pointer, memcpy says so without type punning. */
+static void set_fn(void *member, size_t size, void *fn) {
+  memcpy(member, &fn, size);
+}
+
+static void resolve(void) {
+  void *handles[sizeof tf_libraries / sizeof tf_libraries[0]];
+  size_t num_handles = 0;
+
+  /* NOLOAD: only libraries the process already has. The references taken
+   * here are kept for the life of the process: the function pointers must
+   * stay valid as long as the plugin may call them. */
+  for (size_t i = 0; i < sizeof tf_libraries / sizeof tf_libraries[0]; i++) {
+    void *handle = dlopen(tf_libraries[i], RTLD_NOW | RTLD_NOLOAD);
+    if (handle) {
+      OCL_TRACE("TF C API: using %s", tf_libraries[i]);
+      handles[num_handles++] = handle;
+    }
+  }
+
+  resolve_ok = true;
+#define RESOLVE_ONE(name, required)                                        \
+  set_fn(&ocl_tf.name, sizeof ocl_tf.name,                                 \
+         lookup(handles, num_handles, "TF_" #name));                       \
+  if ((required) && !ocl_tf.name && resolve_ok) {                          \
+    resolve_ok = false;                                                    \
+    resolve_missing = "TF_" #name;                                         \
+  }
+  OCL_TF_API_FUNCTIONS(RESOLVE_ONE)
+#undef RESOLVE_ONE
+
+  /* TF_Version is in libtensorflow_cc.so.2 inside TensorFlow. */
+  void *cc = dlopen("libtensorflow_cc.so.2", RTLD_NOW | RTLD_NOLOAD);
+  void *version = cc ? dlsym(cc, "TF_Version") : NULL;
+  if (!version) version = lookup(handles, num_handles, "TF_Version");
+  set_fn(&ocl_tf.Version, sizeof ocl_tf.Version, version);
+  OCL_TRACE("TF C API resolved: %s%s", resolve_ok ? "complete" : "missing ",
+            resolve_ok ? "" : resolve_missing);
+}
+
+bool ocl_tf_resolve(const char **missing) {
+  pthread_once(&resolve_once, resolve);
+  if (!resolve_ok && missing) *missing = resolve_missing;
+  return resolve_ok;
+}

@@ -1,0 +1,16 @@
+#!/bin/sh
+# The plugin exports exactly SE_InitPlugin and TF_InitKernel and imports no
+# TF_* symbol (the TensorFlow C API is resolved at run time).
+set -eu
+lib="$1"
+defined=$(nm -D --defined-only "$lib" | awk 'NF >= 3 && $2 != "A" { print $3 }' | sort | tr '\n' ' ')
+if [ "$defined" != "SE_InitPlugin TF_InitKernel " ]; then
+  echo "unexpected exports: $defined" >&2
+  exit 1
+fi
+undefined_tf=$(nm -D --undefined-only "$lib" | awk '{ print $NF }' | grep '^TF_' || true)
+if [ -n "$undefined_tf" ]; then
+  echo "imports TF_ symbols: $undefined_tf" >&2
+  exit 1
+fi
+echo "exports OK: $defined"

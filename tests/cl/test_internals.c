@@ -1,0 +1,209 @@
+/* The plugin's internals, linked in directly (plugin objects + the host
+ * shim for the TF C API): program cache, address map, CL error path. */
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cl_fixture.h"
+#include "ocl.h"
+
+static struct ocl_device *open_device(TF_Status *st) {
+  const char *missing = NULL;
+  ck_assert_msg(ocl_tf_resolve(&missing), "TF C API lacks %s", missing);
+  struct ocl_device *dev = ocl_device_get(0);
+  ck_assert_ptr_nonnull(dev);
+  ck_assert_msg(ocl_device_open(dev, st), "%s", TF_Message(st));
+  return dev;
+}
+
+static const char good_source[] =
+    "__kernel void add_one(__global int *p) { p[get_global_id(0)] += 1; }\n";
+
+START_TEST(program_cache_builds_once) {
+  TF_Status *st = TF_NewStatus();
+  struct ocl_device *dev = open_device(st);
+  cl_program p1 = ocl_program_get(dev, "trivial", good_source, "", st);
+  ck_assert_msg(p1 != NULL, "%s", TF_Message(st));
+  cl_program p2 = ocl_program_get(dev, "trivial", good_source, "", st);
+  ck_assert_ptr_eq(p1, p2);
+  cl_int err;
+  cl_kernel k = clCreateKernel(p1, "add_one", &err);
+  ck_assert_int_eq(err, CL_SUCCESS);
+  clReleaseKernel(k);
+  /* Other build options: another program. */
+  cl_program p3 = ocl_program_get(dev, "trivial", good_source, "-DX=1", st);
+  ck_assert_ptr_nonnull(p3);
+  ck_assert_ptr_ne(p1, p3);
+  ocl_devices_teardown();
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+START_TEST(program_cache_build_failure) {
+  TF_Status *st = TF_NewStatus();
+  struct ocl_device *dev = open_device(st);
+  cl_program p = ocl_program_get(dev, "broken",
+                                 "__kernel void f(__global int *p) { p[0] = ; }\n",
+                                 NULL, st);
+  ck_assert_ptr_null(p);
+  ck_assert_int_eq(TF_GetCode(st), TF_INTERNAL);
+  ck_assert_ptr_nonnull(strstr(TF_Message(st), "CL_BUILD_PROGRAM_FAILURE"));
+  ck_assert_ptr_nonnull(strstr(TF_Message(st), "broken"));
+  ck_assert_ptr_nonnull(strstr(TF_Message(st), "error")); /* the build log */
+  /* Remembered: same answer, no rebuild. */
+  ck_assert_ptr_null(ocl_program_get(dev, "broken", "", NULL, st));
+  ck_assert_int_eq(TF_GetCode(st), TF_INTERNAL);
+  ocl_devices_teardown();
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+struct getter {
+  struct ocl_device *dev;
+  cl_program program;
+};
+
+static void *get_program(void *arg) {
+  struct getter *g = arg;
+  TF_Status *st = TF_NewStatus();
+  g->program = ocl_program_get(g->dev, "shared", good_source, "", st);
+  TF_DeleteStatus(st);
+  return NULL;
+}
+
+START_TEST(program_cache_threads) {
+  TF_Status *st = TF_NewStatus();
+  struct getter g[4];
+  pthread_t threads[4];
+  struct ocl_device *dev = open_device(st);
+  for (int i = 0; i < 4; i++) {
+    g[i] = (struct getter){dev, NULL};
+    pthread_create(&threads[i], NULL, get_program, &g[i]);
+  }
+  for (int i = 0; i < 4; i++) pthread_join(threads[i], NULL);
+  for (int i = 0; i < 4; i++) {
+    ck_assert_ptr_nonnull(g[i].program);
+    ck_assert_ptr_eq(g[i].program, g[0].program);
+  }
+  ocl_devices_teardown();
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+START_TEST(address_map_intervals) {
+  struct ocl_address_map map;
+  cl_mem mem;
+  size_t offset;
+  uint64_t left, bytes;
+  ck_assert(ocl_address_map_init(&map, 1 << 20));
+  /* Fake cl_mem handles: the map never calls OpenCL on them here. */
+  uintptr_t a = ocl_address_map_insert(&map, 100, (cl_mem)0x1);
+  uintptr_t b = ocl_address_map_insert(&map, 5000, (cl_mem)0x2);
+  uintptr_t c = ocl_address_map_insert(&map, 1, (cl_mem)0x3);
+  ck_assert(a && b && c);
+  ck_assert_uint_eq(a % OCL_ADDRESS_ALIGN, 0);
+  ck_assert_uint_eq(b - a, OCL_ADDRESS_ALIGN);
+  ck_assert(ocl_address_map_lookup(&map, b + 4999, &mem, &offset, &left));
+  ck_assert_ptr_eq(mem, (cl_mem)0x2);
+  ck_assert_uint_eq(offset, 4999);
+  ck_assert_uint_eq(left, 1);
+  ck_assert(!ocl_address_map_lookup(&map, a + 101, NULL, NULL, NULL));
+  ck_assert(!ocl_address_map_lookup(&map, (uintptr_t)map.base - 1, NULL, NULL,
+                                    NULL));
+  ck_assert_ptr_null(ocl_address_map_remove(&map, b + 1, NULL));
+  ck_assert_ptr_eq(ocl_address_map_remove(&map, b, &bytes), (cl_mem)0x2);
+  ck_assert_uint_eq(bytes, 5000);
+  ck_assert(!ocl_address_map_lookup(&map, b, NULL, NULL, NULL));
+  ck_assert_uint_eq(ocl_address_map_insert(&map, 8192, (cl_mem)0x4), b);
+  ck_assert_uint_eq(ocl_address_map_insert(&map, 2 << 20, (cl_mem)0x5), 0);
+  /* Full: first fit still finds the tail gap for small ones. */
+  ck_assert_ptr_eq(ocl_address_map_remove(&map, a, NULL), (cl_mem)0x1);
+  ck_assert_ptr_eq(ocl_address_map_remove(&map, b, NULL), (cl_mem)0x4);
+  ck_assert_ptr_eq(ocl_address_map_remove(&map, c, NULL), (cl_mem)0x3);
+  ck_assert_uint_eq(ocl_address_map_largest_free(&map), 1 << 20);
+  ocl_address_map_finish(&map);
+  ocl_address_map_finish(&map); /* zeroed: no-op */
+}
+END_TEST
+
+START_TEST(cl_error_path) {
+  TF_Status *st = TF_NewStatus();
+  const char *missing;
+  ck_assert(ocl_tf_resolve(&missing));
+  ck_assert_str_eq(ocl_cl_error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
+  ck_assert_str_eq(ocl_cl_error_name(-9999), "CL_UNKNOWN_ERROR");
+  ocl_set_cl_error(st, CL_OUT_OF_RESOURCES, "clEnqueueWriteBuffer");
+  ck_assert_int_eq(TF_GetCode(st), TF_RESOURCE_EXHAUSTED);
+  ck_assert_str_eq(TF_Message(st), "clEnqueueWriteBuffer: CL_OUT_OF_RESOURCES (-5)");
+  ocl_set_cl_error(st, CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer");
+  ck_assert_int_eq(TF_GetCode(st), TF_RESOURCE_EXHAUSTED);
+  ocl_set_cl_error(st, CL_INVALID_MEM_OBJECT, "clEnqueueCopyBuffer");
+  ck_assert_int_eq(TF_GetCode(st), TF_INTERNAL);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+/* An unknown StreamExecutor major version: registered, OK, 0 devices. */
+START_TEST(unknown_abi_gives_zero_devices) {
+  TF_Status *st = TF_NewStatus();
+  SP_Platform platform = {.struct_size = SP_PLATFORM_STRUCT_SIZE};
+  SP_PlatformFns fns = {.struct_size = SP_PLATFORM_FNS_STRUCT_SIZE};
+  SE_PlatformRegistrationParams params = {
+      .struct_size = SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE,
+      .major_version = SE_MAJOR + 1,
+      .platform = &platform,
+      .platform_fns = &fns};
+  int count = -1;
+  SE_InitPlugin(&params, st);
+  ck_assert_int_eq(TF_GetCode(st), TF_OK);
+  ck_assert_str_eq(platform.type, "OPENCL");
+  ck_assert_ptr_nonnull(params.destroy_platform);
+  fns.get_device_count(&platform, &count, st);
+  ck_assert_int_eq(TF_GetCode(st), TF_OK);
+  ck_assert_int_eq(count, 0);
+  params.destroy_platform(&platform);
+  params.destroy_platform_fns(&fns);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+/* A core whose SP_PlatformFns is smaller than ours: nothing written past
+ * its struct_size. */
+START_TEST(smaller_core_struct_not_overrun) {
+  TF_Status *st = TF_NewStatus();
+  SP_Platform platform = {.struct_size = SP_PLATFORM_STRUCT_SIZE};
+  SP_PlatformFns fns;
+  memset(&fns, 0xcd, sizeof fns);
+  fns.struct_size = offsetof(SP_PlatformFns, create_timer_fns);
+  SE_PlatformRegistrationParams params = {
+      .struct_size = SE_PLATFORM_REGISTRATION_PARAMS_STRUCT_SIZE,
+      .major_version = SE_MAJOR,
+      .platform = &platform,
+      .platform_fns = &fns};
+  SE_InitPlugin(&params, st);
+  ck_assert_int_eq(TF_GetCode(st), TF_OK);
+  ck_assert_ptr_nonnull(fns.destroy_stream_executor);
+  ck_assert_uint_eq((uintptr_t)fns.create_timer_fns,
+                    (uintptr_t)0xcdcdcdcdcdcdcdcdull);
+  params.destroy_platform(&platform);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+static Suite *internals_suite(void) {
+  Suite *s = suite_create("internals");
+  TCase *tc = tcase_create("internals");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, program_cache_builds_once);
+  tcase_add_test(tc, program_cache_build_failure);
+  tcase_add_test(tc, program_cache_threads);
+  tcase_add_test(tc, address_map_intervals);
+  tcase_add_test(tc, cl_error_path);
+  tcase_add_test(tc, unknown_abi_gives_zero_devices);
+  tcase_add_test(tc, smaller_core_struct_not_overrun);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return clt_main(internals_suite()); }

@@ -1,0 +1,232 @@
+/* Platform, devices, enumeration filters, kernel registration. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cl_fixture.h"
+
+START_TEST(platform_fields) {
+  struct clt t = {0};
+  clt_load(&t);
+  ck_assert_str_eq(t.platform->name, "TFOCL");
+  ck_assert_str_eq(t.platform->type, "OPENCL");
+  ck_assert_int_eq(t.platform->supports_unified_memory, 0);
+  ck_assert_int_eq(t.platform->use_bfc_allocator, 1);
+  ck_assert_int_eq(t.platform->force_memory_growth, 1);
+  ck_assert_ptr_nonnull(t.platform_fns->get_device_count);
+  ck_assert_ptr_nonnull(t.platform_fns->create_timer_fns);
+  ck_assert_ptr_nonnull(t.platform_fns->destroy_timer_fns);
+  clt_close(&t);
+}
+END_TEST
+
+/* Every SP_StreamExecutor member but the unified-memory pair is set. */
+START_TEST(stream_executor_complete) {
+  struct clt t = {0};
+  clt_load(&t);
+  const SP_StreamExecutor *se = t.se;
+  ck_assert_uint_eq(se->struct_size, SP_STREAMEXECUTOR_STRUCT_SIZE);
+  const void *members[] = {
+      (void *)se->allocate, (void *)se->deallocate,
+      (void *)se->host_memory_allocate, (void *)se->host_memory_deallocate,
+      (void *)se->get_allocator_stats, (void *)se->device_memory_usage,
+      (void *)se->create_stream, (void *)se->destroy_stream,
+      (void *)se->create_stream_dependency, (void *)se->get_stream_status,
+      (void *)se->create_event, (void *)se->destroy_event,
+      (void *)se->get_event_status, (void *)se->record_event,
+      (void *)se->wait_for_event, (void *)se->create_timer,
+      (void *)se->destroy_timer, (void *)se->start_timer,
+      (void *)se->stop_timer, (void *)se->memcpy_dtoh, (void *)se->memcpy_htod,
+      (void *)se->memcpy_dtod, (void *)se->sync_memcpy_dtoh,
+      (void *)se->sync_memcpy_htod, (void *)se->sync_memcpy_dtod,
+      (void *)se->block_host_for_event, (void *)se->block_host_until_done,
+      (void *)se->synchronize_all_activity, (void *)se->mem_zero,
+      (void *)se->memset, (void *)se->memset32, (void *)se->host_callback};
+  for (size_t i = 0; i < sizeof members / sizeof members[0]; i++)
+    ck_assert_msg(members[i] != NULL, "member %zu is NULL", i);
+  ck_assert_ptr_null(se->unified_memory_allocate);
+  clt_close(&t);
+}
+END_TEST
+
+START_TEST(device_properties) {
+  struct clt t = {0};
+  int64_t free_bytes = -1, total = -1;
+  clt_open(&t, 0);
+  ck_assert_int_eq(t.sp->ordinal, 0);
+  ck_assert_ptr_nonnull(t.sp->device_handle);
+  ck_assert_ptr_nonnull(t.sp->hardware_name);
+  ck_assert_int_gt(strlen(t.sp->hardware_name), 0);
+  ck_assert_ptr_nonnull(t.sp->device_vendor);
+  ck_assert(t.se->device_memory_usage(t.sp, &free_bytes, &total));
+  ck_assert_int_gt(total, 0);
+  ck_assert_int_le(free_bytes, total);
+  const SP_DeviceFns *fns = tfocl_plugin_device_fns(t.plugin);
+  ck_assert_ptr_nonnull(fns);
+  ck_assert_int_gt(fns->get_memory_bandwidth(t.sp), 0);
+  ck_assert(fns->get_gflops(t.sp) > 0.0);
+  ck_assert_int_lt(fns->get_numa_node(t.sp), 0);
+  clt_close(&t);
+}
+END_TEST
+
+START_TEST(timers_are_stubs) {
+  struct clt t = {0};
+  SP_TimerFns timer_fns = {.struct_size = SP_TIMER_FNS_STRUCT_SIZE};
+  SP_Timer timer = (SP_Timer)&timer_fns;
+  clt_open(&t, 0);
+  t.platform_fns->create_timer_fns(t.platform, &timer_fns, t.st);
+  clt_ok(&t);
+  ck_assert_ptr_nonnull(timer_fns.nanoseconds);
+  t.platform_fns->destroy_timer_fns(t.platform, &timer_fns);
+  t.se->create_timer(t.sp, &timer, t.st);
+  ck_assert_int_eq(TF_GetCode(t.st), TF_UNIMPLEMENTED);
+  ck_assert_ptr_null(timer);
+  t.se->destroy_timer(t.sp, NULL);
+  clt_close(&t);
+}
+END_TEST
+
+START_TEST(noop_kernel_registered) {
+  struct clt t = {0};
+  bool found = false;
+  clt_load(&t);
+  for (int i = 0; i < tfocl_kernel_count(); i++) {
+    struct tfocl_kernel_info info;
+    if (tfocl_kernel_get(i, &info) && strcmp(info.op_name, "NoOp") == 0 &&
+        strcmp(info.device_type, "OPENCL") == 0)
+      found = true;
+  }
+  ck_assert(found);
+  clt_close(&t);
+}
+END_TEST
+
+static int count_with_env(void) {
+  struct clt t = {0};
+  int n;
+  clt_load(&t);
+  n = tfocl_plugin_device_count(t.plugin, t.st);
+  clt_ok(&t);
+  ck_assert_int_eq(tfocl_plugin_device_count(t.plugin, t.st), n); /* cached */
+  clt_close(&t);
+  return n;
+}
+
+START_TEST(visible_devices_filter) {
+  /* _i = 0: unset, 1: "", 2: "0", 3: "1", 4: "1,0", 5: "7" (out of range) */
+  static const char *const values[] = {NULL, "", "0", "1", "1,0", "7"};
+  static const int expected[] = {2, 0, 1, 1, 2, 0};
+  setenv("POCL_DEVICES", "pthread pthread", 1);
+  if (values[_i])
+    setenv("TFOCL_VISIBLE_DEVICES", values[_i], 1);
+  else
+    unsetenv("TFOCL_VISIBLE_DEVICES");
+  int n = count_with_env();
+  ck_assert_int_eq(n, expected[_i]);
+  if (n > 0) { /* ordinal 0 of the filtered list opens */
+    struct clt t = {0};
+    clt_open(&t, 0);
+    clt_close(&t);
+  }
+}
+END_TEST
+
+START_TEST(device_types_filter) {
+  setenv("TFOCL_DEVICE_TYPES", "gpu", 1);
+  ck_assert_int_eq(count_with_env(), 0); /* PoCL has CPUs only: no error */
+  setenv("TFOCL_DEVICE_TYPES", "cpu,accelerator", 1);
+  ck_assert_int_ge(count_with_env(), 1);
+}
+END_TEST
+
+START_TEST(empty_icd_vendors) {
+  char dir[] = "/tmp/tfocl-empty-icd-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  setenv("OCL_ICD_VENDORS", dir, 1);
+  unsetenv("OCL_ICD_FILENAMES");
+  ck_assert_int_eq(count_with_env(), 0);
+  rmdir(dir);
+}
+END_TEST
+
+START_TEST(open_bad_ordinal) {
+  struct clt t = {0};
+  clt_load(&t);
+  ck_assert_ptr_null(tfocl_device_open(t.plugin, 99, t.st));
+  ck_assert_int_ne(TF_GetCode(t.st), TF_OK);
+  clt_close(&t);
+}
+END_TEST
+
+START_TEST(two_devices_copy) {
+  struct clt a = {0};
+  setenv("POCL_DEVICES", "pthread pthread", 1);
+  clt_open(&a, 0);
+  ck_assert_int_eq(tfocl_plugin_device_count(a.plugin, a.st), 2);
+  struct tfocl_device *dev1 = tfocl_device_open(a.plugin, 1, a.st);
+  ck_assert_msg(dev1 != NULL, "%s", TF_Message(a.st));
+  const SP_Device *sp1 = tfocl_device_sp(dev1);
+  enum { N = 1 << 16 };
+  unsigned char *in = malloc(N), *out = calloc(1, N);
+  for (int i = 0; i < N; i++) in[i] = (unsigned char)(i * 13 + 5);
+  void *p0 = clt_alloc(&a, N);
+  SP_DeviceMemoryBase m1 = {.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE};
+  a.se->allocate(sp1, N, 0, &m1);
+  ck_assert_ptr_nonnull(m1.opaque);
+  ck_assert_ptr_ne(m1.opaque, p0);
+  SP_DeviceMemoryBase m0 = clt_mem(p0);
+  SP_Stream s0 = clt_stream(&a, TFOCL_STREAM_DEVICE_TO_DEVICE);
+  a.se->memcpy_htod(a.sp, s0, &m0, in, N, a.st);
+  clt_ok(&a);
+  /* As TensorFlow does: on the sender's device and stream, receiver's
+   * pointer as the destination (at an interior offset). */
+  SP_DeviceMemoryBase d1 = clt_mem((char *)m1.opaque + 3);
+  SP_DeviceMemoryBase s0v = clt_mem((char *)p0 + 1);
+  a.se->memcpy_dtod(a.sp, s0, &d1, &s0v, N - 3, a.st);
+  clt_ok(&a);
+  a.se->block_host_until_done(a.sp, s0, a.st);
+  clt_ok(&a);
+  a.se->sync_memcpy_dtoh(sp1, out, &m1, N, a.st);
+  clt_ok(&a);
+  ck_assert_int_eq(memcmp(out + 3, in + 1, N - 3), 0);
+  a.se->deallocate(sp1, &m1);
+  clt_free(&a, p0);
+  tfocl_device_close(dev1);
+  free(in);
+  free(out);
+  clt_close(&a);
+}
+END_TEST
+
+START_TEST(load_unload_loop) {
+  for (int i = 0; i < 3; i++) {
+    struct clt t = {0};
+    clt_open(&t, 0);
+    void *p = clt_alloc(&t, 1000);
+    clt_free(&t, p);
+    clt_close(&t);
+  }
+}
+END_TEST
+
+static Suite *platform_suite(void) {
+  Suite *s = suite_create("platform");
+  TCase *tc = tcase_create("platform");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, platform_fields);
+  tcase_add_test(tc, stream_executor_complete);
+  tcase_add_test(tc, device_properties);
+  tcase_add_test(tc, timers_are_stubs);
+  tcase_add_test(tc, noop_kernel_registered);
+  tcase_add_loop_test(tc, visible_devices_filter, 0, 6);
+  tcase_add_test(tc, device_types_filter);
+  tcase_add_test(tc, empty_icd_vendors);
+  tcase_add_test(tc, open_bad_ordinal);
+  tcase_add_test(tc, two_devices_copy);
+  tcase_add_test(tc, load_unload_loop);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return clt_main(platform_suite()); }

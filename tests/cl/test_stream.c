@@ -1,0 +1,258 @@
+/* Streams, events and host callbacks: ordering across streams. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cl_fixture.h"
+
+/* Producer fills A with i, consumer copies A into slot i of B; events order
+ * the read after the write (RAW) and the next write after the read (WAR).
+ * 10,000 iterations; every slot must hold exactly its iteration number. */
+START_TEST(producer_consumer_events) {
+  struct clt t = {0};
+  enum { ITERS = 10000, WORDS = 16, BYTES = WORDS * 4 };
+  SP_Event produced, consumed;
+  clt_open(&t, 0);
+  SP_Stream producer = clt_stream(&t, TFOCL_STREAM_COMPUTE);
+  SP_Stream consumer = clt_stream(&t, TFOCL_STREAM_DEVICE_TO_DEVICE);
+  char *a = clt_alloc(&t, BYTES);
+  char *b = clt_alloc(&t, (uint64_t)ITERS * BYTES);
+  t.se->create_event(t.sp, &produced, t.st);
+  clt_ok(&t);
+  t.se->create_event(t.sp, &consumed, t.st);
+  clt_ok(&t);
+  /* Waiting for an event never recorded waits for nothing. */
+  t.se->wait_for_event(t.sp, producer, consumed, t.st);
+  clt_ok(&t);
+  for (uint32_t i = 0; i < ITERS; i++) {
+    SP_DeviceMemoryBase ma = clt_mem(a), mb = clt_mem(b + (size_t)i * BYTES);
+    t.se->wait_for_event(t.sp, producer, consumed, t.st);
+    t.se->memset32(t.sp, producer, &ma, i, BYTES, t.st);
+    t.se->record_event(t.sp, producer, produced, t.st);
+    t.se->wait_for_event(t.sp, consumer, produced, t.st);
+    t.se->memcpy_dtod(t.sp, consumer, &mb, &ma, BYTES, t.st);
+    t.se->record_event(t.sp, consumer, consumed, t.st);
+    if (TF_GetCode(t.st) != TF_OK) break;
+  }
+  clt_ok(&t);
+  t.se->block_host_for_event(t.sp, consumed, t.st);
+  clt_ok(&t);
+  ck_assert_int_eq(t.se->get_event_status(t.sp, consumed), SE_EVENT_COMPLETE);
+  uint32_t *out = malloc((size_t)ITERS * BYTES);
+  SP_DeviceMemoryBase mb = clt_mem(b);
+  t.se->sync_memcpy_dtoh(t.sp, out, &mb, (uint64_t)ITERS * BYTES, t.st);
+  clt_ok(&t);
+  uint64_t sum = 0;
+  for (uint32_t i = 0; i < ITERS; i++)
+    for (int w = 0; w < WORDS; w++) {
+      ck_assert_uint_eq(out[i * WORDS + w], i);
+      sum += out[i * WORDS + w];
+    }
+  ck_assert_uint_eq(sum, (uint64_t)WORDS * ITERS * (ITERS - 1) / 2);
+  free(out);
+  t.se->destroy_event(t.sp, produced);
+  t.se->destroy_event(t.sp, consumed);
+  clt_free(&t, a);
+  clt_free(&t, b);
+  clt_close(&t);
+}
+END_TEST
+
+START_TEST(event_status_values) {
+  struct clt t = {0};
+  SP_Event e;
+  clt_open(&t, 0);
+  SP_Stream s = clt_stream(&t, TFOCL_STREAM_COMPUTE);
+  t.se->create_event(t.sp, &e, t.st);
+  clt_ok(&t);
+  ck_assert_int_eq(t.se->get_event_status(t.sp, e), SE_EVENT_COMPLETE);
+  t.se->block_host_for_event(t.sp, e, t.st); /* never recorded: returns */
+  clt_ok(&t);
+  char *big = clt_alloc(&t, 64 << 20);
+  SP_DeviceMemoryBase m = clt_mem(big);
+  for (int rep = 0; rep < 3; rep++) { /* events are re-recorded */
+    t.se->memset(t.sp, s, &m, (uint8_t)rep, 64 << 20, t.st);
+    t.se->record_event(t.sp, s, e, t.st);
+    clt_ok(&t);
+    SE_EventStatus st = t.se->get_event_status(t.sp, e);
+    ck_assert(st == SE_EVENT_PENDING || st == SE_EVENT_COMPLETE);
+    t.se->block_host_for_event(t.sp, e, t.st);
+    clt_ok(&t);
+    ck_assert_int_eq(t.se->get_event_status(t.sp, e), SE_EVENT_COMPLETE);
+  }
+  t.se->destroy_event(t.sp, e);
+  t.se->destroy_event(t.sp, NULL);
+  clt_free(&t, big);
+  clt_close(&t);
+}
+END_TEST
+
+/* create_stream_dependency: the dependent stream sees the other's work. */
+START_TEST(stream_dependency) {
+  struct clt t = {0};
+  enum { N = 32 << 20 };
+  clt_open(&t, 0);
+  SP_Stream compute = clt_stream(&t, TFOCL_STREAM_COMPUTE);
+  SP_Stream d2h = clt_stream(&t, TFOCL_STREAM_DEVICE_TO_HOST);
+  unsigned char *out = malloc(N);
+  char *p = clt_alloc(&t, N);
+  SP_DeviceMemoryBase m = clt_mem(p);
+  for (int rep = 0; rep < 3; rep++) {
+    t.se->memset(t.sp, compute, &m, (uint8_t)(0x10 + rep), N, t.st);
+    clt_ok(&t);
+    t.se->create_stream_dependency(t.sp, d2h, compute, t.st);
+    clt_ok(&t);
+    t.se->memcpy_dtoh(t.sp, d2h, out, &m, N, t.st);
+    t.se->block_host_until_done(t.sp, d2h, t.st);
+    clt_ok(&t);
+    ck_assert_int_eq(out[0], 0x10 + rep);
+    ck_assert_int_eq(out[N - 1], 0x10 + rep);
+  }
+  t.se->synchronize_all_activity(t.sp, t.st);
+  clt_ok(&t);
+  clt_free(&t, p);
+  free(out);
+  clt_close(&t);
+}
+END_TEST
+
+struct order_log {
+  pthread_mutex_t lock;
+  int next;
+  int seen[1000];
+};
+
+struct order_arg {
+  struct order_log *log;
+  int index;
+};
+
+static void record_order(void *arg, TF_Status *status) {
+  struct order_arg *a = arg;
+  pthread_mutex_lock(&a->log->lock);
+  a->log->seen[a->log->next++] = a->index;
+  pthread_mutex_unlock(&a->log->lock);
+  TF_SetStatus(status, TF_OK, "");
+}
+
+START_TEST(host_callbacks_in_order) {
+  struct clt t = {0};
+  static struct order_log log = {.lock = PTHREAD_MUTEX_INITIALIZER};
+  static struct order_arg args[1000];
+  clt_open(&t, 0);
+  SP_Stream s = clt_stream(&t, TFOCL_STREAM_COMPUTE);
+  char *p = clt_alloc(&t, 4096);
+  SP_DeviceMemoryBase m = clt_mem(p);
+  for (int i = 0; i < 1000; i++) {
+    args[i] = (struct order_arg){&log, i};
+    if (i % 100 == 0) t.se->memset(t.sp, s, &m, (uint8_t)i, 4096, t.st);
+    ck_assert(t.se->host_callback(t.sp, s, record_order, &args[i]));
+  }
+  t.se->block_host_until_done(t.sp, s, t.st);
+  clt_ok(&t);
+  ck_assert_int_eq(log.next, 1000);
+  for (int i = 0; i < 1000; i++) ck_assert_int_eq(log.seen[i], i);
+  t.se->get_stream_status(t.sp, s, t.st);
+  clt_ok(&t);
+  clt_free(&t, p);
+  clt_close(&t);
+}
+END_TEST
+
+static void slow_writer(void *arg, TF_Status *status) {
+  struct timespec ts = {0, 100 * 1000 * 1000};
+  nanosleep(&ts, NULL);
+  *(volatile uint32_t *)arg = 42;
+  TF_SetStatus(status, TF_OK, "");
+}
+
+/* Work enqueued after a callback waits for it: the htod reads the host
+ * word only after the (slow) callback wrote it. */
+START_TEST(later_work_waits_for_callback) {
+  struct clt t = {0};
+  static uint32_t word;
+  uint32_t out = 0;
+  clt_open(&t, 0);
+  SP_Stream s = clt_stream(&t, TFOCL_STREAM_HOST_TO_DEVICE);
+  char *p = clt_alloc(&t, 4);
+  SP_DeviceMemoryBase m = clt_mem(p);
+  word = 7;
+  ck_assert(t.se->host_callback(t.sp, s, slow_writer, &word));
+  t.se->memcpy_htod(t.sp, s, &m, &word, 4, t.st);
+  clt_ok(&t);
+  t.se->memcpy_dtoh(t.sp, s, &out, &m, 4, t.st);
+  t.se->block_host_until_done(t.sp, s, t.st);
+  clt_ok(&t);
+  ck_assert_uint_eq(out, 42);
+  clt_free(&t, p);
+  clt_close(&t);
+}
+END_TEST
+
+static void failing_callback(void *arg, TF_Status *status) {
+  (void)arg;
+  TF_SetStatus(status, TF_DATA_LOSS, "callback says no");
+}
+
+START_TEST(callback_error_goes_to_stream) {
+  struct clt t = {0};
+  clt_open(&t, 0);
+  SP_Stream s = clt_stream(&t, TFOCL_STREAM_COMPUTE);
+  SP_Stream other = clt_stream(&t, TFOCL_STREAM_DEVICE_TO_HOST);
+  ck_assert(t.se->host_callback(t.sp, s, failing_callback, NULL));
+  t.se->block_host_until_done(t.sp, s, t.st);
+  clt_ok(&t);
+  t.se->get_stream_status(t.sp, s, t.st);
+  ck_assert_int_eq(TF_GetCode(t.st), TF_DATA_LOSS);
+  ck_assert_str_eq(TF_Message(t.st), "callback says no");
+  t.se->get_stream_status(t.sp, other, t.st);
+  clt_ok(&t);
+  clt_close(&t);
+}
+END_TEST
+
+/* Streams made and destroyed directly, with callbacks still pending. */
+START_TEST(stream_lifecycle) {
+  struct clt t = {0};
+  static struct order_log log = {.lock = PTHREAD_MUTEX_INITIALIZER};
+  static struct order_arg args[10];
+  SP_Stream s = NULL;
+  clt_open(&t, 0);
+  t.se->create_stream(t.sp, &s, t.st);
+  clt_ok(&t);
+  ck_assert_ptr_nonnull(s);
+  for (int i = 0; i < 10; i++) {
+    args[i] = (struct order_arg){&log, i};
+    ck_assert(t.se->host_callback(t.sp, s, record_order, &args[i]));
+  }
+  SP_Event e;
+  t.se->create_event(t.sp, &e, t.st);
+  t.se->record_event(t.sp, s, e, t.st);
+  clt_ok(&t);
+  t.se->destroy_stream(t.sp, s); /* runs the pending callbacks */
+  ck_assert_int_eq(log.next, 10);
+  ck_assert_int_eq(t.se->get_event_status(t.sp, e), SE_EVENT_COMPLETE);
+  t.se->destroy_event(t.sp, e); /* after its stream: fine */
+  t.se->destroy_stream(t.sp, NULL);
+  clt_close(&t);
+}
+END_TEST
+
+static Suite *stream_suite(void) {
+  Suite *s = suite_create("stream");
+  TCase *tc = tcase_create("stream");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, producer_consumer_events);
+  tcase_add_test(tc, event_status_values);
+  tcase_add_test(tc, stream_dependency);
+  tcase_add_test(tc, host_callbacks_in_order);
+  tcase_add_test(tc, later_work_waits_for_callback);
+  tcase_add_test(tc, callback_error_goes_to_stream);
+  tcase_add_test(tc, stream_lifecycle);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return clt_main(stream_suite()); }
