@@ -8,6 +8,7 @@
 static const struct tfocl_cmd *const commands[] = {
     &tfocl_cmd_devices,
     &tfocl_cmd_kernels,
+    &tfocl_cmd_run,
 };
 #define NUM_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

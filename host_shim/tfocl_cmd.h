@@ -21,6 +21,7 @@ struct tfocl_cmd {
 
 extern const struct tfocl_cmd tfocl_cmd_devices;
 extern const struct tfocl_cmd tfocl_cmd_kernels;
+extern const struct tfocl_cmd tfocl_cmd_run;
 
 /* Options every plugin-using subcommand takes. */
 struct tfocl_common_opts {
