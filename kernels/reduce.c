@@ -1,4 +1,517 @@
-/* The reduce kernel family (not written yet: registers nothing). */
-#include "kernel_families.h"
+/* Reductions: Sum, Mean, Prod, Max, Min, All, Any, ArgMax, ArgMin,
+ * BiasAddGrad and L2Loss.
+ *
+ * float, half, int64 and bool run on the device (reduce.cl, one program per
+ * storage type). int32 follows TensorFlow's GPU convention (see binary.c):
+ * its tensors live in host memory and the op runs on the host. The axes
+ * (reduction_indices, dimension) are always host memory, as in TensorFlow.
+ *
+ * Every reduction goes through ocl_reduction_init (kernels/shape.h): when
+ * the collapsed input is [outer, reduce, inner] with long rows, a
+ * work-group per output folds the row in local memory (_group); otherwise
+ * one work-item per output loops over a strided layout (_general), which
+ * also covers any mix of reduced and kept axes, identity copies (nothing
+ * reduced) and empty reductions (the identity element). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-void ocl_register_reduce_kernels(void) {}
+#include "kernel_families.h"
+#include "launch.h"
+
+extern const char ocl_cl_source_reduce[];
+
+enum storage { ST_FLOAT, ST_HALF, ST_LONG, ST_BOOL, ST_COUNT, ST_HOST_INT32 };
+
+static const struct ocl_family families[ST_COUNT] = {
+    [ST_FLOAT] = {"reduce_float", ocl_cl_source_reduce, "-DT=float -DT_IS_FLOAT"},
+    [ST_HALF] = {"reduce_half", ocl_cl_source_reduce, "-DT=half -DT_IS_HALF"},
+    [ST_LONG] = {"reduce_long", ocl_cl_source_reduce, "-DT=long"},
+    [ST_BOOL] = {"reduce_bool", ocl_cl_source_reduce, "-DT=uchar -DT_IS_BOOL"},
+};
+
+enum reduce_kind {
+  SUM, MEAN, PROD, MAX, MIN, ALL, ANY, ARG_MAX, ARG_MIN, BIAS_ADD_GRAD, L2_LOSS
+};
+
+#define TB(t) (1u << (t))
+#define NUMBERS (TB(TF_FLOAT) | TB(TF_HALF) | TB(TF_INT64) | TB(TF_INT32))
+
+struct reduce_op {
+  const char *op;
+  const char *kernel; /* prefix in reduce.cl */
+  enum reduce_kind kind;
+  unsigned types;
+  const char *axes_arg; /* host-memory axes input, or NULL */
+};
+
+static const struct reduce_op reduce_ops[] = {
+    {"Sum", "sum", SUM, NUMBERS, "reduction_indices"},
+    {"Mean", "sum", MEAN, NUMBERS, "reduction_indices"},
+    {"Prod", "prod", PROD, NUMBERS, "reduction_indices"},
+    {"Max", "max", MAX, NUMBERS, "reduction_indices"},
+    {"Min", "min", MIN, NUMBERS, "reduction_indices"},
+    {"All", "all", ALL, TB(TF_BOOL), "reduction_indices"},
+    {"Any", "any", ANY, TB(TF_BOOL), "reduction_indices"},
+    {"ArgMax", "argmax", ARG_MAX, NUMBERS, "dimension"},
+    {"ArgMin", "argmin", ARG_MIN, NUMBERS, "dimension"},
+    {"BiasAddGrad", "sum", BIAS_ADD_GRAD,
+     TB(TF_FLOAT) | TB(TF_HALF) | TB(TF_INT64), NULL},
+    {"L2Loss", "sumsq", L2_LOSS, TB(TF_FLOAT) | TB(TF_HALF), NULL},
+};
+
+struct reduce_kernel {
+  const struct reduce_op *op;
+  TF_DataType dtype;
+  enum storage storage;
+  bool keep_dims;
+  bool channels_first; /* BiasAddGrad data_format NCHW */
+  TF_DataType index_type; /* ArgMax/ArgMin output_type */
+};
+
+static enum storage storage_of(TF_DataType dtype)
+{
+  switch (dtype) {
+  case TF_FLOAT: return ST_FLOAT;
+  case TF_HALF: return ST_HALF;
+  case TF_INT64: return ST_LONG;
+  case TF_BOOL: return ST_BOOL;
+  default: return ST_HOST_INT32;
+  }
+}
+
+/* The strided form as reduce.cl's red_t reads it: 8-byte members only. */
+struct red_args {
+  cl_long out_dims[OCL_MAX_DIMS];
+  cl_long out_strides[OCL_MAX_DIMS];
+  cl_long red_dims[OCL_MAX_DIMS];
+  cl_long red_strides[OCL_MAX_DIMS];
+  cl_long n_out;
+  cl_long n_red;
+  cl_long count;
+};
+
+static void red_args_init(struct red_args *s, const struct ocl_reduction *r)
+{
+  int64_t strides[OCL_MAX_DIMS];
+  int64_t stride = 1;
+  memset(s, 0, sizeof(*s));
+  for (int i = r->rank - 1; i >= 0; i--) {
+    strides[i] = stride;
+    stride *= r->dims[i];
+  }
+  s->count = 1;
+  for (int i = 0; i < r->rank; i++) {
+    if (r->reduced[i]) {
+      s->red_dims[s->n_red] = r->dims[i];
+      s->red_strides[s->n_red++] = strides[i];
+      s->count *= r->dims[i];
+    } else {
+      s->out_dims[s->n_out] = r->dims[i];
+      s->out_strides[s->n_out++] = strides[i];
+    }
+  }
+}
+
+/* Rows at least this long get a work-group each. */
+#define GROUP_MIN_REDUCE 128
+/* The fixed work-group size of the _group kernels (PoCL compiles a kernel
+ * again for each new local size). */
+#define GROUP_SIZE 128
+
+static size_t group_size(const struct ocl_device *device)
+{
+  size_t max = ocl_device_max_work_group_size(device), size = GROUP_SIZE;
+  while (size > 1 && size > max)
+    size /= 2;
+  return size;
+}
+
+static bool use_group(const struct ocl_reduction *r)
+{
+  return r->valid_3d && r->reduce >= GROUP_MIN_REDUCE &&
+         (r->inner == 1 || r->outer * r->inner < 4096);
+}
+
+/* ---- int32 on the host ---------------------------------------------------- */
+
+static int64_t red_offset(const struct red_args *s, int64_t i, bool out)
+{
+  const cl_long *dims = out ? s->out_dims : s->red_dims;
+  const cl_long *strides = out ? s->out_strides : s->red_strides;
+  int64_t offset = 0;
+  for (int64_t d = (out ? s->n_out : s->n_red) - 1; d >= 0; d--) {
+    offset += (i % dims[d]) * strides[d];
+    i /= dims[d];
+  }
+  return offset;
+}
+
+static void host_reduce_int32(enum reduce_kind kind, const struct red_args *s,
+                              int64_t n_out, int64_t divisor, const int32_t *x,
+                              int32_t *y)
+{
+  for (int64_t o = 0; o < n_out; o++) {
+    int64_t base = red_offset(s, o, true);
+    /* Wrap-around as TensorFlow's int32 kernels: unsigned arithmetic. */
+    uint32_t acc = kind == PROD ? 1u : 0u;
+    int32_t best = kind == MAX ? INT32_MIN : INT32_MAX;
+    for (int64_t r = 0; r < s->count; r++) {
+      int32_t v = x[base + red_offset(s, r, false)];
+      switch (kind) {
+      case PROD: acc *= (uint32_t)v; break;
+      case MAX: best = v > best ? v : best; break;
+      case MIN: best = v < best ? v : best; break;
+      default: acc += (uint32_t)v; break;
+      }
+    }
+    if (kind == MAX || kind == MIN)
+      y[o] = best;
+    else if (kind == MEAN)
+      y[o] = divisor == 0 ? 0 : (int32_t)acc / (int32_t)divisor;
+    else
+      y[o] = (int32_t)acc;
+  }
+}
+
+static void host_arg_int32(bool is_max, const struct ocl_reduction *r,
+                           const int32_t *x, void *y, bool out64)
+{
+  int64_t n = r->outer * r->inner;
+  for (int64_t o = 0; o < n; o++) {
+    int64_t base = (o / r->inner) * r->reduce * r->inner + o % r->inner;
+    int32_t best = is_max ? INT32_MIN : INT32_MAX;
+    int64_t index = 0;
+    for (int64_t i = 0; i < r->reduce; i++) {
+      int32_t v = x[base + i * r->inner];
+      if (is_max ? v > best : v < best) {
+        best = v;
+        index = i;
+      }
+    }
+    if (out64)
+      ((int64_t *)y)[o] = index;
+    else
+      ((int32_t *)y)[o] = (int32_t)index;
+  }
+}
+
+/* ---- Launching ------------------------------------------------------------ */
+
+/* y = reduction of x as `r` describes; divisor 1 except for Mean (the
+ * reduced count) and L2Loss (2). */
+static bool run_reduce(TF_OpKernelContext *ctx, const struct reduce_kernel *k,
+                       const struct ocl_reduction *r, int64_t divisor,
+                       const TF_Tensor *x, TF_Tensor *y, TF_Status *status)
+{
+  struct red_args s;
+  red_args_init(&s, r);
+  if (r->out_elements == 0)
+    return true;
+  if (k->op->kind == MEAN)
+    divisor = s.count;
+  if (k->storage == ST_HOST_INT32) {
+    host_reduce_int32(k->op->kind, &s, r->out_elements, divisor,
+                      ocl_host_data(x), ocl_host_data(y));
+    return true;
+  }
+
+  struct ocl_launch launch;
+  if (!ocl_launch_init(&launch, ctx, status))
+    return false;
+  /* An empty input has no device buffer: the kernel reads nothing then, so
+   * any buffer stands in for it. */
+  const TF_Tensor *in = r->in_elements == 0 ? y : x;
+  char name[64];
+  if (use_group(r)) {
+    size_t local = group_size(launch.device);
+    size_t global = (size_t)r->out_elements * local;
+    size_t acc_size = k->storage == ST_LONG ? 8 : k->storage == ST_BOOL ? 1 : 4;
+    snprintf(name, sizeof(name), "%s_group", k->op->kernel);
+    const struct ocl_arg argv[] = {
+        OCL_TENSOR(in),        OCL_TENSOR(y),      OCL_LONG(divisor),
+        OCL_LONG(r->reduce),   OCL_LONG(r->inner), OCL_LOCAL(acc_size * local),
+    };
+    return ocl_enqueue(&launch, &families[k->storage], name, 1, &global,
+                       &local, argv, 6, status);
+  }
+  snprintf(name, sizeof(name), "%s_general", k->op->kernel);
+  const struct ocl_arg argv[] = {
+      OCL_TENSOR(in),       OCL_TENSOR(y), OCL_LONG(r->out_elements),
+      OCL_LONG(divisor),    OCL_BYTES(&s, sizeof(s)),
+  };
+  return ocl_enqueue_1d(&launch, &families[k->storage], name,
+                        (size_t)r->out_elements, argv, 5, status);
+}
+
+static bool run_arg(TF_OpKernelContext *ctx, const struct reduce_kernel *k,
+                    const struct ocl_reduction *r, const TF_Tensor *x,
+                    TF_Tensor *y, TF_Status *status)
+{
+  bool out64 = k->index_type == TF_INT64;
+  if (r->out_elements == 0)
+    return true;
+  if (k->storage == ST_HOST_INT32) {
+    host_arg_int32(k->op->kind == ARG_MAX, r, ocl_host_data(x),
+                   ocl_host_data(y), out64);
+    return true;
+  }
+  struct ocl_launch launch;
+  if (!ocl_launch_init(&launch, ctx, status))
+    return false;
+  char name[64];
+  if (use_group(r)) {
+    size_t local = group_size(launch.device);
+    size_t global = (size_t)r->out_elements * local;
+    size_t value_size = k->storage == ST_LONG ? 8 : 4;
+    snprintf(name, sizeof(name), "%s_group", k->op->kernel);
+    const struct ocl_arg argv[] = {
+        OCL_TENSOR(x),       OCL_TENSOR(y),
+        OCL_LONG(r->reduce), OCL_LONG(r->inner),
+        OCL_INT(out64),      OCL_LOCAL(value_size * local),
+        OCL_LOCAL(8 * local),
+    };
+    return ocl_enqueue(&launch, &families[k->storage], name, 1, &global,
+                       &local, argv, 7, status);
+  }
+  snprintf(name, sizeof(name), "%s_general", k->op->kernel);
+  const struct ocl_arg argv[] = {
+      OCL_TENSOR(x),       OCL_TENSOR(y),      OCL_LONG(r->out_elements),
+      OCL_LONG(r->reduce), OCL_LONG(r->inner), OCL_INT(out64),
+  };
+  return ocl_enqueue_1d(&launch, &families[k->storage], name,
+                        (size_t)r->out_elements, argv, 6, status);
+}
+
+/* ---- Kernel callbacks ---------------------------------------------------- */
+
+static void *reduce_create(TF_OpKernelConstruction *ctx,
+                           const struct reduce_op *op)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct reduce_kernel *k = calloc(1, sizeof(*k));
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    goto fail;
+  }
+  k->op = op;
+  k->dtype = TF_BOOL;
+  if (op->kind != ALL && op->kind != ANY) {
+    ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      goto fail;
+  }
+  k->storage = storage_of(k->dtype);
+  if (op->kind <= ANY) {
+    TF_Bool keep = 0;
+    ocl_tf.OpKernelConstruction_GetAttrBool(ctx, "keep_dims", &keep, status);
+    ocl_set_ok(status); /* absent: TensorFlow's default, false */
+    k->keep_dims = keep != 0;
+  }
+  if (op->kind == ARG_MAX || op->kind == ARG_MIN) {
+    k->index_type = TF_INT64;
+    ocl_tf.OpKernelConstruction_GetAttrType(ctx, "output_type",
+                                            &k->index_type, status);
+    ocl_set_ok(status);
+    if (k->index_type != TF_INT32 && k->index_type != TF_INT64) {
+      ocl_set_status(status, TF_UNIMPLEMENTED,
+                     "%s: output_type must be int32 or int64 on OPENCL",
+                     op->op);
+      goto fail;
+    }
+  }
+  if (op->kind == BIAS_ADD_GRAD) {
+    char format[8] = "NHWC";
+    if (ocl_tf.OpKernelConstruction_GetAttrString != NULL)
+      ocl_tf.OpKernelConstruction_GetAttrString(ctx, "data_format", format,
+                                                sizeof(format) - 1, status);
+    ocl_set_ok(status); /* absent: the default, NHWC */
+    k->channels_first = strncmp(format, "NCHW", 4) == 0 ||
+                        strncmp(format, "NCDHW", 5) == 0;
+  }
+  ocl_tf.DeleteStatus(status);
+  return k;
+fail:
+  ocl_tf.OpKernelConstruction_Failure(ctx, status);
+  ocl_tf.DeleteStatus(status);
+  free(k);
+  return NULL;
+}
+
+/* The axes of a host-memory int32 or int64 tensor, at most OCL_MAX_DIMS * 4
+ * of them (TensorFlow allows repeats). */
+static int read_axes(const TF_Tensor *t, int64_t *axes, int max_axes,
+                     TF_Status *status)
+{
+  int64_t n = ocl_tf.TensorElementCount(t);
+  if (n > max_axes) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "Too many reduction indices: %lld", (long long)n);
+    return -1;
+  }
+  const void *data = ocl_host_data(t);
+  bool wide = ocl_tf.TensorType(t) == TF_INT64;
+  for (int64_t i = 0; i < n; i++)
+    axes[i] = wide ? ((const int64_t *)data)[i] : ((const int32_t *)data)[i];
+  return (int)n;
+}
+
+static void reduce_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  const struct reduce_kernel *k = kernel;
+  enum reduce_kind kind = k->op->kind;
+  TF_Status *status = ocl_tf.NewStatus();
+  TF_Tensor *in[2] = {NULL, NULL};
+  TF_Tensor *y = NULL;
+  int64_t dims[OCL_MAX_DIMS], axes[OCL_MAX_DIMS * 4];
+  char shape[160];
+  struct ocl_reduction r;
+  int num_axes = 0;
+  bool keep_dims = k->keep_dims;
+  int64_t divisor = 1;
+  int num_inputs = k->op->axes_arg != NULL ? 2 : 1;
+
+  if (!ocl_get_inputs(ctx, in, num_inputs, status))
+    goto out;
+  int rank = ocl_tensor_dims(in[0], dims, status);
+  if (rank < 0)
+    goto out;
+  ocl_shape_format(dims, rank, shape, sizeof(shape));
+
+  switch (kind) {
+  case ARG_MAX:
+  case ARG_MIN: {
+    if (ocl_tf.NumDims(in[1]) != 0) {
+      int64_t adims[OCL_MAX_DIMS];
+      char ashape[160];
+      int arank = ocl_tensor_dims(in[1], adims, status);
+      if (arank < 0)
+        goto out;
+      ocl_shape_format(adims, arank, ashape, sizeof(ashape));
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "dim must be a scalar, but received tensor of shape: %s",
+                     ashape);
+      goto out;
+    }
+    num_axes = read_axes(in[1], axes, 1, status);
+    int64_t axis = axes[0] < 0 ? axes[0] + rank : axes[0];
+    if (axis < 0 || axis >= rank) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "Expected dimension in the range [%d, %d), but got %lld",
+                     -rank, rank, (long long)axes[0]);
+      goto out;
+    }
+    if (dims[axis] == 0) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "Reduction axis %lld is empty in shape %s",
+                     (long long)axes[0], shape);
+      goto out;
+    }
+    break;
+  }
+  case BIAS_ADD_GRAD: {
+    if (rank < 2) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "Input tensor must be at least 2D: %s", shape);
+      goto out;
+    }
+    int channel = k->channels_first ? 1 : rank - 1;
+    for (int i = 0; i < rank; i++)
+      if (i != channel)
+        axes[num_axes++] = i;
+    break;
+  }
+  case L2_LOSS:
+    for (int i = 0; i < rank; i++)
+      axes[num_axes++] = i;
+    keep_dims = false;
+    divisor = 2;
+    break;
+  default:
+    num_axes = read_axes(in[1], axes, OCL_MAX_DIMS * 4, status);
+    if (num_axes < 0)
+      goto out;
+    break;
+  }
+
+  if (!ocl_reduction_init(&r, dims, rank, axes, num_axes, keep_dims, status))
+    goto out;
+  bool is_arg = kind == ARG_MAX || kind == ARG_MIN;
+  y = ocl_tf.AllocateOutput(ctx, 0, is_arg ? k->index_type : k->dtype,
+                            r.out_dims, r.out_rank, 0, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    goto out;
+  if (is_arg)
+    run_arg(ctx, k, &r, in[0], y, status);
+  else
+    run_reduce(ctx, k, &r, divisor, in[0], y, status);
+out:
+  if (y != NULL)
+    ocl_tf.DeleteTensor(y);
+  ocl_delete_tensors(in, 2);
+  ocl_compute_done(ctx, status);
+}
+
+static void reduce_delete(void *kernel) { free(kernel); }
+
+/* One create function per op: TF_NewKernelBuilder passes no user data. */
+#define REDUCE_CREATE(index)                                         \
+  static void *reduce_create_##index(TF_OpKernelConstruction *ctx)   \
+  {                                                                  \
+    return reduce_create(ctx, &reduce_ops[index]);                   \
+  }
+REDUCE_CREATE(0) REDUCE_CREATE(1) REDUCE_CREATE(2) REDUCE_CREATE(3)
+REDUCE_CREATE(4) REDUCE_CREATE(5) REDUCE_CREATE(6) REDUCE_CREATE(7)
+REDUCE_CREATE(8) REDUCE_CREATE(9) REDUCE_CREATE(10)
+
+static void *(*const reduce_creates[])(TF_OpKernelConstruction *) = {
+    reduce_create_0, reduce_create_1, reduce_create_2, reduce_create_3,
+    reduce_create_4, reduce_create_5, reduce_create_6, reduce_create_7,
+    reduce_create_8, reduce_create_9, reduce_create_10,
+};
+
+_Static_assert(sizeof(reduce_creates) / sizeof(reduce_creates[0]) ==
+                   sizeof(reduce_ops) / sizeof(reduce_ops[0]),
+               "one create function per reduce op");
+
+/* ---- Registration ------------------------------------------------------ */
+
+static const TF_DataType register_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
+                                             TF_INT32, TF_BOOL};
+
+void ocl_register_reduce_kernels(void)
+{
+  char name[96];
+  for (size_t i = 0; i < sizeof(reduce_ops) / sizeof(reduce_ops[0]); i++) {
+    const struct reduce_op *op = &reduce_ops[i];
+    bool typed = op->kind != ALL && op->kind != ANY;
+    for (size_t t = 0; t < sizeof(register_types) / sizeof(register_types[0]);
+         t++) {
+      TF_DataType dtype = register_types[t];
+      if (!(op->types & TB(dtype)))
+        continue;
+      snprintf(name, sizeof(name), "%s_OPENCL_%d", op->op, (int)dtype);
+      TF_KernelBuilder *builder = ocl_tf.NewKernelBuilder(
+          op->op, OCL_DEVICE_TYPE, reduce_creates[i], reduce_compute,
+          reduce_delete);
+      if (builder == NULL)
+        continue;
+      TF_Status *status = ocl_tf.NewStatus();
+      if (typed)
+        ocl_tf.KernelBuilder_TypeConstraint(builder, "T", dtype, status);
+      bool ok = ocl_tf.GetCode(status) == TF_OK;
+      ocl_tf.DeleteStatus(status);
+      if (!ok) {
+        ocl_tf.DeleteKernelBuilder(builder);
+        continue;
+      }
+      if (op->axes_arg != NULL)
+        ocl_tf.KernelBuilder_HostMemory(builder, op->axes_arg);
+      if (dtype == TF_INT32) {
+        ocl_tf.KernelBuilder_HostMemory(builder, "input");
+        ocl_tf.KernelBuilder_HostMemory(builder, "output");
+      }
+      ocl_register_builder(name, builder);
+    }
+  }
+}

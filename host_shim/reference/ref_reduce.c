@@ -1,6 +1,436 @@
-/* References of the reduce kernel family. */
+/* References of the reduce kernel family: Sum, Mean, Prod, Max, Min, All,
+ * Any, ArgMax, ArgMin, BiasAddGrad, L2Loss.
+ *
+ * Tolerances (float32): Sum, Mean, BiasAddGrad and L2Loss accumulate in a
+ * different order than TensorFlow (and this float64 reference): strided
+ * partial sums folded as a tree. The error grows with the reduced length n
+ * as about n * eps * max|x| in the worst case; cases here reduce at most
+ * 1031 elements of |x| <= 3, which bounds it by ~2e-4 absolute (typical
+ * errors are far smaller), hence rtol 1e-5 plus atol 2e-4. Prod rounds once
+ * per factor (cases multiply at most 14 factors): rtol 2e-6. Max, Min, All,
+ * Any, ArgMax, ArgMin and every integer reduction are exact.
+ *
+ * Semantics checked here: Max/Min propagate NaN (TensorFlow's GPU
+ * reductions); ArgMax/ArgMin follow Eigen's pair reducers (TensorFlow's CPU
+ * kernel): strictly better than the start value (lowest/highest finite)
+ * wins, ties go to the first index, NaN never wins, and a row with no
+ * winner gives 0. An empty reduction gives the identity (Sum 0, Prod 1,
+ * Max -inf or the integer minimum, Min +inf or the maximum, Mean NaN for
+ * floats and 0 for integers, All true, Any false). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "reference.h"
 
+enum kind { SUM, MEAN, PROD, MAX, MIN, ALL, ANY, ARG_MAX, ARG_MIN, BIAS_GRAD,
+            L2_LOSS, UNKNOWN };
+
+static enum kind kind_of(const char *op)
+{
+  static const char *const names[] = {"Sum", "Mean", "Prod", "Max", "Min",
+                                      "All", "Any", "ArgMax", "ArgMin",
+                                      "BiasAddGrad", "L2Loss"};
+  for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+    if (!strcmp(op, names[i]))
+      return (enum kind)i;
+  return UNKNOWN;
+}
+
+static bool is_float(TF_DataType t) { return t == TF_FLOAT || t == TF_HALF; }
+
+static double lowest(TF_DataType t)
+{
+  return is_float(t) ? -INFINITY : t == TF_INT32 ? (double)INT32_MIN
+                                                 : (double)INT64_MIN;
+}
+
+static double highest(TF_DataType t)
+{
+  return is_float(t) ? INFINITY : t == TF_INT32 ? (double)INT32_MAX
+                                                : (double)INT64_MAX;
+}
+
+static double identity(enum kind k, TF_DataType t)
+{
+  switch (k) {
+  case PROD: case ALL: return 1;
+  case MAX: return lowest(t);
+  case MIN: return highest(t);
+  case MEAN: return is_float(t) ? NAN : 0;
+  default: return 0;
+  }
+}
+
+static double combine(enum kind k, TF_DataType t, double acc, double v)
+{
+  switch (k) {
+  case PROD: return acc * v;
+  case MAX: return (isnan(v) || v > acc) ? v : acc;
+  case MIN: return (isnan(v) || v < acc) ? v : acc;
+  case ALL: return acc != 0 && v != 0;
+  case ANY: return acc != 0 || v != 0;
+  case L2_LOSS: return acc + v * v;
+  default:
+    (void)t;
+    return acc + v;
+  }
+}
+
+/* Reduces x over the axes marked in `reduce`. */
+static void reduce_over(enum kind k, const struct ref_tensor *x,
+                        const bool *reduce, bool keep_dims,
+                        struct ref_tensor *out)
+{
+  int64_t out_dims[REF_MAX_DIMS];
+  int out_rank = 0;
+  int64_t count = 1;
+  for (int d = 0; d < x->rank; d++) {
+    if (!reduce[d])
+      out_dims[out_rank++] = x->dims[d];
+    else {
+      count *= x->dims[d];
+      if (keep_dims)
+        out_dims[out_rank++] = 1;
+    }
+  }
+  ref_tensor_alloc(out, x->dtype, out_dims, out_rank);
+  bool *started = calloc((size_t)(out->elements > 0 ? out->elements : 1), 1);
+  if (started == NULL)
+    abort();
+  for (int64_t o = 0; o < out->elements; o++)
+    out->v[o] = identity(k == MEAN ? SUM : k, x->dtype);
+  for (int64_t i = 0; i < x->elements; i++) {
+    int64_t rem = i, o = 0, scale = 1;
+    for (int d = x->rank - 1; d >= 0; d--) {
+      int64_t coord = rem % x->dims[d];
+      rem /= x->dims[d];
+      if (!reduce[d]) {
+        o += coord * scale;
+        scale *= x->dims[d];
+      }
+    }
+    double v = x->v[i];
+    /* Start from the first element, as the device does. */
+    if (!started[o]) {
+      started[o] = true;
+      out->v[o] = k == L2_LOSS ? v * v : v;
+    } else {
+      out->v[o] = combine(k, x->dtype, out->v[o], v);
+    }
+  }
+  for (int64_t o = 0; o < out->elements; o++) {
+    double v = out->v[o];
+    if (k == MEAN) {
+      if (is_float(x->dtype))
+        v = v / (double)count;
+      else
+        v = count == 0 ? 0 : trunc(ref_round_to(x->dtype, v) / (double)count);
+    } else if (k == L2_LOSS) {
+      v = v / 2;
+    }
+    /* INT64_MAX is 2^63 in float64: no int64 rounding for it. */
+    out->v[o] = x->dtype == TF_INT64 && v >= 9.2e18 ? v
+                                                     : ref_round_to(x->dtype, v);
+  }
+  free(started);
+}
+
+static int read_axes(const struct ref_case *c, int rank, bool *reduce,
+                     char *error, int error_len)
+{
+  const struct ref_tensor *axes = &c->inputs[1];
+  for (int64_t i = 0; i < axes->elements; i++) {
+    int64_t a = (int64_t)axes->v[i];
+    if (a < -rank || a >= rank) {
+      snprintf(error, (size_t)error_len, "axis %lld out of range",
+               (long long)a);
+      return -1;
+    }
+    reduce[a < 0 ? a + rank : a] = true;
+  }
+  return 0;
+}
+
+static int reduce_compute(const struct ref_case *c, struct ref_tensor *out,
+                          char *error, int error_len)
+{
+  enum kind k = kind_of(c->op);
+  const struct ref_tensor *x = &c->inputs[0];
+  bool reduce[REF_MAX_DIMS] = {false};
+  bool keep_dims = ref_case_attr_bool_or(c, "keep_dims", false);
+
+  if (k == BIAS_GRAD) {
+    bool nchw = !strcmp(ref_case_attr_string_or(c, "data_format", "NHWC"),
+                        "NCHW");
+    if (x->rank < 2) {
+      snprintf(error, (size_t)error_len, "rank < 2");
+      return -1;
+    }
+    int channel = nchw ? 1 : x->rank - 1;
+    for (int d = 0; d < x->rank; d++)
+      reduce[d] = d != channel;
+    reduce_over(SUM, x, reduce, false, &out[0]);
+    return 1;
+  }
+  if (k == L2_LOSS) {
+    for (int d = 0; d < x->rank; d++)
+      reduce[d] = true;
+    reduce_over(L2_LOSS, x, reduce, false, &out[0]);
+    return 1;
+  }
+  if (read_axes(c, x->rank, reduce, error, error_len) < 0)
+    return -1;
+  reduce_over(k, x, reduce, keep_dims, &out[0]);
+  return 1;
+}
+
+static int arg_compute(const struct ref_case *c, struct ref_tensor *out,
+                       char *error, int error_len)
+{
+  bool is_max = kind_of(c->op) == ARG_MAX;
+  const struct ref_tensor *x = &c->inputs[0], *dim = &c->inputs[1];
+  if (dim->rank != 0) {
+    snprintf(error, (size_t)error_len, "dimension not a scalar");
+    return -1;
+  }
+  int64_t axis = (int64_t)dim->v[0];
+  if (axis < 0)
+    axis += x->rank;
+  if (axis < 0 || axis >= x->rank || x->dims[axis] == 0) {
+    snprintf(error, (size_t)error_len, "bad or empty axis");
+    return -1;
+  }
+  TF_DataType index_type = TF_INT64;
+  const struct tfocl_attr *a = ref_case_attr(c, "output_type");
+  if (a != NULL)
+    index_type = a->value.type;
+  int64_t out_dims[REF_MAX_DIMS];
+  int out_rank = 0;
+  int64_t outer = 1, inner = 1, n = x->dims[axis];
+  for (int d = 0; d < x->rank; d++) {
+    if (d != axis)
+      out_dims[out_rank++] = x->dims[d];
+    if (d < axis)
+      outer *= x->dims[d];
+    if (d > axis)
+      inner *= x->dims[d];
+  }
+  ref_tensor_alloc(&out[0], index_type, out_dims, out_rank);
+  /* Eigen's start values: the lowest/highest finite value of the type. */
+  double start;
+  switch (x->dtype) {
+  case TF_FLOAT: start = 3.4028234663852886e38; break;
+  case TF_HALF: start = 65504.0; break;
+  case TF_INT32: start = INT32_MAX; break;
+  default: start = (double)INT64_MAX; break;
+  }
+  if (is_max)
+    start = x->dtype == TF_INT32 ? (double)INT32_MIN
+            : x->dtype == TF_INT64 ? (double)INT64_MIN : -start;
+  for (int64_t o = 0; o < outer * inner; o++) {
+    int64_t base = (o / inner) * n * inner + o % inner, index = 0;
+    double best = start;
+    for (int64_t r = 0; r < n; r++) {
+      double v = x->v[base + r * inner];
+      if (is_max ? v > best : v < best) {
+        best = v;
+        index = r;
+      }
+    }
+    out[0].v[o] = (double)index;
+  }
+  return 1;
+}
+
+/* ---- Cases -------------------------------------------------------------- */
+
+struct reduce_shape {
+  int rank;
+  int64_t dims[4];
+  int num_axes;
+  int64_t axes[3];
+  bool keep_dims;
+  TF_Code code;
+};
+
+static const struct reduce_shape reduce_shapes[] = {
+    {2, {3, 5}, 1, {1}, false, TF_OK},
+    {2, {3, 5}, 1, {0}, true, TF_OK},
+    {3, {2, 3, 7}, 2, {0, 2}, false, TF_OK},       /* general form */
+    {3, {2, 3, 7}, 1, {-1}, true, TF_OK},
+    {3, {2, 3, 7}, 3, {1, 1, -2}, false, TF_OK},   /* repeated axes */
+    {3, {2, 3, 7}, 3, {0, 1, 2}, false, TF_OK},    /* to a scalar */
+    {4, {2, 3, 4, 5}, 2, {1, 3}, true, TF_OK},     /* general form */
+    {1, {1031}, 1, {0}, false, TF_OK},             /* one long row */
+    {2, {3, 300}, 1, {1}, false, TF_OK},           /* long rows */
+    {2, {300, 5}, 1, {0}, false, TF_OK},           /* long columns */
+    {2, {4, 5}, 0, {0}, false, TF_OK},             /* no axes: a copy */
+    {3, {4, 1, 5}, 1, {1}, false, TF_OK},          /* size-1 axis: a copy */
+    {0, {0}, 0, {0}, false, TF_OK},                /* scalar */
+    {2, {0, 4}, 1, {0}, false, TF_OK},             /* empty: the identity */
+    {2, {0, 4}, 1, {1}, true, TF_OK},              /* empty output */
+    {2, {3, 5}, 1, {2}, false, TF_INVALID_ARGUMENT},
+    {2, {3, 5}, 1, {-3}, false, TF_INVALID_ARGUMENT},
+};
+
+/* Prod multiplies at most 14 factors, so that float64 stays exact for the
+ * integer types and the products stay finite. */
+static const struct reduce_shape prod_shapes[] = {
+    {2, {3, 5}, 1, {1}, false, TF_OK},
+    {2, {5, 3}, 1, {0}, true, TF_OK},
+    {3, {2, 3, 7}, 2, {0, 2}, false, TF_OK},
+    {3, {2, 3, 7}, 1, {-1}, false, TF_OK},
+    {2, {200, 3}, 1, {1}, false, TF_OK},
+    {2, {4, 5}, 0, {0}, false, TF_OK},
+    {0, {0}, 0, {0}, false, TF_OK},
+    {2, {0, 4}, 1, {0}, false, TF_OK},
+    {2, {3, 5}, 1, {2}, false, TF_INVALID_ARGUMENT},
+};
+
+/* NaN, infinities, signed zeros and huge values, a row each. */
+static const double special_rows[5][4] = {
+    {1, NAN, 2, 3},
+    {-INFINITY, -1, -INFINITY, 0},
+    {INFINITY, -INFINITY, 1, 2},
+    {-0.0, -0.0, -0.0, -0.0},
+    {1e30, 1e30, -1e30, 5e29},
+};
+
+static void add_shapes(const struct ref_op *op, TF_DataType dtype,
+                       const struct reduce_shape *shapes, size_t count,
+                       struct ref_cases *out)
+{
+  TF_DataType value_type = dtype == TF_BOOL ? TF_BOOL : dtype;
+  for (size_t i = 0; i < count; i++) {
+    const struct reduce_shape *s = &shapes[i];
+    struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
+    ref_case_input(c, value_type, s->dims, s->rank, op->domain);
+    double axes[3];
+    for (int a = 0; a < s->num_axes; a++)
+      axes[a] = (double)s->axes[a];
+    int64_t n = s->num_axes;
+    /* Alternate int32 and int64 axes (Tidx). */
+    ref_case_input_values(c, i % 2 ? TF_INT64 : TF_INT32, &n, 1, axes);
+    if (s->keep_dims)
+      ref_case_attr_bool(c, "keep_dims", true);
+    c->expect_code = s->code;
+  }
+  if (is_float(dtype)) {
+    for (int axis = 0; axis < 2; axis++) {
+      struct ref_case *c =
+          ref_case_add(out, op->op, "%s special values axis %d", op->op, axis);
+      ref_case_input_values(c, dtype, (int64_t[]){5, 4}, 2, &special_rows[0][0]);
+      double a = axis;
+      ref_case_input_values(c, TF_INT32, NULL, 0, &a);
+    }
+  }
+}
+
+static void reduce_cases(const struct ref_op *op, TF_DataType dtype,
+                         struct ref_cases *out)
+{
+  if (kind_of(op->op) == PROD)
+    add_shapes(op, dtype, prod_shapes,
+               sizeof(prod_shapes) / sizeof(prod_shapes[0]), out);
+  else
+    add_shapes(op, dtype, reduce_shapes,
+               sizeof(reduce_shapes) / sizeof(reduce_shapes[0]), out);
+}
+
+static void arg_cases(const struct ref_op *op, TF_DataType dtype,
+                      struct ref_cases *out)
+{
+  static const struct {
+    int rank;
+    int64_t dims[3];
+    int64_t axis;
+    TF_Code code;
+  } shapes[] = {
+      {2, {3, 5}, 1, TF_OK},        {2, {3, 5}, 0, TF_OK},
+      {3, {2, 3, 7}, -2, TF_OK},    {1, {1031}, 0, TF_OK},
+      {2, {3, 300}, 1, TF_OK},      {2, {300, 5}, 0, TF_OK},
+      {2, {0, 3}, 1, TF_OK},        {3, {4, 1, 5}, 1, TF_OK},
+      {2, {0, 3}, 0, TF_INVALID_ARGUMENT},
+      {2, {3, 5}, 2, TF_INVALID_ARGUMENT},
+      {0, {0}, 0, TF_INVALID_ARGUMENT},
+  };
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+    struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
+    ref_case_input(c, dtype, shapes[i].dims, shapes[i].rank, op->domain);
+    double axis = (double)shapes[i].axis;
+    ref_case_input_values(c, i % 2 ? TF_INT64 : TF_INT32, NULL, 0, &axis);
+    if (i % 3 == 1)
+      ref_case_attr_type(c, "output_type", TF_INT32);
+    c->expect_code = shapes[i].code;
+  }
+  /* Ties go to the first index, in a short and in a long row. */
+  double ties[260];
+  for (int i = 0; i < 260; i++)
+    ties[i] = (i % 7 == 3) ? 5 : (i % 7 == 4) ? -5 : (double)(i % 3);
+  static const int64_t tie_lengths[] = {7, 260};
+  for (int i = 0; i < 2; i++) {
+    struct ref_case *c = ref_case_add(out, op->op, "%s ties %d", op->op, i);
+    ref_case_input_values(c, dtype, &tie_lengths[i], 1, ties);
+    double axis = 0;
+    ref_case_input_values(c, TF_INT32, NULL, 0, &axis);
+  }
+  struct ref_case *c = ref_case_add(out, op->op, "%s dimension not scalar",
+                                    op->op);
+  ref_case_input(c, dtype, (int64_t[]){3, 5}, 2, op->domain);
+  ref_case_input_values(c, TF_INT32, (int64_t[]){1}, 1, (double[]){0});
+  c->expect_code = TF_INVALID_ARGUMENT;
+  if (is_float(dtype)) {
+    for (int axis = 0; axis < 2; axis++) {
+      c = ref_case_add(out, op->op, "%s special values axis %d", op->op, axis);
+      ref_case_input_values(c, dtype, (int64_t[]){5, 4}, 2, &special_rows[0][0]);
+      double a = axis;
+      ref_case_input_values(c, TF_INT32, NULL, 0, &a);
+    }
+  }
+}
+
+static void bias_grad_cases(const struct ref_op *op, TF_DataType dtype,
+                            struct ref_cases *out)
+{
+  static const struct {
+    int rank;
+    int64_t dims[4];
+    const char *format;
+    TF_Code code;
+  } shapes[] = {
+      {2, {5, 3}, NULL, TF_OK},
+      {4, {2, 3, 5, 7}, "NHWC", TF_OK},
+      {4, {2, 7, 3, 5}, "NCHW", TF_OK},
+      {2, {300, 4}, NULL, TF_OK},
+      {3, {2, 4, 150}, "NCHW", TF_OK},
+      {2, {0, 4}, NULL, TF_OK},
+      {1, {3}, NULL, TF_INVALID_ARGUMENT},
+  };
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+    struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
+    ref_case_input(c, dtype, shapes[i].dims, shapes[i].rank, op->domain);
+    if (shapes[i].format != NULL)
+      ref_case_attr_string(c, "data_format", shapes[i].format);
+    c->expect_code = shapes[i].code;
+  }
+}
+
+#define EXACT 0.0, 0.0
+#define SUMMED 1e-5, 2e-4
+
 const struct ref_op ref_ops_reduce[] = {
+    {"Sum", SUMMED, REF_ANY, reduce_cases, reduce_compute},
+    {"Mean", SUMMED, REF_ANY, reduce_cases, reduce_compute},
+    {"Prod", 2e-6, 1e-30, REF_ANY, reduce_cases, reduce_compute},
+    {"Max", EXACT, REF_ANY, reduce_cases, reduce_compute},
+    {"Min", EXACT, REF_ANY, reduce_cases, reduce_compute},
+    {"All", EXACT, REF_BOOL, reduce_cases, reduce_compute},
+    {"Any", EXACT, REF_BOOL, reduce_cases, reduce_compute},
+    {"ArgMax", EXACT, REF_ANY, arg_cases, arg_compute},
+    {"ArgMin", EXACT, REF_ANY, arg_cases, arg_compute},
+    {"BiasAddGrad", SUMMED, REF_ANY, bias_grad_cases, reduce_compute},
+    {"L2Loss", SUMMED, REF_ANY, ref_cases_unary, reduce_compute},
     {.op = NULL},
 };

@@ -1,0 +1,242 @@
+/* Reductions: Sum, Mean, Prod, Max, Min, All, Any, ArgMax, ArgMin (and
+ * BiasAddGrad, L2Loss, which reduce.c expresses as sums).
+ *
+ * Built once per storage type: -DT=float|half|long|uchar (uchar = bool).
+ * half is stored as half and accumulated in float.
+ *
+ * Two shapes of kernel per op:
+ *  _general: one work-item per output element, looping over the reduced
+ *            elements of any strided layout (red_t). Best when there are many
+ *            outputs, or the reduction is short.
+ *  _group:   one work-group per output element of the [outer, reduce, inner]
+ *            form: each work-item folds a strided share of the row, then a
+ *            tree in local memory. Best for long rows.
+ * Max/Min propagate NaN, as TensorFlow's GPU reductions do. A reduction of
+ * at least one element starts from the first element rather than from the
+ * identity, so a length-1 "reduction" is an exact copy (keeps -0.0, as
+ * TensorFlow's copy short-cut does). */
+#include "common.clh"
+
+#if defined(T_IS_HALF)
+typedef float ACC;
+#define LOAD(p, i) vload_half((i), (p))
+#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#else
+typedef T ACC;
+#define LOAD(p, i) ((p)[i])
+#define STORE(p, i, v) ((p)[i] = (v))
+#endif
+
+#if defined(T_IS_FLOAT) || defined(T_IS_HALF)
+#define LOWEST (-INFINITY)
+#define HIGHEST INFINITY
+#define COMB_MAX(a, b) ((isnan(b) || (b) > (a)) ? (b) : (a))
+#define COMB_MIN(a, b) ((isnan(b) || (b) < (a)) ? (b) : (a))
+#define FIN_DIV(acc, d) ((acc) / (ACC)(d))
+#if defined(T_IS_HALF)
+#define LOWEST_FINITE (-65504.0f)
+#define HIGHEST_FINITE 65504.0f
+#else
+#define LOWEST_FINITE (-FLT_MAX)
+#define HIGHEST_FINITE FLT_MAX
+#endif
+#else
+#define LOWEST_FINITE LONG_MIN
+#define HIGHEST_FINITE LONG_MAX
+#define LOWEST LONG_MIN
+#define HIGHEST LONG_MAX
+#define COMB_MAX(a, b) ((b) > (a) ? (b) : (a))
+#define COMB_MIN(a, b) ((b) < (a) ? (b) : (a))
+/* Integer Mean of nothing: 0 rather than a division by zero. */
+#define FIN_DIV(acc, d) ((d) == 0 ? (ACC)0 : (acc) / (ACC)(d))
+#endif
+
+#define P_ID(v) (v)
+#define P_SQ(v) ((v) * (v))
+#define C_ADD(a, b) ((a) + (b))
+#define C_MUL(a, b) ((a) * (b))
+#define C_AND(a, b) ((ACC)((a) && (b)))
+#define C_OR(a, b) ((ACC)((a) || (b)))
+#define F_NONE(acc, d) (acc)
+
+/* The strided form as reduce.c lays it out (struct red_args): kept dims in
+ * output order, reduced dims, element strides of each in the input. */
+typedef struct {
+  long out_dims[8];
+  long out_strides[8];
+  long red_dims[8];
+  long red_strides[8];
+  long n_out;
+  long n_red;
+  long count; /* reduced elements per output */
+} red_t;
+
+static long out_base(const red_t *s, long o)
+{
+  long base = 0;
+  for (long d = s->n_out - 1; d >= 0; d--) {
+    base += (o % s->out_dims[d]) * s->out_strides[d];
+    o /= s->out_dims[d];
+  }
+  return base;
+}
+
+static long red_offset(const red_t *s, long r)
+{
+  long off = 0;
+  for (long d = s->n_red - 1; d >= 0; d--) {
+    off += (r % s->red_dims[d]) * s->red_strides[d];
+    r /= s->red_dims[d];
+  }
+  return off;
+}
+
+#define REDUCE_KERNELS(NAME, IDENT, PREP, COMB, FIN)                          \
+  __kernel void NAME##_general(OCL_TENSOR_ARG(const T, x),                    \
+                               OCL_TENSOR_ARG(T, y), long n, long divisor,    \
+                               red_t s)                                       \
+  {                                                                           \
+    long o = get_global_id(0);                                                \
+    OCL_GUARD(o, n);                                                          \
+    const __global T *xp = OCL_PTR(const T, x);                               \
+    long base = out_base(&s, o);                                              \
+    ACC acc = IDENT;                                                          \
+    if (s.count > 0) {                                                        \
+      ACC v = LOAD(xp, base);                                                 \
+      acc = PREP(v);                                                          \
+    }                                                                         \
+    if (s.n_red == 1) {                                                       \
+      long stride = s.red_strides[0];                                         \
+      for (long r = 1; r < s.count; r++) {                                    \
+        ACC v = LOAD(xp, base + r * stride);                                  \
+        acc = COMB(acc, PREP(v));                                             \
+      }                                                                       \
+    } else {                                                                  \
+      for (long r = 1; r < s.count; r++) {                                    \
+        ACC v = LOAD(xp, base + red_offset(&s, r));                           \
+        acc = COMB(acc, PREP(v));                                             \
+      }                                                                       \
+    }                                                                         \
+    STORE(OCL_PTR(T, y), o, FIN(acc, divisor));                               \
+  }                                                                           \
+  __kernel void NAME##_group(OCL_TENSOR_ARG(const T, x),                      \
+                             OCL_TENSOR_ARG(T, y), long divisor, long reduce, \
+                             long inner, __local ACC *scratch)                \
+  {                                                                           \
+    long o = get_group_id(0);                                                 \
+    long lid = get_local_id(0), ls = get_local_size(0);                       \
+    const __global T *xp = OCL_PTR(const T, x);                               \
+    long base = (o / inner) * reduce * inner + o % inner;                     \
+    ACC acc = IDENT;                                                          \
+    long r = lid;                                                             \
+    if (r < reduce) {                                                         \
+      ACC v = LOAD(xp, base + r * inner);                                     \
+      acc = PREP(v);                                                          \
+      r += ls;                                                                \
+    }                                                                         \
+    for (; r < reduce; r += ls) {                                             \
+      ACC v = LOAD(xp, base + r * inner);                                     \
+      acc = COMB(acc, PREP(v));                                               \
+    }                                                                         \
+    scratch[lid] = acc;                                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                             \
+    for (long step = ls / 2; step > 0; step /= 2) {                           \
+      if (lid < step)                                                         \
+        scratch[lid] = COMB(scratch[lid], scratch[lid + step]);               \
+      barrier(CLK_LOCAL_MEM_FENCE);                                           \
+    }                                                                         \
+    if (lid == 0)                                                             \
+      STORE(OCL_PTR(T, y), o, FIN(scratch[0], divisor));                      \
+  }
+
+#if defined(T_IS_BOOL)
+
+REDUCE_KERNELS(all, (ACC)1, P_ID, C_AND, F_NONE)
+REDUCE_KERNELS(any, (ACC)0, P_ID, C_OR, F_NONE)
+
+#else
+
+REDUCE_KERNELS(sum, (ACC)0, P_ID, C_ADD, FIN_DIV)
+REDUCE_KERNELS(sumsq, (ACC)0, P_SQ, C_ADD, FIN_DIV)
+REDUCE_KERNELS(prod, (ACC)1, P_ID, C_MUL, F_NONE)
+REDUCE_KERNELS(max, LOWEST, P_ID, COMB_MAX, F_NONE)
+REDUCE_KERNELS(min, HIGHEST, P_ID, COMB_MIN, F_NONE)
+
+/* ArgMax/ArgMin follow Eigen's ArgMax/ArgMinPairReducer (TensorFlow's CPU
+ * kernel): start from (index 0, lowest/highest value), take an element only
+ * when strictly better, ties to the lower index. So NaN never wins, and a
+ * row with nothing strictly better than the start value gives 0. Partial
+ * results carry index -1 for "nothing taken". The output is int32 or int64
+ * (out64). */
+static void store_index(__global int *y, long o, long index, int out64)
+{
+  if (out64)
+    ((__global long *)y)[o] = index;
+  else
+    y[o] = (int)index;
+}
+
+#define ARG_KERNELS(NAME, START, BETTER)                                      \
+  __kernel void NAME##_general(OCL_TENSOR_ARG(const T, x),                    \
+                               OCL_TENSOR_ARG(int, y), long n, long reduce,   \
+                               long inner, int out64)                         \
+  {                                                                           \
+    long o = get_global_id(0);                                                \
+    OCL_GUARD(o, n);                                                          \
+    const __global T *xp = OCL_PTR(const T, x);                               \
+    long base = (o / inner) * reduce * inner + o % inner;                     \
+    ACC best = START;                                                         \
+    long index = 0;                                                           \
+    for (long r = 0; r < reduce; r++) {                                       \
+      ACC v = LOAD(xp, base + r * inner);                                     \
+      if (BETTER(v, best)) {                                                  \
+        best = v;                                                             \
+        index = r;                                                            \
+      }                                                                       \
+    }                                                                         \
+    store_index(OCL_PTR(int, y), o, index, out64);                            \
+  }                                                                           \
+  __kernel void NAME##_group(OCL_TENSOR_ARG(const T, x),                      \
+                             OCL_TENSOR_ARG(int, y), long reduce, long inner, \
+                             int out64, __local ACC *values,                  \
+                             __local long *indices)                           \
+  {                                                                           \
+    long o = get_group_id(0);                                                 \
+    long lid = get_local_id(0), ls = get_local_size(0);                       \
+    const __global T *xp = OCL_PTR(const T, x);                               \
+    long base = (o / inner) * reduce * inner + o % inner;                     \
+    ACC best = START;                                                         \
+    long index = -1;                                                          \
+    for (long r = lid; r < reduce; r += ls) {                                 \
+      ACC v = LOAD(xp, base + r * inner);                                     \
+      if (BETTER(v, best)) {                                                  \
+        best = v;                                                             \
+        index = r;                                                            \
+      }                                                                       \
+    }                                                                         \
+    values[lid] = best;                                                       \
+    indices[lid] = index;                                                     \
+    barrier(CLK_LOCAL_MEM_FENCE);                                             \
+    for (long step = ls / 2; step > 0; step /= 2) {                           \
+      if (lid < step) {                                                       \
+        long a = indices[lid], b = indices[lid + step];                       \
+        ACC av = values[lid], bv = values[lid + step];                        \
+        if (b >= 0 &&                                                         \
+            (a < 0 || BETTER(bv, av) || (bv == av && b < a))) {               \
+          values[lid] = bv;                                                   \
+          indices[lid] = b;                                                   \
+        }                                                                     \
+      }                                                                       \
+      barrier(CLK_LOCAL_MEM_FENCE);                                           \
+    }                                                                         \
+    if (lid == 0)                                                             \
+      store_index(OCL_PTR(int, y), o, indices[0] < 0 ? 0 : indices[0],        \
+                  out64);                                                     \
+  }
+
+#define GREATER(a, b) ((a) > (b))
+#define LESS(a, b) ((a) < (b))
+ARG_KERNELS(argmax, LOWEST_FINITE, GREATER)
+ARG_KERNELS(argmin, HIGHEST_FINITE, LESS)
+
+#endif
