@@ -373,3 +373,271 @@ bool ocl_transpose_init(struct ocl_transpose *t, const int64_t *in_dims,
   }
   return true;
 }
+
+bool ocl_bcast3_init(struct ocl_bcast3 *b, const int64_t *const dims[3],
+                     const int ranks[3], TF_Status *status)
+{
+  enum { MAX_IN = 64 };
+  int rank = 0;
+  int64_t aligned[3][MAX_IN], out[MAX_IN];
+
+  memset(b, 0, sizeof(*b));
+  for (int k = 0; k < 3; k++)
+    rank = ranks[k] > rank ? ranks[k] : rank;
+  if (rank > MAX_IN)
+    return fail_rank(rank, status);
+  for (int k = 0; k < 3; k++)
+    right_align(dims[k], ranks[k], rank, aligned[k]);
+  for (int i = 0; i < rank; i++) {
+    out[i] = 1;
+    for (int k = 0; k < 3; k++) {
+      int64_t d = aligned[k][i];
+      if (d == out[i] || d == 1)
+        continue;
+      if (out[i] != 1) {
+        char s[3][160];
+        for (int j = 0; j < 3; j++)
+          ocl_shape_format(dims[j], ranks[j], s[j], sizeof(s[j]));
+        ocl_set_status(status, TF_INVALID_ARGUMENT,
+                       "Incompatible shapes: %s vs. %s vs. %s", s[0], s[1],
+                       s[2]);
+        return false;
+      }
+      out[i] = d;
+    }
+  }
+  b->out_rank = rank;
+  b->out_elements = ocl_shape_elements(out, rank);
+  if (rank <= OCL_MAX_DIMS)
+    memcpy(b->out_dims, out, sizeof(int64_t) * (size_t)rank);
+
+  /* Merge adjacent dims whose three broadcast states agree; output dims of
+   * size 1 are dropped. */
+  int n = 0;
+  int64_t merged[MAX_IN];
+  int state[MAX_IN][3];
+  for (int i = 0; i < rank; i++) {
+    if (out[i] == 1)
+      continue;
+    int st[3];
+    for (int k = 0; k < 3; k++)
+      st[k] = bcast_state(aligned[k][i], out[i]);
+    if (n > 0 && state[n - 1][0] == st[0] && state[n - 1][1] == st[1] &&
+        state[n - 1][2] == st[2]) {
+      merged[n - 1] *= out[i];
+    } else {
+      merged[n] = out[i];
+      memcpy(state[n], st, sizeof(st));
+      n++;
+    }
+  }
+  if (n == 0) {
+    merged[0] = 1;
+    state[0][0] = state[0][1] = state[0][2] = 1;
+    n = 1;
+  }
+  if (n > OCL_MAX_DIMS || rank > OCL_MAX_DIMS)
+    return fail_rank(rank, status);
+
+  b->rank = n;
+  int64_t stride[3] = {1, 1, 1};
+  for (int i = n - 1; i >= 0; i--) {
+    b->dims[i] = merged[i];
+    for (int k = 0; k < 3; k++) {
+      b->strides[k][i] = state[i][k] ? stride[k] : 0;
+      if (state[i][k])
+        stride[k] *= merged[i];
+    }
+  }
+  b->same_shape = n == 1 && state[0][0] && state[0][1] && state[0][2];
+  return true;
+}
+
+/* ---- Data movement ------------------------------------------------------ */
+
+void ocl_shape_strides(const int64_t *dims, int rank, int64_t *strides)
+{
+  int64_t stride = 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    strides[d] = stride;
+    stride *= dims[d];
+  }
+}
+
+void ocl_strided_copy_init(struct ocl_strided_copy *c, const int64_t *dims,
+                           int rank, const int64_t *in_strides,
+                           const int64_t *out_strides, int64_t in_offset,
+                           int64_t out_offset)
+{
+  memset(c, 0, sizeof(*c));
+  c->in_offset = in_offset;
+  c->out_offset = out_offset;
+  c->elements = ocl_shape_elements(dims, rank);
+  for (int d = 0; d < rank; d++) {
+    if (dims[d] == 1)
+      continue;
+    int p = c->rank - 1;
+    /* Dim d continues dim p on both sides: one longer dim. */
+    if (p >= 0 && c->in_strides[p] == in_strides[d] * dims[d] &&
+        c->out_strides[p] == out_strides[d] * dims[d]) {
+      c->dims[p] *= dims[d];
+      c->in_strides[p] = in_strides[d];
+      c->out_strides[p] = out_strides[d];
+      continue;
+    }
+    c->dims[c->rank] = dims[d];
+    c->in_strides[c->rank] = in_strides[d];
+    c->out_strides[c->rank] = out_strides[d];
+    c->rank++;
+  }
+  if (c->rank == 0) {
+    c->rank = 1;
+    c->dims[0] = 1;
+    c->in_strides[0] = 1;
+    c->out_strides[0] = 1;
+  }
+  c->contiguous = c->rank == 1 && (c->dims[0] == 1 ||
+                                   (c->in_strides[0] == 1 &&
+                                    c->out_strides[0] == 1));
+}
+
+/* Where a final (output) dim comes from in the dense spec. */
+enum { SLICE_SHRINK = -1, SLICE_NEW_AXIS = -2 };
+
+bool ocl_strided_slice_init(struct ocl_strided_slice *s,
+                            const int64_t *in_dims, int in_rank,
+                            const int64_t *begin, const int64_t *end,
+                            const int64_t *strides, int spec_len,
+                            int64_t begin_mask, int64_t end_mask,
+                            int64_t ellipsis_mask, int64_t new_axis_mask,
+                            int64_t shrink_axis_mask, TF_Status *status)
+{
+  int64_t dense_end[OCL_MAX_DIMS];
+  uint64_t dense_begin_mask = 0, dense_end_mask = 0, dense_shrink = 0;
+  int gather[OCL_MAX_DIMS + OCL_SLICE_SPEC_MAX + 1];
+  int num_gather = 0;
+
+  memset(s, 0, sizeof(*s));
+  if (ellipsis_mask != 0 && (ellipsis_mask & (ellipsis_mask - 1)) != 0) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "Multiple ellipses in slice spec not allowed");
+    return false;
+  }
+  /* Step 1: new axes after the ellipsis; no ellipsis means one at the end. */
+  int sparse_dims = spec_len;
+  int add_after_ellipsis = 0;
+  bool ellipsis_seen = false;
+  uint64_t ellipsis = (uint64_t)ellipsis_mask;
+  for (int i = 0; i < sparse_dims; i++) {
+    if (ellipsis_seen && ((1ull << i) & (uint64_t)new_axis_mask) != 0)
+      add_after_ellipsis++;
+    if ((1ull << i) & ellipsis)
+      ellipsis_seen = true;
+  }
+  if (!ellipsis_seen) {
+    ellipsis |= 1ull << sparse_dims;
+    sparse_dims++;
+  }
+
+  /* Step 2: the dense spec, one entry per input dim. */
+  int full_index = 0;
+  for (int i = 0; i < sparse_dims; i++) {
+    uint64_t bit = 1ull << i;
+    if (bit & ellipsis) {
+      int next = in_rank - (sparse_dims - i) + 1 + add_after_ellipsis;
+      if (next > in_rank)
+        next = in_rank;
+      for (; full_index < next; full_index++) {
+        s->begin[full_index] = dense_end[full_index] = 0;
+        s->strides[full_index] = 1;
+        dense_begin_mask |= 1ull << full_index;
+        dense_end_mask |= 1ull << full_index;
+        gather[num_gather++] = full_index;
+      }
+    } else if (bit & (uint64_t)new_axis_mask) {
+      gather[num_gather++] = SLICE_NEW_AXIS;
+    } else {
+      if (full_index == in_rank) {
+        ocl_set_status(status, TF_INVALID_ARGUMENT,
+                       "Index out of range using input dim %d; input has "
+                       "only %d dims",
+                       full_index, in_rank);
+        return false;
+      }
+      s->begin[full_index] = begin[i];
+      dense_end[full_index] = end[i];
+      s->strides[full_index] = strides[i];
+      if (bit & (uint64_t)begin_mask)
+        dense_begin_mask |= 1ull << full_index;
+      if (bit & (uint64_t)end_mask)
+        dense_end_mask |= 1ull << full_index;
+      if (bit & (uint64_t)shrink_axis_mask) {
+        gather[num_gather++] = SLICE_SHRINK;
+        dense_shrink |= 1ull << full_index;
+      } else {
+        gather[num_gather++] = full_index;
+      }
+      full_index++;
+    }
+  }
+
+  /* Step 3: canonical begin/end, bounds, processing shape. */
+  s->rank = in_rank;
+  s->is_identity = true;
+  for (int i = 0; i < in_rank; i++) {
+    int64_t *b = &s->begin[i], *e = &dense_end[i];
+    int64_t stride = s->strides[i], dim = in_dims[i];
+    if (stride == 0) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "strides[%d] must be non-zero", i);
+      return false;
+    }
+    bool shrink = (dense_shrink >> i) & 1;
+    bool masks[2] = {(dense_begin_mask >> i) & 1, (dense_end_mask >> i) & 1};
+    int64_t valid[2] = {stride > 0 ? 0 : -1, stride > 0 ? dim : dim - 1};
+    if (shrink && stride <= 0) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "only stride 1 allowed on non-range indexing.");
+      return false;
+    }
+    if (shrink) {
+      /* foo[-1]: begin -1, end 0; recreate end as begin + 1. */
+      int64_t fwd = *b < 0 ? dim + *b : *b;
+      *b = fwd;
+      *e = fwd + 1;
+      if (fwd < 0 || fwd >= dim) {
+        ocl_set_status(status, TF_INVALID_ARGUMENT,
+                       "slice index %lld of dimension %d out of bounds.",
+                       (long long)fwd, i);
+        return false;
+      }
+    } else {
+      int64_t *x[2] = {b, e};
+      for (int c = 0; c < 2; c++) {
+        if (masks[c]) {
+          *x[c] = stride > 0 ? valid[c] : valid[(c + 1) & 1];
+        } else {
+          int64_t fwd = *x[c] < 0 ? dim + *x[c] : *x[c];
+          *x[c] = fwd < valid[0] ? valid[0] : fwd > valid[1] ? valid[1] : fwd;
+        }
+      }
+    }
+    s->is_identity &= stride == 1 && *b == 0 && *e == dim;
+    int64_t interval = *e - *b, size;
+    if (interval == 0 || ((interval < 0) != (stride < 0)))
+      size = 0;
+    else
+      size = interval / stride + (interval % stride != 0 ? 1 : 0);
+    s->processing_dims[i] = size;
+  }
+
+  /* Step 4: the final shape drops shrunk dims and adds new axes. */
+  for (int g = 0; g < num_gather; g++) {
+    if (gather[g] >= 0)
+      s->final_dims[s->final_rank++] = s->processing_dims[gather[g]];
+    else if (gather[g] == SLICE_NEW_AXIS)
+      s->final_dims[s->final_rank++] = 1;
+  }
+  s->elements = ocl_shape_elements(s->processing_dims, in_rank);
+  return true;
+}

@@ -111,4 +111,76 @@ bool ocl_transpose_init(struct ocl_transpose *t, const int64_t *in_dims,
                         int in_rank, const int64_t *perm, int perm_len,
                         TF_Status *status);
 
+/* Three-way broadcasting (SelectV2's condition, then and else): like
+ * ocl_bcast, with one stride set per operand (strides[k][d], 0 where
+ * operand k is broadcast along collapsed dim d). INVALID_ARGUMENT
+ * "Incompatible shapes: [2] vs. [3] vs. [1]" when they do not broadcast. */
+struct ocl_bcast3 {
+  int out_rank;
+  int64_t out_dims[OCL_MAX_DIMS];
+  int64_t out_elements;
+
+  int rank;
+  int64_t dims[OCL_MAX_DIMS];
+  int64_t strides[3][OCL_MAX_DIMS];
+  /* All three operands have the output's element count: flat indexing. */
+  bool same_shape;
+};
+
+bool ocl_bcast3_init(struct ocl_bcast3 *b, const int64_t *const dims[3],
+                     const int ranks[3], TF_Status *status);
+
+/* ---- Data movement (kernels/movement.c) -------------------------------- */
+
+/* Row-major element strides of a shape. */
+void ocl_shape_strides(const int64_t *dims, int rank, int64_t *strides);
+
+/* A strided copy over `dims`: element c of the index space reads
+ * in[in_offset + sum c_d * in_strides[d]] and writes
+ * out[out_offset + sum c_d * out_strides[d]] (strides may be negative).
+ * Transposes, slices, concat/split blocks and gradient scatters all are
+ * one. ocl_strided_copy_init collapses it: size-1 dims go, and adjacent
+ * dims that are contiguous on both sides merge. */
+struct ocl_strided_copy {
+  int rank; /* >= 1 after collapsing */
+  int64_t dims[OCL_MAX_DIMS];
+  int64_t in_strides[OCL_MAX_DIMS];
+  int64_t out_strides[OCL_MAX_DIMS];
+  int64_t in_offset, out_offset;
+  int64_t elements;
+  /* One run of consecutive elements on both sides: a buffer copy does. */
+  bool contiguous;
+};
+
+void ocl_strided_copy_init(struct ocl_strided_copy *c, const int64_t *dims,
+                           int rank, const int64_t *in_strides,
+                           const int64_t *out_strides, int64_t in_offset,
+                           int64_t out_offset);
+
+/* TensorFlow's ValidateStridedSliceOp (util/strided_slice_op.cc) with begin
+ * and end given: the sparse spec (begin/end/strides of spec_len < 32
+ * entries and the five masks) made dense over the input's dims, canonical
+ * and bounds-checked, with TensorFlow's messages. Element p of the
+ * processing shape reads input index begin[d] + p_d * strides[d]. */
+#define OCL_SLICE_SPEC_MAX 32
+struct ocl_strided_slice {
+  int rank; /* the input's (= processing) rank */
+  int64_t begin[OCL_MAX_DIMS];
+  int64_t strides[OCL_MAX_DIMS];
+  int64_t processing_dims[OCL_MAX_DIMS];
+  int final_rank;
+  int64_t final_dims[OCL_MAX_DIMS + OCL_SLICE_SPEC_MAX];
+  int64_t elements;
+  /* Every dim taken whole with stride 1. */
+  bool is_identity;
+};
+
+bool ocl_strided_slice_init(struct ocl_strided_slice *s,
+                            const int64_t *in_dims, int in_rank,
+                            const int64_t *begin, const int64_t *end,
+                            const int64_t *strides, int spec_len,
+                            int64_t begin_mask, int64_t end_mask,
+                            int64_t ellipsis_mask, int64_t new_axis_mask,
+                            int64_t shrink_axis_mask, TF_Status *status);
+
 #endif /* TFOCL_KERNELS_SHAPE_H_ */

@@ -1,5 +1,982 @@
-/* References of the data-movement kernel family (and NoOp). */
+/* References of the data-movement kernel family (and NoOp).
+ *
+ * Tolerances: none. These ops copy elements, so every output must equal
+ * the reference exactly for every dtype (rtol = atol = 0; the ops suite
+ * still widens half's tolerance, which exact copies do not need).
+ *
+ * Data inputs are filled with distinct, exactly representable values (a
+ * different sequence per input) so that a wrong index cannot go unseen;
+ * int64 data uses values above 2^32 so that all 8 bytes move. Host-memory
+ * shape arguments (perm, axis, begin, ...) are int32 inputs, int64 in one
+ * case per op. The StridedSlice reference follows Python's slice.indices
+ * over the sparse spec, independently of kernels/shape.c. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "reference.h"
+
+/* ---- Case helpers -------------------------------------------------------- */
+
+/* Input `which` of a case: distinct values of the dtype. */
+static struct ref_tensor *data(struct ref_case *c, TF_DataType dtype,
+                               const int64_t *dims, int rank)
+{
+  struct ref_tensor *t = ref_case_input_values(c, dtype, dims, rank, NULL);
+  int64_t k = c->num_inputs;
+  for (int64_t i = 0; i < t->elements; i++) {
+    int64_t h = i * 7919 + k * 104729;
+    double v;
+    switch (dtype) {
+    case TF_INT32: v = (double)(h % 2000003 - 1000000); break;
+    case TF_INT64: v = (double)(h % 2000003 - 1000000) * 4294967296.0 + 7; break;
+    case TF_BOOL: v = (h % 3) != 0; break;
+    /* Multiples of 1/64 in [-3, 3]: exact in half and float. */
+    default: v = (double)(h % 385 - 192) / 64.0; break;
+    }
+    t->v[i] = ref_round_to(dtype, v);
+  }
+  return t;
+}
+
+#define D(...) ((const int64_t[]){__VA_ARGS__})
+#define V(...) ((const double[]){__VA_ARGS__})
+#define N(...) ((int)(sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)))
+
+/* A host-memory int vector (int32 unless `wide`). */
+static void ints(struct ref_case *c, int64_t n, const double *v, bool wide)
+{
+  ref_case_input_values(c, wide ? TF_INT64 : TF_INT32, &n, 1, v);
+}
+
+static void scalar_int(struct ref_case *c, double v, bool wide)
+{
+  ref_case_input_values(c, wide ? TF_INT64 : TF_INT32, NULL, 0, &v);
+}
+
+static int fail(char *error, int error_len, const char *what)
+{
+  snprintf(error, (size_t)error_len, "%s", what);
+  return -1;
+}
+
+static int64_t at(const struct ref_tensor *t, int64_t i)
+{
+  return (int64_t)t->v[i];
+}
+
+static void strides_of(const int64_t *dims, int rank, int64_t *strides)
+{
+  int64_t s = 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    strides[d] = s;
+    s *= dims[d];
+  }
+}
+
+/* Coordinates of flat index i. */
+static void unravel(int64_t i, const int64_t *dims, int rank, int64_t *coord)
+{
+  for (int d = rank - 1; d >= 0; d--) {
+    coord[d] = dims[d] ? i % dims[d] : 0;
+    i = dims[d] ? i / dims[d] : 0;
+  }
+}
+
+/* ---- Transpose ---------------------------------------------------------- */
+
+static int transpose_compute(const struct ref_case *c, struct ref_tensor *out,
+                             char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0], *p = &c->inputs[1];
+  int rank = x->rank;
+  int64_t dims[REF_MAX_DIMS], in_strides[REF_MAX_DIMS], coord[REF_MAX_DIMS];
+  bool seen[REF_MAX_DIMS] = {false};
+  if (p->elements != rank)
+    return fail(error, error_len, "perm size");
+  for (int i = 0; i < rank; i++) {
+    int64_t d = at(p, i);
+    if (d < 0 || d >= rank || seen[d])
+      return fail(error, error_len, "bad perm");
+    seen[d] = true;
+    dims[i] = x->dims[d];
+  }
+  strides_of(x->dims, rank, in_strides);
+  ref_tensor_alloc(&out[0], x->dtype, dims, rank);
+  for (int64_t i = 0; i < out[0].elements; i++) {
+    unravel(i, dims, rank, coord);
+    int64_t xi = 0;
+    for (int d = 0; d < rank; d++)
+      xi += coord[d] * in_strides[at(p, d)];
+    out[0].v[i] = x->v[xi];
+  }
+  return 1;
+}
+
+static void transpose_case(struct ref_cases *out, TF_DataType dtype,
+                           const char *label, const int64_t *dims, int rank,
+                           const double *perm, bool wide)
+{
+  struct ref_case *c = ref_case_add(out, "Transpose", "Transpose %s", label);
+  data(c, dtype, dims, rank);
+  /* "too long" cases pass one more perm entry than the rank. */
+  ints(c, rank + (strstr(label, "too long") != NULL), perm, wide);
+}
+
+static void transpose_cases(const struct ref_op *op, TF_DataType dtype,
+                            struct ref_cases *out)
+{
+  (void)op;
+  transpose_case(out, dtype, "scalar", NULL, 0, NULL, false);
+  transpose_case(out, dtype, "[7]", D(7), 1, V(0), false);
+  transpose_case(out, dtype, "[3,5] 2-D", D(3, 5), 2, V(1, 0), false);
+  transpose_case(out, dtype, "[1031,3] odd", D(1031, 3), 2, V(1, 0), false);
+  transpose_case(out, dtype, "[13,37] tiles", D(13, 37), 2, V(1, 0), false);
+  transpose_case(out, dtype, "[2,3,4] (2,0,1)", D(2, 3, 4), 3, V(2, 0, 1),
+                 true);
+  transpose_case(out, dtype, "[2,3,4,5] (3,1,2,0)", D(2, 3, 4, 5), 4,
+                 V(3, 1, 2, 0), false);
+  transpose_case(out, dtype, "[2,1,3] size-1 swap", D(2, 1, 3), 3, V(1, 0, 2),
+                 false);
+  transpose_case(out, dtype, "identity", D(4, 3), 2, V(0, 1), false);
+  transpose_case(out, dtype, "empty [0,3]", D(0, 3), 2, V(1, 0), false);
+  transpose_case(out, dtype, "perm too long", D(4, 3), 2, V(0, 1, 2), false);
+  out->items[out->count - 1].expect_code = TF_INVALID_ARGUMENT;
+  transpose_case(out, dtype, "perm repeats", D(4, 3), 2, V(0, 0), false);
+  out->items[out->count - 1].expect_code = TF_INVALID_ARGUMENT;
+  transpose_case(out, dtype, "perm out of range", D(4, 3), 2, V(0, 2), false);
+  out->items[out->count - 1].expect_code = TF_INVALID_ARGUMENT;
+}
+
+/* ---- ConcatV2, Pack ---------------------------------------------------- */
+
+static int concat_compute(const struct ref_case *c, struct ref_tensor *out,
+                          char *error, int error_len)
+{
+  int n = c->num_inputs - 1;
+  const struct ref_tensor *first = &c->inputs[0];
+  int rank = first->rank;
+  int64_t cd = at(&c->inputs[n], 0);
+  int64_t axis = cd < 0 ? cd + rank : cd;
+  if (!((axis >= 0 && axis < rank) || cd == 0))
+    return fail(error, error_len, "axis");
+  if (rank == 0)
+    axis = 0;
+  int64_t dims[REF_MAX_DIMS], coord[REF_MAX_DIMS];
+  int out_rank = rank ? rank : 1;
+  memcpy(dims, first->dims, sizeof(dims));
+  dims[axis] = 0;
+  for (int k = 0; k < n; k++) {
+    const struct ref_tensor *t = &c->inputs[k];
+    if (t->rank != rank)
+      return fail(error, error_len, "ranks");
+    for (int d = 0; d < rank; d++)
+      if (d != axis && t->dims[d] != first->dims[d])
+        return fail(error, error_len, "dims");
+    dims[axis] += rank ? t->dims[axis] : 1;
+  }
+  ref_tensor_alloc(&out[0], first->dtype, dims, out_rank);
+  for (int64_t i = 0; i < out[0].elements; i++) {
+    unravel(i, dims, out_rank, coord);
+    int k = 0;
+    int64_t a = coord[axis];
+    while (a >= (rank ? c->inputs[k].dims[axis] : 1)) {
+      a -= rank ? c->inputs[k].dims[axis] : 1;
+      k++;
+    }
+    const struct ref_tensor *t = &c->inputs[k];
+    if (rank == 0) {
+      out[0].v[i] = t->v[0];
+      continue;
+    }
+    coord[axis] = a;
+    int64_t strides[REF_MAX_DIMS], xi = 0;
+    strides_of(t->dims, rank, strides);
+    for (int d = 0; d < rank; d++)
+      xi += coord[d] * strides[d];
+    out[0].v[i] = t->v[xi];
+  }
+  return 1;
+}
+
+/* Inputs of the shapes given (count of them), then the axis. */
+static struct ref_case *concat_case(struct ref_cases *out, TF_DataType dtype,
+                                    const char *label, int count,
+                                    const int64_t *const *shapes, int rank,
+                                    double axis, bool wide)
+{
+  struct ref_case *c = ref_case_add(out, "ConcatV2", "ConcatV2 %s", label);
+  for (int i = 0; i < count; i++)
+    data(c, dtype, shapes[i], rank);
+  scalar_int(c, axis, wide);
+  return c;
+}
+
+#define SHAPES(...) ((const int64_t *const[]){__VA_ARGS__})
+
+static void concat_cases(const struct ref_op *op, TF_DataType dtype,
+                         struct ref_cases *out)
+{
+  (void)op;
+  concat_case(out, dtype, "axis 0", 2, SHAPES(D(2, 3), D(4, 3)), 2, 0, false);
+  concat_case(out, dtype, "axis 1 x3", 3, SHAPES(D(2, 3), D(2, 5), D(2, 1)),
+              2, 1, false);
+  concat_case(out, dtype, "axis -1 3-D", 2, SHAPES(D(2, 3, 4), D(2, 3, 1)), 3,
+              -1, true);
+  concat_case(out, dtype, "axis 2 4-D", 2,
+              SHAPES(D(2, 3, 2, 5), D(2, 3, 3, 5)), 4, 2, false);
+  concat_case(out, dtype, "long rows", 2, SHAPES(D(3, 300), D(3, 2)), 2, 1,
+              false);
+  concat_case(out, dtype, "scalars", 3, SHAPES(NULL, NULL, NULL), 0, 0, false);
+  concat_case(out, dtype, "odd [1031]+[5]", 2, SHAPES(D(1031), D(5)), 1, 0,
+              false);
+  concat_case(out, dtype, "with empty", 3, SHAPES(D(2, 0), D(2, 3), D(2, 0)),
+              2, 1, false);
+  concat_case(out, dtype, "all empty", 2, SHAPES(D(0, 3), D(0, 3)), 2, 0,
+              false);
+  concat_case(out, dtype, "axis out of range", 2, SHAPES(D(2, 3), D(2, 3)), 2,
+              2, false)->expect_code = TF_INVALID_ARGUMENT;
+  concat_case(out, dtype, "axis -3 for rank 2", 2, SHAPES(D(2, 3), D(2, 3)),
+              2, -3, false)->expect_code = TF_INVALID_ARGUMENT;
+  concat_case(out, dtype, "dims differ", 2, SHAPES(D(2, 3), D(3, 3)), 2, 1,
+              false)->expect_code = TF_INVALID_ARGUMENT;
+  struct ref_case *c = ref_case_add(out, "ConcatV2", "ConcatV2 ranks differ");
+  data(c, dtype, D(2, 3), 2);
+  data(c, dtype, D(2, 3, 1), 3);
+  scalar_int(c, 0, false);
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
+static int pack_compute(const struct ref_case *c, struct ref_tensor *out,
+                        char *error, int error_len)
+{
+  int n = c->num_inputs;
+  const struct ref_tensor *first = &c->inputs[0];
+  int rank = first->rank + 1;
+  int64_t axis = ref_case_attr_int_or(c, "axis", 0);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank)
+    return fail(error, error_len, "axis");
+  for (int k = 1; k < n; k++)
+    if (c->inputs[k].rank != first->rank ||
+        memcmp(c->inputs[k].dims, first->dims,
+               sizeof(int64_t) * (size_t)first->rank))
+      return fail(error, error_len, "shapes");
+  int64_t dims[REF_MAX_DIMS], coord[REF_MAX_DIMS], strides[REF_MAX_DIMS];
+  for (int d = 0, j = 0; d < rank; d++)
+    dims[d] = d == axis ? n : first->dims[j++];
+  strides_of(first->dims, first->rank, strides);
+  ref_tensor_alloc(&out[0], first->dtype, dims, rank);
+  for (int64_t i = 0; i < out[0].elements; i++) {
+    unravel(i, dims, rank, coord);
+    int64_t xi = 0;
+    for (int d = 0, j = 0; d < rank; d++)
+      if (d != axis)
+        xi += coord[d] * strides[j++];
+    out[0].v[i] = c->inputs[coord[axis]].v[xi];
+  }
+  return 1;
+}
+
+static struct ref_case *pack_case(struct ref_cases *out, TF_DataType dtype,
+                                  const char *label, int count,
+                                  const int64_t *dims, int rank, int64_t axis)
+{
+  struct ref_case *c = ref_case_add(out, "Pack", "Pack %s", label);
+  for (int i = 0; i < count; i++)
+    data(c, dtype, dims, rank);
+  ref_case_attr_int(c, "N", count);
+  ref_case_attr_int(c, "axis", axis);
+  return c;
+}
+
+static void pack_cases(const struct ref_op *op, TF_DataType dtype,
+                       struct ref_cases *out)
+{
+  (void)op;
+  pack_case(out, dtype, "axis 0", 3, D(2, 3), 2, 0);
+  pack_case(out, dtype, "axis 1", 3, D(2, 3), 2, 1);
+  pack_case(out, dtype, "axis 2", 2, D(2, 3), 2, 2);
+  pack_case(out, dtype, "axis -1 3-D", 4, D(3, 1, 5), 3, -1);
+  pack_case(out, dtype, "one input", 1, D(3, 5), 2, 1);
+  pack_case(out, dtype, "scalars", 5, NULL, 0, 0);
+  pack_case(out, dtype, "odd [1031]", 2, D(1031), 1, 1);
+  pack_case(out, dtype, "empty", 2, D(0, 2), 2, 1);
+  pack_case(out, dtype, "axis out of range", 2, D(2, 3), 2, 3)->expect_code =
+      TF_INVALID_ARGUMENT;
+  struct ref_case *c = ref_case_add(out, "Pack", "Pack shapes differ");
+  data(c, dtype, D(2, 3), 2);
+  data(c, dtype, D(3, 2), 2);
+  ref_case_attr_int(c, "N", 2);
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
+/* ---- Unpack, Split, SplitV ---------------------------------------------- */
+
+/* Outputs of x split along axis into sizes (squeezed: Unpack). */
+static int split_along(const struct ref_tensor *x, int axis,
+                       const int64_t *sizes, int num, bool squeeze,
+                       struct ref_tensor *out)
+{
+  int64_t strides[REF_MAX_DIMS], coord[REF_MAX_DIMS], start = 0;
+  strides_of(x->dims, x->rank, strides);
+  for (int k = 0; k < num; k++) {
+    int64_t dims[REF_MAX_DIMS], full[REF_MAX_DIMS];
+    int rank = 0;
+    for (int d = 0; d < x->rank; d++) {
+      full[d] = d == axis ? sizes[k] : x->dims[d];
+      if (d != axis || !squeeze)
+        dims[rank++] = full[d];
+    }
+    ref_tensor_alloc(&out[k], x->dtype, dims, rank);
+    for (int64_t i = 0; i < out[k].elements; i++) {
+      unravel(i, full, x->rank, coord);
+      coord[axis] += start;
+      int64_t xi = 0;
+      for (int d = 0; d < x->rank; d++)
+        xi += coord[d] * strides[d];
+      out[k].v[i] = x->v[xi];
+    }
+    start += sizes[k];
+  }
+  return num;
+}
+
+static int unpack_compute(const struct ref_case *c, struct ref_tensor *out,
+                          char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0];
+  int64_t num = ref_case_attr_int_or(c, "num", 0);
+  int64_t axis = ref_case_attr_int_or(c, "axis", 0);
+  if (axis < 0)
+    axis += x->rank;
+  if (axis < 0 || axis >= x->rank || x->dims[axis] != num)
+    return fail(error, error_len, "axis");
+  int64_t sizes[REF_MAX_TENSORS];
+  for (int i = 0; i < num; i++)
+    sizes[i] = 1;
+  return split_along(x, (int)axis, sizes, (int)num, true, out);
+}
+
+static struct ref_case *unpack_case(struct ref_cases *out, TF_DataType dtype,
+                                    const char *label, const int64_t *dims,
+                                    int rank, int64_t num, int64_t axis)
+{
+  struct ref_case *c = ref_case_add(out, "Unpack", "Unpack %s", label);
+  data(c, dtype, dims, rank);
+  ref_case_attr_int(c, "num", num);
+  ref_case_attr_int(c, "axis", axis);
+  return c;
+}
+
+static void unpack_cases(const struct ref_op *op, TF_DataType dtype,
+                         struct ref_cases *out)
+{
+  (void)op;
+  unpack_case(out, dtype, "axis 0", D(3, 4), 2, 3, 0);
+  unpack_case(out, dtype, "axis 1", D(3, 4), 2, 4, 1);
+  unpack_case(out, dtype, "axis -1 3-D", D(2, 3, 5), 3, 5, -1);
+  unpack_case(out, dtype, "to scalars", D(4), 1, 4, 0);
+  unpack_case(out, dtype, "odd [2,1031]", D(2, 1031), 2, 2, 0);
+  unpack_case(out, dtype, "empty outputs", D(2, 0), 2, 2, 0);
+  unpack_case(out, dtype, "num differs", D(3, 4), 2, 4, 0)->expect_code =
+      TF_INVALID_ARGUMENT;
+  unpack_case(out, dtype, "axis out of range", D(3, 4), 2, 3, 2)->expect_code =
+      TF_INVALID_ARGUMENT;
+}
+
+static int split_compute(const struct ref_case *c, struct ref_tensor *out,
+                         char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[1];
+  int64_t num = ref_case_attr_int_or(c, "num_split", 1);
+  int64_t axis = at(&c->inputs[0], 0);
+  if (axis < 0)
+    axis += x->rank;
+  if (axis < 0 || axis >= x->rank || x->dims[axis] % num != 0)
+    return fail(error, error_len, "split");
+  int64_t sizes[REF_MAX_TENSORS];
+  for (int i = 0; i < num; i++)
+    sizes[i] = x->dims[axis] / num;
+  return split_along(x, (int)axis, sizes, (int)num, false, out);
+}
+
+static struct ref_case *split_case(struct ref_cases *out, TF_DataType dtype,
+                                   const char *label, const int64_t *dims,
+                                   int rank, int64_t num, double axis)
+{
+  struct ref_case *c = ref_case_add(out, "Split", "Split %s", label);
+  scalar_int(c, axis, false);
+  data(c, dtype, dims, rank);
+  ref_case_attr_int(c, "num_split", num);
+  return c;
+}
+
+static void split_cases(const struct ref_op *op, TF_DataType dtype,
+                        struct ref_cases *out)
+{
+  (void)op;
+  split_case(out, dtype, "dim 0", D(6, 4), 2, 3, 0);
+  split_case(out, dtype, "dim 1", D(4, 6), 2, 2, 1);
+  split_case(out, dtype, "dim -1 3-D", D(2, 3, 6), 3, 3, -1);
+  split_case(out, dtype, "rank 4 dim 2", D(2, 3, 4, 5), 4, 2, 2);
+  split_case(out, dtype, "one way", D(3, 5), 2, 1, 1);
+  split_case(out, dtype, "odd [1030]", D(1030), 1, 2, 0);
+  split_case(out, dtype, "empty", D(0, 4), 2, 2, 1);
+  split_case(out, dtype, "uneven", D(5, 4), 2, 2, 0)->expect_code =
+      TF_INVALID_ARGUMENT;
+  split_case(out, dtype, "dim out of range", D(4, 4), 2, 2, -3)->expect_code =
+      TF_INVALID_ARGUMENT;
+}
+
+static int split_v_compute(const struct ref_case *c, struct ref_tensor *out,
+                           char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0], *s = &c->inputs[1];
+  int64_t num = ref_case_attr_int_or(c, "num_split", 1);
+  int64_t axis = at(&c->inputs[2], 0);
+  if (axis < 0)
+    axis += x->rank;
+  if (axis < 0 || axis >= x->rank || s->elements != num)
+    return fail(error, error_len, "split");
+  int64_t sizes[REF_MAX_TENSORS], known = 0;
+  int unknown = -1;
+  for (int i = 0; i < num; i++) {
+    sizes[i] = at(s, i);
+    if (sizes[i] == -1) {
+      if (unknown >= 0)
+        return fail(error, error_len, "two -1");
+      unknown = i;
+    } else if (sizes[i] < 0) {
+      return fail(error, error_len, "negative size");
+    } else {
+      known += sizes[i];
+    }
+  }
+  if (unknown >= 0)
+    sizes[unknown] = x->dims[axis] - known;
+  if ((unknown < 0 && known != x->dims[axis]) || known > x->dims[axis])
+    return fail(error, error_len, "sizes");
+  return split_along(x, (int)axis, sizes, (int)num, false, out);
+}
+
+static struct ref_case *split_v_case(struct ref_cases *out, TF_DataType dtype,
+                                     const char *label, const int64_t *dims,
+                                     int rank, int num, const double *sizes,
+                                     double axis, bool wide)
+{
+  struct ref_case *c = ref_case_add(out, "SplitV", "SplitV %s", label);
+  data(c, dtype, dims, rank);
+  ints(c, num, sizes, wide);
+  scalar_int(c, axis, false);
+  ref_case_attr_int(c, "num_split", num);
+  return c;
+}
+
+static void split_v_cases(const struct ref_op *op, TF_DataType dtype,
+                          struct ref_cases *out)
+{
+  (void)op;
+  split_v_case(out, dtype, "dim 0 with -1", D(7, 4), 2, 3, V(2, -1, 1), 0,
+               false);
+  split_v_case(out, dtype, "dim 1 zero size", D(3, 10), 2, 3, V(1, 0, 9), 1,
+               true);
+  split_v_case(out, dtype, "dim -1 3-D", D(2, 3, 5), 3, 2, V(2, 3), -1, false);
+  split_v_case(out, dtype, "one way", D(7), 1, 1, V(7), 0, false);
+  split_v_case(out, dtype, "odd [1031]", D(1031), 1, 2, V(1000, -1), 0, false);
+  split_v_case(out, dtype, "two -1", D(7), 1, 3, V(-1, -1, 2), 0, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  split_v_case(out, dtype, "sum differs", D(7), 1, 2, V(2, 3), 0, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  split_v_case(out, dtype, "negative size", D(7), 1, 3, V(-2, 5, 4), 0, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  split_v_case(out, dtype, "one way wrong size", D(7), 1, 1, V(6), 0, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+}
+
+/* ---- Slice, StridedSlice, StridedSliceGrad ----------------------------- */
+
+/* A slice of a tensor of `dims`: per input dim the first index, the step
+ * and the count; out_dims the output's shape. */
+struct ref_slice {
+  int64_t start[REF_MAX_DIMS], step[REF_MAX_DIMS], count[REF_MAX_DIMS];
+  int out_rank;
+  int64_t out_dims[REF_MAX_DIMS];
+};
+
+static int slice_compute(const struct ref_case *c, struct ref_tensor *out,
+                         char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0];
+  const struct ref_tensor *b = &c->inputs[1], *s = &c->inputs[2];
+  int64_t size[REF_MAX_DIMS], coord[REF_MAX_DIMS], strides[REF_MAX_DIMS];
+  if (b->elements != x->rank || s->elements != x->rank)
+    return fail(error, error_len, "lengths");
+  for (int d = 0; d < x->rank; d++) {
+    size[d] = at(s, d) == -1 ? x->dims[d] - at(b, d) : at(s, d);
+    if (at(b, d) < 0 || size[d] < 0 || at(b, d) + size[d] > x->dims[d])
+      return fail(error, error_len, "bounds");
+  }
+  strides_of(x->dims, x->rank, strides);
+  ref_tensor_alloc(&out[0], x->dtype, size, x->rank);
+  for (int64_t i = 0; i < out[0].elements; i++) {
+    unravel(i, size, x->rank, coord);
+    int64_t xi = 0;
+    for (int d = 0; d < x->rank; d++)
+      xi += (coord[d] + at(b, d)) * strides[d];
+    out[0].v[i] = x->v[xi];
+  }
+  return 1;
+}
+
+static struct ref_case *slice_case(struct ref_cases *out, TF_DataType dtype,
+                                   const char *label, const int64_t *dims,
+                                   int rank, const double *begin,
+                                   const double *size, bool wide)
+{
+  struct ref_case *c = ref_case_add(out, "Slice", "Slice %s", label);
+  data(c, dtype, dims, rank);
+  ints(c, rank, begin, wide);
+  ints(c, rank, size, wide);
+  return c;
+}
+
+static void slice_cases(const struct ref_op *op, TF_DataType dtype,
+                        struct ref_cases *out)
+{
+  (void)op;
+  slice_case(out, dtype, "[5]", D(5), 1, V(1), V(3), false);
+  slice_case(out, dtype, "[4,6] size -1", D(4, 6), 2, V(1, 2), V(2, -1), true);
+  slice_case(out, dtype, "rows", D(4, 6), 2, V(1, 0), V(2, 6), false);
+  slice_case(out, dtype, "[2,3,4,5]", D(2, 3, 4, 5), 4, V(0, 1, 1, 2),
+             V(2, 2, -1, 3), false);
+  slice_case(out, dtype, "empty size", D(3, 4), 2, V(1, 0), V(0, 4), false);
+  slice_case(out, dtype, "empty input", D(0, 4), 2, V(0, 1), V(0, 2), false);
+  slice_case(out, dtype, "whole", D(3, 4), 2, V(0, 0), V(3, 4), false);
+  slice_case(out, dtype, "scalar", NULL, 0, NULL, NULL, false);
+  slice_case(out, dtype, "odd [1031]", D(1031), 1, V(5), V(1000), false);
+  slice_case(out, dtype, "begin past end", D(4, 6), 2, V(5, 0), V(1, 1), false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  slice_case(out, dtype, "size too big", D(4, 6), 2, V(1, 0), V(4, 1), false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  slice_case(out, dtype, "negative begin", D(4, 6), 2, V(-1, 0), V(1, 1),
+             false)->expect_code = TF_INVALID_ARGUMENT;
+  struct ref_case *c = ref_case_add(out, "Slice", "Slice wrong length");
+  data(c, dtype, D(4, 6), 2);
+  ints(c, 1, V(0), false);
+  ints(c, 1, V(1), false);
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
+/* Python's slice(begin, end, step).indices(dim): start and count. */
+static void python_slice(int64_t dim, bool has_begin, int64_t begin,
+                         bool has_end, int64_t end, int64_t step,
+                         int64_t *start, int64_t *count)
+{
+  int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? dim : dim - 1;
+  int64_t b = has_begin ? (begin < 0 ? begin + dim : begin)
+                        : (step > 0 ? lo : hi);
+  int64_t e = has_end ? (end < 0 ? end + dim : end) : (step > 0 ? hi : lo);
+  b = b < lo ? lo : b > hi ? hi : b;
+  e = e < lo ? lo : e > hi ? hi : e;
+  int64_t n = step > 0 ? (e - b + step - 1) / step : (b - e - step - 1) / -step;
+  *start = b;
+  *count = n > 0 ? n : 0;
+}
+
+/* The StridedSlice spec of c (inputs first..first+2, the mask attributes)
+ * over a tensor of dims/rank. False when TensorFlow rejects it. */
+static bool strided_slice_of(const struct ref_case *c, int first,
+                             const int64_t *dims, int rank,
+                             struct ref_slice *s)
+{
+  const struct ref_tensor *b = &c->inputs[first], *e = &c->inputs[first + 1],
+                          *st = &c->inputs[first + 2];
+  int64_t bm = ref_case_attr_int_or(c, "begin_mask", 0);
+  int64_t em = ref_case_attr_int_or(c, "end_mask", 0);
+  int64_t elm = ref_case_attr_int_or(c, "ellipsis_mask", 0);
+  int64_t nam = ref_case_attr_int_or(c, "new_axis_mask", 0);
+  int64_t sam = ref_case_attr_int_or(c, "shrink_axis_mask", 0);
+  int n = (int)st->elements;
+  if (b->elements != n || e->elements != n || (elm & (elm - 1)) != 0)
+    return false;
+  /* Real dims the entries after the ellipsis (or all, without one) take. */
+  int ellipsis_at = -1, real_after = 0;
+  for (int j = 0; j < n; j++) {
+    if ((elm >> j) & 1) {
+      ellipsis_at = j;
+      real_after = 0;
+    } else if (!((nam >> j) & 1)) {
+      real_after++;
+    }
+  }
+  memset(s, 0, sizeof(*s));
+  int d = 0;
+  for (int j = 0; j <= n; j++) {
+    bool ellipsis = j == n ? ellipsis_at < 0 : ((elm >> j) & 1);
+    if (j == n && !ellipsis)
+      break;
+    if (ellipsis) {
+      /* Whole dims up to where the entries after the ellipsis start. */
+      int until = j == n ? rank : rank - real_after;
+      for (; d < until; d++) {
+        s->start[d] = 0;
+        s->step[d] = 1;
+        s->count[d] = dims[d];
+        s->out_dims[s->out_rank++] = dims[d];
+      }
+      continue;
+    }
+    if ((nam >> j) & 1) {
+      s->out_dims[s->out_rank++] = 1;
+      continue;
+    }
+    if (d >= rank)
+      return false;
+    int64_t step = at(st, j);
+    if (step == 0)
+      return false;
+    if ((sam >> j) & 1) {
+      int64_t i = at(b, j) < 0 ? at(b, j) + dims[d] : at(b, j);
+      if (step < 0 || i < 0 || i >= dims[d])
+        return false;
+      s->start[d] = i;
+      s->step[d] = 1;
+      s->count[d] = 1;
+    } else {
+      python_slice(dims[d], !((bm >> j) & 1), at(b, j), !((em >> j) & 1),
+                   at(e, j), step, &s->start[d], &s->count[d]);
+      s->step[d] = step;
+      s->out_dims[s->out_rank++] = s->count[d];
+    }
+    d++;
+  }
+  return d == rank;
+}
+
+/* Flat index in a tensor of dims of the slice element with flat index i. */
+static int64_t slice_source(const struct ref_slice *s, const int64_t *dims,
+                            int rank, int64_t i)
+{
+  int64_t coord[REF_MAX_DIMS], strides[REF_MAX_DIMS], xi = 0;
+  unravel(i, s->count, rank, coord);
+  strides_of(dims, rank, strides);
+  for (int d = 0; d < rank; d++)
+    xi += (s->start[d] + coord[d] * s->step[d]) * strides[d];
+  return xi;
+}
+
+static int strided_slice_compute(const struct ref_case *c,
+                                 struct ref_tensor *out, char *error,
+                                 int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0];
+  struct ref_slice s;
+  if (!strided_slice_of(c, 1, x->dims, x->rank, &s))
+    return fail(error, error_len, "spec");
+  ref_tensor_alloc(&out[0], x->dtype, s.out_dims, s.out_rank);
+  for (int64_t i = 0; i < out[0].elements; i++)
+    out[0].v[i] = x->v[slice_source(&s, x->dims, x->rank, i)];
+  return 1;
+}
+
+static int strided_slice_grad_compute(const struct ref_case *c,
+                                      struct ref_tensor *out, char *error,
+                                      int error_len)
+{
+  const struct ref_tensor *shape = &c->inputs[0], *dy = &c->inputs[4];
+  int64_t dims[REF_MAX_DIMS];
+  int rank = (int)shape->elements;
+  struct ref_slice s;
+  for (int d = 0; d < rank; d++)
+    dims[d] = at(shape, d);
+  if (!strided_slice_of(c, 1, dims, rank, &s) || s.out_rank != dy->rank ||
+      memcmp(s.out_dims, dy->dims, sizeof(int64_t) * (size_t)dy->rank))
+    return fail(error, error_len, "spec");
+  ref_tensor_alloc(&out[0], dy->dtype, dims, rank);
+  for (int64_t i = 0; i < out[0].elements; i++)
+    out[0].v[i] = 0;
+  for (int64_t i = 0; i < dy->elements; i++)
+    out[0].v[slice_source(&s, dims, rank, i)] = dy->v[i];
+  return 1;
+}
+
+/* One StridedSlice spec: entries and masks. */
+struct spec {
+  int n;
+  double begin[8], end[8], strides[8];
+  int64_t bm, em, elm, nam, sam;
+};
+
+static void spec_attrs(struct ref_case *c, const struct spec *s)
+{
+  if (s->bm)
+    ref_case_attr_int(c, "begin_mask", s->bm);
+  if (s->em)
+    ref_case_attr_int(c, "end_mask", s->em);
+  if (s->elm)
+    ref_case_attr_int(c, "ellipsis_mask", s->elm);
+  if (s->nam)
+    ref_case_attr_int(c, "new_axis_mask", s->nam);
+  if (s->sam)
+    ref_case_attr_int(c, "shrink_axis_mask", s->sam);
+}
+
+static struct ref_case *strided_case(struct ref_cases *out, TF_DataType dtype,
+                                     const char *label, const int64_t *dims,
+                                     int rank, struct spec s, bool wide)
+{
+  struct ref_case *c =
+      ref_case_add(out, "StridedSlice", "StridedSlice %s", label);
+  data(c, dtype, dims, rank);
+  ints(c, s.n, s.begin, wide);
+  ints(c, s.n, s.end, wide);
+  ints(c, s.n, s.strides, wide);
+  spec_attrs(c, &s);
+  return c;
+}
+
+/* The specs both StridedSlice and its gradient run. */
+struct spec_case {
+  const char *label;
+  int rank;
+  int64_t dims[4];
+  struct spec s;
+};
+
+static const struct spec_case spec_cases[] = {
+    {"[10] 1:8:2", 1, {10}, {1, {1}, {8}, {2}, 0, 0, 0, 0, 0}},
+    {"[10] 8:1:-3", 1, {10}, {1, {8}, {1}, {-3}, 0, 0, 0, 0, 0}},
+    {"[10] ::-1", 1, {10}, {1, {0}, {0}, {-1}, 1, 1, 0, 0, 0}},
+    {"[4,6] 1:3, -1:0:-2", 2, {4, 6}, {2, {1, -1}, {3, 0}, {1, -2}, 0, 0, 0, 0, 0}},
+    {"[4,6] [-1] shrink", 2, {4, 6}, {1, {-1}, {0}, {1}, 0, 0, 0, 0, 1}},
+    {"[2,3,4] [..., 1:3]", 3, {2, 3, 4}, {2, {0, 1}, {0, 3}, {1, 1}, 0, 0, 1, 0, 0}},
+    {"[3,4] [newaxis, :, 2]", 2, {3, 4},
+     {3, {0, 0, 2}, {0, 0, 3}, {1, 1, 1}, 2, 2, 0, 1, 4}},
+    {"[2,3,4] [1, ..., newaxis]", 3, {2, 3, 4},
+     {3, {1, 0, 0}, {2, 0, 0}, {1, 1, 1}, 0, 0, 2, 4, 1}},
+    {"[2,3,4] [..., newaxis, ::2]", 3, {2, 3, 4},
+     {3, {0, 0, 0}, {0, 0, 0}, {1, 1, 2}, 4, 4, 1, 2, 0}},
+    {"[5,3] empty 3:1", 2, {5, 3}, {1, {3}, {1}, {1}, 0, 0, 0, 0, 0}},
+    {"[5,3] clamped -100:100", 2, {5, 3}, {1, {-100}, {100}, {1}, 0, 0, 0, 0, 0}},
+    {"[3,4] whole", 2, {3, 4}, {2, {0, 0}, {0, 0}, {1, 1}, 3, 3, 0, 0, 0}},
+    {"[3,4] to scalar", 2, {3, 4}, {2, {1, 2}, {2, 3}, {1, 1}, 0, 0, 0, 0, 3}},
+    {"[2,3,4,5] mixed", 4, {2, 3, 4, 5},
+     {4, {0, 2, 1, 0}, {2, 0, 4, 5}, {1, -1, 2, 3}, 0, 0, 0, 0, 0}},
+    {"[9,12] reversed columns", 2, {9, 12},
+     {2, {0, 0}, {0, 0}, {1, -1}, 3, 3, 0, 0, 0}},
+    {"[1031] 3:1030:7", 1, {1031}, {1, {3}, {1030}, {7}, 0, 0, 0, 0, 0}},
+    {"scalar [newaxis]", 0, {0}, {1, {0}, {0}, {1}, 0, 0, 0, 1, 0}},
+};
+
+#define NUM_SPEC_CASES ((int)(sizeof(spec_cases) / sizeof(spec_cases[0])))
+
+static void strided_slice_cases(const struct ref_op *op, TF_DataType dtype,
+                                struct ref_cases *out)
+{
+  (void)op;
+  for (int i = 0; i < NUM_SPEC_CASES; i++)
+    strided_case(out, dtype, spec_cases[i].label, spec_cases[i].dims,
+                 spec_cases[i].rank, spec_cases[i].s, i == 3);
+  static const struct spec_case bad[] = {
+      {"stride 0", 1, {10}, {1, {1}, {8}, {0}, 0, 0, 0, 0, 0}},
+      {"shrink out of range", 2, {4, 6}, {1, {4}, {5}, {1}, 0, 0, 0, 0, 1}},
+      {"shrink negative stride", 1, {4}, {1, {1}, {0}, {-1}, 0, 0, 0, 0, 1}},
+      {"two ellipses", 2, {4, 6}, {2, {0, 0}, {0, 0}, {1, 1}, 0, 0, 3, 0, 0}},
+      {"too many indices", 1, {4}, {2, {0, 0}, {1, 1}, {1, 1}, 0, 0, 0, 0, 0}},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+    strided_case(out, dtype, bad[i].label, bad[i].dims, bad[i].rank, bad[i].s,
+                 false)->expect_code = TF_INVALID_ARGUMENT;
+  struct ref_case *c =
+      ref_case_add(out, "StridedSlice", "StridedSlice lengths differ");
+  data(c, dtype, D(4, 6), 2);
+  ints(c, 2, V(0, 0), false);
+  ints(c, 1, V(1), false);
+  ints(c, 2, V(1, 1), false);
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
+static void strided_slice_grad_cases(const struct ref_op *op,
+                                     TF_DataType dtype, struct ref_cases *out)
+{
+  (void)op;
+  for (int i = 0; i <= NUM_SPEC_CASES; i++) {
+    /* The last round: a dy of the wrong shape. */
+    const struct spec_case *sc = &spec_cases[i < NUM_SPEC_CASES ? i : 3];
+    struct ref_case tmp;
+    struct ref_slice s;
+    memset(&tmp, 0, sizeof(tmp));
+    ints(&tmp, sc->s.n, sc->s.begin, false);
+    ints(&tmp, sc->s.n, sc->s.end, false);
+    ints(&tmp, sc->s.n, sc->s.strides, false);
+    spec_attrs(&tmp, &sc->s);
+    bool ok = strided_slice_of(&tmp, 0, sc->dims, sc->rank, &s);
+    for (int k = 0; k < tmp.num_inputs; k++)
+      ref_tensor_finish(&tmp.inputs[k]);
+    if (!ok)
+      continue;
+    struct ref_case *c = ref_case_add(out, "StridedSliceGrad",
+                                      "StridedSliceGrad %s", sc->label);
+    double shape[4];
+    for (int d = 0; d < sc->rank; d++)
+      shape[d] = (double)sc->dims[d];
+    bool wide = i == 1;
+    ints(c, sc->rank, shape, wide);
+    ints(c, sc->s.n, sc->s.begin, wide);
+    ints(c, sc->s.n, sc->s.end, wide);
+    ints(c, sc->s.n, sc->s.strides, wide);
+    spec_attrs(c, &sc->s);
+    if (i < NUM_SPEC_CASES) {
+      data(c, dtype, s.out_dims, s.out_rank);
+    } else {
+      snprintf(c->label, sizeof(c->label), "StridedSliceGrad dy shape wrong");
+      data(c, dtype, D(7), 1);
+      c->expect_code = TF_INVALID_ARGUMENT;
+    }
+  }
+}
+
+/* ---- Tile, Pad, PadV2 --------------------------------------------------- */
+
+static int tile_compute(const struct ref_case *c, struct ref_tensor *out,
+                        char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0], *m = &c->inputs[1];
+  int64_t dims[REF_MAX_DIMS], coord[REF_MAX_DIMS], strides[REF_MAX_DIMS];
+  if (m->elements != x->rank)
+    return fail(error, error_len, "multiples length");
+  for (int d = 0; d < x->rank; d++) {
+    if (at(m, d) < 0)
+      return fail(error, error_len, "negative multiple");
+    dims[d] = x->dims[d] * at(m, d);
+  }
+  strides_of(x->dims, x->rank, strides);
+  ref_tensor_alloc(&out[0], x->dtype, dims, x->rank);
+  for (int64_t i = 0; i < out[0].elements; i++) {
+    unravel(i, dims, x->rank, coord);
+    int64_t xi = 0;
+    for (int d = 0; d < x->rank; d++)
+      xi += (coord[d] % x->dims[d]) * strides[d];
+    out[0].v[i] = x->v[xi];
+  }
+  return 1;
+}
+
+static struct ref_case *tile_case(struct ref_cases *out, TF_DataType dtype,
+                                  const char *label, const int64_t *dims,
+                                  int rank, const double *multiples,
+                                  int count, bool wide)
+{
+  struct ref_case *c = ref_case_add(out, "Tile", "Tile %s", label);
+  data(c, dtype, dims, rank);
+  ints(c, count, multiples, wide);
+  return c;
+}
+
+static void tile_cases(const struct ref_op *op, TF_DataType dtype,
+                       struct ref_cases *out)
+{
+  (void)op;
+  tile_case(out, dtype, "[3] x2", D(3), 1, V(2), 1, false);
+  tile_case(out, dtype, "[2,3] rows", D(2, 3), 2, V(2, 1), 2, true);
+  tile_case(out, dtype, "[2,3] cols", D(2, 3), 2, V(1, 3), 2, false);
+  tile_case(out, dtype, "[2,1,3]", D(2, 1, 3), 3, V(2, 3, 2), 3, false);
+  tile_case(out, dtype, "[2,3,1,2]", D(2, 3, 1, 2), 4, V(1, 2, 3, 1), 4,
+            false);
+  tile_case(out, dtype, "scalar", NULL, 0, NULL, 0, false);
+  tile_case(out, dtype, "all ones", D(3, 4), 2, V(1, 1), 2, false);
+  tile_case(out, dtype, "zero multiple", D(3, 4), 2, V(2, 0), 2, false);
+  tile_case(out, dtype, "empty input", D(0, 2), 2, V(2, 2), 2, false);
+  tile_case(out, dtype, "odd [1031] x2", D(1031), 1, V(2), 1, false);
+  tile_case(out, dtype, "negative", D(3, 4), 2, V(2, -1), 2, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  tile_case(out, dtype, "wrong length", D(3, 4), 2, V(2), 1, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+}
+
+static int pad_compute(const struct ref_case *c, struct ref_tensor *out,
+                       char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0], *p = &c->inputs[1];
+  double value = c->num_inputs > 2 ? c->inputs[2].v[0] : 0.0;
+  int64_t dims[REF_MAX_DIMS], coord[REF_MAX_DIMS], strides[REF_MAX_DIMS];
+  if (p->rank != 2 || p->dims[0] != x->rank || p->dims[1] != 2 ||
+      (c->num_inputs > 2 && c->inputs[2].rank != 0))
+    return fail(error, error_len, "paddings shape");
+  for (int d = 0; d < x->rank; d++) {
+    if (at(p, 2 * d) < 0 || at(p, 2 * d + 1) < 0)
+      return fail(error, error_len, "negative padding");
+    dims[d] = at(p, 2 * d) + x->dims[d] + at(p, 2 * d + 1);
+  }
+  strides_of(x->dims, x->rank, strides);
+  ref_tensor_alloc(&out[0], x->dtype, dims, x->rank);
+  for (int64_t i = 0; i < out[0].elements; i++) {
+    unravel(i, dims, x->rank, coord);
+    int64_t xi = 0;
+    bool inside = true;
+    for (int d = 0; d < x->rank; d++) {
+      int64_t k = coord[d] - at(p, 2 * d);
+      inside &= k >= 0 && k < x->dims[d];
+      xi += k * strides[d];
+    }
+    out[0].v[i] = inside ? x->v[xi] : value;
+  }
+  return 1;
+}
+
+static struct ref_case *pad_case(struct ref_cases *out, const char *op,
+                                 TF_DataType dtype, const char *label,
+                                 const int64_t *dims, int rank,
+                                 const double *paddings, int64_t pad_rows,
+                                 bool wide)
+{
+  struct ref_case *c = ref_case_add(out, op, "%s %s", op, label);
+  data(c, dtype, dims, rank);
+  ref_case_input_values(c, wide ? TF_INT64 : TF_INT32, D(pad_rows, 2), 2,
+                        paddings);
+  if (!strcmp(op, "PadV2")) {
+    double v = dtype == TF_BOOL ? 1 : dtype == TF_INT64 ? 5e15 : -1.5;
+    ref_case_input_values(c, dtype, NULL, 0, &v);
+  }
+  return c;
+}
+
+static void pad_cases(const struct ref_op *op, TF_DataType dtype,
+                      struct ref_cases *out)
+{
+  const char *o = op->op;
+  pad_case(out, o, dtype, "[3]", D(3), 1, V(1, 2), 1, false);
+  pad_case(out, o, dtype, "[2,3]", D(2, 3), 2, V(1, 0, 2, 1), 2, true);
+  pad_case(out, o, dtype, "[2,3,4]", D(2, 3, 4), 3, V(0, 1, 1, 1, 2, 0), 3,
+           false);
+  pad_case(out, o, dtype, "[2,1,3,2]", D(2, 1, 3, 2), 4,
+           V(1, 0, 0, 2, 1, 1, 0, 1), 4, false);
+  pad_case(out, o, dtype, "scalar", NULL, 0, NULL, 0, false);
+  pad_case(out, o, dtype, "no padding", D(3, 4), 2, V(0, 0, 0, 0), 2, false);
+  pad_case(out, o, dtype, "empty input", D(0, 3), 2, V(1, 1, 0, 0), 2, false);
+  pad_case(out, o, dtype, "odd [1031]", D(1031), 1, V(3, 5), 1, false);
+  pad_case(out, o, dtype, "negative", D(3), 1, V(-1, 2), 1, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  pad_case(out, o, dtype, "wrong rows", D(3, 4), 2, V(1, 1), 1, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  struct ref_case *c = ref_case_add(out, o, "%s paddings not a matrix", o);
+  data(c, dtype, D(3), 1);
+  ints(c, 2, V(1, 1), false);
+  c->expect_code = TF_INVALID_ARGUMENT;
+  if (!strcmp(o, "PadV2")) {
+    double v = 0;
+    ref_case_input_values(c, dtype, NULL, 0, &v);
+    c = ref_case_add(out, o, "%s constant not scalar", o);
+    data(c, dtype, D(3), 1);
+    ref_case_input_values(c, TF_INT32, D(1, 2), 2, V(1, 1));
+    data(c, dtype, D(2), 1);
+    c->expect_code = TF_INVALID_ARGUMENT;
+  }
+}
+
+/* ---- NoOp ----------------------------------------------------------------- */
 
 static void noop_cases(const struct ref_op *op, TF_DataType dtype,
                        struct ref_cases *out)
@@ -18,7 +995,23 @@ static int noop_compute(const struct ref_case *c, struct ref_tensor *outputs,
   return 0;
 }
 
+#define EXACT 0.0, 0.0
+
 const struct ref_op ref_ops_movement[] = {
-    {"NoOp", 0.0, 0.0, REF_ANY, noop_cases, noop_compute},
+    {"NoOp", EXACT, REF_ANY, noop_cases, noop_compute},
+    {"Transpose", EXACT, REF_ANY, transpose_cases, transpose_compute},
+    {"ConcatV2", EXACT, REF_ANY, concat_cases, concat_compute},
+    {"Pack", EXACT, REF_ANY, pack_cases, pack_compute},
+    {"Unpack", EXACT, REF_ANY, unpack_cases, unpack_compute},
+    {"Split", EXACT, REF_ANY, split_cases, split_compute},
+    {"SplitV", EXACT, REF_ANY, split_v_cases, split_v_compute},
+    {"Slice", EXACT, REF_ANY, slice_cases, slice_compute},
+    {"StridedSlice", EXACT, REF_ANY, strided_slice_cases,
+     strided_slice_compute},
+    {"StridedSliceGrad", EXACT, REF_ANY, strided_slice_grad_cases,
+     strided_slice_grad_compute},
+    {"Tile", EXACT, REF_ANY, tile_cases, tile_compute},
+    {"Pad", EXACT, REF_ANY, pad_cases, pad_compute},
+    {"PadV2", EXACT, REF_ANY, pad_cases, pad_compute},
     {.op = NULL},
 };

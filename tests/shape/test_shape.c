@@ -203,6 +203,160 @@ START_TEST(transpose_bad_perm_messages)
 }
 END_TEST
 
+START_TEST(bcast3_select_shapes)
+{
+  /* condition [5,1], then [5,3], else scalar: out [5,3], else stride 0. */
+  struct ocl_bcast3 b;
+  const int64_t *dims[3] = {DIMS(5, 1), DIMS(5, 3), DIMS(0)};
+  ck_assert(ocl_bcast3_init(&b, dims, (const int[]){2, 2, 0}, status));
+  ck_assert_int_eq(b.out_rank, 2);
+  ck_assert_int_eq(b.out_dims[0], 5);
+  ck_assert_int_eq(b.out_dims[1], 3);
+  ck_assert_int_eq(b.out_elements, 15);
+  ck_assert_int_eq(b.rank, 2);
+  ck_assert_int_eq(b.strides[0][0], 1);
+  ck_assert_int_eq(b.strides[0][1], 0);
+  ck_assert_int_eq(b.strides[1][0], 3);
+  ck_assert_int_eq(b.strides[1][1], 1);
+  ck_assert_int_eq(b.strides[2][0], 0);
+  ck_assert_int_eq(b.strides[2][1], 0);
+  ck_assert(!b.same_shape);
+
+  /* Equal shapes collapse to one flat dim. */
+  const int64_t *same[3] = {DIMS(2, 3, 4), DIMS(2, 3, 4), DIMS(2, 3, 4)};
+  ck_assert(ocl_bcast3_init(&b, same, (const int[]){3, 3, 3}, status));
+  ck_assert_int_eq(b.rank, 1);
+  ck_assert_int_eq(b.dims[0], 24);
+  ck_assert(b.same_shape);
+
+  /* Each operand broadcast along a different dim. */
+  const int64_t *mixed[3] = {DIMS(2, 1, 1), DIMS(1, 3, 1), DIMS(4)};
+  ck_assert(ocl_bcast3_init(&b, mixed, (const int[]){3, 3, 1}, status));
+  ck_assert_int_eq(b.out_elements, 24);
+  ck_assert_int_eq(b.rank, 3);
+  ck_assert_int_eq(b.strides[0][0], 1);
+  ck_assert_int_eq(b.strides[1][1], 1);
+  ck_assert_int_eq(b.strides[2][2], 1);
+  ck_assert_int_eq(b.strides[0][2], 0);
+
+  /* Empty output. */
+  const int64_t *empty[3] = {DIMS(0, 1), DIMS(1, 3), DIMS(1)};
+  ck_assert(ocl_bcast3_init(&b, empty, (const int[]){2, 2, 1}, status));
+  ck_assert_int_eq(b.out_elements, 0);
+
+  const int64_t *bad[3] = {DIMS(2), DIMS(3), DIMS(1)};
+  ck_assert(!ocl_bcast3_init(&b, bad, (const int[]){1, 1, 1}, status));
+  ck_assert_int_eq(TF_GetCode(status), TF_INVALID_ARGUMENT);
+  ck_assert_str_eq(TF_Message(status),
+                   "Incompatible shapes: [2] vs. [3] vs. [1]");
+}
+END_TEST
+
+START_TEST(strided_copy_collapses_rows)
+{
+  /* Concat block: [3 rows, 4 cols] into rows of 10 at column 6. */
+  struct ocl_strided_copy c;
+  ocl_strided_copy_init(&c, DIMS(3, 4), 2, DIMS(4, 1), DIMS(10, 1), 0, 6);
+  ck_assert_int_eq(c.rank, 2);
+  ck_assert_int_eq(c.elements, 12);
+  ck_assert(!c.contiguous);
+  /* One row only: contiguous. */
+  ocl_strided_copy_init(&c, DIMS(1, 4), 2, DIMS(4, 1), DIMS(10, 1), 0, 6);
+  ck_assert(c.contiguous);
+  ck_assert_int_eq(c.out_offset, 6);
+  /* Dense [2,3,4] on both sides merges into one dim. */
+  ocl_strided_copy_init(&c, DIMS(2, 3, 4), 3, DIMS(12, 4, 1), DIMS(12, 4, 1),
+                        0, 0);
+  ck_assert_int_eq(c.rank, 1);
+  ck_assert_int_eq(c.dims[0], 24);
+  ck_assert(c.contiguous);
+  /* Negative strides stay. */
+  ocl_strided_copy_init(&c, DIMS(5), 1, DIMS(-1), DIMS(1), 4, 0);
+  ck_assert_int_eq(c.in_strides[0], -1);
+  ck_assert(!c.contiguous);
+  /* A scalar. */
+  ocl_strided_copy_init(&c, DIMS(0), 0, DIMS(0), DIMS(0), 3, 0);
+  ck_assert_int_eq(c.elements, 1);
+  ck_assert(c.contiguous);
+}
+END_TEST
+
+static bool slice(struct ocl_strided_slice *s, const int64_t *dims, int rank,
+                  const int64_t *b, const int64_t *e, const int64_t *st,
+                  int n, int bm, int em, int elm, int nam, int sam)
+{
+  return ocl_strided_slice_init(s, dims, rank, b, e, st, n, bm, em, elm, nam,
+                                sam, status);
+}
+
+START_TEST(strided_slice_masks_and_shapes)
+{
+  struct ocl_strided_slice s;
+  /* x[1:3, ::-2] of [4,5]: rows 1..2, cols 4,2,0. */
+  ck_assert(slice(&s, DIMS(4, 5), 2, DIMS(1, 0), DIMS(3, 0), DIMS(1, -2), 2,
+                  2, 2, 0, 0, 0));
+  ck_assert_int_eq(s.final_rank, 2);
+  ck_assert_int_eq(s.final_dims[0], 2);
+  ck_assert_int_eq(s.final_dims[1], 3);
+  ck_assert_int_eq(s.begin[1], 4);
+  ck_assert_int_eq(s.strides[1], -2);
+  ck_assert(!s.is_identity);
+  /* x[-1] of [4,5]: shrink -> [5], begin 3. */
+  ck_assert(slice(&s, DIMS(4, 5), 2, DIMS(-1), DIMS(0), DIMS(1), 1, 0, 0, 0,
+                  0, 1));
+  ck_assert_int_eq(s.final_rank, 1);
+  ck_assert_int_eq(s.final_dims[0], 5);
+  ck_assert_int_eq(s.begin[0], 3);
+  /* x[..., newaxis, 2] of [2,3,4]: [2,3,1]. */
+  ck_assert(slice(&s, DIMS(2, 3, 4), 3, DIMS(0, 0, 2), DIMS(0, 0, 3),
+                  DIMS(1, 1, 1), 3, 0, 0, 1, 2, 4));
+  ck_assert_int_eq(s.final_rank, 3);
+  ck_assert_int_eq(s.final_dims[0], 2);
+  ck_assert_int_eq(s.final_dims[1], 3);
+  ck_assert_int_eq(s.final_dims[2], 1);
+  ck_assert_int_eq(s.begin[2], 2);
+  /* x[:] masked whole: identity. */
+  ck_assert(slice(&s, DIMS(3, 2), 2, DIMS(0), DIMS(0), DIMS(1), 1, 1, 1, 0, 0,
+                  0));
+  ck_assert(s.is_identity);
+  /* Out-of-range bounds clamp; an empty interval has size 0. */
+  ck_assert(slice(&s, DIMS(4), 1, DIMS(-100), DIMS(100), DIMS(1), 1, 0, 0, 0,
+                  0, 0));
+  ck_assert_int_eq(s.final_dims[0], 4);
+  ck_assert(slice(&s, DIMS(4), 1, DIMS(3), DIMS(1), DIMS(1), 1, 0, 0, 0, 0,
+                  0));
+  ck_assert_int_eq(s.final_dims[0], 0);
+  ck_assert_int_eq(s.elements, 0);
+}
+END_TEST
+
+START_TEST(strided_slice_error_messages)
+{
+  struct ocl_strided_slice s;
+  ck_assert(!slice(&s, DIMS(4), 1, DIMS(0), DIMS(1), DIMS(0), 1, 0, 0, 0, 0,
+                   0));
+  ck_assert_int_eq(TF_GetCode(status), TF_INVALID_ARGUMENT);
+  ck_assert_str_eq(TF_Message(status), "strides[0] must be non-zero");
+  ck_assert(!slice(&s, DIMS(4), 1, DIMS(4), DIMS(5), DIMS(1), 1, 0, 0, 0, 0,
+                   1));
+  ck_assert_str_eq(TF_Message(status),
+                   "slice index 4 of dimension 0 out of bounds.");
+  ck_assert(!slice(&s, DIMS(4), 1, DIMS(0, 0), DIMS(1, 1), DIMS(1, 1), 2, 0,
+                   0, 0, 0, 0));
+  ck_assert_str_eq(TF_Message(status),
+                   "Index out of range using input dim 1; input has only 1 "
+                   "dims");
+  ck_assert(!slice(&s, DIMS(4), 1, DIMS(0, 0), DIMS(1, 1), DIMS(1, 1), 2, 0,
+                   0, 3, 0, 0));
+  ck_assert_str_eq(TF_Message(status),
+                   "Multiple ellipses in slice spec not allowed");
+  ck_assert(!slice(&s, DIMS(4), 1, DIMS(1), DIMS(2), DIMS(-1), 1, 0, 0, 0, 0,
+                   1));
+  ck_assert_str_eq(TF_Message(status),
+                   "only stride 1 allowed on non-range indexing.");
+}
+END_TEST
+
 static Suite *shape_suite(void)
 {
   Suite *s = suite_create("shape");
@@ -219,6 +373,10 @@ static Suite *shape_suite(void)
   tcase_add_test(tc, reduction_bad_axis_message);
   tcase_add_test(tc, transpose_collapses_adjacent_dims);
   tcase_add_test(tc, transpose_bad_perm_messages);
+  tcase_add_test(tc, bcast3_select_shapes);
+  tcase_add_test(tc, strided_copy_collapses_rows);
+  tcase_add_test(tc, strided_slice_masks_and_shapes);
+  tcase_add_test(tc, strided_slice_error_messages);
   suite_add_tcase(s, tc);
   return s;
 }
