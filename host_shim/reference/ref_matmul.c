@@ -1,6 +1,209 @@
-/* References of the matmul kernel family. */
+/* References of the matmul kernel family: MatMul, BatchMatMul,
+ * BatchMatMulV2 and BatchMatMulV3 (batch broadcasting, transposes).
+ *
+ * Tolerance (float32): a K-term dot product accumulated in float32 is off
+ * by at most about K * eps * sum|a_k * b_k| <= K * 6e-8 * max|a| * max|b|,
+ * and in practice by sqrt(K) times that. The cases draw values in [-3, 3]
+ * (max|a| * max|b| = 9) with K <= 300, so the bound 1e-5 * K * 9 is never
+ * below 9e-5 = atol; with rtol 1e-5 on top this is tighter than the
+ * "1e-5 * K * max|a| * max|b|" bound for every case with K >= 2 and still
+ * far above the errors measured (~1e-5 at K = 300). Half widens both by
+ * REF_HALF_FACTOR (inputs and outputs are half; the device accumulates in
+ * float and rounds once). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "reference.h"
 
+static bool is_matmul(const struct ref_case *c)
+{
+  return strcmp(c->op, "MatMul") == 0;
+}
+
+static int matmul_compute(const struct ref_case *c, struct ref_tensor *out,
+                          char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0], *y = &c->inputs[1];
+  bool legacy = is_matmul(c);
+  bool adj_x = ref_case_attr_bool_or(c, legacy ? "transpose_a" : "adj_x", false);
+  bool adj_y = ref_case_attr_bool_or(c, legacy ? "transpose_b" : "adj_y", false);
+  bool strict = legacy || strcmp(c->op, "BatchMatMul") == 0;
+
+  if (x->rank < 2 || y->rank < 2 || (strict && x->rank != y->rank) ||
+      (legacy && x->rank != 2)) {
+    snprintf(error, (size_t)error_len, "bad ranks");
+    return -1;
+  }
+  int xr = x->rank - 2, yr = y->rank - 2;
+  int rank = xr > yr ? xr : yr;
+  int64_t xd[REF_MAX_DIMS], yd[REF_MAX_DIMS], od[REF_MAX_DIMS];
+  for (int i = 0; i < rank; i++) {
+    int xi = i - (rank - xr), yi = i - (rank - yr);
+    xd[i] = xi >= 0 ? x->dims[xi] : 1;
+    yd[i] = yi >= 0 ? y->dims[yi] : 1;
+    if (strict && xd[i] != yd[i]) {
+      snprintf(error, (size_t)error_len, "batch dims differ");
+      return -1;
+    }
+    if (xd[i] != yd[i] && xd[i] != 1 && yd[i] != 1) {
+      snprintf(error, (size_t)error_len, "incompatible batch dims");
+      return -1;
+    }
+    od[i] = xd[i] == 1 ? yd[i] : xd[i];
+  }
+  int64_t xrows = x->dims[xr], xcols = x->dims[xr + 1];
+  int64_t yrows = y->dims[yr], ycols = y->dims[yr + 1];
+  int64_t m = adj_x ? xcols : xrows, k = adj_x ? xrows : xcols;
+  int64_t k2 = adj_y ? ycols : yrows, n = adj_y ? yrows : ycols;
+  if (k != k2) {
+    snprintf(error, (size_t)error_len, "matrix size-incompatible");
+    return -1;
+  }
+  od[rank] = m;
+  od[rank + 1] = n;
+  TF_DataType dtype = x->dtype;
+  ref_tensor_alloc(&out[0], dtype, od, rank + 2);
+
+  int64_t batches = out[0].elements / (m * n > 0 ? m * n : 1);
+  if (m * n == 0)
+    batches = 0;
+  for (int64_t b = 0; b < batches; b++) {
+    /* The x and y matrices of output matrix b. */
+    int64_t rem = b, xb = 0, yb = 0, xs = 1, ys = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+      int64_t cd = rem % od[d];
+      rem /= od[d];
+      xb += (xd[d] == 1 ? 0 : cd) * xs;
+      yb += (yd[d] == 1 ? 0 : cd) * ys;
+      xs *= xd[d];
+      ys *= yd[d];
+    }
+    const double *xv = x->v + xb * m * k, *yv = y->v + yb * k * n;
+    double *ov = out[0].v + b * m * n;
+    for (int64_t i = 0; i < m; i++) {
+      for (int64_t j = 0; j < n; j++) {
+        double sum = 0;
+        for (int64_t q = 0; q < k; q++) {
+          double a = adj_x ? xv[q * m + i] : xv[i * k + q];
+          double v = adj_y ? yv[j * k + q] : yv[q * n + j];
+          sum += a * v;
+        }
+        ov[i * n + j] = ref_round_to(dtype, sum);
+      }
+    }
+  }
+  return 1;
+}
+
+/* x and y from different generators (the seed is the label). */
+static struct ref_case *add_case(struct ref_cases *out, const char *op,
+                                 TF_DataType dtype, const int64_t *xd, int xr,
+                                 const int64_t *yd, int yr, bool adj_x,
+                                 bool adj_y, TF_Code expect)
+{
+  bool legacy = strcmp(op, "MatMul") == 0;
+  char xs[96] = "", ys[96] = "";
+  for (int i = 0; i < xr; i++)
+    snprintf(xs + strlen(xs), sizeof(xs) - strlen(xs), "%s%lld", i ? "," : "",
+             (long long)xd[i]);
+  for (int i = 0; i < yr; i++)
+    snprintf(ys + strlen(ys), sizeof(ys) - strlen(ys), "%s%lld", i ? "," : "",
+             (long long)yd[i]);
+  struct ref_case *c = ref_case_add(out, op, "%s [%s]%s x [%s]%s", op, xs,
+                                    adj_x ? "^T" : "", ys, adj_y ? "^T" : "");
+  ref_case_input(c, dtype, xd, xr, REF_ANY);
+  c->label[0] ^= 1;
+  ref_case_input(c, dtype, yd, yr, REF_ANY);
+  c->label[0] ^= 1;
+  if (adj_x)
+    ref_case_attr_bool(c, legacy ? "transpose_a" : "adj_x", true);
+  if (adj_y)
+    ref_case_attr_bool(c, legacy ? "transpose_b" : "adj_y", true);
+  if (strcmp(op, "BatchMatMulV3") == 0)
+    ref_case_attr_type(c, "Tout", dtype);
+  c->expect_code = expect;
+  return c;
+}
+
+#define D(...) ((const int64_t[]){__VA_ARGS__}), \
+               (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
+
+static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
+                         struct ref_cases *out)
+{
+  const char *o = op->op;
+  const TF_Code ok = TF_OK, bad = TF_INVALID_ARGUMENT;
+
+  /* Plain products: odd sizes around every block edge (the direct kernel
+   * below 32^3 multiply-adds, the packed one above; K = 300 spans two K
+   * slices of the packed kernel). */
+  add_case(out, o, dtype, D(1, 1), D(1, 1), false, false, ok);
+  add_case(out, o, dtype, D(7, 5), D(5, 3), false, false, ok);
+  add_case(out, o, dtype, D(33, 65), D(65, 17), false, false, ok);
+  add_case(out, o, dtype, D(65, 33), D(33, 130), false, false, ok);
+  add_case(out, o, dtype, D(9, 300), D(300, 47), false, false, ok);
+  add_case(out, o, dtype, D(1, 130), D(130, 1), false, false, ok);
+  /* Every transpose combination, small (direct) and packed. */
+  for (int t = 1; t < 4; t++) {
+    bool ta = t & 1, tb = t & 2;
+    int64_t xs[2] = {7, 5}, ys[2] = {5, 3}, xl[2] = {33, 40}, yl[2] = {40, 65};
+    if (ta) {
+      xs[0] = 5, xs[1] = 7;
+      xl[0] = 40, xl[1] = 33;
+    }
+    if (tb) {
+      ys[0] = 3, ys[1] = 5;
+      yl[0] = 65, yl[1] = 40;
+    }
+    add_case(out, o, dtype, xs, 2, ys, 2, ta, tb, ok);
+    add_case(out, o, dtype, xl, 2, yl, 2, ta, tb, ok);
+  }
+  /* NaN and Inf propagate to their row / column only. */
+  struct ref_case *c =
+      add_case(out, o, dtype, D(17, 40), D(40, 33), false, false, ok);
+  c->inputs[0].v[3] = NAN;
+  c->inputs[1].v[40 * 33 - 2] = INFINITY;
+  /* Empty dims: K == 0 gives zeros, M or N == 0 an empty output. */
+  add_case(out, o, dtype, D(3, 0), D(0, 4), false, false, ok);
+  add_case(out, o, dtype, D(0, 5), D(5, 3), false, false, ok);
+  add_case(out, o, dtype, D(4, 5), D(5, 0), false, false, ok);
+  add_case(out, o, dtype, D(2, 3), D(4, 5), false, false, bad);
+  add_case(out, o, dtype, D(2, 3), D(2, 3), true, true, bad);
+
+  if (strcmp(o, "MatMul") == 0) {
+    add_case(out, o, dtype, D(2, 3, 4), D(2, 4, 5), false, false, bad);
+    add_case(out, o, dtype, D(3), D(3, 4), false, false, bad);
+    return;
+  }
+  /* Batches of equal shape. */
+  add_case(out, o, dtype, D(2, 3, 5, 7), D(2, 3, 7, 4), false, false, ok);
+  add_case(out, o, dtype, D(3, 40, 33), D(3, 65, 40), true, true, ok);
+  add_case(out, o, dtype, D(2, 3, 0), D(2, 0, 4), false, false, ok);
+  add_case(out, o, dtype, D(0, 3, 4), D(0, 4, 5), false, false, ok);
+  add_case(out, o, dtype, D(2, 3, 4), D(2, 5, 6), false, false, bad);
+  add_case(out, o, dtype, D(3), D(3), false, false, bad);
+  if (strcmp(o, "BatchMatMul") == 0) {
+    add_case(out, o, dtype, D(2, 3, 4), D(3, 4, 5), false, false, bad);
+    add_case(out, o, dtype, D(2, 3, 4), D(4, 5), false, false, bad);
+    return;
+  }
+  /* Broadcast batches (V2, V3). */
+  add_case(out, o, dtype, D(2, 1, 5, 7), D(3, 7, 4), false, false, ok);
+  add_case(out, o, dtype, D(4, 33, 20), D(20, 40), false, false, ok);
+  add_case(out, o, dtype, D(3, 20, 33), D(20, 40), true, false, ok);
+  add_case(out, o, dtype, D(20, 33), D(3, 1, 40, 33), false, true, ok);
+  add_case(out, o, dtype, D(1, 20, 33), D(3, 33, 40), false, false, ok);
+  add_case(out, o, dtype, D(0, 4, 5), D(5, 3), false, false, ok);
+  add_case(out, o, dtype, D(2, 3, 4), D(3, 4, 5), false, false, bad);
+}
+
+#define TOL 1e-5, 9e-5
+
 const struct ref_op ref_ops_matmul[] = {
+    {"MatMul", TOL, REF_ANY, matmul_cases, matmul_compute},
+    {"BatchMatMul", TOL, REF_ANY, matmul_cases, matmul_compute},
+    {"BatchMatMulV2", TOL, REF_ANY, matmul_cases, matmul_compute},
+    {"BatchMatMulV3", TOL, REF_ANY, matmul_cases, matmul_compute},
     {.op = NULL},
 };

@@ -1,6 +1,479 @@
-/* References of the unary kernel family. */
+/* References of the unary kernel family: element-wise unary ops, their
+ * gradients and Cast.
+ *
+ * Tolerances (float32) follow the OpenCL built-ins' accuracy (full profile,
+ * in ulp: exp, expm1, log 3; log1p, rsqrt 2; sin, cos 4; tanh 5; erf 16;
+ * x / y 2.5), not what one driver achieves (PoCL measured: 1 ulp for the
+ * built-ins, 2 for Sigmoid, 6 for Softplus just past its threshold, where
+ * TensorFlow's formula returns exp(x) for log1p(exp(x))):
+ * - exact: Neg, Abs, Sign, Floor, Ceil, Round, Relu, Relu6, ReluGrad,
+ *   Relu6Grad, the predicates, LogicalNot, Cast, every integer op;
+ * - rtol 1e-6 (a few roundings of + - * /): Square, LeakyRelu and the
+ *   gradients built from arithmetic only. Their references round each
+ *   intermediate to float as the device (and TensorFlow) compute them, so
+ *   an intermediate that overflows (y*y of a large y) gives the same Inf or
+ *   NaN; TanhGrad computes 1 - y*y with fma, so it stays accurate as y
+ *   nears 1;
+ * - rtol 4e-6 (~33 ulp: the built-ins' bounds, erf's 16 ulp = 1.9e-6
+ *   included, composed with a rounding or two): everything else.
+ * atol 1e-30 covers flushed subnormals (Sigmoid of large negatives). half
+ * is widened by the harness (REF_HALF_FACTOR); PoCL measured 0 half ulp.
+ *
+ * Cast of NaN or an out-of-range float to an integer gives the most
+ * negative integer (what TensorFlow's CPU kernel gives on x86-64, see
+ * unary.cl). */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "reference.h"
 
+static bool is_float(TF_DataType t) { return t == TF_FLOAT || t == TF_HALF; }
+
+/* float constants, as the device holds them. */
+#define SELU_SCALE ((double)1.0507009873554804934193349852946f)
+#define SELU_SCALE_ALPHA                        \
+  ((double)(1.0507009873554804934193349852946f * \
+            1.6732632423543772848170429916717f))
+
+static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+static double softplus(double x)
+{
+  /* log1p(exp(x)) without overflow. */
+  return x > 30 ? x + log1p(exp(-x)) : log1p(exp(x));
+}
+
+/* The integer ops, with two's complement wrap-around (ref_round_to wraps
+ * the result into int32 where needed). */
+static double integer_value(const char *op, TF_DataType dtype, int64_t a)
+{
+  uint64_t u = (uint64_t)a;
+  if (!strcmp(op, "Neg"))
+    return (double)(int64_t)(0 - u);
+  if (!strcmp(op, "Abs"))
+    return (double)(a < 0 ? (int64_t)(0 - u) : a);
+  if (!strcmp(op, "Sign"))
+    return (double)((a > 0) - (a < 0));
+  if (!strcmp(op, "Square"))
+    return dtype == TF_INT32 ? (double)(int32_t)(uint32_t)(u * u)
+                             : (double)(int64_t)(u * u);
+  if (!strcmp(op, "Reciprocal"))
+    return a == 0 ? 0 : (double)(1 / a); /* 1 / 0 is defined as 0 */
+  return (double)a; /* Round */
+}
+
+static double unary_value(const char *op, TF_DataType dtype, double a,
+                          double alpha)
+{
+  if (!is_float(dtype) && dtype != TF_BOOL)
+    return integer_value(op, dtype, (int64_t)a);
+  if (!strcmp(op, "Neg"))
+    return -a;
+  if (!strcmp(op, "Abs"))
+    return fabs(a);
+  if (!strcmp(op, "Sign"))
+    return isnan(a) ? a : (double)((a > 0) - (a < 0));
+  if (!strcmp(op, "Exp"))
+    return exp(a);
+  if (!strcmp(op, "Expm1"))
+    return expm1(a);
+  if (!strcmp(op, "Log"))
+    return log(a);
+  if (!strcmp(op, "Log1p"))
+    return log1p(a);
+  if (!strcmp(op, "Sqrt"))
+    return sqrt(a);
+  if (!strcmp(op, "Rsqrt"))
+    return 1.0 / sqrt(a);
+  if (!strcmp(op, "Square"))
+    return a * a;
+  if (!strcmp(op, "Reciprocal"))
+    return 1.0 / a;
+  if (!strcmp(op, "Tanh"))
+    return tanh(a);
+  if (!strcmp(op, "Sigmoid"))
+    return sigmoid(a);
+  if (!strcmp(op, "Relu"))
+    return a < 0 ? 0 : a;
+  if (!strcmp(op, "Relu6"))
+    return a < 0 ? 0 : a > 6 ? 6 : a;
+  if (!strcmp(op, "Elu"))
+    return a < 0 ? expm1(a) : a;
+  if (!strcmp(op, "Selu"))
+    return a < 0 ? SELU_SCALE_ALPHA * expm1(a) : SELU_SCALE * a;
+  if (!strcmp(op, "LeakyRelu"))
+    return a > 0 ? a : a * alpha;
+  if (!strcmp(op, "Softplus"))
+    return softplus(a);
+  if (!strcmp(op, "Softsign"))
+    return a / (fabs(a) + 1);
+  if (!strcmp(op, "Erf"))
+    return erf(a);
+  if (!strcmp(op, "Sin"))
+    return sin(a);
+  if (!strcmp(op, "Cos"))
+    return cos(a);
+  if (!strcmp(op, "Floor"))
+    return floor(a);
+  if (!strcmp(op, "Ceil"))
+    return ceil(a);
+  if (!strcmp(op, "Round"))
+    return rint(a); /* half to even in the default rounding mode */
+  if (!strcmp(op, "LogicalNot"))
+    return a == 0;
+  if (!strcmp(op, "IsNan"))
+    return isnan(a);
+  if (!strcmp(op, "IsFinite"))
+    return isfinite(a);
+  if (!strcmp(op, "IsInf"))
+    return isinf(a);
+  return NAN;
+}
+
+static bool bool_output(const char *op)
+{
+  return !strcmp(op, "LogicalNot") || !strcmp(op, "IsNan") ||
+         !strcmp(op, "IsFinite") || !strcmp(op, "IsInf");
+}
+
+static int unary_compute(const struct ref_case *c, struct ref_tensor *out,
+                         char *error, int error_len)
+{
+  (void)error;
+  (void)error_len;
+  const struct ref_tensor *x = &c->inputs[0];
+  /* alpha as the float the device receives. */
+  double alpha = (float)ref_case_attr_float_or(c, "alpha", 0.2);
+  TF_DataType out_type = bool_output(c->op) ? TF_BOOL : x->dtype;
+  ref_tensor_alloc(&out[0], out_type, x->dims, x->rank);
+  for (int64_t i = 0; i < x->elements; i++)
+    out[0].v[i] =
+        ref_round_to(out_type, unary_value(c->op, x->dtype, x->v[i], alpha));
+  return 1;
+}
+
+/* Extra cases beyond the standard unary set. */
+static void unary_cases(const struct ref_op *op, TF_DataType dtype,
+                        struct ref_cases *out)
+{
+  ref_cases_unary(op, dtype, out);
+  if (is_float(dtype)) {
+    /* A wide, evenly spaced range through every regime of the function
+     * (Softplus's thresholds, Sigmoid's tails, exp's growth). */
+    double wide[401];
+    int64_t n = 401;
+    for (int i = 0; i < 401; i++)
+      wide[i] = -20.0 + 0.1 * i;
+    struct ref_case *c = ref_case_add(out, op->op, "%s wide range", op->op);
+    ref_case_input_values(c, dtype, &n, 1, wide);
+    static const double extremes[] = {-100, -88, -50, -30, -16, -14, 14,
+                                      16,   30,  50,  88,  100, 1e-7, -1e-7,
+                                      1e-3, -1e-3};
+    int64_t m = sizeof(extremes) / sizeof(extremes[0]);
+    c = ref_case_add(out, op->op, "%s extremes", op->op);
+    ref_case_input_values(c, dtype, &m, 1, extremes);
+  }
+  if (!strcmp(op->op, "Round") || !strcmp(op->op, "Floor") ||
+      !strcmp(op->op, "Ceil")) {
+    static const double halves[] = {-3.5, -2.5, -1.5, -0.5, 0.5, 1.5,
+                                    2.5,  3.5,  -0.49, 0.51, 1e7 + 0.5};
+    int64_t n = sizeof(halves) / sizeof(halves[0]);
+    if (is_float(dtype)) {
+      struct ref_case *c = ref_case_add(out, op->op, "%s halves", op->op);
+      ref_case_input_values(c, dtype, &n, 1, halves);
+    }
+  }
+  if (dtype == TF_INT32) {
+    /* Wrap-around at the edges of int32. */
+    static const double edges[] = {-2147483648.0, 2147483647.0, -1, 0, 1,
+                                   65536, -46341};
+    int64_t n = sizeof(edges) / sizeof(edges[0]);
+    struct ref_case *c = ref_case_add(out, op->op, "%s int32 edges", op->op);
+    ref_case_input_values(c, dtype, &n, 1, edges);
+  }
+  if (!strcmp(op->op, "LeakyRelu") && is_float(dtype)) {
+    static const float alphas[] = {0.01f, 1.5f, -0.5f, 0.0f};
+    for (size_t k = 0; k < sizeof(alphas) / sizeof(alphas[0]); k++) {
+      struct ref_case *c =
+          ref_case_add(out, op->op, "LeakyRelu alpha=%g", (double)alphas[k]);
+      ref_case_input(c, dtype, (int64_t[]){3, 7}, 2, REF_ANY);
+      ref_case_attr_float(c, "alpha", alphas[k]);
+    }
+  }
+  if (!strcmp(op->op, "Log1p") && is_float(dtype)) {
+    struct ref_case *c = ref_case_add(out, op->op, "Log1p (-0.95, 0.95)");
+    ref_case_input(c, dtype, (int64_t[]){257}, 1, REF_UNIT);
+  }
+}
+
+/* ---- Gradients ----------------------------------------------------------- */
+
+/* One float rounding: the device computes in float (half too), and so does
+ * TensorFlow. */
+static double F(double v) { return (double)(float)v; }
+
+/* a and b are the op's inputs in TensorFlow's order. Each intermediate is
+ * rounded to float as on the device, so that an intermediate that
+ * overflows (y*y of a large y) gives the device's Inf or NaN; the formulas
+ * are otherwise exact, so the tolerance is the few roundings. */
+static double grad_value(const char *op, double a, double b, double alpha)
+{
+  if (!strcmp(op, "ReluGrad"))
+    return a * (b > 0 ? 1.0 : 0.0);
+  if (!strcmp(op, "Relu6Grad"))
+    return a * (b > 0 && b < 6 ? 1.0 : 0.0);
+  if (!strcmp(op, "EluGrad"))
+    return b < 0 ? a * F(b + 1) : a;
+  if (!strcmp(op, "SeluGrad"))
+    return b < 0 ? a * F(b + SELU_SCALE_ALPHA) : a * SELU_SCALE;
+  if (!strcmp(op, "LeakyReluGrad"))
+    return b > 0 ? a : a * alpha;
+  if (!strcmp(op, "SoftplusGrad"))
+    return a / (exp(-b) + 1);
+  if (!strcmp(op, "SigmoidGrad"))
+    return F(b * a) * F(1 - a);
+  if (!strcmp(op, "TanhGrad"))
+    return b * F(1 - a * a); /* a*a is exact in double: the device's fma */
+  if (!strcmp(op, "SqrtGrad"))
+    return F(0.5 * b) / a;
+  if (!strcmp(op, "RsqrtGrad"))
+    return F(-0.5 * F(a * a)) * F(a * b);
+  if (!strcmp(op, "ReciprocalGrad"))
+    return F(-a * a) * b;
+  return NAN;
+}
+
+/* The relu family requires equal shapes, the (y, dy) ops equal element
+ * counts (the output takes the first input's shape). */
+static bool same_shape_grad(const char *op)
+{
+  return strstr(op, "Relu") != NULL || !strcmp(op, "EluGrad") ||
+         !strcmp(op, "SeluGrad") || !strcmp(op, "SoftplusGrad");
+}
+
+static int grad_compute(const struct ref_case *c, struct ref_tensor *out,
+                        char *error, int error_len)
+{
+  const struct ref_tensor *a = &c->inputs[0], *b = &c->inputs[1];
+  bool shape_ok = a->elements == b->elements;
+  if (same_shape_grad(c->op))
+    shape_ok = a->rank == b->rank &&
+               !memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank);
+  if (!shape_ok) {
+    snprintf(error, (size_t)error_len, "input shapes differ");
+    return -1;
+  }
+  double alpha = (float)ref_case_attr_float_or(c, "alpha", 0.2);
+  ref_tensor_alloc(&out[0], a->dtype, a->dims, a->rank);
+  for (int64_t i = 0; i < a->elements; i++)
+    out[0].v[i] =
+        ref_round_to(a->dtype, grad_value(c->op, a->v[i], b->v[i], alpha));
+  return 1;
+}
+
+struct grad_shapes {
+  int rank_a, rank_b;
+  int64_t a[3], b[3];
+};
+
+static void grad_cases(const struct ref_op *op, TF_DataType dtype,
+                       struct ref_cases *out)
+{
+  static const struct grad_shapes shapes[] = {
+      {0, 0, {0}, {0}},         {1, 1, {7}, {7}},
+      {2, 2, {3, 5}, {3, 5}},   {3, 3, {2, 3, 7}, {2, 3, 7}},
+      {1, 1, {1031}, {1031}},   {1, 1, {0}, {0}},
+      {2, 2, {4, 0}, {4, 0}},
+  };
+  /* The (y, dy) ops' y: positive where the formula divides by it. */
+  enum ref_domain y_domain =
+      (!strcmp(op->op, "SqrtGrad") || !strcmp(op->op, "RsqrtGrad"))
+          ? REF_POSITIVE
+          : REF_ANY;
+  bool y_first = !same_shape_grad(op->op);
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+    const struct grad_shapes *s = &shapes[i];
+    struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
+    ref_case_input(c, dtype, s->a, s->rank_a, y_first ? y_domain : REF_ANY);
+    c->label[0] ^= 1; /* a different generator for the second input */
+    ref_case_input(c, dtype, s->b, s->rank_b, REF_ANY);
+    c->label[0] ^= 1;
+  }
+  /* Every special value against every other. */
+  static const double special[] = {NAN,  INFINITY, -INFINITY, 0.0,  -0.0,
+                                   1e30, -1e30,    3.5,       -2.25, 0.5,
+                                   1.0,  -1.0,     6.0,       -0.75};
+  enum { NS = sizeof(special) / sizeof(special[0]) };
+  double x[NS * NS], y[NS * NS];
+  for (int i = 0; i < NS; i++)
+    for (int j = 0; j < NS; j++) {
+      x[i * NS + j] = special[i];
+      y[i * NS + j] = special[j];
+    }
+  int64_t dims[2] = {NS, NS};
+  struct ref_case *c = ref_case_add(out, op->op, "%s special values", op->op);
+  ref_case_input_values(c, dtype, dims, 2, x);
+  ref_case_input_values(c, dtype, dims, 2, y);
+
+  if (!strcmp(op->op, "LeakyReluGrad")) {
+    c = ref_case_add(out, op->op, "LeakyReluGrad alpha=1.5");
+    ref_case_input(c, dtype, (int64_t[]){3, 7}, 2, REF_ANY);
+    c->label[0] ^= 1;
+    ref_case_input(c, dtype, (int64_t[]){3, 7}, 2, REF_ANY);
+    c->label[0] ^= 1;
+    ref_case_attr_float(c, "alpha", 1.5f);
+  }
+  /* Same element count, other shape: only the relu family refuses it. */
+  c = ref_case_add(out, op->op, "%s [2,3] vs [3,2]", op->op);
+  ref_case_input(c, dtype, (int64_t[]){2, 3}, 2, y_domain);
+  ref_case_input(c, dtype, (int64_t[]){3, 2}, 2, REF_ANY);
+  c->expect_code = same_shape_grad(op->op) ? TF_INVALID_ARGUMENT : TF_OK;
+  c = ref_case_add(out, op->op, "%s [2,3] vs [4]", op->op);
+  ref_case_input(c, dtype, (int64_t[]){2, 3}, 2, y_domain);
+  ref_case_input(c, dtype, (int64_t[]){4}, 1, REF_ANY);
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
+/* ---- Cast ------------------------------------------------------------------ */
+
+static double float_to_integer(double v, double limit)
+{
+  /* x86-64's "integer indefinite" for NaN and out-of-range values. */
+  return (isnan(v) || v >= limit || v < -limit) ? -limit : trunc(v);
+}
+
+static double cast_value(TF_DataType src, TF_DataType dst, double v,
+                         bool truncate)
+{
+  switch (dst) {
+  case TF_FLOAT:
+    return ref_round_to(TF_FLOAT, v);
+  case TF_HALF:
+    if (src == TF_FLOAT && truncate && !isnan(v)) {
+      float f = (float)v;
+      uint32_t bits;
+      memcpy(&bits, &f, sizeof(bits));
+      bits &= 0xffffe000u;
+      memcpy(&f, &bits, sizeof(f));
+      v = f;
+    }
+    /* Integers reach half through float, as Eigen does. */
+    return ref_round_to(TF_HALF, ref_round_to(TF_FLOAT, v));
+  case TF_INT32:
+    return is_float(src) ? float_to_integer(v, 2147483648.0)
+                         : ref_round_to(TF_INT32, v);
+  case TF_INT64:
+    return is_float(src) ? float_to_integer(v, 9223372036854775808.0) : v;
+  default:
+    return v != 0;
+  }
+}
+
+static int cast_compute(const struct ref_case *c, struct ref_tensor *out,
+                        char *error, int error_len)
+{
+  (void)error;
+  (void)error_len;
+  const struct ref_tensor *x = &c->inputs[0];
+  const struct tfocl_attr *dst_attr = ref_case_attr(c, "DstT");
+  TF_DataType dst =
+      dst_attr != NULL && dst_attr->kind == TFOCL_ATTR_TYPE ? dst_attr->value.type
+                                                           : x->dtype;
+  bool truncate = ref_case_attr_bool_or(c, "Truncate", false);
+  ref_tensor_alloc(&out[0], dst, x->dims, x->rank);
+  for (int64_t i = 0; i < x->elements; i++)
+    out[0].v[i] = cast_value(x->dtype, dst, x->v[i], truncate);
+  return 1;
+}
+
+/* SrcT is `dtype`; the ops suite pins DstT from each kernel's registration,
+ * so the cases set only what is common to every destination. */
+static void cast_cases(const struct ref_op *op, TF_DataType dtype,
+                       struct ref_cases *out)
+{
+  ref_cases_unary(op, dtype, out);
+  struct ref_case *c;
+  if (is_float(dtype)) {
+    /* Truncation toward zero, rounding to half, the int32 and int64 range
+     * edges and beyond them. */
+    static const double values[] = {
+        2.5,       -2.5,        2.9,       -2.9,        0.4,
+        -0.6,      1.0009765625, 1.00048828125, 3e9, -3e9,
+        2147483520.0, -2147483648.0, 1e19, -1e19, 65504.0,
+        70000.0,   1.0 + 1.0 / 4096, 3.14159265, -0.0, 5.96e-8};
+    int64_t n = sizeof(values) / sizeof(values[0]);
+    c = ref_case_add(out, op->op, "Cast edges");
+    ref_case_input_values(c, dtype, &n, 1, values);
+    c = ref_case_add(out, op->op, "Cast edges, Truncate");
+    ref_case_input_values(c, dtype, &n, 1, values);
+    ref_case_attr_bool(c, "Truncate", true);
+  } else if (dtype == TF_INT32 || dtype == TF_INT64) {
+    static const double values[] = {0,     1,     -1,         127,
+                                    255,   256,   -129,       2049,
+                                    65504, 70000, 2147483647, -2147483648.0,
+                                    16777217};
+    static const double wide[] = {4294967301.0, -4294967296.0,
+                                  9007199254740992.0, 1099511627776.0};
+    int64_t n = sizeof(values) / sizeof(values[0]);
+    c = ref_case_add(out, op->op, "Cast integers");
+    ref_case_input_values(c, dtype, &n, 1, values);
+    if (dtype == TF_INT64) {
+      /* Wrap-around into int32, rounding into float. */
+      int64_t m = sizeof(wide) / sizeof(wide[0]);
+      c = ref_case_add(out, op->op, "Cast wide int64");
+      ref_case_input_values(c, dtype, &m, 1, wide);
+    }
+  }
+}
+
+#define EXACT 0.0, 0.0
+#define ROUNDED 1e-6, 1e-30
+#define BUILTIN 4e-6, 1e-30
+
 const struct ref_op ref_ops_unary[] = {
+    {"Neg", EXACT, REF_ANY, unary_cases, unary_compute},
+    {"Abs", EXACT, REF_ANY, unary_cases, unary_compute},
+    {"Sign", EXACT, REF_ANY, unary_cases, unary_compute},
+    {"Exp", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Expm1", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Log", BUILTIN, REF_POSITIVE, unary_cases, unary_compute},
+    {"Log1p", BUILTIN, REF_POSITIVE, unary_cases, unary_compute},
+    {"Sqrt", BUILTIN, REF_POSITIVE, unary_cases, unary_compute},
+    {"Rsqrt", BUILTIN, REF_POSITIVE, unary_cases, unary_compute},
+    {"Square", ROUNDED, REF_ANY, unary_cases, unary_compute},
+    {"Reciprocal", BUILTIN, REF_NONZERO, unary_cases, unary_compute},
+    {"Tanh", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Sigmoid", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Relu", EXACT, REF_ANY, unary_cases, unary_compute},
+    {"Relu6", EXACT, REF_ANY, unary_cases, unary_compute},
+    {"Elu", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Selu", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"LeakyRelu", ROUNDED, REF_ANY, unary_cases, unary_compute},
+    {"Softplus", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Softsign", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Erf", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Sin", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Cos", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Floor", EXACT, REF_ANY, unary_cases, unary_compute},
+    {"Ceil", EXACT, REF_ANY, unary_cases, unary_compute},
+    {"Round", EXACT, REF_ANY, unary_cases, unary_compute},
+    {"LogicalNot", EXACT, REF_BOOL, unary_cases, unary_compute},
+    {"IsNan", EXACT, REF_ANY, unary_cases, unary_compute},
+    {"IsFinite", EXACT, REF_ANY, unary_cases, unary_compute},
+    {"IsInf", EXACT, REF_ANY, unary_cases, unary_compute},
+    {"ReluGrad", EXACT, REF_ANY, grad_cases, grad_compute},
+    {"Relu6Grad", EXACT, REF_ANY, grad_cases, grad_compute},
+    {"EluGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
+    {"SeluGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
+    {"LeakyReluGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
+    {"SoftplusGrad", BUILTIN, REF_ANY, grad_cases, grad_compute},
+    {"SigmoidGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
+    {"TanhGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
+    {"SqrtGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
+    {"RsqrtGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
+    {"ReciprocalGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
+    {"Cast", EXACT, REF_ANY, cast_cases, cast_compute},
     {.op = NULL},
 };
