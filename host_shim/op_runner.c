@@ -21,6 +21,12 @@ static bool memory_types(struct tfocl_op *op, TF_Status *status)
     shim_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
     return false;
   }
+  /* DT_RESOURCE lives in host memory whatever the kernel says, as in
+   * TensorFlow's MemoryTypesForNode (MTypeFromDType). */
+  for (int i = 0; i < node->num_inputs; i++)
+    op->input_on_host[i] = node->input_types[i] == TF_RESOURCE;
+  for (int i = 0; i < node->num_outputs; i++)
+    op->output_on_host[i] = node->output_types[i] == TF_RESOURCE;
   for (int h = 0; h < op->kernel->b.num_host_memory; h++) {
     const char *name = op->kernel->b.host_memory[h];
     bool found = false;

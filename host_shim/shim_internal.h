@@ -11,7 +11,10 @@
  *   struct shim_kernel   one TF_RegisterKernelBuilder entry, owned by the
  *                        global registry, tagged with the plugin that was
  *                        loading when it was registered.
- *   struct shim_op_def   one op signature, owned by the global op table. */
+ *   struct shim_op_def   one op signature, owned by the global op table.
+ *   struct shim_variable one resource variable (variables.c), refcounted:
+ *                        its handle tensors' buffer and its lock holders
+ *                        reference it; it owns its device tensor. */
 #ifndef TFOCL_SHIM_INTERNAL_H_
 #define TFOCL_SHIM_INTERNAL_H_
 

@@ -10,4 +10,5 @@ void ocl_register_kernel_families(void)
   ocl_register_matmul_kernels();
   ocl_register_movement_kernels();
   ocl_register_gather_kernels();
+  ocl_register_variables_kernels();
 }

@@ -13,5 +13,6 @@ void ocl_register_softmax_kernels(void);
 void ocl_register_matmul_kernels(void);
 void ocl_register_movement_kernels(void);
 void ocl_register_gather_kernels(void);
+void ocl_register_variables_kernels(void);
 
 #endif /* TFOCL_KERNELS_KERNEL_FAMILIES_H_ */

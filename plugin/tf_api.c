@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ocl.h"
@@ -64,6 +65,20 @@ static void resolve(void) {
   }
   OCL_TF_API_FUNCTIONS(RESOLVE_ONE)
 #undef RESOLVE_ONE
+
+  /* Test hook: TFOCL_HIDE_TF_EXPERIMENTAL=1 forgets kernels_experimental.h,
+   * so the host shim (which exports it) stands in for the TensorFlow 2.20
+   * and 2.21 wheels (which do not, tensorflow#126374). */
+  const char *hide = getenv("TFOCL_HIDE_TF_EXPERIMENTAL");
+  if (hide != NULL && strcmp(hide, "1") == 0) {
+    ocl_tf.AssignVariable = NULL;
+    ocl_tf.AssignUpdateVariable = NULL;
+    ocl_tf.MaybeLockVariableInputMutexesInOrder = NULL;
+    ocl_tf.GetInputTensorFromVariable = NULL;
+    ocl_tf.ReleaseVariableInputLockHolder = NULL;
+    ocl_tf.OpKernelConstruction_GetAttrTensorShape = NULL;
+    OCL_TRACE("TF C API: kernels_experimental.h hidden (test hook)");
+  }
 
   /* TF_Version is in libtensorflow_cc.so.2 inside TensorFlow. */
   void *cc = dlopen("libtensorflow_cc.so.2", RTLD_NOW | RTLD_NOLOAD);

@@ -244,6 +244,53 @@ TFOCL_HOST_EXPORT void tfocl_run_op(struct tfocl_device *device,
                                     int max_outputs, int *num_outputs,
                                     TF_Status *status);
 
+/* ---- Resource variables ------------------------------------------------- */
+
+/* TensorFlow's resource variables (Var in framework/resource_var.h): a lock,
+ * a device tensor, an initialized flag and the copy-on-read mode. A variable
+ * is known by its handle: a scalar host tensor of dtype TF_RESOURCE, passed
+ * as the `resource: resource` input of ops (AssignAddVariableOp,
+ * ResourceApplyAdam, ...), which reach it through the kernels_experimental.h
+ * functions the shim exports (TF_AssignUpdateVariable, ...). Handles are
+ * TF_Tensors: copies share the variable, and the variable is destroyed when
+ * the last reference to it goes (TF_DeleteTensor of the last handle, and
+ * any kernel still holding its lock). The device must outlive its
+ * variables.
+ *
+ * Semantics are TensorFlow's: an assignment shares a device value's buffer,
+ * and an update copies the buffer first (copy on write) while anyone else
+ * still references it, so values read earlier do not change.
+ *
+ * Errors: a variable never assigned fails reads and updates with
+ * FAILED_PRECONDITION "Could not find variable <name>. ..." (TensorFlow 2
+ * creates the variable at its first assignment); a non-handle tensor is
+ * INVALID_ARGUMENT. */
+
+/* A variable on `device` holding `initial_value` (host: copied to the
+ * device; a device tensor of that device: shared). Returns its handle. */
+TFOCL_HOST_EXPORT TF_Tensor *tfocl_variable_create(
+    struct tfocl_device *device, const TF_Tensor *initial_value,
+    TF_Status *status);
+/* A handle to a variable that has no value yet (VarHandleOp without an
+ * AssignVariableOp). */
+TFOCL_HOST_EXPORT TF_Tensor *tfocl_variable_create_uninitialized(
+    struct tfocl_device *device, TF_DataType dtype, TF_Status *status);
+/* AssignVariableOp (validate_shape=false): a new value of the same dtype
+ * (INVALID_ARGUMENT otherwise, once initialized), any shape. */
+TFOCL_HOST_EXPORT void tfocl_variable_assign(const TF_Tensor *handle,
+                                             const TF_Tensor *value,
+                                             TF_Status *status);
+/* The current value, copied to a new host tensor (waits for the device). */
+TFOCL_HOST_EXPORT TF_Tensor *tfocl_variable_read(const TF_Tensor *handle,
+                                                 TF_Status *status);
+/* ReadVariableOp: the current value as a device tensor sharing the
+ * variable's buffer (later updates copy before writing). */
+TFOCL_HOST_EXPORT TF_Tensor *tfocl_variable_value(const TF_Tensor *handle,
+                                                  TF_Status *status);
+TFOCL_HOST_EXPORT bool tfocl_variable_is_initialized(const TF_Tensor *handle);
+/* The name used in messages ("Variable_3"); NULL for a non-handle. */
+TFOCL_HOST_EXPORT const char *tfocl_variable_name(const TF_Tensor *handle);
+
 /* ---- Kernel registry ---------------------------------------------------- */
 
 struct tfocl_type_constraint {

@@ -1,0 +1,513 @@
+/* Resource variable updates and the optimizers that train them:
+ * AssignVariableOp, AssignAddVariableOp, AssignSubVariableOp,
+ * ResourceApplyGradientDescent, ResourceApplyMomentum, ResourceApplyAdam.
+ *
+ * The variables themselves belong to TensorFlow core: a kernel reaches them
+ * only through kernels_experimental.h (TF_AssignUpdateVariable,
+ * TF_MaybeLockVariableInputMutexesInOrder, TF_GetInputTensorFromVariable),
+ * handing it two callbacks: copy_tensor (copy on write, a device-to-device
+ * copy on the compute stream) and update_tensor (var += / -= value).
+ *
+ * The 2.20 and 2.21 wheels export none of kernels_experimental.h
+ * (tensorflow#126374). Then AssignAdd/AssignSub are registered anyway with a
+ * kernel that fails with UNIMPLEMENTED and says why: without our
+ * registration TensorFlow would pick its DEVICE_DEFAULT kernel, which runs
+ * CPU Eigen code on our device addresses (they fault by design). The
+ * ResourceApply* kernels are registered only when the API is there (no
+ * DEFAULT kernel exists for them, so TensorFlow reports a missing kernel).
+ *
+ * Registration follows TensorFlow's GPU kernels: resource inputs in host
+ * memory, dtypes float and half (int64 for AssignAdd/Sub, the Keras
+ * optimizer's iteration counter); the scalar hyper-parameters stay device
+ * tensors read by the kernels. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_families.h"
+#include "launch.h"
+
+extern const char ocl_cl_source_variables[];
+
+enum storage { ST_FLOAT, ST_HALF, ST_LONG, ST_COUNT };
+
+static const struct ocl_family families[ST_COUNT] = {
+    [ST_FLOAT] = {"variables_float", ocl_cl_source_variables,
+                  "-DT=float -DT_IS_FLOAT"},
+    [ST_HALF] = {"variables_half", ocl_cl_source_variables,
+                 "-DT=half -DT_IS_HALF"},
+    [ST_LONG] = {"variables_long", ocl_cl_source_variables,
+                 "-DT=long -DT_IS_INT"},
+};
+
+/* TensorFlow's DenseUpdateType values, the `Op` of TF_AssignUpdateVariable. */
+enum { UPDATE_ADD = 0, UPDATE_SUB = 1 };
+
+static bool storage_of(TF_DataType dtype, enum storage *st, TF_Status *status)
+{
+  switch (dtype) {
+  case TF_FLOAT: *st = ST_FLOAT; return true;
+  case TF_HALF: *st = ST_HALF; return true;
+  case TF_INT64: *st = ST_LONG; return true;
+  default:
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "OPENCL variable kernels have no dtype %d", (int)dtype);
+    return false;
+  }
+}
+
+static const char *dtype_name(TF_DataType dtype)
+{
+  switch (dtype) {
+  case TF_FLOAT: return "float";
+  case TF_HALF: return "half";
+  case TF_INT64: return "int64";
+  default: return "unsupported";
+  }
+}
+
+static bool ok(const TF_Status *status)
+{
+  return ocl_tf.GetCode(status) == TF_OK;
+}
+
+/* ---- The callbacks TensorFlow calls back with ---------------------------- */
+
+/* Both callbacks own their tensor arguments: TensorFlow creates them with
+ * TF_TensorFromTensor and never deletes them (kernels_experimental.cc), and
+ * an undeleted one would keep the variable's old buffer alive. */
+
+/* dest := source, both device tensors of one shape, in compute-stream order. */
+static void copy_tensor(TF_OpKernelContext *ctx, TF_Tensor *source,
+                        TF_Tensor *dest)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  size_t bytes = ocl_tf.TensorByteSize(source);
+  struct ocl_launch launch;
+  cl_mem src_mem, dst_mem;
+  size_t src_off, dst_off;
+
+  if (ocl_tf.TensorByteSize(dest) != bytes) {
+    ocl_set_status(status, TF_INTERNAL,
+                   "variable copy: %zu bytes into %zu bytes", bytes,
+                   ocl_tf.TensorByteSize(dest));
+    goto out;
+  }
+  /* 0 elements: host dummy pointers, nothing to copy (contract 7). */
+  if (bytes == 0 || ocl_tf.TensorElementCount(source) == 0)
+    goto out;
+  if (!ocl_launch_init(&launch, ctx, status) ||
+      !ocl_resolve(launch.device, ocl_tf.TensorData(source), bytes, &src_mem,
+                   &src_off, status) ||
+      !ocl_resolve(launch.device, ocl_tf.TensorData(dest), bytes, &dst_mem,
+                   &dst_off, status))
+    goto out;
+  cl_int err = clEnqueueCopyBuffer(launch.queue, src_mem, dst_mem, src_off,
+                                   dst_off, bytes, 0, NULL, NULL);
+  if (err != CL_SUCCESS)
+    ocl_set_cl_error(status, err, "clEnqueueCopyBuffer (variable copy)");
+out:
+  ocl_tf.DeleteTensor(source);
+  ocl_tf.DeleteTensor(dest);
+  ocl_compute_done(ctx, status);
+}
+
+/* tensor (op)= value: the variable's (unshared) tensor and the op's value,
+ * same shape and dtype (checked by TensorFlow). */
+static void update_tensor(TF_OpKernelContext *ctx, TF_Tensor *tensor,
+                          TF_Tensor *value, int op)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct ocl_launch launch;
+  enum storage st;
+  int64_t n = ocl_tf.TensorElementCount(tensor);
+
+  if (n == 0 || !storage_of(ocl_tf.TensorType(tensor), &st, status) ||
+      !ocl_launch_init(&launch, ctx, status))
+    goto out;
+  const struct ocl_arg args[] = {OCL_TENSOR(tensor), OCL_TENSOR(value),
+                                 OCL_LONG(n)};
+  ocl_enqueue_1d(&launch, &families[st],
+                 op == UPDATE_SUB ? "assign_sub" : "assign_add", (size_t)n,
+                 args, 3, status);
+out:
+  ocl_tf.DeleteTensor(tensor);
+  ocl_tf.DeleteTensor(value);
+  ocl_compute_done(ctx, status);
+}
+
+/* ---- AssignVariableOp, AssignAddVariableOp, AssignSubVariableOp ---------- */
+
+struct assign_kernel {
+  int op; /* UPDATE_ADD, UPDATE_SUB; -1 for AssignVariableOp */
+  bool validate_shape;
+};
+
+static void *assign_create(TF_OpKernelConstruction *ctx, int op)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct assign_kernel *k = calloc(1, sizeof(*k));
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    ocl_tf.OpKernelConstruction_Failure(ctx, status);
+  } else {
+    k->op = op;
+    if (op < 0) {
+      TF_Bool validate = 0;
+      ocl_tf.OpKernelConstruction_GetAttrBool(ctx, "validate_shape",
+                                              &validate, status);
+      /* Absent from older graphs: TensorFlow's default is false. */
+      k->validate_shape = ok(status) && validate;
+    }
+  }
+  ocl_tf.DeleteStatus(status);
+  return k;
+}
+
+static void *assign_add_create(TF_OpKernelConstruction *ctx)
+{
+  return assign_create(ctx, UPDATE_ADD);
+}
+
+static void *assign_sub_create(TF_OpKernelConstruction *ctx)
+{
+  return assign_create(ctx, UPDATE_SUB);
+}
+
+static void *assign_variable_create(TF_OpKernelConstruction *ctx)
+{
+  return assign_create(ctx, -1);
+}
+
+static void assign_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  const struct assign_kernel *k = kernel;
+  TF_Status *status = ocl_tf.NewStatus();
+  if (k->op < 0)
+    ocl_tf.AssignVariable(ctx, 0, 1, k->validate_shape, copy_tensor, status);
+  else
+    ocl_tf.AssignUpdateVariable(ctx, 0, 1, k->op, 0, copy_tensor,
+                                update_tensor, status);
+  ocl_compute_done(ctx, status);
+}
+
+/* This TensorFlow cannot update a variable from a plugin: say so instead of
+ * letting its DEFAULT kernel touch device memory from the CPU. */
+static void assign_unavailable_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  const struct assign_kernel *k = kernel;
+  TF_Status *status = ocl_tf.NewStatus();
+  ocl_set_status(
+      status, TF_UNIMPLEMENTED,
+      "%s cannot run on %s: this TensorFlow does not export "
+      "TF_AssignUpdateVariable (none of tensorflow/c/kernels_experimental.h "
+      "is exported by the TensorFlow 2.20 and 2.21 wheels, "
+      "tensorflow#126374, fixed after 2.21), so no PluggableDevice can "
+      "update a variable. Use TensorFlow 2.19, or a release with the fix.",
+      k->op == UPDATE_SUB ? "AssignSubVariableOp" : "AssignAddVariableOp",
+      OCL_DEVICE_TYPE);
+  ocl_compute_done(ctx, status);
+}
+
+/* ---- ResourceApply* ----------------------------------------------------- */
+
+enum apply_kind { GRADIENT_DESCENT, MOMENTUM, ADAM };
+
+struct apply_op {
+  const char *op;
+  const char *kernel;
+  enum apply_kind kind;
+  int num_vars;                /* resource inputs 0 .. num_vars-1 */
+  const char *const *names;    /* every input's name, for messages */
+  unsigned scalars;            /* bit i: input i must be a scalar */
+  unsigned same_shape;         /* bit i: input i must have var's shape */
+  bool has_nesterov;
+};
+
+static const char *const gd_names[] = {"var", "alpha", "delta"};
+static const char *const momentum_names[] = {"var", "accum", "lr", "grad",
+                                             "momentum"};
+static const char *const adam_names[] = {
+    "var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2",
+    "epsilon", "grad"};
+
+#define BIT(i) (1u << (i))
+
+/* Inputs in TensorFlow's order of checks within each class. */
+static const struct apply_op apply_ops[] = {
+    {"ResourceApplyGradientDescent", "apply_gradient_descent",
+     GRADIENT_DESCENT, 1, gd_names, BIT(1), BIT(2), false},
+    {"ResourceApplyMomentum", "apply_momentum", MOMENTUM, 2, momentum_names,
+     BIT(2) | BIT(4), BIT(1) | BIT(3), true},
+    {"ResourceApplyAdam", "apply_adam", ADAM, 3, adam_names,
+     BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(7) | BIT(8),
+     BIT(1) | BIT(2) | BIT(9), true},
+};
+
+#define MAX_APPLY_INPUTS 10
+
+struct apply_kernel {
+  const struct apply_op *op;
+  TF_DataType dtype;
+  enum storage storage;
+  bool use_locking;
+  bool use_nesterov;
+};
+
+static void *apply_create(TF_OpKernelConstruction *ctx,
+                          const struct apply_op *op)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct apply_kernel *k = calloc(1, sizeof(*k));
+  TF_Bool flag = 0;
+
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    goto fail;
+  }
+  k->op = op;
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
+  if (!ok(status) || !storage_of(k->dtype, &k->storage, status))
+    goto fail;
+  ocl_tf.OpKernelConstruction_GetAttrBool(ctx, "use_locking", &flag, status);
+  k->use_locking = ok(status) && flag; /* default false */
+  flag = 0;
+  if (op->has_nesterov) {
+    ocl_tf.OpKernelConstruction_GetAttrBool(ctx, "use_nesterov", &flag,
+                                            status);
+    k->use_nesterov = ok(status) && flag;
+  }
+  ocl_tf.DeleteStatus(status);
+  return k;
+fail:
+  ocl_tf.OpKernelConstruction_Failure(ctx, status);
+  ocl_tf.DeleteStatus(status);
+  free(k);
+  return NULL;
+}
+
+/* TensorFlow's IsLegacyScalar: [] or [1]. */
+static bool legacy_scalar(const TF_Tensor *t)
+{
+  int nd = ocl_tf.NumDims(t);
+  return nd == 0 || (nd == 1 && ocl_tf.Dim(t, 0) == 1);
+}
+
+static bool same_dims(const TF_Tensor *a, const TF_Tensor *b)
+{
+  int nd = ocl_tf.NumDims(a);
+  if (nd != ocl_tf.NumDims(b))
+    return false;
+  for (int d = 0; d < nd; d++)
+    if (ocl_tf.Dim(a, d) != ocl_tf.Dim(b, d))
+      return false;
+  return true;
+}
+
+static void format_shape(const TF_Tensor *t, char *buf, int len)
+{
+  int64_t dims[OCL_MAX_DIMS];
+  int nd = ocl_tf.NumDims(t);
+  if (nd > OCL_MAX_DIMS) {
+    snprintf(buf, (size_t)len, "[rank %d]", nd);
+    return;
+  }
+  for (int d = 0; d < nd; d++)
+    dims[d] = ocl_tf.Dim(t, d);
+  ocl_shape_format(dims, nd, buf, len);
+}
+
+/* TensorFlow's checks, in its order and words (training_ops.cc). */
+static bool apply_validate(const struct apply_kernel *k,
+                           TF_OpKernelContext *ctx, TF_Tensor *const *in,
+                           TF_Status *status)
+{
+  const struct apply_op *op = k->op;
+  int num_inputs = ocl_tf.NumInputs(ctx);
+  char a[160], b[160];
+
+  for (int i = 0; i < op->num_vars; i++) {
+    if (ocl_tf.TensorType(in[i]) != k->dtype) {
+      /* The variable holds another dtype than the op's T. */
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "Trying to update variable '%s' of dtype %s with %s "
+                     "of dtype %s",
+                     op->names[i], dtype_name(ocl_tf.TensorType(in[i])),
+                     op->op, dtype_name(k->dtype));
+      return false;
+    }
+  }
+  for (int i = op->num_vars; i < num_inputs; i++) {
+    if ((op->scalars & BIT(i)) && !legacy_scalar(in[i])) {
+      format_shape(in[i], a, sizeof(a));
+      ocl_set_status(status, TF_INVALID_ARGUMENT, "%s is not a scalar: %s",
+                     op->names[i], a);
+      return false;
+    }
+  }
+  for (int i = 1; i < num_inputs; i++) {
+    if ((op->same_shape & BIT(i)) && !same_dims(in[0], in[i])) {
+      format_shape(in[0], a, sizeof(a));
+      format_shape(in[i], b, sizeof(b));
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "var and %s do not have the same shape%s %s",
+                     op->names[i], a, b);
+      return false;
+    }
+  }
+  return true;
+}
+
+static void apply_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  const struct apply_kernel *k = kernel;
+  const struct apply_op *op = k->op;
+  TF_Status *status = ocl_tf.NewStatus();
+  TF_VariableInputLockHolder *locks = NULL;
+  TF_Tensor *in[MAX_APPLY_INPUTS] = {NULL};
+  int num_inputs = ocl_tf.NumInputs(ctx);
+  static const int var_inputs[] = {0, 1, 2};
+
+  if (num_inputs > MAX_APPLY_INPUTS) {
+    ocl_set_status(status, TF_INTERNAL, "%s: %d inputs", op->op, num_inputs);
+    goto out;
+  }
+  /* As TensorFlow: the variables' locks (exclusive with use_locking) are
+   * taken in one global order, then their tensors are fetched, copied
+   * first if a reader still shares them. */
+  ocl_tf.MaybeLockVariableInputMutexesInOrder(
+      ctx, k->use_locking, false, var_inputs, (size_t)op->num_vars,
+      copy_tensor, &locks, status);
+  if (!ok(status))
+    goto out;
+  for (int i = 0; i < op->num_vars; i++) {
+    ocl_tf.GetInputTensorFromVariable(ctx, i, k->use_locking, false, false,
+                                      copy_tensor, &in[i], status);
+    if (!ok(status))
+      goto out;
+  }
+  for (int i = op->num_vars; i < num_inputs; i++) {
+    ocl_tf.GetInput(ctx, i, &in[i], status);
+    if (!ok(status))
+      goto out;
+  }
+  if (!apply_validate(k, ctx, in, status))
+    goto out;
+
+  int64_t n = ocl_tf.TensorElementCount(in[0]);
+  struct ocl_launch launch;
+  struct ocl_arg args[MAX_APPLY_INPUTS + 2];
+  int num_args = 0;
+  if (n == 0 || !ocl_launch_init(&launch, ctx, status))
+    goto out;
+  for (int i = 0; i < num_inputs; i++)
+    args[num_args++] = OCL_TENSOR(in[i]);
+  args[num_args++] = OCL_LONG(n);
+  if (op->has_nesterov)
+    args[num_args++] = OCL_INT(k->use_nesterov ? 1 : 0);
+  ocl_enqueue_1d(&launch, &families[k->storage], op->kernel, (size_t)n, args,
+                 num_args, status);
+out:
+  ocl_delete_tensors(in, MAX_APPLY_INPUTS);
+  /* After the enqueue: later updates are ordered by the stream. */
+  if (locks != NULL)
+    ocl_tf.ReleaseVariableInputLockHolder(locks);
+  ocl_compute_done(ctx, status);
+}
+
+static void *apply_create_0(TF_OpKernelConstruction *ctx)
+{
+  return apply_create(ctx, &apply_ops[0]);
+}
+
+static void *apply_create_1(TF_OpKernelConstruction *ctx)
+{
+  return apply_create(ctx, &apply_ops[1]);
+}
+
+static void *apply_create_2(TF_OpKernelConstruction *ctx)
+{
+  return apply_create(ctx, &apply_ops[2]);
+}
+
+static void *(*const apply_creates[])(TF_OpKernelConstruction *) = {
+    apply_create_0, apply_create_1, apply_create_2};
+
+_Static_assert(sizeof(apply_creates) / sizeof(apply_creates[0]) ==
+                   sizeof(apply_ops) / sizeof(apply_ops[0]),
+               "one create function per optimizer op");
+
+static void kernel_delete(void *kernel) { free(kernel); }
+
+/* ---- Registration ------------------------------------------------------- */
+
+static void register_one(const char *op, const char *type_attr,
+                         TF_DataType dtype,
+                         void *(*create)(TF_OpKernelConstruction *),
+                         void (*compute)(void *, TF_OpKernelContext *),
+                         const char *const *host_args)
+{
+  char name[96];
+  TF_KernelBuilder *builder =
+      ocl_tf.NewKernelBuilder(op, OCL_DEVICE_TYPE, create, compute,
+                              kernel_delete);
+  if (builder == NULL)
+    return;
+  TF_Status *status = ocl_tf.NewStatus();
+  ocl_tf.KernelBuilder_TypeConstraint(builder, type_attr, dtype, status);
+  bool constrained = ok(status);
+  ocl_tf.DeleteStatus(status);
+  if (!constrained) {
+    ocl_tf.DeleteKernelBuilder(builder);
+    return;
+  }
+  for (const char *const *arg = host_args; *arg != NULL; arg++)
+    ocl_tf.KernelBuilder_HostMemory(builder, *arg);
+  snprintf(name, sizeof(name), "%s_OPENCL_%d", op, (int)dtype);
+  ocl_register_builder(name, builder);
+}
+
+void ocl_register_variables_kernels(void)
+{
+  static const char *const resource_arg[] = {"resource", NULL};
+  static const char *const gd_host[] = {"var", NULL};
+  static const char *const momentum_host[] = {"var", "accum", NULL};
+  static const char *const adam_host[] = {"var", "m", "v", NULL};
+  static const char *const *const apply_host_args[] = {gd_host, momentum_host,
+                                                       adam_host};
+  static const TF_DataType update_types[] = {TF_FLOAT, TF_HALF, TF_INT64};
+  static const TF_DataType float_types[] = {TF_FLOAT, TF_HALF};
+  /* Decided here, once the TensorFlow C API is resolved. */
+  bool can_update = ocl_tf.AssignUpdateVariable != NULL;
+  bool can_assign = ocl_tf.AssignVariable != NULL;
+  bool can_apply = ocl_tf.MaybeLockVariableInputMutexesInOrder != NULL &&
+                   ocl_tf.ReleaseVariableInputLockHolder != NULL &&
+                   ocl_tf.GetInputTensorFromVariable != NULL;
+
+  if (!can_update)
+    OCL_TRACE("no TF_AssignUpdateVariable: AssignAdd/SubVariableOp fail "
+              "with UNIMPLEMENTED");
+  for (size_t t = 0; t < sizeof(update_types) / sizeof(update_types[0]);
+       t++) {
+    TF_DataType dtype = update_types[t];
+    void (*compute)(void *, TF_OpKernelContext *) =
+        can_update ? assign_compute : assign_unavailable_compute;
+    register_one("AssignAddVariableOp", "dtype", dtype, assign_add_create,
+                 compute, resource_arg);
+    register_one("AssignSubVariableOp", "dtype", dtype, assign_sub_create,
+                 compute, resource_arg);
+    /* Without TF_AssignVariable TensorFlow's DEFAULT AssignVariableOp is
+     * kept: it only moves buffers (outside copy-on-read mode, which only
+     * sparse kernels turn on, and we register none). */
+    if (can_assign)
+      register_one("AssignVariableOp", "dtype", dtype,
+                   assign_variable_create, assign_compute, resource_arg);
+  }
+  if (!can_apply)
+    return;
+  for (size_t i = 0; i < sizeof(apply_ops) / sizeof(apply_ops[0]); i++)
+    for (size_t t = 0; t < sizeof(float_types) / sizeof(float_types[0]);
+         t++)
+      register_one(apply_ops[i].op, "T", float_types[t], apply_creates[i],
+                   apply_compute, apply_host_args[i]);
+}

@@ -1,0 +1,125 @@
+/* Variable updates and the optimizers' fused update kernels.
+ *
+ * Built once per storage type: -DT=float|half|long (long: the assign
+ * updates only, -DT_IS_INT). half is stored as half and computed in float,
+ * rounded to nearest even on store.
+ *
+ * The optimizers follow TensorFlow's GPU kernels (training_ops_gpu.cu.cc)
+ * formula for formula. Their scalar hyper-parameters are device tensors
+ * read inside the kernel, never on the host: the host does not wait for
+ * the device (lr or beta1_power may be the output of an earlier op). */
+#include "common.clh"
+
+#if defined(T_IS_HALF)
+typedef float CT; /* compute type */
+#define LOAD(p, i) vload_half((i), (p))
+#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#else
+typedef T CT;
+#define LOAD(p, i) ((p)[i])
+#define STORE(p, i, v) ((p)[i] = (v))
+#endif
+
+/* var (op)= value over n elements. Integers wrap, as TensorFlow's. */
+__kernel void assign_add(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(const T, value),
+                         long n)
+{
+  long i = get_global_id(0);
+  OCL_GUARD(i, n);
+  __global T *v = OCL_PTR(T, var);
+#if defined(T_IS_INT)
+  v[i] = as_long(as_ulong(v[i]) + as_ulong(OCL_PTR(const T, value)[i]));
+#else
+  STORE(v, i, LOAD(v, i) + LOAD(OCL_PTR(const T, value), i));
+#endif
+}
+
+__kernel void assign_sub(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(const T, value),
+                         long n)
+{
+  long i = get_global_id(0);
+  OCL_GUARD(i, n);
+  __global T *v = OCL_PTR(T, var);
+#if defined(T_IS_INT)
+  v[i] = as_long(as_ulong(v[i]) - as_ulong(OCL_PTR(const T, value)[i]));
+#else
+  STORE(v, i, LOAD(v, i) - LOAD(OCL_PTR(const T, value), i));
+#endif
+}
+
+#if !defined(T_IS_INT)
+
+/* var -= alpha * delta */
+__kernel void apply_gradient_descent(OCL_TENSOR_ARG(T, var),
+                                     OCL_TENSOR_ARG(const T, alpha),
+                                     OCL_TENSOR_ARG(const T, delta), long n)
+{
+  long i = get_global_id(0);
+  OCL_GUARD(i, n);
+  __global T *w = OCL_PTR(T, var);
+  CT lr = LOAD(OCL_PTR(const T, alpha), 0);
+  STORE(w, i, LOAD(w, i) - lr * LOAD(OCL_PTR(const T, delta), i));
+}
+
+/* accum = accum * momentum + grad;
+ * var -= nesterov ? grad * lr + accum * momentum * lr : lr * accum */
+__kernel void apply_momentum(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(T, accum),
+                             OCL_TENSOR_ARG(const T, lr),
+                             OCL_TENSOR_ARG(const T, grad),
+                             OCL_TENSOR_ARG(const T, momentum), long n,
+                             int use_nesterov)
+{
+  long i = get_global_id(0);
+  OCL_GUARD(i, n);
+  __global T *w = OCL_PTR(T, var);
+  __global T *a = OCL_PTR(T, accum);
+  CT lr_ = LOAD(OCL_PTR(const T, lr), 0);
+  CT mom = LOAD(OCL_PTR(const T, momentum), 0);
+  CT g = LOAD(OCL_PTR(const T, grad), i);
+  CT acc = LOAD(a, i) * mom + g;
+  CT step = use_nesterov ? g * lr_ + acc * mom * lr_ : lr_ * acc;
+  STORE(a, i, acc);
+  STORE(w, i, LOAD(w, i) - step);
+}
+
+/* TensorFlow's ApplyAdamKernel:
+ *   mul_factor = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
+ *   m += (1 - beta1) * (g - m);  v += (1 - beta2) * (g * g - v)
+ *   var -= mul_factor * (nesterov ? m * beta1 + (1 - beta1) * g : m)
+ *          / (epsilon + sqrt(v)) */
+__kernel void apply_adam(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(T, m),
+                         OCL_TENSOR_ARG(T, v),
+                         OCL_TENSOR_ARG(const T, beta1_power),
+                         OCL_TENSOR_ARG(const T, beta2_power),
+                         OCL_TENSOR_ARG(const T, lr),
+                         OCL_TENSOR_ARG(const T, beta1),
+                         OCL_TENSOR_ARG(const T, beta2),
+                         OCL_TENSOR_ARG(const T, epsilon),
+                         OCL_TENSOR_ARG(const T, grad), long n,
+                         int use_nesterov)
+{
+  long i = get_global_id(0);
+  OCL_GUARD(i, n);
+  CT b1p = LOAD(OCL_PTR(const T, beta1_power), 0);
+  CT b2p = LOAD(OCL_PTR(const T, beta2_power), 0);
+  CT b1 = LOAD(OCL_PTR(const T, beta1), 0);
+  CT eps = LOAD(OCL_PTR(const T, epsilon), 0);
+  CT mul_factor = LOAD(OCL_PTR(const T, lr), 0) * sqrt((CT)1 - b2p) /
+                  ((CT)1 - b1p);
+  CT one_minus_beta1 = (CT)1 - b1;
+  CT one_minus_beta2 = (CT)1 - LOAD(OCL_PTR(const T, beta2), 0);
+  __global T *w = OCL_PTR(T, var);
+  __global T *mp = OCL_PTR(T, m);
+  __global T *vp = OCL_PTR(T, v);
+  CT g = LOAD(OCL_PTR(const T, grad), i);
+  CT m_i = LOAD(mp, i);
+  CT v_i = LOAD(vp, i);
+  m_i += one_minus_beta1 * (g - m_i);
+  v_i += one_minus_beta2 * (g * g - v_i);
+  CT num = use_nesterov ? m_i * b1 + one_minus_beta1 * g : m_i;
+  STORE(w, i, LOAD(w, i) - mul_factor * num / (eps + sqrt(v_i)));
+  STORE(mp, i, m_i);
+  STORE(vp, i, v_i);
+}
+
+#endif /* !T_IS_INT */
