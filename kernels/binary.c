@@ -230,8 +230,9 @@ static void incompatible_scalar(TF_OpKernelContext *ctx,
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
-static void *binary_create(TF_OpKernelConstruction *ctx, const struct binary_op *op)
+static void *binary_create(TF_OpKernelConstruction *ctx, int index)
 {
+  const struct binary_op *op = &binary_ops[index];
   TF_Status *status = ocl_tf.NewStatus();
   struct binary_kernel *k = calloc(1, sizeof(*k));
   if (k == NULL) {
@@ -258,10 +259,7 @@ static void *binary_create(TF_OpKernelConstruction *ctx, const struct binary_op 
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
-  ocl_tf.OpKernelConstruction_Failure(ctx, status);
-  ocl_tf.DeleteStatus(status);
-  free(k);
-  return NULL;
+  return ocl_create_failed(ctx, status, k);
 }
 
 static void binary_compute(void *kernel, TF_OpKernelContext *ctx)
@@ -301,30 +299,10 @@ out:
 
 static void binary_delete(void *kernel) { free(kernel); }
 
-/* One create function per op: TF_NewKernelBuilder passes no user data, so
- * the op is bound here. */
-#define BINARY_CREATE(index)                                              \
-  static void *binary_create_##index(TF_OpKernelConstruction *ctx)        \
-  {                                                                       \
-    return binary_create(ctx, &binary_ops[index]);                        \
-  }
-BINARY_CREATE(0) BINARY_CREATE(1) BINARY_CREATE(2) BINARY_CREATE(3)
-BINARY_CREATE(4) BINARY_CREATE(5) BINARY_CREATE(6) BINARY_CREATE(7)
-BINARY_CREATE(8) BINARY_CREATE(9) BINARY_CREATE(10) BINARY_CREATE(11)
-BINARY_CREATE(12) BINARY_CREATE(13) BINARY_CREATE(14) BINARY_CREATE(15)
-BINARY_CREATE(16) BINARY_CREATE(17) BINARY_CREATE(18) BINARY_CREATE(19)
-
-static void *(*const binary_creates[])(TF_OpKernelConstruction *) = {
-    binary_create_0,  binary_create_1,  binary_create_2,  binary_create_3,
-    binary_create_4,  binary_create_5,  binary_create_6,  binary_create_7,
-    binary_create_8,  binary_create_9,  binary_create_10, binary_create_11,
-    binary_create_12, binary_create_13, binary_create_14, binary_create_15,
-    binary_create_16, binary_create_17, binary_create_18, binary_create_19,
-};
-
-_Static_assert(sizeof(binary_creates) / sizeof(binary_creates[0]) ==
-                   sizeof(binary_ops) / sizeof(binary_ops[0]),
+#define NUM_BINARY_OPS ((int)(sizeof(binary_ops) / sizeof(binary_ops[0])))
+_Static_assert(NUM_BINARY_OPS <= OCL_MAX_FAMILY_OPS,
                "one create function per binary op");
+OCL_FAMILY_CREATES(binary, binary_create);
 
 /* ---- BiasAdd ---------------------------------------------------------------- */
 
@@ -354,10 +332,7 @@ static void *bias_create(TF_OpKernelConstruction *ctx)
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
-  ocl_tf.OpKernelConstruction_Failure(ctx, status);
-  ocl_tf.DeleteStatus(status);
-  free(k);
-  return NULL;
+  return ocl_create_failed(ctx, status, k);
 }
 
 static void bias_compute(void *kernel, TF_OpKernelContext *ctx)
@@ -504,49 +479,26 @@ out:
 static const TF_DataType register_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
                                              TF_INT32, TF_BOOL};
 
-static TF_KernelBuilder *typed_builder(const char *op, TF_DataType dtype,
-                                       void *(*create)(TF_OpKernelConstruction *),
-                                       void (*compute)(void *, TF_OpKernelContext *),
-                                       void (*destroy)(void *),
-                                       const char *const *host_args)
-{
-  TF_KernelBuilder *builder =
-      ocl_tf.NewKernelBuilder(op, OCL_DEVICE_TYPE, create, compute, destroy);
-  if (builder == NULL)
-    return NULL;
-  if (dtype != 0) {
-    TF_Status *status = ocl_tf.NewStatus();
-    ocl_tf.KernelBuilder_TypeConstraint(builder, "T", dtype, status);
-    bool ok = ocl_tf.GetCode(status) == TF_OK;
-    ocl_tf.DeleteStatus(status);
-    if (!ok) {
-      ocl_tf.DeleteKernelBuilder(builder);
-      return NULL;
-    }
-  }
-  if (dtype == TF_INT32)
-    for (const char *const *arg = host_args; *arg != NULL; arg++)
-      ocl_tf.KernelBuilder_HostMemory(builder, *arg);
-  return builder;
-}
-
 void ocl_register_binary_kernels(void)
 {
   static const char *const xyz[] = {"x", "y", "z", NULL};
-  char name[96];
 
-  for (size_t i = 0; i < sizeof(binary_ops) / sizeof(binary_ops[0]); i++) {
+  for (int i = 0; i < NUM_BINARY_OPS; i++) {
     const struct binary_op *op = &binary_ops[i];
     for (size_t t = 0; t < sizeof(register_types) / sizeof(register_types[0]);
          t++) {
       TF_DataType dtype = register_types[t];
       if (!(op->types & TB(dtype)))
         continue;
-      snprintf(name, sizeof(name), "%s_OPENCL_%d", op->op, (int)dtype);
-      ocl_register_builder(name, typed_builder(op->op, op->typed ? dtype : 0,
-                                               binary_creates[i],
-                                               binary_compute, binary_delete,
-                                               xyz));
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = op->op,
+          .create = binary_creates[i],
+          .compute = binary_compute,
+          .destroy = binary_delete,
+          .type_attrs = {op->typed ? "T" : NULL},
+          .types = {dtype},
+          .host_args = dtype == TF_INT32 ? xyz : NULL,
+      });
     }
   }
 
@@ -554,13 +506,23 @@ void ocl_register_binary_kernels(void)
   static const char *const addn_args[] = {"inputs", "sum", NULL};
   static const TF_DataType bias_types[] = {TF_FLOAT, TF_HALF, TF_INT64};
   for (size_t t = 0; t < sizeof(bias_types) / sizeof(bias_types[0]); t++) {
-    snprintf(name, sizeof(name), "BiasAdd_OPENCL_%d", (int)bias_types[t]);
-    ocl_register_builder(name, typed_builder("BiasAdd", bias_types[t],
-                                             bias_create, bias_compute,
-                                             binary_delete, bias_args));
-    snprintf(name, sizeof(name), "AddN_OPENCL_%d", (int)bias_types[t]);
-    ocl_register_builder(name, typed_builder("AddN", bias_types[t],
-                                             addn_create, addn_compute,
-                                             binary_delete, addn_args));
+    ocl_register_kernel(&(const struct ocl_kernel_spec){
+        .op = "BiasAdd",
+        .create = bias_create,
+        .compute = bias_compute,
+        .destroy = binary_delete,
+        .type_attrs = {"T"},
+        .types = {bias_types[t]},
+        .host_args = bias_types[t] == TF_INT32 ? bias_args : NULL,
+    });
+    ocl_register_kernel(&(const struct ocl_kernel_spec){
+        .op = "AddN",
+        .create = addn_create,
+        .compute = addn_compute,
+        .destroy = binary_delete,
+        .type_attrs = {"T"},
+        .types = {bias_types[t]},
+        .host_args = bias_types[t] == TF_INT32 ? addn_args : NULL,
+    });
   }
 }

@@ -707,9 +707,9 @@ out:
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
-static void *gather_create(TF_OpKernelConstruction *ctx,
-                           const struct gather_op *op)
+static void *gather_create(TF_OpKernelConstruction *ctx, int index)
 {
+  const struct gather_op *op = &gather_ops[index];
   TF_Status *status = ocl_tf.NewStatus();
   struct gather_kernel *k = calloc(1, sizeof(*k));
   if (k == NULL) {
@@ -736,10 +736,7 @@ static void *gather_create(TF_OpKernelConstruction *ctx,
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
-  ocl_tf.OpKernelConstruction_Failure(ctx, status);
-  ocl_tf.DeleteStatus(status);
-  free(k);
-  return NULL;
+  return ocl_create_failed(ctx, status, k);
 }
 
 static void gather_compute_any(void *kernel, TF_OpKernelContext *ctx)
@@ -762,24 +759,8 @@ static void gather_compute_any(void *kernel, TF_OpKernelContext *ctx)
 
 static void gather_delete(void *kernel) { free(kernel); }
 
-/* One create function per op: TF_NewKernelBuilder passes no user data. */
-#define GATHER_CREATE(index)                                              \
-  static void *gather_create_##index(TF_OpKernelConstruction *ctx)        \
-  {                                                                       \
-    return gather_create(ctx, &gather_ops[index]);                        \
-  }
-GATHER_CREATE(0) GATHER_CREATE(1) GATHER_CREATE(2) GATHER_CREATE(3)
-GATHER_CREATE(4) GATHER_CREATE(5) GATHER_CREATE(6) GATHER_CREATE(7)
-GATHER_CREATE(8)
-
-static void *(*const gather_creates[])(TF_OpKernelConstruction *) = {
-    gather_create_0, gather_create_1, gather_create_2,
-    gather_create_3, gather_create_4, gather_create_5,
-    gather_create_6, gather_create_7, gather_create_8,
-};
-
-_Static_assert(sizeof(gather_creates) / sizeof(gather_creates[0]) == NUM_OPS,
-               "one create function per op");
+_Static_assert(NUM_OPS <= OCL_MAX_FAMILY_OPS, "one create function per op");
+OCL_FAMILY_CREATES(gather, gather_create);
 
 /* ---- Registration ------------------------------------------------------ */
 
@@ -788,7 +769,6 @@ void ocl_register_gather_kernels(void)
   static const TF_DataType all_types[] = {TF_FLOAT, TF_HALF, TF_INT32,
                                           TF_INT64, TF_BOOL};
   static const TF_DataType range_types[] = {TF_FLOAT, TF_INT32, TF_INT64};
-  char name[96];
 
   for (size_t i = 0; i < NUM_OPS; i++) {
     const struct gather_op *op = &gather_ops[i];
@@ -796,29 +776,19 @@ void ocl_register_gather_kernels(void)
     size_t num_types = op->kind == RANGE ? 3 : 5;
     for (size_t t = 0; t < num_types; t++) {
       TF_DataType dtype = types[t];
-      TF_KernelBuilder *builder = ocl_tf.NewKernelBuilder(
-          op->op, OCL_DEVICE_TYPE, gather_creates[i], gather_compute_any,
-          gather_delete);
-      if (builder == NULL)
-        continue;
       /* Index-type attributes (Tindices, TI, index_type, Tidx of
        * BroadcastTo, Taxis) stay unconstrained: the kernels read each
        * allowed index type. */
-      TF_Status *status = ocl_tf.NewStatus();
-      ocl_tf.KernelBuilder_TypeConstraint(builder, op->type_attr, dtype,
-                                          status);
-      bool ok = !failed(status);
-      ocl_tf.DeleteStatus(status);
-      if (!ok) {
-        ocl_tf.DeleteKernelBuilder(builder);
-        continue;
-      }
-      const char *const *host = host_int32(op, dtype) ? op->int32_host_args
-                                                      : op->host_args;
-      for (int h = 0; h < 5 && host[h] != NULL; h++)
-        ocl_tf.KernelBuilder_HostMemory(builder, host[h]);
-      snprintf(name, sizeof(name), "%s_OPENCL_%d", op->op, (int)dtype);
-      ocl_register_builder(name, builder);
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = op->op,
+          .create = gather_creates[i],
+          .compute = gather_compute_any,
+          .destroy = gather_delete,
+          .type_attrs = {op->type_attr},
+          .types = {dtype},
+          .host_args = host_int32(op, dtype) ? op->int32_host_args
+                                             : op->host_args,
+      });
     }
   }
 }

@@ -310,3 +310,49 @@ void ocl_compute_done(TF_OpKernelContext *ctx, TF_Status *status)
     ocl_tf.OpKernelContext_Failure(ctx, status);
   ocl_tf.DeleteStatus(status);
 }
+
+void *ocl_create_failed(TF_OpKernelConstruction *ctx, TF_Status *status,
+                        void *kernel)
+{
+  ocl_tf.OpKernelConstruction_Failure(ctx, status);
+  ocl_tf.DeleteStatus(status);
+  free(kernel);
+  return NULL;
+}
+
+bool ocl_register_kernel(const struct ocl_kernel_spec *spec)
+{
+  char name[128];
+  size_t len = (size_t)snprintf(name, sizeof(name), "%s_%s", spec->op,
+                                OCL_DEVICE_TYPE);
+  for (int i = 0; i < OCL_MAX_TYPE_ATTRS && spec->type_attrs[i] != NULL &&
+                  len < sizeof(name);
+       i++)
+    len += (size_t)snprintf(name + len, sizeof(name) - len, "_%d",
+                            (int)spec->types[i]);
+
+  TF_KernelBuilder *builder =
+      ocl_tf.NewKernelBuilder(spec->op, OCL_DEVICE_TYPE, spec->create,
+                              spec->compute, spec->destroy);
+  if (builder == NULL)
+    return ocl_register_builder(name, NULL); /* reports it */
+  TF_Status *status = ocl_tf.NewStatus();
+  for (int i = 0; i < OCL_MAX_TYPE_ATTRS && spec->type_attrs[i] != NULL &&
+                  ocl_tf.GetCode(status) == TF_OK;
+       i++)
+    ocl_tf.KernelBuilder_TypeConstraint(builder, spec->type_attrs[i],
+                                        spec->types[i], status);
+  bool ok = ocl_tf.GetCode(status) == TF_OK;
+  if (!ok) {
+    ocl_report_unusable("kernel %s: type constraint failed: %s", name,
+                        ocl_tf.Message(status));
+    ocl_tf.DeleteKernelBuilder(builder);
+  }
+  ocl_tf.DeleteStatus(status);
+  if (!ok)
+    return false;
+  for (const char *const *arg = spec->host_args; arg != NULL && *arg != NULL;
+       arg++)
+    ocl_tf.KernelBuilder_HostMemory(builder, *arg);
+  return ocl_register_builder(name, builder);
+}

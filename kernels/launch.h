@@ -109,11 +109,96 @@ int ocl_tensor_dims(const TF_Tensor *tensor, int64_t *dims, TF_Status *status);
 /* Ends a compute call: a non-OK status fails the op
  * (TF_OpKernelContext_Failure); the status is deleted either way. */
 void ocl_compute_done(TF_OpKernelContext *ctx, TF_Status *status);
+/* Ends a failed create call: fails the construction with `status`
+ * (TF_OpKernelConstruction_Failure), deletes the status, frees `kernel`
+ * (may be NULL) and returns NULL for the create function to return. */
+void *ocl_create_failed(TF_OpKernelConstruction *ctx, TF_Status *status,
+                        void *kernel);
 /* Element offset of a host pointer, for host-memory (int32) kernels. */
 static inline void *ocl_host_data(const TF_Tensor *tensor)
 {
   return ocl_tf.TensorData(tensor);
 }
+
+/* ---- Registration -------------------------------------------------------- */
+
+/* Type-constrained attributes per kernel: enough for BatchMatMulV3's
+ * Ta, Tb and Tout. */
+#define OCL_MAX_TYPE_ATTRS 3
+
+/* One kernel to register: op, create/compute/destroy, a type constraint
+ * type_attrs[i] = types[i] for each attribute listed (the list ends at the
+ * first NULL or after OCL_MAX_TYPE_ATTRS; none for ops without a type
+ * attribute) and the arguments that live in host memory. */
+struct ocl_kernel_spec {
+  const char *op;
+  void *(*create)(TF_OpKernelConstruction *);
+  void (*compute)(void *, TF_OpKernelContext *);
+  void (*destroy)(void *);
+  const char *type_attrs[OCL_MAX_TYPE_ATTRS];
+  TF_DataType types[OCL_MAX_TYPE_ATTRS];
+  const char *const *host_args; /* NULL-terminated, or NULL for none */
+};
+
+/* Builds the kernel, constrains it, marks its host-memory arguments and
+ * registers it (ocl_register_builder) as "<op>_OPENCL[_<type>...]", one
+ * number per constrained type. A failure is reported (ocl_report_unusable)
+ * and returns false. */
+bool ocl_register_kernel(const struct ocl_kernel_spec *spec);
+
+/* ---- Create thunks ------------------------------------------------------ */
+
+/* TF_NewKernelBuilder passes no user data to create functions, so a family
+ * with a table of ops needs one create function per table entry.
+ * OCL_FAMILY_CREATES(prefix, fn) defines
+ *   static void *(*const prefix_creates[OCL_MAX_FAMILY_OPS])(
+ *       TF_OpKernelConstruction *);
+ * whose entry i calls fn(ctx, i), fn being a
+ * void *(*)(TF_OpKernelConstruction *, int index). Each family
+ * _Static_asserts that its table fits. (The indices are written out: pasting
+ * digits together would make octal literals such as 08.) */
+#define OCL_MAX_FAMILY_OPS 48
+
+#define OCL_CREATE_THUNK_(prefix, fn, i)                              \
+  static void *prefix##_create_##i(TF_OpKernelConstruction *ctx)       \
+  {                                                                    \
+    return fn(ctx, i);                                                 \
+  }
+#define OCL_CREATE_THUNKS4_(prefix, fn, a, b, c, d)                   \
+  OCL_CREATE_THUNK_(prefix, fn, a) OCL_CREATE_THUNK_(prefix, fn, b)    \
+  OCL_CREATE_THUNK_(prefix, fn, c) OCL_CREATE_THUNK_(prefix, fn, d)
+#define OCL_FAMILY_CREATES(prefix, fn)                                 \
+  OCL_CREATE_THUNKS4_(prefix, fn, 0, 1, 2, 3)                          \
+  OCL_CREATE_THUNKS4_(prefix, fn, 4, 5, 6, 7)                          \
+  OCL_CREATE_THUNKS4_(prefix, fn, 8, 9, 10, 11)                        \
+  OCL_CREATE_THUNKS4_(prefix, fn, 12, 13, 14, 15)                      \
+  OCL_CREATE_THUNKS4_(prefix, fn, 16, 17, 18, 19)                      \
+  OCL_CREATE_THUNKS4_(prefix, fn, 20, 21, 22, 23)                      \
+  OCL_CREATE_THUNKS4_(prefix, fn, 24, 25, 26, 27)                      \
+  OCL_CREATE_THUNKS4_(prefix, fn, 28, 29, 30, 31)                      \
+  OCL_CREATE_THUNKS4_(prefix, fn, 32, 33, 34, 35)                      \
+  OCL_CREATE_THUNKS4_(prefix, fn, 36, 37, 38, 39)                      \
+  OCL_CREATE_THUNKS4_(prefix, fn, 40, 41, 42, 43)                      \
+  OCL_CREATE_THUNKS4_(prefix, fn, 44, 45, 46, 47)                      \
+  static void *(*const prefix##_creates[OCL_MAX_FAMILY_OPS])(          \
+      TF_OpKernelConstruction *) = {                                   \
+      prefix##_create_0, prefix##_create_1, prefix##_create_2,         \
+      prefix##_create_3, prefix##_create_4, prefix##_create_5,         \
+      prefix##_create_6, prefix##_create_7, prefix##_create_8,         \
+      prefix##_create_9, prefix##_create_10, prefix##_create_11,       \
+      prefix##_create_12, prefix##_create_13, prefix##_create_14,      \
+      prefix##_create_15, prefix##_create_16, prefix##_create_17,      \
+      prefix##_create_18, prefix##_create_19, prefix##_create_20,      \
+      prefix##_create_21, prefix##_create_22, prefix##_create_23,      \
+      prefix##_create_24, prefix##_create_25, prefix##_create_26,      \
+      prefix##_create_27, prefix##_create_28, prefix##_create_29,      \
+      prefix##_create_30, prefix##_create_31, prefix##_create_32,      \
+      prefix##_create_33, prefix##_create_34, prefix##_create_35,      \
+      prefix##_create_36, prefix##_create_37, prefix##_create_38,      \
+      prefix##_create_39, prefix##_create_40, prefix##_create_41,      \
+      prefix##_create_42, prefix##_create_43, prefix##_create_44,      \
+      prefix##_create_45, prefix##_create_46, prefix##_create_47,      \
+  }
 
 /* Releases every cached cl_kernel (and with them their programs'
  * references). Called at platform teardown, before contexts go. */

@@ -469,25 +469,44 @@ static bool run_gemm(TF_OpKernelContext *ctx, const struct matmul_kernel *k,
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
-static void *matmul_create(TF_OpKernelConstruction *ctx,
-                           enum matmul_kind kind, const char *type_attr,
-                           const char *adj_x_attr, const char *adj_y_attr)
+struct matmul_op {
+  const char *op;
+  enum matmul_kind kind;
+  const char *type_attr; /* read at construction */
+  const char *adj_x_attr, *adj_y_attr;
+  /* Constrained, all to the same type. */
+  const char *type_attrs[OCL_MAX_TYPE_ATTRS];
+};
+
+static const struct matmul_op matmul_ops[] = {
+    {"MatMul", MATMUL, "T", "transpose_a", "transpose_b", {"T"}},
+    {"BatchMatMul", BATCH_MATMUL, "T", "adj_x", "adj_y", {"T"}},
+    {"BatchMatMulV2", BATCH_MATMUL_V2, "T", "adj_x", "adj_y", {"T"}},
+    /* Registered only for Ta == Tb == Tout. */
+    {"BatchMatMulV3", BATCH_MATMUL_V2, "Tout", "adj_x", "adj_y",
+     {"Ta", "Tb", "Tout"}},
+};
+#define NUM_MATMUL_OPS ((int)(sizeof(matmul_ops) / sizeof(matmul_ops[0])))
+
+static void *matmul_create(TF_OpKernelConstruction *ctx, int index)
 {
+  const struct matmul_op *op = &matmul_ops[index];
   TF_Status *status = ocl_tf.NewStatus();
   struct matmul_kernel *k = calloc(1, sizeof(*k));
   if (k == NULL) {
     ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
     goto fail;
   }
-  k->kind = kind;
-  ocl_tf.OpKernelConstruction_GetAttrType(ctx, type_attr, &k->dtype, status);
+  k->kind = op->kind;
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, op->type_attr, &k->dtype,
+                                          status);
   if (ocl_tf.GetCode(status) != TF_OK)
     goto fail;
   TF_Bool adj_x = 0, adj_y = 0;
-  ocl_tf.OpKernelConstruction_GetAttrBool(ctx, adj_x_attr, &adj_x, status);
+  ocl_tf.OpKernelConstruction_GetAttrBool(ctx, op->adj_x_attr, &adj_x, status);
   if (ocl_tf.GetCode(status) != TF_OK)
     goto fail;
-  ocl_tf.OpKernelConstruction_GetAttrBool(ctx, adj_y_attr, &adj_y, status);
+  ocl_tf.OpKernelConstruction_GetAttrBool(ctx, op->adj_y_attr, &adj_y, status);
   if (ocl_tf.GetCode(status) != TF_OK)
     goto fail;
   k->adj_x = adj_x != 0;
@@ -500,32 +519,12 @@ static void *matmul_create(TF_OpKernelConstruction *ctx,
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
-  ocl_tf.OpKernelConstruction_Failure(ctx, status);
-  ocl_tf.DeleteStatus(status);
-  free(k);
-  return NULL;
+  return ocl_create_failed(ctx, status, k);
 }
 
-static void *matmul_create_v1(TF_OpKernelConstruction *ctx)
-{
-  return matmul_create(ctx, MATMUL, "T", "transpose_a", "transpose_b");
-}
-
-static void *batch_matmul_create(TF_OpKernelConstruction *ctx)
-{
-  return matmul_create(ctx, BATCH_MATMUL, "T", "adj_x", "adj_y");
-}
-
-static void *batch_matmul_v2_create(TF_OpKernelConstruction *ctx)
-{
-  return matmul_create(ctx, BATCH_MATMUL_V2, "T", "adj_x", "adj_y");
-}
-
-static void *batch_matmul_v3_create(TF_OpKernelConstruction *ctx)
-{
-  /* Registered only for Ta == Tb == Tout. */
-  return matmul_create(ctx, BATCH_MATMUL_V2, "Tout", "adj_x", "adj_y");
-}
+_Static_assert(NUM_MATMUL_OPS <= OCL_MAX_FAMILY_OPS,
+               "one create function per matmul op");
+OCL_FAMILY_CREATES(matmul, matmul_create);
 
 static void matmul_compute(void *kernel, TF_OpKernelContext *ctx)
 {
@@ -563,44 +562,21 @@ static void matmul_delete(void *kernel) { free(kernel); }
 
 /* ---- Registration ------------------------------------------------------ */
 
-struct matmul_op {
-  const char *op;
-  void *(*create)(TF_OpKernelConstruction *);
-  const char *const *type_attrs; /* NULL-terminated, all constrained alike */
-};
-
 void ocl_register_matmul_kernels(void)
 {
-  static const char *const t[] = {"T", NULL};
-  static const char *const v3[] = {"Ta", "Tb", "Tout", NULL};
-  static const struct matmul_op ops[] = {
-      {"MatMul", matmul_create_v1, t},
-      {"BatchMatMul", batch_matmul_create, t},
-      {"BatchMatMulV2", batch_matmul_v2_create, t},
-      {"BatchMatMulV3", batch_matmul_v3_create, v3},
-  };
   static const TF_DataType types[] = {TF_FLOAT, TF_HALF};
-  char name[96];
 
-  for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-    for (size_t d = 0; d < sizeof(types) / sizeof(types[0]); d++) {
-      TF_KernelBuilder *builder =
-          ocl_tf.NewKernelBuilder(ops[i].op, OCL_DEVICE_TYPE, ops[i].create,
-                                  matmul_compute, matmul_delete);
-      if (builder == NULL)
-        continue;
-      TF_Status *status = ocl_tf.NewStatus();
-      for (const char *const *attr = ops[i].type_attrs;
-           *attr != NULL && ocl_tf.GetCode(status) == TF_OK; attr++)
-        ocl_tf.KernelBuilder_TypeConstraint(builder, *attr, types[d], status);
-      bool ok = ocl_tf.GetCode(status) == TF_OK;
-      ocl_tf.DeleteStatus(status);
-      if (!ok) {
-        ocl_tf.DeleteKernelBuilder(builder);
-        continue;
-      }
-      snprintf(name, sizeof(name), "%s_OPENCL_%d", ops[i].op, (int)types[d]);
-      ocl_register_builder(name, builder);
-    }
+  for (int i = 0; i < NUM_MATMUL_OPS; i++) {
+    const struct matmul_op *op = &matmul_ops[i];
+    for (size_t d = 0; d < sizeof(types) / sizeof(types[0]); d++)
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = op->op,
+          .create = matmul_creates[i],
+          .compute = matmul_compute,
+          .destroy = matmul_delete,
+          .type_attrs = {op->type_attrs[0], op->type_attrs[1],
+                         op->type_attrs[2]},
+          .types = {types[d], types[d], types[d]},
+      });
   }
 }

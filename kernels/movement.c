@@ -933,9 +933,9 @@ static void pad(struct run *r, TF_Tensor **in)
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
-static void *movement_create(TF_OpKernelConstruction *ctx,
-                             const struct movement_op *op)
+static void *movement_create(TF_OpKernelConstruction *ctx, int index)
 {
+  const struct movement_op *op = &movement_ops[index];
   TF_Status *status = ocl_tf.NewStatus();
   struct movement_kernel *k = calloc(1, sizeof(*k));
   if (k == NULL) {
@@ -981,10 +981,7 @@ static void *movement_create(TF_OpKernelConstruction *ctx,
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
-  ocl_tf.OpKernelConstruction_Failure(ctx, status);
-  ocl_tf.DeleteStatus(status);
-  free(k);
-  return NULL;
+  return ocl_create_failed(ctx, status, k);
 }
 
 static void movement_compute(void *kernel, TF_OpKernelContext *ctx)
@@ -1023,26 +1020,9 @@ out:
 
 static void movement_delete(void *kernel) { free(kernel); }
 
-/* One create function per op: TF_NewKernelBuilder passes no user data. */
-#define MOVEMENT_CREATE(index)                                          \
-  static void *movement_create_##index(TF_OpKernelConstruction *ctx)    \
-  {                                                                     \
-    return movement_create(ctx, &movement_ops[index]);                  \
-  }
-MOVEMENT_CREATE(0) MOVEMENT_CREATE(1) MOVEMENT_CREATE(2) MOVEMENT_CREATE(3)
-MOVEMENT_CREATE(4) MOVEMENT_CREATE(5) MOVEMENT_CREATE(6) MOVEMENT_CREATE(7)
-MOVEMENT_CREATE(8) MOVEMENT_CREATE(9) MOVEMENT_CREATE(10) MOVEMENT_CREATE(11)
-
-static void *(*const movement_creates[])(TF_OpKernelConstruction *) = {
-    movement_create_0, movement_create_1, movement_create_2,
-    movement_create_3, movement_create_4, movement_create_5,
-    movement_create_6, movement_create_7, movement_create_8,
-    movement_create_9, movement_create_10, movement_create_11,
-};
-
-_Static_assert(sizeof(movement_creates) / sizeof(movement_creates[0]) ==
-                   sizeof(movement_ops) / sizeof(movement_ops[0]),
+_Static_assert(NUM_OPS <= OCL_MAX_FAMILY_OPS,
                "one create function per movement op");
+OCL_FAMILY_CREATES(movement, movement_create);
 
 /* ---- Registration ------------------------------------------------------ */
 
@@ -1050,28 +1030,16 @@ void ocl_register_movement_kernels(void)
 {
   static const TF_DataType types[] = {TF_FLOAT, TF_HALF, TF_INT32, TF_INT64,
                                       TF_BOOL};
-  char name[96];
 
-  for (int i = 0; i < NUM_OPS; i++) {
-    const struct movement_op *op = &movement_ops[i];
-    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
-      snprintf(name, sizeof(name), "%s_OPENCL_%d", op->op, (int)types[t]);
-      TF_KernelBuilder *b =
-          ocl_tf.NewKernelBuilder(op->op, OCL_DEVICE_TYPE, movement_creates[i],
-                                  movement_compute, movement_delete);
-      if (b != NULL) {
-        TF_Status *status = ocl_tf.NewStatus();
-        ocl_tf.KernelBuilder_TypeConstraint(b, "T", types[t], status);
-        bool ok = ocl_tf.GetCode(status) == TF_OK;
-        ocl_tf.DeleteStatus(status);
-        if (!ok) {
-          ocl_tf.DeleteKernelBuilder(b);
-          b = NULL;
-        }
-      }
-      for (int h = 0; b != NULL && op->host_args[h] != NULL; h++)
-        ocl_tf.KernelBuilder_HostMemory(b, op->host_args[h]);
-      ocl_register_builder(name, b);
-    }
-  }
+  for (int i = 0; i < NUM_OPS; i++)
+    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = movement_ops[i].op,
+          .create = movement_creates[i],
+          .compute = movement_compute,
+          .destroy = movement_delete,
+          .type_attrs = {"T"},
+          .types = {types[t]},
+          .host_args = movement_ops[i].host_args,
+      });
 }

@@ -285,9 +285,9 @@ static bool run_arg(TF_OpKernelContext *ctx, const struct reduce_kernel *k,
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
-static void *reduce_create(TF_OpKernelConstruction *ctx,
-                           const struct reduce_op *op)
+static void *reduce_create(TF_OpKernelConstruction *ctx, int index)
 {
+  const struct reduce_op *op = &reduce_ops[index];
   TF_Status *status = ocl_tf.NewStatus();
   struct reduce_kernel *k = calloc(1, sizeof(*k));
   if (k == NULL) {
@@ -332,10 +332,7 @@ static void *reduce_create(TF_OpKernelConstruction *ctx,
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
-  ocl_tf.OpKernelConstruction_Failure(ctx, status);
-  ocl_tf.DeleteStatus(status);
-  free(k);
-  return NULL;
+  return ocl_create_failed(ctx, status, k);
 }
 
 /* The axes of a host-memory int32 or int64 tensor, at most OCL_MAX_DIMS * 4
@@ -454,25 +451,10 @@ out:
 
 static void reduce_delete(void *kernel) { free(kernel); }
 
-/* One create function per op: TF_NewKernelBuilder passes no user data. */
-#define REDUCE_CREATE(index)                                         \
-  static void *reduce_create_##index(TF_OpKernelConstruction *ctx)   \
-  {                                                                  \
-    return reduce_create(ctx, &reduce_ops[index]);                   \
-  }
-REDUCE_CREATE(0) REDUCE_CREATE(1) REDUCE_CREATE(2) REDUCE_CREATE(3)
-REDUCE_CREATE(4) REDUCE_CREATE(5) REDUCE_CREATE(6) REDUCE_CREATE(7)
-REDUCE_CREATE(8) REDUCE_CREATE(9) REDUCE_CREATE(10)
-
-static void *(*const reduce_creates[])(TF_OpKernelConstruction *) = {
-    reduce_create_0, reduce_create_1, reduce_create_2, reduce_create_3,
-    reduce_create_4, reduce_create_5, reduce_create_6, reduce_create_7,
-    reduce_create_8, reduce_create_9, reduce_create_10,
-};
-
-_Static_assert(sizeof(reduce_creates) / sizeof(reduce_creates[0]) ==
-                   sizeof(reduce_ops) / sizeof(reduce_ops[0]),
+#define NUM_REDUCE_OPS ((int)(sizeof(reduce_ops) / sizeof(reduce_ops[0])))
+_Static_assert(NUM_REDUCE_OPS <= OCL_MAX_FAMILY_OPS,
                "one create function per reduce op");
+OCL_FAMILY_CREATES(reduce, reduce_create);
 
 /* ---- Registration ------------------------------------------------------ */
 
@@ -481,8 +463,7 @@ static const TF_DataType register_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
 
 void ocl_register_reduce_kernels(void)
 {
-  char name[96];
-  for (size_t i = 0; i < sizeof(reduce_ops) / sizeof(reduce_ops[0]); i++) {
+  for (int i = 0; i < NUM_REDUCE_OPS; i++) {
     const struct reduce_op *op = &reduce_ops[i];
     bool typed = op->kind != ALL && op->kind != ANY;
     for (size_t t = 0; t < sizeof(register_types) / sizeof(register_types[0]);
@@ -490,28 +471,24 @@ void ocl_register_reduce_kernels(void)
       TF_DataType dtype = register_types[t];
       if (!(op->types & TB(dtype)))
         continue;
-      snprintf(name, sizeof(name), "%s_OPENCL_%d", op->op, (int)dtype);
-      TF_KernelBuilder *builder = ocl_tf.NewKernelBuilder(
-          op->op, OCL_DEVICE_TYPE, reduce_creates[i], reduce_compute,
-          reduce_delete);
-      if (builder == NULL)
-        continue;
-      TF_Status *status = ocl_tf.NewStatus();
-      if (typed)
-        ocl_tf.KernelBuilder_TypeConstraint(builder, "T", dtype, status);
-      bool ok = ocl_tf.GetCode(status) == TF_OK;
-      ocl_tf.DeleteStatus(status);
-      if (!ok) {
-        ocl_tf.DeleteKernelBuilder(builder);
-        continue;
-      }
+      /* The axes, then for int32 (computed on the host) the data. */
+      const char *host_args[4] = {NULL};
+      int h = 0;
       if (op->axes_arg != NULL)
-        ocl_tf.KernelBuilder_HostMemory(builder, op->axes_arg);
+        host_args[h++] = op->axes_arg;
       if (dtype == TF_INT32) {
-        ocl_tf.KernelBuilder_HostMemory(builder, "input");
-        ocl_tf.KernelBuilder_HostMemory(builder, "output");
+        host_args[h++] = "input";
+        host_args[h++] = "output";
       }
-      ocl_register_builder(name, builder);
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = op->op,
+          .create = reduce_creates[i],
+          .compute = reduce_compute,
+          .destroy = reduce_delete,
+          .type_attrs = {typed ? "T" : NULL},
+          .types = {dtype},
+          .host_args = host_args,
+      });
     }
   }
 }

@@ -252,14 +252,15 @@ out:
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
-static void *softmax_create(TF_OpKernelConstruction *ctx, enum softmax_kind kind)
+/* kind: an enum softmax_kind. */
+static void *softmax_create(TF_OpKernelConstruction *ctx, int kind)
 {
   TF_Status *status = ocl_tf.NewStatus();
   struct softmax_kernel *k = calloc(1, sizeof(*k));
   if (k == NULL) {
     ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
   } else {
-    k->kind = kind;
+    k->kind = (enum softmax_kind)kind;
     ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
   }
   if (ocl_tf.GetCode(status) != TF_OK) {
@@ -271,22 +272,9 @@ static void *softmax_create(TF_OpKernelConstruction *ctx, enum softmax_kind kind
   return k;
 }
 
-static void *create_softmax(TF_OpKernelConstruction *ctx)
-{
-  return softmax_create(ctx, SOFTMAX);
-}
-static void *create_log_softmax(TF_OpKernelConstruction *ctx)
-{
-  return softmax_create(ctx, LOG_SOFTMAX);
-}
-static void *create_xent(TF_OpKernelConstruction *ctx)
-{
-  return softmax_create(ctx, XENT);
-}
-static void *create_sparse_xent(TF_OpKernelConstruction *ctx)
-{
-  return softmax_create(ctx, SPARSE_XENT);
-}
+_Static_assert(SPARSE_XENT < OCL_MAX_FAMILY_OPS,
+               "one create function per softmax kind");
+OCL_FAMILY_CREATES(softmax, softmax_create);
 
 static void softmax_compute(void *kernel, TF_OpKernelContext *ctx)
 {
@@ -309,33 +297,23 @@ void ocl_register_softmax_kernels(void)
 {
   static const struct {
     const char *op;
-    void *(*create)(TF_OpKernelConstruction *);
+    enum softmax_kind kind;
   } ops[] = {
-      {"Softmax", create_softmax},
-      {"LogSoftmax", create_log_softmax},
-      {"SoftmaxCrossEntropyWithLogits", create_xent},
-      {"SparseSoftmaxCrossEntropyWithLogits", create_sparse_xent},
+      {"Softmax", SOFTMAX},
+      {"LogSoftmax", LOG_SOFTMAX},
+      {"SoftmaxCrossEntropyWithLogits", XENT},
+      {"SparseSoftmaxCrossEntropyWithLogits", SPARSE_XENT},
   };
   static const TF_DataType types[] = {TF_FLOAT, TF_HALF};
-  char name[96];
 
-  for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
-      TF_KernelBuilder *builder =
-          ocl_tf.NewKernelBuilder(ops[i].op, OCL_DEVICE_TYPE, ops[i].create,
-                                  softmax_compute, softmax_delete);
-      if (builder == NULL)
-        continue;
-      TF_Status *status = ocl_tf.NewStatus();
-      ocl_tf.KernelBuilder_TypeConstraint(builder, "T", types[t], status);
-      bool ok = ocl_tf.GetCode(status) == TF_OK;
-      ocl_tf.DeleteStatus(status);
-      if (!ok) {
-        ocl_tf.DeleteKernelBuilder(builder);
-        continue;
-      }
-      snprintf(name, sizeof(name), "%s_OPENCL_%d", ops[i].op, (int)types[t]);
-      ocl_register_builder(name, builder);
-    }
-  }
+  for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = ops[i].op,
+          .create = softmax_creates[ops[i].kind],
+          .compute = softmax_compute,
+          .destroy = softmax_delete,
+          .type_attrs = {"T"},
+          .types = {types[t]},
+      });
 }

@@ -137,9 +137,9 @@ static void host_unary_int32(enum unary_kind kind, const int32_t *x,
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
-static void *unary_create(TF_OpKernelConstruction *ctx,
-                          const struct unary_op *op)
+static void *unary_create(TF_OpKernelConstruction *ctx, int index)
 {
+  const struct unary_op *op = &unary_ops[index];
   TF_Status *status = ocl_tf.NewStatus();
   struct unary_kernel *k = calloc(1, sizeof(*k));
   if (k == NULL) {
@@ -165,10 +165,7 @@ static void *unary_create(TF_OpKernelConstruction *ctx,
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
-  ocl_tf.OpKernelConstruction_Failure(ctx, status);
-  ocl_tf.DeleteStatus(status);
-  free(k);
-  return NULL;
+  return ocl_create_failed(ctx, status, k);
 }
 
 /* The gradient ops' input checks, with TensorFlow's messages: the relu
@@ -259,41 +256,9 @@ out:
 
 static void unary_delete(void *kernel) { free(kernel); }
 
-/* One create function per op: TF_NewKernelBuilder passes no user data, so
- * the op is bound here. */
-#define UNARY_CREATE(index)                                             \
-  static void *unary_create_##index(TF_OpKernelConstruction *ctx)       \
-  {                                                                     \
-    return unary_create(ctx, &unary_ops[index]);                        \
-  }
-#define UNARY_CREATE8(base)                                              \
-  UNARY_CREATE(base##0) UNARY_CREATE(base##1) UNARY_CREATE(base##2)      \
-  UNARY_CREATE(base##3) UNARY_CREATE(base##4) UNARY_CREATE(base##5)      \
-  UNARY_CREATE(base##6) UNARY_CREATE(base##7) UNARY_CREATE(base##8)      \
-  UNARY_CREATE(base##9)
-UNARY_CREATE(0) UNARY_CREATE(1) UNARY_CREATE(2) UNARY_CREATE(3)
-UNARY_CREATE(4) UNARY_CREATE(5) UNARY_CREATE(6) UNARY_CREATE(7)
-UNARY_CREATE(8) UNARY_CREATE(9)
-UNARY_CREATE8(1) UNARY_CREATE8(2) UNARY_CREATE8(3)
-UNARY_CREATE(40)
-
-static void *(*const unary_creates[])(TF_OpKernelConstruction *) = {
-    unary_create_0,  unary_create_1,  unary_create_2,  unary_create_3,
-    unary_create_4,  unary_create_5,  unary_create_6,  unary_create_7,
-    unary_create_8,  unary_create_9,  unary_create_10, unary_create_11,
-    unary_create_12, unary_create_13, unary_create_14, unary_create_15,
-    unary_create_16, unary_create_17, unary_create_18, unary_create_19,
-    unary_create_20, unary_create_21, unary_create_22, unary_create_23,
-    unary_create_24, unary_create_25, unary_create_26, unary_create_27,
-    unary_create_28, unary_create_29, unary_create_30, unary_create_31,
-    unary_create_32, unary_create_33, unary_create_34, unary_create_35,
-    unary_create_36, unary_create_37, unary_create_38, unary_create_39,
-    unary_create_40,
-};
-
-_Static_assert(sizeof(unary_creates) / sizeof(unary_creates[0]) ==
-                   sizeof(unary_ops) / sizeof(unary_ops[0]),
+_Static_assert(NUM_UNARY_OPS <= OCL_MAX_FAMILY_OPS,
                "one create function per unary op");
+OCL_FAMILY_CREATES(unary, unary_create);
 
 /* ---- Cast ------------------------------------------------------------------ */
 
@@ -336,10 +301,7 @@ static void *cast_create(TF_OpKernelConstruction *ctx)
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
-  ocl_tf.OpKernelConstruction_Failure(ctx, status);
-  ocl_tf.DeleteStatus(status);
-  free(k);
-  return NULL;
+  return ocl_create_failed(ctx, status, k);
 }
 
 static void cast_compute(void *kernel, TF_OpKernelContext *ctx)
@@ -392,34 +354,10 @@ static const TF_DataType register_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
 #define NUM_REGISTER_TYPES \
   (sizeof(register_types) / sizeof(register_types[0]))
 
-/* A builder with type constraints (attr NULL = none); NULL if a step fails. */
-static TF_KernelBuilder *new_builder(const char *op,
-                                     void *(*create)(TF_OpKernelConstruction *),
-                                     void (*compute)(void *, TF_OpKernelContext *),
-                                     const char *attr1, TF_DataType type1,
-                                     const char *attr2, TF_DataType type2)
-{
-  TF_KernelBuilder *builder = ocl_tf.NewKernelBuilder(
-      op, OCL_DEVICE_TYPE, create, compute, unary_delete);
-  if (builder == NULL)
-    return NULL;
-  TF_Status *status = ocl_tf.NewStatus();
-  if (attr1 != NULL)
-    ocl_tf.KernelBuilder_TypeConstraint(builder, attr1, type1, status);
-  if (attr2 != NULL && ocl_tf.GetCode(status) == TF_OK)
-    ocl_tf.KernelBuilder_TypeConstraint(builder, attr2, type2, status);
-  bool ok = ocl_tf.GetCode(status) == TF_OK;
-  ocl_tf.DeleteStatus(status);
-  if (!ok) {
-    ocl_tf.DeleteKernelBuilder(builder);
-    return NULL;
-  }
-  return builder;
-}
-
 void ocl_register_unary_kernels(void)
 {
-  char name[96];
+  /* Only the element-wise ops with int32 kernels; all are x -> y. */
+  static const char *const xy[] = {"x", "y", NULL};
 
   for (int i = 0; i < NUM_UNARY_OPS; i++) {
     const struct unary_op *op = &unary_ops[i];
@@ -428,25 +366,26 @@ void ocl_register_unary_kernels(void)
       TF_DataType dtype = register_types[t];
       if (!(op->types & TB(dtype)))
         continue;
-      snprintf(name, sizeof(name), "%s_OPENCL_%d", op->op, (int)dtype);
-      TF_KernelBuilder *builder =
-          new_builder(op->op, unary_creates[i], unary_compute,
-                      typed ? "T" : NULL, dtype, NULL, 0);
-      if (builder != NULL && dtype == TF_INT32) {
-        /* Only the element-wise ops with int32 kernels; all are x -> y. */
-        ocl_tf.KernelBuilder_HostMemory(builder, "x");
-        ocl_tf.KernelBuilder_HostMemory(builder, "y");
-      }
-      ocl_register_builder(name, builder);
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = op->op,
+          .create = unary_creates[i],
+          .compute = unary_compute,
+          .destroy = unary_delete,
+          .type_attrs = {typed ? "T" : NULL},
+          .types = {dtype},
+          .host_args = dtype == TF_INT32 ? xy : NULL,
+      });
     }
   }
 
   for (size_t s = 0; s < NUM_REGISTER_TYPES; s++)
-    for (size_t d = 0; d < NUM_REGISTER_TYPES; d++) {
-      snprintf(name, sizeof(name), "Cast_OPENCL_%d_%d", (int)register_types[s],
-               (int)register_types[d]);
-      ocl_register_builder(name, new_builder("Cast", cast_create, cast_compute,
-                                             "SrcT", register_types[s],
-                                             "DstT", register_types[d]));
-    }
+    for (size_t d = 0; d < NUM_REGISTER_TYPES; d++)
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = "Cast",
+          .create = cast_create,
+          .compute = cast_compute,
+          .destroy = unary_delete,
+          .type_attrs = {"SrcT", "DstT"},
+          .types = {register_types[s], register_types[d]},
+      });
 }

@@ -254,9 +254,9 @@ struct apply_kernel {
   bool use_nesterov;
 };
 
-static void *apply_create(TF_OpKernelConstruction *ctx,
-                          const struct apply_op *op)
+static void *apply_create(TF_OpKernelConstruction *ctx, int index)
 {
+  const struct apply_op *op = &apply_ops[index];
   TF_Status *status = ocl_tf.NewStatus();
   struct apply_kernel *k = calloc(1, sizeof(*k));
   TF_Bool flag = 0;
@@ -280,10 +280,7 @@ static void *apply_create(TF_OpKernelConstruction *ctx,
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
-  ocl_tf.OpKernelConstruction_Failure(ctx, status);
-  ocl_tf.DeleteStatus(status);
-  free(k);
-  return NULL;
+  return ocl_create_failed(ctx, status, k);
 }
 
 /* TensorFlow's IsLegacyScalar: [] or [1]. */
@@ -415,27 +412,10 @@ out:
   ocl_compute_done(ctx, status);
 }
 
-static void *apply_create_0(TF_OpKernelConstruction *ctx)
-{
-  return apply_create(ctx, &apply_ops[0]);
-}
-
-static void *apply_create_1(TF_OpKernelConstruction *ctx)
-{
-  return apply_create(ctx, &apply_ops[1]);
-}
-
-static void *apply_create_2(TF_OpKernelConstruction *ctx)
-{
-  return apply_create(ctx, &apply_ops[2]);
-}
-
-static void *(*const apply_creates[])(TF_OpKernelConstruction *) = {
-    apply_create_0, apply_create_1, apply_create_2};
-
-_Static_assert(sizeof(apply_creates) / sizeof(apply_creates[0]) ==
-                   sizeof(apply_ops) / sizeof(apply_ops[0]),
+#define NUM_APPLY_OPS ((int)(sizeof(apply_ops) / sizeof(apply_ops[0])))
+_Static_assert(NUM_APPLY_OPS <= OCL_MAX_FAMILY_OPS,
                "one create function per optimizer op");
+OCL_FAMILY_CREATES(apply, apply_create);
 
 static void kernel_delete(void *kernel) { free(kernel); }
 
@@ -447,24 +427,15 @@ static void register_one(const char *op, const char *type_attr,
                          void (*compute)(void *, TF_OpKernelContext *),
                          const char *const *host_args)
 {
-  char name[96];
-  TF_KernelBuilder *builder =
-      ocl_tf.NewKernelBuilder(op, OCL_DEVICE_TYPE, create, compute,
-                              kernel_delete);
-  if (builder == NULL)
-    return;
-  TF_Status *status = ocl_tf.NewStatus();
-  ocl_tf.KernelBuilder_TypeConstraint(builder, type_attr, dtype, status);
-  bool constrained = ok(status);
-  ocl_tf.DeleteStatus(status);
-  if (!constrained) {
-    ocl_tf.DeleteKernelBuilder(builder);
-    return;
-  }
-  for (const char *const *arg = host_args; *arg != NULL; arg++)
-    ocl_tf.KernelBuilder_HostMemory(builder, *arg);
-  snprintf(name, sizeof(name), "%s_OPENCL_%d", op, (int)dtype);
-  ocl_register_builder(name, builder);
+  ocl_register_kernel(&(const struct ocl_kernel_spec){
+      .op = op,
+      .create = create,
+      .compute = compute,
+      .destroy = kernel_delete,
+      .type_attrs = {type_attr},
+      .types = {dtype},
+      .host_args = host_args,
+  });
 }
 
 void ocl_register_variables_kernels(void)
@@ -505,7 +476,7 @@ void ocl_register_variables_kernels(void)
   }
   if (!can_apply)
     return;
-  for (size_t i = 0; i < sizeof(apply_ops) / sizeof(apply_ops[0]); i++)
+  for (int i = 0; i < NUM_APPLY_OPS; i++)
     for (size_t t = 0; t < sizeof(float_types) / sizeof(float_types[0]);
          t++)
       register_one(apply_ops[i].op, "T", float_types[t], apply_creates[i],
