@@ -14,14 +14,8 @@
 
 extern const char ocl_cl_source_binary[];
 
-enum storage { ST_FLOAT, ST_HALF, ST_LONG, ST_BOOL, ST_COUNT, ST_HOST_INT32 };
-
-static const struct ocl_family families[ST_COUNT] = {
-    [ST_FLOAT] = {"binary_float", ocl_cl_source_binary, "-DT=float -DT_IS_FLOAT"},
-    [ST_HALF] = {"binary_half", ocl_cl_source_binary, "-DT=half -DT_IS_HALF"},
-    [ST_LONG] = {"binary_long", ocl_cl_source_binary, "-DT=long"},
-    [ST_BOOL] = {"binary_bool", ocl_cl_source_binary, "-DT=uchar -DT_IS_BOOL"},
-};
+static const struct ocl_family families[OCL_NUM_STORAGES] =
+    OCL_TYPED_FAMILIES("binary", ocl_cl_source_binary);
 
 enum binary_kind {
   ADD, SUB, MUL, REAL_DIV, DIV_NO_NAN, MAXIMUM, MINIMUM, POW,
@@ -71,22 +65,11 @@ static const struct binary_op binary_ops[] = {
 struct binary_kernel {
   const struct binary_op *op;
   TF_DataType dtype;
-  enum storage storage;
+  enum ocl_storage storage;
   /* Equal/NotEqual: false turns incompatible shapes into a scalar answer
    * instead of an error, as TensorFlow does. */
   bool incompatible_shape_error;
 };
-
-static enum storage storage_of(TF_DataType dtype)
-{
-  switch (dtype) {
-  case TF_FLOAT: return ST_FLOAT;
-  case TF_HALF: return ST_HALF;
-  case TF_INT64: return ST_LONG;
-  case TF_BOOL: return ST_BOOL;
-  default: return ST_HOST_INT32;
-  }
-}
 
 /* The collapsed broadcast as binary.cl's bcast_t reads it. */
 struct bcast_args {
@@ -166,13 +149,13 @@ static bool host_binary_int32(enum binary_kind kind, const struct ocl_bcast *b,
 
 /* z = x (op) y over the broadcast `b`, on the device or (int32) host. */
 static bool run_binary(TF_OpKernelContext *ctx, const struct binary_op *op,
-                       enum storage storage, const struct ocl_bcast *b,
+                       enum ocl_storage storage, const struct ocl_bcast *b,
                        const TF_Tensor *x, const TF_Tensor *y, TF_Tensor *z,
                        TF_Status *status)
 {
   if (b->out_elements == 0)
     return true;
-  if (storage == ST_HOST_INT32)
+  if (storage == OCL_STORAGE_HOST_INT32)
     return host_binary_int32(op->kind, b, ocl_host_data(x), ocl_host_data(y),
                              ocl_host_data(z), status);
 
@@ -210,7 +193,7 @@ static void incompatible_scalar(TF_OpKernelContext *ctx,
   if (z == NULL || ocl_tf.GetCode(status) != TF_OK)
     return;
   cl_uchar value = k->op->kind == NOT_EQUAL;
-  if (k->storage == ST_HOST_INT32) {
+  if (k->storage == OCL_STORAGE_HOST_INT32) {
     *(cl_uchar *)ocl_host_data(z) = value;
   } else {
     struct ocl_launch launch;
@@ -246,7 +229,7 @@ static void *binary_create(TF_OpKernelConstruction *ctx, int index)
     if (ocl_tf.GetCode(status) != TF_OK)
       goto fail;
   }
-  k->storage = storage_of(k->dtype);
+  k->storage = ocl_storage_of(k->dtype);
   k->incompatible_shape_error = true;
   if (op->kind == EQUAL || op->kind == NOT_EQUAL) {
     TF_Bool value = 1;
@@ -382,7 +365,7 @@ static void bias_compute(void *kernel, TF_OpKernelContext *ctx)
   z = ocl_tf.AllocateOutput(ctx, 0, k->dtype, dims, rank, 0, status);
   if (ocl_tf.GetCode(status) != TF_OK)
     goto out;
-  run_binary(ctx, &binary_ops[0], storage_of(k->dtype), &b, in[0], in[1], z,
+  run_binary(ctx, &binary_ops[0], ocl_storage_of(k->dtype), &b, in[0], in[1], z,
              status);
 out:
   if (z != NULL)
@@ -437,7 +420,7 @@ static void addn_compute(void *kernel, TF_OpKernelContext *ctx)
                            .out_elements = elements};
   if (n == 1) {
     /* A copy: x + 0 would turn -0 into +0, so use Maximum(x, x). */
-    run_binary(ctx, &binary_ops[6], storage_of(dtype), &flat, first, first,
+    run_binary(ctx, &binary_ops[6], ocl_storage_of(dtype), &flat, first, first,
                sum, status);
     goto out;
   }
@@ -459,7 +442,7 @@ static void addn_compute(void *kernel, TF_OpKernelContext *ctx)
                      a, i, c);
       goto out;
     }
-    run_binary(ctx, &binary_ops[0], storage_of(dtype), &flat,
+    run_binary(ctx, &binary_ops[0], ocl_storage_of(dtype), &flat,
                i == 1 ? first : sum, other, sum, status);
     ocl_tf.DeleteTensor(other);
     other = NULL;

@@ -23,23 +23,9 @@
 
 extern const char ocl_cl_source_gather[];
 
-/* Programs by element size: index log2(size). */
-static const struct ocl_family families[4] = {
-    {"gather_1", ocl_cl_source_gather, "-DT=uchar -DELEM_SIZE=1"},
-    {"gather_2", ocl_cl_source_gather, "-DT=ushort -DELEM_SIZE=2"},
-    {"gather_4", ocl_cl_source_gather, "-DT=uint -DELEM_SIZE=4"},
-    {"gather_8", ocl_cl_source_gather, "-DT=ulong -DELEM_SIZE=8"},
-};
-
-static const struct ocl_family *family_of(TF_DataType dtype)
-{
-  switch (ocl_tf.DataTypeSize(dtype)) {
-  case 1: return &families[0];
-  case 2: return &families[1];
-  case 4: return &families[2];
-  default: return &families[3];
-  }
-}
+/* The kernels only move elements: one program per element size. */
+static const struct ocl_family families[4] =
+    OCL_SIZED_FAMILIES("gather", ocl_cl_source_gather);
 
 enum op_kind {
   FILL, ZEROS_LIKE, ONES_LIKE, GATHER_V2, SELECT, SELECT_V2, ONE_HOT,
@@ -211,7 +197,7 @@ static void fill_compute(const struct gather_kernel *k, TF_OpKernelContext *ctx,
     goto out;
   const struct ocl_arg args[] = {OCL_TENSOR(in[1]), OCL_TENSOR(out),
                                  OCL_LONG(n)};
-  ocl_enqueue_1d(&launch, family_of(k->dtype), "fill", (size_t)n, args, 3,
+  ocl_enqueue_1d(&launch, ocl_sized_family(families, k->dtype), "fill", (size_t)n, args, 3,
                  status);
 out:
   if (out != NULL)
@@ -326,7 +312,7 @@ static void gather_compute(const struct gather_kernel *k,
       OCL_LONG(n),       OCL_LONG(p_dims[axis]), OCL_LONG(inner),
       OCL_LONG(num_indices),
   };
-  ocl_enqueue_1d(&launch, family_of(k->dtype), name, (size_t)n, args, 7,
+  ocl_enqueue_1d(&launch, ocl_sized_family(families, k->dtype), name, (size_t)n, args, 7,
                  status);
 out:
   if (out != NULL)
@@ -454,7 +440,7 @@ static void select_compute(const struct gather_kernel *k,
       OCL_TENSOR(in[2]), OCL_TENSOR(out),
       OCL_LONG(b.out_elements), OCL_BYTES(&args, sizeof(args)),
   };
-  ocl_enqueue_1d(&launch, family_of(k->dtype),
+  ocl_enqueue_1d(&launch, ocl_sized_family(families, k->dtype),
                  b.same_shape ? "select_flat" : "select_bcast",
                  (size_t)b.out_elements, argv, b.same_shape ? 5 : 6, status);
 out:
@@ -531,7 +517,7 @@ static void one_hot_compute(const struct gather_kernel *k,
       OCL_TENSOR(in[0]), OCL_TENSOR(in[2]), OCL_TENSOR(in[3]), OCL_TENSOR(out),
       OCL_LONG(n),       OCL_LONG(depth),   OCL_LONG(suffix),
   };
-  ocl_enqueue_1d(&launch, family_of(k->dtype), name, (size_t)n, args, 7,
+  ocl_enqueue_1d(&launch, ocl_sized_family(families, k->dtype), name, (size_t)n, args, 7,
                  status);
 out:
   if (out != NULL)
@@ -591,7 +577,7 @@ static void broadcast_to_compute(const struct gather_kernel *k,
   const struct ocl_arg argv[] = {OCL_TENSOR(in[0]), OCL_TENSOR(out),
                                  OCL_LONG(b.out_elements),
                                  OCL_BYTES(&args, sizeof(args))};
-  ocl_enqueue_1d(&launch, family_of(k->dtype), "broadcast_to",
+  ocl_enqueue_1d(&launch, ocl_sized_family(families, k->dtype), "broadcast_to",
                  (size_t)b.out_elements, argv, 4, status);
 out:
   if (out != NULL)
@@ -691,12 +677,12 @@ static void range_compute(const struct gather_kernel *k,
   if (is_float) {
     const struct ocl_arg args[] = {OCL_TENSOR(out), OCL_LONG(size),
                                    OCL_FLOAT(fstart), OCL_FLOAT(fdelta)};
-    ocl_enqueue_1d(&launch, family_of(k->dtype), "range_float", (size_t)size,
+    ocl_enqueue_1d(&launch, ocl_sized_family(families, k->dtype), "range_float", (size_t)size,
                    args, 4, status);
   } else {
     const struct ocl_arg args[] = {OCL_TENSOR(out), OCL_LONG(size),
                                    OCL_LONG(istart), OCL_LONG(idelta)};
-    ocl_enqueue_1d(&launch, family_of(k->dtype), "range_long", (size_t)size,
+    ocl_enqueue_1d(&launch, ocl_sized_family(families, k->dtype), "range_long", (size_t)size,
                    args, 4, status);
   }
 out:

@@ -356,3 +356,26 @@ bool ocl_register_kernel(const struct ocl_kernel_spec *spec)
     ocl_tf.KernelBuilder_HostMemory(builder, *arg);
   return ocl_register_builder(name, builder);
 }
+
+enum ocl_storage ocl_storage_of(TF_DataType dtype)
+{
+  switch (dtype) {
+  case TF_FLOAT: return OCL_STORAGE_FLOAT;
+  case TF_HALF: return OCL_STORAGE_HALF;
+  case TF_INT64: return OCL_STORAGE_LONG;
+  case TF_BOOL: return OCL_STORAGE_BOOL;
+  default: return OCL_STORAGE_HOST_INT32;
+  }
+}
+
+const struct ocl_family *ocl_sized_family(const struct ocl_family families[4],
+                                          TF_DataType dtype)
+{
+  switch (ocl_tf.DataTypeSize(dtype)) {
+  case 1: return &families[0];
+  case 2: return &families[1];
+  case 4: return &families[2];
+  case 8: return &families[3];
+  default: return NULL;
+  }
+}

@@ -25,6 +25,46 @@ struct ocl_family {
   const char *build_options; /* may be NULL */
 };
 
+/* ---- Program variants ---------------------------------------------------- */
+
+/* The typed families (binary, unary, reduce) build one program per storage
+ * type. int32 never reaches the device there: as in TensorFlow's GPU
+ * kernels, its arguments live in host memory and the host computes. */
+enum ocl_storage {
+  OCL_STORAGE_FLOAT,
+  OCL_STORAGE_HALF, /* stored as half, computed in float */
+  OCL_STORAGE_LONG,
+  OCL_STORAGE_BOOL, /* uchar 0/1 */
+  OCL_NUM_STORAGES,
+  OCL_STORAGE_HOST_INT32 = OCL_NUM_STORAGES
+};
+
+enum ocl_storage ocl_storage_of(TF_DataType dtype);
+
+/* The four programs of a typed family, indexed by enum ocl_storage. */
+#define OCL_TYPED_FAMILIES(name, source)                                 \
+  {                                                                      \
+    [OCL_STORAGE_FLOAT] = {name "_float", source, "-DT=float -DT_IS_FLOAT"}, \
+    [OCL_STORAGE_HALF] = {name "_half", source, "-DT=half -DT_IS_HALF"},     \
+    [OCL_STORAGE_LONG] = {name "_long", source, "-DT=long -DT_IS_LONG"},     \
+    [OCL_STORAGE_BOOL] = {name "_bool", source, "-DT=uchar -DT_IS_BOOL"},    \
+  }
+
+/* Families that only move bytes (movement, gather) build one program per
+ * element size, so every dtype of that size shares it. */
+#define OCL_SIZED_FAMILIES(name, source)                   \
+  {                                                        \
+    {name "_1", source, "-DT=uchar -DELEM_SIZE=1"},        \
+    {name "_2", source, "-DT=ushort -DELEM_SIZE=2"},       \
+    {name "_4", source, "-DT=uint -DELEM_SIZE=4"},         \
+    {name "_8", source, "-DT=ulong -DELEM_SIZE=8"},        \
+  }
+
+/* The program of OCL_SIZED_FAMILIES for dtype's element size; NULL for a
+ * size they do not cover. */
+const struct ocl_family *ocl_sized_family(const struct ocl_family families[4],
+                                          TF_DataType dtype);
+
 /* The device side of one compute call. */
 struct ocl_launch {
   TF_OpKernelContext *ctx;

@@ -24,12 +24,8 @@
 extern const char ocl_cl_source_movement[];
 
 /* One program per element size: 1, 2, 4, 8 bytes. */
-static const struct ocl_family families[4] = {
-    {"movement_1", ocl_cl_source_movement, "-DT=uchar"},
-    {"movement_2", ocl_cl_source_movement, "-DT=ushort"},
-    {"movement_4", ocl_cl_source_movement, "-DT=uint"},
-    {"movement_8", ocl_cl_source_movement, "-DT=ulong"},
-};
+static const struct ocl_family families[4] =
+    OCL_SIZED_FAMILIES("movement", ocl_cl_source_movement);
 
 enum movement_kind {
   TRANSPOSE, CONCAT_V2, PACK, UNPACK, SPLIT, SPLIT_V, SLICE, STRIDED_SLICE,
@@ -947,12 +943,8 @@ static void *movement_create(TF_OpKernelConstruction *ctx, int index)
   if (ocl_tf.GetCode(status) != TF_OK)
     goto fail;
   k->element_size = ocl_tf.DataTypeSize(k->dtype);
-  switch (k->element_size) {
-  case 1: k->family = &families[0]; break;
-  case 2: k->family = &families[1]; break;
-  case 4: k->family = &families[2]; break;
-  case 8: k->family = &families[3]; break;
-  default:
+  k->family = ocl_sized_family(families, k->dtype);
+  if (k->family == NULL) {
     ocl_set_status(status, TF_UNIMPLEMENTED,
                    "%s of %zu-byte elements is not supported on the OPENCL "
                    "device",

@@ -21,14 +21,8 @@
 
 extern const char ocl_cl_source_reduce[];
 
-enum storage { ST_FLOAT, ST_HALF, ST_LONG, ST_BOOL, ST_COUNT, ST_HOST_INT32 };
-
-static const struct ocl_family families[ST_COUNT] = {
-    [ST_FLOAT] = {"reduce_float", ocl_cl_source_reduce, "-DT=float -DT_IS_FLOAT"},
-    [ST_HALF] = {"reduce_half", ocl_cl_source_reduce, "-DT=half -DT_IS_HALF"},
-    [ST_LONG] = {"reduce_long", ocl_cl_source_reduce, "-DT=long"},
-    [ST_BOOL] = {"reduce_bool", ocl_cl_source_reduce, "-DT=uchar -DT_IS_BOOL"},
-};
+static const struct ocl_family families[OCL_NUM_STORAGES] =
+    OCL_TYPED_FAMILIES("reduce", ocl_cl_source_reduce);
 
 enum reduce_kind {
   SUM, MEAN, PROD, MAX, MIN, ALL, ANY, ARG_MAX, ARG_MIN, BIAS_ADD_GRAD, L2_LOSS
@@ -63,22 +57,11 @@ static const struct reduce_op reduce_ops[] = {
 struct reduce_kernel {
   const struct reduce_op *op;
   TF_DataType dtype;
-  enum storage storage;
+  enum ocl_storage storage;
   bool keep_dims;
   bool channels_first; /* BiasAddGrad data_format NCHW */
   TF_DataType index_type; /* ArgMax/ArgMin output_type */
 };
-
-static enum storage storage_of(TF_DataType dtype)
-{
-  switch (dtype) {
-  case TF_FLOAT: return ST_FLOAT;
-  case TF_HALF: return ST_HALF;
-  case TF_INT64: return ST_LONG;
-  case TF_BOOL: return ST_BOOL;
-  default: return ST_HOST_INT32;
-  }
-}
 
 /* The strided form as reduce.cl's red_t reads it: 8-byte members only. */
 struct red_args {
@@ -210,7 +193,7 @@ static bool run_reduce(TF_OpKernelContext *ctx, const struct reduce_kernel *k,
     return true;
   if (k->op->kind == MEAN)
     divisor = s.count;
-  if (k->storage == ST_HOST_INT32) {
+  if (k->storage == OCL_STORAGE_HOST_INT32) {
     host_reduce_int32(k->op->kind, &s, r->out_elements, divisor,
                       ocl_host_data(x), ocl_host_data(y));
     return true;
@@ -226,7 +209,7 @@ static bool run_reduce(TF_OpKernelContext *ctx, const struct reduce_kernel *k,
   if (use_group(r)) {
     size_t local = group_size(launch.device);
     size_t global = (size_t)r->out_elements * local;
-    size_t acc_size = k->storage == ST_LONG ? 8 : k->storage == ST_BOOL ? 1 : 4;
+    size_t acc_size = k->storage == OCL_STORAGE_LONG ? 8 : k->storage == OCL_STORAGE_BOOL ? 1 : 4;
     snprintf(name, sizeof(name), "%s_group", k->op->kernel);
     const struct ocl_arg argv[] = {
         OCL_TENSOR(in),        OCL_TENSOR(y),      OCL_LONG(divisor),
@@ -251,7 +234,7 @@ static bool run_arg(TF_OpKernelContext *ctx, const struct reduce_kernel *k,
   bool out64 = k->index_type == TF_INT64;
   if (r->out_elements == 0)
     return true;
-  if (k->storage == ST_HOST_INT32) {
+  if (k->storage == OCL_STORAGE_HOST_INT32) {
     host_arg_int32(k->op->kind == ARG_MAX, r, ocl_host_data(x),
                    ocl_host_data(y), out64);
     return true;
@@ -263,7 +246,7 @@ static bool run_arg(TF_OpKernelContext *ctx, const struct reduce_kernel *k,
   if (use_group(r)) {
     size_t local = group_size(launch.device);
     size_t global = (size_t)r->out_elements * local;
-    size_t value_size = k->storage == ST_LONG ? 8 : 4;
+    size_t value_size = k->storage == OCL_STORAGE_LONG ? 8 : 4;
     snprintf(name, sizeof(name), "%s_group", k->op->kernel);
     const struct ocl_arg argv[] = {
         OCL_TENSOR(x),       OCL_TENSOR(y),
@@ -301,7 +284,7 @@ static void *reduce_create(TF_OpKernelConstruction *ctx, int index)
     if (ocl_tf.GetCode(status) != TF_OK)
       goto fail;
   }
-  k->storage = storage_of(k->dtype);
+  k->storage = ocl_storage_of(k->dtype);
   if (op->kind <= ANY) {
     TF_Bool keep = 0;
     ocl_tf.OpKernelConstruction_GetAttrBool(ctx, "keep_dims", &keep, status);

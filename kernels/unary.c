@@ -16,17 +16,12 @@
 
 extern const char ocl_cl_source_unary[];
 
-enum storage {
-  ST_FLOAT, ST_HALF, ST_LONG, ST_BOOL, ST_CAST, ST_COUNT, ST_HOST_INT32
-};
+/* Cast is one program for every pair of types. */
+static const struct ocl_family cast_family = {"unary_cast", ocl_cl_source_unary,
+                                              "-DCAST"};
 
-static const struct ocl_family families[ST_COUNT] = {
-    [ST_FLOAT] = {"unary_float", ocl_cl_source_unary, "-DT=float -DT_IS_FLOAT"},
-    [ST_HALF] = {"unary_half", ocl_cl_source_unary, "-DT=half -DT_IS_HALF"},
-    [ST_LONG] = {"unary_long", ocl_cl_source_unary, "-DT=long -DT_IS_LONG"},
-    [ST_BOOL] = {"unary_bool", ocl_cl_source_unary, "-DT=uchar -DT_IS_BOOL"},
-    [ST_CAST] = {"unary_cast", ocl_cl_source_unary, "-DCAST"},
-};
+static const struct ocl_family families[OCL_NUM_STORAGES] =
+    OCL_TYPED_FAMILIES("unary", ocl_cl_source_unary);
 
 /* What the host must know of an op beyond its kernel's name. */
 enum unary_kind {
@@ -102,20 +97,9 @@ static const struct unary_op unary_ops[] = {
 struct unary_kernel {
   const struct unary_op *op;
   TF_DataType dtype;
-  enum storage storage;
+  enum ocl_storage storage;
   float alpha;
 };
-
-static enum storage storage_of(TF_DataType dtype)
-{
-  switch (dtype) {
-  case TF_FLOAT: return ST_FLOAT;
-  case TF_HALF: return ST_HALF;
-  case TF_INT64: return ST_LONG;
-  case TF_BOOL: return ST_BOOL;
-  default: return ST_HOST_INT32;
-  }
-}
 
 /* ---- int32 on the host ---------------------------------------------------- */
 
@@ -153,7 +137,7 @@ static void *unary_create(TF_OpKernelConstruction *ctx, int index)
     if (ocl_tf.GetCode(status) != TF_OK)
       goto fail;
   }
-  k->storage = storage_of(k->dtype);
+  k->storage = ocl_storage_of(k->dtype);
   if (op->has_alpha) {
     ocl_tf.OpKernelConstruction_GetAttrFloat(ctx, "alpha", &k->alpha, status);
     if (ocl_tf.GetCode(status) != TF_OK) {
@@ -229,7 +213,7 @@ static void unary_compute(void *kernel, TF_OpKernelContext *ctx)
   int64_t n = ocl_shape_elements(dims, rank);
   if (n == 0)
     goto out;
-  if (k->storage == ST_HOST_INT32) {
+  if (k->storage == OCL_STORAGE_HOST_INT32) {
     host_unary_int32(op->kind, ocl_host_data(in[0]), ocl_host_data(out), n);
     goto out;
   }
@@ -337,7 +321,7 @@ static void cast_compute(void *kernel, TF_OpKernelContext *ctx)
   const struct ocl_arg argv[] = {
       OCL_TENSOR(x), OCL_TENSOR(y), OCL_LONG(n), OCL_INT(k->truncate),
   };
-  ocl_enqueue_1d(&launch, &families[ST_CAST], name, (size_t)n, argv, 4,
+  ocl_enqueue_1d(&launch, &cast_family, name, (size_t)n, argv, 4,
                  status);
 out:
   if (y != NULL)
