@@ -14,6 +14,9 @@ const struct shim_op_def_row shim_builtin_op_defs[] = {
 #include "op_defs/matmul.inc"
 #include "op_defs/movement.inc"
 #include "op_defs/gather.inc"
+#include "op_defs/conv.inc"
+#include "op_defs/pool.inc"
+#include "op_defs/random.inc"
 };
 
 const int shim_num_builtin_op_defs =

@@ -11,4 +11,7 @@ void ocl_register_kernel_families(void)
   ocl_register_movement_kernels();
   ocl_register_gather_kernels();
   ocl_register_variables_kernels();
+  ocl_register_conv_kernels();
+  ocl_register_pool_kernels();
+  ocl_register_random_kernels();
 }

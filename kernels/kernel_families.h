@@ -14,5 +14,8 @@ void ocl_register_matmul_kernels(void);
 void ocl_register_movement_kernels(void);
 void ocl_register_gather_kernels(void);
 void ocl_register_variables_kernels(void);
+void ocl_register_conv_kernels(void);
+void ocl_register_pool_kernels(void);
+void ocl_register_random_kernels(void);
 
 #endif /* TFOCL_KERNELS_KERNEL_FAMILIES_H_ */

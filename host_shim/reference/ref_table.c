@@ -11,11 +11,16 @@ extern const struct ref_op ref_ops_softmax[];
 extern const struct ref_op ref_ops_matmul[];
 extern const struct ref_op ref_ops_movement[];
 extern const struct ref_op ref_ops_gather[];
+extern const struct ref_op ref_ops_conv[];
+extern const struct ref_op ref_ops_pool[];
+extern const struct ref_op ref_ops_random[];
+
 
 static const struct ref_op *const families[] = {
     ref_ops_binary, ref_ops_unary,  ref_ops_reduce,
     ref_ops_softmax, ref_ops_matmul, ref_ops_movement,
     ref_ops_gather,
+    ref_ops_conv,   ref_ops_pool,   ref_ops_random,
 };
 
 #define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))
