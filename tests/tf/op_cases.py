@@ -1,0 +1,581 @@
+"""Small tf.raw_ops calls, one builder per op the plugin may register.
+
+BUILDERS[op](case) returns a list of (label, fn, inputs): `inputs` are numpy
+arrays (or Python values), `fn(*tensors)` calls tf.raw_ops and returns a
+tensor or a list of tensors. The test runs fn once under /CPU:0 and once
+under /device:OPENCL:0 (soft placement off) and compares. `case.types`
+holds the kernel's type constraints ({"T": np.float32, ...}); an attribute
+the kernel leaves free gets the op's default.
+
+A kernel whose op has no builder here fails test_kernel_matches_cpu: add one
+when you register a new op (the C ops suite asks the same of its host
+references).
+"""
+import numpy as np
+
+import tensorflow as tf
+
+raw = tf.raw_ops
+
+# TensorFlow DataType enum -> numpy.
+NP = {
+    1: np.float32, 2: np.float64, 3: np.int32, 4: np.uint8, 5: np.int16,
+    6: np.int8, 9: np.int64, 10: np.bool_, 17: np.uint16, 19: np.float16,
+    22: np.uint32, 23: np.uint64,
+}
+
+# Ops whose kernels need kernels_experimental.h (variable updates): their
+# cases carry the `variables` marker (xfail on 2.20/2.21 wheels).
+VARIABLE_OPS = {
+    "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp", "ResourceGather",
+    "ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate",
+    "ResourceApplyGradientDescent", "ResourceApplyMomentum",
+    "ResourceApplyKerasMomentum", "ResourceApplyAdam",
+    "ResourceApplyAdamWithAmsgrad", "ResourceApplyRMSProp",
+    "ResourceApplyCenteredRMSProp", "ResourceApplyAdagrad",
+    "ResourceApplyAdagradV2", "ResourceApplyAdadelta", "ResourceApplyAdaMax",
+    "ResourceApplyFtrl", "ResourceApplyFtrlV2", "ResourceApplyProximalGradientDescent",
+}
+
+# Ops computed through transcendental functions, sums or FMAs: looser
+# float tolerance than exact ones (add, compare, move).
+APPROX_OPS = {
+    "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Tanh", "Sigmoid", "Erf",
+    "Sin", "Cos", "Elu", "Selu", "Softplus", "Softsign", "Pow", "RealDiv",
+    "DivNoNan", "Reciprocal", "EluGrad", "SeluGrad", "SoftplusGrad",
+    "SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad",
+    "Softmax", "LogSoftmax", "Sum", "Mean", "Prod", "L2Loss", "BiasAddGrad",
+    "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "AddN",
+    "FloorMod", "FloorDiv", "SquaredDifference",
+    "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
+    "ResourceApplyAdam", "ResourceApplyRMSProp", "ResourceApplyAdagradV2",
+    "ResourceApplyAdagrad", "ResourceApplyMomentum", "ResourceApplyKerasMomentum",
+}
+
+
+def tolerance(op, dtype):
+    if dtype == np.float16:
+        return dict(rtol=5e-3, atol=5e-3)
+    if dtype in (np.float32,):
+        return dict(rtol=1e-4, atol=1e-5) if op in APPROX_OPS else dict(rtol=1e-6, atol=1e-7)
+    if dtype == np.float64:
+        return dict(rtol=1e-10, atol=1e-12)
+    return dict(rtol=0, atol=0)
+
+
+class Case:
+    def __init__(self, op, types, seed):
+        self.op = op
+        self.types = types
+        self.rng = np.random.default_rng(seed)
+
+    @property
+    def T(self):
+        return self.types.get("T", np.float32)
+
+    def t(self, name, default=np.float32):
+        return self.types.get(name, default)
+
+    def rand(self, *shape, dtype=None, lo=-2.0, hi=2.0):
+        dtype = dtype or self.T
+        if dtype == np.bool_:
+            return self.rng.random(shape) < 0.5
+        if np.issubdtype(dtype, np.integer):
+            lo_i = 0 if np.issubdtype(dtype, np.unsignedinteger) else int(np.floor(lo)) * 3
+            return self.rng.integers(lo_i, int(np.ceil(hi)) * 3 + 1, size=shape).astype(dtype)
+        return self.rng.uniform(lo, hi, size=shape).astype(dtype)
+
+    def pos(self, *shape, dtype=None):
+        dtype = dtype or self.T
+        if np.issubdtype(dtype, np.integer):
+            return self.rng.integers(1, 7, size=shape).astype(dtype)
+        return self.rng.uniform(0.25, 3.0, size=shape).astype(dtype)
+
+    def nonzero(self, *shape, dtype=None):
+        a = self.pos(*shape, dtype=dtype)
+        if np.issubdtype(a.dtype, np.unsignedinteger):
+            return a
+        sign = np.where(self.rng.random(shape) < 0.5, -1, 1).astype(a.dtype)
+        return a * sign
+
+
+def _one(fn, *inputs, label="basic"):
+    return [(label, fn, list(inputs))]
+
+
+# --- binary -----------------------------------------------------------------
+def _binary(name):
+    f = getattr(raw, name)
+
+    def build(c):
+        T = c.T
+        return [
+            ("same", lambda x, y: f(x=x, y=y), [c.rand(3, 4), c.rand(3, 4)]),
+            ("broadcast", lambda x, y: f(x=x, y=y), [c.rand(2, 3, 4), c.rand(4)]),
+            ("scalar", lambda x, y: f(x=x, y=y), [c.rand(5), np.array(c.rand(1)[0], dtype=T)]),
+        ]
+    return build
+
+
+def _divide(name, zeros=False):
+    f = getattr(raw, name)
+
+    def build(c):
+        y = c.nonzero(3, 4)
+        if zeros:
+            y[0, :2] = 0
+        return [("same", lambda x, y: f(x=x, y=y), [c.rand(3, 4), y]),
+                ("broadcast", lambda x, y: f(x=x, y=y), [c.rand(2, 3, 4), c.nonzero(4)])]
+    return build
+
+
+def _compare(name):
+    f = getattr(raw, name)
+    extra = {"incompatible_shape_error": True} if name in ("Equal", "NotEqual") else {}
+
+    def build(c):
+        T = c.T
+        if T == np.bool_:
+            x, y = c.rand(3, 4), c.rand(3, 4)
+        else:  # small integers, so that equal values occur
+            x = c.rng.integers(-2, 3, size=(3, 4)).astype(T)
+            y = c.rng.integers(-2, 3, size=(3, 4)).astype(T)
+        return [("same", lambda x, y: f(x=x, y=y, **extra), [x, y]),
+                ("broadcast", lambda x, y: f(x=x, y=y, **extra), [x, y[0]])]
+    return build
+
+
+def _logical(name):
+    f = getattr(raw, name)
+    return lambda c: [("same", lambda x, y: f(x=x, y=y),
+                       [c.rand(3, 4, dtype=np.bool_), c.rand(3, 4, dtype=np.bool_)]),
+                      ("broadcast", lambda x, y: f(x=x, y=y),
+                       [c.rand(3, 4, dtype=np.bool_), c.rand(4, dtype=np.bool_)])]
+
+
+def _pow(c):
+    if np.issubdtype(c.T, np.integer):
+        return _one(lambda x, y: raw.Pow(x=x, y=y), c.rng.integers(-3, 4, (3, 4)).astype(c.T),
+                    c.rng.integers(0, 4, (3, 4)).astype(c.T))
+    return _one(lambda x, y: raw.Pow(x=x, y=y), c.pos(3, 4), c.rand(3, 4))
+
+
+BUILDERS = {}
+for _n in ["AddV2", "Add", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference"]:
+    BUILDERS[_n] = _binary(_n)
+BUILDERS["RealDiv"] = _divide("RealDiv")
+BUILDERS["Div"] = _divide("Div")
+BUILDERS["DivNoNan"] = _divide("DivNoNan", zeros=True)
+BUILDERS["FloorDiv"] = _divide("FloorDiv")
+BUILDERS["FloorMod"] = _divide("FloorMod")
+BUILDERS["TruncateDiv"] = _divide("TruncateDiv")
+BUILDERS["Pow"] = _pow
+for _n in ["Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual"]:
+    BUILDERS[_n] = _compare(_n)
+BUILDERS["LogicalAnd"] = _logical("LogicalAnd")
+BUILDERS["LogicalOr"] = _logical("LogicalOr")
+BUILDERS["BiasAdd"] = lambda c: [
+    ("NHWC", lambda v, b: raw.BiasAdd(value=v, bias=b), [c.rand(2, 3, 4), c.rand(4)]),
+    ("2d", lambda v, b: raw.BiasAdd(value=v, bias=b), [c.rand(5, 4), c.rand(4)])]
+BUILDERS["AddN"] = lambda c: [
+    ("3", lambda a, b, d: raw.AddN(inputs=[a, b, d]), [c.rand(3, 4), c.rand(3, 4), c.rand(3, 4)]),
+    ("1", lambda a: raw.AddN(inputs=[a]), [c.rand(7)])]
+BUILDERS["NoOp"] = lambda c: [("noop", lambda: raw.NoOp(), [])]
+
+
+# --- unary ------------------------------------------------------------------
+def _unary(name, domain="any", arg="x"):
+    f = getattr(raw, name)
+
+    def build(c):
+        if domain == "pos":
+            x = c.pos(3, 5)
+        elif domain == "gt-1":
+            x = c.rng.uniform(-0.9, 3.0, (3, 5)).astype(c.T)
+        elif domain == "nonzero":
+            x = c.nonzero(3, 5)
+        elif domain == "special":
+            x = c.rand(3, 5)
+            if np.issubdtype(x.dtype, np.floating):
+                x[0, :3] = [np.nan, np.inf, -np.inf]
+        else:
+            x = c.rand(3, 5)
+        return _one(lambda x: f(**{arg: x}), x)
+    return build
+
+
+for _n in ["Neg", "Abs", "Sign", "Exp", "Expm1", "Square", "Tanh", "Sigmoid", "Erf",
+           "Sin", "Cos", "Floor", "Ceil", "Round"]:
+    BUILDERS[_n] = _unary(_n)
+for _n in ["Log", "Sqrt", "Rsqrt"]:
+    BUILDERS[_n] = _unary(_n, "pos")
+BUILDERS["Log1p"] = _unary("Log1p", "gt-1")
+BUILDERS["Reciprocal"] = _unary("Reciprocal", "nonzero")
+BUILDERS["Inv"] = _unary("Inv", "nonzero")
+for _n in ["IsNan", "IsFinite", "IsInf"]:
+    BUILDERS[_n] = _unary(_n, "special")
+BUILDERS["LogicalNot"] = lambda c: _one(lambda x: raw.LogicalNot(x=x), c.rand(3, 5, dtype=np.bool_))
+for _n in ["Relu", "Relu6", "Elu", "Selu", "Softplus", "Softsign"]:
+    BUILDERS[_n] = _unary(_n, arg="features")
+BUILDERS["Relu6"] = lambda c: _one(lambda x: raw.Relu6(features=x), c.rand(3, 5, lo=-8, hi=8))
+BUILDERS["LeakyRelu"] = lambda c: [
+    ("default", lambda x: raw.LeakyRelu(features=x), [c.rand(3, 5)]),
+    ("alpha=0.3", lambda x: raw.LeakyRelu(features=x, alpha=0.3), [c.rand(3, 5)])]
+
+
+def _grad(name, a1, a2, y_domain="any"):
+    f = getattr(raw, name)
+
+    def build(c):
+        y = c.pos(3, 5) if y_domain == "pos" else c.rand(3, 5, lo=-8, hi=8) if y_domain == "wide" else c.rand(3, 5)
+        if y_domain == "sigmoid":
+            y = c.rng.uniform(0.05, 0.95, (3, 5)).astype(c.T)
+        if y_domain == "tanh":
+            y = c.rng.uniform(-0.95, 0.95, (3, 5)).astype(c.T)
+        if y_domain == "nonzero":
+            y = c.nonzero(3, 5)
+        g = c.rand(3, 5)
+        first, second = (y, g) if a1 in ("y",) else (g, y)
+        return _one(lambda p, q: f(**{a1: p, a2: q}), first, second)
+    return build
+
+
+BUILDERS["ReluGrad"] = _grad("ReluGrad", "gradients", "features")
+BUILDERS["Relu6Grad"] = _grad("Relu6Grad", "gradients", "features", "wide")
+BUILDERS["EluGrad"] = _grad("EluGrad", "gradients", "outputs")
+BUILDERS["SeluGrad"] = _grad("SeluGrad", "gradients", "outputs")
+BUILDERS["SoftplusGrad"] = _grad("SoftplusGrad", "gradients", "features")
+BUILDERS["LeakyReluGrad"] = lambda c: [
+    ("alpha=0.3", lambda g, x: raw.LeakyReluGrad(gradients=g, features=x, alpha=0.3),
+     [c.rand(3, 5), c.rand(3, 5)])]
+BUILDERS["SigmoidGrad"] = _grad("SigmoidGrad", "y", "dy", "sigmoid")
+BUILDERS["TanhGrad"] = _grad("TanhGrad", "y", "dy", "tanh")
+BUILDERS["SqrtGrad"] = _grad("SqrtGrad", "y", "dy", "pos")
+BUILDERS["RsqrtGrad"] = _grad("RsqrtGrad", "y", "dy", "pos")
+BUILDERS["ReciprocalGrad"] = _grad("ReciprocalGrad", "y", "dy", "nonzero")
+
+
+def _cast(c):
+    src, dst = c.t("SrcT"), c.t("DstT")
+    if src == np.bool_:
+        x = c.rand(3, 5, dtype=np.bool_)
+    elif np.issubdtype(dst, np.integer) and np.issubdtype(src, np.floating):
+        x = c.rand(3, 5, dtype=src, lo=-9, hi=9)  # in range of every int type
+        if np.issubdtype(dst, np.unsignedinteger):
+            x = np.abs(x)
+    else:
+        x = c.rand(3, 5, dtype=src)
+        if np.issubdtype(dst, np.unsignedinteger):
+            x = np.abs(x)
+    return _one(lambda x: raw.Cast(x=x, DstT=tf.as_dtype(dst)), x)
+
+
+BUILDERS["Cast"] = _cast
+
+
+# --- reductions, softmax ----------------------------------------------------
+def _reduce(name):
+    f = getattr(raw, name)
+
+    def build(c):
+        Tidx = c.t("Tidx", np.int32)
+        x = c.rand(3, 4, 5, dtype=np.bool_ if name in ("All", "Any") else c.T)
+        if name == "Prod" and np.issubdtype(c.T, np.floating):
+            x = c.rng.uniform(0.5, 1.5, (3, 4, 5)).astype(c.T)
+        return [
+            ("axis1", lambda x, a: f(input=x, axis=a), [x, np.array([1], Tidx)]),
+            ("axes02-keep", lambda x, a: f(input=x, axis=a, keep_dims=True), [x, np.array([0, 2], Tidx)]),
+            ("last", lambda x, a: f(input=x, axis=a), [x, np.array(-1, Tidx)]),
+            ("all", lambda x, a: f(input=x, axis=a), [x, np.array([0, 1, 2], Tidx)]),
+        ]
+    return build
+
+
+for _n in ["Sum", "Mean", "Prod", "Max", "Min", "All", "Any", "EuclideanNorm"]:
+    BUILDERS[_n] = _reduce(_n)
+
+
+def _arg(name):
+    f = getattr(raw, name)
+
+    def build(c):
+        Tidx = c.t("Tidx", np.int32)
+        out = tf.as_dtype(c.t("output_type", np.int64))
+        x = c.rand(3, 4, 5)
+        return [("axis1", lambda x, d: f(input=x, dimension=d, output_type=out), [x, np.array(1, Tidx)]),
+                ("axis2", lambda x, d: f(input=x, dimension=d, output_type=out), [x, np.array(2, Tidx)])]
+    return build
+
+
+BUILDERS["ArgMax"] = _arg("ArgMax")
+BUILDERS["ArgMin"] = _arg("ArgMin")
+BUILDERS["BiasAddGrad"] = lambda c: [
+    ("3d", lambda g: raw.BiasAddGrad(out_backprop=g), [c.rand(2, 3, 4)]),
+    ("2d", lambda g: raw.BiasAddGrad(out_backprop=g), [c.rand(5, 4)])]
+BUILDERS["L2Loss"] = lambda c: _one(lambda t: raw.L2Loss(t=t), c.rand(3, 5))
+BUILDERS["Softmax"] = lambda c: [
+    ("2d", lambda x: raw.Softmax(logits=x), [c.rand(4, 10, lo=-6, hi=6)]),
+    ("3d", lambda x: raw.Softmax(logits=x), [c.rand(2, 3, 7)])]
+BUILDERS["LogSoftmax"] = lambda c: [
+    ("2d", lambda x: raw.LogSoftmax(logits=x), [c.rand(4, 10, lo=-6, hi=6)])]
+
+
+def _xent(c):
+    labels = np.eye(6, dtype=c.T)[c.rng.integers(0, 6, 4)]
+    return _one(lambda f, l: list(raw.SoftmaxCrossEntropyWithLogits(features=f, labels=l)),
+                c.rand(4, 6), labels)
+
+
+def _sparse_xent(c):
+    Tl = c.t("Tlabels", np.int64)
+    return _one(lambda f, l: list(raw.SparseSoftmaxCrossEntropyWithLogits(features=f, labels=l)),
+                c.rand(4, 6), c.rng.integers(0, 6, 4).astype(Tl))
+
+
+BUILDERS["SoftmaxCrossEntropyWithLogits"] = _xent
+BUILDERS["SparseSoftmaxCrossEntropyWithLogits"] = _sparse_xent
+
+
+# --- matmul -----------------------------------------------------------------
+def _matmul(c):
+    f = lambda ta, tb: (lambda a, b: raw.MatMul(a=a, b=b, transpose_a=ta, transpose_b=tb))
+    return [
+        ("NN", f(False, False), [c.rand(3, 4), c.rand(4, 5)]),
+        ("TN", f(True, False), [c.rand(4, 3), c.rand(4, 5)]),
+        ("NT", f(False, True), [c.rand(3, 4), c.rand(5, 4)]),
+        ("TT", f(True, True), [c.rand(4, 3), c.rand(5, 4)]),
+        ("64x130x33", f(False, False), [c.rand(64, 130), c.rand(130, 33)]),
+    ]
+
+
+def _bmm(name):
+    def build(c):
+        Ta, Tb = c.t("Ta", c.T), c.t("Tb", c.T)
+        g = getattr(raw, name)
+        f = g
+        if name == "BatchMatMulV3":  # Tout follows x (a half reference runs in float32)
+            f = lambda x, y, **kw: g(x=x, y=y, Tout=x.dtype, **kw)  # noqa: E731
+        kw = {}
+        cases = [("batch", lambda x, y: f(x=x, y=y, **kw), [c.rand(2, 3, 4, dtype=Ta), c.rand(2, 4, 5, dtype=Tb)]),
+                 ("adj", lambda x, y: f(x=x, y=y, adj_x=True, adj_y=True, **kw),
+                  [c.rand(2, 4, 3, dtype=Ta), c.rand(2, 5, 4, dtype=Tb)])]
+        if name != "BatchMatMul":
+            cases.append(("broadcast", lambda x, y: f(x=x, y=y, **kw),
+                          [c.rand(2, 1, 3, 4, dtype=Ta), c.rand(3, 4, 5, dtype=Tb)]))
+        return cases
+    return build
+
+
+BUILDERS["MatMul"] = _matmul
+for _n in ["BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"]:
+    BUILDERS[_n] = _bmm(_n)
+
+
+# --- data movement ----------------------------------------------------------
+def _i(c, name, values, default=np.int32):
+    return np.array(values, dtype=c.t(name, default))
+
+
+BUILDERS["Identity"] = lambda c: _one(lambda x: raw.Identity(input=x), c.rand(3, 4))
+BUILDERS["Snapshot"] = lambda c: _one(lambda x: raw.Snapshot(input=x), c.rand(3, 4))
+BUILDERS["Reshape"] = lambda c: _one(lambda x, s: raw.Reshape(tensor=x, shape=s),
+                                     c.rand(3, 4), _i(c, "Tshape", [2, -1]))
+BUILDERS["ExpandDims"] = lambda c: _one(lambda x, a: raw.ExpandDims(input=x, axis=a),
+                                        c.rand(3, 4), _i(c, "Tdim", 1))
+BUILDERS["Squeeze"] = lambda c: _one(lambda x: raw.Squeeze(input=x, axis=[1]), c.rand(3, 1, 4))
+BUILDERS["Transpose"] = lambda c: [
+    ("2d", lambda x, p: raw.Transpose(x=x, perm=p), [c.rand(3, 4), _i(c, "Tperm", [1, 0])]),
+    ("3d", lambda x, p: raw.Transpose(x=x, perm=p), [c.rand(2, 3, 4), _i(c, "Tperm", [2, 0, 1])]),
+    ("4d", lambda x, p: raw.Transpose(x=x, perm=p), [c.rand(2, 3, 4, 5), _i(c, "Tperm", [0, 2, 3, 1])])]
+BUILDERS["ConcatV2"] = lambda c: [
+    ("axis0", lambda a, b, x: raw.ConcatV2(values=[a, b], axis=x), [c.rand(2, 4), c.rand(3, 4), _i(c, "Tidx", 0)]),
+    ("axis1", lambda a, b, d, x: raw.ConcatV2(values=[a, b, d], axis=x),
+     [c.rand(2, 3), c.rand(2, 1), c.rand(2, 4), _i(c, "Tidx", -1)])]
+BUILDERS["Pack"] = lambda c: [
+    ("axis0", lambda a, b: raw.Pack(values=[a, b]), [c.rand(3, 4), c.rand(3, 4)]),
+    ("axis1", lambda a, b, d: raw.Pack(values=[a, b, d], axis=1), [c.rand(3, 4), c.rand(3, 4), c.rand(3, 4)])]
+BUILDERS["Unpack"] = lambda c: [
+    ("axis0", lambda x: raw.Unpack(value=x, num=3), [c.rand(3, 4)]),
+    ("axis1", lambda x: raw.Unpack(value=x, num=4, axis=1), [c.rand(3, 4)])]
+BUILDERS["Split"] = lambda c: [
+    ("axis1", lambda d, x: raw.Split(axis=d, value=x, num_split=2), [np.array(1, np.int32), c.rand(3, 4)])]
+BUILDERS["SplitV"] = lambda c: [
+    ("axis1", lambda x, s, d: raw.SplitV(value=x, size_splits=s, axis=d, num_split=3),
+     [c.rand(3, 6), _i(c, "Tlen", [1, 2, -1], np.int64), np.array(1, np.int32)])]
+BUILDERS["Slice"] = lambda c: _one(lambda x, b, s: raw.Slice(input=x, begin=b, size=s),
+                                   c.rand(4, 5), _i(c, "Index", [1, 2]), _i(c, "Index", [2, -1]))
+BUILDERS["StridedSlice"] = lambda c: [
+    ("basic", lambda x, b, e, s: raw.StridedSlice(input=x, begin=b, end=e, strides=s),
+     [c.rand(5, 6), _i(c, "Index", [1, 0]), _i(c, "Index", [4, 6]), _i(c, "Index", [1, 2])]),
+    ("masks", lambda x, b, e, s: raw.StridedSlice(input=x, begin=b, end=e, strides=s,
+                                                  begin_mask=1, end_mask=2, shrink_axis_mask=0),
+     [c.rand(5, 6), _i(c, "Index", [3, 1]), _i(c, "Index", [0, 0]), _i(c, "Index", [-1, 1])]),
+    ("shrink", lambda x, b, e, s: raw.StridedSlice(input=x, begin=b, end=e, strides=s, shrink_axis_mask=1),
+     [c.rand(5, 6), _i(c, "Index", [2, 0]), _i(c, "Index", [3, 6]), _i(c, "Index", [1, 1])])]
+BUILDERS["StridedSliceGrad"] = lambda c: _one(
+    lambda sh, b, e, s, dy: raw.StridedSliceGrad(shape=sh, begin=b, end=e, strides=s, dy=dy),
+    _i(c, "Index", [5, 6]), _i(c, "Index", [1, 0]), _i(c, "Index", [4, 6]), _i(c, "Index", [1, 2]),
+    c.rand(3, 3))
+BUILDERS["Tile"] = lambda c: _one(lambda x, m: raw.Tile(input=x, multiples=m),
+                                  c.rand(2, 3), _i(c, "Tmultiples", [2, 3]))
+BUILDERS["Pad"] = lambda c: _one(lambda x, p: raw.Pad(input=x, paddings=p),
+                                 c.rand(2, 3), _i(c, "Tpaddings", [[1, 0], [2, 1]]))
+BUILDERS["PadV2"] = lambda c: _one(lambda x, p, v: raw.PadV2(input=x, paddings=p, constant_values=v),
+                                   c.rand(2, 3), _i(c, "Tpaddings", [[1, 0], [2, 1]]),
+                                   np.array(c.rand(1)[0], c.T))
+BUILDERS["MirrorPad"] = lambda c: _one(lambda x, p: raw.MirrorPad(input=x, paddings=p, mode="REFLECT"),
+                                       c.rand(3, 4), _i(c, "Tpaddings", [[1, 1], [2, 1]]))
+BUILDERS["BroadcastTo"] = lambda c: _one(lambda x, s: raw.BroadcastTo(input=x, shape=s),
+                                         c.rand(3, 1), _i(c, "Tidx", [2, 3, 4]))
+BUILDERS["Range"] = lambda c: [
+    ("up", lambda a, b, d: raw.Range(start=a, limit=b, delta=d),
+     [np.array(1, c.t("Tidx")), np.array(11, c.t("Tidx")), np.array(3, c.t("Tidx"))]),
+    ("down", lambda a, b, d: raw.Range(start=a, limit=b, delta=d),
+     [np.array(5, c.t("Tidx")), np.array(-4, c.t("Tidx")), np.array(-2, c.t("Tidx"))])]
+
+
+# --- gather, fill, select ---------------------------------------------------
+BUILDERS["Fill"] = lambda c: _one(lambda d, v: raw.Fill(dims=d, value=v),
+                                  _i(c, "index_type", [2, 3]), np.array(c.rand(1)[0], c.T))
+BUILDERS["ZerosLike"] = lambda c: _one(lambda x: raw.ZerosLike(x=x), c.rand(3, 4))
+BUILDERS["OnesLike"] = lambda c: _one(lambda x: raw.OnesLike(x=x), c.rand(3, 4))
+BUILDERS["GatherV2"] = lambda c: [
+    ("axis0", lambda p, i, a: raw.GatherV2(params=p, indices=i, axis=a),
+     [c.rand(5, 3, dtype=c.t("Tparams")), _i(c, "Tindices", [4, 0, 2, 2]), _i(c, "Taxis", 0)]),
+    ("axis1", lambda p, i, a: raw.GatherV2(params=p, indices=i, axis=a),
+     [c.rand(2, 5, 3, dtype=c.t("Tparams")), _i(c, "Tindices", [[1, 0], [4, 4]]), _i(c, "Taxis", 1)])]
+BUILDERS["Select"] = lambda c: [  # raw_ops.Select names t/e x/y
+    ("same", lambda k, t, e: raw.Select(condition=k, x=t, y=e),
+     [c.rand(3, 4, dtype=np.bool_), c.rand(3, 4), c.rand(3, 4)]),
+    ("rows", lambda k, t, e: raw.Select(condition=k, x=t, y=e),
+     [c.rand(3, dtype=np.bool_), c.rand(3, 4), c.rand(3, 4)])]
+BUILDERS["SelectV2"] = lambda c: [
+    ("same", lambda k, t, e: raw.SelectV2(condition=k, t=t, e=e),
+     [c.rand(3, 4, dtype=np.bool_), c.rand(3, 4), c.rand(3, 4)]),
+    ("broadcast", lambda k, t, e: raw.SelectV2(condition=k, t=t, e=e),
+     [c.rand(4, dtype=np.bool_), c.rand(3, 1), c.rand(3, 4)])]
+BUILDERS["OneHot"] = lambda c: [
+    ("last", lambda i, d, on, off: raw.OneHot(indices=i, depth=d, on_value=on, off_value=off),
+     [_i(c, "TI", [0, 3, -1, 5, 2], np.int64), np.array(4, np.int32), np.array(1, c.T), np.array(0, c.T)]),
+    ("axis0", lambda i, d, on, off: raw.OneHot(indices=i, depth=d, on_value=on, off_value=off, axis=0),
+     [_i(c, "TI", [[0, 1], [2, 3]], np.int64), np.array(3, np.int32), np.array(2, c.T), np.array(-1, c.T)])]
+
+
+# --- variables and optimizers (resource ops) ---------------------------------
+# fn creates the variable(s) under the current device scope, runs the op,
+# and returns the variables' values.
+def _var_update(name):
+    f = getattr(raw, name)
+
+    def build(c):
+        def fn(init, delta):
+            v = tf.Variable(init)
+            f(resource=v.handle, value=delta)
+            return v.read_value()
+        return _one(fn, c.rand(3, 4), c.rand(3, 4))
+    return build
+
+
+BUILDERS["AssignAddVariableOp"] = _var_update("AssignAddVariableOp")
+BUILDERS["AssignSubVariableOp"] = _var_update("AssignSubVariableOp")
+
+
+def _assign(c):
+    def fn(init, value):
+        v = tf.Variable(init)
+        raw.AssignVariableOp(resource=v.handle, value=value)
+        return raw.ReadVariableOp(resource=v.handle, dtype=v.dtype)
+    return _one(fn, c.rand(3, 4), c.rand(3, 4))
+
+
+BUILDERS["AssignVariableOp"] = _assign
+BUILDERS["ReadVariableOp"] = _assign
+
+
+def _resource_gather(c):
+    def fn(init, idx):
+        v = tf.Variable(init)
+        return raw.ResourceGather(resource=v.handle, indices=idx, dtype=v.dtype)
+    return _one(fn, c.rand(5, 3, dtype=c.t("dtype")), _i(c, "Tindices", [4, 0, 2]))
+
+
+BUILDERS["ResourceGather"] = _resource_gather
+
+
+def _scatter(name):
+    f = getattr(raw, name)
+
+    def build(c):
+        def fn(init, idx, upd):
+            v = tf.Variable(init)
+            f(resource=v.handle, indices=idx, updates=upd)
+            return v.read_value()
+        return _one(fn, c.rand(5, 3, dtype=c.t("dtype")), _i(c, "Tindices", [4, 0, 2]),
+                    c.rand(3, 3, dtype=c.t("dtype")))
+    return build
+
+
+for _n in ["ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate"]:
+    BUILDERS[_n] = _scatter(_n)
+
+
+def _apply(name, slots, scalars, grad="grad", **attrs):
+    """ResourceApply<name>: `slots` variables besides var (accumulators,
+    initialised positive), `scalars` hyper-parameters, then `grad`."""
+    f = getattr(raw, name)
+
+    def build(c):
+        def fn(var0, *rest):
+            n = len(slots)
+            vs = [tf.Variable(var0)] + [tf.Variable(r) for r in rest[:n]]
+            kw = {"var": vs[0].handle}
+            kw.update({s: v.handle for s, v in zip(slots, vs[1:])})
+            kw.update(dict(zip(scalars, rest[n:n + len(scalars)])))
+            kw[grad] = rest[-1]
+            f(**kw, **attrs)
+            return [v.read_value() for v in vs]
+        scalar_values = {"lr": 0.1, "alpha": 0.1, "momentum": 0.9, "beta1_power": 0.9 ** 3,
+                         "beta2_power": 0.999 ** 3, "beta1": 0.9, "beta2": 0.999,
+                         "epsilon": 1e-7, "rho": 0.9, "delta": 0.5, "l1": 0.0, "l2": 0.0,
+                         "lr_power": -0.5, "l2_shrinkage": 0.0}
+        inputs = [c.rand(3, 4)] + [c.pos(3, 4) for _ in slots]
+        inputs += [np.array(scalar_values[s], c.T) for s in scalars]
+        inputs.append(c.rand(3, 4))
+        return _one(fn, *inputs)
+    return build
+
+
+BUILDERS["ResourceApplyGradientDescent"] = _apply("ResourceApplyGradientDescent", [], ["alpha"], grad="delta")
+BUILDERS["ResourceApplyMomentum"] = _apply("ResourceApplyMomentum", ["accum"], ["lr", "momentum"])
+BUILDERS["ResourceApplyKerasMomentum"] = _apply("ResourceApplyKerasMomentum", ["accum"], ["lr", "momentum"])
+BUILDERS["ResourceApplyAdam"] = _apply(
+    "ResourceApplyAdam", ["m", "v"], ["beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon"])
+BUILDERS["ResourceApplyAdamWithAmsgrad"] = _apply(
+    "ResourceApplyAdamWithAmsgrad", ["m", "v", "vhat"],
+    ["beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon"])
+BUILDERS["ResourceApplyRMSProp"] = _apply("ResourceApplyRMSProp", ["ms", "mom"], ["lr", "rho", "momentum", "epsilon"])
+BUILDERS["ResourceApplyCenteredRMSProp"] = _apply(
+    "ResourceApplyCenteredRMSProp", ["mg", "ms", "mom"], ["lr", "rho", "momentum", "epsilon"])
+BUILDERS["ResourceApplyAdagrad"] = _apply("ResourceApplyAdagrad", ["accum"], ["lr"])
+BUILDERS["ResourceApplyAdagradV2"] = _apply("ResourceApplyAdagradV2", ["accum"], ["lr", "epsilon"])
+BUILDERS["ResourceApplyAdadelta"] = _apply(
+    "ResourceApplyAdadelta", ["accum", "accum_update"], ["lr", "rho", "epsilon"])
+BUILDERS["ResourceApplyAdaMax"] = _apply(
+    "ResourceApplyAdaMax", ["m", "v"], ["beta1_power", "lr", "beta1", "beta2", "epsilon"])
+
+
+# Where TensorFlow's CPU kernel is not the reference.
+# (op, numpy type) -> (reason, numpy function of the inputs)
+CPU_WRONG = {
+    ("Round", np.int32): ("TensorFlow's CPU Round returns 0 for integers (2.19.1, 2.21.0)",
+                          lambda x: x),
+    ("Round", np.int64): ("TensorFlow's CPU Round returns 0 for integers (2.19.1, 2.21.0)",
+                          lambda x: x),
+}
+
+# References for kernels TensorFlow's CPU does not have (a dtype the
+# plugin offers beyond it). Half inputs are otherwise computed in float32.
+NUMPY_REFS = {
+    "Reciprocal": lambda x: (np.trunc(1.0 / x).astype(x.dtype) if np.issubdtype(x.dtype, np.integer)
+                             else (1.0 / x).astype(x.dtype)),
+}

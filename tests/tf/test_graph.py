@@ -1,0 +1,112 @@
+"""tf.function graphs and tf.GradientTape gradients of the dense ops on
+OPENCL: same values as the CPU, and every node of the graphs on OPENCL."""
+import numpy as np
+import pytest
+
+from conftest import DEVICE
+
+# Nodes TensorFlow may put on the host inside a device function: arguments
+# and results of int32/host-memory tensors, shape arithmetic.
+HOST_OK = {"_Arg", "_Retval", "_Send", "_Recv", "_HostSend", "_HostRecv", "Const", "NoOp"}
+
+
+def _mlp_params(rng):
+    return [rng.normal(0, 0.3, s).astype(np.float32) for s in [(16, 32), (32,), (32, 10), (10,)]]
+
+
+def _placed(tf, fn, *args):
+    from tensorflow.python.eager import context
+    context.export_run_metadata()
+    context.enable_run_metadata()
+    try:
+        out = fn(*args)
+    finally:
+        md = context.export_run_metadata()
+        context.disable_run_metadata()
+    where = {}
+    for fg in md.function_graphs:
+        for g in fg.partition_graphs:
+            for n in g.node:
+                where.setdefault(n.device.split("device:")[-1], set()).add(n.op)
+    return out, where
+
+
+def _check_on_device(where):
+    cpu = {op for dev, ops in where.items() if dev.startswith("CPU") for op in ops} - HOST_OK
+    assert not cpu, f"graph ops placed on CPU: {sorted(cpu)}"
+    assert any(dev.startswith("OPENCL") for dev in where), where
+
+
+def _forward(tf):
+    def f(x, w1, b1, w2, b2):
+        h = tf.nn.relu(tf.matmul(x, w1) + b1)
+        h = tf.nn.bias_add(tf.matmul(h, w2), b2)
+        return tf.nn.softmax(h), tf.reduce_mean(tf.nn.sigmoid(h) * tf.tanh(h), axis=1)
+    return f
+
+
+def test_tf_function_forward(tf):
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(8, 16)).astype(np.float32)
+    params = _mlp_params(rng)
+    f = tf.function(_forward(tf))
+    with tf.device("/CPU:0"):
+        expected = [t.numpy() for t in f(x, *params)]
+    with tf.device(DEVICE):
+        got, where = _placed(tf, f, *[tf.constant(a) for a in [x] + params])
+    _check_on_device(where)
+    for g, e in zip(got, expected):
+        assert g.device.endswith("OPENCL:0")
+        np.testing.assert_allclose(g.numpy(), e, rtol=1e-4, atol=1e-5)
+
+
+def _loss_and_grads(tf):
+    def step(x, labels, w1, b1, w2, b2):
+        with tf.GradientTape() as tape:
+            tape.watch([w1, b1, w2, b2])
+            h = tf.nn.relu(tf.matmul(x, w1) + b1)
+            logits = tf.matmul(h, w2) + b2
+            logp = tf.nn.log_softmax(logits)
+            loss = -tf.reduce_mean(tf.reduce_sum(labels * logp, axis=1))
+        return [loss] + tape.gradient(loss, [w1, b1, w2, b2])
+    return step
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "tf.function"])
+def test_gradients(tf, compiled):
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(8, 16)).astype(np.float32)
+    labels = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 8)]
+    params = _mlp_params(rng)
+    step = _loss_and_grads(tf)
+    if compiled:
+        step = tf.function(step)
+    with tf.device("/CPU:0"):
+        expected = [t.numpy() for t in step(*[tf.constant(a) for a in [x, labels] + params])]
+    with tf.device(DEVICE):
+        args = [tf.constant(a) for a in [x, labels] + params]
+        if compiled:
+            got, where = _placed(tf, step, *args)
+            _check_on_device(where)
+        else:
+            got = step(*args)
+    for i, (g, e) in enumerate(zip(got, expected)):
+        assert g.device.endswith("OPENCL:0"), (i, g.device)
+        np.testing.assert_allclose(g.numpy(), e, rtol=1e-4, atol=1e-5, err_msg=f"output {i}")
+
+
+def test_gradient_of_elementwise_ops(tf):
+    x0 = np.linspace(0.2, 2.0, 12, dtype=np.float32).reshape(3, 4)
+
+    def f(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.exp(-x) * tf.sqrt(x) + tf.math.log(x) * tf.square(x) - tf.nn.elu(x - 1.0))
+        return tape.gradient(y, x)
+
+    with tf.device("/CPU:0"):
+        e = f(tf.constant(x0)).numpy()
+    with tf.device(DEVICE):
+        g = f(tf.constant(x0))
+    assert g.device.endswith("OPENCL:0")
+    np.testing.assert_allclose(g.numpy(), e, rtol=1e-4, atol=1e-5)
