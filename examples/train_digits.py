@@ -15,7 +15,6 @@ updates), e.g. tensorflow==2.19.1; see the README's TensorFlow section.
 """
 import argparse
 import collections
-import glob
 import json
 import os
 import statistics
@@ -45,29 +44,6 @@ HOST_BY_DESIGN = {
 }
 
 
-def preload_opencl_drivers():
-    """Opens the OpenCL ICD drivers RTLD_LOCAL before TensorFlow loads.
-
-    Work-around, on by default until the plugin isolates the driver itself:
-    TensorFlow exports its own LLVM into the global symbol scope, and PoCL's
-    libclang-cpp/libLLVM-15 constructors then bind to it and crash in
-    llvm::cl::Option::addArgument. Loaded first, the driver keeps its own
-    LLVM. --no-preload turns it off."""
-    import ctypes
-    files = os.environ.get("OCL_ICD_FILENAMES", "")
-    libs = [f for f in files.split(":") if f]
-    if not libs:
-        vendors = os.environ.get("OCL_ICD_VENDORS", "/etc/OpenCL/vendors")
-        for icd in sorted(glob.glob(os.path.join(vendors, "*.icd"))):
-            with open(icd) as f:
-                libs.append(f.read().strip())
-    for lib in libs:
-        try:
-            ctypes.CDLL(lib, mode=os.RTLD_LOCAL | os.RTLD_NOW)
-        except OSError:
-            pass
-
-
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--epochs", type=int, default=15)
@@ -78,8 +54,6 @@ def parse_args():
                     help="comma list of runs: opencl, cpu (default both)")
     ap.add_argument("--plugin", help="libtfocl.so to load (TF_PLUGGABLE_DEVICE_LIBRARY_PATH); "
                     "default: the copy pip installed into site-packages/tensorflow-plugins")
-    ap.add_argument("--no-preload", action="store_true",
-                    help="do not open the OpenCL drivers before TensorFlow (see preload_opencl_drivers)")
     ap.add_argument("--json", help="also write the results to this file")
     ap.add_argument("--quiet", action="store_true")
     return ap.parse_args()
@@ -178,8 +152,6 @@ def main():
         os.environ["TF_PLUGGABLE_DEVICE_LIBRARY_PATH"] = os.path.abspath(args.plugin)
     os.environ.setdefault("KERAS_BACKEND", "tensorflow")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    if not args.no_preload:
-        preload_opencl_drivers()
 
     import tensorflow as tf
     import keras

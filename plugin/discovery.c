@@ -163,6 +163,7 @@ static const char *enumerate(void) {
   const char *why = NULL;
   cl_int err;
 
+  ocl_icd_preload();
   err = clGetPlatformIDs(0, NULL, &num_platforms);
   if (err != CL_SUCCESS || num_platforms == 0) {
     why = "no OpenCL platform (the ICD loader found no driver)";

@@ -187,6 +187,9 @@ struct ocl_device {
 };
 
 /* Enumerates once (lazily) and returns the visible devices. */
+/* Inside TensorFlow, opens the ICD drivers with RTLD_DEEPBIND before the
+ * ICD loader does (icd_preload.c says why). */
+void ocl_icd_preload(void);
 int ocl_device_count(void);
 /* The device of ordinal i (NULL out of range); enumeration only. */
 struct ocl_device *ocl_device_get(int ordinal);

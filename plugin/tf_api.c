@@ -23,6 +23,7 @@ static const char *const tf_libraries[] = {
 
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 static bool resolve_ok;
+static bool in_tensorflow; /* TensorFlow's framework library is loaded */
 static const char *resolve_missing;
 
 static void *lookup(void *const *handles, size_t num_handles,
@@ -51,6 +52,7 @@ static void resolve(void) {
     void *handle = dlopen(tf_libraries[i], RTLD_NOW | RTLD_NOLOAD);
     if (handle) {
       OCL_TRACE("TF C API: using %s", tf_libraries[i]);
+      in_tensorflow = in_tensorflow || i == 0;
       handles[num_handles++] = handle;
     }
   }
@@ -87,6 +89,11 @@ static void resolve(void) {
   set_fn(&ocl_tf.Version, sizeof ocl_tf.Version, version);
   OCL_TRACE("TF C API resolved: %s%s", resolve_ok ? "complete" : "missing ",
             resolve_ok ? "" : resolve_missing);
+}
+
+bool ocl_tf_in_tensorflow(void) {
+  pthread_once(&resolve_once, resolve);
+  return in_tensorflow;
 }
 
 bool ocl_tf_resolve(const char **missing) {

@@ -130,5 +130,8 @@ extern struct ocl_tf_api ocl_tf;
  * answer). False if a required function is missing; then `missing` names the
  * first one missing (static storage). */
 bool ocl_tf_resolve(const char **missing);
+/* True when running inside TensorFlow (its framework library is loaded),
+ * false under the host shim. */
+bool ocl_tf_in_tensorflow(void);
 
 #endif /* TFOCL_PLUGIN_TF_API_H_ */

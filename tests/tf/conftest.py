@@ -51,10 +51,6 @@ def _choose_plugin():
     return built, "env"
 
 
-from conftest_preload import preload_icds  # noqa: E402
-
-
-PRELOADED = preload_icds()
 PLUGIN, PLUGIN_MODE = _choose_plugin()
 if PLUGIN_MODE == "env":
     os.environ["TF_PLUGGABLE_DEVICE_LIBRARY_PATH"] = PLUGIN
@@ -67,7 +63,7 @@ os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 
 def pytest_report_header(config):
-    lines = [f"tfocl plugin: {PLUGIN} ({PLUGIN_MODE}); OpenCL drivers preloaded: {PRELOADED}"]
+    lines = [f"tfocl plugin: {PLUGIN} ({PLUGIN_MODE})"]
     try:
         import tensorflow as tf
         lines.append(f"tensorflow {tf.__version__} from {os.path.dirname(tf.__file__)}")
@@ -139,12 +135,8 @@ def subprocess_env(**extra):
 
 def run_python(code, timeout=300, **env):
     """Runs `code` in a fresh interpreter (the same venv) and returns the
-    CompletedProcess; stdout/stderr are text. The child gets the same
-    OpenCL-driver preload as this process (TFOCL_TEST_NO_PRELOAD=1: none)."""
-    preamble = (
-        "import sys; sys.path.insert(0, %r)\n"
-        "from conftest_preload import preload_icds; preload_icds()\n" % os.path.dirname(__file__))
-    return subprocess.run([sys.executable, "-c", preamble + code], capture_output=True,
+    CompletedProcess; stdout/stderr are text."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True,
                           text=True, timeout=timeout, env=subprocess_env(**env),
                           cwd=REPO)
 

@@ -1,7 +1,6 @@
 """The OPENCL device as TensorFlow sees it, and the plugin's 'never abort'
 promise when there is no OpenCL platform."""
 import json
-import os
 import tempfile
 
 from conftest import run_python
@@ -83,13 +82,13 @@ def test_plugin_exports_two_entry_points_and_imports_no_tf_symbol():
     assert tf_imports == [], tf_imports
 
 
-def test_import_without_preload():
+def test_import_with_driver_llvm():
     """`import tensorflow` with the plugin and nothing else: the OpenCL
     driver (PoCL links LLVM 15) is opened inside a process where TensorFlow
     already exports its own LLVM symbols globally (RTLD_GLOBAL). The plugin
-    must keep the driver's LLVM apart (e.g. dlopen the ICD libraries with
-    RTLD_DEEPBIND before clGetPlatformIDs); a segfault here is that bug."""
-    out = run_python(_LIST, TFOCL_TEST_NO_PRELOAD="1")
+    keeps the driver's LLVM apart (plugin/icd_preload.c); a segfault here is
+    that bug."""
+    out = run_python(_LIST)
     assert out.returncode == 0, (
         f"import tensorflow with the plugin died (rc {out.returncode}, "
         f"-11 = SIGSEGV in llvm::cl::Option::addArgument from PoCL's "

@@ -21,8 +21,6 @@ def result(tmp_path_factory):
     if PLUGIN_MODE == "env":
         env.pop("TF_PLUGGABLE_DEVICE_LIBRARY_PATH", None)
         args += ["--plugin", PLUGIN]
-    if os.environ.get("TFOCL_TEST_NO_PRELOAD") == "1":
-        args.append("--no-preload")
     cp = subprocess.run(args, capture_output=True, text=True, timeout=600, env=env, cwd=REPO)
     assert out.exists(), f"train_digits.py wrote nothing (rc {cp.returncode}):\n{cp.stderr[-4000:]}"
     return json.loads(out.read_text()), cp
