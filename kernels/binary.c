@@ -20,13 +20,15 @@ static const struct ocl_family families[OCL_NUM_STORAGES] =
 enum binary_kind {
   ADD, SUB, MUL, REAL_DIV, DIV_NO_NAN, MAXIMUM, MINIMUM, POW,
   SQUARED_DIFFERENCE, FLOOR_DIV, FLOOR_MOD, EQUAL, NOT_EQUAL, LESS,
-  LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR
+  LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, BITWISE_AND,
+  BITWISE_OR, BITWISE_XOR
 };
 
 /* Type sets, as bits of TF_DataType. */
 #define TB(t) (1u << (t))
 #define FLOATS (TB(TF_FLOAT) | TB(TF_HALF))
-#define NUMBERS (FLOATS | TB(TF_INT64) | TB(TF_INT32))
+#define INTEGERS (TB(TF_INT64) | TB(TF_INT32))
+#define NUMBERS (FLOATS | INTEGERS)
 
 struct binary_op {
   const char *op;
@@ -59,6 +61,9 @@ static const struct binary_op binary_ops[] = {
     {"GreaterEqual", "greater_equal", GREATER_EQUAL, NUMBERS, true, true},
     {"LogicalAnd", "logical_and", LOGICAL_AND, TB(TF_BOOL), true, false},
     {"LogicalOr", "logical_or", LOGICAL_OR, TB(TF_BOOL), true, false},
+    {"BitwiseAnd", "bitwise_and", BITWISE_AND, INTEGERS, false, true},
+    {"BitwiseOr", "bitwise_or", BITWISE_OR, INTEGERS, false, true},
+    {"BitwiseXor", "bitwise_xor", BITWISE_XOR, INTEGERS, false, true},
 };
 
 /* The kernel state: which op, on which storage. */
@@ -118,6 +123,9 @@ static bool host_binary_int32(enum binary_kind kind, const struct ocl_bcast *b,
     case MUL: *zi = (int32_t)((uint32_t)a * (uint32_t)v); break;
     case MAXIMUM: *zi = a > v ? a : v; break;
     case MINIMUM: *zi = a < v ? a : v; break;
+    case BITWISE_AND: *zi = a & v; break;
+    case BITWISE_OR: *zi = a | v; break;
+    case BITWISE_XOR: *zi = a ^ v; break;
     case SQUARED_DIFFERENCE: {
       uint32_t d = (uint32_t)a - (uint32_t)v;
       *zi = (int32_t)(d * d);

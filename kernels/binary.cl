@@ -135,6 +135,9 @@ static CT floor_mod_of(CT a, CT b)
 }
 ARITH(floor_div, b == 0 ? 0 : floor_div_of(a, b))
 ARITH(floor_mod, b == 0 ? 0 : floor_mod_of(a, b))
+ARITH(bitwise_and, a & b)
+ARITH(bitwise_or, a | b)
+ARITH(bitwise_xor, a ^ b)
 #endif
 COMPARE(equal, a == b)
 COMPARE(not_equal, a != b)

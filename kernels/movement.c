@@ -1018,6 +1018,83 @@ OCL_FAMILY_CREATES(movement, movement_create);
 
 /* ---- Registration ------------------------------------------------------ */
 
+/* ---- Bitcast ------------------------------------------------------------ */
+
+/* Bitcast reinterprets the input's bytes as `type`. Like TensorFlow's
+ * BitcastOp, the output shares the input's buffer (no copy, any dtype): a
+ * wider input gains a last dim, a narrower one loses it. */
+struct bitcast_kernel {
+  TF_DataType in_type, out_type;
+};
+
+static void *bitcast_create(TF_OpKernelConstruction *ctx)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct bitcast_kernel *k = calloc(1, sizeof(*k));
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    return ocl_create_failed(ctx, status, k);
+  }
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->in_type, status);
+  if (ocl_tf.GetCode(status) == TF_OK)
+    ocl_tf.OpKernelConstruction_GetAttrType(ctx, "type", &k->out_type, status);
+  if (ocl_tf.GetCode(status) == TF_OK &&
+      (ocl_tf.DataTypeSize(k->in_type) == 0 ||
+       ocl_tf.DataTypeSize(k->out_type) == 0))
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "Bitcast of types without a fixed size (%d, %d) is not "
+                   "supported",
+                   (int)k->in_type, (int)k->out_type);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return ocl_create_failed(ctx, status, k);
+  ocl_tf.DeleteStatus(status);
+  return k;
+}
+
+static void bitcast_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  const struct bitcast_kernel *k = kernel;
+  TF_Status *status = ocl_tf.NewStatus();
+  TF_Tensor *in = NULL, *out = NULL;
+  int64_t dims[OCL_MAX_DIMS + 1];
+
+  if (!ocl_get_inputs(ctx, &in, 1, status))
+    goto done;
+  int rank = ocl_tensor_dims(in, dims, status);
+  if (rank < 0)
+    goto done;
+  size_t in_size = ocl_tf.DataTypeSize(k->in_type);
+  size_t out_size = ocl_tf.DataTypeSize(k->out_type);
+  if (in_size > out_size) {
+    dims[rank++] = (int64_t)(in_size / out_size);
+  } else if (in_size < out_size) {
+    if (rank == 0 || dims[rank - 1] != (int64_t)(out_size / in_size)) {
+      char shape[160];
+      ocl_shape_format(dims, rank, shape, sizeof(shape));
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "Cannot bitcast from type %d to type %d: shape %s",
+                     (int)k->in_type, (int)k->out_type, shape);
+      goto done;
+    }
+    rank--;
+  }
+  /* An empty tensor of the output type takes over the input's buffer. */
+  int64_t empty = 0;
+  out = ocl_tf.AllocateTensor(k->out_type, &empty, 1, 0);
+  if (out == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    goto done;
+  }
+  ocl_tf.TensorBitcastFrom(in, k->out_type, out, dims, rank, status);
+  if (ocl_tf.GetCode(status) == TF_OK)
+    ocl_tf.SetOutput(ctx, 0, out, status);
+done:
+  if (out != NULL)
+    ocl_tf.DeleteTensor(out);
+  ocl_delete_tensors(&in, 1);
+  ocl_compute_done(ctx, status);
+}
+
 void ocl_register_movement_kernels(void)
 {
   static const TF_DataType types[] = {TF_FLOAT, TF_HALF, TF_INT32, TF_INT64,
@@ -1034,4 +1111,14 @@ void ocl_register_movement_kernels(void)
           .types = {types[t]},
           .host_args = movement_ops[i].host_args,
       });
+
+  /* Unconstrained, as TensorFlow's GPU registration: every dtype, in
+   * device memory. It needs TF_TensorBitcastFrom to share the buffer. */
+  if (ocl_tf.TensorBitcastFrom != NULL)
+    ocl_register_kernel(&(const struct ocl_kernel_spec){
+        .op = "Bitcast",
+        .create = bitcast_create,
+        .compute = bitcast_compute,
+        .destroy = movement_delete,
+    });
 }

@@ -59,6 +59,12 @@ static double apply(const char *op, TF_DataType dtype, double a, double b)
     return a != 0 && b != 0;
   if (!strcmp(op, "LogicalOr"))
     return a != 0 || b != 0;
+  if (!strcmp(op, "BitwiseAnd"))
+    return (double)((int64_t)a & (int64_t)b);
+  if (!strcmp(op, "BitwiseOr"))
+    return (double)((int64_t)a | (int64_t)b);
+  if (!strcmp(op, "BitwiseXor"))
+    return (double)((int64_t)a ^ (int64_t)b);
   return NAN;
 }
 
@@ -234,6 +240,9 @@ const struct ref_op ref_ops_binary[] = {
     {"GreaterEqual", EXACT, REF_ANY, ref_cases_binary, binary_compute},
     {"LogicalAnd", EXACT, REF_BOOL, ref_cases_binary, binary_compute},
     {"LogicalOr", EXACT, REF_BOOL, ref_cases_binary, binary_compute},
+    {"BitwiseAnd", EXACT, REF_ANY, ref_cases_binary, binary_compute},
+    {"BitwiseOr", EXACT, REF_ANY, ref_cases_binary, binary_compute},
+    {"BitwiseXor", EXACT, REF_ANY, ref_cases_binary, binary_compute},
     {"BiasAdd", ROUNDED, REF_ANY, bias_cases, bias_compute},
     {"AddN", ROUNDED, REF_ANY, addn_cases, addn_compute},
     {.op = NULL},

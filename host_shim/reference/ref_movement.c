@@ -997,6 +997,65 @@ static int noop_compute(const struct ref_case *c, struct ref_tensor *outputs,
 
 #define EXACT 0.0, 0.0
 
+
+/* ---- Bitcast --------------------------------------------------------------- */
+
+static int bitcast_compute(const struct ref_case *c, struct ref_tensor *out,
+                           char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0];
+  TF_DataType to = (TF_DataType)ref_case_attr(c, "type")->value.type;
+  size_t in_size = TF_DataTypeSize(x->dtype), out_size = TF_DataTypeSize(to);
+  int64_t dims[REF_MAX_DIMS + 1];
+  int rank = x->rank;
+  memcpy(dims, x->dims, sizeof(int64_t) * (size_t)rank);
+  if (in_size > out_size) {
+    dims[rank++] = (int64_t)(in_size / out_size);
+  } else if (in_size < out_size) {
+    if (rank == 0 || dims[rank - 1] != (int64_t)(out_size / in_size)) {
+      snprintf(error, (size_t)error_len, "last dim");
+      return -1;
+    }
+    rank--;
+  }
+  /* The bytes of x, read as `to`. */
+  TF_Status *status = TF_NewStatus();
+  TF_Tensor *bytes = ref_tensor_to_tf(x, status);
+  TF_Tensor *as = TF_AllocateTensor(to, dims, rank, TF_TensorByteSize(bytes));
+  memcpy(TF_TensorData(as), TF_TensorData(bytes), TF_TensorByteSize(bytes));
+  bool ok = ref_tensor_from_tf(&out[0], as);
+  TF_DeleteTensor(bytes);
+  TF_DeleteTensor(as);
+  TF_DeleteStatus(status);
+  return ok ? 1 : -1;
+}
+
+static void bitcast_case(struct ref_cases *out, TF_DataType from, TF_DataType to,
+                         const int64_t *dims, int rank, TF_Code code)
+{
+  struct ref_case *c = ref_case_add(out, "Bitcast", "Bitcast %d->%d rank %d",
+                                    (int)from, (int)to, rank);
+  ref_case_input(c, from, dims, rank, REF_ANY);
+  ref_case_attr_type(c, "type", to);
+  c->expect_code = code;
+}
+
+/* Bitcast has no type constraint: the cases cover pairs of sizes. */
+static void bitcast_cases(const struct ref_op *op, TF_DataType dtype,
+                          struct ref_cases *out)
+{
+  (void)op;
+  (void)dtype;
+  bitcast_case(out, TF_FLOAT, TF_INT32, (int64_t[]){3, 5}, 2, TF_OK);
+  bitcast_case(out, TF_INT32, TF_FLOAT, (int64_t[]){7}, 1, TF_OK);
+  bitcast_case(out, TF_FLOAT, TF_INT32, (int64_t[]){0}, 0, TF_OK);
+  bitcast_case(out, TF_INT64, TF_INT32, (int64_t[]){5}, 1, TF_OK);
+  bitcast_case(out, TF_INT32, TF_INT64, (int64_t[]){3, 2}, 2, TF_OK);
+  bitcast_case(out, TF_HALF, TF_INT16, (int64_t[]){9}, 1, TF_OK);
+  bitcast_case(out, TF_FLOAT, TF_HALF, (int64_t[]){4, 0}, 2, TF_OK);
+  bitcast_case(out, TF_INT32, TF_INT64, (int64_t[]){3}, 1, TF_INVALID_ARGUMENT);
+}
+
 const struct ref_op ref_ops_movement[] = {
     {"NoOp", EXACT, REF_ANY, noop_cases, noop_compute},
     {"Transpose", EXACT, REF_ANY, transpose_cases, transpose_compute},
@@ -1013,5 +1072,6 @@ const struct ref_op ref_ops_movement[] = {
     {"Tile", EXACT, REF_ANY, tile_cases, tile_compute},
     {"Pad", EXACT, REF_ANY, pad_cases, pad_compute},
     {"PadV2", EXACT, REF_ANY, pad_cases, pad_compute},
+    {"Bitcast", 0.0, 0.0, REF_ANY, bitcast_cases, bitcast_compute},
     {.op = NULL},
 };

@@ -174,6 +174,23 @@ for _n in ["Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual"]:
     BUILDERS[_n] = _compare(_n)
 BUILDERS["LogicalAnd"] = _logical("LogicalAnd")
 BUILDERS["LogicalOr"] = _logical("LogicalOr")
+for _n in ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]:
+    BUILDERS[_n] = _binary(_n)
+
+
+def _bitcast(c):
+    # Unconstrained kernel: the cases pick their own types (Keras' signbit
+    # bitcasts float32 to int32).
+    f = lambda x, to: (lambda x: raw.Bitcast(input=x, type=to))
+    return [
+        ("f32->i32", f(None, tf.int32), [c.rand(3, 4, dtype=np.float32)]),
+        ("i64->i32", f(None, tf.int32), [c.rand(5, dtype=np.int64)]),
+        ("i32->i64", f(None, tf.int64), [c.rand(3, 2, dtype=np.int32)]),
+        ("f32->f16", f(None, tf.float16), [c.rand(2, 3, dtype=np.float32)]),
+    ]
+
+
+BUILDERS["Bitcast"] = _bitcast
 BUILDERS["BiasAdd"] = lambda c: [
     ("NHWC", lambda v, b: raw.BiasAdd(value=v, bias=b), [c.rand(2, 3, 4), c.rand(4)]),
     ("2d", lambda v, b: raw.BiasAdd(value=v, bias=b), [c.rand(5, 4), c.rand(4)])]
