@@ -183,4 +183,145 @@ bool ocl_strided_slice_init(struct ocl_strided_slice *s,
                             int64_t ellipsis_mask, int64_t new_axis_mask,
                             int64_t shrink_axis_mask, TF_Status *status);
 
+/* ---- Convolutions (kernels/conv.c) -------------------------------------- */
+
+/* TensorFlow's `padding` attribute of windowed ops. */
+enum ocl_padding { OCL_PADDING_VALID, OCL_PADDING_SAME, OCL_PADDING_EXPLICIT };
+
+/* "VALID", "SAME" or "EXPLICIT"; false for anything else. */
+bool ocl_padding_parse(const char *name, enum ocl_padding *padding);
+
+/* TensorFlow's GetWindowedOutputSizeVerbose (kernel_shape_util.cc): the
+ * output size of one spatial dim and its padding. For EXPLICIT,
+ * pad_before/pad_after are inputs; otherwise outputs. INVALID_ARGUMENT with
+ * TensorFlow's messages for a bad stride or dilation or a negative size. */
+bool ocl_windowed_output_size(int64_t input, int64_t filter, int64_t dilation,
+                              int64_t stride, enum ocl_padding padding,
+                              int64_t *output, int64_t *pad_before,
+                              int64_t *pad_after, TF_Status *status);
+
+/* The attributes of a 2-D convolution, in the data format's order (strides,
+ * dilations: 4; explicit_paddings: 2 per dim). */
+struct ocl_conv_attrs {
+  bool channels_first; /* NCHW */
+  enum ocl_padding padding;
+  int64_t strides[4];
+  int num_strides;
+  int64_t dilations[4];
+  int num_dilations;
+  int64_t explicit_paddings[8];
+  int num_explicit_paddings;
+};
+
+/* TensorFlow's CheckValidPadding (util/padding.cc) for 4-D tensors. */
+bool ocl_conv_check_padding(const struct ocl_conv_attrs *attrs,
+                            TF_Status *status);
+
+/* The attribute checks of TensorFlow's Conv2D constructor
+ * (InitConv2DParameters) when `depthwise` is false; of the backprop ops
+ * (conv_grad_input_ops.h, conv_grad_filter_ops.cc) when `backprop` is true
+ * (same rules, INVALID_ARGUMENT where Conv2D says UNIMPLEMENTED); of the
+ * DepthwiseConv2dNative ops when `depthwise` is true (equal row and column
+ * strides, unit dilations). */
+bool ocl_conv_check_attrs(const struct ocl_conv_attrs *attrs, bool backprop,
+                          bool depthwise, TF_Status *status);
+
+/* One 2-D convolution's geometry, layout-independent. in_depth is
+ * filter_depth * groups; for a depthwise convolution out_depth is
+ * in_depth * depth_multiplier (filter_depth = in_depth, groups = 1). */
+struct ocl_conv2d {
+  int64_t batch, in_rows, in_cols, in_depth;
+  int64_t filter_rows, filter_cols, filter_depth, out_depth;
+  int64_t out_rows, out_cols;
+  int64_t stride_rows, stride_cols, dilation_rows, dilation_cols;
+  int64_t pad_top, pad_bottom, pad_left, pad_right;
+  int64_t groups, depth_multiplier;
+  /* The output (forward) / input (backprop) shape in the data format. */
+  int64_t out_dims[4];
+};
+
+/* Conv2D's ComputeConv2DDimension (conv_ops.cc): input and filter shapes
+ * against the attributes (already checked), with TensorFlow's messages. */
+bool ocl_conv2d_forward_init(struct ocl_conv2d *c,
+                             const struct ocl_conv_attrs *attrs,
+                             const int64_t *input, int input_rank,
+                             const int64_t *filter, int filter_rank,
+                             TF_Status *status);
+
+/* ConvBackpropComputeDimensionsV2 (conv_grad_shape_utils.cc) with `label`
+ * ("Conv2DSlowBackpropInput", ...): the three shapes must agree. */
+bool ocl_conv2d_backprop_init(struct ocl_conv2d *c, const char *label,
+                              const struct ocl_conv_attrs *attrs,
+                              const int64_t *input, int input_rank,
+                              const int64_t *filter, int filter_rank,
+                              const int64_t *out_backprop, int out_rank,
+                              TF_Status *status);
+
+/* DepthwiseConv2dNativeOp::Compute's checks (depthwise_conv_op.cc) when
+ * out_backprop is NULL, else the EXTRACT_AND_VERIFY_DIMENSIONS of
+ * depthwise_conv_grad_op.cc with `label`. */
+bool ocl_depthwise_init(struct ocl_conv2d *c, const char *label,
+                        const struct ocl_conv_attrs *attrs,
+                        const int64_t *input, int input_rank,
+                        const int64_t *filter, int filter_rank,
+                        const int64_t *out_backprop, int out_rank,
+                        TF_Status *status);
+
+/* Conv2DBackpropInput's input_sizes (Conv2DBackpropComputeInputShape,
+ * conv_grad_shape_utils.cc): 4 values, or 2 (rows, cols) completed from
+ * out_backprop's batch and the filter's depth. `what` names the op in the
+ * messages ("Conv2DBackpropInput"). */
+bool ocl_conv_input_sizes(const int32_t *sizes, int64_t count, int sizes_rank,
+                          const int64_t *filter, int filter_rank,
+                          const int64_t *out_backprop, int out_rank,
+                          bool channels_first, int64_t *dims,
+                          TF_Status *status);
+
+/* ---- Pooling (kernels/pool.c) -------------------------------------------- */
+
+enum ocl_pool_padding { OCL_POOL_VALID, OCL_POOL_SAME, OCL_POOL_EXPLICIT };
+
+/* TensorFlow's GetWindowedOutputSizeVerbose with dilation 1: the output
+ * extent of a window sliding over `input`. For EXPLICIT, *pad_before and
+ * *pad_after are read; otherwise they are set (SAME puts the odd padding
+ * element after). INVALID_ARGUMENT "Stride must be > 0, but got 0" or
+ * "Computed output size would be negative: ...". */
+bool ocl_pool_output_size(int64_t input, int64_t window, int64_t stride,
+                          enum ocl_pool_padding padding, int64_t *output,
+                          int64_t *pad_before, int64_t *pad_after,
+                          TF_Status *status);
+
+/* The attributes of a 2-D pooling op, checked as TensorFlow's pooling
+ * kernels check them at construction: 4 ksize and stride values, ksize
+ * positive, for EXPLICIT 8 non-negative explicit_paddings that leave batch
+ * and depth alone (CheckValidPadding), no pooling over the batch. */
+bool ocl_pool2d_check_attrs(const int64_t *ksize, int ksize_len,
+                            const int64_t *strides, int strides_len,
+                            enum ocl_pool_padding padding,
+                            const int64_t *explicit_paddings, int num_explicit,
+                            bool channels_first, TF_Status *status);
+
+/* One 2-D pooling problem (TensorFlow's PoolParameters), NHWC or NCHW. */
+struct ocl_pool2d {
+  bool channels_first;
+  int64_t batch, rows, cols, depth;
+  int64_t window_rows, window_cols, stride_rows, stride_cols;
+  int64_t out_rows, out_cols;
+  int64_t pad_top, pad_bottom, pad_left, pad_right;
+  int64_t out_dims[4]; /* the forward output's shape, in the data format */
+  int64_t in_elements, out_elements;
+};
+
+/* Attributes as ocl_pool2d_check_attrs accepted them (explicit_paddings:
+ * 8 values for EXPLICIT, else unused). INVALID_ARGUMENT "tensor_in_shape
+ * must have 2 spatial dimensions. 3 0" for a rank other than 4 (the last
+ * number is TensorFlow's format enum: 0 NHWC, 1 NCHW), the windowed-size
+ * errors, "Top padding 3 needs to be smaller than the window size 2" for
+ * EXPLICIT; UNIMPLEMENTED for a depth window other than 1. */
+bool ocl_pool2d_init(struct ocl_pool2d *p, const int64_t *in_dims, int in_rank,
+                     const int64_t *ksize, const int64_t *strides,
+                     enum ocl_pool_padding padding,
+                     const int64_t *explicit_paddings, bool channels_first,
+                     TF_Status *status);
+
 #endif /* TFOCL_KERNELS_SHAPE_H_ */

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,8 @@ TF_Tensor *ref_tensor_to_tf(const struct ref_tensor *t, TF_Status *status)
     case TF_UINT8: ((uint8_t *)data)[i] = (uint8_t)(int64_t)v; break;
     case TF_INT8: ((int8_t *)data)[i] = (int8_t)(int64_t)v; break;
     case TF_INT16: ((int16_t *)data)[i] = (int16_t)(int64_t)v; break;
+    case TF_UINT32: ((uint32_t *)data)[i] = (uint32_t)v; break;
+    case TF_UINT64: ((uint64_t *)data)[i] = (uint64_t)v; break;
     default:
       TF_DeleteTensor(tensor);
       TF_SetStatus(status, TF_INVALID_ARGUMENT,
@@ -171,6 +174,8 @@ bool ref_tensor_from_tf(struct ref_tensor *t, const TF_Tensor *tensor)
     case TF_UINT8: t->v[i] = ((const uint8_t *)data)[i]; break;
     case TF_INT8: t->v[i] = ((const int8_t *)data)[i]; break;
     case TF_INT16: t->v[i] = ((const int16_t *)data)[i]; break;
+    case TF_UINT32: t->v[i] = ((const uint32_t *)data)[i]; break;
+    case TF_UINT64: t->v[i] = (double)((const uint64_t *)data)[i]; break;
     default:
       ref_tensor_finish(t);
       return false;
@@ -271,14 +276,36 @@ static double random_value(uint64_t *state, TF_DataType dtype,
   }
 }
 
+/* Re-points the int-list attributes of cases that moved from `old` (the
+ * array's previous address) to `items`. */
+static void rebase_arenas(struct ref_case *items, int count, uintptr_t old)
+{
+  for (int i = 0; i < count; i++) {
+    uintptr_t base = old + (uintptr_t)i * sizeof(*items) +
+                     offsetof(struct ref_case, ints);
+    for (int a = 0; a < items[i].num_attrs; a++) {
+      struct tfocl_attr *attr = &items[i].attrs[a];
+      uintptr_t p = (uintptr_t)attr->value.ints.items;
+      if (attr->kind == TFOCL_ATTR_INT_LIST && p >= base &&
+          p < base + sizeof(items[i].ints))
+        attr->value.ints.items =
+            items[i].ints + (p - base) / sizeof(items[i].ints[0]);
+    }
+  }
+}
+
 struct ref_case *ref_case_add(struct ref_cases *out, const char *op,
                               const char *label_fmt, ...)
 {
   if (out->count == out->capacity) {
     int capacity = out->capacity ? out->capacity * 2 : 16;
+    /* The old address, as a number: list attributes point into their
+     * case's own arena (ref_case_attr_ints) and move with it. */
+    uintptr_t old = (uintptr_t)out->items;
     struct ref_case *items = realloc(out->items, sizeof(*items) * (size_t)capacity);
     if (items == NULL)
       abort(); /* test and CLI code only: out of memory is fatal here */
+    rebase_arenas(items, out->count, old);
     out->items = items;
     out->capacity = capacity;
   }

@@ -357,6 +357,245 @@ START_TEST(strided_slice_error_messages)
 }
 END_TEST
 
+START_TEST(pool_output_sizes_and_padding)
+{
+  int64_t out, before = 0, after = 0;
+  /* SAME: ceil(in / stride), the odd padding element after. */
+  ck_assert(ocl_pool_output_size(7, 3, 2, OCL_POOL_SAME, &out, &before,
+                                 &after, status));
+  ck_assert_int_eq(out, 4);
+  ck_assert_int_eq(before, 1);
+  ck_assert_int_eq(after, 1);
+  ck_assert(ocl_pool_output_size(6, 2, 1, OCL_POOL_SAME, &out, &before,
+                                 &after, status));
+  ck_assert_int_eq(out, 6);
+  ck_assert_int_eq(before, 0);
+  ck_assert_int_eq(after, 1);
+  ck_assert(ocl_pool_output_size(7, 3, 2, OCL_POOL_VALID, &out, &before,
+                                 &after, status));
+  ck_assert_int_eq(out, 3);
+  ck_assert_int_eq(before + after, 0);
+  before = 1;
+  after = 2;
+  ck_assert(ocl_pool_output_size(5, 3, 2, OCL_POOL_EXPLICIT, &out, &before,
+                                 &after, status));
+  ck_assert_int_eq(out, 3);
+  ck_assert(!ocl_pool_output_size(2, 5, 1, OCL_POOL_VALID, &out, &before,
+                                  &after, status));
+  ck_assert_int_eq(TF_GetCode(status), TF_INVALID_ARGUMENT);
+  ck_assert_str_eq(TF_Message(status),
+                   "Computed output size would be negative: -2 [input_size: "
+                   "2, effective_filter_size: 5, stride: 1]");
+  ck_assert(!ocl_pool_output_size(4, 2, 0, OCL_POOL_SAME, &out, &before,
+                                  &after, status));
+  ck_assert_str_eq(TF_Message(status), "Stride must be > 0, but got 0");
+}
+END_TEST
+
+START_TEST(pool2d_nhwc_nchw_shapes)
+{
+  struct ocl_pool2d p;
+  ck_assert(ocl_pool2d_init(&p, DIMS(3, 7, 5, 8), 4, DIMS(1, 3, 3, 1),
+                            DIMS(1, 2, 2, 1), OCL_POOL_SAME, NULL, false,
+                            status));
+  ck_assert_int_eq(p.out_rows, 4);
+  ck_assert_int_eq(p.out_cols, 3);
+  ck_assert_int_eq(p.pad_top, 1);
+  ck_assert_int_eq(p.pad_left, 1);
+  ck_assert_int_eq(p.out_dims[3], 8);
+  ck_assert_int_eq(p.out_elements, 3 * 4 * 3 * 8);
+  ck_assert(ocl_pool2d_init(&p, DIMS(3, 8, 7, 5), 4, DIMS(1, 1, 2, 2),
+                            DIMS(1, 1, 2, 2), OCL_POOL_VALID, NULL, true,
+                            status));
+  ck_assert_int_eq(p.depth, 8);
+  ck_assert_int_eq(p.out_dims[1], 8);
+  ck_assert_int_eq(p.out_dims[2], 3);
+  ck_assert_int_eq(p.out_dims[3], 2);
+  ck_assert(ocl_pool2d_init(&p, DIMS(1, 5, 6, 2), 4, DIMS(1, 3, 3, 1),
+                            DIMS(1, 1, 1, 1), OCL_POOL_EXPLICIT,
+                            DIMS(0, 0, 1, 2, 2, 0, 0, 0), false, status));
+  ck_assert_int_eq(p.pad_top, 1);
+  ck_assert_int_eq(p.pad_left, 2);
+  ck_assert_int_eq(p.out_rows, 6);
+  ck_assert_int_eq(p.out_cols, 6);
+}
+END_TEST
+
+START_TEST(pool2d_error_messages)
+{
+  struct ocl_pool2d p;
+  ck_assert(!ocl_pool2d_init(&p, DIMS(4, 4, 1), 3, DIMS(1, 2, 2, 1),
+                             DIMS(1, 1, 1, 1), OCL_POOL_VALID, NULL, false,
+                             status));
+  ck_assert_str_eq(TF_Message(status),
+                   "tensor_in_shape must have 2 spatial dimensions. 3 0");
+  ck_assert(!ocl_pool2d_init(&p, DIMS(1, 4, 4, 4), 4, DIMS(1, 2, 2, 2),
+                             DIMS(1, 1, 1, 1), OCL_POOL_VALID, NULL, false,
+                             status));
+  ck_assert_int_eq(TF_GetCode(status), TF_UNIMPLEMENTED);
+  ck_assert(!ocl_pool2d_init(&p, DIMS(1, 4, 4, 1), 4, DIMS(1, 2, 2, 1),
+                             DIMS(1, 1, 1, 1), OCL_POOL_EXPLICIT,
+                             DIMS(0, 0, 2, 0, 0, 0, 0, 0), false, status));
+  ck_assert_str_eq(TF_Message(status),
+                   "Top padding 2 needs to be smaller than the window size 2");
+  ck_assert(!ocl_pool2d_check_attrs(DIMS(1, 2, 2), 3, DIMS(1, 1, 1, 1), 4,
+                                    OCL_POOL_VALID, NULL, 0, false, status));
+  ck_assert_str_eq(TF_Message(status),
+                   "Sliding window ksize field must specify 4 dimensions");
+  ck_assert(!ocl_pool2d_check_attrs(DIMS(1, 2, 0, 1), 4, DIMS(1, 1, 1, 1), 4,
+                                    OCL_POOL_VALID, NULL, 0, false, status));
+  ck_assert_str_eq(TF_Message(status),
+                   "Sliding window ksize for dimension 2 was zero.");
+  ck_assert(!ocl_pool2d_check_attrs(DIMS(1, 2, 2, 1), 4, DIMS(1, 1, 1), 3,
+                                    OCL_POOL_VALID, NULL, 0, false, status));
+  ck_assert_str_eq(TF_Message(status),
+                   "Sliding window stride field must specify 4 dimensions");
+  ck_assert(!ocl_pool2d_check_attrs(DIMS(2, 2, 2, 1), 4, DIMS(1, 1, 1, 1), 4,
+                                    OCL_POOL_VALID, NULL, 0, false, status));
+  ck_assert_int_eq(TF_GetCode(status), TF_UNIMPLEMENTED);
+  ck_assert_str_eq(TF_Message(status),
+                   "Pooling is not yet supported on the batch dimension.");
+  ck_assert(!ocl_pool2d_check_attrs(DIMS(1, 2, 2, 1), 4, DIMS(1, 1, 1, 1), 4,
+                                    OCL_POOL_EXPLICIT, DIMS(0, 0, 1, 1), 4,
+                                    false, status));
+  ck_assert_str_eq(TF_Message(status),
+                   "explicit_paddings attribute must contain 8 values, but "
+                   "got: 4");
+  ck_assert(!ocl_pool2d_check_attrs(DIMS(1, 1, 2, 2), 4, DIMS(1, 1, 1, 1), 4,
+                                    OCL_POOL_EXPLICIT,
+                                    DIMS(0, 0, 1, 0, 0, 0, 0, 0), 8, true,
+                                    status));
+  ck_assert_str_eq(TF_Message(status),
+                   "Nonzero explicit padding in the batch or depth dimensions "
+                   "is not supported");
+  ck_assert(ocl_pool2d_check_attrs(DIMS(1, 1, 2, 2), 4, DIMS(1, 1, 1, 1), 4,
+                                   OCL_POOL_EXPLICIT,
+                                   DIMS(0, 0, 0, 0, 1, 1, 0, 1), 8, true,
+                                   status));
+}
+END_TEST
+
+START_TEST(conv_windowed_output_sizes)
+{
+  int64_t out, before = 0, after = 0;
+  /* Dilation 2 makes a 3-tap window 5 wide. */
+  ck_assert(ocl_windowed_output_size(9, 3, 2, 1, OCL_PADDING_VALID, &out,
+                                     &before, &after, status));
+  ck_assert_int_eq(out, 5);
+  ck_assert(ocl_windowed_output_size(11, 5, 1, 2, OCL_PADDING_SAME, &out,
+                                     &before, &after, status));
+  ck_assert_int_eq(out, 6);
+  ck_assert_int_eq(before, 2);
+  ck_assert_int_eq(after, 2);
+  before = 0, after = 3;
+  ck_assert(ocl_windowed_output_size(4, 3, 1, 2, OCL_PADDING_EXPLICIT, &out,
+                                     &before, &after, status));
+  ck_assert_int_eq(out, 3);
+  ck_assert(!ocl_windowed_output_size(2, 3, 2, 1, OCL_PADDING_VALID, &out,
+                                      &before, &after, status));
+  ck_assert_str_eq(TF_Message(status),
+                   "Computed output size would be negative: -2 [input_size: "
+                   "2, effective_filter_size: 5, stride: 1]");
+  ck_assert(!ocl_windowed_output_size(4, 3, 0, 1, OCL_PADDING_VALID, &out,
+                                      &before, &after, status));
+  ck_assert_str_eq(TF_Message(status), "Dilation rate must be >= 1, but got 0");
+}
+END_TEST
+
+static struct ocl_conv_attrs conv_attrs(bool nchw, enum ocl_padding padding)
+{
+  struct ocl_conv_attrs a = {.channels_first = nchw, .padding = padding,
+                             .num_strides = 4, .num_dilations = 4};
+  for (int i = 0; i < 4; i++)
+    a.strides[i] = a.dilations[i] = 1;
+  return a;
+}
+
+START_TEST(conv2d_shapes_nhwc_nchw)
+{
+  struct ocl_conv2d c;
+  struct ocl_conv_attrs a = conv_attrs(false, OCL_PADDING_SAME);
+  a.strides[1] = a.strides[2] = 2;
+  ck_assert(ocl_conv_check_attrs(&a, false, false, status));
+  ck_assert(ocl_conv2d_forward_init(&c, &a, DIMS(3, 11, 9, 8), 4,
+                                    DIMS(3, 3, 8, 16), 4, status));
+  ck_assert_int_eq(c.out_rows, 6);
+  ck_assert_int_eq(c.out_cols, 5);
+  ck_assert_int_eq(c.pad_top, 1);
+  ck_assert_int_eq(c.out_dims[3], 16);
+  ck_assert_int_eq(c.groups, 1);
+  /* NCHW reads H and W from dims 2 and 3, explicit padding too. */
+  a = conv_attrs(true, OCL_PADDING_EXPLICIT);
+  a.num_explicit_paddings = 8;
+  memcpy(a.explicit_paddings, DIMS(0, 0, 0, 0, 1, 2, 3, 0), 8 * 8);
+  ck_assert(ocl_conv_check_attrs(&a, true, false, status));
+  ck_assert(ocl_conv2d_backprop_init(&c, "Conv2DSlowBackpropInput", &a,
+                                     DIMS(2, 4, 5, 7), 4, DIMS(3, 3, 4, 6), 4,
+                                     DIMS(2, 6, 6, 8), 4, status));
+  ck_assert_int_eq(c.pad_top, 1);
+  ck_assert_int_eq(c.pad_left, 3);
+  ck_assert(!ocl_conv2d_backprop_init(&c, "Conv2DSlowBackpropInput", &a,
+                                      DIMS(2, 4, 5, 7), 4, DIMS(3, 3, 4, 6),
+                                      4, DIMS(2, 6, 5, 8), 4, status));
+  ck_assert_str_eq(TF_Message(status),
+                   "Conv2DSlowBackpropInput: Size of out_backprop doesn't "
+                   "match computed: actual = 5, computed = 6 spatial_dim: 2 "
+                   "input: 5 filter: 3 output: 5 stride: 1 dilation: 1");
+  /* Depthwise: out depth is in depth times the multiplier. */
+  a = conv_attrs(false, OCL_PADDING_VALID);
+  ck_assert(ocl_depthwise_init(&c, NULL, &a, DIMS(1, 5, 5, 3), 4,
+                               DIMS(3, 3, 3, 2), 4, NULL, 0, status));
+  ck_assert_int_eq(c.out_dims[3], 6);
+  ck_assert_int_eq(c.out_rows, 3);
+}
+END_TEST
+
+START_TEST(conv_attr_error_messages)
+{
+  struct ocl_conv_attrs a = conv_attrs(false, OCL_PADDING_SAME);
+  a.strides[3] = 2;
+  ck_assert(!ocl_conv_check_attrs(&a, false, false, status));
+  ck_assert_int_eq(TF_GetCode(status), TF_UNIMPLEMENTED);
+  ck_assert_str_eq(TF_Message(status),
+                   "Current implementation does not yet support strides in "
+                   "the batch and depth dimensions.");
+  ck_assert(!ocl_conv_check_attrs(&a, true, false, status));
+  ck_assert_int_eq(TF_GetCode(status), TF_INVALID_ARGUMENT);
+  a = conv_attrs(false, OCL_PADDING_VALID);
+  a.num_explicit_paddings = 8;
+  ck_assert(!ocl_conv_check_attrs(&a, false, false, status));
+  ck_assert_str_eq(TF_Message(status),
+                   "explicit_paddings attribute must be empty if the padding "
+                   "attribute is not EXPLICIT");
+  a = conv_attrs(false, OCL_PADDING_SAME);
+  a.dilations[1] = 2;
+  ck_assert(!ocl_conv_check_attrs(&a, false, true, status));
+  ck_assert_str_eq(TF_Message(status),
+                   "Current kernel implementation does not support "
+                   "dilations, received [1, 2, 1, 1]");
+  struct ocl_conv2d c;
+  a = conv_attrs(false, OCL_PADDING_SAME);
+  ck_assert(!ocl_conv2d_forward_init(&c, &a, DIMS(1, 5, 5, 3), 4,
+                                     DIMS(3, 3, 2, 4), 4, status));
+  ck_assert_str_eq(TF_Message(status),
+                   "input depth must be evenly divisible by filter depth: 3 "
+                   "vs 2");
+  int64_t dims[4];
+  const int32_t sizes[3] = {1, 2, 3};
+  ck_assert(!ocl_conv_input_sizes(sizes, 3, 1, DIMS(3, 3, 2, 4), 4,
+                                  DIMS(1, 5, 5, 4), 4, false, dims, status));
+  ck_assert_str_eq(TF_Message(status),
+                   "Conv2DBackpropInput requires input_sizes to contain 4 "
+                   "values or 2 values, but got: 3");
+  ck_assert(ocl_conv_input_sizes(sizes, 2, 1, DIMS(3, 3, 2, 4), 4,
+                                 DIMS(6, 5, 5, 4), 4, true, dims, status));
+  ck_assert_int_eq(dims[0], 6);
+  ck_assert_int_eq(dims[1], 2);
+  ck_assert_int_eq(dims[2], 1);
+  ck_assert_int_eq(dims[3], 2);
+}
+END_TEST
+
 static Suite *shape_suite(void)
 {
   Suite *s = suite_create("shape");
@@ -377,6 +616,12 @@ static Suite *shape_suite(void)
   tcase_add_test(tc, strided_copy_collapses_rows);
   tcase_add_test(tc, strided_slice_masks_and_shapes);
   tcase_add_test(tc, strided_slice_error_messages);
+  tcase_add_test(tc, pool_output_sizes_and_padding);
+  tcase_add_test(tc, pool2d_nhwc_nchw_shapes);
+  tcase_add_test(tc, pool2d_error_messages);
+  tcase_add_test(tc, conv_windowed_output_sizes);
+  tcase_add_test(tc, conv2d_shapes_nhwc_nchw);
+  tcase_add_test(tc, conv_attr_error_messages);
   suite_add_tcase(s, tc);
   return s;
 }
