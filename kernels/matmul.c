@@ -20,6 +20,7 @@
 
 #include <clblast_c.h>
 
+#include "gemm.h"
 #include "kernel_families.h"
 #include "launch.h"
 
@@ -59,6 +60,8 @@ struct gemm {
   bool adj_x, adj_y;
   int64_t x_batches, y_batches, batches; /* matrices in x, y and out */
   struct batch_args batch;
+  /* Element offsets of the operands in their tensors (0 for MatMul). */
+  int64_t x_off, y_off, out_off;
 };
 
 static void batch_index(const struct batch_args *s, int64_t b, int64_t *xb,
@@ -282,6 +285,9 @@ static bool run_clblast(const struct ocl_launch *launch, const struct gemm *g,
       return false;
     off[i] /= elem;
   }
+  off[0] += (size_t)g->x_off;
+  off[1] += (size_t)g->y_off;
+  off[2] += (size_t)g->out_off;
   size_t xs = (size_t)(g->m * g->k), ys = (size_t)(g->k * g->n);
   size_t os = (size_t)(g->m * g->n);
   if (g->x_batches == g->batches && g->y_batches == g->batches)
@@ -327,6 +333,7 @@ static bool run_direct(const struct ocl_launch *launch, enum storage st,
   int64_t total = g->batches * g->m * g->n;
   const struct ocl_arg args[] = {
       OCL_TENSOR(x),          OCL_TENSOR(y),         OCL_TENSOR(out),
+      OCL_LONG(g->x_off),     OCL_LONG(g->y_off),    OCL_LONG(g->out_off),
       OCL_LONG(g->m),         OCL_LONG(g->n),        OCL_LONG(g->k),
       OCL_LONG(a_sm),         OCL_LONG(a_sk),        OCL_LONG(b_sk),
       OCL_LONG(b_sn),         OCL_LONG(g->m * g->k), OCL_LONG(g->k * g->n),
@@ -339,7 +346,8 @@ static bool run_direct(const struct ocl_launch *launch, enum storage st,
 /* Packs `count` matrices of src (rows x depth with the given element
  * strides) into a new float temp of micro-panels `width` wide. */
 static TF_Tensor *pack(const struct ocl_launch *launch, enum storage st,
-                       const TF_Tensor *src, int64_t count, int64_t rows,
+                       const TF_Tensor *src, int64_t src_off, int64_t count,
+                       int64_t rows,
                        int64_t depth, int64_t s_row, int64_t s_depth,
                        int width, TF_Status *status)
 {
@@ -351,7 +359,8 @@ static TF_Tensor *pack(const struct ocl_launch *launch, enum storage st,
   if (ocl_tf.GetCode(status) != TF_OK)
     return NULL;
   const struct ocl_arg args[] = {
-      OCL_TENSOR(src),      OCL_TENSOR(dst),         OCL_LONG(rows),
+      OCL_TENSOR(src),      OCL_TENSOR(dst),         OCL_LONG(src_off),
+      OCL_LONG(rows),
       OCL_LONG(depth),      OCL_LONG(s_row),         OCL_LONG(s_depth),
       OCL_LONG(rows * depth), OCL_LONG(per_batch),   OCL_INT(width),
   };
@@ -375,11 +384,11 @@ static bool run_packed(const struct ocl_launch *launch, enum storage st,
   bool ok = false;
   TF_Tensor *ap = NULL, *bp = NULL;
 
-  ap = pack(launch, st, x, g->x_batches, g->m, g->k, g->adj_x ? 1 : g->k,
+  ap = pack(launch, st, x, g->x_off, g->x_batches, g->m, g->k, g->adj_x ? 1 : g->k,
             g->adj_x ? g->m : 1, mr, status);
   if (ap == NULL)
     goto out;
-  bp = pack(launch, st, y, g->y_batches, g->n, g->k, g->adj_y ? g->k : 1,
+  bp = pack(launch, st, y, g->y_off, g->y_batches, g->n, g->k, g->adj_y ? g->k : 1,
             g->adj_y ? 1 : g->n, nr, status);
   if (bp == NULL)
     goto out;
@@ -396,7 +405,7 @@ static bool run_packed(const struct ocl_launch *launch, enum storage st,
     int64_t depth = g->k - k0 < kc ? g->k - k0 : kc;
     const struct ocl_arg args[] = {
         OCL_TENSOR(ap),     OCL_TENSOR(bp),      OCL_TENSOR(out),
-        OCL_LONG(g->m),     OCL_LONG(g->n),      OCL_LONG(g->k),
+        OCL_LONG(g->out_off), OCL_LONG(g->m),     OCL_LONG(g->n),      OCL_LONG(g->k),
         OCL_LONG(k0),       OCL_LONG(depth),     OCL_INT(k0 > 0),
         OCL_LONG(mblocks),  OCL_LONG(nblocks),
         OCL_BYTES(&g->batch, sizeof(g->batch)),
@@ -416,16 +425,18 @@ out:
   return ok;
 }
 
-/* K == 0 (or an empty operand with a non-empty output): zeros. */
-static bool fill_zero(const struct ocl_launch *launch, const TF_Tensor *out,
-                      TF_Status *status)
+/* K == 0 (or an empty operand with a non-empty output): zeros over the
+ * output matrices. */
+static bool fill_zero(const struct ocl_launch *launch, const struct gemm *g,
+                      size_t elem, const TF_Tensor *out, TF_Status *status)
 {
   cl_mem mem;
   size_t off;
-  size_t bytes = ocl_tf.TensorByteSize(out);
-  if (!ocl_resolve(launch->device, ocl_tf.TensorData(out), bytes, &mem, &off,
-                   status))
+  size_t bytes = (size_t)(g->batches * g->m * g->n) * elem;
+  if (!ocl_resolve(launch->device, ocl_tf.TensorData(out),
+                   ocl_tf.TensorByteSize(out), &mem, &off, status))
     return false;
+  off += (size_t)g->out_off * elem;
   const cl_uchar zero = 0;
   cl_int err = clEnqueueFillBuffer(launch->queue, mem, &zero, 1, off, bytes, 0,
                                    NULL, NULL);
@@ -436,16 +447,33 @@ static bool fill_zero(const struct ocl_launch *launch, const TF_Tensor *out,
   return true;
 }
 
-static bool use_clblast(const struct matmul_kernel *k,
+static bool use_clblast(enum gemm_path path, TF_DataType dtype,
                         const struct ocl_device *dev)
 {
-  if (k->path == PATH_OWN)
+  if (path == PATH_OWN)
     return false;
-  if (k->path == PATH_AUTO && ocl_device_is_cpu(dev))
+  if (path == PATH_AUTO && ocl_device_is_cpu(dev))
     return false;
-  if (k->dtype == TF_HALF && !ocl_device_has_fp16(dev))
+  if (dtype == TF_HALF && !ocl_device_has_fp16(dev))
     return false;
   return clblast_available();
+}
+
+static bool gemm_run(const struct ocl_launch *launch, TF_DataType dtype,
+                     enum gemm_path path, struct gemm *g, const TF_Tensor *x,
+                     const TF_Tensor *y, const TF_Tensor *out,
+                     TF_Status *status)
+{
+  enum storage st = dtype == TF_HALF ? ST_HALF : ST_FLOAT;
+  if (g->k == 0)
+    return fill_zero(launch, g, st == ST_HALF ? 2 : 4, out, status);
+  fold_batches(g);
+  if (use_clblast(path, dtype, launch->device))
+    return run_clblast(launch, g, st == ST_HALF, x, y, out, status);
+  double flops = (double)g->m * (double)g->n * (double)g->k;
+  if (flops <= GEMM_DIRECT_MAX_FLOPS || ocl_tf.AllocateTemp == NULL)
+    return run_direct(launch, st, g, x, y, out, status);
+  return run_packed(launch, st, g, x, y, out, status);
 }
 
 static bool run_gemm(TF_OpKernelContext *ctx, const struct matmul_kernel *k,
@@ -455,16 +483,33 @@ static bool run_gemm(TF_OpKernelContext *ctx, const struct matmul_kernel *k,
   struct ocl_launch launch;
   if (!ocl_launch_init(&launch, ctx, status))
     return false;
-  if (g->k == 0)
-    return fill_zero(&launch, out, status);
-  fold_batches(g);
-  enum storage st = k->dtype == TF_HALF ? ST_HALF : ST_FLOAT;
-  if (use_clblast(k, launch.device))
-    return run_clblast(&launch, g, st == ST_HALF, x, y, out, status);
-  double flops = (double)g->m * (double)g->n * (double)g->k;
-  if (flops <= GEMM_DIRECT_MAX_FLOPS || ocl_tf.AllocateTemp == NULL)
-    return run_direct(&launch, st, g, x, y, out, status);
-  return run_packed(&launch, st, g, x, y, out, status);
+  return gemm_run(&launch, k->dtype, k->path, g, x, y, out, status);
+}
+
+bool ocl_gemm(const struct ocl_launch *launch, TF_DataType dtype,
+              const struct ocl_gemm_desc *d, const TF_Tensor *a,
+              const TF_Tensor *b, const TF_Tensor *c, TF_Status *status)
+{
+  if (d->batches * d->m * d->n == 0)
+    return true;
+  struct gemm g;
+  memset(&g, 0, sizeof(g));
+  g.m = d->m;
+  g.n = d->n;
+  g.k = d->k;
+  g.adj_x = d->trans_a;
+  g.adj_y = d->trans_b;
+  g.batches = d->batches;
+  g.x_batches = d->a_shared ? 1 : d->batches;
+  g.y_batches = d->b_shared ? 1 : d->batches;
+  g.batch.rank = 1;
+  g.batch.dims[0] = d->batches;
+  g.batch.x_strides[0] = d->a_shared ? 0 : 1;
+  g.batch.y_strides[0] = d->b_shared ? 0 : 1;
+  g.x_off = d->a_offset;
+  g.y_off = d->b_offset;
+  g.out_off = d->c_offset;
+  return gemm_run(launch, dtype, PATH_AUTO, &g, a, b, c, status);
 }
 
 /* ---- Kernel callbacks ---------------------------------------------------- */

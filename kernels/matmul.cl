@@ -60,8 +60,8 @@ static inline void batch_index(const batch_t *s, long b, long *xb, long *yb)
  * micro-panel: no integer division per element (64-bit divisions made the
  * packing cost as much as the product). */
 __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
-                   long rows, long depth, long s_row, long s_depth,
-                   long batch_stride, long per_batch, int width)
+                   long src_off, long rows, long depth, long s_row,
+                   long s_depth, long batch_stride, long per_batch, int width)
 {
   long k = get_global_id(0);
   long blk = get_global_id(1);
@@ -69,7 +69,7 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
   long blocks = (rows + width - 1) / width;
   OCL_GUARD(k, depth);
   OCL_GUARD(blk, blocks);
-  __global const T *s = OCL_PTR(const T, src) + b * batch_stride +
+  __global const T *s = OCL_PTR(const T, src) + src_off + b * batch_stride +
                         k * s_depth + blk * width * s_row;
   __global float *d = OCL_PTR(float, dst) + b * per_batch +
                       (blk * depth + k) * width;
@@ -90,7 +90,8 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
 #define GEMM_KERNEL(MR, NV)                                                  \
   __kernel void gemm_##MR##x##NV(                                            \
       OCL_TENSOR_ARG(const float, ap), OCL_TENSOR_ARG(const float, bp),      \
-      OCL_TENSOR_ARG(T, c), long M, long N, long K, long k0, long kc,        \
+      OCL_TENSOR_ARG(T, c), long c_off, long M, long N, long K, long k0,     \
+      long kc,                                                               \
       int accumulate, long mblocks, long nblocks, batch_t s)                 \
   {                                                                          \
     const int NR = 16 * NV;                                                  \
@@ -105,7 +106,7 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
         OCL_PTR(const float, ap) + ((xb * mblocks + i) * K + k0) * MR;       \
     __global const float *B =                                                \
         OCL_PTR(const float, bp) + ((yb * nblocks + j) * K + k0) * NR;       \
-    __global T *C = OCL_PTR(T, c) + b * M * N + i * MR * N + j * NR;         \
+    __global T *C = OCL_PTR(T, c) + c_off + b * M * N + i * MR * N + j * NR; \
     float16 acc[MR][NV];                                                     \
     _Pragma("unroll") for (int r = 0; r < MR; r++)                           \
       _Pragma("unroll") for (int v = 0; v < NV; v++) acc[r][v] = 0.0f;       \
@@ -153,7 +154,8 @@ GEMM_KERNEL(8, 2)
 /* C[b](m, n) = sum_k A(m, k) * B(k, n) with element strides for A and B, so
  * transposes cost nothing here. One work-item per element of C. */
 __kernel void gemm_direct(OCL_TENSOR_ARG(const T, a), OCL_TENSOR_ARG(const T, b),
-                          OCL_TENSOR_ARG(T, c), long M, long N, long K,
+                          OCL_TENSOR_ARG(T, c), long a_off, long b_off,
+                          long c_off, long M, long N, long K,
                           long a_sm, long a_sk, long b_sk, long b_sn,
                           long a_batch, long b_batch, long total, batch_t s)
 {
@@ -164,10 +166,10 @@ __kernel void gemm_direct(OCL_TENSOR_ARG(const T, a), OCL_TENSOR_ARG(const T, b)
   long bi = e / (M * N);
   long xb, yb;
   batch_index(&s, bi, &xb, &yb);
-  __global const T *pa = OCL_PTR(const T, a) + xb * a_batch + m * a_sm;
-  __global const T *pb = OCL_PTR(const T, b) + yb * b_batch + n * b_sn;
+  __global const T *pa = OCL_PTR(const T, a) + a_off + xb * a_batch + m * a_sm;
+  __global const T *pb = OCL_PTR(const T, b) + b_off + yb * b_batch + n * b_sn;
   float acc = 0.0f;
   for (long k = 0; k < K; k++)
     acc = fma(LOAD(pa, k * a_sk), LOAD(pb, k * b_sk), acc);
-  STORE(OCL_PTR(T, c), e, acc);
+  STORE(OCL_PTR(T, c) + c_off, e, acc);
 }

@@ -1,0 +1,32 @@
+/* The matmul family's GEMM, for other families (convolutions).
+ *
+ * c[b] = op(a[b]) * op(b[b]) for b < batches, op a transpose where asked;
+ * c's matrices are contiguous (m * n apart), a's m * k apart and b's k * n
+ * apart unless shared by every batch. The path is matmul.c's: its own
+ * packed kernel on CPU devices, CLBlast on GPUs where present. */
+#ifndef TFOCL_KERNELS_GEMM_H_
+#define TFOCL_KERNELS_GEMM_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "launch.h"
+
+struct ocl_gemm_desc {
+  int64_t m, n, k;
+  bool trans_a; /* a is stored k x m */
+  bool trans_b; /* b is stored n x k */
+  int64_t batches; /* >= 1 */
+  bool a_shared, b_shared; /* one matrix for every batch */
+  /* Where each operand starts in its tensor, in elements. */
+  int64_t a_offset, b_offset, c_offset;
+};
+
+/* Enqueues the product on launch's stream (dtype float or half; all three
+ * tensors of that dtype). k == 0 writes zeros; m, n or batches == 0
+ * enqueues nothing. */
+bool ocl_gemm(const struct ocl_launch *launch, TF_DataType dtype,
+              const struct ocl_gemm_desc *desc, const TF_Tensor *a,
+              const TF_Tensor *b, const TF_Tensor *c, TF_Status *status);
+
+#endif /* TFOCL_KERNELS_GEMM_H_ */
