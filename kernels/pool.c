@@ -60,7 +60,7 @@ struct pool_kernel {
   bool channels_first;
   /* Pooling. */
   int64_t ksize[4], strides[4], explicit_paddings[8];
-  enum ocl_pool_padding padding;
+  enum ocl_padding padding;
   /* Batch norm. */
   float epsilon, factor;
   bool training;
@@ -131,13 +131,11 @@ static bool create_pool(TF_OpKernelConstruction *ctx, struct pool_kernel *k,
   if (strides_len < 0)
     return false;
   get_string(ctx, "padding", padding, sizeof(padding), "", status);
-  if (strcmp(padding, "VALID") == 0) {
-    k->padding = OCL_POOL_VALID;
-  } else if (strcmp(padding, "SAME") == 0) {
-    k->padding = OCL_POOL_SAME;
-  } else if (strcmp(padding, "EXPLICIT") == 0 &&
+  bool known = ocl_padding_parse(padding, &k->padding);
+  if (known && k->padding != OCL_PADDING_EXPLICIT) {
+    /* VALID or SAME. */
+  } else if (known &&
              (k->op->kind == MAX_POOL || k->op->kind == MAX_POOL_GRAD)) {
-    k->padding = OCL_POOL_EXPLICIT;
     num_explicit = get_int_list(ctx, "explicit_paddings",
                                 k->explicit_paddings, 8, status);
     if (num_explicit < 0)

@@ -642,7 +642,7 @@ bool ocl_strided_slice_init(struct ocl_strided_slice *s,
   return true;
 }
 
-/* ---- Convolutions ------------------------------------------------------- */
+/* ---- Windowed ops: convolutions and pooling ------------------------------ */
 
 bool ocl_padding_parse(const char *name, enum ocl_padding *padding)
 {
@@ -1158,49 +1158,9 @@ bool ocl_conv_input_sizes(const int32_t *sizes, int64_t count, int sizes_rank,
 
 /* ---- Pooling ------------------------------------------------------------ */
 
-bool ocl_pool_output_size(int64_t input, int64_t window, int64_t stride,
-                          enum ocl_pool_padding padding, int64_t *output,
-                          int64_t *pad_before, int64_t *pad_after,
-                          TF_Status *status)
-{
-  if (stride <= 0) {
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "Stride must be > 0, but got %lld", (long long)stride);
-    return false;
-  }
-  switch (padding) {
-  case OCL_POOL_VALID:
-    *output = (input - window + stride) / stride;
-    *pad_before = *pad_after = 0;
-    break;
-  case OCL_POOL_EXPLICIT:
-    *output = (input + *pad_before + *pad_after - window + stride) / stride;
-    break;
-  case OCL_POOL_SAME: {
-    *output = (input + stride - 1) / stride;
-    int64_t needed = (*output - 1) * stride + window - input;
-    if (needed < 0)
-      needed = 0;
-    *pad_before = needed / 2;
-    *pad_after = needed - *pad_before;
-    break;
-  }
-  }
-  if (*output < 0) {
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "Computed output size would be negative: %lld "
-                   "[input_size: %lld, effective_filter_size: %lld, stride: "
-                   "%lld]",
-                   (long long)*output, (long long)input, (long long)window,
-                   (long long)stride);
-    return false;
-  }
-  return true;
-}
-
 bool ocl_pool2d_check_attrs(const int64_t *ksize, int ksize_len,
                             const int64_t *strides, int strides_len,
-                            enum ocl_pool_padding padding,
+                            enum ocl_padding padding,
                             const int64_t *explicit_paddings, int num_explicit,
                             bool channels_first, TF_Status *status)
 {
@@ -1221,7 +1181,7 @@ bool ocl_pool2d_check_attrs(const int64_t *ksize, int ksize_len,
                    "Sliding window stride field must specify 4 dimensions");
     return false;
   }
-  if (padding == OCL_POOL_EXPLICIT) {
+  if (padding == OCL_PADDING_EXPLICIT) {
     if (num_explicit != 8) {
       ocl_set_status(status, TF_INVALID_ARGUMENT,
                      "explicit_paddings attribute must contain 8 values, but "
@@ -1269,7 +1229,7 @@ static bool pool_padding_fits(const char *side, int64_t pad, int64_t window,
 
 bool ocl_pool2d_init(struct ocl_pool2d *p, const int64_t *in_dims, int in_rank,
                      const int64_t *ksize, const int64_t *strides,
-                     enum ocl_pool_padding padding,
+                     enum ocl_padding padding,
                      const int64_t *explicit_paddings, bool channels_first,
                      TF_Status *status)
 {
@@ -1299,7 +1259,7 @@ bool ocl_pool2d_init(struct ocl_pool2d *p, const int64_t *in_dims, int in_rank,
                          "depth or pooling across width/height.");
     return false;
   }
-  if (padding == OCL_POOL_EXPLICIT) {
+  if (padding == OCL_PADDING_EXPLICIT) {
     p->pad_top = explicit_paddings[2 * h];
     p->pad_bottom = explicit_paddings[2 * h + 1];
     p->pad_left = explicit_paddings[2 * w];
@@ -1310,10 +1270,10 @@ bool ocl_pool2d_init(struct ocl_pool2d *p, const int64_t *in_dims, int in_rank,
         !pool_padding_fits("Right", p->pad_right, p->window_cols, status))
       return false;
   }
-  if (!ocl_pool_output_size(p->rows, p->window_rows, p->stride_rows, padding,
+  if (!ocl_windowed_output_size(p->rows, p->window_rows, 1, p->stride_rows, padding,
                             &p->out_rows, &p->pad_top, &p->pad_bottom,
                             status) ||
-      !ocl_pool_output_size(p->cols, p->window_cols, p->stride_cols, padding,
+      !ocl_windowed_output_size(p->cols, p->window_cols, 1, p->stride_cols, padding,
                             &p->out_cols, &p->pad_left, &p->pad_right, status))
     return false;
   p->out_dims[0] = p->batch;

@@ -183,7 +183,7 @@ bool ocl_strided_slice_init(struct ocl_strided_slice *s,
                             int64_t ellipsis_mask, int64_t new_axis_mask,
                             int64_t shrink_axis_mask, TF_Status *status);
 
-/* ---- Convolutions (kernels/conv.c) -------------------------------------- */
+/* ---- Windowed ops: convolutions and pooling ------------------------------ */
 
 /* TensorFlow's `padding` attribute of windowed ops. */
 enum ocl_padding { OCL_PADDING_VALID, OCL_PADDING_SAME, OCL_PADDING_EXPLICIT };
@@ -279,25 +279,13 @@ bool ocl_conv_input_sizes(const int32_t *sizes, int64_t count, int sizes_rank,
 
 /* ---- Pooling (kernels/pool.c) -------------------------------------------- */
 
-enum ocl_pool_padding { OCL_POOL_VALID, OCL_POOL_SAME, OCL_POOL_EXPLICIT };
-
-/* TensorFlow's GetWindowedOutputSizeVerbose with dilation 1: the output
- * extent of a window sliding over `input`. For EXPLICIT, *pad_before and
- * *pad_after are read; otherwise they are set (SAME puts the odd padding
- * element after). INVALID_ARGUMENT "Stride must be > 0, but got 0" or
- * "Computed output size would be negative: ...". */
-bool ocl_pool_output_size(int64_t input, int64_t window, int64_t stride,
-                          enum ocl_pool_padding padding, int64_t *output,
-                          int64_t *pad_before, int64_t *pad_after,
-                          TF_Status *status);
-
 /* The attributes of a 2-D pooling op, checked as TensorFlow's pooling
  * kernels check them at construction: 4 ksize and stride values, ksize
  * positive, for EXPLICIT 8 non-negative explicit_paddings that leave batch
  * and depth alone (CheckValidPadding), no pooling over the batch. */
 bool ocl_pool2d_check_attrs(const int64_t *ksize, int ksize_len,
                             const int64_t *strides, int strides_len,
-                            enum ocl_pool_padding padding,
+                            enum ocl_padding padding,
                             const int64_t *explicit_paddings, int num_explicit,
                             bool channels_first, TF_Status *status);
 
@@ -320,7 +308,7 @@ struct ocl_pool2d {
  * EXPLICIT; UNIMPLEMENTED for a depth window other than 1. */
 bool ocl_pool2d_init(struct ocl_pool2d *p, const int64_t *in_dims, int in_rank,
                      const int64_t *ksize, const int64_t *strides,
-                     enum ocl_pool_padding padding,
+                     enum ocl_padding padding,
                      const int64_t *explicit_paddings, bool channels_first,
                      TF_Status *status);
 

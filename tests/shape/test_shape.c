@@ -361,32 +361,32 @@ START_TEST(pool_output_sizes_and_padding)
 {
   int64_t out, before = 0, after = 0;
   /* SAME: ceil(in / stride), the odd padding element after. */
-  ck_assert(ocl_pool_output_size(7, 3, 2, OCL_POOL_SAME, &out, &before,
+  ck_assert(ocl_windowed_output_size(7, 3, 1, 2, OCL_PADDING_SAME, &out, &before,
                                  &after, status));
   ck_assert_int_eq(out, 4);
   ck_assert_int_eq(before, 1);
   ck_assert_int_eq(after, 1);
-  ck_assert(ocl_pool_output_size(6, 2, 1, OCL_POOL_SAME, &out, &before,
+  ck_assert(ocl_windowed_output_size(6, 2, 1, 1, OCL_PADDING_SAME, &out, &before,
                                  &after, status));
   ck_assert_int_eq(out, 6);
   ck_assert_int_eq(before, 0);
   ck_assert_int_eq(after, 1);
-  ck_assert(ocl_pool_output_size(7, 3, 2, OCL_POOL_VALID, &out, &before,
+  ck_assert(ocl_windowed_output_size(7, 3, 1, 2, OCL_PADDING_VALID, &out, &before,
                                  &after, status));
   ck_assert_int_eq(out, 3);
   ck_assert_int_eq(before + after, 0);
   before = 1;
   after = 2;
-  ck_assert(ocl_pool_output_size(5, 3, 2, OCL_POOL_EXPLICIT, &out, &before,
+  ck_assert(ocl_windowed_output_size(5, 3, 1, 2, OCL_PADDING_EXPLICIT, &out, &before,
                                  &after, status));
   ck_assert_int_eq(out, 3);
-  ck_assert(!ocl_pool_output_size(2, 5, 1, OCL_POOL_VALID, &out, &before,
+  ck_assert(!ocl_windowed_output_size(2, 5, 1, 1, OCL_PADDING_VALID, &out, &before,
                                   &after, status));
   ck_assert_int_eq(TF_GetCode(status), TF_INVALID_ARGUMENT);
   ck_assert_str_eq(TF_Message(status),
                    "Computed output size would be negative: -2 [input_size: "
                    "2, effective_filter_size: 5, stride: 1]");
-  ck_assert(!ocl_pool_output_size(4, 2, 0, OCL_POOL_SAME, &out, &before,
+  ck_assert(!ocl_windowed_output_size(4, 2, 1, 0, OCL_PADDING_SAME, &out, &before,
                                   &after, status));
   ck_assert_str_eq(TF_Message(status), "Stride must be > 0, but got 0");
 }
@@ -396,7 +396,7 @@ START_TEST(pool2d_nhwc_nchw_shapes)
 {
   struct ocl_pool2d p;
   ck_assert(ocl_pool2d_init(&p, DIMS(3, 7, 5, 8), 4, DIMS(1, 3, 3, 1),
-                            DIMS(1, 2, 2, 1), OCL_POOL_SAME, NULL, false,
+                            DIMS(1, 2, 2, 1), OCL_PADDING_SAME, NULL, false,
                             status));
   ck_assert_int_eq(p.out_rows, 4);
   ck_assert_int_eq(p.out_cols, 3);
@@ -405,14 +405,14 @@ START_TEST(pool2d_nhwc_nchw_shapes)
   ck_assert_int_eq(p.out_dims[3], 8);
   ck_assert_int_eq(p.out_elements, 3 * 4 * 3 * 8);
   ck_assert(ocl_pool2d_init(&p, DIMS(3, 8, 7, 5), 4, DIMS(1, 1, 2, 2),
-                            DIMS(1, 1, 2, 2), OCL_POOL_VALID, NULL, true,
+                            DIMS(1, 1, 2, 2), OCL_PADDING_VALID, NULL, true,
                             status));
   ck_assert_int_eq(p.depth, 8);
   ck_assert_int_eq(p.out_dims[1], 8);
   ck_assert_int_eq(p.out_dims[2], 3);
   ck_assert_int_eq(p.out_dims[3], 2);
   ck_assert(ocl_pool2d_init(&p, DIMS(1, 5, 6, 2), 4, DIMS(1, 3, 3, 1),
-                            DIMS(1, 1, 1, 1), OCL_POOL_EXPLICIT,
+                            DIMS(1, 1, 1, 1), OCL_PADDING_EXPLICIT,
                             DIMS(0, 0, 1, 2, 2, 0, 0, 0), false, status));
   ck_assert_int_eq(p.pad_top, 1);
   ck_assert_int_eq(p.pad_left, 2);
@@ -425,51 +425,51 @@ START_TEST(pool2d_error_messages)
 {
   struct ocl_pool2d p;
   ck_assert(!ocl_pool2d_init(&p, DIMS(4, 4, 1), 3, DIMS(1, 2, 2, 1),
-                             DIMS(1, 1, 1, 1), OCL_POOL_VALID, NULL, false,
+                             DIMS(1, 1, 1, 1), OCL_PADDING_VALID, NULL, false,
                              status));
   ck_assert_str_eq(TF_Message(status),
                    "tensor_in_shape must have 2 spatial dimensions. 3 0");
   ck_assert(!ocl_pool2d_init(&p, DIMS(1, 4, 4, 4), 4, DIMS(1, 2, 2, 2),
-                             DIMS(1, 1, 1, 1), OCL_POOL_VALID, NULL, false,
+                             DIMS(1, 1, 1, 1), OCL_PADDING_VALID, NULL, false,
                              status));
   ck_assert_int_eq(TF_GetCode(status), TF_UNIMPLEMENTED);
   ck_assert(!ocl_pool2d_init(&p, DIMS(1, 4, 4, 1), 4, DIMS(1, 2, 2, 1),
-                             DIMS(1, 1, 1, 1), OCL_POOL_EXPLICIT,
+                             DIMS(1, 1, 1, 1), OCL_PADDING_EXPLICIT,
                              DIMS(0, 0, 2, 0, 0, 0, 0, 0), false, status));
   ck_assert_str_eq(TF_Message(status),
                    "Top padding 2 needs to be smaller than the window size 2");
   ck_assert(!ocl_pool2d_check_attrs(DIMS(1, 2, 2), 3, DIMS(1, 1, 1, 1), 4,
-                                    OCL_POOL_VALID, NULL, 0, false, status));
+                                    OCL_PADDING_VALID, NULL, 0, false, status));
   ck_assert_str_eq(TF_Message(status),
                    "Sliding window ksize field must specify 4 dimensions");
   ck_assert(!ocl_pool2d_check_attrs(DIMS(1, 2, 0, 1), 4, DIMS(1, 1, 1, 1), 4,
-                                    OCL_POOL_VALID, NULL, 0, false, status));
+                                    OCL_PADDING_VALID, NULL, 0, false, status));
   ck_assert_str_eq(TF_Message(status),
                    "Sliding window ksize for dimension 2 was zero.");
   ck_assert(!ocl_pool2d_check_attrs(DIMS(1, 2, 2, 1), 4, DIMS(1, 1, 1), 3,
-                                    OCL_POOL_VALID, NULL, 0, false, status));
+                                    OCL_PADDING_VALID, NULL, 0, false, status));
   ck_assert_str_eq(TF_Message(status),
                    "Sliding window stride field must specify 4 dimensions");
   ck_assert(!ocl_pool2d_check_attrs(DIMS(2, 2, 2, 1), 4, DIMS(1, 1, 1, 1), 4,
-                                    OCL_POOL_VALID, NULL, 0, false, status));
+                                    OCL_PADDING_VALID, NULL, 0, false, status));
   ck_assert_int_eq(TF_GetCode(status), TF_UNIMPLEMENTED);
   ck_assert_str_eq(TF_Message(status),
                    "Pooling is not yet supported on the batch dimension.");
   ck_assert(!ocl_pool2d_check_attrs(DIMS(1, 2, 2, 1), 4, DIMS(1, 1, 1, 1), 4,
-                                    OCL_POOL_EXPLICIT, DIMS(0, 0, 1, 1), 4,
+                                    OCL_PADDING_EXPLICIT, DIMS(0, 0, 1, 1), 4,
                                     false, status));
   ck_assert_str_eq(TF_Message(status),
                    "explicit_paddings attribute must contain 8 values, but "
                    "got: 4");
   ck_assert(!ocl_pool2d_check_attrs(DIMS(1, 1, 2, 2), 4, DIMS(1, 1, 1, 1), 4,
-                                    OCL_POOL_EXPLICIT,
+                                    OCL_PADDING_EXPLICIT,
                                     DIMS(0, 0, 1, 0, 0, 0, 0, 0), 8, true,
                                     status));
   ck_assert_str_eq(TF_Message(status),
                    "Nonzero explicit padding in the batch or depth dimensions "
                    "is not supported");
   ck_assert(ocl_pool2d_check_attrs(DIMS(1, 1, 2, 2), 4, DIMS(1, 1, 1, 1), 4,
-                                   OCL_POOL_EXPLICIT,
+                                   OCL_PADDING_EXPLICIT,
                                    DIMS(0, 0, 0, 0, 1, 1, 0, 1), 8, true,
                                    status));
 }
