@@ -1,4 +1,546 @@
-/* The random-number kernel family (not written yet: registers nothing). */
-#include "kernel_families.h"
+/* Random-number ops that produce exactly TensorFlow's numbers for the same
+ * Philox key and counter (Keras initialisers and Dropout draw from them).
+ *
+ * Stateless V2 ops take the key and counter as uint64 tensors in device
+ * memory, as TensorFlow's GPU kernels do, so the device reads them itself;
+ * StatelessRandomGetKeyCounter derives them from a seed on the host (its
+ * outputs live in host memory there too). The stateful RandomUniform,
+ * RandomStandardNormal and TruncatedNormal keep TensorFlow's
+ * GuardedPhiloxRandom in the kernel object: seeded from (seed, seed2), each
+ * call takes the current state and skips it by 256 blocks per output
+ * element under a lock. The distributions themselves are in random.cl.
+ *
+ * StatelessRandomUniformIntV2 on int32 is computed on the host with every
+ * argument in host memory, the plugin's int32 convention. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
 
-void ocl_register_random_kernels(void) {}
+#include "kernel_families.h"
+#include "launch.h"
+
+extern const char ocl_cl_source_random[];
+
+static const struct ocl_family families[OCL_NUM_STORAGES] =
+    OCL_TYPED_FAMILIES("random", ocl_cl_source_random);
+
+/* rng_alg.h */
+enum { RNG_ALG_PHILOX = 1, RNG_ALG_THREEFRY = 2, RNG_ALG_AUTO_SELECT = 3 };
+
+/* FillPhiloxRandomTask: a truncated normal reserves 256 samples per output
+ * element; a stateful op reserves as many 128-bit blocks per element. */
+#define RESERVED_SAMPLES_PER_OUTPUT 256
+
+enum random_kind {
+  UNIFORM,
+  NORMAL,
+  TRUNCATED,
+  UNIFORM_INT,
+  GET_KEY_COUNTER,
+  GET_KEY_COUNTER_ALG,
+  GET_ALG
+};
+
+struct random_op {
+  const char *op;
+  enum random_kind kind;
+  const char *kernel; /* prefix in random.cl */
+  bool stateful;
+};
+
+static const struct random_op random_ops[] = {
+    {"StatelessRandomUniformV2", UNIFORM, "uniform", false},
+    {"StatelessRandomNormalV2", NORMAL, "normal", false},
+    {"StatelessTruncatedNormalV2", TRUNCATED, "truncated", false},
+    {"StatelessRandomUniformIntV2", UNIFORM_INT, "uniform_int", false},
+    {"RandomUniform", UNIFORM, "uniform", true},
+    {"RandomStandardNormal", NORMAL, "normal", true},
+    {"TruncatedNormal", TRUNCATED, "truncated", true},
+    {"StatelessRandomGetKeyCounter", GET_KEY_COUNTER, NULL, false},
+    {"StatelessRandomGetKeyCounterAlg", GET_KEY_COUNTER_ALG, NULL, false},
+    {"StatelessRandomGetAlg", GET_ALG, NULL, false},
+};
+
+/* Philox4x32 state; random.cl's philox_t has the same layout. */
+struct philox_state {
+  cl_uint key[2];
+  cl_uint counter[4];
+};
+
+struct random_kernel {
+  const struct random_op *op;
+  TF_DataType dtype;
+  /* Stateful ops: the generator, advanced by every call. */
+  pthread_mutex_t lock;
+  struct philox_state state;
+};
+
+/* ---- Philox on the host ---------------------------------------------------- */
+
+static void philox_block(const cl_uint counter[4], const cl_uint key[2],
+                         cl_uint out[4])
+{
+  uint32_t c[4] = {counter[0], counter[1], counter[2], counter[3]};
+  uint32_t k0 = key[0], k1 = key[1];
+  for (int round = 0; round < 10; round++) {
+    if (round > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    uint64_t p0 = (uint64_t)0xD2511F53u * c[0];
+    uint64_t p1 = (uint64_t)0xCD9E8D57u * c[2];
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0;
+    uint32_t n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+    c[0] = n0;
+    c[1] = (uint32_t)p1;
+    c[2] = n2;
+    c[3] = (uint32_t)p0;
+  }
+  memcpy(out, c, sizeof(c));
+}
+
+/* PhiloxRandom::Skip, with TensorFlow's carry propagation. */
+static void philox_skip(cl_uint c[4], uint64_t count)
+{
+  uint32_t lo = (uint32_t)count, hi = (uint32_t)(count >> 32);
+  c[0] += lo;
+  if (c[0] < lo)
+    hi++;
+  c[1] += hi;
+  if (c[1] < hi && ++c[2] == 0)
+    c[3]++;
+}
+
+/* ---- Argument checks, in TensorFlow's order and words -------------------- */
+
+/* tensor::MakeShape / AllocateOutputWithShape: the output shape from a
+ * host int32 or int64 vector. */
+static int shape_from_tensor(const TF_Tensor *shape, int64_t *dims,
+                             TF_Status *status)
+{
+  int64_t sdims[OCL_MAX_DIMS];
+  int srank = ocl_tensor_dims(shape, sdims, status);
+  if (srank < 0)
+    return -1;
+  if (srank != 1) {
+    char text[160];
+    ocl_shape_format(sdims, srank, text, sizeof(text));
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "shape must be a vector of {int32,int64}, got shape %s",
+                   text);
+    return -1;
+  }
+  int64_t rank = ocl_tf.TensorElementCount(shape);
+  if (rank > OCL_MAX_DIMS) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "random outputs of more than %d dimensions", OCL_MAX_DIMS);
+    return -1;
+  }
+  TF_DataType type = ocl_tf.TensorType(shape);
+  const void *data = ocl_host_data(shape);
+  for (int64_t d = 0; d < rank; d++) {
+    int64_t v = type == TF_INT32 ? ((const int32_t *)data)[d]
+                                 : ((const int64_t *)data)[d];
+    if (v < 0) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "Dimension %lld must be >= 0", (long long)v);
+      return -1;
+    }
+    dims[d] = v;
+  }
+  return (int)rank;
+}
+
+/* GetKeyCounterAlgFromInputs: alg (a host int32 scalar) and the shapes of
+ * key and counter. */
+static bool key_counter_alg(TF_Tensor *const *in, int *alg, TF_Status *status)
+{
+  int64_t dims[OCL_MAX_DIMS];
+  char text[160];
+  int rank = ocl_tensor_dims(in[3], dims, status);
+  if (rank < 0)
+    return false;
+  if (rank != 0) {
+    ocl_shape_format(dims, rank, text, sizeof(text));
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "input 3 (0-based) must have shape [], not %s", text);
+    return false;
+  }
+  *alg = *(const int32_t *)ocl_host_data(in[3]);
+  if (*alg == RNG_ALG_AUTO_SELECT)
+    *alg = RNG_ALG_PHILOX;
+  rank = ocl_tensor_dims(in[1], dims, status);
+  if (rank < 0)
+    return false;
+  if (!(rank == 1 && dims[0] == 1)) {
+    ocl_shape_format(dims, rank, text, sizeof(text));
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "key must have shape [1], not %s. (Note that batched keys "
+                   "are not supported yet.)",
+                   text);
+    return false;
+  }
+  /* TensorFlow passes the algorithm id itself as the minimum counter
+   * length (so Philox accepts a counter of 1 and reads past it); Philox
+   * needs 2 here. */
+  int64_t counter_size = *alg == RNG_ALG_PHILOX ? 2 : *alg;
+  rank = ocl_tensor_dims(in[2], dims, status);
+  if (rank < 0)
+    return false;
+  if (!(rank == 1 && dims[0] >= counter_size)) {
+    ocl_shape_format(dims, rank, text, sizeof(text));
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "counter must be a vector with length at least %lld; got "
+                   "shape: %s. (Note that batched counters are not supported "
+                   "yet.)",
+                   (long long)counter_size, text);
+    return false;
+  }
+  return true;
+}
+
+static bool scalar_bound(const TF_Tensor *t, const char *name,
+                         TF_Status *status)
+{
+  int64_t dims[OCL_MAX_DIMS];
+  int rank = ocl_tensor_dims(t, dims, status);
+  if (rank < 0)
+    return false;
+  if (rank != 0) {
+    char text[160];
+    ocl_shape_format(dims, rank, text, sizeof(text));
+    ocl_set_status(status, TF_INVALID_ARGUMENT, "%s must be 0-D, got shape %s",
+                   name, text);
+    return false;
+  }
+  return true;
+}
+
+/* ---- Launching ------------------------------------------------------------- */
+
+/* StatelessRandomUniformIntV2 on int32, on the host: UniformDistribution
+ * <int32> takes one sample per value. */
+static void uniform_int32_host(const uint64_t *key, const uint64_t *counter,
+                               int32_t lo, uint32_t range, int32_t *out,
+                               int64_t n)
+{
+  cl_uint k[2] = {(cl_uint)key[0], (cl_uint)(key[0] >> 32)};
+  cl_uint base[4] = {(cl_uint)counter[0], (cl_uint)(counter[0] >> 32),
+                     (cl_uint)counter[1], (cl_uint)(counter[1] >> 32)};
+  for (int64_t g = 0; g * 4 < n; g++) {
+    cl_uint c[4], s[4];
+    memcpy(c, base, sizeof(c));
+    philox_skip(c, (uint64_t)g);
+    philox_block(c, k, s);
+    for (int j = 0; j < 4 && g * 4 + j < n; j++)
+      out[g * 4 + j] = (int32_t)((uint32_t)lo + s[j] % range);
+  }
+}
+
+/* Fill's last check, once the output is known to be non-empty. */
+static bool check_alg(int alg, TF_Status *status)
+{
+  if (alg == RNG_ALG_PHILOX)
+    return true;
+  ocl_set_status(status, TF_INVALID_ARGUMENT, "Unsupported algorithm id: %d",
+                 alg);
+  return false;
+}
+
+static bool run_uniform_int(TF_OpKernelContext *ctx,
+                            const struct random_kernel *k, TF_Tensor *const *in,
+                            TF_Tensor *out, int64_t n, int alg,
+                            TF_Status *status)
+{
+  if (!scalar_bound(in[4], "minval", status) ||
+      !scalar_bound(in[5], "maxval", status))
+    return false;
+  int64_t lo, hi;
+  if (k->dtype == TF_INT32) {
+    lo = *(const int32_t *)ocl_host_data(in[4]);
+    hi = *(const int32_t *)ocl_host_data(in[5]);
+  } else {
+    lo = *(const int64_t *)ocl_host_data(in[4]);
+    hi = *(const int64_t *)ocl_host_data(in[5]);
+  }
+  if (!(lo < hi)) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "Need minval < maxval, got %lld >= %lld", (long long)lo,
+                   (long long)hi);
+    return false;
+  }
+  if (!check_alg(alg, status))
+    return false;
+  if (k->dtype == TF_INT32) {
+    uniform_int32_host(ocl_host_data(in[1]), ocl_host_data(in[2]),
+                       (int32_t)lo, (uint32_t)hi - (uint32_t)lo,
+                       ocl_host_data(out), n);
+    return true;
+  }
+  struct ocl_launch launch;
+  if (!ocl_launch_init(&launch, ctx, status))
+    return false;
+  cl_ulong range = (cl_ulong)hi - (cl_ulong)lo;
+  const struct ocl_arg argv[] = {
+      OCL_TENSOR(out),  OCL_LONG(n),
+      OCL_TENSOR(in[1]), OCL_TENSOR(in[2]),
+      OCL_LONG(lo),     OCL_BYTES(&range, sizeof(range)),
+  };
+  return ocl_enqueue_1d(&launch, &families[OCL_STORAGE_LONG], "uniform_int_kc",
+                        (size_t)((n + 1) / 2), argv, 6, status);
+}
+
+/* One work item per group of 4 elements (one Philox block). */
+static bool run_real(TF_OpKernelContext *ctx, const struct random_kernel *k,
+                     TF_Tensor *const *in, TF_Tensor *out, int64_t n,
+                     const struct philox_state *state, TF_Status *status)
+{
+  struct ocl_launch launch;
+  if (!ocl_launch_init(&launch, ctx, status))
+    return false;
+  char name[32];
+  snprintf(name, sizeof(name), "%s_%s", k->op->kernel,
+           state != NULL ? "st" : "kc");
+  size_t groups = (size_t)((n + 3) / 4);
+  const struct ocl_family *family = &families[ocl_storage_of(k->dtype)];
+  if (state != NULL) {
+    const struct ocl_arg argv[] = {
+        OCL_TENSOR(out), OCL_LONG(n), OCL_BYTES(state, sizeof(*state)),
+    };
+    return ocl_enqueue_1d(&launch, family, name, groups, argv, 3, status);
+  }
+  const struct ocl_arg argv[] = {
+      OCL_TENSOR(out), OCL_LONG(n), OCL_TENSOR(in[1]), OCL_TENSOR(in[2]),
+  };
+  return ocl_enqueue_1d(&launch, family, name, groups, argv, 4, status);
+}
+
+/* ---- Kernel callbacks ---------------------------------------------------- */
+
+static void *random_create(TF_OpKernelConstruction *ctx, int index)
+{
+  const struct random_op *op = &random_ops[index];
+  TF_Status *status = ocl_tf.NewStatus();
+  struct random_kernel *k = calloc(1, sizeof(*k));
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    goto fail;
+  }
+  k->op = op;
+  pthread_mutex_init(&k->lock, NULL);
+  if (op->kind <= UNIFORM_INT) {
+    ocl_tf.OpKernelConstruction_GetAttrType(ctx, "dtype", &k->dtype, status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      goto fail;
+  }
+  if (op->stateful) {
+    int64_t seed = 0, seed2 = 0;
+    ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "seed", &seed, status);
+    if (ocl_tf.GetCode(status) == TF_OK)
+      ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "seed2", &seed2, status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      goto fail;
+    /* GuardedPhiloxRandom::Init: no seed at all means random seeds. */
+    if (seed == 0 && seed2 == 0 &&
+        (getrandom(&seed, sizeof(seed), 0) != sizeof(seed) ||
+         getrandom(&seed2, sizeof(seed2), 0) != sizeof(seed2))) {
+      ocl_set_status(status, TF_INTERNAL, "getrandom failed");
+      goto fail;
+    }
+    /* PhiloxRandom(seed_lo, seed_hi). */
+    k->state.key[0] = (cl_uint)(uint64_t)seed;
+    k->state.key[1] = (cl_uint)((uint64_t)seed >> 32);
+    k->state.counter[2] = (cl_uint)(uint64_t)seed2;
+    k->state.counter[3] = (cl_uint)((uint64_t)seed2 >> 32);
+  }
+  ocl_tf.DeleteStatus(status);
+  return k;
+fail:
+  if (k != NULL)
+    pthread_mutex_destroy(&k->lock);
+  return ocl_create_failed(ctx, status, k);
+}
+
+/* GenerateKey of stateless_random_ops.cc: the seed pair scrambled by one
+ * Philox block under a fixed key. */
+static void generate_key(const TF_Tensor *seed, uint64_t *key,
+                         uint64_t counter[2])
+{
+  uint64_t s0, s1;
+  if (ocl_tf.TensorType(seed) == TF_INT32) {
+    const int32_t *v = ocl_host_data(seed);
+    s0 = (uint64_t)(int64_t)v[0];
+    s1 = (uint64_t)(int64_t)v[1];
+  } else {
+    const int64_t *v = ocl_host_data(seed);
+    s0 = (uint64_t)v[0];
+    s1 = (uint64_t)v[1];
+  }
+  const cl_uint fixed[2] = {0x3ec8f720u, 0x02461e29u};
+  const cl_uint c[4] = {(cl_uint)s0, (cl_uint)(s0 >> 32), (cl_uint)s1,
+                        (cl_uint)(s1 >> 32)};
+  cl_uint mix[4];
+  philox_block(c, fixed, mix);
+  *key = (uint64_t)mix[0] | (uint64_t)mix[1] << 32;
+  counter[0] = 0;
+  counter[1] = (uint64_t)mix[2] | (uint64_t)mix[3] << 32;
+}
+
+static void get_key_counter(const struct random_kernel *k,
+                            TF_OpKernelContext *ctx, TF_Status *status)
+{
+  TF_Tensor *seed = NULL, *outs[3] = {NULL, NULL, NULL};
+  int64_t dims[OCL_MAX_DIMS];
+  if (k->op->kind != GET_ALG) {
+    if (!ocl_get_inputs(ctx, &seed, 1, status))
+      goto out;
+    int rank = ocl_tensor_dims(seed, dims, status);
+    if (rank < 0)
+      goto out;
+    if (!(rank == 1 && dims[0] == 2)) {
+      char text[160];
+      ocl_shape_format(dims, rank, text, sizeof(text));
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "seed must have shape [2], not %s", text);
+      goto out;
+    }
+    int64_t key_dims[1] = {1}, counter_dims[1] = {2};
+    outs[0] = ocl_tf.AllocateOutput(ctx, 0, TF_UINT64, key_dims, 1, 8, status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      goto out;
+    outs[1] = ocl_tf.AllocateOutput(ctx, 1, TF_UINT64, counter_dims, 1, 16,
+                                    status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      goto out;
+    generate_key(seed, ocl_host_data(outs[0]), ocl_host_data(outs[1]));
+  }
+  if (k->op->kind != GET_KEY_COUNTER) {
+    int index = k->op->kind == GET_ALG ? 0 : 2;
+    outs[2] = ocl_tf.AllocateOutput(ctx, index, TF_INT32, NULL, 0, 4, status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      goto out;
+    *(int32_t *)ocl_host_data(outs[2]) = RNG_ALG_PHILOX;
+  }
+out:
+  ocl_delete_tensors(outs, 3);
+  ocl_delete_tensors(&seed, 1);
+}
+
+static void random_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct random_kernel *k = kernel;
+  TF_Status *status = ocl_tf.NewStatus();
+  TF_Tensor *in[6] = {NULL};
+  TF_Tensor *out = NULL;
+  int64_t dims[OCL_MAX_DIMS];
+  int alg = RNG_ALG_PHILOX;
+
+  if (k->op->kind >= GET_KEY_COUNTER) {
+    get_key_counter(k, ctx, status);
+    goto done;
+  }
+  int num_inputs = k->op->stateful ? 1 : k->op->kind == UNIFORM_INT ? 6 : 4;
+  if (!ocl_get_inputs(ctx, in, num_inputs, status))
+    goto done;
+  if (!k->op->stateful && !key_counter_alg(in, &alg, status))
+    goto done;
+  int rank = shape_from_tensor(in[0], dims, status);
+  if (rank < 0)
+    goto done;
+  out = ocl_tf.AllocateOutput(ctx, 0, k->dtype, dims, rank, 0, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    goto done;
+  int64_t n = ocl_tf.TensorElementCount(out);
+
+  if (k->op->stateful) {
+    /* ReserveRandomOutputs: this call's generator, and the state skipped
+     * past every block it may use (even for an empty output). */
+    struct philox_state local;
+    pthread_mutex_lock(&k->lock);
+    local = k->state;
+    philox_skip(k->state.counter, (uint64_t)n * RESERVED_SAMPLES_PER_OUTPUT);
+    pthread_mutex_unlock(&k->lock);
+    if (n > 0)
+      run_real(ctx, k, in, out, n, &local, status);
+    goto done;
+  }
+  if (n == 0)
+    goto done;
+  if (k->op->kind == UNIFORM_INT)
+    run_uniform_int(ctx, k, in, out, n, alg, status);
+  else if (check_alg(alg, status))
+    run_real(ctx, k, in, out, n, NULL, status);
+done:
+  if (out != NULL)
+    ocl_tf.DeleteTensor(out);
+  ocl_delete_tensors(in, 6);
+  ocl_compute_done(ctx, status);
+}
+
+static void random_delete(void *kernel)
+{
+  struct random_kernel *k = kernel;
+  if (k == NULL)
+    return;
+  pthread_mutex_destroy(&k->lock);
+  free(k);
+}
+
+#define NUM_RANDOM_OPS ((int)(sizeof(random_ops) / sizeof(random_ops[0])))
+_Static_assert(NUM_RANDOM_OPS <= OCL_MAX_FAMILY_OPS,
+               "one create function per random op");
+OCL_FAMILY_CREATES(random, random_create);
+
+void ocl_register_random_kernels(void)
+{
+  static const char *const stateless_args[] = {"shape", "alg", NULL};
+  static const char *const int_args[] = {"shape", "alg", "minval", "maxval",
+                                         NULL};
+  static const char *const int32_args[] = {
+      "shape", "key", "counter", "alg", "minval", "maxval", "output", NULL};
+  static const char *const stateful_args[] = {"shape", NULL};
+  static const char *const seed_args[] = {"seed", "key", "counter", NULL};
+  static const char *const seed_alg_args[] = {"seed", "key", "counter", "alg",
+                                              NULL};
+  static const char *const alg_args[] = {"alg", NULL};
+  static const TF_DataType real_types[] = {TF_FLOAT, TF_HALF};
+  static const TF_DataType int_types[] = {TF_INT32, TF_INT64};
+
+  for (int i = 0; i < NUM_RANDOM_OPS; i++) {
+    const struct random_op *op = &random_ops[i];
+    struct ocl_kernel_spec spec = {
+        .op = op->op,
+        .create = random_creates[i],
+        .compute = random_compute,
+        .destroy = random_delete,
+    };
+    switch (op->kind) {
+    case GET_KEY_COUNTER:
+    case GET_KEY_COUNTER_ALG:
+    case GET_ALG:
+      spec.host_args = op->kind == GET_ALG               ? alg_args
+                       : op->kind == GET_KEY_COUNTER_ALG ? seed_alg_args
+                                                         : seed_args;
+      ocl_register_kernel(&spec);
+      break;
+    case UNIFORM_INT:
+      for (size_t t = 0; t < sizeof(int_types) / sizeof(int_types[0]); t++) {
+        spec.type_attrs[0] = "dtype";
+        spec.types[0] = int_types[t];
+        spec.host_args = int_types[t] == TF_INT32 ? int32_args : int_args;
+        ocl_register_kernel(&spec);
+      }
+      break;
+    default:
+      for (size_t t = 0; t < sizeof(real_types) / sizeof(real_types[0]); t++) {
+        spec.type_attrs[0] = "dtype";
+        spec.types[0] = real_types[t];
+        spec.host_args = op->stateful ? stateful_args : stateless_args;
+        ocl_register_kernel(&spec);
+      }
+      break;
+    }
+  }
+}

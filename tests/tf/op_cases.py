@@ -583,6 +583,57 @@ BUILDERS["ResourceApplyAdaMax"] = _apply(
 
 # Where TensorFlow's CPU kernel is not the reference.
 # (op, numpy type) -> (reason, numpy function of the inputs)
+# --- random -----------------------------------------------------------------
+# Fixed key/counter/seeds: the stateless ops are functions of them, and a
+# seeded stateful op starts the same sequence on each device.
+_KEY = np.array([0x123456789A], np.uint64)
+_COUNTER = np.array([5, 0x4123456789AB], np.uint64)
+_ALG = np.array(1, np.int32)
+
+
+def _stateless(name):
+    f = getattr(raw, name)
+
+    def build(c):
+        dt = tf.as_dtype(c.t("dtype"))
+        return [(f"shape {s}", lambda shape, k, n, a: f(shape=shape, key=k, counter=n, alg=a, dtype=dt),
+                 [np.array(s, np.int32), _KEY, _COUNTER, _ALG]) for s in ([3, 7], [1031], [0])]
+    return build
+
+
+def _uniform_int(c):
+    T = c.t("dtype")
+    return [("ints", lambda shape, k, n, a, lo, hi: raw.StatelessRandomUniformIntV2(
+        shape=shape, key=k, counter=n, alg=a, minval=lo, maxval=hi),
+        [np.array([5, 7], np.int32), _KEY, _COUNTER, _ALG, np.array(-5, T), np.array(17, T)])]
+
+
+def _stateful(name):
+    f = getattr(raw, name)
+
+    def build(c):
+        dt = tf.as_dtype(c.t("dtype"))
+        return [("seeded", lambda shape: f(shape=shape, seed=7, seed2=17, dtype=dt),
+                 [np.array([3, 7], np.int32)])]
+    return build
+
+
+def _key_counter(name):
+    f = getattr(raw, name)
+    return lambda c: [(f"seed {t.__name__}", lambda seed: f(seed=seed), [np.array([3, -4], t)])
+                      for t in (np.int32, np.int64)]
+
+
+for _n in ("StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2"):
+    BUILDERS[_n] = _stateless(_n)
+BUILDERS["StatelessRandomUniformIntV2"] = _uniform_int
+for _n in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal"):
+    BUILDERS[_n] = _stateful(_n)
+for _n in ("StatelessRandomGetKeyCounter", "StatelessRandomGetKeyCounterAlg"):
+    BUILDERS[_n] = _key_counter(_n)
+BUILDERS["StatelessRandomGetAlg"] = lambda c: [("alg", lambda: raw.StatelessRandomGetAlg(), [])]
+
+
 CPU_WRONG = {
     ("Round", np.int32): ("TensorFlow's CPU Round returns 0 for integers (2.19.1, 2.21.0)",
                           lambda x: x),

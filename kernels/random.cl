@@ -1,0 +1,212 @@
+/* Random numbers that equal TensorFlow's CPU kernels' for the same Philox
+ * key and counter.
+ *
+ * TensorFlow splits an output into groups of a distribution's element count
+ * (4 for float and half, 2 for int64) and gives group g the generator
+ * skipped by g (fixed-size distributions) or by g * 256 (truncated normal,
+ * which consumes a variable number of samples and reserves 256 per output
+ * element). A group's values therefore depend only on (key, counter, g):
+ * one work item per group reproduces them in any order.
+ *
+ * Built per storage type (-DT=float|half|long, see launch.h); the float and
+ * half programs hold the real distributions (half is computed in float and
+ * rounded to nearest even on store, as Eigen::half(float) does), the long
+ * program the int64 StatelessRandomUniformIntV2. */
+#include "common.clh"
+
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define RANDOM_HAS_FP64 1
+#endif
+
+/* Philox4x32-10 state as the host lays it out (struct philox_state in
+ * random.c): key then counter, low words first. */
+typedef struct {
+  uint key[2];
+  uint counter[4];
+} philox_t;
+
+static uint4 philox_block(uint4 c, uint2 k)
+{
+  for (int round = 0; round < 10; round++) {
+    if (round > 0)
+      k += (uint2)(0x9E3779B9u, 0xBB67AE85u);
+    uint lo0 = 0xD2511F53u * c.x, hi0 = mul_hi(0xD2511F53u, c.x);
+    uint lo1 = 0xCD9E8D57u * c.z, hi1 = mul_hi(0xCD9E8D57u, c.z);
+    c = (uint4)(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
+  }
+  return c;
+}
+
+/* PhiloxRandom::Skip, carries included exactly as TensorFlow propagates
+ * them (not a plain 128-bit add when the high count word wraps). */
+static uint4 philox_skip(uint4 c, ulong count)
+{
+  uint lo = (uint)count, hi = (uint)(count >> 32);
+  c.x += lo;
+  if (c.x < lo)
+    hi++;
+  c.y += hi;
+  if (c.y < hi) {
+    if (++c.z == 0)
+      c.w++;
+  }
+  return c;
+}
+
+static float u32_to_float(uint x)
+{
+  return as_float(0x3f800000u | (x & 0x7fffffu)) - 1.0f;
+}
+
+/* BoxMullerFloat of random_distributions_utils.h. TensorFlow's CPU build
+ * calls glibc's logf, sqrtf and sincosf and forms 2*pi*u in double. In
+ * double each step here rounds as a correctly rounded float function would;
+ * glibc's logf and sincosf are not correctly rounded for about 1% of
+ * inputs, so about 1.5% of the values differ from the CPU's, by at most 3
+ * ulp (measured over 10^6). Without fp64 the float built-ins differ a
+ * little more (2 ulp max on PoCL against the reference). */
+static float2 box_muller(uint x0, uint x1)
+{
+  float u1 = u32_to_float(x0);
+  if (u1 < 1.0e-7f)
+    u1 = 1.0e-7f;
+#ifdef RANDOM_HAS_FP64
+  float v1 = (float)(2.0 * M_PI * (double)u32_to_float(x1));
+  float u2 = (float)sqrt((double)(-2.0f * (float)log((double)u1)));
+  float s = (float)sin((double)v1), c = (float)cos((double)v1);
+#else
+  /* 2*pi split into float head and tail: the product rounds once. */
+  float u = u32_to_float(x1);
+  float v1 = fma(6.28318548f, u, -1.7484555e-7f * u);
+  float u2 = sqrt(-2.0f * log(u1));
+  float c;
+  float s = sincos(v1, &c);
+#endif
+  return (float2)(s * u2, c * u2);
+}
+
+#if defined(T_IS_FLOAT) || defined(T_IS_HALF)
+
+#if defined(T_IS_HALF)
+#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+/* Uint16ToHalf: 10 random mantissa bits, exactly representable. */
+#define UNIFORM(x) ((float)((x) & 0x3ffu) * (1.0f / 1024.0f))
+#else
+#define STORE(p, i, v) ((p)[i] = (v))
+#define UNIFORM(x) u32_to_float(x)
+#endif
+
+/* Writes group g's 4 values, the tail group only up to n. */
+static void store4(__global T *out, long n, long g, float4 v)
+{
+  long i = g * 4;
+  STORE(out, i, v.x);
+  if (i + 1 < n)
+    STORE(out, i + 1, v.y);
+  if (i + 2 < n)
+    STORE(out, i + 2, v.z);
+  if (i + 3 < n)
+    STORE(out, i + 3, v.w);
+}
+
+static void fill_uniform(__global T *out, long n, long g, uint2 k, uint4 c)
+{
+  uint4 s = philox_block(philox_skip(c, (ulong)g), k);
+  store4(out, n, g, (float4)(UNIFORM(s.x), UNIFORM(s.y), UNIFORM(s.z),
+                             UNIFORM(s.w)));
+}
+
+static void fill_normal(__global T *out, long n, long g, uint2 k, uint4 c)
+{
+  uint4 s = philox_block(philox_skip(c, (ulong)g), k);
+  float2 a = box_muller(s.x, s.y), b = box_muller(s.z, s.w);
+  store4(out, n, g, (float4)(a, b));
+}
+
+/* TruncatedNormalDistribution over a SingleSampleAdapter: pairs of samples
+ * through Box-Muller, each value kept when |v| < 2, until 4 are kept. The
+ * adapter draws a fresh 4-sample block each 4 samples. TensorFlow loops
+ * without bound; the cap only stops a pathological key from hanging the
+ * device (2^20 pairs rejected in a row has probability 0.045^(2^21)). */
+static void fill_truncated(__global T *out, long n, long g, uint2 k, uint4 c)
+{
+  uint4 ctr = philox_skip(c, (ulong)g * 256u);
+  float kept[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  int count = 0;
+  uint4 s = (uint4)(0u);
+  for (int pair = 0; pair < (1 << 20) && count < 4; pair++) {
+    /* Two samples per pair, two pairs per block: even pairs draw a new
+     * block. */
+    if ((pair & 1) == 0) {
+      s = philox_block(ctr, k);
+      ctr = philox_skip(ctr, 1);
+    }
+    uint x0 = (pair & 1) ? s.z : s.x, x1 = (pair & 1) ? s.w : s.y;
+    float2 f = box_muller(x0, x1);
+    if (fabs(f.x) < 2.0f)
+      kept[count++] = f.x;
+    if (count < 4 && fabs(f.y) < 2.0f)
+      kept[count++] = f.y;
+  }
+  store4(out, n, g, (float4)(kept[0], kept[1], kept[2], kept[3]));
+}
+
+/* Each distribution twice: _kc reads the key and counter tensors
+ * (stateless ops: uint64 [1] and [2], low word first), _st takes the
+ * generator state by value (stateful ops, whose state the host keeps). */
+#define RANDOM_KERNELS(NAME)                                                 \
+  __kernel void NAME##_kc(OCL_TENSOR_ARG(T, out), long n,                    \
+                          OCL_TENSOR_ARG(const ulong, key),                  \
+                          OCL_TENSOR_ARG(const ulong, counter))              \
+  {                                                                          \
+    long g = get_global_id(0);                                               \
+    OCL_GUARD(g * 4, n);                                                     \
+    ulong k64 = OCL_PTR(const ulong, key)[0];                                \
+    __global const ulong *c64 = OCL_PTR(const ulong, counter);               \
+    ulong c0 = c64[0], c1 = c64[1];                                          \
+    fill_##NAME(OCL_PTR(T, out), n, g, (uint2)((uint)k64, (uint)(k64 >> 32)), \
+                (uint4)((uint)c0, (uint)(c0 >> 32), (uint)c1,                \
+                        (uint)(c1 >> 32)));                                  \
+  }                                                                          \
+  __kernel void NAME##_st(OCL_TENSOR_ARG(T, out), long n, philox_t st)       \
+  {                                                                          \
+    long g = get_global_id(0);                                               \
+    OCL_GUARD(g * 4, n);                                                     \
+    fill_##NAME(OCL_PTR(T, out), n, g, (uint2)(st.key[0], st.key[1]),        \
+                (uint4)(st.counter[0], st.counter[1], st.counter[2],         \
+                        st.counter[3]));                                     \
+  }
+
+RANDOM_KERNELS(uniform)
+RANDOM_KERNELS(normal)
+RANDOM_KERNELS(truncated)
+
+#elif defined(T_IS_LONG)
+
+/* UniformDistribution<int64>: two samples per value, two values per
+ * block; lo + bits % range in two's complement (SignedAdd). */
+__kernel void uniform_int_kc(OCL_TENSOR_ARG(long, out), long n,
+                             OCL_TENSOR_ARG(const ulong, key),
+                             OCL_TENSOR_ARG(const ulong, counter), long lo,
+                             ulong range)
+{
+  long g = get_global_id(0);
+  OCL_GUARD(g * 2, n);
+  ulong k64 = OCL_PTR(const ulong, key)[0];
+  __global const ulong *c64 = OCL_PTR(const ulong, counter);
+  ulong c0 = c64[0], c1 = c64[1];
+  uint4 s = philox_block(
+      philox_skip((uint4)((uint)c0, (uint)(c0 >> 32), (uint)c1,
+                          (uint)(c1 >> 32)),
+                  (ulong)g),
+      (uint2)((uint)k64, (uint)(k64 >> 32)));
+  __global long *o = OCL_PTR(long, out);
+  ulong b0 = (ulong)s.x | ((ulong)s.y << 32);
+  ulong b1 = (ulong)s.z | ((ulong)s.w << 32);
+  o[g * 2] = (long)((ulong)lo + b0 % range);
+  if (g * 2 + 1 < n)
+    o[g * 2 + 1] = (long)((ulong)lo + b1 % range);
+}
+
+#endif
