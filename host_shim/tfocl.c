@@ -9,6 +9,7 @@ static const struct tfocl_cmd *const commands[] = {
     &tfocl_cmd_devices,
     &tfocl_cmd_kernels,
     &tfocl_cmd_run,
+    &tfocl_cmd_bench,
 };
 #define NUM_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

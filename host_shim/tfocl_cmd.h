@@ -22,6 +22,7 @@ struct tfocl_cmd {
 extern const struct tfocl_cmd tfocl_cmd_devices;
 extern const struct tfocl_cmd tfocl_cmd_kernels;
 extern const struct tfocl_cmd tfocl_cmd_run;
+extern const struct tfocl_cmd tfocl_cmd_bench;
 
 /* Options every plugin-using subcommand takes. */
 struct tfocl_common_opts {

@@ -1,0 +1,420 @@
+#!/usr/bin/env python3
+"""TensorFlow on /OPENCL:0 side by side with TensorFlow's own CPU kernels.
+
+The op cases of `tfocl bench` (MatMul, Conv2D, element-wise, reductions,
+softmax, copies), eager small-op overhead (tf.add on [4] tensors) and the
+train-step time of Keras models on scikit-learn's digits (examples/
+train_digits.py's MLP, and its CNN when it has --model cnn), each measured
+in one process on both devices, repetitions alternating OPENCL, CPU, ...
+after one untimed warm-up call each (tracing, program builds).
+
+ratio = OPENCL speed / CPU speed (medians): above 1 the device is faster.
+
+Op cases run as tf.function on inputs already on the device; each call
+returns a 1-element slice of the result whose .numpy() is the sync point
+(the full output is never copied to the host, so a large result costs the
+device no D2H copy the CPU would not pay).
+
+    .venv/bin/python tests/bench/tf_bench.py                 # markdown table
+    .venv/bin/python tests/bench/tf_bench.py --quick --json out.json
+    .venv/bin/python tests/bench/tf_bench.py --chart build/bench/ratios.png \
+        --tfocl-json build/bench/tfocl_bench.json            # + tfocl bench's ratios
+"""
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--plugin", default=os.path.join(ROOT, "build", "plugin", "libtfocl.so"),
+                    help="libtfocl.so (TF_PLUGGABLE_DEVICE_LIBRARY_PATH); default the build's")
+    ap.add_argument("--quick", action="store_true", help="fewer sizes and repetitions")
+    ap.add_argument("--filter", default="", help="comma list: cases whose name contains one")
+    ap.add_argument("--reps", type=int, default=0, help="repetitions per case (default per case)")
+    ap.add_argument("--json", help="write the results to this file ('-' = stdout, no table)")
+    ap.add_argument("--chart", help="write a PNG chart of the ratios (needs matplotlib)")
+    ap.add_argument("--tfocl-json", help="a `tfocl bench --json` result to chart next to these")
+    return ap.parse_args()
+
+
+def summary(v):
+    if not v:
+        return None
+    s = sorted(v)
+    return {"min": s[0], "median": statistics.median(s), "max": s[-1], "reps": v}
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.filters = [f for f in args.filter.split(",") if f]
+        self.rows = []
+
+    def want(self, name):
+        return not self.filters or any(f in name for f in self.filters)
+
+    def reps(self, normal, quick):
+        return self.args.reps or (quick if self.args.quick else normal)
+
+    def measure(self, name, unit, work, ours, ref, reps, note="", is_time=False, kernel=True):
+        """ours/ref: callables doing one repetition (synchronised). work: flop,
+        bytes or ops per call (rates), or the count a time is divided by."""
+        scale = {"GFLOP/s": 1e-9, "GB/s": 1e-9, "ops/s": 1.0, "us/op": 1e6, "ms/step": 1e3}[unit]
+
+        def fig(s):
+            return s / work * scale if is_time else work / s * scale
+
+        sides = {"ours": ours, "ref": ref}
+        series = {"ours": [], "ref": []}
+        warmup = {}
+        errors = {}
+        for key, fn in sides.items():
+            try:
+                t0 = time.perf_counter()
+                fn()
+                warmup[key] = time.perf_counter() - t0
+            except Exception as e:  # noqa: BLE001 -- reported in the table
+                errors[key] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+        for _ in range(reps):
+            for key, fn in sides.items():
+                if key in errors:
+                    continue
+                t0 = time.perf_counter()
+                fn()
+                series[key].append(fig(time.perf_counter() - t0))
+        o, r = summary(series["ours"]), summary(series["ref"])
+        ratio = None
+        if o and r:
+            ratio = r["median"] / o["median"] if is_time else o["median"] / r["median"]
+        if errors:
+            note = "; ".join([note] + [f"{k} failed: {v}" for k, v in errors.items()]).strip("; ")
+        row = {"case": name, "unit": unit, "higher_is_better": not is_time, "kernel": kernel,
+               "ours": o, "reference": "TensorFlow CPU", "ref": r, "ratio": ratio, "note": note,
+               "warmup_s": warmup}
+        self.rows.append(row)
+        fmt = (lambda x: f"{x:.4g}" if x is not None else "n/a")
+        print(f"tf_bench: {name:32s} {fmt(o and o['median'])} {unit} "
+              f"(CPU {fmt(r and r['median'])}, ratio {fmt(ratio)}) {note}", file=sys.stderr)
+        return row
+
+
+def op_cases(b, tf, np):
+    """(name, unit, work, builder(device) -> callable, reps, note)."""
+    cases = []
+    rng = np.random.default_rng(1)
+
+    def rand(*shape):
+        return rng.uniform(-1, 1, size=shape).astype(np.float32)
+
+    def on(device, *arrays):
+        with tf.device(device):
+            return [tf.identity(tf.constant(a)) for a in arrays]
+
+    def sliced(fn):
+        @tf.function(jit_compile=False)
+        def f(*xs):
+            return tf.reshape(fn(*xs), [-1])[:1]
+        return f
+
+    def op_case(name, unit, work, fn, arrays, reps, note=""):
+        if not b.want(name):
+            return
+
+        def build(device):
+            xs = on(device, *arrays)
+            f = sliced(fn)
+
+            def call():
+                with tf.device(device):
+                    f(*xs).numpy()
+            return call
+        cases.append((name, unit, work, build, reps, note))
+
+    sizes = [256] if b.args.quick else [256, 512, 1024, 2048]
+    for n in sizes:
+        reps = b.reps(30 if n <= 256 else 15 if n <= 512 else 7 if n <= 1024 else 3, 3)
+        op_case(f"matmul/{n}", "GFLOP/s", 2.0 * n ** 3, tf.linalg.matmul,
+                [rand(n, n), rand(n, n)], reps)
+    bn, nb = (128, 4) if b.args.quick else (256, 16)
+    op_case(f"batch_matmul/{nb}x{bn}", "GFLOP/s", 2.0 * nb * bn ** 3, tf.linalg.matmul,
+            [rand(nb, bn, bn), rand(nb, bn, bn)], b.reps(10, 3))
+
+    batch, size, cin, cout = (2, 16, 16, 16) if b.args.quick else (8, 32, 64, 64)
+    m, k = batch * size * size, 9 * cin
+    flop = 2.0 * m * k * cout
+    x, w, dy = rand(batch, size, size, cin), rand(3, 3, cin, cout), rand(batch, size, size, cout)
+    conv_note = f"NHWC [{batch},{size},{size},{cin}]->{cout}, 3x3 SAME"
+    op_case("conv2d/forward", "GFLOP/s", flop,
+            lambda x_, w_: tf.nn.conv2d(x_, w_, 1, "SAME"), [x, w], b.reps(10, 3), conv_note)
+    op_case("conv2d/backprop_input", "GFLOP/s", flop,
+            lambda w_, dy_: tf.raw_ops.Conv2DBackpropInput(
+                input_sizes=tf.constant([batch, size, size, cin]), filter=w_, out_backprop=dy_,
+                strides=[1, 1, 1, 1], padding="SAME"), [w, dy], b.reps(10, 3), conv_note)
+    op_case("conv2d/backprop_filter", "GFLOP/s", flop,
+            lambda x_, dy_: tf.raw_ops.Conv2DBackpropFilter(
+                input=x_, filter_sizes=tf.constant([3, 3, cin, cout]), out_backprop=dy_,
+                strides=[1, 1, 1, 1], padding="SAME"), [x, dy], b.reps(10, 3), conv_note)
+
+    mib = 8 if b.args.quick else 64
+    n = mib * (1 << 20) // 4
+    xa, ya = rand(n), rand(n)
+    for name, fn, arrays in (("AddV2", tf.math.add, 3), ("Relu", tf.nn.relu, 2),
+                             ("Mul", tf.math.multiply, 3)):
+        op_case(f"elementwise/{name}", "GB/s", arrays * n * 4.0, fn,
+                [xa, ya] if arrays == 3 else [xa], b.reps(10, 3),
+                f"{mib} MiB per array, {arrays} arrays")
+    rows, cols = (1024, 2048) if b.args.quick else (4096, 4096)
+    xm = rand(rows, cols)
+    red_note = f"[{rows},{cols}] f32, bytes read + written"
+    op_case("reduce/sum_over_rows", "GB/s", 4.0 * (rows * cols + cols),
+            lambda t: tf.reduce_sum(t, axis=0), [xm], b.reps(10, 3), red_note)
+    op_case("reduce/sum_over_cols", "GB/s", 4.0 * (rows * cols + rows),
+            lambda t: tf.reduce_sum(t, axis=1), [xm], b.reps(10, 3), red_note)
+    op_case("softmax/rows", "GB/s", 8.0 * rows * cols, tf.nn.softmax, [xm], b.reps(10, 3), red_note)
+    return cases, xa
+
+
+def bench_ops(b, tf, np):
+    cases, big = op_cases(b, tf, np)
+    for name, unit, work, build, reps, note in cases:
+        try:
+            ours, ref = build("/device:OPENCL:0"), build("/device:CPU:0")
+        except Exception as e:  # noqa: BLE001
+            print(f"tf_bench: {name}: {type(e).__name__}: {e}", file=sys.stderr)
+            continue
+        b.measure(name, unit, work, ours, ref, reps, note)
+
+    # Copies: numpy -> device tensor, device tensor -> numpy (64 MiB).
+    nbytes = big.nbytes
+    for device_name, label in (("h2d", "numpy -> tensor (tf.identity(tf.constant))"),
+                               ("d2h", "tensor -> numpy (.numpy())")):
+        name = f"copy/{device_name}"
+        if not b.want(name):
+            continue
+
+        def build(device, kind=device_name):
+            if kind == "h2d":
+                def call():
+                    with tf.device(device):
+                        t = tf.identity(big)
+                    t[:1].numpy()
+                return call
+            with tf.device(device):
+                t = tf.identity(big)
+
+            def call2():
+                t.numpy()
+            return call2
+        b.measure(name, "GB/s", float(nbytes), build("/device:OPENCL:0"),
+                  build("/device:CPU:0"), b.reps(10, 3),
+                  f"{nbytes >> 20} MiB, {label}; CPU: the same call on /CPU:0", kernel=False)
+
+
+def bench_eager(b, tf, np):
+    name = "eager/tf.add_4"
+    if not b.want(name):
+        return
+    count = 200 if b.args.quick else 2000
+
+    def build(device):
+        with tf.device(device):
+            x = tf.identity(tf.constant(np.ones(4, np.float32)))
+            y = tf.identity(tf.constant(np.ones(4, np.float32)))
+
+        def call():
+            with tf.device(device):
+                r = None
+                for _ in range(count):
+                    r = tf.add(x, y)
+                r.numpy()
+        return call
+    b.measure(name, "ops/s", float(count), build("/device:OPENCL:0"), build("/device:CPU:0"),
+              b.reps(7, 3), f"{count} eager tf.add on [4] floats, one .numpy() at the end")
+
+
+def load_train_digits():
+    path = os.path.join(ROOT, "examples", "train_digits.py")
+    spec = importlib.util.spec_from_file_location("train_digits", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with open(path) as f:
+        has_cnn = "--model" in f.read()
+    return mod, has_cnn
+
+
+def bench_keras(b, tf, np):
+    import keras
+    td, has_cnn = load_train_digits()
+    models = ["mlp"] + (["cnn"] if has_cnn else [])
+    data = td.load_data(7)
+    x_train, _, y_train, _ = data
+    batch_size = 32
+    steps = -(-len(x_train) // batch_size)
+    for model_name in models:
+        name = f"keras/digits_{model_name}_train_step"
+        if not b.want(name):
+            continue
+        xt = x_train.reshape(-1, 8, 8, 1) if model_name == "cnn" else x_train
+        tf.config.set_soft_device_placement(True)
+
+        def build(device):
+            keras.utils.set_random_seed(7)
+            with tf.device(device):
+                model = td.build_model(keras, argparse.Namespace(model=model_name, hidden=64))
+                model.compile(optimizer=keras.optimizers.Adam(learning_rate=3e-3),
+                              loss="sparse_categorical_crossentropy", metrics=["accuracy"],
+                              jit_compile=False)
+            times = []
+
+            class Timer(keras.callbacks.Callback):
+                def on_epoch_begin(self, epoch, logs=None):
+                    self.t0 = time.perf_counter()
+
+                def on_epoch_end(self, epoch, logs=None):
+                    times.append(time.perf_counter() - self.t0)
+
+            def call():
+                with tf.device(device):
+                    model.fit(xt, y_train, epochs=1, batch_size=batch_size, shuffle=True,
+                              verbose=0, callbacks=[Timer()])
+                # One epoch of `steps` steps, timed from epoch begin to end
+                # (fit's own set-up left out): spin so the harness's clock
+                # sees the epoch alone.
+                return times[-1]
+            return call
+
+        ours_fn, ref_fn = build("/device:OPENCL:0"), build("/device:CPU:0")
+        epochs = {"ours": [], "ref": []}
+
+        # The harness times whole calls; the epoch time is what counts, so
+        # record it and feed the harness the epoch seconds.
+        def wrap(fn, key):
+            def call():
+                epochs[key].append(fn())
+            return call
+        row = b.measure(name, "ms/step", float(steps), wrap(ours_fn, "ours"),
+                        wrap(ref_fn, "ref"), b.reps(6, 2),
+                        f"{steps} steps/epoch of batch {batch_size}; one epoch per repetition",
+                        is_time=True, kernel=False)
+        # Replace fit()-call times by the epochs' own times (warm-up dropped).
+        for key in ("ours", "ref"):
+            v = [1e3 * s / steps for s in epochs[key][1:]]
+            if v:
+                row[key] = summary(v)
+        if row["ours"] and row["ref"]:
+            row["ratio"] = row["ref"]["median"] / row["ours"]["median"]
+
+
+def fmt(v):
+    if v is None:
+        return "n/a"
+    if abs(v) >= 1e5:
+        return f"{v:.3g}"
+    if abs(v) >= 100:
+        return f"{v:.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    return f"{v:.3g}"
+
+
+def markdown(rows, header):
+    out = [header, "",
+           "ratio = OPENCL speed / CPU speed (medians; > 1: the device is faster).", "",
+           "| case | metric | OPENCL min | OPENCL median | OPENCL max | reference | ref median | ratio | note |",
+           "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | --- |"]
+    for r in rows:
+        o, f = r["ours"] or {}, r["ref"] or {}
+        ratio = "n/a" if r["ratio"] is None else f"{r['ratio']:.2f}"
+        out.append(f"| {r['case']} | {r['unit']} | {fmt(o.get('min'))} | {fmt(o.get('median'))} | "
+                   f"{fmt(o.get('max'))} | {r['reference']} | {fmt(f.get('median'))} | {ratio} | {r['note']} |")
+    kernels = [r for r in rows if r["kernel"] and r["ratio"] is not None]
+    if kernels:
+        w = min(kernels, key=lambda r: r["ratio"])
+        out += ["", f"Slowest kernel relative to TensorFlow's CPU kernel: {w['case']} ({w['ratio']:.2f} x)."]
+    return "\n".join(out)
+
+
+def chart(path, panels):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    panels = [(t, [r for r in rows if r.get("ratio")]) for t, rows in panels]
+    panels = [(t, rows) for t, rows in panels if rows]
+    if not panels:
+        return
+    height = sum(0.28 * len(rows) + 1.2 for _, rows in panels)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, max(3, height)), squeeze=False,
+                             gridspec_kw={"height_ratios": [len(r) + 3 for _, r in panels]})
+    for ax, (title, rows) in zip(axes[:, 0], panels):
+        labels = [f"{r['case']} vs {r['reference']}" for r in rows]
+        ratios = [r["ratio"] for r in rows]
+        colors = ["tab:green" if q >= 1 else "tab:red" for q in ratios]
+        ax.barh(range(len(rows)), ratios, color=colors)
+        ax.set_yticks(range(len(rows)), labels, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        ax.axvline(1.0, color="black", linewidth=0.8)
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("ratio (our speed / reference speed, log scale; > 1 faster)", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main():
+    args = parse_args()
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+    installed = any(os.path.exists(os.path.join(p, "tensorflow-plugins", "libtfocl.so"))
+                    for p in sys.path if p)
+    if not installed and "TF_PLUGGABLE_DEVICE_LIBRARY_PATH" not in os.environ:
+        # Never both: TensorFlow aborts on a second registration.
+        os.environ["TF_PLUGGABLE_DEVICE_LIBRARY_PATH"] = os.path.abspath(args.plugin)
+    import numpy as np
+    import tensorflow as tf
+
+    if not tf.config.list_physical_devices("OPENCL"):
+        print("tf_bench: no OPENCL device (plugin "
+              f"{os.environ.get('TF_PLUGGABLE_DEVICE_LIBRARY_PATH', 'pip-installed')})",
+              file=sys.stderr)
+        return 1
+    tf.get_logger().setLevel("ERROR")  # one tf.function per case: no retracing notes
+    b = Bench(args)
+    tf.config.set_soft_device_placement(False)
+    bench_eager(b, tf, np)
+    bench_ops(b, tf, np)
+    bench_keras(b, tf, np)
+
+    header = (f"tf_bench: TensorFlow {tf.__version__}, /OPENCL:0 vs /CPU:0 "
+              f"({os.cpu_count()} CPUs){' --quick' if args.quick else ''}")
+    result = {"tensorflow": tf.__version__, "quick": args.quick, "rows": b.rows}
+    if args.json == "-":
+        json.dump(result, sys.stdout, indent=1)
+        print()
+    else:
+        print(markdown(b.rows, header))
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(result, f, indent=1)
+    if args.chart:
+        panels = [("TensorFlow: OPENCL vs TensorFlow CPU kernels", b.rows)]
+        if args.tfocl_json and os.path.exists(args.tfocl_json):
+            with open(args.tfocl_json) as f:
+                rows = json.load(f)["rows"]
+            panels.insert(0, ("tfocl bench: ours vs reference", rows))
+        try:
+            chart(args.chart, panels)
+        except ImportError:
+            print("tf_bench: matplotlib missing: no chart (ci/bench installs it)", file=sys.stderr)
+    return 0 if b.rows else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
