@@ -13,7 +13,7 @@
  * FusedBatchNormV3's reserve_space_1/2 hold the batch mean and biased
  * variance in training (the CPU kernel's choice, not cuDNN's inverse
  * variance: our gradient reads them back), the given mean and variance in
- * inference; reserve_space_3 is a scalar 0 as on the CPU. */
+ * inference; reserve_space_3 is empty, shape [0], as on the CPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -478,11 +478,12 @@ static bool run_batch_norm(TF_OpKernelContext *ctx,
       return false;
   }
 
+  const int64_t none = 0;
   for (int i = 0; i < 6; i++) {
     bool image = i == 0;
     out[i] = ocl_tf.AllocateOutput(ctx, i, image ? k->dtype : TF_FLOAT,
-                                   image ? dims : &depth,
-                                   image ? rank : i == 5 ? 0 : 1, 0, status);
+                                   image ? dims : i == 5 ? &none : &depth,
+                                   image ? rank : 1, 0, status);
     if (ocl_tf.GetCode(status) != TF_OK)
       return false;
   }
@@ -490,11 +491,8 @@ static bool run_batch_norm(TF_OpKernelContext *ctx,
   struct ocl_launch launch;
   if (!ocl_launch_init(&launch, ctx, status))
     return false;
-  if (depth == 0) {
-    const struct ocl_arg argv[] = {OCL_TENSOR(out[5])};
-    return ocl_enqueue_1d(&launch, &families[k->storage], "zero_scalar", 1,
-                          argv, 1, status);
-  }
+  if (depth == 0)
+    return true;
   size_t local = bn_group_size(launch.device);
   size_t global = (size_t)depth * local;
   const TF_Tensor *any = in[1];
@@ -509,7 +507,6 @@ static bool run_batch_norm(TF_OpKernelContext *ctx,
       OCL_TENSOR(out[2]),
       OCL_TENSOR(out[3]),
       OCL_TENSOR(out[4]),
-      OCL_TENSOR(out[5]),
       OCL_LONG(depth),
       OCL_LONG(rest),
       OCL_LONG(inner),

@@ -238,8 +238,7 @@ __kernel void batch_norm(OCL_TENSOR_ARG(const T, x),
                          OCL_TENSOR_ARG(float, batch_mean),
                          OCL_TENSOR_ARG(float, batch_var),
                          OCL_TENSOR_ARG(float, saved_mean),
-                         OCL_TENSOR_ARG(float, saved_var),
-                         OCL_TENSOR_ARG(float, reserve_3), long depth,
+                         OCL_TENSOR_ARG(float, saved_var), long depth,
                          long rest, long inner, float epsilon, float factor,
                          int training, __local float *scratch)
 {
@@ -288,14 +287,6 @@ __kernel void batch_norm(OCL_TENSOR_ARG(const T, x),
   OCL_PTR(float, batch_var)[c] = new_var;
   OCL_PTR(float, saved_mean)[c] = m;
   OCL_PTR(float, saved_var)[c] = v;
-  if (c == 0)
-    OCL_PTR(float, reserve_3)[0] = 0.0f;
-}
-
-/* reserve_space_3 when there are no channels to launch groups for. */
-__kernel void zero_scalar(OCL_TENSOR_ARG(float, out))
-{
-  OCL_PTR(float, out)[0] = 0.0f;
 }
 
 /* One work-group per channel; mean and variance are reserve_space_1 and 2

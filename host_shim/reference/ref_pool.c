@@ -11,7 +11,7 @@
  * normalises with the batch mean and biased variance, returns the
  * Bessel-corrected variance as batch_variance, blended with the incoming
  * statistics when exponential_avg_factor != 1, keeps the batch mean and
- * biased variance in reserve_space_1/2 and a scalar 0 in reserve_space_3;
+ * biased variance in reserve_space_1/2 and an empty reserve_space_3;
  * inference passes the given mean and variance through (also into
  * reserve_space_1/2, where TensorFlow's CPU kernel leaves them
  * uninitialised). An empty x gives NaN statistics.
@@ -541,11 +541,11 @@ static int bn_compute(const struct ref_case *c, struct ref_tensor *out,
     snprintf(error, (size_t)error_len, "bad scale");
     return -1;
   }
+  const int64_t none = 0;
   for (int i = 0; i < 6; i++)
     ref_tensor_alloc(&out[i], i == 0 ? x->dtype : TF_FLOAT,
-                     i == 0 ? x->dims : &b.depth,
-                     i == 0 ? x->rank : i == 5 ? 0 : 1);
-  out[5].v[0] = 0;
+                     i == 0 ? x->dims : i == 5 ? &none : &b.depth,
+                     i == 0 ? x->rank : 1);
   for (int64_t ch = 0; ch < b.depth; ch++) {
     double m = training ? 0 : mean_in[ch], v = training ? 0 : var_in[ch];
     double new_m, new_v;
