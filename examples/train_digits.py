@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Train a small MLP on scikit-learn's digits data set with Keras, on the
-OpenCL device (tfocl) and, for comparison, on the CPU.
+"""Train a small MLP (or, with --model cnn, a small CNN) on scikit-learn's
+digits data set with Keras, on the OpenCL device (tfocl) and, for
+comparison, on the CPU.
 
 Prints the devices TensorFlow sees, where every op of the train step ran
 (OPENCL vs CPU, from TensorFlow's own placement of the partitioned graphs),
@@ -9,6 +10,8 @@ the accuracy of both runs and the time per training step.
     python examples/train_digits.py                    # the pip-installed plugin
     python examples/train_digits.py --plugin build/plugin/libtfocl.so
     python examples/train_digits.py --json out.json    # results for scripts
+    python examples/train_digits.py --model cnn        # Conv2D, MaxPooling2D,
+                                                       # BatchNormalization, Dropout, Dense
 
 Needs a TensorFlow whose wheel exports kernels_experimental.h (variable
 updates), e.g. tensorflow==2.19.1; see the README's TensorFlow section.
@@ -46,6 +49,9 @@ HOST_BY_DESIGN = {
 
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", choices=("mlp", "cnn"), default="mlp",
+                    help="mlp: Dense layers on the 64 pixels (default); cnn: Conv2D, "
+                    "MaxPooling2D, BatchNormalization, Dropout and Dense on the 8x8 images")
     ap.add_argument("--epochs", type=int, default=15)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--hidden", type=int, default=64)
@@ -88,9 +94,36 @@ def placement(run_metadata):
     return where
 
 
+def build_model(keras, args):
+    if args.model == "mlp":
+        return keras.Sequential([
+            keras.Input(shape=(64,)),
+            keras.layers.Dense(args.hidden, activation="relu"),
+            keras.layers.Dense(args.hidden, activation="relu"),
+            keras.layers.Dense(10, activation="softmax"),
+        ])
+    # The 8x8 digits as one-channel NHWC images. Keras 3's BatchNormalization
+    # is built of moments and element-wise ops (not FusedBatchNormV3); its
+    # Dropout draws StatelessRandomUniformV2 from a seed-generator variable.
+    return keras.Sequential([
+        keras.Input(shape=(8, 8, 1)),
+        keras.layers.Conv2D(16, 3, padding="same", activation="relu"),
+        keras.layers.BatchNormalization(),
+        keras.layers.MaxPooling2D(2),
+        keras.layers.Conv2D(32, 3, padding="same", activation="relu"),
+        keras.layers.MaxPooling2D(2),
+        keras.layers.Flatten(),
+        keras.layers.Dropout(0.25),
+        keras.layers.Dense(args.hidden, activation="relu"),
+        keras.layers.Dense(10, activation="softmax"),
+    ])
+
+
 def train(tf, keras, device, data, args):
     from tensorflow.python.eager import context
     x_train, x_test, y_train, y_test = data
+    if args.model == "cnn":
+        x_train, x_test = x_train.reshape(-1, 8, 8, 1), x_test.reshape(-1, 8, 8, 1)
     keras.utils.set_random_seed(args.seed)
     # Soft placement stays on, as in any TensorFlow program: the weight
     # initialisers (stateless random ops) and Keras' tf.data input pipeline
@@ -98,12 +131,7 @@ def train(tf, keras, device, data, args):
     # step were placed, read back from TensorFlow's partitioned graphs.
     tf.config.set_soft_device_placement(True)
     with tf.device(device):
-        model = keras.Sequential([
-            keras.Input(shape=(64,)),
-            keras.layers.Dense(args.hidden, activation="relu"),
-            keras.layers.Dense(args.hidden, activation="relu"),
-            keras.layers.Dense(10, activation="softmax"),
-        ])
+        model = build_model(keras, args)
         # jit_compile=False: Keras' "auto" turns XLA on as soon as a non-CPU
         # device exists, and XLA has no OPENCL backend.
         model.compile(optimizer=keras.optimizers.Adam(learning_rate=3e-3),
@@ -135,6 +163,7 @@ def train(tf, keras, device, data, args):
     later = epoch_times[1:] or epoch_times
     return {
         "device": device,
+        "model": args.model,
         "test_accuracy": float(acc),
         "test_loss": float(loss),
         "train_accuracy": float(history.history["accuracy"][-1]),
@@ -167,7 +196,8 @@ def main():
               "TF_PLUGGABLE_DEVICE_LIBRARY_PATH set?", file=sys.stderr)
         return 2
     data = load_data(args.seed)
-    results = {"tensorflow": tf.__version__, "keras": keras.__version__,
+    out(f"model: {args.model}")
+    results = {"model": args.model, "tensorflow": tf.__version__, "keras": keras.__version__,
                "devices": [d.name for d in physical], "runs": {},
                "host_by_design": HOST_BY_DESIGN}
     for run in runs:

@@ -7,6 +7,18 @@ under /device:OPENCL:0 (soft placement off) and compares. `case.types`
 holds the kernel's type constraints ({"T": np.float32, ...}); an attribute
 the kernel leaves free gets the op's default.
 
+A case may carry a fourth element, a dict of options:
+  "outputs"    the indices of the outputs compared; the others are left
+               unspecified by TensorFlow (the op's doc or its CPU kernel), so
+               they must be on OPENCL but may hold anything;
+  "reference"  (why, fn): fn of the numpy inputs returns the expected
+               outputs instead of TensorFlow's CPU kernel (why says what it
+               is);
+  "fallback"   (why, fn): the same, used only where TensorFlow's CPU kernel
+               refuses the case with one of CPU_REFUSALS (NCHW, dilations);
+  "tol"        assert_allclose tolerances for this case.
+Per-op tolerances are in TOLERANCES (else tolerance()'s defaults).
+
 A kernel whose op has no builder here fails test_kernel_matches_cpu: add one
 when you register a new op (the C ops suite asks the same of its host
 references).
@@ -53,7 +65,35 @@ APPROX_OPS = {
 }
 
 
+# Per-op tolerances where the defaults below do not fit, {op: {dtype: tol}}.
+# Convolutions sum up to KH*KW*Cin (or N*OH*OW for the filter gradient)
+# products in an order of their own (GEMM tiles vs Eigen's or oneDNN's):
+# float32 within a few ulps of the sum's magnitude. Half is stored as half
+# and computed in float on OPENCL, rounded once; TensorFlow's CPU half
+# kernels round on their own schedule: up to one half ulp of results up to
+# ~30 (0.03). Pooling: MaxPool moves values (exact); AvgPool divides a sum
+# of at most 9 terms. Batch norm reduces over N*H*W in work-group trees
+# (OPENCL) vs Eigen's sums (CPU).
+_CONV_TOL = {np.float32: dict(rtol=1e-4, atol=1e-4), np.float16: dict(rtol=1e-2, atol=3e-2)}
+_BN_TOL = {np.float32: dict(rtol=1e-4, atol=1e-4), np.float16: dict(rtol=1e-2, atol=1e-2)}
+TOLERANCES = {
+    **{op: _CONV_TOL for op in (
+        "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNative",
+        "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter")},
+    "MaxPool": {np.float32: dict(rtol=0, atol=0), np.float16: dict(rtol=0, atol=0)},
+    # Overlapping windows sum gradients: in float on OPENCL, rounded once;
+    # in half, per addition, by the CPU (one half ulp apart).
+    "MaxPoolGrad": {np.float32: dict(rtol=1e-6, atol=1e-6), np.float16: dict(rtol=2e-3, atol=2e-3)},
+    "AvgPool": {np.float32: dict(rtol=1e-6, atol=1e-6), np.float16: dict(rtol=1e-3, atol=1e-3)},
+    "AvgPoolGrad": {np.float32: dict(rtol=1e-6, atol=1e-6), np.float16: dict(rtol=1e-3, atol=1e-3)},
+    "FusedBatchNormV3": _BN_TOL,
+    "FusedBatchNormGradV3": _BN_TOL,
+}
+
+
 def tolerance(op, dtype):
+    if op in TOLERANCES and dtype in TOLERANCES[op]:
+        return TOLERANCES[op][dtype]
     if dtype == np.float16:
         return dict(rtol=5e-3, atol=5e-3)
     if dtype in (np.float32,):
@@ -632,6 +672,339 @@ for _n in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal"):
 for _n in ("StatelessRandomGetKeyCounter", "StatelessRandomGetKeyCounterAlg"):
     BUILDERS[_n] = _key_counter(_n)
 BUILDERS["StatelessRandomGetAlg"] = lambda c: [("alg", lambda: raw.StatelessRandomGetAlg(), [])]
+
+
+# --- convolution, pooling, batch normalisation -------------------------------
+# Every geometry runs in both layouts the op takes: the NHWC tensors are
+# drawn, then transposed for NCHW (attributes reordered to match).
+#
+# TensorFlow's CPU kernels refuse some of these cases, depending on the op
+# and the dtype (oneDNN takes float32 NCHW where Eigen's kernels do not):
+# NCHW for MaxPool, MaxPoolGrad, AvgPool(Grad) and half Conv2D/backprops,
+# FusedBatchNormGradV3 inference in NCHW, and dilations > 1 in the
+# convolution gradients. Such a case carries a "fallback" reference, used
+# only when the CPU refuses it with one of CPU_REFUSALS: TensorFlow's own
+# CPU kernel on the NHWC transposes of the inputs (result transposed back),
+# and for dilations the same convolution with the filter dilated by zero
+# taps (dilation 1; the filter gradient then keeps every dilation-th tap).
+CPU_REFUSALS = (
+    "only supports NHWC",
+    "only supports the NHWC tensor format",
+    "only support NHWC tensor format",
+    "do not yet support dilation rates larger than 1",
+    "only supported for NHWC format",
+)
+
+
+def _nchw(a):
+    return np.ascontiguousarray(np.transpose(a, (0, 3, 1, 2)))
+
+
+def _nhwc(a):
+    return np.ascontiguousarray(np.transpose(a, (0, 2, 3, 1)))
+
+
+def _fmt(a, fmt):
+    return _nchw(a) if fmt == "NCHW" else a
+
+
+def _fmt4(nhwc, fmt):
+    """A per-dimension attribute (strides, ksize, dilations, a shape) given
+    in NHWC order, in `fmt`'s order."""
+    n, h, w, c = nhwc
+    return [n, c, h, w] if fmt == "NCHW" else [n, h, w, c]
+
+
+def _nhwc4(v, fmt):
+    """The inverse of _fmt4."""
+    v = [int(a) for a in v]
+    return [v[0], v[2], v[3], v[1]] if fmt == "NCHW" else v
+
+
+def _explicit(pads, fmt):
+    """((top, bottom), (left, right)) as explicit_paddings in `fmt`'s order."""
+    (t, b), (l, r) = pads
+    return [0, 0, 0, 0, t, b, l, r] if fmt == "NCHW" else [0, 0, t, b, l, r, 0, 0]
+
+
+def _out_size(n, k, s, d, padding, pads=(0, 0)):
+    ke = (k - 1) * d + 1
+    if padding == "SAME":
+        return -(-n // s)
+    if padding == "VALID":
+        return (n - ke) // s + 1
+    return (n + pads[0] + pads[1] - ke) // s + 1
+
+
+def _nhwc_attrs(attrs):
+    """The same op's attributes for NHWC (and dilation 1, filters dilated)."""
+    fmt = attrs.get("data_format", "NHWC")
+    a = dict(attrs, data_format="NHWC")
+    for k in ("ksize", "strides"):
+        if k in a:
+            a[k] = _nhwc4(a[k], fmt)
+    if "dilations" in a:
+        a["dilations"] = [1, 1, 1, 1]
+    if "explicit_paddings" in a and fmt == "NCHW":
+        e = a["explicit_paddings"]
+        a["explicit_paddings"] = [0, 0, e[4], e[5], e[6], e[7], 0, 0]
+    return a
+
+
+def _via_nhwc(make, attrs, kinds, images_out=(0,)):
+    """A fallback reference: `make(attrs)` is the case's op call; run it on
+    the CPU in NHWC. kinds, per input: "image" (transposed), "shape" (a 4-D
+    shape, reordered), "filter" (dilated by zero taps), "filter_sizes" (the
+    dilated filter's size; the result keeps every dilation-th tap) or None."""
+    fmt = attrs.get("data_format", "NHWC")
+    dil = _nhwc4(attrs.get("dilations", [1, 1, 1, 1]), fmt)
+    dh, dw = dil[1], dil[2]
+    dilated = dh > 1 or dw > 1
+    fn = make(_nhwc_attrs(attrs))
+    why = ("TensorFlow's CPU kernel " + ("on the NHWC transposes, transposed back" if fmt == "NCHW" else "")
+           + (" and " if fmt == "NCHW" and dilated else "")
+           + ("with the filter dilated by zero taps (dilation 1)" if dilated else ""))
+
+    def ref(*inputs):
+        args, sub = [], False
+        for kind, x in zip(kinds, inputs):
+            if kind == "image" and fmt == "NCHW":
+                x = _nhwc(x)
+            elif kind == "shape":
+                x = np.array(_nhwc4(x, fmt), x.dtype)
+            elif kind == "filter" and dilated:
+                w = np.zeros(((x.shape[0] - 1) * dh + 1, (x.shape[1] - 1) * dw + 1) + x.shape[2:], x.dtype)
+                w[::dh, ::dw] = x
+                x = w
+            elif kind == "filter_sizes" and dilated:
+                x = np.array([(x[0] - 1) * dh + 1, (x[1] - 1) * dw + 1, x[2], x[3]], x.dtype)
+                sub = True
+            args.append(tf.constant(x))
+        with tf.device("/CPU:0"):
+            out = fn(*args)
+        out = [t.numpy() for t in (out if isinstance(out, (list, tuple)) else [out])]
+        if sub:
+            out = [o[::dh, ::dw] for o in out]
+        return [_nchw(o) if i in images_out and fmt == "NCHW" else o for i, o in enumerate(out)]
+    return why, ref
+
+
+def _call(name, *argnames):
+    """make(attrs) -> fn(*tensors) calling raw.<name> with those attrs."""
+    f = getattr(raw, name)
+    return lambda attrs: (lambda *t: f(**dict(zip(argnames, t)), **attrs))
+
+
+# (label, data_format, padding, strides (h, w), dilations (h, w),
+#  explicit paddings ((top, bottom), (left, right)), input (H, W), filter (KH, KW))
+CONV_GEOMETRIES = [
+    ("NHWC SAME", "NHWC", "SAME", (1, 1), (1, 1), None, (5, 6), (3, 3)),
+    ("NHWC VALID s2", "NHWC", "VALID", (2, 2), (1, 1), None, (7, 6), (3, 2)),
+    ("NHWC SAME s2x1 d1x2", "NHWC", "SAME", (2, 1), (1, 2), None, (6, 7), (2, 3)),
+    ("NHWC VALID d2", "NHWC", "VALID", (1, 1), (2, 2), None, (7, 7), (3, 3)),
+    ("NHWC SAME s2 d2", "NHWC", "SAME", (2, 2), (2, 2), None, (6, 7), (2, 3)),
+    ("NHWC EXPLICIT s1x2", "NHWC", "EXPLICIT", (1, 2), (1, 1), ((1, 2), (0, 1)), (5, 6), (3, 3)),
+    ("NHWC EXPLICIT s2", "NHWC", "EXPLICIT", (2, 2), (1, 1), ((2, 0), (1, 1)), (5, 6), (3, 3)),
+    ("NHWC 1x1", "NHWC", "VALID", (1, 1), (1, 1), None, (4, 5), (1, 1)),
+    ("NCHW SAME s2", "NCHW", "SAME", (2, 2), (1, 1), None, (6, 5), (3, 3)),
+    ("NCHW VALID d2x1", "NCHW", "VALID", (1, 1), (2, 1), None, (7, 6), (2, 3)),
+    ("NCHW EXPLICIT", "NCHW", "EXPLICIT", (1, 1), (1, 1), ((0, 1), (2, 1)), (4, 5), (2, 2)),
+    ("NCHW 1x1", "NCHW", "VALID", (1, 1), (1, 1), None, (4, 5), (1, 1)),
+]
+
+
+def _conv(name):
+    """Conv2D / DepthwiseConv2dNative and their input and filter gradients
+    over CONV_GEOMETRIES: 2 images, 3 input channels, 4 output channels
+    (depthwise: channel multiplier 2).
+
+    DepthwiseConv2dNative* take equal row and column strides only, and no
+    dilations (TensorFlow's Eigen CPU and GPU kernels and OPENCL alike answer
+    INVALID_ARGUMENT / UNIMPLEMENTED; tf.nn.depthwise_conv2d dilates through
+    SpaceToBatchND instead): those geometries are left out for them. (The
+    oneDNN float32 CPU kernel does take dilations, but its backprops with
+    dilations kill the process, SIGILL, in TensorFlow 2.19.1.)"""
+    depthwise = name.startswith("Depthwise")
+    if name.endswith("BackpropInput"):
+        make, kinds = _call(name, "input_sizes", "filter", "out_backprop"), ("shape", "filter", "image")
+    elif name.endswith("BackpropFilter"):
+        make, kinds = _call(name, "input", "filter_sizes", "out_backprop"), ("image", "filter_sizes", "image")
+    else:
+        make, kinds = _call(name, "input", "filter"), ("image", "filter")
+
+    def build(c):
+        cases = []
+        for label, fmt, pad, (sh, sw), (dh, dw), ex, (H, W), (KH, KW) in CONV_GEOMETRIES:
+            if depthwise and (sh != sw or dh > 1 or dw > 1):
+                continue
+            cin, cout = 3, 4
+            w = c.rand(KH, KW, cin, 2 if depthwise else cout)
+            if depthwise:
+                cout = 2 * cin
+            OH = _out_size(H, KH, sh, dh, pad, ex[0] if ex else (0, 0))
+            OW = _out_size(W, KW, sw, dw, pad, ex[1] if ex else (0, 0))
+            x = _fmt(c.rand(2, H, W, cin), fmt)
+            dy = _fmt(c.rand(2, OH, OW, cout), fmt)
+            attrs = dict(strides=_fmt4([1, sh, sw, 1], fmt), padding=pad,
+                         dilations=_fmt4([1, dh, dw, 1], fmt), data_format=fmt)
+            if ex:
+                attrs["explicit_paddings"] = _explicit(ex, fmt)
+            if name.endswith("BackpropInput"):
+                inputs = [np.array(x.shape, np.int32), w, dy]
+            elif name.endswith("BackpropFilter"):
+                inputs = [x, np.array(w.shape, np.int32), dy]
+            else:
+                inputs = [x, w]
+            images_out = () if name.endswith("BackpropFilter") else (0,)  # a filter is HWIO in both layouts
+            cases.append((label, make(attrs), inputs, {"fallback": _via_nhwc(make, attrs, kinds, images_out)}))
+        return cases
+    return build
+
+
+for _n in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNative",
+           "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter"):
+    BUILDERS[_n] = _conv(_n)
+
+# (label, data_format, padding, ksize (h, w), strides (h, w), explicit, input (H, W))
+POOL_GEOMETRIES = [
+    ("NHWC VALID 2x2 s2", "NHWC", "VALID", (2, 2), (2, 2), None, (6, 7)),
+    ("NHWC SAME 3x3 s2", "NHWC", "SAME", (3, 3), (2, 2), None, (7, 6)),
+    ("NHWC SAME 3x2 s1", "NHWC", "SAME", (3, 2), (1, 1), None, (5, 5)),
+    ("NHWC VALID 1x3 s1x2", "NHWC", "VALID", (1, 3), (1, 2), None, (4, 7)),
+    ("NHWC EXPLICIT 2x2 s2", "NHWC", "EXPLICIT", (2, 2), (2, 2), ((1, 0), (0, 1)), (5, 6)),
+    ("NCHW SAME 3x3 s2", "NCHW", "SAME", (3, 3), (2, 2), None, (7, 6)),
+    ("NCHW VALID 2x3 s1x2", "NCHW", "VALID", (2, 3), (1, 2), None, (5, 8)),
+    ("NCHW EXPLICIT 3x3 s1", "NCHW", "EXPLICIT", (3, 3), (1, 1), ((1, 1), (1, 0)), (4, 4)),
+]
+
+
+def _distinct(c, shape, dtype):
+    """Distinct values, exact in half too: no ties in a max-pool window, so
+    the gradient's route is the same whichever maximum a kernel keeps."""
+    n = int(np.prod(shape))
+    return ((c.rng.permutation(n) - n // 2) / 64.0).astype(dtype).reshape(shape)
+
+
+def _pool_geometries(explicit):
+    # AvgPool's padding takes no EXPLICIT; MaxPool's does.
+    return [g for g in POOL_GEOMETRIES if explicit or g[2] != "EXPLICIT"]
+
+
+def _pool_attrs(fmt, pad, k, s, ex):
+    attrs = dict(ksize=_fmt4([1, k[0], k[1], 1], fmt), strides=_fmt4([1, s[0], s[1], 1], fmt),
+                 padding=pad, data_format=fmt)
+    if ex:
+        attrs["explicit_paddings"] = _explicit(ex, fmt)
+    return attrs
+
+
+def _pool_out(H, W, pad, k, s, ex):
+    return (_out_size(H, k[0], s[0], 1, pad, ex[0] if ex else (0, 0)),
+            _out_size(W, k[1], s[1], 1, pad, ex[1] if ex else (0, 0)))
+
+
+def _pool(name):
+    grad = name.endswith("Grad")
+    maxpool = name.startswith("Max")
+    if name == "MaxPool":
+        make, kinds = _call(name, "input"), ("image",)
+    elif name == "AvgPool":
+        make, kinds = _call(name, "value"), ("image",)
+    elif name == "MaxPoolGrad":
+        make, kinds = _call(name, "orig_input", "orig_output", "grad"), ("image", "image", "image")
+    else:
+        make, kinds = _call(name, "orig_input_shape", "grad"), ("shape", "image")
+
+    def build(c):
+        cases = []
+        for label, fmt, pad, k, s, ex, (H, W) in _pool_geometries(maxpool):
+            attrs = _pool_attrs(fmt, pad, k, s, ex)
+            OH, OW = _pool_out(H, W, pad, k, s, ex)
+            x = _distinct(c, (2, H, W, 3), c.T) if maxpool else c.rand(2, H, W, 3)
+            if name == "MaxPoolGrad":
+                # orig_output must be MaxPool(orig_input): TensorFlow's CPU
+                # MaxPool in NHWC (float32; the values are exact in half).
+                with tf.device("/CPU:0"):
+                    y = raw.MaxPool(input=tf.constant(x.astype(np.float32)),
+                                    **_pool_attrs("NHWC", pad, k, s, ex)).numpy().astype(c.T)
+                inputs = [x, y, c.rand(2, OH, OW, 3)]
+            elif name == "AvgPoolGrad":
+                inputs = [np.array(_fmt4([2, H, W, 3], fmt), np.int32), c.rand(2, OH, OW, 3)]
+            else:
+                inputs = [x]
+            inputs = [_fmt(a, fmt) if kind == "image" else a for kind, a in zip(kinds, inputs)]
+            cases.append((label, make(attrs), inputs, {"fallback": _via_nhwc(make, attrs, kinds)}))
+        return cases
+    return build
+
+
+for _n in ("MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad"):
+    BUILDERS[_n] = _pool(_n)
+
+# FusedBatchNormV3's outputs: y, batch_mean, batch_variance, reserve_space_1,
+# reserve_space_2, reserve_space_3. TensorFlow's CPU kernel defines
+# reserve_space_1/2 only in training (the batch mean and the biased batch
+# variance, which FusedBatchNormGradV3 reads back); in inference they are
+# unspecified, and reserve_space_3 always is (the CPU gives an empty tensor,
+# OPENCL a scalar 0): those are not compared. batch_mean/batch_variance are
+# the running statistics: in training the batch moments (variance
+# Bessel-corrected) blended into the given ones by exponential_avg_factor,
+# in inference the given estimates.
+_BN_TRAINING_OUTPUTS = (0, 1, 2, 3, 4)
+_BN_INFERENCE_OUTPUTS = (0, 1, 2)
+_BN = _call("FusedBatchNormV3", "x", "scale", "offset", "mean", "variance")
+_BN_GRAD = _call("FusedBatchNormGradV3", "y_backprop", "x", "scale", "reserve_space_1",
+                 "reserve_space_2", "reserve_space_3")
+
+
+def _batch_norm(c):
+    U = c.t("U", np.float32)
+    cases = []
+    for fmt in ("NHWC", "NCHW"):
+        for training in (True, False):
+            for factor in (1.0, 0.5):
+                attrs = dict(is_training=training, exponential_avg_factor=factor, epsilon=1e-3,
+                             data_format=fmt)
+                inputs = [_fmt(c.rand(2, 4, 5, 3), fmt), c.rand(3, dtype=U), c.rand(3, dtype=U),
+                          c.rand(3, dtype=U), c.pos(3, dtype=U)]
+                mode = "training" if training else "inference"
+                cases.append((f"{fmt} {mode} factor={factor}", _BN(attrs), inputs,
+                              {"outputs": _BN_TRAINING_OUTPUTS if training else _BN_INFERENCE_OUTPUTS,
+                               "fallback": _via_nhwc(_BN, attrs, ("image", None, None, None, None))}))
+    # Keras' layer in training with factor 1 passes empty running statistics.
+    cases.append(("NHWC training, empty running statistics", _BN(dict(is_training=True)),
+                  [c.rand(3, 2, 2, 5), c.rand(5, dtype=U), c.rand(5, dtype=U), np.zeros(0, U), np.zeros(0, U)],
+                  {"outputs": _BN_TRAINING_OUTPUTS}))
+    return cases
+
+
+# FusedBatchNormGradV3's outputs: x_backprop, scale_backprop,
+# offset_backprop, reserve_space_4, reserve_space_5; the last two are
+# unused placeholders (unspecified): not compared. reserve_space_1/2 are what
+# FusedBatchNormV3 gives out: in training the batch mean and biased variance
+# of x, in inference the population estimates; reserve_space_3 is unused.
+def _batch_norm_grad(c):
+    U = c.t("U", np.float32)
+    cases = []
+    for fmt in ("NHWC", "NCHW"):
+        for training in (True, False):
+            x, dy = c.rand(2, 4, 5, 3), c.rand(2, 4, 5, 3)
+            if training:
+                x64 = x.astype(np.float64).reshape(-1, 3)
+                mean, var = x64.mean(0).astype(U), x64.var(0).astype(U)
+            else:
+                mean, var = c.rand(3, dtype=U), c.pos(3, dtype=U)
+            attrs = dict(is_training=training, epsilon=1e-3, data_format=fmt)
+            mode = "training" if training else "inference"
+            cases.append((f"{fmt} {mode}", _BN_GRAD(attrs),
+                          [_fmt(dy, fmt), _fmt(x, fmt), c.rand(3, dtype=U), mean, var, np.zeros(0, U)],
+                          {"outputs": (0, 1, 2),
+                           "fallback": _via_nhwc(_BN_GRAD, attrs, ("image", "image", None, None, None, None))}))
+    return cases
+
+
+BUILDERS["FusedBatchNormV3"] = _batch_norm
+BUILDERS["FusedBatchNormGradV3"] = _batch_norm_grad
 
 
 CPU_WRONG = {
