@@ -288,10 +288,17 @@ void shim_device_copy(struct tfocl_device *d, enum tfocl_stream_role role,
   if (!shim_ok(status))
     return;
   ev = event_get(d, status);
-  if (ev == NULL)
-    return;
-  se->record_event(&d->sp, stream, ev, status);
-  if (shim_ok(status))
-    se->block_host_for_event(&d->sp, ev, status);
-  event_put(d, ev);
+  if (ev != NULL) {
+    se->record_event(&d->sp, stream, ev, status);
+    if (shim_ok(status))
+      se->block_host_for_event(&d->sp, ev, status);
+    event_put(d, ev);
+  }
+  if (!shim_ok(status)) {
+    /* The copy is enqueued and may still read or write the caller's host
+     * memory: whatever failed, do not return before the stream is done. */
+    TF_Status *drain = TF_NewStatus();
+    se->block_host_until_done(&d->sp, stream, drain);
+    TF_DeleteStatus(drain);
+  }
 }

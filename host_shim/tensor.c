@@ -26,6 +26,15 @@ int64_t shim_num_elements(const int64_t *dims, int num_dims)
   return n;
 }
 
+/* Bytes of n elements of elem bytes; SIZE_MAX when that does not fit in a
+ * size_t (no allocation can succeed: it fails as out of memory). */
+static size_t byte_size(int64_t n, size_t elem)
+{
+  if (n < 0 || (elem > 0 && (uint64_t)n > SIZE_MAX / elem))
+    return SIZE_MAX;
+  return (size_t)n * elem;
+}
+
 void shim_format_shape(struct shim_strbuf *b, const int64_t *dims,
                        int num_dims)
 {
@@ -130,7 +139,7 @@ TF_Tensor *TF_NewTensor(TF_DataType dtype, const int64_t *dims, int num_dims,
   int64_t n = shim_num_elements(dims, num_dims);
 
   /* As TensorFlow: a buffer too small for the shape is refused. */
-  if (n < 0 || (elem > 0 && len < elem * (size_t)n))
+  if (n < 0 || (elem > 0 && len < byte_size(n, elem)))
     return NULL;
   buf = buffer_new(SHIM_BUFFER_HOST_EXTERNAL, data, len);
   if (buf == NULL)
@@ -148,6 +157,8 @@ static TF_Tensor *alloc_host(TF_DataType dtype, const int64_t *dims,
 
   if (len == 0)
     return tensor_new(dtype, dims, num_dims, empty_buffer(), 0, 0);
+  if (len > SIZE_MAX - SHIM_ALIGN) /* the rounding below would wrap */
+    return NULL;
   data = aligned_alloc(SHIM_ALIGN, (len + SHIM_ALIGN - 1) / SHIM_ALIGN *
                                        SHIM_ALIGN);
   if (data == NULL)
@@ -163,7 +174,15 @@ static TF_Tensor *alloc_host(TF_DataType dtype, const int64_t *dims,
 TF_Tensor *TF_AllocateTensor(TF_DataType dtype, const int64_t *dims,
                              int num_dims, size_t len)
 {
+  int64_t n;
+  size_t elem = TF_DataTypeSize(dtype);
+
   if (num_dims < 0 || (num_dims > 0 && dims == NULL))
+    return NULL;
+  /* As TensorFlow's TF_NewTensor: a length too small for the shape (or a
+   * shape whose element count overflows) is refused. */
+  n = shim_num_elements(dims, num_dims);
+  if (n < 0 || (elem > 0 && len < byte_size(n, elem)))
     return NULL;
   return alloc_host(dtype, dims, num_dims, len);
 }
@@ -181,11 +200,11 @@ TF_Tensor *shim_tensor_alloc_host(TF_DataType dtype, const int64_t *dims,
                     tfocl_type_name(dtype), num_dims);
     return NULL;
   }
-  t = alloc_host(dtype, dims, num_dims, (size_t)n * elem);
+  t = alloc_host(dtype, dims, num_dims, byte_size(n, elem));
   if (t == NULL) {
     shim_set_status(status, TF_RESOURCE_EXHAUSTED,
-                    "OOM when allocating host tensor of %zu bytes",
-                    (size_t)n * elem);
+                    "OOM when allocating host tensor of %lld elements of %s",
+                    (long long)n, tfocl_type_name(dtype));
     return NULL;
   }
   shim_set_ok(status);
@@ -331,7 +350,7 @@ TF_Tensor *tfocl_tensor_alloc_device(struct tfocl_device *device,
                     tfocl_type_name(dtype), num_dims);
     return NULL;
   }
-  len = (size_t)n * elem;
+  len = byte_size(n, elem); /* SIZE_MAX: fails below as out of memory */
   if (len == 0) {
     /* TensorFlow never calls the plugin for 0 bytes (DeviceMemAllocator). */
     t = tensor_new(dtype, dims, num_dims, empty_buffer(), 0, 0);
@@ -392,7 +411,7 @@ TF_Tensor *tfocl_tensor_view(const TF_Tensor *tensor, size_t byte_offset,
                     num_dims);
     return NULL;
   }
-  len = (size_t)n * elem;
+  len = byte_size(n, elem);
   if (byte_offset > tensor->byte_size ||
       len > tensor->byte_size - byte_offset) {
     shim_set_status(status, TF_INVALID_ARGUMENT,

@@ -88,6 +88,9 @@ struct bcast_args {
 
 static int32_t floor_div_i32(int32_t a, int32_t b)
 {
+  /* INT32_MIN / -1 traps (SIGFPE): negate with wrap-around instead. */
+  if (b == -1)
+    return (int32_t)(0u - (uint32_t)a);
   if ((a < 0) != (b < 0)) {
     int64_t abs_a = a < 0 ? -(int64_t)a : a, abs_b = b < 0 ? -(int64_t)b : b;
     return (int32_t)(-((abs_a + abs_b - 1) / abs_b));
@@ -97,6 +100,8 @@ static int32_t floor_div_i32(int32_t a, int32_t b)
 
 static int32_t floor_mod_i32(int32_t a, int32_t b)
 {
+  if (b == -1)
+    return 0; /* INT32_MIN % -1 traps too */
   int32_t r = a % b;
   return ((a < 0) != (b < 0) && r != 0) ? r + b : r;
 }

@@ -121,6 +121,10 @@ ARITH(squared_difference, (a - b) * (a - b))
  * the host checks for before launching (see binary.c). */
 static CT floor_div_of(CT a, CT b)
 {
+  /* MIN / -1 traps on x86 (PoCL runs this on the CPU): negate with
+   * wrap-around instead, as TensorFlow's int kernels wrap. */
+  if ((CT)-1 < (CT)0 && b == (CT)-1)
+    return (CT)((ulong)0 - (ulong)a);
   if ((a < 0) != (b < 0)) {
     CT abs_a = a < 0 ? -a : a;
     CT abs_b = b < 0 ? -b : b;
@@ -130,6 +134,8 @@ static CT floor_div_of(CT a, CT b)
 }
 static CT floor_mod_of(CT a, CT b)
 {
+  if ((CT)-1 < (CT)0 && b == (CT)-1)
+    return 0; /* and MIN % -1 would trap */
   CT r = a % b;
   return ((a < 0) != (b < 0) && r != 0) ? r + b : r;
 }

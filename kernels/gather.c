@@ -115,6 +115,7 @@ static int shape_from_tensor(const TF_Tensor *t, const char *what,
                    (long long)n, OCL_MAX_DIMS);
     return -1;
   }
+  int64_t elements = 1;
   for (int64_t i = 0; i < n; i++) {
     dims[i] = host_int(t, i);
     if (dims[i] < 0) {
@@ -122,6 +123,14 @@ static int shape_from_tensor(const TF_Tensor *t, const char *what,
                      "Dimension %lld must be >= 0", (long long)dims[i]);
       return -1;
     }
+    /* As TensorShape: the element count must fit in int64. */
+    if (dims[i] != 0 && elements > INT64_MAX / dims[i]) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "Encountered overflow when multiplying shape dimensions "
+                     "of %s", what);
+      return -1;
+    }
+    elements *= dims[i];
   }
   return (int)n;
 }
@@ -270,7 +279,9 @@ static void gather_compute(const struct gather_kernel *k,
     goto out;
   }
   int64_t axis = host_int(in[2], 0);
-  int64_t min_dims = axis < 0 ? -axis : axis + 1;
+  /* Saturating: axis may be INT64_MIN or INT64_MAX. */
+  int64_t min_dims = axis < 0 ? (axis == INT64_MIN ? INT64_MAX : -axis)
+                              : (axis == INT64_MAX ? INT64_MAX : axis + 1);
   if (p_rank < min_dims) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
                    "Shape must be at least rank %lld but is rank %d",
@@ -655,12 +666,29 @@ static void range_compute(const struct gather_kernel *k,
                    positive ? "<=" : ">=", positive ? ">" : "<", a, b);
     goto out;
   }
+  /* The element count, in unsigned / double so extreme arguments cannot
+   * overflow; a count past int64 is an error, as in TensorFlow. */
   if (is_float) {
-    size = (int64_t)ceilf(fabsf((flimit - fstart) / fdelta));
+    double n = ceil(fabs(((double)flimit - (double)fstart) / (double)fdelta));
+    if (!(n < 9.2e18)) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "Requires ((limit - start) / delta) <= %lld: %s/%s/%s",
+                     (long long)INT64_MAX, a, b, c);
+      goto out;
+    }
+    size = (int64_t)n;
   } else {
-    int64_t span = ilimit > istart ? ilimit - istart : istart - ilimit;
-    int64_t step = idelta < 0 ? -idelta : idelta;
-    size = (span + step - 1) / step;
+    uint64_t span = ilimit > istart ? (uint64_t)ilimit - (uint64_t)istart
+                                    : (uint64_t)istart - (uint64_t)ilimit;
+    uint64_t step = idelta < 0 ? 0 - (uint64_t)idelta : (uint64_t)idelta;
+    uint64_t n = span / step + (span % step != 0);
+    if (n > (uint64_t)INT64_MAX) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "Requires ((limit - start) / delta) <= %lld: %s/%s/%s",
+                     (long long)INT64_MAX, a, b, c);
+      goto out;
+    }
+    size = (int64_t)n;
   }
   out = ocl_tf.AllocateOutput(ctx, 0, k->dtype, &size, 1, 0, status);
   if (failed(status) || size == 0)

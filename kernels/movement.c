@@ -898,6 +898,12 @@ static void pad(struct run *r, TF_Tensor **in)
                      (long long)before, (long long)after);
       return;
     }
+    if (before > INT64_MAX - xs.dims[d] || after > INT64_MAX - xs.dims[d] - before) {
+      ocl_set_status(r->status, TF_INVALID_ARGUMENT,
+                     "Paddings %lld %lld of dimension %d overflow int64",
+                     (long long)before, (long long)after, d);
+      return;
+    }
     no_padding &= before == 0 && after == 0;
     out_dims[d] = before + xs.dims[d] + after;
     a.dims[d] = out_dims[d];

@@ -329,8 +329,16 @@ static int read_axes(const TF_Tensor *t, int64_t *axes, int max_axes,
                    "Too many reduction indices: %lld", (long long)n);
     return -1;
   }
+  TF_DataType type = ocl_tf.TensorType(t);
+  if (type != TF_INT32 && type != TF_INT64) {
+    /* The op's Tidx is {int32, int64}; never read another type's bytes. */
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "reduction indices must be int32 or int64, not type %d",
+                   (int)type);
+    return -1;
+  }
   const void *data = ocl_host_data(t);
-  bool wide = ocl_tf.TensorType(t) == TF_INT64;
+  bool wide = type == TF_INT64;
   for (int64_t i = 0; i < n; i++)
     axes[i] = wide ? ((const int64_t *)data)[i] : ((const int32_t *)data)[i];
   return (int)n;

@@ -30,10 +30,28 @@ struct ocl_callback_worker {
   bool stop;
 };
 
+/* Completes the gate the stream's later work waits for. It must open, or
+ * the queue (and whoever waits for it) hangs: a failure is retried, then
+ * the gate is opened with an error status (the waiting commands fail, and
+ * the stream records the error). */
+static void open_gate(SP_Stream stream, cl_event gate) {
+  cl_int err = CL_SUCCESS;
+  for (int attempt = 0; attempt < 3; attempt++)
+    if ((err = clSetUserEventStatus(gate, CL_COMPLETE)) == CL_SUCCESS) return;
+  ocl_stream_set_error_code(stream, ocl_cl_error_code(err),
+                            "host_callback: clSetUserEventStatus failed");
+  for (int attempt = 0; attempt < 3; attempt++)
+    if (clSetUserEventStatus(gate, CL_OUT_OF_RESOURCES) == CL_SUCCESS) return;
+}
+
 static void run_one(SP_Stream stream, struct ocl_callback *cb) {
   TF_Status *status;
-  cl_int err = clWaitForEvents(1, &cb->marker);
+  cl_int err = CL_SUCCESS;
 
+  /* A failed wait (out of resources) is retried: only a failure of the
+   * work itself, which every retry reports again, marks the stream. */
+  for (int attempt = 0; attempt < 3; attempt++)
+    if ((err = clWaitForEvents(1, &cb->marker)) == CL_SUCCESS) break;
   if (err != CL_SUCCESS)
     ocl_stream_set_error_code(stream, ocl_cl_error_code(err),
                               "host_callback: the work before it failed");
@@ -41,7 +59,7 @@ static void run_one(SP_Stream stream, struct ocl_callback *cb) {
   cb->fn(cb->arg, status);
   if (ocl_tf.GetCode(status) != TF_OK) ocl_stream_set_error(stream, status);
   ocl_tf.DeleteStatus(status);
-  clSetUserEventStatus(cb->gate, CL_COMPLETE);
+  open_gate(stream, cb->gate);
   clReleaseEvent(cb->gate);
   clReleaseEvent(cb->marker);
   free(cb);
@@ -100,8 +118,8 @@ TF_Bool ocl_host_callback(const SP_Device *device, SP_Stream stream,
   struct ocl_callback *cb;
   cl_int err;
 
-  (void)device;
   if (!stream || !callback_fn) return 0;
+  if (!ocl_stream_live(device, stream, "host_callback", NULL)) return 0;
   pthread_mutex_lock(&stream->lock);
   if (!stream->worker) stream->worker = worker_create(stream);
   w = stream->worker;

@@ -79,13 +79,13 @@ void ocl_record_event(const SP_Device *device, SP_Stream stream,
   cl_event marker = NULL, old;
   SP_Stream old_stream;
 
-  (void)device;
   ocl_set_ok(status);
   if (!stream || !event) {
     ocl_set_status(status, TF_INVALID_ARGUMENT, "record_event: no %s",
                    stream ? "event" : "stream");
     return;
   }
+  if (!ocl_stream_live(device, stream, "record_event", status)) return;
   OCL_CHECK(clEnqueueMarkerWithWaitList(stream->queue, 0, NULL, &marker),
             status, "clEnqueueMarkerWithWaitList");
   /* Submitted now, so that polling and other queues see it progress. */
@@ -108,9 +108,9 @@ void ocl_wait_for_event(const SP_Device *const device, SP_Stream stream,
                         SP_Event event, TF_Status *const status) {
   cl_event marker;
 
-  (void)device;
   ocl_set_ok(status);
   if (!stream || !event) return;
+  if (!ocl_stream_live(device, stream, "wait_for_event", status)) return;
   marker = take_marker(event, NULL);
   if (!marker) return;
   OCL_CHECK(clEnqueueBarrierWithWaitList(stream->queue, 1, &marker, NULL),

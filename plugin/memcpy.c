@@ -284,6 +284,7 @@ static void copy_on_device(struct ocl_device *dev, cl_command_queue q,
 void ocl_memcpy_dtoh(const SP_Device *device, SP_Stream stream, void *host_dst,
                      const SP_DeviceMemoryBase *device_src, uint64_t size,
                      TF_Status *status) {
+  if (!ocl_stream_live(device, stream, "memcpy_dtoh", status)) return;
   copy_to_host(ocl_sp_device(device), ocl_stream_queue(stream), CL_FALSE,
                host_dst, device_src->opaque, size, status);
 }
@@ -291,6 +292,7 @@ void ocl_memcpy_dtoh(const SP_Device *device, SP_Stream stream, void *host_dst,
 void ocl_memcpy_htod(const SP_Device *device, SP_Stream stream,
                      SP_DeviceMemoryBase *device_dst, const void *host_src,
                      uint64_t size, TF_Status *status) {
+  if (!ocl_stream_live(device, stream, "memcpy_htod", status)) return;
   copy_to_device(ocl_sp_device(device), ocl_stream_queue(stream), CL_FALSE,
                  device_dst->opaque, host_src, size, status);
 }
@@ -299,6 +301,7 @@ void ocl_memcpy_dtod(const SP_Device *device, SP_Stream stream,
                      SP_DeviceMemoryBase *device_dst,
                      const SP_DeviceMemoryBase *device_src, uint64_t size,
                      TF_Status *status) {
+  if (!ocl_stream_live(device, stream, "memcpy_dtod", status)) return;
   copy_on_device(ocl_sp_device(device), ocl_stream_queue(stream), CL_FALSE,
                  device_dst->opaque, device_src->opaque, size, status);
 }
@@ -340,12 +343,14 @@ static void fill(const SP_Device *device, SP_Stream stream, const void *p,
                  const uint8_t *pattern, size_t pattern_size, uint64_t size,
                  TF_Status *status) {
   struct ocl_device *dev = ocl_sp_device(device);
-  cl_command_queue q = ocl_stream_queue(stream);
+  cl_command_queue q;
   cl_mem mem;
   size_t offset, head, middle, pos = 0;
   uint8_t rotated[4];
 
   ocl_set_ok(status);
+  if (!ocl_stream_live(device, stream, "memset", status)) return;
+  q = ocl_stream_queue(stream);
   if (size == 0) return;
   if (!dev || !q) {
     ocl_set_status(status, TF_INVALID_ARGUMENT, "memset: no device/stream");

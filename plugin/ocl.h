@@ -275,6 +275,12 @@ void ocl_stream_set_error(SP_Stream stream, const TF_Status *error);
 void ocl_stream_set_error_code(SP_Stream stream, TF_Code code,
                                const char *message);
 void ocl_stream_ref(SP_Stream stream);
+/* Whether `stream` is a live (created, not yet destroyed) stream of
+ * `device`; if not, status = INVALID_ARGUMENT naming `fn`. The SP_* entry
+ * points taking a stream check it first, so a destroyed or foreign stream
+ * is an error, never a use after free. */
+bool ocl_stream_live(const SP_Device *device, SP_Stream stream,
+                     const char *fn, TF_Status *status);
 void ocl_stream_unref(SP_Stream stream);
 
 void ocl_create_stream(const SP_Device *device, SP_Stream *stream,
@@ -396,5 +402,11 @@ void ocl_kernel_cache_clear(void);
 /* Registers `builder` as `kernel_name` (ownership passes on); a failure is
  * traced and reported once; returns false on failure. */
 bool ocl_register_builder(const char *kernel_name, TF_KernelBuilder *builder);
+
+/* ---- Fault injection (fault.h; -Dfault-injection=true builds only) ----- */
+
+/* Last: in a fault-injection build it redirects the OpenCL calls of every
+ * file that includes ocl.h to the injector's wrappers. */
+#include "fault.h"
 
 #endif /* TFOCL_PLUGIN_OCL_H_ */

@@ -5,7 +5,9 @@
  * only guards the list; each entry has its own lock held while it builds,
  * so families build in parallel and a second caller of the same family
  * waits for the first build instead of starting another. A failed build is
- * remembered with its log (the source is constant, a retry cannot help). */
+ * remembered with its log (the source is constant, a retry cannot help),
+ * unless the driver ran out of memory or resources: that failure is
+ * reported and the next call builds again. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +85,14 @@ out:
   return p;
 }
 
-/* Builds p; on failure p->error holds the message. */
-static void build(struct ocl_device *dev, struct ocl_program *p,
+/* Out of memory or resources: the next attempt may succeed. */
+static bool transient(cl_int err) {
+  return ocl_cl_error_code(err) == TF_RESOURCE_EXHAUSTED;
+}
+
+/* Builds p; on failure p->error holds the message. Returns false when the
+ * failure is transient (not to be remembered). */
+static bool build(struct ocl_device *dev, struct ocl_program *p,
                   const char *source) {
   cl_context context = ocl_device_context(dev);
   char *log = NULL, header[256];
@@ -97,12 +105,12 @@ static void build(struct ocl_device *dev, struct ocl_program *p,
              p->family, ocl_cl_error_name(err), (int)err);
     p->error = strdup(header);
     p->program = NULL;
-    return;
+    return !transient(err);
   }
   err = clBuildProgram(p->program, 0, NULL, p->options, NULL, NULL);
   if (err == CL_SUCCESS) {
     OCL_TRACE("built kernel family %s (%s)", p->family, p->options);
-    return;
+    return true;
   }
   snprintf(header, sizeof header, "clBuildProgram(%s): %s (%d); build log:\n",
            p->family, ocl_cl_error_name(err), (int)err);
@@ -117,6 +125,7 @@ static void build(struct ocl_device *dev, struct ocl_program *p,
   free(log);
   clReleaseProgram(p->program);
   p->program = NULL;
+  return !transient(err);
 }
 
 cl_program ocl_program_get(struct ocl_device *dev, const char *family_name,
@@ -141,15 +150,21 @@ cl_program ocl_program_get(struct ocl_device *dev, const char *family_name,
     return NULL;
   }
   pthread_mutex_lock(&p->lock);
+  bool retry_later = false;
   if (!p->built) {
-    build(dev, p, source);
-    p->built = true;
+    retry_later = !build(dev, p, source);
+    p->built = !retry_later;
   }
   program = p->program;
   /* Not through ocl_set_status: the whole build log goes in. */
   if (!program && status)
-    ocl_tf.SetStatus(status, TF_INTERNAL,
+    ocl_tf.SetStatus(status,
+                     retry_later ? TF_RESOURCE_EXHAUSTED : TF_INTERNAL,
                      p->error ? p->error : "program build failed");
+  if (retry_later) {
+    free(p->error);
+    p->error = NULL;
+  }
   pthread_mutex_unlock(&p->lock);
   return program;
 }

@@ -33,6 +33,25 @@ void ocl_stream_set_error(SP_Stream stream, const TF_Status *error) {
                             ocl_tf.Message(error));
 }
 
+bool ocl_stream_live(const SP_Device *device, SP_Stream stream,
+                     const char *fn, TF_Status *status) {
+  struct ocl_device *dev = ocl_sp_device(device);
+  bool live = false;
+
+  if (dev && stream) {
+    /* Compares addresses only: never reads a stream that is not listed. */
+    pthread_mutex_lock(&dev->streams_lock);
+    for (struct SP_Stream_st *s = dev->streams; s && !live; s = s->next)
+      live = s == stream;
+    pthread_mutex_unlock(&dev->streams_lock);
+  }
+  if (!live)
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "%s: stream %p is not a live stream of this device", fn,
+                   (void *)stream);
+  return live;
+}
+
 void ocl_stream_ref(SP_Stream stream) {
   __atomic_add_fetch(&stream->refs, 1, __ATOMIC_RELAXED);
 }
@@ -83,8 +102,11 @@ fail:
 void ocl_destroy_stream(const SP_Device *device, SP_Stream stream) {
   struct ocl_device *dev;
 
-  (void)device;
   if (!stream) return;
+  if (!ocl_stream_live(device, stream, "destroy_stream", NULL)) {
+    OCL_TRACE("destroy_stream: %p is not a live stream", (void *)stream);
+    return;
+  }
   dev = stream->dev;
   pthread_mutex_lock(&dev->streams_lock);
   if (stream->prev) stream->prev->next = stream->next;
@@ -105,9 +127,11 @@ void ocl_create_stream_dependency(const SP_Device *device, SP_Stream dependent,
                                   SP_Stream other, TF_Status *status) {
   cl_event marker = NULL;
 
-  (void)device;
   ocl_set_ok(status);
   if (!dependent || !other || dependent == other) return;
+  if (!ocl_stream_live(device, dependent, "create_stream_dependency", status) ||
+      !ocl_stream_live(device, other, "create_stream_dependency", status))
+    return;
   OCL_CHECK(clEnqueueMarkerWithWaitList(other->queue, 0, NULL, &marker), status,
             "clEnqueueMarkerWithWaitList");
   /* A cross-queue wait needs the marker submitted. */
@@ -120,9 +144,9 @@ fail:
 
 void ocl_get_stream_status(const SP_Device *device, SP_Stream stream,
                            TF_Status *status) {
-  (void)device;
   ocl_set_ok(status);
   if (!stream) return;
+  if (!ocl_stream_live(device, stream, "get_stream_status", status)) return;
   pthread_mutex_lock(&stream->lock);
   if (stream->error_code != TF_OK)
     ocl_tf.SetStatus(status, stream->error_code, stream->error_message);
@@ -131,9 +155,9 @@ void ocl_get_stream_status(const SP_Device *device, SP_Stream stream,
 
 void ocl_block_host_until_done(const SP_Device *device, SP_Stream stream,
                                TF_Status *status) {
-  (void)device;
   ocl_set_ok(status);
   if (!stream) return;
+  if (!ocl_stream_live(device, stream, "block_host_until_done", status)) return;
   OCL_CHECK(clFinish(stream->queue), status, "clFinish");
 fail:
   return;
