@@ -306,15 +306,31 @@ void ocl_memcpy_dtod(const SP_Device *device, SP_Stream stream,
                  device_dst->opaque, device_src->opaque, size, status);
 }
 
-static cl_command_queue service_queue(const SP_Device *device) {
+/* A synchronous copy comes after all work already enqueued on the device's
+ * streams, as CUDA's legacy default stream orders cuMemcpy after every
+ * blocking stream: TensorFlow code written against CUDA relies on that.
+ * Returns the service queue to copy on, or NULL with status set. */
+static cl_command_queue after_all_streams(const SP_Device *device,
+                                          const char *what, TF_Status *status) {
   struct ocl_device *dev = ocl_sp_device(device);
-  return dev ? dev->service_queue : NULL;
+
+  ocl_set_ok(status);
+  if (!dev) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT, "%s: no device", what);
+    return NULL;
+  }
+  OCL_CHECK(ocl_device_finish_all(dev), status, "clFinish");
+  return dev->service_queue;
+fail:
+  return NULL;
 }
 
 void ocl_sync_memcpy_dtoh(const SP_Device *device, void *host_dst,
                           const SP_DeviceMemoryBase *device_src, uint64_t size,
                           TF_Status *status) {
-  copy_to_host(ocl_sp_device(device), service_queue(device), CL_TRUE, host_dst,
+  cl_command_queue q = after_all_streams(device, "sync_memcpy_dtoh", status);
+  if (!q) return;
+  copy_to_host(ocl_sp_device(device), q, CL_TRUE, host_dst,
                device_src->opaque, size, status);
 }
 
@@ -322,16 +338,20 @@ void ocl_sync_memcpy_htod(const SP_Device *device,
                           SP_DeviceMemoryBase *device_dst,
                           const void *host_src, uint64_t size,
                           TF_Status *status) {
-  copy_to_device(ocl_sp_device(device), service_queue(device), CL_TRUE,
-                 device_dst->opaque, host_src, size, status);
+  cl_command_queue q = after_all_streams(device, "sync_memcpy_htod", status);
+  if (!q) return;
+  copy_to_device(ocl_sp_device(device), q, CL_TRUE, device_dst->opaque,
+                 host_src, size, status);
 }
 
 void ocl_sync_memcpy_dtod(const SP_Device *device,
                           SP_DeviceMemoryBase *device_dst,
                           const SP_DeviceMemoryBase *device_src, uint64_t size,
                           TF_Status *status) {
-  copy_on_device(ocl_sp_device(device), service_queue(device), CL_TRUE,
-                 device_dst->opaque, device_src->opaque, size, status);
+  cl_command_queue q = after_all_streams(device, "sync_memcpy_dtod", status);
+  if (!q) return;
+  copy_on_device(ocl_sp_device(device), q, CL_TRUE, device_dst->opaque,
+                 device_src->opaque, size, status);
 }
 
 /* Fills [p, p + size) with a pattern of 1 or 4 bytes. clEnqueueFillBuffer

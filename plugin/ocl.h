@@ -293,6 +293,7 @@ void ocl_get_stream_status(const SP_Device *device, SP_Stream stream,
 void ocl_block_host_until_done(const SP_Device *device, SP_Stream stream,
                                TF_Status *status);
 void ocl_synchronize_all_activity(const SP_Device *device, TF_Status *status);
+cl_int ocl_device_finish_all(struct ocl_device *dev);
 
 TF_Bool ocl_host_callback(const SP_Device *device, SP_Stream stream,
                           SE_StatusCallbackFn callback_fn, void *callback_arg);

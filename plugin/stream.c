@@ -163,14 +163,12 @@ fail:
   return;
 }
 
-void ocl_synchronize_all_activity(const SP_Device *device, TF_Status *status) {
-  struct ocl_device *dev = ocl_sp_device(device);
+/* Finishes every stream of dev, then its service queue. */
+cl_int ocl_device_finish_all(struct ocl_device *dev) {
   cl_command_queue *queues = NULL;
   size_t n = 0, cap = 0;
   cl_int err = CL_SUCCESS;
 
-  ocl_set_ok(status);
-  if (!dev) return;
   /* Finish outside the lock: a host callback that a queue waits for may
    * itself create or destroy streams. Each queue is retained meanwhile (the
    * second owner is this function, for its duration). */
@@ -182,11 +180,7 @@ void ocl_synchronize_all_activity(const SP_Device *device, TF_Status *status) {
     queues[n++] = s->queue;
   }
   pthread_mutex_unlock(&dev->streams_lock);
-  if (!queues) {
-    ocl_set_status(status, TF_RESOURCE_EXHAUSTED,
-                   "synchronize_all_activity: out of memory");
-    return;
-  }
+  if (!queues) return CL_OUT_OF_HOST_MEMORY;
   for (size_t i = 0; i < n; i++) {
     cl_int e = clFinish(queues[i]);
     if (err == CL_SUCCESS) err = e;
@@ -194,7 +188,15 @@ void ocl_synchronize_all_activity(const SP_Device *device, TF_Status *status) {
   }
   free(queues);
   if (err == CL_SUCCESS) err = clFinish(dev->service_queue);
-  OCL_CHECK(err, status, "clFinish");
+  return err;
+}
+
+void ocl_synchronize_all_activity(const SP_Device *device, TF_Status *status) {
+  struct ocl_device *dev = ocl_sp_device(device);
+
+  ocl_set_ok(status);
+  if (!dev) return;
+  OCL_CHECK(ocl_device_finish_all(dev), status, "clFinish");
 fail:
   return;
 }

@@ -191,6 +191,38 @@ START_TEST(later_work_waits_for_callback) {
 }
 END_TEST
 
+/* Synchronous copies come after the work already on the device's streams
+ * (CUDA's legacy default stream semantics): a zero-fill held back behind a
+ * slow callback must not land over a later synchronous write, and a
+ * synchronous read sees an asynchronous write held back the same way. */
+START_TEST(sync_copies_wait_for_streams) {
+  struct clt t = {0};
+  static uint32_t word;
+  uint32_t ones = 0x01010101u, out = 0;
+  clt_open(&t, 0);
+  SP_Stream s = clt_stream(&t, TFOCL_STREAM_COMPUTE);
+  char *p = clt_alloc(&t, 8);
+  SP_DeviceMemoryBase lo = clt_mem(p), hi = clt_mem(p + 4);
+  word = 7;
+  ck_assert(t.se->host_callback(t.sp, s, slow_writer, &word));
+  t.se->mem_zero(t.sp, s, &lo, 4, t.st);
+  clt_ok(&t);
+  t.se->sync_memcpy_htod(t.sp, &lo, &ones, 4, t.st);
+  clt_ok(&t);
+  t.se->sync_memcpy_dtoh(t.sp, &out, &lo, 4, t.st);
+  clt_ok(&t);
+  ck_assert_uint_eq(out, ones);
+  ck_assert(t.se->host_callback(t.sp, s, slow_writer, &word));
+  t.se->memcpy_htod(t.sp, s, &hi, &word, 4, t.st);
+  clt_ok(&t);
+  t.se->sync_memcpy_dtoh(t.sp, &out, &hi, 4, t.st);
+  clt_ok(&t);
+  ck_assert_uint_eq(out, 42);
+  clt_free(&t, p);
+  clt_close(&t);
+}
+END_TEST
+
 static void failing_callback(void *arg, TF_Status *status) {
   (void)arg;
   TF_SetStatus(status, TF_DATA_LOSS, "callback says no");
@@ -249,6 +281,7 @@ static Suite *stream_suite(void) {
   tcase_add_test(tc, stream_dependency);
   tcase_add_test(tc, host_callbacks_in_order);
   tcase_add_test(tc, later_work_waits_for_callback);
+  tcase_add_test(tc, sync_copies_wait_for_streams);
   tcase_add_test(tc, callback_error_goes_to_stream);
   tcase_add_test(tc, stream_lifecycle);
   suite_add_tcase(s, tc);
