@@ -9,6 +9,8 @@
  * holds that platform's visible devices (so device-to-device copies work),
  * made when its first device opens. */
 #include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +106,26 @@ static bool has_extension(const char *extensions, const char *name) {
   return false;
 }
 
+/* TFOCL_MEMORY_LIMIT_MB caps the memory each device offers (as ITEX's
+ * ITEX_LIMIT_MEMORY_SIZE_IN_MB does): for sharing a GPU with other
+ * processes, and for tests that want large allocations to fail fast. */
+static void apply_memory_limit(struct ocl_device *dev) {
+  const char *v = getenv("TFOCL_MEMORY_LIMIT_MB");
+  unsigned long long mib;
+  char *end;
+
+  if (!v || !*v) return;
+  errno = 0;
+  mib = strtoull(v, &end, 10);
+  if (errno || end == v || *end || mib == 0 || mib > (UINT64_MAX >> 20)) {
+    OCL_TRACE("TFOCL_MEMORY_LIMIT_MB: ignoring \"%s\"", v);
+    return;
+  }
+  if (mib << 20 < dev->global_mem_size) dev->global_mem_size = mib << 20;
+  if (dev->max_alloc_size > dev->global_mem_size)
+    dev->max_alloc_size = dev->global_mem_size;
+}
+
 static void describe(struct ocl_device *dev) {
   char *extensions = NULL;
   size_t size = 0;
@@ -150,6 +172,7 @@ static void describe(struct ocl_device *dev) {
 #endif
   }
   free(extensions);
+  apply_memory_limit(dev);
 }
 
 /* Fills g from the ICD loader. Returns a reason when no device could be

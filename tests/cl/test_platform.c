@@ -140,6 +140,43 @@ START_TEST(device_types_filter) {
 }
 END_TEST
 
+/* TFOCL_MEMORY_LIMIT_MB caps what the device offers; an allocation past
+ * the cap is RESOURCE_EXHAUSTED; garbage values leave the device as is. */
+START_TEST(memory_limit_env) {
+  struct clt t = {0};
+  int64_t free_bytes = 0, total = 0, uncapped = 0;
+  static const char *const ignored[] = {"", "0", "12x", "-5",
+                                        "99999999999999999999"};
+
+  unsetenv("TFOCL_MEMORY_LIMIT_MB");
+  clt_open(&t, 0);
+  ck_assert(t.se->device_memory_usage(t.sp, &free_bytes, &uncapped));
+  clt_close(&t);
+  ck_assert_int_gt(uncapped, 64ll << 20);
+
+  setenv("TFOCL_MEMORY_LIMIT_MB", "64", 1);
+  clt_open(&t, 0);
+  ck_assert(t.se->device_memory_usage(t.sp, &free_bytes, &total));
+  ck_assert_int_eq(total, 64ll << 20);
+  void *a = clt_alloc(&t, 48 << 20);
+  SP_DeviceMemoryBase m = {.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE};
+  t.se->allocate(t.sp, 32 << 20, 0, &m);
+  ck_assert_ptr_null(m.opaque);
+  clt_free(&t, a);
+  clt_close(&t);
+
+  for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) {
+    setenv("TFOCL_MEMORY_LIMIT_MB", ignored[i], 1);
+    clt_open(&t, 0);
+    ck_assert(t.se->device_memory_usage(t.sp, &free_bytes, &total));
+    ck_assert_msg(total == uncapped, "\"%s\": total %lld", ignored[i],
+                  (long long)total);
+    clt_close(&t);
+  }
+  unsetenv("TFOCL_MEMORY_LIMIT_MB");
+}
+END_TEST
+
 START_TEST(empty_icd_vendors) {
   char dir[] = "/tmp/tfocl-empty-icd-XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -221,6 +258,7 @@ static Suite *platform_suite(void) {
   tcase_add_test(tc, noop_kernel_registered);
   tcase_add_loop_test(tc, visible_devices_filter, 0, 6);
   tcase_add_test(tc, device_types_filter);
+  tcase_add_test(tc, memory_limit_env);
   tcase_add_test(tc, empty_icd_vendors);
   tcase_add_test(tc, open_bad_ordinal);
   tcase_add_test(tc, two_devices_copy);
