@@ -266,6 +266,43 @@ bool ocl_enqueue_1d(const struct ocl_launch *launch,
                      num_args, status);
 }
 
+static enum { STYLE_BY_DEVICE, STYLE_CPU, STYLE_GPU } kernel_style;
+static pthread_once_t kernel_style_once = PTHREAD_ONCE_INIT;
+
+static void read_kernel_style(void)
+{
+  const char *v = getenv("TFOCL_KERNEL_STYLE");
+  if (v == NULL || *v == '\0')
+    return;
+  if (strcmp(v, "cpu") == 0)
+    kernel_style = STYLE_CPU;
+  else if (strcmp(v, "gpu") == 0)
+    kernel_style = STYLE_GPU;
+  else
+    OCL_TRACE("TFOCL_KERNEL_STYLE: ignoring \"%s\" (cpu or gpu)", v);
+}
+
+bool ocl_use_row_vector_kernels(const struct ocl_device *device)
+{
+  pthread_once(&kernel_style_once, read_kernel_style);
+  if (kernel_style != STYLE_BY_DEVICE)
+    return kernel_style == STYLE_CPU;
+  return ocl_device_is_cpu(device);
+}
+
+bool ocl_enqueue_rows(const struct ocl_launch *launch,
+                      const struct ocl_family *family, const char *kernel_name,
+                      size_t n, const struct ocl_arg *args, int num_args,
+                      TF_Status *status)
+{
+  /* PoCL runs a work-group on one core; a row is at least 16 elements of
+   * vector work, so one work-item per group costs little and keeps every
+   * core busy down to as many rows as cores. */
+  size_t local = 1;
+  return ocl_enqueue(launch, family, kernel_name, 1, &n, &local, args,
+                     num_args, status);
+}
+
 bool ocl_get_inputs(TF_OpKernelContext *ctx, TF_Tensor **inputs, int n,
                     TF_Status *status)
 {

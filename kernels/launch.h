@@ -136,6 +136,20 @@ bool ocl_enqueue_1d(const struct ocl_launch *launch,
  * compiles each kernel again for each new local size. */
 size_t ocl_elementwise_local_size(const struct ocl_device *device);
 
+/* Reductions and softmax come in two shapes: a work-group per row, folding
+ * in local memory (GPUs), or a work-item per row with explicit 16-wide
+ * vectors (CPU devices such as PoCL, where a work-item is a thread and
+ * vector types are what reach SIMD). True for the second: by device type,
+ * unless TFOCL_KERNEL_STYLE=cpu|gpu says otherwise (tests run both). */
+bool ocl_use_row_vector_kernels(const struct ocl_device *device);
+
+/* Enqueues n work-items of a heavy per-row kernel (the vector shape above)
+ * in small work-groups, so that even a few rows spread over the cores. */
+bool ocl_enqueue_rows(const struct ocl_launch *launch,
+                      const struct ocl_family *family, const char *kernel_name,
+                      size_t n, const struct ocl_arg *args, int num_args,
+                      TF_Status *status);
+
 /* ---- Compute-side helpers shared by the families ------------------------ */
 
 /* TF_GetInput for inputs [0, n); on failure deletes what it got. */

@@ -11,7 +11,10 @@
  * work-group per output folds the row in local memory (_group); otherwise
  * one work-item per output loops over a strided layout (_general), which
  * also covers any mix of reduced and kept axes, identity copies (nothing
- * reduced) and empty reductions (the identity element). */
+ * reduced) and empty reductions (the identity element). On CPU devices
+ * (ocl_use_row_vector_kernels) long rows and wide columns take the _rows_vec
+ * and _cols_vec kernels instead: a work-item per row or per 16 columns,
+ * folding 16-wide vectors. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +104,10 @@ static void red_args_init(struct red_args *s, const struct ocl_reduction *r)
 /* The fixed work-group size of the _group kernels (PoCL compiles a kernel
  * again for each new local size). */
 #define GROUP_SIZE 128
+
+/* The _rows_vec/_cols_vec kernels fold 16-wide vectors: rows (or column
+ * runs) of at least this many elements. */
+#define VECTOR_MIN 16
 
 static size_t group_size(const struct ocl_device *device)
 {
@@ -206,6 +213,28 @@ static bool run_reduce(TF_OpKernelContext *ctx, const struct reduce_kernel *k,
    * any buffer stands in for it. */
   const TF_Tensor *in = r->in_elements == 0 ? y : x;
   char name[64];
+  if (k->storage != OCL_STORAGE_BOOL && r->valid_3d &&
+      ocl_use_row_vector_kernels(launch.device)) {
+    if (r->inner == 1 && r->reduce >= VECTOR_MIN) {
+      snprintf(name, sizeof(name), "%s_rows_vec", k->op->kernel);
+      const struct ocl_arg argv[] = {
+          OCL_TENSOR(in),      OCL_TENSOR(y),      OCL_LONG(divisor),
+          OCL_LONG(r->reduce), OCL_LONG(r->outer),
+      };
+      return ocl_enqueue_rows(&launch, &families[k->storage], name,
+                              (size_t)r->outer, argv, 5, status);
+    }
+    if (r->inner >= VECTOR_MIN && r->reduce >= 1) {
+      int64_t chunks = r->outer * ((r->inner + VECTOR_MIN - 1) / VECTOR_MIN);
+      snprintf(name, sizeof(name), "%s_cols_vec", k->op->kernel);
+      const struct ocl_arg argv[] = {
+          OCL_TENSOR(in),      OCL_TENSOR(y),      OCL_LONG(divisor),
+          OCL_LONG(r->reduce), OCL_LONG(r->inner), OCL_LONG(chunks),
+      };
+      return ocl_enqueue_rows(&launch, &families[k->storage], name,
+                              (size_t)chunks, argv, 6, status);
+    }
+  }
   if (use_group(r)) {
     size_t local = group_size(launch.device);
     size_t global = (size_t)r->out_elements * local;

@@ -10,7 +10,11 @@
  *            outputs, or the reduction is short.
  *  _group:   one work-group per output element of the [outer, reduce, inner]
  *            form: each work-item folds a strided share of the row, then a
- *            tree in local memory. Best for long rows.
+ *            tree in local memory. Best for long rows on GPUs.
+ *  _rows_vec, _cols_vec: for CPU devices (PoCL), where a work-item is a
+ *            thread and explicit 16-wide vectors are what reach SIMD: one
+ *            work-item per row ([outer, reduce], inner 1), or per 16
+ *            adjacent outputs of [outer, reduce, inner]. Not for bool.
  * Max/Min propagate NaN, as TensorFlow's GPU reductions do. A reduction of
  * at least one element starts from the first element rather than from the
  * identity, so a length-1 "reduction" is an exact copy (keeps -0.0, as
@@ -19,12 +23,20 @@
 
 #if defined(T_IS_HALF)
 typedef float ACC;
+typedef float16 VACC;
 #define LOAD(p, i) vload_half((i), (p))
 #define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define LOAD16(p, i) vload_half16(0, (p) + (i))
 #else
 typedef T ACC;
 #define LOAD(p, i) ((p)[i])
 #define STORE(p, i, v) ((p)[i] = (v))
+#define LOAD16(p, i) vload16(0, (p) + (i))
+#if defined(T_IS_FLOAT)
+typedef float16 VACC;
+#elif defined(T_IS_LONG)
+typedef long16 VACC;
+#endif
 #endif
 
 #if defined(T_IS_FLOAT) || defined(T_IS_HALF)
@@ -149,6 +161,71 @@ static long red_offset(const red_t *s, long r)
       STORE(OCL_PTR(T, y), o, FIN(scratch[0], divisor));                      \
   }
 
+
+/* The CPU kernels. The combine macros work on vectors as well (OpenCL's
+ * ?: selects lane by lane); lanes fold in order 0..15 at the end. Both
+ * start from the first 16 elements, so `reduce` (rows) or `inner` (cols,
+ * per full chunk) is at least 16 where the vector path runs. */
+#define REDUCE_VEC_KERNELS(NAME, PREP, COMB, FIN)                             \
+  __kernel void NAME##_rows_vec(OCL_TENSOR_ARG(const T, x),                   \
+                                OCL_TENSOR_ARG(T, y), long divisor,           \
+                                long reduce, long rows)                       \
+  {                                                                           \
+    long o = get_global_id(0);                                                \
+    OCL_GUARD(o, rows);                                                       \
+    const __global T *xp = OCL_PTR(const T, x) + o * reduce;                  \
+    long full = reduce / 16 * 16;                                             \
+    VACC v = LOAD16(xp, 0);                                                   \
+    VACC accv = PREP(v);                                                      \
+    for (long r = 16; r < full; r += 16) {                                    \
+      v = LOAD16(xp, r);                                                      \
+      accv = COMB(accv, PREP(v));                                             \
+    }                                                                         \
+    ACC lanes[16];                                                            \
+    vstore16(accv, 0, lanes);                                                 \
+    ACC acc = lanes[0];                                                       \
+    for (int l = 1; l < 16; l++)                                              \
+      acc = COMB(acc, lanes[l]);                                              \
+    for (long r = full; r < reduce; r++) {                                    \
+      ACC w = LOAD(xp, r);                                                    \
+      acc = COMB(acc, PREP(w));                                               \
+    }                                                                         \
+    STORE(OCL_PTR(T, y), o, FIN(acc, divisor));                               \
+  }                                                                           \
+  __kernel void NAME##_cols_vec(OCL_TENSOR_ARG(const T, x),                   \
+                                OCL_TENSOR_ARG(T, y), long divisor,           \
+                                long reduce, long inner, long chunks)         \
+  {                                                                           \
+    long g = get_global_id(0);                                                \
+    OCL_GUARD(g, chunks);                                                     \
+    long per_outer = (inner + 15) / 16;                                       \
+    long o = g / per_outer, c0 = g % per_outer * 16;                          \
+    const __global T *xp = OCL_PTR(const T, x) + o * reduce * inner + c0;     \
+    __global T *yp = OCL_PTR(T, y) + o * inner + c0;                          \
+    if (c0 + 16 <= inner) {                                                   \
+      VACC v = LOAD16(xp, 0);                                                 \
+      VACC accv = PREP(v);                                                    \
+      for (long r = 1; r < reduce; r++) {                                     \
+        v = LOAD16(xp, r * inner);                                            \
+        accv = COMB(accv, PREP(v));                                           \
+      }                                                                       \
+      ACC lanes[16];                                                          \
+      vstore16(accv, 0, lanes);                                               \
+      for (int l = 0; l < 16; l++)                                            \
+        STORE(yp, l, FIN(lanes[l], divisor));                                 \
+      return;                                                                 \
+    }                                                                         \
+    for (long c = 0; c < inner - c0; c++) {                                   \
+      ACC w = LOAD(xp, c);                                                    \
+      ACC acc = PREP(w);                                                      \
+      for (long r = 1; r < reduce; r++) {                                     \
+        w = LOAD(xp, r * inner + c);                                          \
+        acc = COMB(acc, PREP(w));                                             \
+      }                                                                       \
+      STORE(yp, c, FIN(acc, divisor));                                        \
+    }                                                                         \
+  }
+
 #if defined(T_IS_BOOL)
 
 REDUCE_KERNELS(all, (ACC)1, P_ID, C_AND, F_NONE)
@@ -161,6 +238,11 @@ REDUCE_KERNELS(sumsq, (ACC)0, P_SQ, C_ADD, FIN_DIV)
 REDUCE_KERNELS(prod, (ACC)1, P_ID, C_MUL, F_NONE)
 REDUCE_KERNELS(max, LOWEST, P_ID, COMB_MAX, F_NONE)
 REDUCE_KERNELS(min, HIGHEST, P_ID, COMB_MIN, F_NONE)
+REDUCE_VEC_KERNELS(sum, P_ID, C_ADD, FIN_DIV)
+REDUCE_VEC_KERNELS(sumsq, P_SQ, C_ADD, FIN_DIV)
+REDUCE_VEC_KERNELS(prod, P_ID, C_MUL, F_NONE)
+REDUCE_VEC_KERNELS(max, P_ID, COMB_MAX, F_NONE)
+REDUCE_VEC_KERNELS(min, P_ID, COMB_MIN, F_NONE)
 
 /* ArgMax/ArgMin follow Eigen's ArgMax/ArgMinPairReducer (TensorFlow's CPU
  * kernel): start from (index 0, lowest/highest value), take an element only

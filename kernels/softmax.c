@@ -2,7 +2,9 @@
  * SparseSoftmaxCrossEntropyWithLogits for float and half (softmax.cl).
  *
  * All four work row by row over the last dim: a work-item per row for short
- * rows, a work-group per row (fixed size, local-memory tree) for long ones.
+ * rows, a work-group per row (fixed size, local-memory tree) for long ones;
+ * on CPU devices Softmax and LogSoftmax take long rows a work-item each on
+ * 16-wide vectors instead (ocl_use_row_vector_kernels).
  *
  * SparseSoftmaxCrossEntropyWithLogits keeps its labels in device memory as
  * TensorFlow's GPU kernel does, so it cannot fail the op on an
@@ -28,6 +30,8 @@ enum softmax_kind { SOFTMAX, LOG_SOFTMAX, XENT, SPARSE_XENT };
  * compiles a kernel again for each new local size). */
 #define GROUP_MIN_ROW 128
 #define GROUP_SIZE 128
+/* softmax_rows_vec: rows at least one vector long. */
+#define VECTOR_MIN_ROW 16
 
 struct softmax_kernel {
   enum softmax_kind kind;
@@ -52,6 +56,12 @@ static bool run_rows(TF_OpKernelContext *ctx, TF_DataType dtype,
     return true;
   if (!ocl_launch_init(&launch, ctx, status))
     return false;
+  if (strcmp(kernel, "softmax") == 0 && n >= VECTOR_MIN_ROW &&
+      ocl_use_row_vector_kernels(launch.device)) {
+    args[num_args] = OCL_LONG(rows);
+    return ocl_enqueue_rows(&launch, family_of(dtype), "softmax_rows_vec",
+                            (size_t)rows, args, num_args + 1, status);
+  }
   if (n >= GROUP_MIN_ROW) {
     size_t local = GROUP_SIZE, max = ocl_device_max_work_group_size(launch.device);
     while (local > 1 && local > max)

@@ -266,6 +266,8 @@ static const struct reduce_shape reduce_shapes[] = {
     {1, {1031}, 1, {0}, false, TF_OK},             /* one long row */
     {2, {3, 300}, 1, {1}, false, TF_OK},           /* long rows */
     {2, {300, 5}, 1, {0}, false, TF_OK},           /* long columns */
+    {2, {37, 45}, 1, {0}, false, TF_OK},           /* wide: 16-runs, tail */
+    {3, {2, 33, 20}, 1, {1}, true, TF_OK},         /* [outer, reduce, inner] */
     {2, {4, 5}, 0, {0}, false, TF_OK},             /* no axes: a copy */
     {3, {4, 1, 5}, 1, {1}, false, TF_OK},          /* size-1 axis: a copy */
     {0, {0}, 0, {0}, false, TF_OK},                /* scalar */
@@ -283,6 +285,7 @@ static const struct reduce_shape prod_shapes[] = {
     {3, {2, 3, 7}, 2, {0, 2}, false, TF_OK},
     {3, {2, 3, 7}, 1, {-1}, false, TF_OK},
     {2, {200, 3}, 1, {1}, false, TF_OK},
+    {2, {5, 40}, 1, {0}, false, TF_OK},
     {2, {4, 5}, 0, {0}, false, TF_OK},
     {0, {0}, 0, {0}, false, TF_OK},
     {2, {0, 4}, 1, {0}, false, TF_OK},
@@ -318,12 +321,22 @@ static void add_shapes(const struct ref_op *op, TF_DataType dtype,
     c->expect_code = s->code;
   }
   if (is_float(dtype)) {
-    for (int axis = 0; axis < 2; axis++) {
-      struct ref_case *c =
-          ref_case_add(out, op->op, "%s special values axis %d", op->op, axis);
-      ref_case_input_values(c, dtype, (int64_t[]){5, 4}, 2, &special_rows[0][0]);
-      double a = axis;
-      ref_case_input_values(c, TF_INT32, NULL, 0, &a);
+    /* [5, 4] as is, and [5, 20] (its columns five times over): rows and
+     * columns long enough for the 16-wide kernels of CPU devices. */
+    double wide[5][20];
+    for (int r = 0; r < 5; r++)
+      for (int col = 0; col < 20; col++)
+        wide[r][col] = special_rows[r][col % 4];
+    for (int w = 0; w < 2; w++) {
+      for (int axis = 0; axis < 2; axis++) {
+        struct ref_case *c = ref_case_add(out, op->op,
+                                          "%s special values [5,%d] axis %d",
+                                          op->op, w ? 20 : 4, axis);
+        ref_case_input_values(c, dtype, (int64_t[]){5, w ? 20 : 4}, 2,
+                              w ? &wide[0][0] : &special_rows[0][0]);
+        double a = axis;
+        ref_case_input_values(c, TF_INT32, NULL, 0, &a);
+      }
     }
   }
 }

@@ -143,6 +143,7 @@ static void softmax_cases(const struct ref_op *op, TF_DataType dtype,
   } shapes[] = {
       {1, {7}},    {2, {3, 5}},   {3, {2, 3, 7}}, {2, {2, 1031}},
       {2, {4, 200}}, {2, {0, 5}}, {2, {3, 0}},    {2, {1, 1}},
+      {2, {3, 32}},
   };
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
     struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
@@ -150,6 +151,13 @@ static void softmax_cases(const struct ref_op *op, TF_DataType dtype,
   }
   struct ref_case *c = ref_case_add(out, op->op, "%s special values", op->op);
   ref_case_input_values(c, dtype, (int64_t[]){4, 4}, 2, &special_rows[0][0]);
+  /* The same rows five times over: long enough for the 16-wide kernel. */
+  double wide[4][20];
+  for (int r = 0; r < 4; r++)
+    for (int col = 0; col < 20; col++)
+      wide[r][col] = special_rows[r][col % 4];
+  c = ref_case_add(out, op->op, "%s special values [4,20]", op->op);
+  ref_case_input_values(c, dtype, (int64_t[]){4, 20}, 2, &wide[0][0]);
   c = ref_case_add(out, op->op, "%s large logits", op->op);
   ref_case_input_values(c, dtype, (int64_t[]){1, 4}, 2,
                         (double[]){1000, 999, 998, -1000});
