@@ -117,6 +117,76 @@ static size_t group_size(const struct ocl_device *device)
   return size;
 }
 
+/* A long reduction into fewer work-items than the device has cores times
+ * SPLIT_ITEMS_PER_CORE is split along the reduced extent: each part at
+ * least SPLIT_MIN_ELEMENTS elements, so the second pass stays small. */
+#define SPLIT_ITEMS_PER_CORE 4
+#define SPLIT_MIN_ELEMENTS 4096
+
+/* How many parts the vector kernels split r's reduced extent into; 1 for
+ * no split. */
+static int64_t split_parts(const struct ocl_reduction *r,
+                           const struct ocl_device *device)
+{
+  int64_t runs = (r->inner + VECTOR_MIN - 1) / VECTOR_MIN;
+  int64_t items = r->outer * runs;
+  int64_t target = SPLIT_ITEMS_PER_CORE * (int64_t)ocl_device_compute_units(device);
+  if ((r->inner != 1 && r->inner < VECTOR_MIN) || items >= target)
+    return 1;
+  /* A part of a row is elements; of a column run, rows of 16 elements. */
+  int64_t per_row = r->inner == 1 ? 1 : VECTOR_MIN;
+  int64_t parts = (target + items - 1) / items;
+  int64_t most = r->reduce * per_row / SPLIT_MIN_ELEMENTS;
+  return parts < most ? parts : most < 1 ? 1 : most;
+}
+
+/* The two passes of a split reduction: NAME_parts_vec into a temp of
+ * [outer, parts, inner] accumulators, NAME_fold_parts into y. */
+static bool run_split(const struct ocl_launch *launch,
+                      const struct reduce_kernel *k,
+                      const struct ocl_reduction *r, int64_t divisor,
+                      int64_t parts, const TF_Tensor *x, TF_Tensor *y,
+                      TF_Status *status)
+{
+  if (ocl_tf.AllocateTemp == NULL) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "this TensorFlow lacks TF_AllocateTemp");
+    return false;
+  }
+  TF_DataType acc_type = k->storage == OCL_STORAGE_LONG ? TF_INT64 : TF_FLOAT;
+  int64_t elements = r->outer * parts * r->inner;
+  TF_Tensor *part =
+      ocl_tf.AllocateTemp(launch->ctx, acc_type, &elements, 1, NULL, status);
+  if (ocl_tf.GetCode(status) != TF_OK) {
+    if (part != NULL)
+      ocl_tf.DeleteTensor(part);
+    return false;
+  }
+  int64_t runs = (r->inner + VECTOR_MIN - 1) / VECTOR_MIN;
+  int64_t items = r->outer * parts * runs;
+  char name[64];
+  snprintf(name, sizeof(name), "%s_parts_vec", k->op->kernel);
+  const struct ocl_arg pass1[] = {
+      OCL_TENSOR(x),       OCL_TENSOR(part),   OCL_LONG(r->reduce),
+      OCL_LONG(r->inner),  OCL_LONG(parts),    OCL_LONG(items),
+  };
+  bool ok = ocl_enqueue_rows(launch, &families[k->storage], name,
+                             (size_t)items, pass1, 6, status);
+  if (ok) {
+    snprintf(name, sizeof(name), "%s_fold_parts", k->op->kernel);
+    const struct ocl_arg pass2[] = {
+        OCL_TENSOR(part),   OCL_TENSOR(y),      OCL_LONG(divisor),
+        OCL_LONG(parts),    OCL_LONG(r->inner), OCL_LONG(r->out_elements),
+    };
+    ok = ocl_enqueue_1d(launch, &families[k->storage], name,
+                        (size_t)r->out_elements, pass2, 6, status);
+  }
+  /* Freed once enqueued: later work on this in-order stream reuses the
+   * memory only after these kernels (stream-ordered allocation). */
+  ocl_tf.DeleteTensor(part);
+  return ok;
+}
+
 static bool use_group(const struct ocl_reduction *r)
 {
   return r->valid_3d && r->reduce >= GROUP_MIN_REDUCE &&
@@ -215,6 +285,10 @@ static bool run_reduce(TF_OpKernelContext *ctx, const struct reduce_kernel *k,
   char name[64];
   if (k->storage != OCL_STORAGE_BOOL && r->valid_3d &&
       ocl_use_row_vector_kernels(launch.device)) {
+    int64_t runs = (r->inner + VECTOR_MIN - 1) / VECTOR_MIN;
+    int64_t parts = split_parts(r, launch.device);
+    if (parts > 1)
+      return run_split(&launch, k, r, divisor, parts, in, y, status);
     if (r->inner == 1 && r->reduce >= VECTOR_MIN) {
       snprintf(name, sizeof(name), "%s_rows_vec", k->op->kernel);
       const struct ocl_arg argv[] = {
@@ -225,7 +299,7 @@ static bool run_reduce(TF_OpKernelContext *ctx, const struct reduce_kernel *k,
                               (size_t)r->outer, argv, 5, status);
     }
     if (r->inner >= VECTOR_MIN && r->reduce >= 1) {
-      int64_t chunks = r->outer * ((r->inner + VECTOR_MIN - 1) / VECTOR_MIN);
+      int64_t chunks = r->outer * runs;
       snprintf(name, sizeof(name), "%s_cols_vec", k->op->kernel);
       const struct ocl_arg argv[] = {
           OCL_TENSOR(in),      OCL_TENSOR(y),      OCL_LONG(divisor),

@@ -167,14 +167,10 @@ static long red_offset(const red_t *s, long r)
  * start from the first 16 elements, so `reduce` (rows) or `inner` (cols,
  * per full chunk) is at least 16 where the vector path runs. */
 #define REDUCE_VEC_KERNELS(NAME, PREP, COMB, FIN)                             \
-  __kernel void NAME##_rows_vec(OCL_TENSOR_ARG(const T, x),                   \
-                                OCL_TENSOR_ARG(T, y), long divisor,           \
-                                long reduce, long rows)                       \
+  /* The fold of xp[0, len), len >= 16, PREP applied, no FIN. */              \
+  static ACC NAME##_fold_row(const __global T *xp, long len)                  \
   {                                                                           \
-    long o = get_global_id(0);                                                \
-    OCL_GUARD(o, rows);                                                       \
-    const __global T *xp = OCL_PTR(const T, x) + o * reduce;                  \
-    long full = reduce / 16 * 16;                                             \
+    long full = len / 16 * 16;                                                \
     VACC v = LOAD16(xp, 0);                                                   \
     VACC accv = PREP(v);                                                      \
     for (long r = 16; r < full; r += 16) {                                    \
@@ -186,10 +182,44 @@ static long red_offset(const red_t *s, long r)
     ACC acc = lanes[0];                                                       \
     for (int l = 1; l < 16; l++)                                              \
       acc = COMB(acc, lanes[l]);                                              \
-    for (long r = full; r < reduce; r++) {                                    \
+    for (long r = full; r < len; r++) {                                       \
       ACC w = LOAD(xp, r);                                                    \
       acc = COMB(acc, PREP(w));                                               \
     }                                                                         \
+    return acc;                                                               \
+  }                                                                           \
+  /* Rows [r0, r1) of the column run at xp (16 wide unless `width` says     \
+   * fewer: the tail) into out[0, width), PREP applied, no FIN. */            \
+  static void NAME##_fold_cols(const __global T *xp, long inner, long r0,     \
+                               long r1, long width, ACC *out)                 \
+  {                                                                           \
+    if (width == 16) {                                                        \
+      VACC v = LOAD16(xp, r0 * inner);                                        \
+      VACC accv = PREP(v);                                                    \
+      for (long r = r0 + 1; r < r1; r++) {                                    \
+        v = LOAD16(xp, r * inner);                                            \
+        accv = COMB(accv, PREP(v));                                           \
+      }                                                                       \
+      vstore16(accv, 0, out);                                                 \
+      return;                                                                 \
+    }                                                                         \
+    for (long c = 0; c < width; c++) {                                        \
+      ACC w = LOAD(xp, r0 * inner + c);                                       \
+      ACC acc = PREP(w);                                                      \
+      for (long r = r0 + 1; r < r1; r++) {                                    \
+        w = LOAD(xp, r * inner + c);                                          \
+        acc = COMB(acc, PREP(w));                                             \
+      }                                                                       \
+      out[c] = acc;                                                           \
+    }                                                                         \
+  }                                                                           \
+  __kernel void NAME##_rows_vec(OCL_TENSOR_ARG(const T, x),                   \
+                                OCL_TENSOR_ARG(T, y), long divisor,           \
+                                long reduce, long rows)                       \
+  {                                                                           \
+    long o = get_global_id(0);                                                \
+    OCL_GUARD(o, rows);                                                       \
+    ACC acc = NAME##_fold_row(OCL_PTR(const T, x) + o * reduce, reduce);      \
     STORE(OCL_PTR(T, y), o, FIN(acc, divisor));                               \
   }                                                                           \
   __kernel void NAME##_cols_vec(OCL_TENSOR_ARG(const T, x),                   \
@@ -200,30 +230,52 @@ static long red_offset(const red_t *s, long r)
     OCL_GUARD(g, chunks);                                                     \
     long per_outer = (inner + 15) / 16;                                       \
     long o = g / per_outer, c0 = g % per_outer * 16;                          \
-    const __global T *xp = OCL_PTR(const T, x) + o * reduce * inner + c0;     \
+    long width = min(16L, inner - c0);                                        \
+    ACC out[16];                                                              \
+    NAME##_fold_cols(OCL_PTR(const T, x) + o * reduce * inner + c0, inner, 0, \
+                     reduce, width, out);                                     \
     __global T *yp = OCL_PTR(T, y) + o * inner + c0;                          \
-    if (c0 + 16 <= inner) {                                                   \
-      VACC v = LOAD16(xp, 0);                                                 \
-      VACC accv = PREP(v);                                                    \
-      for (long r = 1; r < reduce; r++) {                                     \
-        v = LOAD16(xp, r * inner);                                            \
-        accv = COMB(accv, PREP(v));                                           \
-      }                                                                       \
-      ACC lanes[16];                                                          \
-      vstore16(accv, 0, lanes);                                               \
-      for (int l = 0; l < 16; l++)                                            \
-        STORE(yp, l, FIN(lanes[l], divisor));                                 \
+    for (long c = 0; c < width; c++)                                          \
+      STORE(yp, c, FIN(out[c], divisor));                                     \
+  }                                                                           \
+  /* A long reduction into few outputs, split so that every core works:     \
+   * part p of the reduced extent of [outer, reduce, inner] goes to          \
+   * part[outer, parts, inner] (ACC); NAME##_fold_parts folds those. Work    \
+   * item g: column run g % runs, part g / runs % parts, outer g / runs /    \
+   * parts (runs = 1 and len >= 16 per part for rows, inner == 1). */        \
+  __kernel void NAME##_parts_vec(OCL_TENSOR_ARG(const T, x),                  \
+                                 OCL_TENSOR_ARG(ACC, part), long reduce,      \
+                                 long inner, long parts, long items)          \
+  {                                                                           \
+    long g = get_global_id(0);                                                \
+    OCL_GUARD(g, items);                                                      \
+    long runs = (inner + 15) / 16;                                            \
+    long c0 = g % runs * 16, p = g / runs % parts, o = g / runs / parts;      \
+    long r0 = reduce * p / parts, r1 = reduce * (p + 1) / parts;              \
+    const __global T *xp = OCL_PTR(const T, x) + o * reduce * inner;          \
+    __global ACC *pp = OCL_PTR(ACC, part) + (o * parts + p) * inner;          \
+    if (inner == 1) {                                                         \
+      pp[0] = NAME##_fold_row(xp + r0, r1 - r0);                              \
       return;                                                                 \
     }                                                                         \
-    for (long c = 0; c < inner - c0; c++) {                                   \
-      ACC w = LOAD(xp, c);                                                    \
-      ACC acc = PREP(w);                                                      \
-      for (long r = 1; r < reduce; r++) {                                     \
-        w = LOAD(xp, r * inner + c);                                          \
-        acc = COMB(acc, PREP(w));                                             \
-      }                                                                       \
-      STORE(yp, c, FIN(acc, divisor));                                        \
-    }                                                                         \
+    long width = min(16L, inner - c0);                                        \
+    ACC out[16];                                                              \
+    NAME##_fold_cols(xp + c0, inner, r0, r1, width, out);                     \
+    for (long c = 0; c < width; c++)                                          \
+      pp[c0 + c] = out[c];                                                    \
+  }                                                                           \
+  __kernel void NAME##_fold_parts(OCL_TENSOR_ARG(const ACC, part),            \
+                                  OCL_TENSOR_ARG(T, y), long divisor,         \
+                                  long parts, long inner, long n)             \
+  {                                                                           \
+    long i = get_global_id(0);                                                \
+    OCL_GUARD(i, n);                                                          \
+    const __global ACC *pp =                                                  \
+        OCL_PTR(const ACC, part) + i / inner * parts * inner + i % inner;     \
+    ACC acc = pp[0];                                                          \
+    for (long p = 1; p < parts; p++)                                          \
+      acc = COMB(acc, pp[p * inner]);                                         \
+    STORE(OCL_PTR(T, y), i, FIN(acc, divisor));                               \
   }
 
 #if defined(T_IS_BOOL)

@@ -268,6 +268,9 @@ static const struct reduce_shape reduce_shapes[] = {
     {2, {300, 5}, 1, {0}, false, TF_OK},           /* long columns */
     {2, {37, 45}, 1, {0}, false, TF_OK},           /* wide: 16-runs, tail */
     {3, {2, 33, 20}, 1, {1}, true, TF_OK},         /* [outer, reduce, inner] */
+    {2, {3, 20000}, 1, {1}, false, TF_OK},         /* few long rows: split */
+    {1, {50000}, 1, {0}, false, TF_OK},            /* to a scalar: split */
+    {2, {700, 21}, 1, {0}, false, TF_OK},          /* few column runs: split */
     {2, {4, 5}, 0, {0}, false, TF_OK},             /* no axes: a copy */
     {3, {4, 1, 5}, 1, {1}, false, TF_OK},          /* size-1 axis: a copy */
     {0, {0}, 0, {0}, false, TF_OK},                /* scalar */
@@ -338,6 +341,15 @@ static void add_shapes(const struct ref_op *op, TF_DataType dtype,
         ref_case_input_values(c, TF_INT32, NULL, 0, &a);
       }
     }
+    /* One NaN late in a long row: it must survive a split reduction. */
+    static double late_nan[9000];
+    for (int i = 0; i < 9000; i++)
+      late_nan[i] = i == 8000 ? NAN : (double)(i % 7) - 3.0;
+    struct ref_case *c =
+        ref_case_add(out, op->op, "%s NaN at 8000 of [9000]", op->op);
+    ref_case_input_values(c, dtype, (int64_t[]){9000}, 1, late_nan);
+    double a = 0;
+    ref_case_input_values(c, TF_INT32, NULL, 0, &a);
   }
 }
 
