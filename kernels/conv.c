@@ -156,28 +156,8 @@ static bool enqueue_2d(const struct ocl_launch *launch, TF_DataType dtype,
                      global, local, args, num_args, status);
 }
 
-static TF_Tensor *temp(const struct ocl_launch *launch, TF_DataType dtype,
-                       int64_t elements, TF_Status *status)
-{
-  if (ocl_tf.AllocateTemp == NULL) {
-    ocl_set_status(status, TF_UNIMPLEMENTED,
-                   "this TensorFlow lacks TF_AllocateTemp, which the OPENCL "
-                   "convolutions need");
-    return NULL;
-  }
-  TF_Tensor *t =
-      ocl_tf.AllocateTemp(launch->ctx, dtype, &elements, 1, NULL, status);
-  if (ocl_tf.GetCode(status) != TF_OK) {
-    if (t != NULL)
-      ocl_tf.DeleteTensor(t);
-    return NULL;
-  }
-  return t;
-}
-
-/* Temps are freed right after the work that uses them is enqueued: later
- * work on this in-order stream reuses them only after it (TensorFlow's
- * stream-ordered allocation). */
+/* Temps are freed right after the work that uses them is enqueued
+ * (ocl_allocate_temp). */
 static void free_temp(TF_Tensor **t)
 {
   if (*t != NULL)
@@ -214,7 +194,7 @@ static TF_Tensor *as_float(const struct ocl_launch *launch, TF_DataType dtype,
   if (dtype == TF_FLOAT)
     return (TF_Tensor *)t;
   int64_t n = ocl_tf.TensorElementCount(t);
-  TF_Tensor *f = temp(launch, TF_FLOAT, n, status);
+  TF_Tensor *f = ocl_allocate_temp(launch, TF_FLOAT, n, status);
   if (f == NULL)
     return NULL;
   *owned = true;
@@ -300,7 +280,7 @@ static bool conv_forward(const struct ocl_launch *launch, TF_DataType dtype,
   }
 
   int64_t chunk = images_per_chunk(c->batch, P * K);
-  TF_Tensor *col = temp(launch, dtype, chunk * P * K, status);
+  TF_Tensor *col = ocl_allocate_temp(launch, dtype, chunk * P * K, status);
   if (col == NULL)
     return false;
   bool ok = true;
@@ -362,7 +342,7 @@ static bool conv_backprop_input(const struct ocl_launch *launch,
   if (fdy == NULL)
     goto out;
   int64_t chunk = images_per_chunk(c->batch, P * K);
-  dcol = temp(launch, TF_FLOAT, chunk * P * K, status);
+  dcol = ocl_allocate_temp(launch, TF_FLOAT, chunk * P * K, status);
   if (dcol == NULL)
     goto out;
   struct col_layout l = col_layout(nchw, P, K);
@@ -419,7 +399,7 @@ static bool conv_backprop_filter(const struct ocl_launch *launch,
    * transposed to [N, P, Cout] so that it is one matrix. */
   const TF_Tensor *dyt = dout;
   if (nchw) {
-    dy = temp(launch, dtype, M * Cout, status);
+    dy = ocl_allocate_temp(launch, dtype, M * Cout, status);
     if (dy == NULL)
       goto out;
     const struct ocl_arg args[] = {
@@ -444,7 +424,7 @@ static bool conv_backprop_filter(const struct ocl_launch *launch,
     tchunk = 1;
   if (tchunk > taps)
     tchunk = taps;
-  col = temp(launch, dtype, M * tchunk * Cin, status);
+  col = ocl_allocate_temp(launch, dtype, M * tchunk * Cin, status);
   if (col == NULL)
     goto out;
   for (int64_t t0 = 0; t0 < taps; t0 += tchunk) {

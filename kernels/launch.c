@@ -303,6 +303,26 @@ bool ocl_enqueue_rows(const struct ocl_launch *launch,
                      num_args, status);
 }
 
+TF_Tensor *ocl_allocate_temp(const struct ocl_launch *launch,
+                             TF_DataType dtype, int64_t elements,
+                             TF_Status *status)
+{
+  if (ocl_tf.AllocateTemp == NULL) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "this TensorFlow lacks TF_AllocateTemp, which this OPENCL "
+                   "kernel needs");
+    return NULL;
+  }
+  TF_Tensor *t =
+      ocl_tf.AllocateTemp(launch->ctx, dtype, &elements, 1, NULL, status);
+  if (ocl_tf.GetCode(status) != TF_OK) {
+    if (t != NULL)
+      ocl_tf.DeleteTensor(t);
+    return NULL;
+  }
+  return t;
+}
+
 bool ocl_get_inputs(TF_OpKernelContext *ctx, TF_Tensor **inputs, int n,
                     TF_Status *status)
 {

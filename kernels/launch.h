@@ -168,6 +168,14 @@ void ocl_compute_done(TF_OpKernelContext *ctx, TF_Status *status);
  * (may be NULL) and returns NULL for the create function to return. */
 void *ocl_create_failed(TF_OpKernelConstruction *ctx, TF_Status *status,
                         void *kernel);
+/* A 1-D device temp of `elements` (TF_AllocateTemp), or NULL with the
+ * status set (UNIMPLEMENTED on a TensorFlow without TF_AllocateTemp).
+ * Temps may be deleted as soon as the work using them is enqueued: later
+ * work on the in-order stream reuses the memory only after it
+ * (TensorFlow's stream-ordered allocation). */
+TF_Tensor *ocl_allocate_temp(const struct ocl_launch *launch,
+                             TF_DataType dtype, int64_t elements,
+                             TF_Status *status);
 /* Element offset of a host pointer, for host-memory (int32) kernels. */
 static inline void *ocl_host_data(const TF_Tensor *tensor)
 {

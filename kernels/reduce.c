@@ -148,20 +148,11 @@ static bool run_split(const struct ocl_launch *launch,
                       int64_t parts, const TF_Tensor *x, TF_Tensor *y,
                       TF_Status *status)
 {
-  if (ocl_tf.AllocateTemp == NULL) {
-    ocl_set_status(status, TF_UNIMPLEMENTED,
-                   "this TensorFlow lacks TF_AllocateTemp");
-    return false;
-  }
   TF_DataType acc_type = k->storage == OCL_STORAGE_LONG ? TF_INT64 : TF_FLOAT;
-  int64_t elements = r->outer * parts * r->inner;
-  TF_Tensor *part =
-      ocl_tf.AllocateTemp(launch->ctx, acc_type, &elements, 1, NULL, status);
-  if (ocl_tf.GetCode(status) != TF_OK) {
-    if (part != NULL)
-      ocl_tf.DeleteTensor(part);
+  TF_Tensor *part = ocl_allocate_temp(launch, acc_type,
+                                      r->outer * parts * r->inner, status);
+  if (part == NULL)
     return false;
-  }
   int64_t runs = (r->inner + VECTOR_MIN - 1) / VECTOR_MIN;
   int64_t items = r->outer * parts * runs;
   char name[64];
@@ -181,9 +172,7 @@ static bool run_split(const struct ocl_launch *launch,
     ok = ocl_enqueue_1d(launch, &families[k->storage], name,
                         (size_t)r->out_elements, pass2, 6, status);
   }
-  /* Freed once enqueued: later work on this in-order stream reuses the
-   * memory only after these kernels (stream-ordered allocation). */
-  ocl_tf.DeleteTensor(part);
+  ocl_tf.DeleteTensor(part); /* once enqueued: see ocl_allocate_temp */
   return ok;
 }
 
