@@ -658,3 +658,19 @@ done:
   }
   TF_DeleteStatus(status);
 }
+
+bool ref_op_selected(const char *op)
+{
+  const char *filter = getenv("TFOCL_OPS_FILTER");
+  if (filter == NULL || *filter == '\0')
+    return true;
+  size_t len = strlen(op);
+  for (const char *p = filter; *p;) {
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (n == len && strncmp(p, op, n) == 0)
+      return true;
+    p += n + (end ? 1 : 0);
+  }
+  return false;
+}

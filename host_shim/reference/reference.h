@@ -86,6 +86,9 @@ struct ref_op {
 
 /* Every op with a reference; NULL if none. */
 const struct ref_op *ref_op_find(const char *op);
+/* Whether TFOCL_OPS_FILTER (a comma list of op names; unset or empty: all)
+ * selects `op`, for suites that run some ops only. */
+bool ref_op_selected(const char *op);
 int ref_op_count(void);
 const struct ref_op *ref_op_at(int index);
 

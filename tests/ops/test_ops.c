@@ -28,22 +28,6 @@ static struct tfocl_device *device;
 static struct kernel_case pairs[MAX_PAIRS];
 static int num_pairs;
 
-static bool selected(const char *op)
-{
-  const char *filter = getenv("TFOCL_OPS_FILTER");
-  if (filter == NULL || *filter == '\0')
-    return true;
-  size_t len = strlen(op);
-  for (const char *p = filter; *p;) {
-    const char *end = strchr(p, ',');
-    size_t n = end ? (size_t)(end - p) : strlen(p);
-    if (n == len && strncmp(p, op, n) == 0)
-      return true;
-    p += n + (end ? 1 : 0);
-  }
-  return false;
-}
-
 /* Ops on resource variables: their inputs are variable handles, which the
  * reference cases cannot express; tests/ops/test_variables.c covers them. */
 static bool covered_elsewhere(const char *op)
@@ -65,7 +49,7 @@ static void collect_pairs(void)
   for (int i = 0; i < n; i++) {
     struct tfocl_kernel_info info;
     if (!tfocl_kernel_get(i, &info) || strcmp(info.device_type, "OPENCL") != 0 ||
-        !selected(info.op_name) || covered_elsewhere(info.op_name))
+        !ref_op_selected(info.op_name) || covered_elsewhere(info.op_name))
       continue;
     int expand = info.num_constraints > 0 ? info.constraints[0].num_types : 1;
     for (int t = 0; t < expand && num_pairs < MAX_PAIRS; t++) {

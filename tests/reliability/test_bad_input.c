@@ -32,29 +32,13 @@ static struct pair pairs[MAX_PAIRS];
 static int num_pairs;
 static long runs, failures_reported;
 
-static bool selected(const char *op)
-{
-  const char *filter = getenv("TFOCL_OPS_FILTER");
-  if (filter == NULL || *filter == '\0')
-    return true;
-  size_t len = strlen(op);
-  for (const char *p = filter; *p;) {
-    const char *end = strchr(p, ',');
-    size_t n = end ? (size_t)(end - p) : strlen(p);
-    if (n == len && strncmp(p, op, n) == 0)
-      return true;
-    p += n + (end ? 1 : 0);
-  }
-  return false;
-}
-
 static void collect_pairs(void)
 {
   int n = tfocl_kernel_count();
   for (int i = 0; i < n; i++) {
     struct tfocl_kernel_info info;
     if (!tfocl_kernel_get(i, &info) || strcmp(info.device_type, "OPENCL") != 0 ||
-        !selected(info.op_name) || ref_op_find(info.op_name) == NULL)
+        !ref_op_selected(info.op_name) || ref_op_find(info.op_name) == NULL)
       continue;
     int expand = info.num_constraints > 0 ? info.constraints[0].num_types : 1;
     for (int t = 0; t < expand && num_pairs < MAX_PAIRS; t++) {
