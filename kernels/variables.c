@@ -17,9 +17,11 @@
  * DEFAULT kernel exists for them, so TensorFlow reports a missing kernel).
  *
  * Registration follows TensorFlow's GPU kernels: resource inputs in host
- * memory, dtypes float and half (int64 for AssignAdd/Sub, the Keras
- * optimizer's iteration counter); the scalar hyper-parameters stay device
- * tensors read by the kernels. */
+ * memory; AssignAdd/Sub for every number type TensorFlow's DEVICE_DEFAULT
+ * kernels take (each of them would otherwise run CPU code on device
+ * addresses), AssignVariableOp for those and bool, the optimizers for float
+ * and half; the scalar hyper-parameters stay device tensors read by the
+ * kernels. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,26 +31,60 @@
 
 extern const char ocl_cl_source_variables[];
 
-enum storage { ST_FLOAT, ST_HALF, ST_LONG, ST_COUNT };
+enum storage {
+  ST_FLOAT, ST_HALF, ST_BFLOAT16, ST_DOUBLE, ST_U8, ST_U16, ST_U32, ST_U64,
+  ST_COUNT
+};
 
 static const struct ocl_family families[ST_COUNT] = {
     [ST_FLOAT] = {"variables_float", ocl_cl_source_variables,
                   "-DT=float -DT_IS_FLOAT"},
     [ST_HALF] = {"variables_half", ocl_cl_source_variables,
                  "-DT=half -DT_IS_HALF"},
-    [ST_LONG] = {"variables_long", ocl_cl_source_variables,
-                 "-DT=long -DT_IS_INT"},
+    [ST_BFLOAT16] = {"variables_bfloat16", ocl_cl_source_variables,
+                     "-DT=ushort -DT_IS_BFLOAT16"},
+    [ST_DOUBLE] = {"variables_double", ocl_cl_source_variables,
+                   "-DT=double -DT_IS_DOUBLE"},
+    [ST_U8] = {"variables_u8", ocl_cl_source_variables,
+               "-DT=uchar -DT_IS_INT"},
+    [ST_U16] = {"variables_u16", ocl_cl_source_variables,
+                "-DT=ushort -DT_IS_INT"},
+    [ST_U32] = {"variables_u32", ocl_cl_source_variables,
+                "-DT=uint -DT_IS_INT"},
+    [ST_U64] = {"variables_u64", ocl_cl_source_variables,
+                "-DT=ulong -DT_IS_INT"},
 };
 
 /* TensorFlow's DenseUpdateType values, the `Op` of TF_AssignUpdateVariable. */
 enum { UPDATE_ADD = 0, UPDATE_SUB = 1 };
 
-static bool storage_of(TF_DataType dtype, enum storage *st, TF_Status *status)
+/* Every dtype TensorFlow registers AssignAdd/SubVariableOp for on
+ * DEVICE_DEFAULT (resource_variable_ops.cc, TF_CALL_NUMBER_TYPES): each one
+ * needs an OPENCL kernel, or TensorFlow would run that CPU code on device
+ * addresses. */
+static const TF_DataType update_types[] = {
+    TF_FLOAT,  TF_HALF,   TF_BFLOAT16, TF_DOUBLE, TF_COMPLEX64, TF_COMPLEX128,
+    TF_INT8,   TF_UINT8,  TF_INT16,    TF_UINT16, TF_INT32,     TF_UINT32,
+    TF_INT64,  TF_UINT64,
+};
+
+/* The storage program a dtype's updates run in, and how many of its
+ * elements one value holds (complex: two). */
+static bool storage_of(TF_DataType dtype, enum storage *st, int *lanes,
+                       TF_Status *status)
 {
+  *lanes = 1;
   switch (dtype) {
   case TF_FLOAT: *st = ST_FLOAT; return true;
   case TF_HALF: *st = ST_HALF; return true;
-  case TF_INT64: *st = ST_LONG; return true;
+  case TF_BFLOAT16: *st = ST_BFLOAT16; return true;
+  case TF_DOUBLE: *st = ST_DOUBLE; return true;
+  case TF_COMPLEX64: *st = ST_FLOAT; *lanes = 2; return true;
+  case TF_COMPLEX128: *st = ST_DOUBLE; *lanes = 2; return true;
+  case TF_INT8: case TF_UINT8: *st = ST_U8; return true;
+  case TF_INT16: case TF_UINT16: *st = ST_U16; return true;
+  case TF_INT32: case TF_UINT32: *st = ST_U32; return true;
+  case TF_INT64: case TF_UINT64: *st = ST_U64; return true;
   default:
     ocl_set_status(status, TF_UNIMPLEMENTED,
                    "OPENCL variable kernels have no dtype %d", (int)dtype);
@@ -61,9 +97,34 @@ static const char *dtype_name(TF_DataType dtype)
   switch (dtype) {
   case TF_FLOAT: return "float";
   case TF_HALF: return "half";
+  case TF_BFLOAT16: return "bfloat16";
+  case TF_DOUBLE: return "double";
+  case TF_COMPLEX64: return "complex64";
+  case TF_COMPLEX128: return "complex128";
+  case TF_INT8: return "int8";
+  case TF_UINT8: return "uint8";
+  case TF_INT16: return "int16";
+  case TF_UINT16: return "uint16";
+  case TF_INT32: return "int32";
+  case TF_UINT32: return "uint32";
   case TF_INT64: return "int64";
+  case TF_UINT64: return "uint64";
   default: return "unsupported";
   }
+}
+
+/* float64 programs need cl_khr_fp64: without it, a clear error instead of a
+ * build failure. */
+static bool storage_available(const struct ocl_launch *launch, enum storage st,
+                              TF_DataType dtype, TF_Status *status)
+{
+  if (st != ST_DOUBLE || ocl_device_has_fp64(launch->device))
+    return true;
+  ocl_set_status(status, TF_UNIMPLEMENTED,
+                 "%s variables need an OpenCL device with cl_khr_fp64; "
+                 "OpenCL device %d has none",
+                 dtype_name(dtype), launch->device->ordinal);
+  return false;
 }
 
 static bool ok(const TF_Status *status)
@@ -120,11 +181,15 @@ static void update_tensor(TF_OpKernelContext *ctx, TF_Tensor *tensor,
   TF_Status *status = ocl_tf.NewStatus();
   struct ocl_launch launch;
   enum storage st;
+  int lanes;
+  TF_DataType dtype = ocl_tf.TensorType(tensor);
   int64_t n = ocl_tf.TensorElementCount(tensor);
 
-  if (n == 0 || !storage_of(ocl_tf.TensorType(tensor), &st, status) ||
-      !ocl_launch_init(&launch, ctx, status))
+  if (n == 0 || !storage_of(dtype, &st, &lanes, status) ||
+      !ocl_launch_init(&launch, ctx, status) ||
+      !storage_available(&launch, st, dtype, status))
     goto out;
+  n *= lanes;
   const struct ocl_arg args[] = {OCL_TENSOR(tensor), OCL_TENSOR(value),
                                  OCL_LONG(n)};
   ocl_enqueue_1d(&launch, &families[st],
@@ -266,8 +331,9 @@ static void *apply_create(TF_OpKernelConstruction *ctx, int index)
     goto fail;
   }
   k->op = op;
+  int lanes;
   ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
-  if (!ok(status) || !storage_of(k->dtype, &k->storage, status))
+  if (!ok(status) || !storage_of(k->dtype, &k->storage, &lanes, status))
     goto fail;
   ocl_tf.OpKernelConstruction_GetAttrBool(ctx, "use_locking", &flag, status);
   k->use_locking = ok(status) && flag; /* default false */
@@ -446,7 +512,8 @@ void ocl_register_variables_kernels(void)
   static const char *const adam_host[] = {"var", "m", "v", NULL};
   static const char *const *const apply_host_args[] = {gd_host, momentum_host,
                                                        adam_host};
-  static const TF_DataType update_types[] = {TF_FLOAT, TF_HALF, TF_INT64};
+  /* AssignVariableOp only copies (copy on write): any fixed-size dtype. */
+  static const TF_DataType assign_types[] = {TF_BOOL};
   static const TF_DataType float_types[] = {TF_FLOAT, TF_HALF};
   /* Decided here, once the TensorFlow C API is resolved. */
   bool can_update = ocl_tf.AssignUpdateVariable != NULL;
@@ -474,6 +541,11 @@ void ocl_register_variables_kernels(void)
       register_one("AssignVariableOp", "dtype", dtype,
                    assign_variable_create, assign_compute, resource_arg);
   }
+  for (size_t t = 0; can_assign && t < sizeof(assign_types) /
+                                           sizeof(assign_types[0]);
+       t++)
+    register_one("AssignVariableOp", "dtype", assign_types[t],
+                 assign_variable_create, assign_compute, resource_arg);
   if (!can_apply)
     return;
   for (int i = 0; i < NUM_APPLY_OPS; i++)

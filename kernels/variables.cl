@@ -1,8 +1,12 @@
 /* Variable updates and the optimizers' fused update kernels.
  *
- * Built once per storage type: -DT=float|half|long (long: the assign
- * updates only, -DT_IS_INT). half is stored as half and computed in float,
- * rounded to nearest even on store.
+ * Built once per storage type: -DT=float|half|ushort (bfloat16)|double, and
+ * -DT=uchar|ushort|uint|ulong -DT_IS_INT for every integer width (signed
+ * and unsigned add alike in two's complement; only the assign updates are
+ * built for them). Complex values add component-wise: complex64 runs the
+ * float program over twice the elements, complex128 the double one. half
+ * and bfloat16 are stored as such and computed in float, rounded to nearest
+ * even on store.
  *
  * The optimizers follow TensorFlow's GPU kernels (training_ops_gpu.cu.cc)
  * formula for formula. Their scalar hyper-parameters are device tensors
@@ -14,24 +18,25 @@
 typedef float CT; /* compute type */
 #define LOAD(p, i) vload_half((i), (p))
 #define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#elif defined(T_IS_BFLOAT16)
+typedef float CT;
+#define LOAD(p, i) ocl_bf16_to_float((p)[i])
+#define STORE(p, i, v) ((p)[i] = ocl_float_to_bf16(v))
 #else
 typedef T CT;
 #define LOAD(p, i) ((p)[i])
 #define STORE(p, i, v) ((p)[i] = (v))
 #endif
 
-/* var (op)= value over n elements. Integers wrap, as TensorFlow's. */
+/* var (op)= value over n elements. Integers wrap, as TensorFlow's: T is
+ * unsigned for them, whose arithmetic is modular in OpenCL C. */
 __kernel void assign_add(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(const T, value),
                          long n)
 {
   long i = get_global_id(0);
   OCL_GUARD(i, n);
   __global T *v = OCL_PTR(T, var);
-#if defined(T_IS_INT)
-  v[i] = as_long(as_ulong(v[i]) + as_ulong(OCL_PTR(const T, value)[i]));
-#else
-  STORE(v, i, LOAD(v, i) + LOAD(OCL_PTR(const T, value), i));
-#endif
+  STORE(v, i, (CT)(LOAD(v, i) + LOAD(OCL_PTR(const T, value), i)));
 }
 
 __kernel void assign_sub(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(const T, value),
@@ -40,14 +45,10 @@ __kernel void assign_sub(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(const T, value),
   long i = get_global_id(0);
   OCL_GUARD(i, n);
   __global T *v = OCL_PTR(T, var);
-#if defined(T_IS_INT)
-  v[i] = as_long(as_ulong(v[i]) - as_ulong(OCL_PTR(const T, value)[i]));
-#else
-  STORE(v, i, LOAD(v, i) - LOAD(OCL_PTR(const T, value), i));
-#endif
+  STORE(v, i, (CT)(LOAD(v, i) - LOAD(OCL_PTR(const T, value), i)));
 }
 
-#if !defined(T_IS_INT)
+#if defined(T_IS_FLOAT) || defined(T_IS_HALF)
 
 /* var -= alpha * delta */
 __kernel void apply_gradient_descent(OCL_TENSOR_ARG(T, var),
@@ -122,4 +123,4 @@ __kernel void apply_adam(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(T, m),
   STORE(vp, i, v_i);
 }
 
-#endif /* !T_IS_INT */
+#endif /* T_IS_FLOAT || T_IS_HALF */

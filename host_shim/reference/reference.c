@@ -59,6 +59,25 @@ static uint16_t float_to_half(float f)
   return sign | (uint16_t)((rounded - 0x38000000u) >> 13);
 }
 
+/* bfloat16: the top half of a float, rounded to nearest even (Eigen's
+ * conversion), NaN kept quiet. */
+static uint16_t float_to_bfloat16(float f)
+{
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof(bits));
+  if (isnan(f))
+    return (uint16_t)((bits >> 16) | 0x40u);
+  return (uint16_t)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+static float bfloat16_to_float(uint16_t b)
+{
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
 double ref_round_to(TF_DataType dtype, double v)
 {
   switch (dtype) {
@@ -80,6 +99,12 @@ double ref_round_to(TF_DataType dtype, double v)
     return isnan(v) ? 0 : (double)(int8_t)(int64_t)v;
   case TF_INT16:
     return isnan(v) ? 0 : (double)(int16_t)(int64_t)v;
+  case TF_UINT16:
+    return isnan(v) ? 0 : (double)(uint16_t)(int64_t)v;
+  case TF_UINT32:
+    return isnan(v) ? 0 : (double)(uint32_t)(int64_t)v;
+  case TF_BFLOAT16:
+    return bfloat16_to_float(float_to_bfloat16((float)v));
   default:
     return v;
   }
@@ -139,6 +164,10 @@ TF_Tensor *ref_tensor_to_tf(const struct ref_tensor *t, TF_Status *status)
     case TF_UINT8: ((uint8_t *)data)[i] = (uint8_t)(int64_t)v; break;
     case TF_INT8: ((int8_t *)data)[i] = (int8_t)(int64_t)v; break;
     case TF_INT16: ((int16_t *)data)[i] = (int16_t)(int64_t)v; break;
+    case TF_UINT16: ((uint16_t *)data)[i] = (uint16_t)(int64_t)v; break;
+    case TF_BFLOAT16:
+      ((uint16_t *)data)[i] = float_to_bfloat16((float)v);
+      break;
     case TF_UINT32: ((uint32_t *)data)[i] = (uint32_t)v; break;
     case TF_UINT64: ((uint64_t *)data)[i] = (uint64_t)v; break;
     default:
@@ -174,6 +203,10 @@ bool ref_tensor_from_tf(struct ref_tensor *t, const TF_Tensor *tensor)
     case TF_UINT8: t->v[i] = ((const uint8_t *)data)[i]; break;
     case TF_INT8: t->v[i] = ((const int8_t *)data)[i]; break;
     case TF_INT16: t->v[i] = ((const int16_t *)data)[i]; break;
+    case TF_UINT16: t->v[i] = ((const uint16_t *)data)[i]; break;
+    case TF_BFLOAT16:
+      t->v[i] = bfloat16_to_float(((const uint16_t *)data)[i]);
+      break;
     case TF_UINT32: t->v[i] = ((const uint32_t *)data)[i]; break;
     case TF_UINT64: t->v[i] = (double)((const uint64_t *)data)[i]; break;
     default:

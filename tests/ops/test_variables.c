@@ -8,7 +8,8 @@
  * device's previous state so errors do not accumulate): float 1e-5 relative
  * + 1e-6 absolute (float32 arithmetic of a few operations); half 2e-3 + 2e-3
  * (computed in float, stored as half: one half ulp, plus m and v of Adam
- * rounded to half); int64 exact.
+ * rounded to half); bfloat16 4e-3 + 4e-3 (one bfloat16 ulp is 2^-8 relative);
+ * double 1e-14; integers exact, wrapping around as TensorFlow's do.
  *
  * With TFOCL_HIDE_TF_EXPERIMENTAL=1 (the meson test
  * ops-variables-no-experimental) the plugin sees a TensorFlow without
@@ -60,15 +61,33 @@ static TF_Tensor *host_scalar(TF_DataType dtype, double v)
 }
 
 /* Random values in [lo, hi), deterministic per seed, rounded to dtype. */
+static bool is_integer(TF_DataType dtype)
+{
+  switch (dtype) {
+  case TF_INT8: case TF_UINT8: case TF_INT16: case TF_UINT16:
+  case TF_INT32: case TF_UINT32: case TF_INT64: case TF_UINT64:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static bool is_unsigned(TF_DataType dtype)
+{
+  return dtype == TF_UINT8 || dtype == TF_UINT16 || dtype == TF_UINT32 ||
+         dtype == TF_UINT64;
+}
+
 static void fill(double *v, int64_t n, TF_DataType dtype, unsigned seed,
                  double lo, double hi)
 {
   for (int64_t i = 0; i < n; i++) {
     seed = seed * 1103515245u + 12345u;
     double u = (double)((seed >> 8) & 0xffff) / 65536.0;
-    v[i] = ref_round_to(dtype, lo + (hi - lo) * u);
-    if (dtype == TF_INT64)
+    v[i] = lo + (hi - lo) * u;
+    if (is_integer(dtype))
       v[i] = floor(v[i]);
+    v[i] = ref_round_to(dtype, v[i]);
   }
 }
 
@@ -101,8 +120,13 @@ static TF_Tensor *new_var(TF_DataType dtype, const int64_t *dims, int rank,
 
 static void tolerance(TF_DataType dtype, double *rtol, double *atol)
 {
-  *rtol = dtype == TF_HALF ? 2e-3 : dtype == TF_FLOAT ? 1e-5 : 0;
-  *atol = dtype == TF_HALF ? 2e-3 : dtype == TF_FLOAT ? 1e-6 : 0;
+  switch (dtype) {
+  case TF_HALF: *rtol = 2e-3; *atol = 2e-3; break;
+  case TF_BFLOAT16: *rtol = 4e-3; *atol = 4e-3; break;
+  case TF_FLOAT: *rtol = 1e-5; *atol = 1e-6; break;
+  case TF_DOUBLE: *rtol = 1e-14; *atol = 1e-14; break;
+  default: *rtol = 0; *atol = 0; break;
+  }
 }
 
 static void expect_close(const char *what, TF_DataType dtype, const double *got,
@@ -140,9 +164,33 @@ static bool registered(const char *op)
   return false;
 }
 
+/* Whether `op` has an OPENCL kernel whose first type constraint allows
+ * dtype. */
+static bool registered_for(const char *op, TF_DataType dtype)
+{
+  int n = tfocl_kernel_count();
+  for (int i = 0; i < n; i++) {
+    struct tfocl_kernel_info info;
+    if (!tfocl_kernel_get(i, &info) || strcmp(info.op_name, op) != 0 ||
+        strcmp(info.device_type, "OPENCL") != 0 || info.num_constraints < 1)
+      continue;
+    for (int t = 0; t < info.constraints[0].num_types; t++)
+      if (info.constraints[0].types[t] == dtype)
+        return true;
+  }
+  return false;
+}
+
 /* ---- AssignAdd / AssignSub / AssignVariableOp ---------------------------- */
 
-static const TF_DataType update_types[] = {TF_FLOAT, TF_HALF, TF_INT64};
+/* Every real number type TensorFlow's DEVICE_DEFAULT AssignAdd/Sub cover
+ * (complex: assign_add_sub_complex). */
+static const TF_DataType update_types[] = {
+    TF_FLOAT, TF_HALF,  TF_BFLOAT16, TF_DOUBLE, TF_INT8,   TF_UINT8,
+    TF_INT16, TF_UINT16, TF_INT32,   TF_UINT32, TF_INT64,  TF_UINT64,
+};
+#define NUM_UPDATE_TYPES \
+  ((int)(sizeof(update_types) / sizeof(update_types[0])))
 
 static const struct {
   int rank;
@@ -162,13 +210,22 @@ START_TEST(assign_add_sub)
   static double cur[MAX_N], want[MAX_N], delta[MAX_N], got[MAX_N];
   TF_Status *st = TF_NewStatus();
 
-  fill(cur, n, dtype, 7u + (unsigned)_i, -50, 50);
+  /* Unsigned values stay clear of 0 so the float64 expectation needs no
+   * wrap-around; the signed ones wrap in element 0. */
+  double lo = is_unsigned(dtype) ? 60 : -50;
+  fill(cur, n, dtype, 7u + (unsigned)_i, lo, lo + 100);
+  if (n > 0 && (dtype == TF_INT8 || dtype == TF_INT16 || dtype == TF_INT32))
+    cur[0] = dtype == TF_INT8 ? 120 : dtype == TF_INT16 ? 32760 : 2147483640.0;
   TF_Tensor *var = new_var(dtype, dims, rank, cur);
   for (int step = 0; step < 4; step++) {
     const char *op = step % 2 ? "AssignSubVariableOp" : "AssignAddVariableOp";
-    fill(delta, n, dtype, 100u * (unsigned)step + (unsigned)_i, -10, 10);
-    if (dtype == TF_INT64 && n > 0)
+    fill(delta, n, dtype, 100u * (unsigned)step + (unsigned)_i,
+         is_unsigned(dtype) ? 0 : -10, 10);
+    if ((dtype == TF_INT64 || dtype == TF_UINT64) && n > 0)
       delta[0] = 9.0e15; /* large values stay exact */
+    else if (n > 0 && (dtype == TF_INT8 || dtype == TF_INT16 ||
+                       dtype == TF_INT32))
+      delta[0] = 20; /* past the largest value and back: wraps */
     TF_Tensor *value = host_tensor(dtype, dims, rank, delta);
     TF_Tensor *in[2] = {var, value};
     ck_assert_msg(run(op, NULL, 0, in, 2, st) == TF_OK, "%s: %s", op,
@@ -182,6 +239,77 @@ START_TEST(assign_add_sub)
   }
   TF_DeleteTensor(var);
   TF_DeleteStatus(st);
+}
+END_TEST
+
+/* complex64 and complex128 add component-wise. */
+START_TEST(assign_add_sub_complex)
+{
+  TF_DataType dtype = _i == 0 ? TF_COMPLEX64 : TF_COMPLEX128;
+  int64_t dims[] = {5};
+  const int n = 5;
+  double cur[10], delta[10], got[10];
+  TF_Status *st = TF_NewStatus();
+  size_t part = dtype == TF_COMPLEX64 ? sizeof(float) : sizeof(double);
+
+  for (int i = 0; i < 2 * n; i++) {
+    cur[i] = 0.25 * i - 1.0;
+    delta[i] = 0.5 * (i % 3) + 0.125;
+  }
+  TF_Tensor *init = TF_AllocateTensor(dtype, dims, 1, 2 * n * part);
+  TF_Tensor *value = TF_AllocateTensor(dtype, dims, 1, 2 * n * part);
+  for (int i = 0; i < 2 * n; i++) {
+    if (part == sizeof(float)) {
+      ((float *)TF_TensorData(init))[i] = (float)cur[i];
+      ((float *)TF_TensorData(value))[i] = (float)delta[i];
+    } else {
+      ((double *)TF_TensorData(init))[i] = cur[i];
+      ((double *)TF_TensorData(value))[i] = delta[i];
+    }
+  }
+  TF_Tensor *var = tfocl_variable_create(device, init, st);
+  ck_assert_msg(var != NULL, "%s", TF_Message(st));
+  TF_Tensor *in[2] = {var, value};
+  ck_assert_msg(run("AssignAddVariableOp", NULL, 0, in, 2, st) == TF_OK, "%s",
+                TF_Message(st));
+  ck_assert_msg(run("AssignSubVariableOp", NULL, 0, in, 2, st) == TF_OK, "%s",
+                TF_Message(st));
+  ck_assert_msg(run("AssignAddVariableOp", NULL, 0, in, 2, st) == TF_OK, "%s",
+                TF_Message(st));
+  TF_Tensor *h = tfocl_variable_read(var, st);
+  ck_assert_msg(h != NULL, "%s", TF_Message(st));
+  ck_assert_int_eq(TF_TensorType(h), dtype);
+  for (int i = 0; i < 2 * n; i++)
+    got[i] = part == sizeof(float) ? ((float *)TF_TensorData(h))[i]
+                                   : ((double *)TF_TensorData(h))[i];
+  /* Every value here is exact in float: the sums must be too. */
+  for (int i = 0; i < 2 * n; i++)
+    ck_assert_msg(got[i] == cur[i] + delta[i], "%s part %d: %g, want %g",
+                  tfocl_type_name(dtype), i, got[i], cur[i] + delta[i]);
+  TF_DeleteTensor(h);
+  TF_DeleteTensor(var);
+  TF_DeleteTensor(value);
+  TF_DeleteTensor(init);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+/* Every (op, dtype) TensorFlow's DEVICE_DEFAULT AssignAdd/Sub take has an
+ * OPENCL kernel of its own (with or without kernels_experimental.h). */
+START_TEST(updates_registered_for_every_default_dtype)
+{
+  static const char *const ops[] = {"AssignAddVariableOp",
+                                     "AssignSubVariableOp"};
+  static const TF_DataType complex_types[] = {TF_COMPLEX64, TF_COMPLEX128};
+  for (int o = 0; o < 2; o++) {
+    for (int t = 0; t < NUM_UPDATE_TYPES + 2; t++) {
+      TF_DataType dtype = t < NUM_UPDATE_TYPES
+                              ? update_types[t]
+                              : complex_types[t - NUM_UPDATE_TYPES];
+      ck_assert_msg(registered_for(ops[o], dtype), "%s has no OPENCL kernel "
+                    "for %s", ops[o], tfocl_type_name(dtype));
+    }
+  }
 }
 END_TEST
 
@@ -624,10 +752,12 @@ int main(void)
   Suite *s = suite_create("variables");
   TCase *tc = tcase_create("variables");
   tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, updates_registered_for_every_default_dtype);
   if (hidden) {
     tcase_add_test(tc, missing_api_fails_clearly);
   } else {
-    tcase_add_loop_test(tc, assign_add_sub, 0, 3 * NUM_SHAPES);
+    tcase_add_loop_test(tc, assign_add_sub, 0, NUM_UPDATE_TYPES * NUM_SHAPES);
+    tcase_add_loop_test(tc, assign_add_sub_complex, 0, 2);
     tcase_add_test(tc, update_copies_shared_buffer);
     tcase_add_test(tc, assign_variable_op);
     tcase_add_test(tc, update_errors);

@@ -133,10 +133,10 @@ def subprocess_env(**extra):
     return env
 
 
-def run_python(code, timeout=300, **env):
-    """Runs `code` in a fresh interpreter (the same venv) and returns the
-    CompletedProcess; stdout/stderr are text."""
-    return subprocess.run([sys.executable, "-c", code], capture_output=True,
+def run_python(code, *args, timeout=300, **env):
+    """Runs `code` in a fresh interpreter (the same venv) with `args` as
+    sys.argv[1:] and returns the CompletedProcess; stdout/stderr are text."""
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
                           text=True, timeout=timeout, env=subprocess_env(**env),
                           cwd=REPO)
 

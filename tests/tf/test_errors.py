@@ -106,3 +106,91 @@ def test_variable_updates_on_device(tf):
         step.assign_add(1)
     np.testing.assert_allclose(v.numpy(), np.arange(4) + 0.5)
     assert step.numpy() == 1
+
+
+# TensorFlow's DEVICE_DEFAULT kernels of these ops run CPU code on the
+# variable's buffer: on OPENCL that is a device address, so every dtype they
+# take needs an OPENCL kernel of its own.
+_HOST_CODE_DEFAULT_OPS = ("AssignAddVariableOp", "AssignSubVariableOp")
+
+
+def _default_dtypes(tf, op):
+    from tensorflow.python.framework import kernels
+    found = set()
+    for k in kernels.get_registered_kernels_for_op(op).kernel:
+        if k.device_type == "DEFAULT":
+            for c in k.constraint:
+                found.update(tf.dtypes.as_dtype(t).name for t in c.allowed_values.list.type)
+    return sorted(found)
+
+
+def test_default_host_code_kernels_overridden(tf):
+    """Every (op, dtype) whose DEVICE_DEFAULT kernel runs host code on the
+    data has an OPENCL kernel, with or without TensorFlow's variable API."""
+    from tensorflow.python.framework import kernels
+    missing = []
+    for op in _HOST_CODE_DEFAULT_OPS:
+        ours = set()
+        for k in kernels.get_registered_kernels_for_op(op).kernel:
+            if k.device_type == "OPENCL":
+                for c in k.constraint:
+                    ours.update(tf.dtypes.as_dtype(t).name for t in c.allowed_values.list.type)
+        default = _default_dtypes(tf, op)
+        assert default, f"TensorFlow registers no DEFAULT {op}: the test is stale"
+        missing += [f"{op}[{d}]" for d in default if d not in ours]
+    assert not missing, f"DEFAULT kernels would run host code on device memory: {missing}"
+
+
+_UPDATE_EVERY_DTYPE = """
+import sys
+import numpy as np
+import tensorflow as tf
+for name in sys.argv[1:]:
+    dtype = tf.dtypes.as_dtype(name)
+    for op in ("assign_add", "assign_sub"):
+        try:
+            # Soft placement (the default) puts what has no OPENCL kernel on
+            # the CPU; the variable itself is on OPENCL (VarHandleOp is a
+            # DEVICE_DEFAULT kernel for every dtype), except int32, which
+            # eager TensorFlow keeps on the host as it does for GPUs.
+            with tf.device("/device:OPENCL:0"):
+                v = tf.Variable(tf.zeros([3], dtype))
+                getattr(v, op)(tf.ones([3], dtype) * tf.constant(3, dtype))
+            where = "OPENCL" if "OPENCL" in v.device else "HOST"
+            print("RESULT", name, op, where, np.asarray(v.numpy()).tolist(), flush=True)
+        except tf.errors.OpError as e:
+            print("ERROR", name, op, type(e).__name__, e.message.replace("\\n", " ")[:300], flush=True)
+print("AFTER", (tf.constant([1.0]) + 1.0).numpy().tolist())
+"""
+
+
+def test_variable_update_every_default_dtype(tf):
+    """tf.Variable(...).assign_add/assign_sub with default placement, for
+    every dtype TensorFlow's DEFAULT kernels take: the CPU's values (or,
+    without the variable API, a clean error), never a crash."""
+    dtypes = sorted(set(_default_dtypes(tf, "AssignAddVariableOp")) |
+                    set(_default_dtypes(tf, "AssignSubVariableOp")))
+    out = run_python(_UPDATE_EVERY_DTYPE, *dtypes)
+    assert out.returncode == 0, f"crashed (rc {out.returncode}):\n{out.stdout}\n{out.stderr[-3000:]}"
+    assert "AFTER [2.0]" in out.stdout, out.stdout + out.stderr[-2000:]
+    lines = [x.split(" ", 3) for x in out.stdout.splitlines() if x.startswith(("RESULT", "ERROR"))]
+    assert len(lines) == 2 * len(dtypes), out.stdout
+    on_device = 0
+    for kind, name, op, rest in lines:
+        if kind == "RESULT":
+            where, rest = rest.split(" ", 1)
+            on_device += where == "OPENCL"
+        if has_variable_api():
+            assert kind == "RESULT", f"{name} {op}: {rest}"
+            want = [3, 3, 3] if op == "assign_add" else [-3, -3, -3]
+            if name.startswith("uint"):
+                want = [3, 3, 3] if op == "assign_add" else [(1 << (8 * np.dtype(name).itemsize)) - 3] * 3
+            got = eval(rest)  # noqa: S307 -- our own subprocess's list of numbers
+            assert np.allclose(np.asarray(got, dtype=np.complex128 if name.startswith("complex") else np.float64),
+                               want), f"{name} {op}: {got}, want {want}"
+        elif kind == "ERROR":
+            assert "Unimplemented" in rest, f"{name} {op}: {rest}"
+        else:
+            assert where == "HOST", f"{name} {op} ran on OPENCL without the variable API"
+    if has_variable_api():
+        assert on_device >= 2 * (len(dtypes) - 1), out.stdout
