@@ -85,14 +85,6 @@ static void shape_string(const TF_Tensor *t, char *buf, int len)
   ocl_shape_format(dims, rank < OCL_MAX_DIMS ? rank : OCL_MAX_DIMS, buf, len);
 }
 
-/* Element i of a host-memory int32/int64 tensor. */
-static int64_t host_int(const TF_Tensor *t, int64_t i)
-{
-  const void *data = ocl_host_data(t);
-  return ocl_tf.TensorType(t) == TF_INT64 ? ((const int64_t *)data)[i]
-                                          : ((const int32_t *)data)[i];
-}
-
 /* A shape from a host int32/int64 vector (Fill's dims, BroadcastTo's
  * shape), with TensorShapeUtils::MakeShape's checks. */
 static int shape_from_tensor(const TF_Tensor *t, const char *what,
@@ -117,7 +109,7 @@ static int shape_from_tensor(const TF_Tensor *t, const char *what,
   }
   int64_t elements = 1;
   for (int64_t i = 0; i < n; i++) {
-    dims[i] = host_int(t, i);
+    dims[i] = ocl_host_int(t, i);
     if (dims[i] < 0) {
       ocl_set_status(status, TF_INVALID_ARGUMENT,
                      "Dimension %lld must be >= 0", (long long)dims[i]);
@@ -278,7 +270,7 @@ static void gather_compute(const struct gather_kernel *k,
     ocl_set_status(status, TF_INVALID_ARGUMENT, "axis must be scalar");
     goto out;
   }
-  int64_t axis = host_int(in[2], 0);
+  int64_t axis = ocl_host_int(in[2], 0);
   /* Saturating: axis may be INT64_MIN or INT64_MAX. */
   int64_t min_dims = axis < 0 ? (axis == INT64_MIN ? INT64_MAX : -axis)
                               : (axis == INT64_MAX ? INT64_MAX : axis + 1);
@@ -638,9 +630,9 @@ static void range_compute(const struct gather_kernel *k,
     flimit = (float)range_value(in[1]);
     fdelta = (float)range_value(in[2]);
   } else {
-    istart = host_int(in[0], 0);
-    ilimit = host_int(in[1], 0);
-    idelta = host_int(in[2], 0);
+    istart = ocl_host_int(in[0], 0);
+    ilimit = ocl_host_int(in[1], 0);
+    idelta = ocl_host_int(in[2], 0);
   }
   char a[64], b[64], c[64];
   if (is_float) {

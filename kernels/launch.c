@@ -436,3 +436,30 @@ const struct ocl_family *ocl_sized_family(const struct ocl_family families[4],
   default: return NULL;
   }
 }
+
+bool ocl_is_integer_type(TF_DataType dtype)
+{
+  switch (dtype) {
+  case TF_INT8: case TF_UINT8: case TF_INT16: case TF_UINT16:
+  case TF_INT32: case TF_UINT32: case TF_INT64: case TF_UINT64:
+    return true;
+  default:
+    return false;
+  }
+}
+
+int64_t ocl_host_int(const TF_Tensor *tensor, int64_t i)
+{
+  const void *data = ocl_tf.TensorData(tensor);
+  switch (ocl_tf.TensorType(tensor)) {
+  case TF_INT8: return ((const int8_t *)data)[i];
+  case TF_UINT8: return ((const uint8_t *)data)[i];
+  case TF_INT16: return ((const int16_t *)data)[i];
+  case TF_UINT16: return ((const uint16_t *)data)[i];
+  case TF_INT32: return ((const int32_t *)data)[i];
+  case TF_UINT32: return ((const uint32_t *)data)[i];
+  case TF_INT64: return ((const int64_t *)data)[i];
+  case TF_UINT64: return (int64_t)((const uint64_t *)data)[i];
+  default: return 0;
+  }
+}

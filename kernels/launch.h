@@ -176,6 +176,14 @@ void *ocl_create_failed(TF_OpKernelConstruction *ctx, TF_Status *status,
 TF_Tensor *ocl_allocate_temp(const struct ocl_launch *launch,
                              TF_DataType dtype, int64_t elements,
                              TF_Status *status);
+/* Element i of a host-memory tensor of any integer dtype, int8 to uint64:
+ * shape, axis and index arguments (TensorFlow lets StridedSlice's Index be
+ * int16 and SplitV's Tlen int8, so a kernel that does not constrain the
+ * attribute must read every width). 0 for a non-integer dtype, which
+ * ocl_is_integer_type tells apart. */
+int64_t ocl_host_int(const TF_Tensor *tensor, int64_t i);
+bool ocl_is_integer_type(TF_DataType dtype);
+
 /* Element offset of a host pointer, for host-memory (int32) kernels. */
 static inline void *ocl_host_data(const TF_Tensor *tensor)
 {

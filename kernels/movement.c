@@ -10,8 +10,9 @@
  *
  * int32 data stays in device memory; only the shape-like arguments (perm,
  * axis, begin/end/strides, sizes, multiples, paddings) are HostMemory, read
- * on the host as int32 or int64 (no Tidx-style constraint is registered, so
- * both widths are accepted). Outputs equal to an input (identity slices,
+ * on the host in whatever integer width TensorFlow allows (no Tidx-style
+ * constraint is registered: StridedSlice's Index may be int16, SplitV's
+ * Tlen int8). Outputs equal to an input (identity slices,
  * perms, tiles, pads, one-way splits) forward the input, as TensorFlow
  * does. */
 #include <stdio.h>
@@ -100,14 +101,6 @@ static bool ensure_launch(struct run *r)
   if (!r->launch_ready)
     r->launch_ready = ocl_launch_init(&r->launch, r->ctx, r->status);
   return r->launch_ready;
-}
-
-/* Element i of a host-memory int32 or int64 tensor. */
-static int64_t host_int(const TF_Tensor *t, int64_t i)
-{
-  const void *p = ocl_host_data(t);
-  return ocl_tf.TensorType(t) == TF_INT64 ? ((const int64_t *)p)[i]
-                                          : ((const int32_t *)p)[i];
 }
 
 struct shape {
@@ -276,7 +269,7 @@ static void transpose(struct run *r, TF_Tensor **in)
   }
   bool identity = true;
   for (int64_t i = 0; i < ps.elements && i < OCL_MAX_DIMS; i++) {
-    perm[i] = host_int(in[1], i);
+    perm[i] = ocl_host_int(in[1], i);
     identity &= perm[i] == i;
   }
   if (!ocl_transpose_init(&t, xs.dims, xs.rank, perm, (int)ps.elements,
@@ -310,7 +303,7 @@ static void concat(struct run *r, TF_Tensor **in, int num_inputs)
                    as.str);
     return;
   }
-  int64_t concat_dim = host_int(in[n], 0);
+  int64_t concat_dim = ocl_host_int(in[n], 0);
   int rank = first.rank;
   int64_t axis = concat_dim < 0 ? concat_dim + rank : concat_dim;
   /* concat_dim 0 also concatenates scalars into a vector. */
@@ -491,7 +484,7 @@ static void split(struct run *r, TF_Tensor **in)
                    "split_dim must be a scalar but has rank %d", ds.rank);
     return;
   }
-  int axis = split_axis(r, host_int(in[0], 0), &xs);
+  int axis = split_axis(r, ocl_host_int(in[0], 0), &xs);
   if (axis < 0)
     return;
   if (xs.dims[axis] % num != 0) {
@@ -538,16 +531,16 @@ static void split_v(struct run *r, TF_Tensor **in)
                    ss.rank, (long long)ss.elements);
     return;
   }
-  int axis = split_axis(r, host_int(in[2], 0), &xs);
+  int axis = split_axis(r, ocl_host_int(in[2], 0), &xs);
   if (axis < 0)
     return;
   int64_t input_size = xs.dims[axis];
   if (num == 1) {
-    if (host_int(in[1], 0) != input_size) {
+    if (ocl_host_int(in[1], 0) != input_size) {
       ocl_set_status(r->status, TF_INVALID_ARGUMENT,
                      "If there is only one output, it must have the same size "
                      "as the input. Input size: %lld output size: %lld",
-                     (long long)input_size, (long long)host_int(in[1], 0));
+                     (long long)input_size, (long long)ocl_host_int(in[1], 0));
       return;
     }
     forward(r, 0, in[0]);
@@ -561,7 +554,7 @@ static void split_v(struct run *r, TF_Tensor **in)
   int neg_one = -1;
   int64_t determined = 0;
   for (int i = 0; i < num; i++) {
-    sizes[i] = host_int(in[1], i);
+    sizes[i] = ocl_host_int(in[1], i);
     if (sizes[i] == -1) {
       if (neg_one != -1) {
         ocl_set_status(r->status, TF_INVALID_ARGUMENT,
@@ -618,7 +611,7 @@ static void slice(struct run *r, TF_Tensor **in)
   }
   bool identity = true;
   for (int i = 0; i < xs.rank; i++) {
-    int64_t b = host_int(in[1], i), s = host_int(in[2], i);
+    int64_t b = ocl_host_int(in[1], i), s = ocl_host_int(in[2], i);
     int64_t dim = xs.dims[i];
     if (s == -1)
       s = dim - b; /* all elements from begin[i] on */
@@ -688,9 +681,9 @@ static bool strided_slice_spec(struct run *r, TF_Tensor **in, int first,
   }
   int n = (int)ss.elements;
   for (int i = 0; i < n; i++) {
-    begin[i] = host_int(in[first], i);
-    end[i] = host_int(in[first + 1], i);
-    strides[i] = host_int(in[first + 2], i);
+    begin[i] = ocl_host_int(in[first], i);
+    end[i] = ocl_host_int(in[first + 1], i);
+    strides[i] = ocl_host_int(in[first + 2], i);
   }
   const int64_t *m = r->k->masks;
   return ocl_strided_slice_init(s, xs->dims, xs->rank, begin, end, strides, n,
@@ -756,7 +749,7 @@ static void strided_slice_grad(struct run *r, TF_Tensor **in)
   }
   xs.rank = (int)shs.elements;
   for (int d = 0; d < xs.rank; d++) {
-    xs.dims[d] = host_int(in[0], d);
+    xs.dims[d] = ocl_host_int(in[0], d);
     if (xs.dims[d] < 0) {
       ocl_set_status(r->status, TF_INVALID_ARGUMENT,
                      "Dimension %lld must be >= 0", (long long)xs.dims[d]);
@@ -824,7 +817,7 @@ static void tile(struct run *r, TF_Tensor **in)
   memset(&a, 0, sizeof(a));
   bool all_one = true;
   for (int d = 0; d < xs.rank; d++) {
-    int64_t m = host_int(in[1], d);
+    int64_t m = ocl_host_int(in[1], d);
     if (m < 0) {
       ocl_set_status(r->status, TF_INVALID_ARGUMENT,
                      "Expected multiples[%d] >= 0, but got %lld", d,
@@ -891,7 +884,7 @@ static void pad(struct run *r, TF_Tensor **in)
   int64_t out_dims[OCL_MAX_DIMS], in_strides[OCL_MAX_DIMS];
   bool no_padding = true;
   for (int d = 0; d < xs.rank; d++) {
-    int64_t before = host_int(in[1], 2 * d), after = host_int(in[1], 2 * d + 1);
+    int64_t before = ocl_host_int(in[1], 2 * d), after = ocl_host_int(in[1], 2 * d + 1);
     if (before < 0 || after < 0) {
       ocl_set_status(r->status, TF_INVALID_ARGUMENT,
                      "Paddings must be non-negative: %lld %lld",

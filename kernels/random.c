@@ -138,11 +138,8 @@ static int shape_from_tensor(const TF_Tensor *shape, int64_t *dims,
                    "random outputs of more than %d dimensions", OCL_MAX_DIMS);
     return -1;
   }
-  TF_DataType type = ocl_tf.TensorType(shape);
-  const void *data = ocl_host_data(shape);
   for (int64_t d = 0; d < rank; d++) {
-    int64_t v = type == TF_INT32 ? ((const int32_t *)data)[d]
-                                 : ((const int64_t *)data)[d];
+    int64_t v = ocl_host_int(shape, d);
     if (v < 0) {
       ocl_set_status(status, TF_INVALID_ARGUMENT,
                      "Dimension %lld must be >= 0", (long long)v);

@@ -49,6 +49,14 @@ static void ints(struct ref_case *c, int64_t n, const double *v, bool wide)
   ref_case_input_values(c, wide ? TF_INT64 : TF_INT32, &n, 1, v);
 }
 
+/* An index vector of another integer width (StridedSlice's Index may be
+ * int16, SplitV's Tlen int8). */
+static void ints_of(struct ref_case *c, TF_DataType itype, int64_t n,
+                    const double *v)
+{
+  ref_case_input_values(c, itype, &n, 1, v);
+}
+
 static void scalar_int(struct ref_case *c, double v, bool wide)
 {
   ref_case_input_values(c, wide ? TF_INT64 : TF_INT32, NULL, 0, &v);
@@ -485,6 +493,12 @@ static void split_v_cases(const struct ref_op *op, TF_DataType dtype,
   split_v_case(out, dtype, "dim -1 3-D", D(2, 3, 5), 3, 2, V(2, 3), -1, false);
   split_v_case(out, dtype, "one way", D(7), 1, 1, V(7), 0, false);
   split_v_case(out, dtype, "odd [1031]", D(1031), 1, 2, V(1000, -1), 0, false);
+  struct ref_case *c =
+      ref_case_add(out, "SplitV", "SplitV int8 size_splits");
+  data(c, dtype, D(5, 4), 2);
+  ints_of(c, TF_INT8, 3, V(1, -1, 2));
+  scalar_int(c, 0, false);
+  ref_case_attr_int(c, "num_split", 3);
   split_v_case(out, dtype, "two -1", D(7), 1, 3, V(-1, -1, 2), 0, false)
       ->expect_code = TF_INVALID_ARGUMENT;
   split_v_case(out, dtype, "sum differs", D(7), 1, 2, V(2, 3), 0, false)
@@ -725,14 +739,16 @@ static void spec_attrs(struct ref_case *c, const struct spec *s)
 
 static struct ref_case *strided_case(struct ref_cases *out, TF_DataType dtype,
                                      const char *label, const int64_t *dims,
-                                     int rank, struct spec s, bool wide)
+                                     int rank, struct spec s,
+                                     TF_DataType itype)
 {
   struct ref_case *c =
-      ref_case_add(out, "StridedSlice", "StridedSlice %s", label);
+      ref_case_add(out, "StridedSlice", "StridedSlice %s%s", label,
+                   itype == TF_INT16 ? " (int16 indices)" : "");
   data(c, dtype, dims, rank);
-  ints(c, s.n, s.begin, wide);
-  ints(c, s.n, s.end, wide);
-  ints(c, s.n, s.strides, wide);
+  ints_of(c, itype, s.n, s.begin);
+  ints_of(c, itype, s.n, s.end);
+  ints_of(c, itype, s.n, s.strides);
   spec_attrs(c, &s);
   return c;
 }
@@ -778,7 +794,13 @@ static void strided_slice_cases(const struct ref_op *op, TF_DataType dtype,
   (void)op;
   for (int i = 0; i < NUM_SPEC_CASES; i++)
     strided_case(out, dtype, spec_cases[i].label, spec_cases[i].dims,
-                 spec_cases[i].rank, spec_cases[i].s, i == 3);
+                 spec_cases[i].rank, spec_cases[i].s,
+                 i == 3 ? TF_INT64 : TF_INT32);
+  /* Narrow indices read at their own width (once read as int32, the
+   * strides of [2:7:2] came out wrong with no error). */
+  for (int i = 0; i < 3; i++)
+    strided_case(out, dtype, spec_cases[i].label, spec_cases[i].dims,
+                 spec_cases[i].rank, spec_cases[i].s, TF_INT16);
   static const struct spec_case bad[] = {
       {"stride 0", 1, {10}, {1, {1}, {8}, {0}, 0, 0, 0, 0, 0}},
       {"shrink out of range", 2, {4, 6}, {1, {4}, {5}, {1}, 0, 0, 0, 0, 1}},
@@ -788,7 +810,7 @@ static void strided_slice_cases(const struct ref_op *op, TF_DataType dtype,
   };
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
     strided_case(out, dtype, bad[i].label, bad[i].dims, bad[i].rank, bad[i].s,
-                 false)->expect_code = TF_INVALID_ARGUMENT;
+                 TF_INT32)->expect_code = TF_INVALID_ARGUMENT;
   struct ref_case *c =
       ref_case_add(out, "StridedSlice", "StridedSlice lengths differ");
   data(c, dtype, D(4, 6), 2);
