@@ -1,5 +1,6 @@
 /* Data movement: Transpose, ConcatV2, Pack, Unpack, Split, SplitV, Slice,
- * StridedSlice, StridedSliceGrad, Tile, Pad and PadV2.
+ * StridedSlice, StridedSliceGrad, Tile, Pad, PadV2, and the
+ * _ParallelConcatStart/_ParallelConcatUpdate pair of tf.parallel_stack.
  *
  * These ops move bytes, so one program per element size serves every dtype
  * (movement.cl). Every op but Tile and Pad reduces on the host to strided
@@ -30,29 +31,49 @@ static const struct ocl_family families[4] =
 
 enum movement_kind {
   TRANSPOSE, CONCAT_V2, PACK, UNPACK, SPLIT, SPLIT_V, SLICE, STRIDED_SLICE,
-  STRIDED_SLICE_GRAD, TILE, PAD, PAD_V2
+  STRIDED_SLICE_GRAD, TILE, PAD, PAD_V2, PARALLEL_CONCAT_START,
+  PARALLEL_CONCAT_UPDATE
 };
 
 struct movement_op {
   const char *op;
   enum movement_kind kind;
   const char *host_args[5]; /* NULL-terminated */
+  const char *type_attr;    /* NULL: "T" */
+  /* int32's instead of host_args (NULL: the same): all in host memory,
+   * computed on the host. */
+  const char *const *int32_host_args;
 };
 
+static const char *const start_int32_host[] = {"output", NULL};
+static const char *const update_int32_host[] = {"value", "update", "output",
+                                                NULL};
+
 static const struct movement_op movement_ops[] = {
-    {"Transpose", TRANSPOSE, {"perm", NULL}},
-    {"ConcatV2", CONCAT_V2, {"axis", NULL}},
-    {"Pack", PACK, {NULL}},
-    {"Unpack", UNPACK, {NULL}},
-    {"Split", SPLIT, {"split_dim", NULL}},
-    {"SplitV", SPLIT_V, {"size_splits", "split_dim", NULL}},
-    {"Slice", SLICE, {"begin", "size", NULL}},
-    {"StridedSlice", STRIDED_SLICE, {"begin", "end", "strides", NULL}},
+    {"Transpose", TRANSPOSE, {"perm", NULL}, NULL, NULL},
+    {"ConcatV2", CONCAT_V2, {"axis", NULL}, NULL, NULL},
+    {"Pack", PACK, {NULL}, NULL, NULL},
+    {"Unpack", UNPACK, {NULL}, NULL, NULL},
+    {"Split", SPLIT, {"split_dim", NULL}, NULL, NULL},
+    {"SplitV", SPLIT_V, {"size_splits", "split_dim", NULL}, NULL, NULL},
+    {"Slice", SLICE, {"begin", "size", NULL}, NULL, NULL},
+    {"StridedSlice", STRIDED_SLICE, {"begin", "end", "strides", NULL}, NULL,
+     NULL},
     {"StridedSliceGrad", STRIDED_SLICE_GRAD,
-     {"shape", "begin", "end", "strides", NULL}},
-    {"Tile", TILE, {"multiples", NULL}},
-    {"Pad", PAD, {"paddings", NULL}},
-    {"PadV2", PAD_V2, {"paddings", NULL}},
+     {"shape", "begin", "end", "strides", NULL}, NULL, NULL},
+    {"Tile", TILE, {"multiples", NULL}, NULL, NULL},
+    {"Pad", PAD, {"paddings", NULL}, NULL, NULL},
+    {"PadV2", PAD_V2, {"paddings", NULL}, NULL, NULL},
+    /* TensorFlow's parallel_concat rewrite makes a Start, one in-place
+     * Update per value, and an Identity of Start's output that waits for
+     * the updates by control edges only. All three must run on one device:
+     * with Start and Update on the CPU and the Identity here, the copy to
+     * the device left before the updates and parallel_stack returned
+     * zeros. */
+    {"_ParallelConcatStart", PARALLEL_CONCAT_START, {NULL}, "dtype",
+     start_int32_host},
+    {"_ParallelConcatUpdate", PARALLEL_CONCAT_UPDATE, {NULL}, NULL,
+     update_int32_host},
 };
 
 #define NUM_OPS ((int)(sizeof(movement_ops) / sizeof(movement_ops[0])))
@@ -64,8 +85,10 @@ struct movement_kernel {
   TF_DataType dtype;
   size_t element_size;
   const struct ocl_family *family;
-  int64_t axis; /* Pack, Unpack */
+  int64_t axis; /* Pack, Unpack; _ParallelConcatUpdate's loc */
   int64_t masks[5]; /* StridedSlice(Grad) */
+  int shape_rank;   /* _ParallelConcatStart's shape */
+  int64_t shape[OCL_MAX_DIMS];
 };
 
 /* What movement.cl's movement_t reads: 8-byte members only. */
@@ -928,6 +951,96 @@ static void pad(struct run *r, TF_Tensor **in)
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
+/* ---- _ParallelConcatStart, _ParallelConcatUpdate ----------------------- */
+
+/* The `shape` attribute (fully defined: TensorFlow's rewrite copies
+ * ParallelConcat's). */
+static bool parallel_concat_shape(TF_OpKernelConstruction *ctx,
+                                  struct movement_kernel *k, TF_Status *status)
+{
+  int32_t list_size = 0;
+  int32_t rank = 0;
+  ocl_tf.OpKernelConstruction_GetAttrSize(ctx, "shape", &list_size, &rank,
+                                          status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return false;
+  if (rank < 0) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "_ParallelConcatStart needs a shape of known rank");
+    return false;
+  }
+  if (rank > OCL_MAX_DIMS) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "tensors of rank %d are not supported on the OPENCL device "
+                   "(at most %d)",
+                   (int)rank, OCL_MAX_DIMS);
+    return false;
+  }
+  ocl_tf.OpKernelConstruction_GetAttrTensorShape(ctx, "shape", k->shape,
+                                                 (size_t)rank, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return false;
+  for (int d = 0; d < rank; d++) {
+    if (k->shape[d] < 0) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "_ParallelConcatStart needs a fully defined shape");
+      return false;
+    }
+  }
+  k->shape_rank = rank;
+  return true;
+}
+
+/* Uninitialised, as TensorFlow's: every row is written by an update. */
+static void parallel_concat_start(struct run *r)
+{
+  TF_Tensor *y = alloc_output(r, 0, r->k->shape, r->k->shape_rank);
+  if (y != NULL)
+    ocl_tf.DeleteTensor(y);
+}
+
+/* value[loc] = update[0], in place; the output is value itself. */
+static void parallel_concat_update(struct run *r, TF_Tensor **in)
+{
+  struct shape vs, us;
+  if (!get_shape(r, in[0], &vs) || !get_shape(r, in[1], &us))
+    return;
+  if (vs.rank < 1) {
+    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
+                   "value should be at least rank 1.");
+    return;
+  }
+  if (vs.dims[0] <= r->k->axis) {
+    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
+                   "0th dimension of value %lld is less than loc_=%lld",
+                   (long long)vs.dims[0], (long long)r->k->axis);
+    return;
+  }
+  bool same = vs.rank == us.rank;
+  for (int d = 1; same && d < vs.rank; d++)
+    same = vs.dims[d] == us.dims[d];
+  if (!same || us.dims[0] != 1) {
+    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
+                   "%s shape doesn't match: %s vs. %s",
+                   vs.rank == us.rank ? "update" : "value and update",
+                   vs.str, us.str);
+    return;
+  }
+  int64_t rows = vs.dims[0];
+  int64_t row = ((r->k->axis % rows) + rows) % rows;
+  int64_t cols = rows > 0 ? vs.elements / rows : 0;
+  if (r->k->dtype == TF_INT32) {
+    /* Host memory, as int32 shape-like values are (int32_host_args). */
+    if (cols > 0)
+      memcpy((int32_t *)ocl_host_data(in[0]) + row * cols,
+             ocl_host_data(in[1]), sizeof(int32_t) * (size_t)cols);
+  } else if (!copy_block(r, in[1], in[0], 1, cols, cols, 0, cols,
+                         row * cols)) {
+    return;
+  }
+  forward(r, 0, in[0]);
+}
+
 static void *movement_create(TF_OpKernelConstruction *ctx, int index)
 {
   const struct movement_op *op = &movement_ops[index];
@@ -938,7 +1051,8 @@ static void *movement_create(TF_OpKernelConstruction *ctx, int index)
     goto fail;
   }
   k->op = op;
-  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
+  ocl_tf.OpKernelConstruction_GetAttrType(
+      ctx, op->type_attr != NULL ? op->type_attr : "T", &k->dtype, status);
   if (ocl_tf.GetCode(status) != TF_OK)
     goto fail;
   k->element_size = ocl_tf.DataTypeSize(k->dtype);
@@ -957,6 +1071,14 @@ static void *movement_create(TF_OpKernelConstruction *ctx, int index)
       k->axis = 0;
     ocl_set_ok(status);
   }
+  if (op->kind == PARALLEL_CONCAT_UPDATE) {
+    ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "loc", &k->axis, status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      goto fail;
+  }
+  if (op->kind == PARALLEL_CONCAT_START &&
+      !parallel_concat_shape(ctx, k, status))
+    goto fail;
   if (op->kind == STRIDED_SLICE || op->kind == STRIDED_SLICE_GRAD) {
     static const char *const names[5] = {"begin_mask", "end_mask",
                                          "ellipsis_mask", "new_axis_mask",
@@ -1001,6 +1123,8 @@ static void movement_compute(void *kernel, TF_OpKernelContext *ctx)
   case TILE: tile(&r, in); break;
   case PAD:
   case PAD_V2: pad(&r, in); break;
+  case PARALLEL_CONCAT_START: parallel_concat_start(&r); break;
+  case PARALLEL_CONCAT_UPDATE: parallel_concat_update(&r, in); break;
   }
 out:
   if (in != NULL)
@@ -1099,17 +1223,29 @@ void ocl_register_movement_kernels(void)
   static const TF_DataType types[] = {TF_FLOAT, TF_HALF, TF_INT32, TF_INT64,
                                       TF_BOOL};
 
-  for (int i = 0; i < NUM_OPS; i++)
+  for (int i = 0; i < NUM_OPS; i++) {
+    const struct movement_op *op = &movement_ops[i];
+    /* The pair must run together (see the table); Start's shape attribute
+     * needs TF_OpKernelConstruction_GetAttrTensorShape, which only
+     * TensorFlow's with kernels_experimental.h export. */
+    if ((op->kind == PARALLEL_CONCAT_START ||
+         op->kind == PARALLEL_CONCAT_UPDATE) &&
+        (ocl_tf.OpKernelConstruction_GetAttrTensorShape == NULL ||
+         ocl_tf.OpKernelConstruction_GetAttrSize == NULL))
+      continue;
     for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
       ocl_register_kernel(&(const struct ocl_kernel_spec){
-          .op = movement_ops[i].op,
+          .op = op->op,
           .create = movement_creates[i],
           .compute = movement_compute,
           .destroy = movement_delete,
-          .type_attrs = {"T"},
+          .type_attrs = {op->type_attr != NULL ? op->type_attr : "T"},
           .types = {types[t]},
-          .host_args = movement_ops[i].host_args,
+          .host_args = types[t] == TF_INT32 && op->int32_host_args != NULL
+                           ? op->int32_host_args
+                           : op->host_args,
       });
+  }
 
   /* Unconstrained, as TensorFlow's GPU registration: every dtype, in
    * device memory. It needs TF_TensorBitcastFrom to share the buffer. */

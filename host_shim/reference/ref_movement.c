@@ -1078,6 +1078,108 @@ static void bitcast_cases(const struct ref_op *op, TF_DataType dtype,
   bitcast_case(out, TF_INT32, TF_INT64, (int64_t[]){3}, 1, TF_INVALID_ARGUMENT);
 }
 
+/* ---- _ParallelConcatStart, _ParallelConcatUpdate ----------------------- */
+
+static void parallel_concat_start_cases(const struct ref_op *op,
+                                        TF_DataType dtype,
+                                        struct ref_cases *out)
+{
+  (void)op;
+  static const struct {
+    int rank;
+    int64_t dims[3];
+  } shapes[] = {{2, {4, 3}}, {1, {5}}, {3, {2, 0, 3}}, {3, {3, 2, 7}}};
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+    struct ref_case *c = ref_case_add(out, "_ParallelConcatStart",
+                                      "_ParallelConcatStart case %zu", i);
+    ref_case_attr_shape(c, "shape", shapes[i].dims, shapes[i].rank);
+    ref_case_attr_type(c, "dtype", dtype);
+  }
+}
+
+/* The output's shape; its values are unspecified (atol INFINITY). */
+static int parallel_concat_start_compute(const struct ref_case *c,
+                                         struct ref_tensor *outputs,
+                                         char *error, int error_len)
+{
+  (void)error;
+  (void)error_len;
+  const struct tfocl_attr *shape = ref_case_attr(c, "shape");
+  const struct tfocl_attr *dtype = ref_case_attr(c, "dtype");
+  ref_tensor_alloc(&outputs[0], dtype->value.type, shape->value.shape.dims,
+                   shape->value.shape.num_dims);
+  return 1;
+}
+
+static struct ref_case *parallel_update_case(struct ref_cases *out,
+                                             TF_DataType dtype,
+                                             const char *label,
+                                             const int64_t *value_dims,
+                                             int value_rank,
+                                             const int64_t *update_dims,
+                                             int update_rank, int64_t loc)
+{
+  struct ref_case *c = ref_case_add(out, "_ParallelConcatUpdate",
+                                    "_ParallelConcatUpdate %s", label);
+  data(c, dtype, value_dims, value_rank);
+  data(c, dtype, update_dims, update_rank);
+  ref_case_attr_int(c, "loc", loc);
+  return c;
+}
+
+static void parallel_concat_update_cases(const struct ref_op *op,
+                                         TF_DataType dtype,
+                                         struct ref_cases *out)
+{
+  (void)op;
+  parallel_update_case(out, dtype, "row 2 of [4,3]", D(4, 3), 2, D(1, 3), 2,
+                       2);
+  parallel_update_case(out, dtype, "row 0 of [5]", D(5), 1, D(1), 1, 0);
+  parallel_update_case(out, dtype, "loc -1 of [3,2,7]", D(3, 2, 7), 3,
+                       D(1, 2, 7), 3, -1);
+  parallel_update_case(out, dtype, "last row of [1031,2]", D(1031, 2), 2,
+                       D(1, 2), 2, 1030);
+  parallel_update_case(out, dtype, "empty rows", D(3, 0), 2, D(1, 0), 2, 1);
+  parallel_update_case(out, dtype, "scalar value", NULL, 0, NULL, 0, 0)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  parallel_update_case(out, dtype, "loc past the rows", D(3, 2), 2, D(1, 2), 2,
+                       3)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  parallel_update_case(out, dtype, "two update rows", D(3, 2), 2, D(2, 2), 2,
+                       0)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  parallel_update_case(out, dtype, "ranks differ", D(3, 2), 2, D(1, 2, 1), 3,
+                       0)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  parallel_update_case(out, dtype, "row sizes differ", D(3, 2), 2, D(1, 3), 2,
+                       0)
+      ->expect_code = TF_INVALID_ARGUMENT;
+}
+
+/* value with row loc (modulo the rows) replaced by update[0]. */
+static int parallel_concat_update_compute(const struct ref_case *c,
+                                          struct ref_tensor *outputs,
+                                          char *error, int error_len)
+{
+  const struct ref_tensor *v = &c->inputs[0], *u = &c->inputs[1];
+  int64_t loc = ref_case_attr_int_or(c, "loc", 0);
+  if (v->rank < 1)
+    return fail(error, error_len, "value should be at least rank 1.");
+  if (v->dims[0] <= loc)
+    return fail(error, error_len, "0th dimension of value is less than loc_");
+  bool same = v->rank == u->rank;
+  for (int d = 1; same && d < v->rank; d++)
+    same = v->dims[d] == u->dims[d];
+  if (!same || u->dims[0] != 1)
+    return fail(error, error_len, "update shape doesn't match");
+  ref_tensor_alloc(&outputs[0], v->dtype, v->dims, v->rank);
+  memcpy(outputs[0].v, v->v, sizeof(double) * (size_t)v->elements);
+  int64_t rows = v->dims[0], cols = v->elements / rows;
+  int64_t row = ((loc % rows) + rows) % rows;
+  memcpy(outputs[0].v + row * cols, u->v, sizeof(double) * (size_t)cols);
+  return 1;
+}
+
 const struct ref_op ref_ops_movement[] = {
     {"NoOp", EXACT, REF_ANY, noop_cases, noop_compute},
     {"Transpose", EXACT, REF_ANY, transpose_cases, transpose_compute},
@@ -1095,5 +1197,9 @@ const struct ref_op ref_ops_movement[] = {
     {"Pad", EXACT, REF_ANY, pad_cases, pad_compute},
     {"PadV2", EXACT, REF_ANY, pad_cases, pad_compute},
     {"Bitcast", 0.0, 0.0, REF_ANY, bitcast_cases, bitcast_compute},
+    {"_ParallelConcatStart", 0.0, INFINITY, REF_ANY,
+     parallel_concat_start_cases, parallel_concat_start_compute},
+    {"_ParallelConcatUpdate", EXACT, REF_ANY, parallel_concat_update_cases,
+     parallel_concat_update_compute},
     {.op = NULL},
 };

@@ -68,7 +68,9 @@ struct ref_op {
   const char *op;
   /* |got - want| <= atol + rtol * |want|, per element; NaN matches NaN and
    * equal infinities match. The tolerance is the op's documented accuracy
-   * on float32; half widens it by ref_half_factor. */
+   * on float32; half widens it by ref_half_factor. atol = INFINITY: the
+   * op leaves its output values unspecified (_ParallelConcatStart's
+   * uninitialised buffer), only shapes are compared. */
   double rtol;
   double atol;
   enum ref_domain domain;
@@ -115,6 +117,9 @@ void ref_case_attr_type(struct ref_case *c, const char *name, TF_DataType v);
 void ref_case_attr_string(struct ref_case *c, const char *name, const char *v);
 void ref_case_attr_ints(struct ref_case *c, const char *name,
                         const int64_t *v, int count);
+/* A `shape` attribute of `rank` dims. */
+void ref_case_attr_shape(struct ref_case *c, const char *name,
+                         const int64_t *dims, int rank);
 /* The attribute of that name, or NULL. */
 const struct tfocl_attr *ref_case_attr(const struct ref_case *c,
                                        const char *name);

@@ -1020,3 +1020,17 @@ NUMPY_REFS = {
     "Reciprocal": lambda x: (np.trunc(1.0 / x).astype(x.dtype) if np.issubdtype(x.dtype, np.integer)
                              else (1.0 / x).astype(x.dtype)),
 }
+
+
+# _ParallelConcatStart/_ParallelConcatUpdate exist only inside graphs
+# (TensorFlow's parallel_concat rewrite of tf.parallel_stack): both run
+# through one tf.function, Start's output read back by the final Identity.
+def _parallel_stack(c):
+    dtype = c.t("dtype", c.T)
+    stack = tf.function(lambda *xs: tf.parallel_stack(list(xs)))
+    return [("parallel_stack 4x[2,3]", stack, [c.rand(2, 3, dtype=dtype) for _ in range(4)]),
+            ("parallel_stack 3x[5]", stack, [c.rand(5, dtype=dtype) for _ in range(3)])]
+
+
+BUILDERS["_ParallelConcatStart"] = _parallel_stack
+BUILDERS["_ParallelConcatUpdate"] = _parallel_stack
