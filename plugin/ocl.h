@@ -90,26 +90,28 @@ void ocl_set_ok(TF_Status *status);
 
 /* ---- Address map (address_map.c; contract 1) --------------------------- */
 
-/* One allocation: a range of fake device addresses backed by one cl_mem. */
-struct ocl_mapping {
-  uintptr_t start;  /* first address, OCL_ADDRESS_ALIGN aligned */
-  uint64_t span;    /* reserved bytes (bytes rounded up) */
-  uint64_t bytes;   /* bytes the caller asked for */
-  cl_mem mem;       /* owned */
-};
-
 /* Ranges are handed out at this alignment (>= 256 B, as TensorFlow's Eigen
  * maps expect; a page keeps a stray host access inside PROT_NONE pages). */
 #define OCL_ADDRESS_ALIGN 4096u
 
-/* A PROT_NONE reservation of fake addresses with a sorted interval array. */
+struct ocl_range; /* address_map.c */
+
+/* Free ranges are kept by size class: a power of two split in 8. */
+#define OCL_MAP_SUB_BITS 3
+#define OCL_MAP_SUBCLASSES (1 << OCL_MAP_SUB_BITS)
+
+/* A PROT_NONE reservation of fake addresses carved into ranges: insert,
+ * remove and lookup are O(log n) in the live ranges (address_map.c). */
 struct ocl_address_map {
   pthread_rwlock_t lock;
   void *base;
   uint64_t size;
-  struct ocl_mapping *items; /* sorted by start, disjoint */
-  size_t count;
-  size_t capacity;
+  struct ocl_range *ranges; /* every range, in address order */
+  struct ocl_range *free_lists[64 * OCL_MAP_SUBCLASSES];
+  uint8_t free_sub[64];  /* bit s: free_lists[8 * class + s] not empty */
+  uint64_t free_classes; /* bit c: free_sub[c] != 0 */
+  void *used;            /* tsearch tree of the used ranges */
+  size_t count;          /* used ranges */
 };
 
 /* Reserves `size` bytes of address space. False if mmap fails. */
