@@ -15,13 +15,17 @@
  *     An allocation takes the first range of the smallest class whose
  *     every range is large enough (a freed range of the same size comes
  *     back first), and splits off the rest;
- *   - used ranges sit in a balanced tree (glibc's tsearch, a red-black
- *     tree) whose comparison calls an address "equal" to the range that
- *     contains it: any interior pointer resolves in O(log n).
+ *   - used ranges are found from any interior address through a two-level
+ *     page table: one entry per 2 MiB chunk of the reservation, either the
+ *     one range that covers the whole chunk or a leaf of 512 entries, one
+ *     per 4 KiB page. A lookup is two loads and no lock (it runs for every
+ *     tensor of every op); an insert or remove writes the entries of its
+ *     pages, at most 2 x 511 leaf entries plus one per whole chunk.
+ * Range records are recycled, never freed before the map: a lookup racing
+ * a remove (a caller's bug) reads a stale record, never freed memory.
  * Each range's span is at least one byte longer than its allocation, so
  * the end address of an allocation (a 0-byte view at its end) still
  * resolves to it. */
-#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -35,8 +39,35 @@ struct ocl_range {
   cl_mem mem;     /* owned by used ranges */
   bool used;
   struct ocl_range *prev, *next;           /* address order, all ranges */
-  struct ocl_range *free_prev, *free_next; /* its size class, free ranges */
+  struct ocl_range *free_prev, *free_next; /* its size class, free ranges;
+                                              the spare pool: free_next */
 };
+
+#define PAGE_SHIFT 12
+#define CHUNK_SHIFT 21
+#define LEAF_ENTRIES (1u << (CHUNK_SHIFT - PAGE_SHIFT))
+/* A chunk entry with this bit is a range covering the chunk; else a leaf
+ * (or 0). */
+#define WHOLE_CHUNK ((uintptr_t)1)
+
+_Static_assert(OCL_ADDRESS_ALIGN == 1u << PAGE_SHIFT,
+               "the page table maps allocation-aligned pages");
+
+/* A range record: a recycled one, or a new one. */
+static struct ocl_range *range_new(struct ocl_address_map *map) {
+  struct ocl_range *r = map->spare;
+  if (r) {
+    map->spare = r->free_next;
+    memset(r, 0, sizeof *r);
+    return r;
+  }
+  return calloc(1, sizeof *r);
+}
+
+static void range_recycle(struct ocl_address_map *map, struct ocl_range *r) {
+  r->free_next = map->spare;
+  map->spare = r;
+}
 
 static uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
@@ -76,13 +107,45 @@ static void free_list_remove(struct ocl_address_map *map, struct ocl_range *r) {
   r->free_prev = r->free_next = NULL;
 }
 
-/* Ranges are disjoint, so a probe address is "equal" to the one range that
- * contains it, and two ranges compare by their starts. */
-static int compare_ranges(const void *a, const void *b) {
-  const struct ocl_range *key = a, *range = b;
-  if (key->start < range->start) return -1;
-  if (key->start - range->start >= range->span) return 1;
-  return 0;
+/* Points the page table entries of r's pages at `value` (r or NULL).
+ * False if a leaf could not be allocated (nothing changed then only if
+ * value is r and it failed on the first leaf; callers undo with NULL). */
+static bool set_pages(struct ocl_address_map *map, const struct ocl_range *r,
+                      const struct ocl_range *value) {
+  uint64_t first = (r->start - (uintptr_t)map->base) >> PAGE_SHIFT;
+  uint64_t end = first + (r->span >> PAGE_SHIFT);
+
+  for (uint64_t page = first; page < end;) {
+    uint64_t chunk = page / LEAF_ENTRIES;
+    uint64_t chunk_end = (chunk + 1) * LEAF_ENTRIES;
+    uintptr_t entry = atomic_load_explicit(&map->chunks[chunk],
+                                           memory_order_relaxed);
+    bool whole = page % LEAF_ENTRIES == 0 && end >= chunk_end;
+    /* A chunk without a leaf takes the range itself; one that had small
+     * ranges before keeps its leaf (never freed before the map). */
+    if (whole && (!entry || (entry & WHOLE_CHUNK))) {
+      atomic_store_explicit(&map->chunks[chunk],
+                            value ? (uintptr_t)value | WHOLE_CHUNK : 0,
+                            memory_order_release);
+      page = chunk_end;
+      continue;
+    }
+    _Atomic(uintptr_t) *leaf = (_Atomic(uintptr_t) *)entry;
+    if (!leaf) {
+      if (!value) {
+        page = chunk_end;
+        continue;
+      }
+      leaf = calloc(LEAF_ENTRIES, sizeof *leaf);
+      if (!leaf) return false;
+      atomic_store_explicit(&map->chunks[chunk], (uintptr_t)leaf,
+                            memory_order_release);
+    }
+    for (; page < end && page < chunk_end; page++)
+      atomic_store_explicit(&leaf[page % LEAF_ENTRIES], (uintptr_t)value,
+                            memory_order_release);
+  }
+  return true;
 }
 
 bool ocl_address_map_init(struct ocl_address_map *map, uint64_t size) {
@@ -90,20 +153,18 @@ bool ocl_address_map_init(struct ocl_address_map *map, uint64_t size) {
   void *base;
 
   memset(map, 0, sizeof *map);
-  size = round_up(size, OCL_ADDRESS_ALIGN);
+  size = round_up(size, 1ull << CHUNK_SHIFT);
   if (size == 0) return false;
   all = calloc(1, sizeof *all);
-  if (!all) return false;
+  map->num_chunks = size >> CHUNK_SHIFT;
+  map->chunks = calloc(map->num_chunks, sizeof *map->chunks);
+  if (!all || !map->chunks) goto fail;
   base = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
               -1, 0);
-  if (base == MAP_FAILED) {
-    free(all);
-    return false;
-  }
+  if (base == MAP_FAILED) goto fail;
   if (pthread_rwlock_init(&map->lock, NULL) != 0) {
     munmap(base, size);
-    free(all);
-    return false;
+    goto fail;
   }
   map->base = base;
   map->size = size;
@@ -112,19 +173,29 @@ bool ocl_address_map_init(struct ocl_address_map *map, uint64_t size) {
   map->ranges = all;
   free_list_push(map, all);
   return true;
+fail:
+  free(all);
+  free(map->chunks);
+  memset(map, 0, sizeof *map);
+  return false;
 }
-
-static void no_free(void *node) { (void)node; }
 
 void ocl_address_map_finish(struct ocl_address_map *map) {
   if (!map || !map->base) return;
-  /* The tree only points at ranges the list owns. */
-  tdestroy(map->used, no_free);
   for (struct ocl_range *r = map->ranges, *next; r; r = next) {
     next = r->next;
     if (r->used) clReleaseMemObject(r->mem);
     free(r);
   }
+  for (struct ocl_range *r = map->spare, *next; r; r = next) {
+    next = r->free_next;
+    free(r);
+  }
+  for (uint64_t c = 0; c < map->num_chunks; c++) {
+    uintptr_t entry = atomic_load_explicit(&map->chunks[c], memory_order_relaxed);
+    if (entry && !(entry & WHOLE_CHUNK)) free((void *)entry);
+  }
+  free(map->chunks);
   munmap(map->base, map->size);
   pthread_rwlock_destroy(&map->lock);
   memset(map, 0, sizeof *map);
@@ -163,10 +234,9 @@ uintptr_t ocl_address_map_insert(struct ocl_address_map *map, uint64_t bytes,
   uintptr_t start = 0;
 
   if (!map->base || bytes == 0 || span <= bytes) return 0;
-  /* Allocated outside the lock; freed unused below. */
-  rest = calloc(1, sizeof *rest);
-  if (!rest) return 0;
   pthread_rwlock_wrlock(&map->lock);
+  rest = range_new(map);
+  if (!rest) goto out;
   r = find_free(map, span);
   if (!r) goto out;
   free_list_remove(map, r);
@@ -185,8 +255,10 @@ uintptr_t ocl_address_map_insert(struct ocl_address_map *map, uint64_t bytes,
   r->used = true;
   r->bytes = bytes;
   r->mem = mem;
-  if (!tsearch(r, &map->used, compare_ranges)) {
-    /* Out of memory for the tree node: give the range back. */
+  /* The record is complete before the release stores publish it. */
+  if (!set_pages(map, r, r)) {
+    /* Out of memory for a leaf: give the range back. */
+    set_pages(map, r, NULL);
     r->used = false;
     r->mem = NULL;
     free_list_push(map, r);
@@ -195,8 +267,8 @@ uintptr_t ocl_address_map_insert(struct ocl_address_map *map, uint64_t bytes,
   map->count++;
   start = r->start;
 out:
+  if (rest) range_recycle(map, rest);
   pthread_rwlock_unlock(&map->lock);
-  free(rest);
   return start;
 }
 
@@ -207,20 +279,33 @@ static void absorb_next(struct ocl_address_map *map, struct ocl_range *r) {
   r->span += n->span;
   r->next = n->next;
   if (n->next) n->next->prev = r;
-  free(n);
+  range_recycle(map, n);
+}
+
+/* The used range containing address, or NULL. Lock-free: see the top. */
+static struct ocl_range *range_at(struct ocl_address_map *map,
+                                  uintptr_t address) {
+  uint64_t offset = address - (uintptr_t)map->base;
+  if (address < (uintptr_t)map->base || offset >= map->size) return NULL;
+  uintptr_t entry = atomic_load_explicit(&map->chunks[offset >> CHUNK_SHIFT],
+                                         memory_order_acquire);
+  if (entry & WHOLE_CHUNK) return (struct ocl_range *)(entry & ~WHOLE_CHUNK);
+  if (!entry) return NULL;
+  _Atomic(uintptr_t) *leaf = (_Atomic(uintptr_t) *)entry;
+  return (struct ocl_range *)atomic_load_explicit(
+      &leaf[(offset >> PAGE_SHIFT) % LEAF_ENTRIES], memory_order_acquire);
 }
 
 cl_mem ocl_address_map_remove(struct ocl_address_map *map, uintptr_t start,
                               uint64_t *bytes) {
-  struct ocl_range probe = {.start = start}, **found, *r;
+  struct ocl_range *r;
   cl_mem mem = NULL;
 
   if (!map->base) return NULL;
   pthread_rwlock_wrlock(&map->lock);
-  found = tfind(&probe, &map->used, compare_ranges);
-  if (!found || (*found)->start != start) goto out;
-  r = *found;
-  tdelete(r, &map->used, compare_ranges);
+  r = range_at(map, start);
+  if (!r || r->start != start) goto out;
+  set_pages(map, r, NULL);
   map->count--;
   mem = r->mem;
   if (bytes) *bytes = r->bytes;
@@ -243,24 +328,16 @@ out:
 
 bool ocl_address_map_lookup(struct ocl_address_map *map, uintptr_t address,
                             cl_mem *mem, size_t *offset, uint64_t *left) {
-  struct ocl_range probe = {.start = address}, **found;
-  bool ok = false;
+  const struct ocl_range *r;
 
   if (!map->base) return false;
-  pthread_rwlock_rdlock(&map->lock);
-  found = tfind(&probe, &map->used, compare_ranges);
-  if (found) {
-    const struct ocl_range *r = *found;
-    /* Inside the span but past the allocation's end + 0: not memory. */
-    if (address - r->start <= r->bytes) {
-      ok = true;
-      if (mem) *mem = r->mem;
-      if (offset) *offset = (size_t)(address - r->start);
-      if (left) *left = r->bytes - (address - r->start);
-    }
-  }
-  pthread_rwlock_unlock(&map->lock);
-  return ok;
+  r = range_at(map, address);
+  /* Inside the span but past the allocation's end + 0: not memory. */
+  if (!r || address - r->start > r->bytes) return false;
+  if (mem) *mem = r->mem;
+  if (offset) *offset = (size_t)(address - r->start);
+  if (left) *left = r->bytes - (address - r->start);
+  return true;
 }
 
 uint64_t ocl_address_map_largest_free(struct ocl_address_map *map) {

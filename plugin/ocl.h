@@ -31,6 +31,7 @@
 #define TFOCL_PLUGIN_OCL_H_
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +42,7 @@
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/tf_status.h"
 
+#include "device_info.h"
 #include "tf_api.h"
 
 #define OCL_EXPORT __attribute__((visibility("default")))
@@ -100,8 +102,9 @@ struct ocl_range; /* address_map.c */
 #define OCL_MAP_SUB_BITS 3
 #define OCL_MAP_SUBCLASSES (1 << OCL_MAP_SUB_BITS)
 
-/* A PROT_NONE reservation of fake addresses carved into ranges: insert,
- * remove and lookup are O(log n) in the live ranges (address_map.c). */
+/* A PROT_NONE reservation of fake addresses carved into ranges: insert and
+ * remove O(1) in the live ranges, lookup O(1) and lock-free
+ * (address_map.c). `lock` serialises inserts and removes. */
 struct ocl_address_map {
   pthread_rwlock_t lock;
   void *base;
@@ -110,8 +113,12 @@ struct ocl_address_map {
   struct ocl_range *free_lists[64 * OCL_MAP_SUBCLASSES];
   uint8_t free_sub[64];  /* bit s: free_lists[8 * class + s] not empty */
   uint64_t free_classes; /* bit c: free_sub[c] != 0 */
-  void *used;            /* tsearch tree of the used ranges */
-  size_t count;          /* used ranges */
+  struct ocl_range *spare; /* recycled range records */
+  /* Per 2 MiB chunk: a range covering it (tagged) or a leaf of 512 range
+   * pointers, one per 4 KiB page. */
+  _Atomic(uintptr_t) *chunks;
+  uint64_t num_chunks;
+  size_t count; /* used ranges */
 };
 
 /* Reserves `size` bytes of address space. False if mmap fails. */
@@ -167,10 +174,14 @@ struct ocl_device {
   bool has_fp16;
   bool has_fp64;
   bool host_unified_memory;
+  /* What the kernel families see of the device (kernels/runtime.h). */
+  struct ocl_device_info info;
 
-  /* Made by ocl_device_open under init_lock, released at teardown. */
+  /* Made by ocl_device_open under init_lock, released at teardown.
+   * `ready` is read without the lock (address lookups of every device):
+   * set with release once all of it is made, read with acquire. */
   pthread_mutex_t init_lock;
-  bool ready;
+  _Atomic bool ready;
   cl_command_queue service_queue; /* sync copies and host-memory maps */
   struct ocl_address_map map;
 

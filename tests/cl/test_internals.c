@@ -96,7 +96,9 @@ START_TEST(address_map_intervals) {
   cl_mem mem;
   size_t offset;
   uint64_t left, bytes;
+  /* The reservation is whole 2 MiB chunks of the page table. */
   ck_assert(ocl_address_map_init(&map, 1 << 20));
+  ck_assert_uint_eq(map.size, 2 << 20);
   /* Fake cl_mem handles: the map never calls OpenCL on them here. */
   uintptr_t a = ocl_address_map_insert(&map, 100, (cl_mem)0x1);
   uintptr_t b = ocl_address_map_insert(&map, 5000, (cl_mem)0x2);
@@ -122,10 +124,19 @@ START_TEST(address_map_intervals) {
   ck_assert_ptr_eq(mem, (cl_mem)0x4);
   ck_assert_uint_eq(left, 0);
   ck_assert_uint_eq(ocl_address_map_insert(&map, 2 << 20, (cl_mem)0x5), 0);
+  ck_assert(!ocl_address_map_lookup(&map, (uintptr_t)map.base + map.size,
+                                    NULL, NULL, NULL));
   ck_assert_ptr_eq(ocl_address_map_remove(&map, a, NULL), (cl_mem)0x1);
   ck_assert_ptr_eq(ocl_address_map_remove(&map, b, NULL), (cl_mem)0x4);
   ck_assert_ptr_eq(ocl_address_map_remove(&map, c, NULL), (cl_mem)0x3);
-  ck_assert_uint_eq(ocl_address_map_largest_free(&map), 1 << 20);
+  ck_assert_uint_eq(ocl_address_map_largest_free(&map), 2 << 20);
+  /* A range over whole chunks resolves through the chunk table. */
+  uintptr_t big = ocl_address_map_insert(&map, (2 << 20) - 1, (cl_mem)0x6);
+  ck_assert_uint_eq(big, (uintptr_t)map.base);
+  ck_assert(ocl_address_map_lookup(&map, big + 1234567, &mem, &offset, NULL));
+  ck_assert_ptr_eq(mem, (cl_mem)0x6);
+  ck_assert_ptr_eq(ocl_address_map_remove(&map, big, NULL), (cl_mem)0x6);
+  ck_assert(!ocl_address_map_lookup(&map, big, NULL, NULL, NULL));
   ocl_address_map_finish(&map);
   ocl_address_map_finish(&map); /* zeroed: no-op */
 }
@@ -157,8 +168,9 @@ START_TEST(address_map_random) {
       continue;
     }
     seed = seed * 1103515245u + 12345u;
-    /* Mostly small, sometimes up to 1 MiB, sometimes exact pages. */
-    uint64_t bytes = (seed >> 4) % 8 == 0 ? 1 + (seed >> 8) % (1u << 20)
+    /* Mostly small, sometimes up to 5 MiB (whole 2 MiB chunks), sometimes
+     * exact pages. */
+    uint64_t bytes = (seed >> 4) % 8 == 0 ? 1 + (seed >> 8) % (5u << 20)
                      : (seed >> 4) % 8 == 1 ? 4096u * (1 + (seed >> 12) % 4)
                                             : 1 + (seed >> 8) % 5000;
     uintptr_t at = ocl_address_map_insert(&map, bytes, (cl_mem)(uintptr_t)(i + 1));
