@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ocl.h"
 
@@ -87,6 +88,10 @@ static void resolve(void) {
   void *version = cc ? dlsym(cc, "TF_Version") : NULL;
   if (!version) version = lookup(handles, num_handles, "TF_Version");
   set_fn(&ocl_tf.Version, sizeof ocl_tf.Version, version);
+  set_fn(&ocl_tf.OpDeterminismRequired, sizeof ocl_tf.OpDeterminismRequired,
+         in_tensorflow ? lookup(handles, num_handles,
+                                "_ZN3tsl21OpDeterminismRequiredEv")
+                       : NULL);
   OCL_TRACE("TF C API resolved: %s%s", resolve_ok ? "complete" : "missing ",
             resolve_ok ? "" : resolve_missing);
 }
@@ -94,6 +99,13 @@ static void resolve(void) {
 bool ocl_tf_in_tensorflow(void) {
   pthread_once(&resolve_once, resolve);
   return in_tensorflow;
+}
+
+bool ocl_tf_determinism_required(void) {
+  pthread_once(&resolve_once, resolve);
+  if (ocl_tf.OpDeterminismRequired) return ocl_tf.OpDeterminismRequired();
+  const char *v = getenv("TF_DETERMINISTIC_OPS");
+  return v && (strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0);
 }
 
 bool ocl_tf_resolve(const char **missing) {

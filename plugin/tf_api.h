@@ -121,6 +121,11 @@ struct ocl_tf_api {
   /* const char *TF_Version(void), from libtensorflow_cc.so.2; NULL outside
    * TensorFlow (the host shim has none). */
   const char *(*Version)(void);
+  /* bool tsl::OpDeterminismRequired(), what tf.config.experimental.
+   * enable_op_determinism() turns on. A C++ function with no arguments and
+   * a bool result, called through a C pointer: both wheels export it, and
+   * there is no C API for it. NULL outside TensorFlow. */
+  bool (*OpDeterminismRequired)(void);
 };
 #undef OCL_TF_API_MEMBER
 
@@ -133,5 +138,9 @@ bool ocl_tf_resolve(const char **missing);
 /* True when running inside TensorFlow (its framework library is loaded),
  * false under the host shim. */
 bool ocl_tf_in_tensorflow(void);
+/* Whether ops must be deterministic: TensorFlow's flag where it is known,
+ * else TF_DETERMINISTIC_OPS=1|true in the environment (how TensorFlow reads
+ * it too). */
+bool ocl_tf_determinism_required(void);
 
 #endif /* TFOCL_PLUGIN_TF_API_H_ */
