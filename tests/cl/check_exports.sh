@@ -1,11 +1,11 @@
 #!/bin/sh
-# The plugin exports exactly SE_InitPlugin and TF_InitKernel and imports no
+# The plugin exports exactly SE_InitPlugin, TF_InitGraph and TF_InitKernel and imports no
 # TF_* symbol (the TensorFlow C API is resolved at run time).
 # $2: the expected exports, space-separated (a -Dfault-injection=true build
 # adds tfocl_fault_control).
 set -eu
 lib="$1"
-expected="${2:-SE_InitPlugin TF_InitKernel} "
+expected="${2:-SE_InitPlugin TF_InitGraph TF_InitKernel} "
 defined=$(nm -D --defined-only "$lib" | awk 'NF >= 3 && $2 != "A" { print $3 }' | sort | tr '\n' ' ')
 if [ "$defined" != "$expected" ]; then
   echo "unexpected exports: $defined" >&2
