@@ -59,6 +59,7 @@ typedef struct TP_OptimizerConfigs {
   TF_TriState constant_folding;
   TF_TriState shape_optimization;
   TF_TriState auto_mixed_precision;
+  TF_TriState auto_mixed_precision_onednn_bfloat16;
   TF_TriState auto_mixed_precision_mkl;
   TF_TriState pin_to_host_optimization;
   TF_TriState layout_optimizer;
@@ -153,28 +154,29 @@ TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, shape_optimization) == 44,
                  "TP_OptimizerConfigs.shape_optimization");
 TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, auto_mixed_precision) == 48,
                  "TP_OptimizerConfigs.auto_mixed_precision");
-TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, auto_mixed_precision_mkl) == 52,
+TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, auto_mixed_precision_onednn_bfloat16) == 52,
+                 "TP_OptimizerConfigs.auto_mixed_precision_onednn_bfloat16");
+TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, auto_mixed_precision_mkl) == 56,
                  "TP_OptimizerConfigs.auto_mixed_precision_mkl");
-TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, pin_to_host_optimization) == 56,
+TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, pin_to_host_optimization) == 60,
                  "TP_OptimizerConfigs.pin_to_host_optimization");
-TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, layout_optimizer) == 60,
+TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, layout_optimizer) == 64,
                  "TP_OptimizerConfigs.layout_optimizer");
-TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, remapping) == 64,
+TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, remapping) == 68,
                  "TP_OptimizerConfigs.remapping");
-TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, loop_optimization) == 68,
+TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, loop_optimization) == 72,
                  "TP_OptimizerConfigs.loop_optimization");
-TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, dependency_optimization) == 72,
+TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, dependency_optimization) == 76,
                  "TP_OptimizerConfigs.dependency_optimization");
-TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, auto_parallel) == 76,
+TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, auto_parallel) == 80,
                  "TP_OptimizerConfigs.auto_parallel");
-TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, memory_optimization) == 80,
+TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, memory_optimization) == 84,
                  "TP_OptimizerConfigs.memory_optimization");
-TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs,
-                          scoped_allocator_optimization) == 84,
+TFOCL_ABI_ASSERT(offsetof(TP_OptimizerConfigs, scoped_allocator_optimization) == 88,
                  "TP_OptimizerConfigs.scoped_allocator_optimization");
-TFOCL_ABI_ASSERT(TP_OPTIMIZER_CONFIGS_STRUCT_SIZE == 88,
+TFOCL_ABI_ASSERT(TP_OPTIMIZER_CONFIGS_STRUCT_SIZE == 92,
                  "TP_OptimizerConfigs size");
-TFOCL_ABI_ASSERT(sizeof(TP_OptimizerConfigs) == 88,
+TFOCL_ABI_ASSERT(sizeof(TP_OptimizerConfigs) == 96,
                  "TP_OptimizerConfigs sizeof");
 TFOCL_ABI_ASSERT(offsetof(TP_Optimizer, ext) == 8, "TP_Optimizer.ext");
 TFOCL_ABI_ASSERT(offsetof(TP_Optimizer, create_func) == 16,
