@@ -62,7 +62,9 @@ void ocl_trace_printf(const char *file, int line, const char *fmt, ...)
       ocl_trace_printf(__FILE__, __LINE__, __VA_ARGS__); \
   } while (0)
 /* The one line the plugin prints without TFOCL_TRACE: why it offers no
- * devices or registers no kernels. Printed at most once per process. */
+ * devices or registers no kernels. Printed at most once per process. (The
+ * graph optimizer has one more, also once: the first graph it had to hand
+ * back unchanged, graph/init.c.) */
 void ocl_report_unusable(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 

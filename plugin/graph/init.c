@@ -2,8 +2,10 @@
  * runs on every graph with OPENCL nodes (graph.h has the passes).
  *
  * TF_InitGraph never fails: a failing status, or a registration TensorFlow
- * rejects, fails `import tensorflow`. So it always registers the optimizer
- * for OPENCL, and the optimizer hands back its input whenever it cannot or
+ * rejects, fails `import tensorflow`, and TensorFlow rejects one without a
+ * device type or optimize function, so "register nothing" is not an option
+ * once TF_InitGraph is exported. It always registers the optimizer for
+ * OPENCL, and the optimizer hands back its input whenever it cannot or
  * need not change anything: without TensorFlow's grappler helpers (said
  * once on stderr), with every pass off, on a graph that does not decode.
  * It never reports an error to TensorFlow either: that would only make
