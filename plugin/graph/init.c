@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../ocl.h"
 #include "graph.h"
@@ -167,16 +168,21 @@ static void optimize(void *optimizer, const TF_Buffer *graph,
   config.keep = (const char *const *)keep.values;
   config.keep_lengths = keep.lengths;
   config.num_keep = keep.count;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   outcome = ocl_graph_optimize(graph->data, graph->length, &config, &out,
                                &out_size, &stats, why, sizeof(why),
                                ocl_trace_enabled() ? trace_line : NULL, NULL);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
   if (outcome == OCL_GRAPH_REJECTED)
     report_rejection(why);
   else
-    OCL_TRACE("graph: %d nodes (%d on OPENCL): %d variable updates "
-              "rewritten, %d fusions, %d left alone",
-              stats.nodes, stats.opencl_nodes, stats.variable_updates,
-              stats.fusions, stats.skipped);
+    OCL_TRACE("graph: %d nodes (%d on OPENCL), %zu bytes: %d variable "
+              "updates rewritten, %d fusions, %d left alone, in %ld us",
+              stats.nodes, stats.opencl_nodes, graph->length,
+              stats.variable_updates, stats.fusions, stats.skipped,
+              (long)((t1.tv_sec - t0.tv_sec) * 1000000L +
+                     (t1.tv_nsec - t0.tv_nsec) / 1000));
   if (outcome == OCL_GRAPH_CHANGED) {
     optimized->data = out;
     optimized->length = out_size;
