@@ -91,8 +91,11 @@ static bool fuse_at(struct graph *g, size_t index)
   struct gnode *bias_node, *contraction_node;
   int dtype, t2;
 
+  size_t num_data;
   if (is_activation(root->def)) {
     act = root->def;
+    if (!node_split_inputs(act, &num_data) || num_data != 1)
+      return false;
     bias_node = inner_producer(g, act);
     if (bias_node == NULL || !bin_eq(&bias_node->def->op, "BiasAdd"))
       return false;
@@ -102,7 +105,6 @@ static bool fuse_at(struct graph *g, size_t index)
     return false;
   }
   bias_add = bias_node->def;
-  size_t num_data;
   if (!node_split_inputs(bias_add, &num_data) || num_data != 2)
     return false;
   contraction_node = inner_producer(g, bias_add);
