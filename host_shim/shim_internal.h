@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tensorflow/c/experimental/grappler/grappler.h"
 #include "tensorflow/c/kernels.h"
 #include "tfocl/host.h"
 
@@ -83,6 +84,11 @@ struct tfocl_plugin {
   void (*destroy_platform_fns)(SP_PlatformFns *platform_fns);
   char *platform_name; /* copies: the plugin's strings die with dlclose */
   char *device_type;
+  /* TF_InitGraph's registration (grappler.c); graph_device_type NULL
+   * without one. */
+  char *graph_device_type;
+  TP_Optimizer graph_optimizer;
+  TP_OptimizerConfigs graph_configs;
   pthread_mutex_t lock; /* devices list */
   struct tfocl_device **devices;
   int num_devices;
@@ -102,6 +108,17 @@ void shim_validate_device_type(const char *type, TF_Status *status);
 
 void shim_plugin_forget_device(struct tfocl_plugin *p,
                                struct tfocl_device *d);
+/* The loaded plugins (loader.c; read under the load lock). */
+struct tfocl_plugin *shim_loaded_plugins(void);
+
+/* ---- graph optimizers (grappler.c) -------------------------------------- */
+typedef void (*shim_graph_init_fn)(TP_OptimizerRegistrationParams *,
+                                   TF_Status *);
+/* InitGraphPlugin: TF_InitGraph with stamped tables, TensorFlow's
+ * validation, one optimizer per device type. Called with the load lock
+ * held; on failure registers nothing. */
+void shim_graph_init(struct tfocl_plugin *p, shim_graph_init_fn init,
+                     TF_Status *status);
 
 /* ---- devices (device.c) ------------------------------------------------- */
 struct tfocl_device {
