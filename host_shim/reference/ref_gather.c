@@ -6,7 +6,8 @@
  * to float (the device uses fma), rtol 1e-6.
  *
  * GatherV2 gives zeros for indices outside [0, n): TensorFlow's GPU
- * behaviour, which the device follows (its CPU kernel fails instead). */
+ * behaviour, which the device follows (its CPU kernel fails instead).
+ * batch_dims (positive or negative) as TensorFlow's GatherOp. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -135,8 +136,7 @@ static int gather_compute(const struct ref_case *c, struct ref_tensor *out,
 {
   const struct ref_tensor *params = &c->inputs[0], *indices = &c->inputs[1],
                           *axis_t = &c->inputs[2];
-  if (ref_case_attr_int_or(c, "batch_dims", 0) != 0)
-    return fail(error, error_len, "batch_dims != 0");
+  int64_t batch_dims = ref_case_attr_int_or(c, "batch_dims", 0);
   if (params->rank < 1)
     return fail(error, error_len, "params must be at least 1 dimensional");
   if (axis_t->rank != 0)
@@ -146,26 +146,45 @@ static int gather_compute(const struct ref_case *c, struct ref_tensor *out,
     return fail(error, error_len, "axis out of range");
   if (axis < 0)
     axis += params->rank;
+  /* TensorFlow's GatherOp: batch_dims in [-rank(indices), rank(indices)],
+   * below rank(params), at most axis, leading dims equal. */
+  if (batch_dims < -indices->rank || batch_dims > indices->rank)
+    return fail(error, error_len, "batch_dims out of range");
+  if (batch_dims < 0)
+    batch_dims += indices->rank;
+  if (batch_dims >= params->rank || axis < batch_dims)
+    return fail(error, error_len, "batch_dims too large");
+  for (int d = 0; d < batch_dims; d++)
+    if (params->dims[d] != indices->dims[d])
+      return fail(error, error_len, "batch dims differ");
   int64_t dims[REF_MAX_DIMS * 2];
   int rank = 0;
-  int64_t outer = 1, inner = 1, limit = params->dims[axis];
-  for (int d = 0; d < axis; d++)
+  int64_t batch = 1, outer = 1, inner = 1, limit = params->dims[axis];
+  for (int d = 0; d < batch_dims; d++)
+    batch *= dims[rank++] = params->dims[d];
+  for (int d = (int)batch_dims; d < axis; d++)
     outer *= dims[rank++] = params->dims[d];
-  for (int d = 0; d < indices->rank; d++)
+  for (int d = (int)batch_dims; d < indices->rank; d++)
     dims[rank++] = indices->dims[d];
   for (int d = (int)axis + 1; d < params->rank; d++)
     inner *= dims[rank++] = params->dims[d];
   if (!ref_tensor_alloc(&out[0], params->dtype, dims, rank))
     return fail(error, error_len, "output rank too high");
-  int64_t n = indices->elements;
-  for (int64_t o = 0; o < outer; o++)
-    for (int64_t j = 0; j < n; j++) {
-      int64_t idx = (int64_t)indices->v[j];
-      for (int64_t k = 0; k < inner; k++)
-        out[0].v[(o * n + j) * inner + k] =
-            idx >= 0 && idx < limit ? params->v[(o * limit + idx) * inner + k]
-                                    : 0.0;
-    }
+  int lanes = ref_lanes(params->dtype);
+  int64_t nb = batch > 0 ? indices->elements / batch : 0;
+  for (int64_t b = 0; b < batch; b++)
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t j = 0; j < nb; j++) {
+        int64_t idx = (int64_t)indices->v[b * nb + j];
+        for (int64_t k = 0; k < inner * lanes; k++) {
+          int64_t at = (((b * outer + o) * nb + j) * inner) * lanes + k;
+          out[0].v[at] =
+              idx >= 0 && idx < limit
+                  ? params->v[(((b * outer + o) * limit + idx) * inner) *
+                                  lanes + k]
+                  : 0.0;
+        }
+      }
   return 1;
 }
 
@@ -174,38 +193,67 @@ static void gather_cases(const struct ref_op *op, TF_DataType dtype,
 {
   static const struct {
     int p_rank;
-    int64_t p_dims[3];
+    int64_t p_dims[4];
     int i_rank;
-    int64_t i_dims[2];
+    int64_t i_dims[3];
     int64_t axis;
     TF_DataType itype, atype;
     int64_t lo, hi_extra; /* index range [lo, dim - 1 + hi_extra] */
+    int64_t batch_dims;
+    TF_Code code;
   } shapes[] = {
-      {2, {5, 3}, 1, {4}, 0, TF_INT32, TF_INT32, 0, 0},
-      {3, {2, 7, 3}, 2, {2, 2}, 1, TF_INT64, TF_INT32, 0, 0},
-      {3, {3, 4, 5}, 1, {6}, -1, TF_INT32, TF_INT64, 0, 0},
-      {2, {7, 3}, 0, {0}, 0, TF_INT32, TF_INT32, 0, 0},
-      {1, {1031}, 1, {1031}, 0, TF_INT64, TF_INT64, 0, 0},
-      {2, {3, 9}, 1, {13}, 1, TF_INT32, TF_INT32, -3, 4}, /* out of range */
-      {2, {4, 6}, 1, {5}, -2, TF_INT16, TF_INT32, 0, 0},
-      {2, {5, 3}, 1, {0}, 0, TF_INT32, TF_INT32, 0, 0},  /* no indices */
-      {2, {0, 3}, 1, {2}, 0, TF_INT32, TF_INT32, 0, 2},  /* nothing to pick */
-      {2, {5, 3}, 1, {2}, 2, TF_INT32, TF_INT32, 0, 0},  /* axis too big */
-      {2, {5, 3}, 1, {2}, -3, TF_INT32, TF_INT32, 0, 0}, /* axis too small */
+      {2, {5, 3}, 1, {4}, 0, TF_INT32, TF_INT32, 0, 0, 0, TF_OK},
+      {3, {2, 7, 3}, 2, {2, 2}, 1, TF_INT64, TF_INT32, 0, 0, 0, TF_OK},
+      {3, {3, 4, 5}, 1, {6}, -1, TF_INT32, TF_INT64, 0, 0, 0, TF_OK},
+      {2, {7, 3}, 0, {0}, 0, TF_INT32, TF_INT32, 0, 0, 0, TF_OK},
+      {1, {1031}, 1, {1031}, 0, TF_INT64, TF_INT64, 0, 0, 0, TF_OK},
+      /* out of range: zeros */
+      {2, {3, 9}, 1, {13}, 1, TF_INT32, TF_INT32, -3, 4, 0, TF_OK},
+      {2, {4, 6}, 1, {5}, -2, TF_INT16, TF_INT32, 0, 0, 0, TF_OK},
+      {2, {5, 3}, 1, {0}, 0, TF_INT32, TF_INT32, 0, 0, 0, TF_OK},
+      /* nothing to pick from */
+      {2, {0, 3}, 1, {2}, 0, TF_INT32, TF_INT32, 0, 2, 0, TF_OK},
+      /* rows of 37 (the CPU shape's row kernel) */
+      {2, {11, 37}, 1, {9}, 0, TF_INT64, TF_INT32, -1, 1, 0, TF_OK},
+      {2, {5, 3}, 1, {2}, 2, TF_INT32, TF_INT32, 0, 0, 0, TF_INVALID_ARGUMENT},
+      {2, {5, 3}, 1, {2}, -3, TF_INT32, TF_INT32, 0, 0, 0, TF_INVALID_ARGUMENT},
+      /* batch_dims */
+      {2, {3, 5}, 2, {3, 4}, 1, TF_INT32, TF_INT32, 0, 0, 1, TF_OK},
+      {3, {2, 3, 5}, 2, {2, 4}, 2, TF_INT64, TF_INT32, -1, 1, 1, TF_OK},
+      {4, {2, 3, 7, 2}, 3, {2, 3, 5}, 2, TF_INT32, TF_INT64, 0, 0, 2, TF_OK},
+      {4, {2, 3, 7, 2}, 3, {2, 3, 5}, 2, TF_INT32, TF_INT32, 0, 0, -1, TF_OK},
+      {3, {2, 3, 17}, 2, {2, 3}, -1, TF_INT32, TF_INT32, 0, 0, -1, TF_OK},
+      {3, {4, 6, 19}, 2, {4, 9}, 1, TF_INT64, TF_INT32, -2, 3, 1, TF_OK},
+      {3, {2, 0, 3}, 2, {2, 4}, 1, TF_INT32, TF_INT32, 0, 1, 1, TF_OK},
+      {2, {0, 5}, 2, {0, 4}, 1, TF_INT32, TF_INT32, 0, 0, 1, TF_OK},
+      {3, {2, 3, 5}, 2, {2, 3}, 2, TF_INT32, TF_INT32, 0, 0, 2, TF_OK},
+      /* batch_dims errors: out of [-rank(indices), rank(indices)], not
+       * below rank(params), above axis, leading dims differ */
+      {2, {3, 5}, 2, {3, 4}, 1, TF_INT32, TF_INT32, 0, 0, 3,
+       TF_INVALID_ARGUMENT},
+      {2, {3, 5}, 2, {3, 4}, 1, TF_INT32, TF_INT32, 0, 0, -3,
+       TF_INVALID_ARGUMENT},
+      {2, {3, 5}, 2, {3, 5}, 1, TF_INT32, TF_INT32, 0, 0, 2,
+       TF_INVALID_ARGUMENT},
+      {3, {2, 3, 5}, 2, {2, 3}, 0, TF_INT32, TF_INT32, 0, 0, 1,
+       TF_INVALID_ARGUMENT},
+      {2, {3, 5}, 2, {4, 4}, 1, TF_INT32, TF_INT32, 0, 0, 1,
+       TF_INVALID_ARGUMENT},
   };
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
     struct ref_case *c = ref_case_add(out, op->op, "GatherV2 shape#%zu", i);
     ref_case_input(c, dtype, shapes[i].p_dims, shapes[i].p_rank, REF_ANY);
     int64_t axis = shapes[i].axis;
-    bool bad = axis >= shapes[i].p_rank || axis < -shapes[i].p_rank;
-    int64_t dim = bad ? 1
-                      : shapes[i].p_dims[axis < 0 ? axis + shapes[i].p_rank
-                                                  : axis];
+    bool bad_axis = axis >= shapes[i].p_rank || axis < -shapes[i].p_rank;
+    int64_t dim = bad_axis ? 1
+                           : shapes[i].p_dims[axis < 0 ? axis + shapes[i].p_rank
+                                                       : axis];
     index_input(c, shapes[i].itype, shapes[i].i_dims, shapes[i].i_rank,
                 shapes[i].lo, dim - 1 + shapes[i].hi_extra);
     scalar_input(c, shapes[i].atype, (double)axis);
-    if (bad)
-      c->expect_code = TF_INVALID_ARGUMENT;
+    if (shapes[i].batch_dims != 0)
+      ref_case_attr_int(c, "batch_dims", shapes[i].batch_dims);
+    c->expect_code = bad_axis ? TF_INVALID_ARGUMENT : shapes[i].code;
   }
   struct ref_case *c = ref_case_add(out, op->op, "GatherV2 scalar params");
   ref_case_input(c, dtype, NULL, 0, REF_ANY);
@@ -217,12 +265,6 @@ static void gather_cases(const struct ref_op *op, TF_DataType dtype,
   index_input(c, TF_INT32, (int64_t[]){2}, 1, 0, 4);
   int_input(c, TF_INT32, (int64_t[]){1}, 1, (double[]){0});
   c->expect_code = TF_INVALID_ARGUMENT;
-  c = ref_case_add(out, op->op, "GatherV2 batch_dims 1");
-  ref_case_input(c, dtype, (int64_t[]){2, 3}, 2, REF_ANY);
-  index_input(c, TF_INT32, (int64_t[]){2, 2}, 2, 0, 2);
-  scalar_input(c, TF_INT32, 1);
-  ref_case_attr_int(c, "batch_dims", 1);
-  c->expect_code = TF_UNIMPLEMENTED;
 }
 
 /* ---- Select, SelectV2 ---------------------------------------------------------- */

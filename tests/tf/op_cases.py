@@ -500,7 +500,12 @@ BUILDERS["GatherV2"] = lambda c: [
     ("axis0", lambda p, i, a: raw.GatherV2(params=p, indices=i, axis=a),
      [c.rand(5, 3, dtype=c.t("Tparams")), _i(c, "Tindices", [4, 0, 2, 2]), _i(c, "Taxis", 0)]),
     ("axis1", lambda p, i, a: raw.GatherV2(params=p, indices=i, axis=a),
-     [c.rand(2, 5, 3, dtype=c.t("Tparams")), _i(c, "Tindices", [[1, 0], [4, 4]]), _i(c, "Taxis", 1)])]
+     [c.rand(2, 5, 3, dtype=c.t("Tparams")), _i(c, "Tindices", [[1, 0], [4, 4]]), _i(c, "Taxis", 1)]),
+    ("batch_dims1", lambda p, i, a: raw.GatherV2(params=p, indices=i, axis=a, batch_dims=1),
+     [c.rand(2, 5, 3, dtype=c.t("Tparams")), _i(c, "Tindices", [[1, 0, 4], [4, 2, 2]]), _i(c, "Taxis", 1)]),
+    ("batch_dims-1", lambda p, i, a: raw.GatherV2(params=p, indices=i, axis=a, batch_dims=-1),
+     [c.rand(2, 3, 5, 4, dtype=c.t("Tparams")), _i(c, "Tindices", [[[1, 0], [4, 4], [0, 3]]] * 2),
+      _i(c, "Taxis", 2)])]
 BUILDERS["Select"] = lambda c: [  # raw_ops.Select names t/e x/y
     ("same", lambda k, t, e: raw.Select(condition=k, x=t, y=e),
      [c.rand(3, 4, dtype=np.bool_), c.rand(3, 4), c.rand(3, 4)]),
