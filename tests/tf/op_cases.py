@@ -32,8 +32,9 @@ raw = tf.raw_ops
 # TensorFlow DataType enum -> numpy.
 NP = {
     1: np.float32, 2: np.float64, 3: np.int32, 4: np.uint8, 5: np.int16,
-    6: np.int8, 9: np.int64, 10: np.bool_, 17: np.uint16, 19: np.float16,
-    22: np.uint32, 23: np.uint64,
+    6: np.int8, 8: np.complex64, 9: np.int64, 10: np.bool_,
+    14: tf.bfloat16.as_numpy_dtype, 17: np.uint16, 18: np.complex128,
+    19: np.float16, 22: np.uint32, 23: np.uint64,
 }
 
 # Ops whose kernels need kernels_experimental.h (variable updates): their
