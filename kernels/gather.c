@@ -62,8 +62,6 @@ enum op_kind {
 #define SMALL_INTS \
   (TB(TF_INT8) | TB(TF_UINT8) | TB(TF_INT16) | TB(TF_UINT16))
 #define WIDE_UINTS (TB(TF_UINT32) | TB(TF_UINT64))
-#define FIVE                                                            \
-  (TB(TF_FLOAT) | TB(TF_HALF) | TB(TF_INT32) | TB(TF_INT64) | TB(TF_BOOL))
 
 struct gather_op {
   const char *op;
@@ -77,14 +75,20 @@ struct gather_op {
 };
 
 static const struct gather_op gather_ops[] = {
-    {"Fill", FILL, "T", FIVE, {"dims"}, {"dims", "value", "output"}},
-    {"ZerosLike", ZEROS_LIKE, "T", FIVE, {NULL}, {"y"}},
-    {"OnesLike", ONES_LIKE, "T", FIVE, {NULL}, {"y"}},
-    {"GatherV2", GATHER_V2, "Tparams", FIVE, {"axis"}, {"axis"}},
-    {"Select", SELECT, "T", FIVE, {NULL}, {NULL}},
-    {"SelectV2", SELECT_V2, "T", FIVE, {NULL}, {NULL}},
-    {"OneHot", ONE_HOT, "T", FIVE, {"depth"}, {"depth"}},
-    {"BroadcastTo", BROADCAST_TO, "T", FIVE, {"shape"},
+    {"Fill", FILL, "T", BASE_TYPES | SMALL_INTS | TB(TF_INT32), {"dims"},
+     {"dims", "value", "output"}},
+    {"ZerosLike", ZEROS_LIKE, "T",
+     BASE_TYPES | SMALL_INTS | WIDE_UINTS | TB(TF_INT32), {NULL}, {"y"}},
+    {"OnesLike", ONES_LIKE, "T",
+     BASE_TYPES | SMALL_INTS | WIDE_UINTS | TB(TF_INT32), {NULL}, {"y"}},
+    {"GatherV2", GATHER_V2, "Tparams", BASE_TYPES | TB(TF_INT32), {"axis"},
+     {"axis"}},
+    {"Select", SELECT, "T", BASE_TYPES | TB(TF_INT32), {NULL}, {NULL}},
+    {"SelectV2", SELECT_V2, "T",
+     BASE_TYPES | SMALL_INTS | WIDE_UINTS | TB(TF_INT32), {NULL}, {NULL}},
+    {"OneHot", ONE_HOT, "T", BASE_TYPES | TB(TF_INT8) | TB(TF_INT32),
+     {"depth"}, {"depth"}},
+    {"BroadcastTo", BROADCAST_TO, "T", BASE_TYPES | TB(TF_INT32), {"shape"},
      {"input", "shape", "output"}},
     {"Range", RANGE, "Tidx", TB(TF_FLOAT) | TB(TF_INT32) | TB(TF_INT64),
      {"start", "limit", "delta"}, {"start", "limit", "delta", "output"}},

@@ -14,7 +14,19 @@
 
 #include "reference.h"
 
-static bool is_float(TF_DataType t) { return t == TF_FLOAT || t == TF_HALF; }
+static bool is_float(TF_DataType t)
+{
+  return t == TF_FLOAT || t == TF_HALF || t == TF_DOUBLE || t == TF_BFLOAT16;
+}
+
+/* Copies element `from` of src to element `to` of dst, every lane. */
+static void copy_element(struct ref_tensor *dst, int64_t to,
+                         const struct ref_tensor *src, int64_t from)
+{
+  int lanes = ref_lanes(src->dtype);
+  for (int l = 0; l < lanes; l++)
+    dst->v[to * lanes + l] = src->v[from * lanes + l];
+}
 
 static int fail(char *error, int error_len, const char *why)
 {
@@ -50,9 +62,11 @@ static void int_input(struct ref_case *c, TF_DataType dtype,
   ref_case_input_values(c, dtype, dims, rank, values);
 }
 
+/* A scalar of value v (a complex one: v + 0.5i). */
 static void scalar_input(struct ref_case *c, TF_DataType dtype, double v)
 {
-  ref_case_input_values(c, dtype, NULL, 0, &v);
+  double lanes[2] = {v, 0.5};
+  ref_case_input_values(c, dtype, NULL, 0, lanes);
 }
 
 /* ---- Fill, ZerosLike, OnesLike --------------------------------------------- */
@@ -73,7 +87,7 @@ static int fill_compute(const struct ref_case *c, struct ref_tensor *out,
   }
   ref_tensor_alloc(&out[0], value->dtype, shape, (int)dims->elements);
   for (int64_t i = 0; i < out[0].elements; i++)
-    out[0].v[i] = value->v[0];
+    copy_element(&out[0], i, value, 0);
   return 1;
 }
 
@@ -124,8 +138,9 @@ static int like_compute(const struct ref_case *c, struct ref_tensor *out,
   const struct ref_tensor *x = &c->inputs[0];
   ref_tensor_alloc(&out[0], x->dtype, x->dims, x->rank);
   double v = strcmp(c->op, "OnesLike") == 0 ? 1.0 : 0.0;
+  int lanes = ref_lanes(x->dtype);
   for (int64_t i = 0; i < out[0].elements; i++)
-    out[0].v[i] = v;
+    out[0].v[i * lanes] = v; /* the imaginary part stays 0 */
   return 1;
 }
 
@@ -317,7 +332,7 @@ static int select_compute(const struct ref_case *c, struct ref_tensor *out,
       int64_t ci = cond->rank == 0 ? 0
                    : rows > 0      ? i / (t->elements / rows)
                                    : i;
-      out[0].v[i] = cond->v[ci] != 0 ? t->v[i] : e->v[i];
+      copy_element(&out[0], i, cond->v[ci] != 0 ? t : e, i);
     }
     return 1;
   }
@@ -338,9 +353,10 @@ static int select_compute(const struct ref_case *c, struct ref_tensor *out,
   }
   ref_tensor_alloc(&out[0], t->dtype, dims, rank);
   for (int64_t i = 0; i < out[0].elements; i++)
-    out[0].v[i] = cond->v[bcast_index(cond, dims, rank, i)] != 0
-                      ? t->v[bcast_index(t, dims, rank, i)]
-                      : e->v[bcast_index(e, dims, rank, i)];
+    if (cond->v[bcast_index(cond, dims, rank, i)] != 0)
+      copy_element(&out[0], i, t, bcast_index(t, dims, rank, i));
+    else
+      copy_element(&out[0], i, e, bcast_index(e, dims, rank, i));
   return 1;
 }
 
@@ -416,8 +432,8 @@ static int one_hot_compute(const struct ref_case *c, struct ref_tensor *out,
   for (int64_t i = 0; i < out[0].elements; i++) {
     int64_t s = i % suffix, r = i / suffix;
     int64_t d = r % depth, p = r / depth;
-    out[0].v[i] =
-        (int64_t)indices->v[p * suffix + s] == d ? on->v[0] : off->v[0];
+    copy_element(&out[0], i,
+                 (int64_t)indices->v[p * suffix + s] == d ? on : off, 0);
   }
   return 1;
 }
@@ -488,7 +504,7 @@ static int broadcast_to_compute(const struct ref_case *c,
   }
   ref_tensor_alloc(&out[0], x->dtype, dims, rank);
   for (int64_t i = 0; i < out[0].elements; i++)
-    out[0].v[i] = x->v[bcast_index(x, dims, rank, i)];
+    copy_element(&out[0], i, x, bcast_index(x, dims, rank, i));
   return 1;
 }
 

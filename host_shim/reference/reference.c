@@ -312,7 +312,8 @@ static double random_value(uint64_t *state, TF_DataType dtype,
     int64_t lo = -10, hi = 10;
     if (domain == REF_POSITIVE)
       lo = 1;
-    if (dtype == TF_UINT8)
+    if (dtype == TF_UINT8 || dtype == TF_UINT16 || dtype == TF_UINT32 ||
+        dtype == TF_UINT64)
       lo = lo < 0 ? 0 : lo;
     int64_t v = lo + (int64_t)(u * (double)(hi - lo + 1));
     if (domain == REF_NONZERO && v == 0)

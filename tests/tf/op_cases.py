@@ -124,6 +124,9 @@ class Case:
         if np.issubdtype(dtype, np.integer):
             lo_i = 0 if np.issubdtype(dtype, np.unsignedinteger) else int(np.floor(lo)) * 3
             return self.rng.integers(lo_i, int(np.ceil(hi)) * 3 + 1, size=shape).astype(dtype)
+        if np.issubdtype(dtype, np.complexfloating):
+            return (self.rng.uniform(lo, hi, size=shape)
+                    + 1j * self.rng.uniform(lo, hi, size=shape)).astype(dtype)
         return self.rng.uniform(lo, hi, size=shape).astype(dtype)
 
     def pos(self, *shape, dtype=None):

@@ -143,8 +143,9 @@ def test_kernel_matches_cpu(tf, kernel):
                 f"{op}/{label}: output {i} is {g_np.dtype}{g_np.shape}, CPU gave {e_np.dtype}{e_np.shape}")
             tol = opts.get("tol") or op_cases.tolerance(op, e_np.dtype.type)
             if e_np.dtype.kind in "fc":
+                wide = np.complex128 if e_np.dtype.kind == "c" else np.float64
                 np.testing.assert_allclose(
-                    g_np.astype(np.float64), e_np.astype(np.float64), equal_nan=True,
+                    g_np.astype(wide), e_np.astype(wide), equal_nan=True,
                     err_msg=f"{op}/{label} output {i} ({_kernel_id(kernel)})", **tol)
             else:
                 np.testing.assert_array_equal(g_np, e_np, err_msg=f"{op}/{label} output {i}")
