@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gather.h"
 #include "kernel_families.h"
 #include "runtime.h"
 
@@ -36,7 +37,7 @@ static const struct ocl_program programs[NUM_SIZES] = {
     {"gather_16", ocl_cl_source_gather, "-DT=ulong2 -DELEM_SIZE=16"},
 };
 
-static const struct ocl_program *program_for(TF_DataType dtype)
+const struct ocl_program *ocl_gather_program(TF_DataType dtype)
 {
   switch (ocl_tf.DataTypeSize(dtype)) {
   case 1: return &programs[0];
@@ -106,6 +107,7 @@ struct gather_kernel {
   int64_t batch_dims; /* GatherV2 */
   int64_t axis;       /* OneHot */
   struct ocl_kernel k[MAX_KERNELS];
+  struct ocl_gather_kernels gather; /* GatherV2 */
 };
 
 /* GatherV2's kernels, and Select's and BroadcastTo's: 32-bit index math
@@ -352,13 +354,24 @@ static void gather_compute(struct gather_kernel *k, struct ocl_op *op)
     inner *= o_dims[o_rank++] = p_dims[d];
   TF_Tensor *out = ocl_op_output(op, 0, k->dtype, o_dims, o_rank);
   int64_t num_indices = ocl_tf.TensorElementCount(indices);
-  if (out == NULL || num_indices == 0 || inner == 0 || outer == 0)
+  if (out == NULL || num_indices == 0)
     return;
   int64_t nb = num_indices / batch; /* batch divides it: leading dims match */
+  ocl_gather_launch(op, &k->gather, params, indices, out, batch, outer, limit,
+                    inner, nb);
+}
+
+bool ocl_gather_launch(struct ocl_op *op, struct ocl_gather_kernels *g,
+                       const TF_Tensor *params, const TF_Tensor *indices,
+                       TF_Tensor *out, int64_t batch, int64_t outer,
+                       int64_t limit, int64_t inner, int64_t nb)
+{
   int64_t n = batch * outer * nb * inner;
   const struct ocl_device_info *info = ocl_op_info(op);
   if (info == NULL)
-    return;
+    return false;
+  if (n == 0)
+    return true;
   int64_t p_elements = ocl_tf.TensorElementCount(params);
   if (info->cpu_shape && inner >= 16) {
     int64_t rows = n / inner;
@@ -366,20 +379,20 @@ static void gather_compute(struct gather_kernel *k, struct ocl_op *op)
         OCL_TENSOR(params), OCL_TENSOR(indices), OCL_TENSOR(out),
         OCL_LONG(rows),     OCL_LONG(limit),     OCL_LONG(inner),
         OCL_LONG(nb),       OCL_LONG(outer)};
-    ocl_launch_rows(op, &k->k[KROWS], (size_t)rows, args, 8);
-  } else if (fits_int32(n) && fits_int32(p_elements)) {
+    return ocl_launch_rows(op, &g->k[KROWS], (size_t)rows, args, 8);
+  }
+  if (fits_int32(n) && fits_int32(p_elements)) {
     const struct ocl_arg args[] = {
         OCL_TENSOR(params), OCL_TENSOR(indices), OCL_TENSOR(out),
         OCL_INT(n),         OCL_INT(limit),      OCL_INT(inner),
         OCL_INT(nb),        OCL_INT(outer)};
-    ocl_launch_1d(op, &k->k[K32], (size_t)n, args, 8);
-  } else {
-    const struct ocl_arg args[] = {
-        OCL_TENSOR(params), OCL_TENSOR(indices), OCL_TENSOR(out),
-        OCL_LONG(n),        OCL_LONG(limit),     OCL_LONG(inner),
-        OCL_LONG(nb),       OCL_LONG(outer)};
-    ocl_launch_1d(op, &k->k[K64], (size_t)n, args, 8);
+    return ocl_launch_1d(op, &g->k[K32], (size_t)n, args, 8);
   }
+  const struct ocl_arg args[] = {
+      OCL_TENSOR(params), OCL_TENSOR(indices), OCL_TENSOR(out),
+      OCL_LONG(n),        OCL_LONG(limit),     OCL_LONG(inner),
+      OCL_LONG(nb),       OCL_LONG(outer)};
+  return ocl_launch_1d(op, &g->k[K64], (size_t)n, args, 8);
 }
 
 /* ---- Select, SelectV2 ------------------------------------------------------ */
@@ -843,6 +856,20 @@ static void range_compute(struct gather_kernel *k, struct ocl_op *op)
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
+bool ocl_gather_kernels_init(struct ocl_gather_kernels *g, TF_DataType dtype,
+                             TF_DataType itype)
+{
+  const struct ocl_program *p = ocl_gather_program(dtype);
+  const char *suffix = itype == TF_INT16   ? "i16"
+                       : itype == TF_INT32 ? "i32"
+                       : itype == TF_INT64 ? "i64"
+                                           : NULL;
+  return p != NULL && suffix != NULL &&
+         ocl_kernel_initf(&g->k[K32], p, "gather32_%s", suffix) &&
+         ocl_kernel_initf(&g->k[K64], p, "gather_%s", suffix) &&
+         ocl_kernel_initf(&g->k[KROWS], p, "gather_rows_%s", suffix);
+}
+
 /* The suffix of an index dtype's kernels ("i32", ...); NULL for a dtype the
  * op does not take. */
 static const char *index_suffix(TF_DataType t)
@@ -861,7 +888,7 @@ static const char *index_suffix(TF_DataType t)
 static bool name_kernels(struct gather_kernel *k, TF_DataType itype,
                          TF_Status *status)
 {
-  const struct ocl_program *p = program_for(k->dtype);
+  const struct ocl_program *p = ocl_gather_program(k->dtype);
   const char *suffix = index_suffix(itype);
   bool ok = true;
   if (k->on_host)
@@ -877,10 +904,7 @@ static bool name_kernels(struct gather_kernel *k, TF_DataType itype,
     ok = ocl_kernel_init(&k->k[0], p, "fill");
     break;
   case GATHER_V2:
-    ok = suffix != NULL &&
-         ocl_kernel_initf(&k->k[K32], p, "gather32_%s", suffix) &&
-         ocl_kernel_initf(&k->k[K64], p, "gather_%s", suffix) &&
-         ocl_kernel_initf(&k->k[KROWS], p, "gather_rows_%s", suffix);
+    ok = ocl_gather_kernels_init(&k->gather, k->dtype, itype);
     break;
   case SELECT:
   case SELECT_V2:

@@ -227,3 +227,66 @@ __kernel void range_long(OCL_TENSOR_ARG(long, out), long n, long start,
   OCL_PTR(long, out)[i] = start + i * delta;
 }
 #endif
+
+/* ---- GatherNd, strided assignment (ResourceGatherNd,
+ * ResourceStridedSliceAssign; kernels/scatter.c) ----------------------------- */
+
+/* params viewed as [dims[0], ..., dims[k-1], slice], k <= 7 (k = 0: the
+ * whole params per row); indices [n / slice, k]. An index tuple outside
+ * params gives zeros, as TensorFlow's GPU kernel. */
+typedef struct {
+  long dims[8];
+  long strides[8]; /* in slices */
+  long k;
+} gather_nd_t;
+
+#define GATHER_ND(NAME, IT, I)                                                \
+  __kernel void NAME(OCL_TENSOR_ARG(const T, params),                         \
+                     OCL_TENSOR_ARG(const IT, indices),                       \
+                     OCL_TENSOR_ARG(T, out), I n, I slice, gather_nd_t s)     \
+  {                                                                           \
+    I i = (I)get_global_id(0);                                                \
+    OCL_GUARD(i, n);                                                          \
+    I r = i / slice;                                                          \
+    I c = i - r * slice;                                                      \
+    __global const IT *idx = OCL_PTR(const IT, indices) + (long)r * s.k;      \
+    long at = 0;                                                              \
+    bool ok = true;                                                           \
+    for (int d = 0; d < s.k; d++) {                                           \
+      long v = (long)idx[d];                                                  \
+      ok = ok && v >= 0 && v < s.dims[d];                                     \
+      at += v * s.strides[d];                                                 \
+    }                                                                         \
+    OCL_PTR(T, out)[i] = ok ? OCL_PTR(const T, params)[(I)at * slice + c]     \
+                            : (T)0;                                           \
+  }
+GATHER_ND(gather_nd32_i32, int, int)
+GATHER_ND(gather_nd32_i64, long, int)
+GATHER_ND(gather_nd_i32, int, long)
+GATHER_ND(gather_nd_i64, long, long)
+
+/* var[out_offset + c . out_strides] = value[c . in_strides] over the
+ * collapsed index space (struct ocl_strided_copy, at most 8 dims); value
+ * strides are 0 where it is broadcast. */
+typedef struct {
+  long dims[8];
+  long in_strides[8];
+  long out_strides[8];
+  long rank;
+  long out_offset;
+} assign_t;
+
+__kernel void strided_assign(OCL_TENSOR_ARG(const T, value),
+                             OCL_TENSOR_ARG(T, var), long n, assign_t s)
+{
+  long i = get_global_id(0);
+  OCL_GUARD(i, n);
+  long rem = i, vi = s.out_offset, xi = 0;
+  for (long d = s.rank - 1; d >= 0; d--) {
+    long c = rem % s.dims[d];
+    rem /= s.dims[d];
+    xi += c * s.in_strides[d];
+    vi += c * s.out_strides[d];
+  }
+  OCL_PTR(T, var)[vi] = OCL_PTR(const T, value)[xi];
+}

@@ -5,7 +5,7 @@
  * The variables themselves belong to TensorFlow core: a kernel reaches them
  * only through kernels_experimental.h (TF_AssignUpdateVariable,
  * TF_MaybeLockVariableInputMutexesInOrder, TF_GetInputTensorFromVariable),
- * handing it two callbacks: copy_tensor (copy on write, a device-to-device
+ * handing it two callbacks: ocl_variable_copy (copy on write, a device-to-device
  * copy on the compute stream) and update_tensor (var += / -= value).
  *
  * The 2.20 and 2.21 wheels export none of kernels_experimental.h
@@ -28,6 +28,7 @@
 
 #include "kernel_families.h"
 #include "runtime.h"
+#include "variables.h"
 
 extern const char ocl_cl_source_variables[];
 
@@ -148,8 +149,8 @@ static bool ok(const TF_Status *status)
 /* dest := source, both device tensors of one shape, in compute-stream order.
  * A callback runs inside the calling kernel's compute, on its context: its
  * own struct ocl_op fails the kernel on error. */
-static void copy_tensor(TF_OpKernelContext *ctx, TF_Tensor *source,
-                        TF_Tensor *dest)
+void ocl_variable_copy(TF_OpKernelContext *ctx, TF_Tensor *source,
+                       TF_Tensor *dest)
 {
   struct ocl_op op;
   size_t bytes = ocl_tf.TensorByteSize(source);
@@ -240,10 +241,10 @@ static void assign_compute(void *kernel, TF_OpKernelContext *ctx)
   struct ocl_op op;
   ocl_op_begin(&op, ctx);
   if (k->op < 0)
-    ocl_tf.AssignVariable(ctx, 0, 1, k->validate_shape, copy_tensor,
+    ocl_tf.AssignVariable(ctx, 0, 1, k->validate_shape, ocl_variable_copy,
                           op.status);
   else
-    ocl_tf.AssignUpdateVariable(ctx, 0, 1, k->op, 0, copy_tensor,
+    ocl_tf.AssignUpdateVariable(ctx, 0, 1, k->op, 0, ocl_variable_copy,
                                 update_tensor, op.status);
   ocl_op_end(&op);
 }
@@ -440,12 +441,12 @@ static void apply_compute(void *kernel, TF_OpKernelContext *ctx)
    * first if a reader still shares them. */
   ocl_tf.MaybeLockVariableInputMutexesInOrder(
       ctx, k->use_locking, false, var_inputs, (size_t)op->num_vars,
-      copy_tensor, &locks, o.status);
+      ocl_variable_copy, &locks, o.status);
   if (!ocl_op_ok(&o))
     goto out;
   for (int i = 0; i < op->num_vars; i++) {
     ocl_tf.GetInputTensorFromVariable(ctx, i, k->use_locking, false, false,
-                                      copy_tensor, &in[i], o.status);
+                                      ocl_variable_copy, &in[i], o.status);
     if (!ocl_op_ok(&o))
       goto out;
   }

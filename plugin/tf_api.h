@@ -112,7 +112,9 @@
   X(MaybeLockVariableInputMutexesInOrder, 0)          \
   X(GetInputTensorFromVariable, 0)                    \
   X(ReleaseVariableInputLockHolder, 0)                \
-  X(OpKernelConstruction_GetAttrTensorShape, 0)
+  X(OpKernelConstruction_GetAttrTensorShape, 0)      \
+  X(AddNVariant, 0)                                   \
+  X(ZerosLikeVariant, 0)
 
 /* __typeof__ of a declaration references no symbol. */
 #define OCL_TF_API_MEMBER(name, required) __typeof__(&TF_##name) name;
