@@ -1554,15 +1554,21 @@ int main(void)
     tcase_add_loop_test(tc, adam, 0, 8);
     tcase_add_test(tc, optimizer_errors);
     tcase_add_test(tc, lock_order);
-    tcase_add_loop_test(tc, resource_scatter, 0, 2 * NUM_SCATTER_OPS);
-    tcase_add_test(tc, resource_scatter_add_deterministic);
-    tcase_add_loop_test(tc, resource_scatter_nd, 0, 6);
-    tcase_add_loop_test(tc, resource_gather, 0, 2);
-    tcase_add_test(tc, strided_slice_assign);
-    tcase_add_test(tc, sparse_errors);
-    tcase_add_test(tc, sparse_copy_on_read);
   }
   suite_add_tcase(s, tc);
+  /* The sparse ops: a case of their own (CK_RUN_CASE=sparse). */
+  TCase *sparse = tcase_create("sparse");
+  tcase_set_timeout(sparse, 300);
+  if (!hidden) {
+    tcase_add_loop_test(sparse, resource_scatter, 0, 2 * NUM_SCATTER_OPS);
+    tcase_add_test(sparse, resource_scatter_add_deterministic);
+    tcase_add_loop_test(sparse, resource_scatter_nd, 0, 6);
+    tcase_add_loop_test(sparse, resource_gather, 0, 2);
+    tcase_add_test(sparse, strided_slice_assign);
+    tcase_add_test(sparse, sparse_errors);
+    tcase_add_test(sparse, sparse_copy_on_read);
+    suite_add_tcase(s, sparse);
+  }
   SRunner *sr = srunner_create(s);
   /* The device lives in this process: OpenCL state does not survive fork. */
   srunner_set_fork_status(sr, CK_NOFORK);
