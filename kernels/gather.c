@@ -374,12 +374,17 @@ bool ocl_gather_launch(struct ocl_op *op, struct ocl_gather_kernels *g,
     return true;
   int64_t p_elements = ocl_tf.TensorElementCount(params);
   if (info->cpu_shape && inner >= 16) {
+    /* Blocks of rows: a few work-items per core, at most ~64 KiB each. */
     int64_t rows = n / inner;
+    int64_t per_item = rows / (16 * (int64_t)info->compute_units);
+    int64_t cap = 16384 / inner;
+    per_item = per_item > cap ? cap : per_item < 1 ? 1 : per_item;
+    size_t items = (size_t)((rows + per_item - 1) / per_item);
     const struct ocl_arg args[] = {
         OCL_TENSOR(params), OCL_TENSOR(indices), OCL_TENSOR(out),
         OCL_LONG(rows),     OCL_LONG(limit),     OCL_LONG(inner),
-        OCL_LONG(nb),       OCL_LONG(outer)};
-    return ocl_launch_rows(op, &g->k[KROWS], (size_t)rows, args, 8);
+        OCL_LONG(nb),       OCL_LONG(outer),     OCL_LONG(per_item)};
+    return ocl_launch_rows(op, &g->k[KROWS], items, args, 9);
   }
   if (fits_int32(n) && fits_int32(p_elements)) {
     const struct ocl_arg args[] = {

@@ -61,30 +61,34 @@ GATHER(gather_i16, short, long)
 GATHER(gather_i32, int, long)
 GATHER(gather_i64, long, long)
 
-/* CPU shape: one work-item per output row of `inner` elements, a plain
- * copy loop the compiler turns into vector moves. */
+/* CPU shape: one work-item per block of `per_item` output rows of `inner`
+ * elements, plain copy loops the compiler turns into vector moves (a
+ * work-group per row would cost PoCL more than the copy). */
 #define GATHER_ROWS(NAME, IT)                                                 \
   __kernel void NAME(OCL_TENSOR_ARG(const T, params),                         \
                      OCL_TENSOR_ARG(const IT, indices),                       \
                      OCL_TENSOR_ARG(T, out), long rows, long limit,           \
-                     long inner, long nb, long outer)                         \
+                     long inner, long nb, long outer, long per_item)          \
   {                                                                           \
-    long r = get_global_id(0);                                                \
-    OCL_GUARD(r, rows);                                                       \
-    long j = r % nb;                                                          \
-    long t = r / nb;                                                          \
-    long o = t % outer;                                                       \
-    long b = t / outer;                                                       \
-    IT raw = OCL_PTR(const IT, indices)[b * nb + j];                          \
-    __global T *dst = OCL_PTR(T, out) + r * inner;                            \
-    if (raw >= 0 && (long)raw < limit) {                                      \
-      __global const T *src =                                                 \
-          OCL_PTR(const T, params) + ((b * outer + o) * limit + raw) * inner; \
-      for (long k = 0; k < inner; k++)                                        \
-        dst[k] = src[k];                                                      \
-    } else {                                                                  \
-      for (long k = 0; k < inner; k++)                                        \
-        dst[k] = (T)0;                                                        \
+    long r0 = get_global_id(0) * per_item;                                    \
+    OCL_GUARD(r0, rows);                                                      \
+    long r1 = min(r0 + per_item, rows);                                       \
+    for (long r = r0; r < r1; r++) {                                          \
+      long j = r % nb;                                                        \
+      long t = r / nb;                                                        \
+      long o = t % outer;                                                     \
+      long b = t / outer;                                                     \
+      IT raw = OCL_PTR(const IT, indices)[b * nb + j];                        \
+      __global T *dst = OCL_PTR(T, out) + r * inner;                          \
+      if (raw >= 0 && (long)raw < limit) {                                    \
+        __global const T *src = OCL_PTR(const T, params) +                    \
+                                ((b * outer + o) * limit + raw) * inner;      \
+        for (long k = 0; k < inner; k++)                                      \
+          dst[k] = src[k];                                                    \
+      } else {                                                                \
+        for (long k = 0; k < inner; k++)                                      \
+          dst[k] = (T)0;                                                      \
+      }                                                                       \
     }                                                                         \
   }
 GATHER_ROWS(gather_rows_i16, short)

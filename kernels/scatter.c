@@ -54,12 +54,12 @@ enum storage {
 };
 
 static const struct ocl_program programs[S_COUNT] = {
-    [S_F32] = {"scatter_float", ocl_cl_source_scatter, "-DT=float"},
+    [S_F32] = {"scatter_float", ocl_cl_source_scatter, "-DT=float -DT_VEC16"},
     [S_F16] = {"scatter_half", ocl_cl_source_scatter, "-DT=half -DT_IS_HALF"},
     [S_BF16] = {"scatter_bfloat16", ocl_cl_source_scatter,
                 "-DT=ushort -DT_IS_BFLOAT16"},
     [S_F64] = {"scatter_double", ocl_cl_source_scatter,
-               "-DT=double -DT_IS_DOUBLE"},
+               "-DT=double -DT_IS_DOUBLE -DT_VEC16"},
     [S_I8] = {"scatter_i8", ocl_cl_source_scatter,
               "-DT=char -DUT=uchar -DT_IS_INT -DT_IS_SIGNED"},
     [S_U8] = {"scatter_u8", ocl_cl_source_scatter,

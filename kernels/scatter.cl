@@ -236,6 +236,18 @@ typedef T CT;
  * run of one destination row applies the run in order.
  *
  * Each comes with int (32) and long (64) index arithmetic. */
+/* 16 columns of one row: a 16-wide vector where the type has one. */
+#if defined(T_VEC16)
+#define ROW16(OP, dr, ur, c0)                                                 \
+  vstore16(OP_##OP(vload16(0, (dr) + (c0)), vload16(0, (ur) + (c0))), 0,     \
+           (dr) + (c0))
+#else
+#define ROW16(OP, dr, ur, c0)                                                 \
+  for (int k_ = 0; k_ < 16; k_++)                                             \
+  STORE(dr, (c0) + k_,                                                        \
+        (CT)(OP_##OP((CT)LOAD(dr, (c0) + k_), (CT)LOAD(ur, (c0) + k_))))
+#endif
+
 #define SCATTER_OP(OP)     \
   SCATTER_SERIAL(OP, 32)   \
   SCATTER_SERIAL(OP, 64)   \
@@ -254,17 +266,22 @@ typedef T CT;
     I c0 = (I)get_global_id(0) * 16;                                          \
     OCL_GUARD(c0, w);                                                         \
     I c1 = min(c0 + (I)16, w);                                                \
-    __global T *d = OCL_PTR(T, dst);                                          \
-    __global const T *u = OCL_PTR(const T, upd);                              \
-    __global const int *t = OCL_PTR(const int, tgt);                          \
+    /* Updates never alias the destination: restrict lets the compiler      \
+     * move the 16 columns as vectors. */                                     \
+    __global T *restrict d = OCL_PTR(T, dst);                                 \
+    __global const T *restrict u = OCL_PTR(const T, upd);                     \
+    __global const int *restrict t = OCL_PTR(const int, tgt);                 \
     for (I j = 0; j < m; j++) {                                               \
       int row = t[j];                                                         \
       if (row < 0)                                                            \
         continue;                                                             \
-      I at = (I)row * w;                                                      \
-      for (I k = c0; k < c1; k++) {                                           \
-        CT a = LOAD(d, at + k);                                               \
-        STORE(d, at + k, (CT)(OP_##OP(a, (CT)LOAD(u, j * us + k * cs))));    \
+      __global T *restrict dr = d + (I)row * w;                               \
+      __global const T *restrict ur = u + j * us;                             \
+      if (c1 - c0 == 16 && cs == 1) {                                         \
+        ROW16(OP, dr, ur, c0);                                                \
+      } else {                                                                \
+        for (I k = c0; k < c1; k++)                                           \
+          STORE(dr, k, (CT)(OP_##OP((CT)LOAD(dr, k), (CT)LOAD(ur, k * cs)))); \
       }                                                                       \
     }                                                                         \
   }
