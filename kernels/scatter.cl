@@ -227,15 +227,6 @@ typedef T CT;
 #define OP_seg_min(a, u) ((a) < (u) ? (a) : (u))
 #define OP_seg_max(a, u) ((u) < (a) ? (a) : (u))
 
-/* CPU shape: work-item c owns columns [16c, 16c + 16) of every row and
- * walks the M update rows in order. Updates row j starts at j * us, column
- * k at k * cs (us = cs = 0: one scalar update).
- *
- * GPU shape: work-item (p, k), p over the sorted keys, k over the columns
- * (neighbouring work-items on neighbouring columns). The first key of each
- * run of one destination row applies the run in order.
- *
- * Each comes with int (32) and long (64) index arithmetic. */
 /* 16 columns of one row: a 16-wide vector where the type has one. */
 #if defined(T_VEC16)
 #define ROW16(OP, dr, ur, c0)                                                 \
@@ -248,6 +239,15 @@ typedef T CT;
         (CT)(OP_##OP((CT)LOAD(dr, (c0) + k_), (CT)LOAD(ur, (c0) + k_))))
 #endif
 
+/* CPU shape: work-item c owns columns [16c, 16c + 16) of every row and
+ * walks the M update rows in order. Updates row j starts at j * us, column
+ * k at k * cs (us = cs = 0: one scalar update).
+ *
+ * GPU shape: work-item (p, k), p over the sorted keys, k over the columns
+ * (neighbouring work-items on neighbouring columns). The first key of each
+ * run of one destination row applies the run in order.
+ *
+ * Each comes with int (32) and long (64) index arithmetic. */
 #define SCATTER_OP(OP)     \
   SCATTER_SERIAL(OP, 32)   \
   SCATTER_SERIAL(OP, 64)   \
