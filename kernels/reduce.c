@@ -20,12 +20,12 @@
 #include <string.h>
 
 #include "kernel_families.h"
-#include "launch.h"
+#include "runtime.h"
 
 extern const char ocl_cl_source_reduce[];
 
-static const struct ocl_family families[OCL_NUM_STORAGES] =
-    OCL_TYPED_FAMILIES("reduce", ocl_cl_source_reduce);
+static const struct ocl_program programs[OCL_NUM_STORAGES] =
+    OCL_TYPED_PROGRAMS("reduce", ocl_cl_source_reduce);
 
 enum reduce_kind {
   SUM, MEAN, PROD, MAX, MIN, ALL, ANY, ARG_MAX, ARG_MIN, BIAS_ADD_GRAD, L2_LOSS
@@ -57,6 +57,13 @@ static const struct reduce_op reduce_ops[] = {
     {"L2Loss", "sumsq", L2_LOSS, TB(TF_FLOAT) | TB(TF_HALF), NULL},
 };
 
+/* The kernels of one op on one storage type (reduce.cl's suffixes). */
+enum variant {
+  GENERAL, GROUP, ROWS_VEC, COLS_VEC, PARTS_VEC, FOLD_PARTS, NUM_VARIANTS
+};
+static const char *const variant_suffix[NUM_VARIANTS] = {
+    "general", "group", "rows_vec", "cols_vec", "parts_vec", "fold_parts"};
+
 struct reduce_kernel {
   const struct reduce_op *op;
   TF_DataType dtype;
@@ -64,6 +71,7 @@ struct reduce_kernel {
   bool keep_dims;
   bool channels_first; /* BiasAddGrad data_format NCHW */
   TF_DataType index_type; /* ArgMax/ArgMin output_type */
+  struct ocl_kernel k[NUM_VARIANTS]; /* not for int32 (host) */
 };
 
 /* The strided form as reduce.cl's red_t reads it: 8-byte members only. */
@@ -101,21 +109,13 @@ static void red_args_init(struct red_args *s, const struct ocl_reduction *r)
 
 /* Rows at least this long get a work-group each. */
 #define GROUP_MIN_REDUCE 128
-/* The fixed work-group size of the _group kernels (PoCL compiles a kernel
- * again for each new local size). */
+/* The work-group size the _group kernels ask for (fixed per device: PoCL
+ * compiles a kernel again for each new local size). */
 #define GROUP_SIZE 128
 
 /* The _rows_vec/_cols_vec kernels fold 16-wide vectors: rows (or column
  * runs) of at least this many elements. */
 #define VECTOR_MIN 16
-
-static size_t group_size(const struct ocl_device *device)
-{
-  size_t max = ocl_device_max_work_group_size(device), size = GROUP_SIZE;
-  while (size > 1 && size > max)
-    size /= 2;
-  return size;
-}
 
 /* A long reduction into fewer work-items than the device has cores times
  * SPLIT_ITEMS_PER_CORE is split along the reduced extent: each part at
@@ -126,11 +126,11 @@ static size_t group_size(const struct ocl_device *device)
 /* How many parts the vector kernels split r's reduced extent into; 1 for
  * no split. */
 static int64_t split_parts(const struct ocl_reduction *r,
-                           const struct ocl_device *device)
+                           const struct ocl_device_info *info)
 {
   int64_t runs = (r->inner + VECTOR_MIN - 1) / VECTOR_MIN;
   int64_t items = r->outer * runs;
-  int64_t target = SPLIT_ITEMS_PER_CORE * (int64_t)ocl_device_compute_units(device);
+  int64_t target = SPLIT_ITEMS_PER_CORE * (int64_t)info->compute_units;
   if ((r->inner != 1 && r->inner < VECTOR_MIN) || items >= target)
     return 1;
   /* A part of a row is elements; of a column run, rows of 16 elements. */
@@ -142,38 +142,28 @@ static int64_t split_parts(const struct ocl_reduction *r,
 
 /* The two passes of a split reduction: NAME_parts_vec into a temp of
  * [outer, parts, inner] accumulators, NAME_fold_parts into y. */
-static bool run_split(const struct ocl_launch *launch,
-                      const struct reduce_kernel *k,
+static bool run_split(struct ocl_op *op, struct reduce_kernel *k,
                       const struct ocl_reduction *r, int64_t divisor,
-                      int64_t parts, const TF_Tensor *x, TF_Tensor *y,
-                      TF_Status *status)
+                      int64_t parts, const TF_Tensor *x, TF_Tensor *y)
 {
   TF_DataType acc_type = k->storage == OCL_STORAGE_LONG ? TF_INT64 : TF_FLOAT;
-  TF_Tensor *part = ocl_allocate_temp(launch, acc_type,
-                                      r->outer * parts * r->inner, status);
+  TF_Tensor *part = ocl_op_temp(op, acc_type, r->outer * parts * r->inner);
   if (part == NULL)
     return false;
   int64_t runs = (r->inner + VECTOR_MIN - 1) / VECTOR_MIN;
   int64_t items = r->outer * parts * runs;
-  char name[64];
-  snprintf(name, sizeof(name), "%s_parts_vec", k->op->kernel);
   const struct ocl_arg pass1[] = {
       OCL_TENSOR(x),       OCL_TENSOR(part),   OCL_LONG(r->reduce),
       OCL_LONG(r->inner),  OCL_LONG(parts),    OCL_LONG(items),
   };
-  bool ok = ocl_enqueue_rows(launch, &families[k->storage], name,
-                             (size_t)items, pass1, 6, status);
-  if (ok) {
-    snprintf(name, sizeof(name), "%s_fold_parts", k->op->kernel);
-    const struct ocl_arg pass2[] = {
-        OCL_TENSOR(part),   OCL_TENSOR(y),      OCL_LONG(divisor),
-        OCL_LONG(parts),    OCL_LONG(r->inner), OCL_LONG(r->out_elements),
-    };
-    ok = ocl_enqueue_1d(launch, &families[k->storage], name,
-                        (size_t)r->out_elements, pass2, 6, status);
-  }
-  ocl_tf.DeleteTensor(part); /* once enqueued: see ocl_allocate_temp */
-  return ok;
+  if (!ocl_launch_rows(op, &k->k[PARTS_VEC], (size_t)items, pass1, 6))
+    return false;
+  const struct ocl_arg pass2[] = {
+      OCL_TENSOR(part),   OCL_TENSOR(y),      OCL_LONG(divisor),
+      OCL_LONG(parts),    OCL_LONG(r->inner), OCL_LONG(r->out_elements),
+  };
+  return ocl_launch_1d(op, &k->k[FOLD_PARTS], (size_t)r->out_elements, pass2,
+                       6);
 }
 
 static bool use_group(const struct ocl_reduction *r)
@@ -249,9 +239,9 @@ static void host_arg_int32(bool is_max, const struct ocl_reduction *r,
 
 /* y = reduction of x as `r` describes; divisor 1 except for Mean (the
  * reduced count) and L2Loss (2). */
-static bool run_reduce(TF_OpKernelContext *ctx, const struct reduce_kernel *k,
+static bool run_reduce(struct ocl_op *op, struct reduce_kernel *k,
                        const struct ocl_reduction *r, int64_t divisor,
-                       const TF_Tensor *x, TF_Tensor *y, TF_Status *status)
+                       const TF_Tensor *x, TF_Tensor *y)
 {
   struct red_args s;
   red_args_init(&s, r);
@@ -264,64 +254,57 @@ static bool run_reduce(TF_OpKernelContext *ctx, const struct reduce_kernel *k,
                       ocl_host_data(x), ocl_host_data(y));
     return true;
   }
-
-  struct ocl_launch launch;
-  if (!ocl_launch_init(&launch, ctx, status))
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
     return false;
   /* An empty input has no device buffer: the kernel reads nothing then, so
    * any buffer stands in for it. */
   const TF_Tensor *in = r->in_elements == 0 ? y : x;
-  char name[64];
-  if (k->storage != OCL_STORAGE_BOOL && r->valid_3d &&
-      ocl_use_row_vector_kernels(launch.device)) {
+  if (k->storage != OCL_STORAGE_BOOL && r->valid_3d && info->cpu_shape) {
     int64_t runs = (r->inner + VECTOR_MIN - 1) / VECTOR_MIN;
-    int64_t parts = split_parts(r, launch.device);
+    int64_t parts = split_parts(r, info);
     if (parts > 1)
-      return run_split(&launch, k, r, divisor, parts, in, y, status);
+      return run_split(op, k, r, divisor, parts, in, y);
     if (r->inner == 1 && r->reduce >= VECTOR_MIN) {
-      snprintf(name, sizeof(name), "%s_rows_vec", k->op->kernel);
       const struct ocl_arg argv[] = {
           OCL_TENSOR(in),      OCL_TENSOR(y),      OCL_LONG(divisor),
           OCL_LONG(r->reduce), OCL_LONG(r->outer),
       };
-      return ocl_enqueue_rows(&launch, &families[k->storage], name,
-                              (size_t)r->outer, argv, 5, status);
+      return ocl_launch_rows(op, &k->k[ROWS_VEC], (size_t)r->outer, argv, 5);
     }
     if (r->inner >= VECTOR_MIN && r->reduce >= 1) {
       int64_t chunks = r->outer * runs;
-      snprintf(name, sizeof(name), "%s_cols_vec", k->op->kernel);
       const struct ocl_arg argv[] = {
           OCL_TENSOR(in),      OCL_TENSOR(y),      OCL_LONG(divisor),
           OCL_LONG(r->reduce), OCL_LONG(r->inner), OCL_LONG(chunks),
       };
-      return ocl_enqueue_rows(&launch, &families[k->storage], name,
-                              (size_t)chunks, argv, 6, status);
+      return ocl_launch_rows(op, &k->k[COLS_VEC], (size_t)chunks, argv, 6);
     }
   }
   if (use_group(r)) {
-    size_t local = group_size(launch.device);
+    size_t local = ocl_kernel_fit_local(op, &k->k[GROUP], GROUP_SIZE);
+    if (local == 0)
+      return false;
     size_t global = (size_t)r->out_elements * local;
-    size_t acc_size = k->storage == OCL_STORAGE_LONG ? 8 : k->storage == OCL_STORAGE_BOOL ? 1 : 4;
-    snprintf(name, sizeof(name), "%s_group", k->op->kernel);
+    size_t acc_size = k->storage == OCL_STORAGE_LONG   ? 8
+                      : k->storage == OCL_STORAGE_BOOL ? 1
+                                                       : 4;
     const struct ocl_arg argv[] = {
         OCL_TENSOR(in),        OCL_TENSOR(y),      OCL_LONG(divisor),
         OCL_LONG(r->reduce),   OCL_LONG(r->inner), OCL_LOCAL(acc_size * local),
     };
-    return ocl_enqueue(&launch, &families[k->storage], name, 1, &global,
-                       &local, argv, 6, status);
+    return ocl_launch(op, &k->k[GROUP], 1, &global, &local, argv, 6);
   }
-  snprintf(name, sizeof(name), "%s_general", k->op->kernel);
   const struct ocl_arg argv[] = {
       OCL_TENSOR(in),       OCL_TENSOR(y), OCL_LONG(r->out_elements),
       OCL_LONG(divisor),    OCL_BYTES(&s, sizeof(s)),
   };
-  return ocl_enqueue_1d(&launch, &families[k->storage], name,
-                        (size_t)r->out_elements, argv, 5, status);
+  return ocl_launch_1d(op, &k->k[GENERAL], (size_t)r->out_elements, argv, 5);
 }
 
-static bool run_arg(TF_OpKernelContext *ctx, const struct reduce_kernel *k,
+static bool run_arg(struct ocl_op *op, struct reduce_kernel *k,
                     const struct ocl_reduction *r, const TF_Tensor *x,
-                    TF_Tensor *y, TF_Status *status)
+                    TF_Tensor *y)
 {
   bool out64 = k->index_type == TF_INT64;
   if (r->out_elements == 0)
@@ -331,31 +314,25 @@ static bool run_arg(TF_OpKernelContext *ctx, const struct reduce_kernel *k,
                    ocl_host_data(y), out64);
     return true;
   }
-  struct ocl_launch launch;
-  if (!ocl_launch_init(&launch, ctx, status))
-    return false;
-  char name[64];
   if (use_group(r)) {
-    size_t local = group_size(launch.device);
+    size_t local = ocl_kernel_fit_local(op, &k->k[GROUP], GROUP_SIZE);
+    if (local == 0)
+      return false;
     size_t global = (size_t)r->out_elements * local;
     size_t value_size = k->storage == OCL_STORAGE_LONG ? 8 : 4;
-    snprintf(name, sizeof(name), "%s_group", k->op->kernel);
     const struct ocl_arg argv[] = {
         OCL_TENSOR(x),       OCL_TENSOR(y),
         OCL_LONG(r->reduce), OCL_LONG(r->inner),
         OCL_INT(out64),      OCL_LOCAL(value_size * local),
         OCL_LOCAL(8 * local),
     };
-    return ocl_enqueue(&launch, &families[k->storage], name, 1, &global,
-                       &local, argv, 7, status);
+    return ocl_launch(op, &k->k[GROUP], 1, &global, &local, argv, 7);
   }
-  snprintf(name, sizeof(name), "%s_general", k->op->kernel);
   const struct ocl_arg argv[] = {
       OCL_TENSOR(x),       OCL_TENSOR(y),      OCL_LONG(r->out_elements),
       OCL_LONG(r->reduce), OCL_LONG(r->inner), OCL_INT(out64),
   };
-  return ocl_enqueue_1d(&launch, &families[k->storage], name,
-                        (size_t)r->out_elements, argv, 6, status);
+  return ocl_launch_1d(op, &k->k[GENERAL], (size_t)r->out_elements, argv, 6);
 }
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
@@ -395,6 +372,14 @@ static void *reduce_create(TF_OpKernelConstruction *ctx, int index)
       goto fail;
     }
   }
+  if (k->storage != OCL_STORAGE_HOST_INT32)
+    for (int v = 0; v < NUM_VARIANTS; v++)
+      if (!ocl_kernel_initf(&k->k[v], &programs[k->storage], "%s_%s",
+                            op->kernel, variant_suffix[v])) {
+        ocl_set_status(status, TF_INTERNAL, "%s: kernel name too long",
+                       op->op);
+        goto fail;
+      }
   if (op->kind == BIAS_ADD_GRAD) {
     char format[8] = "NHWC";
     if (ocl_tf.OpKernelConstruction_GetAttrString != NULL)
@@ -438,22 +423,24 @@ static int read_axes(const TF_Tensor *t, int64_t *axes, int max_axes,
 
 static void reduce_compute(void *kernel, TF_OpKernelContext *ctx)
 {
-  const struct reduce_kernel *k = kernel;
+  struct reduce_kernel *k = kernel;
   enum reduce_kind kind = k->op->kind;
-  TF_Status *status = ocl_tf.NewStatus();
-  TF_Tensor *in[2] = {NULL, NULL};
-  TF_Tensor *y = NULL;
+  struct ocl_op op;
   int64_t dims[OCL_MAX_DIMS], axes[OCL_MAX_DIMS * 4];
   char shape[160];
   struct ocl_reduction r;
   int num_axes = 0;
   bool keep_dims = k->keep_dims;
   int64_t divisor = 1;
-  int num_inputs = k->op->axes_arg != NULL ? 2 : 1;
 
-  if (!ocl_get_inputs(ctx, in, num_inputs, status))
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *x = ocl_op_input(&op, 0);
+  TF_Tensor *axes_t = x != NULL && k->op->axes_arg != NULL
+                          ? ocl_op_input(&op, 1)
+                          : NULL;
+  if (x == NULL || (k->op->axes_arg != NULL && axes_t == NULL))
     goto out;
-  int rank = ocl_tensor_dims(in[0], dims, status);
+  int rank = ocl_op_dims(&op, x, dims);
   if (rank < 0)
     goto out;
   ocl_shape_format(dims, rank, shape, sizeof(shape));
@@ -461,38 +448,40 @@ static void reduce_compute(void *kernel, TF_OpKernelContext *ctx)
   switch (kind) {
   case ARG_MAX:
   case ARG_MIN: {
-    if (ocl_tf.NumDims(in[1]) != 0) {
+    if (ocl_tf.NumDims(axes_t) != 0) {
       int64_t adims[OCL_MAX_DIMS];
       char ashape[160];
-      int arank = ocl_tensor_dims(in[1], adims, status);
+      int arank = ocl_op_dims(&op, axes_t, adims);
       if (arank < 0)
         goto out;
       ocl_shape_format(adims, arank, ashape, sizeof(ashape));
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "dim must be a scalar, but received tensor of shape: %s",
-                     ashape);
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                  "dim must be a scalar, but received tensor of shape: %s",
+                  ashape);
       goto out;
     }
-    num_axes = read_axes(in[1], axes, 1, status);
+    num_axes = read_axes(axes_t, axes, 1, op.status);
+    if (num_axes < 0)
+      goto out;
     int64_t axis = axes[0] < 0 ? axes[0] + rank : axes[0];
     if (axis < 0 || axis >= rank) {
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "Expected dimension in the range [%d, %d), but got %lld",
-                     -rank, rank, (long long)axes[0]);
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                  "Expected dimension in the range [%d, %d), but got %lld",
+                  -rank, rank, (long long)axes[0]);
       goto out;
     }
     if (dims[axis] == 0) {
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "Reduction axis %lld is empty in shape %s",
-                     (long long)axes[0], shape);
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                  "Reduction axis %lld is empty in shape %s",
+                  (long long)axes[0], shape);
       goto out;
     }
     break;
   }
   case BIAS_ADD_GRAD: {
     if (rank < 2) {
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "Input tensor must be at least 2D: %s", shape);
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                  "Input tensor must be at least 2D: %s", shape);
       goto out;
     }
     int channel = k->channels_first ? 1 : rank - 1;
@@ -508,28 +497,26 @@ static void reduce_compute(void *kernel, TF_OpKernelContext *ctx)
     divisor = 2;
     break;
   default:
-    num_axes = read_axes(in[1], axes, OCL_MAX_DIMS * 4, status);
+    num_axes = read_axes(axes_t, axes, OCL_MAX_DIMS * 4, op.status);
     if (num_axes < 0)
       goto out;
     break;
   }
 
-  if (!ocl_reduction_init(&r, dims, rank, axes, num_axes, keep_dims, status))
+  if (!ocl_reduction_init(&r, dims, rank, axes, num_axes, keep_dims,
+                          op.status))
     goto out;
   bool is_arg = kind == ARG_MAX || kind == ARG_MIN;
-  y = ocl_tf.AllocateOutput(ctx, 0, is_arg ? k->index_type : k->dtype,
-                            r.out_dims, r.out_rank, 0, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
+  TF_Tensor *y = ocl_op_output(&op, 0, is_arg ? k->index_type : k->dtype,
+                               r.out_dims, r.out_rank);
+  if (y == NULL)
     goto out;
   if (is_arg)
-    run_arg(ctx, k, &r, in[0], y, status);
+    run_arg(&op, k, &r, x, y);
   else
-    run_reduce(ctx, k, &r, divisor, in[0], y, status);
+    run_reduce(&op, k, &r, divisor, x, y);
 out:
-  if (y != NULL)
-    ocl_tf.DeleteTensor(y);
-  ocl_delete_tensors(in, 2);
-  ocl_compute_done(ctx, status);
+  ocl_op_end(&op);
 }
 
 static void reduce_delete(void *kernel) { free(kernel); }

@@ -15,104 +15,94 @@
 #include <string.h>
 
 #include "kernel_families.h"
-#include "launch.h"
+#include "runtime.h"
 
 extern const char ocl_cl_source_softmax[];
 
-static const struct ocl_family family_float = {
+static const struct ocl_program program_float = {
     "softmax_float", ocl_cl_source_softmax, "-DT=float -DT_IS_FLOAT"};
-static const struct ocl_family family_half = {
+static const struct ocl_program program_half = {
     "softmax_half", ocl_cl_source_softmax, "-DT=half -DT_IS_HALF"};
 
 enum softmax_kind { SOFTMAX, LOG_SOFTMAX, XENT, SPARSE_XENT };
 
-/* Rows at least this long get a work-group each, of this fixed size (PoCL
- * compiles a kernel again for each new local size). */
+/* Rows at least this long get a work-group each, of this size at most
+ * (fixed per device: PoCL compiles a kernel again for each new local
+ * size). */
 #define GROUP_MIN_ROW 128
 #define GROUP_SIZE 128
 /* softmax_rows_vec: rows at least one vector long. */
 #define VECTOR_MIN_ROW 16
 
+/* The kernels of one op (softmax.cl's suffixes). */
+enum variant { ROWS, GROUP, ROWS_VEC, NUM_VARIANTS };
+
 struct softmax_kernel {
   enum softmax_kind kind;
   TF_DataType dtype;
+  struct ocl_kernel k[NUM_VARIANTS];
 };
 
-static const struct ocl_family *family_of(TF_DataType dtype)
+/* Enqueues the op's _rows kernel (one work-item per row, `rows` appended
+ * as the last argument), _group kernel (one work-group per row, local
+ * scratch appended) or, on CPU devices, _rows_vec. args has room for one
+ * more entry. */
+static bool run_rows(struct ocl_op *op, struct softmax_kernel *k,
+                     int64_t rows, int64_t n, struct ocl_arg *args,
+                     int num_args)
 {
-  return dtype == TF_HALF ? &family_half : &family_float;
-}
-
-/* Enqueues `kernel`_rows (one work-item per row, `rows` appended as the
- * last argument) or `kernel`_group (one work-group per row, local scratch
- * appended). args has room for one more entry. */
-static bool run_rows(TF_OpKernelContext *ctx, TF_DataType dtype,
-                     const char *kernel, int64_t rows, int64_t n,
-                     struct ocl_arg *args, int num_args, TF_Status *status)
-{
-  struct ocl_launch launch;
-  char name[64];
   if (rows == 0)
     return true;
-  if (!ocl_launch_init(&launch, ctx, status))
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
     return false;
-  if (strcmp(kernel, "softmax") == 0 && n >= VECTOR_MIN_ROW &&
-      ocl_use_row_vector_kernels(launch.device)) {
+  bool softmax = k->kind == SOFTMAX || k->kind == LOG_SOFTMAX;
+  if (softmax && n >= VECTOR_MIN_ROW && info->cpu_shape) {
     args[num_args] = OCL_LONG(rows);
-    return ocl_enqueue_rows(&launch, family_of(dtype), "softmax_rows_vec",
-                            (size_t)rows, args, num_args + 1, status);
+    return ocl_launch_rows(op, &k->k[ROWS_VEC], (size_t)rows, args,
+                           num_args + 1);
   }
   if (n >= GROUP_MIN_ROW) {
-    size_t local = GROUP_SIZE, max = ocl_device_max_work_group_size(launch.device);
-    while (local > 1 && local > max)
-      local /= 2;
+    size_t local = ocl_kernel_fit_local(op, &k->k[GROUP], GROUP_SIZE);
+    if (local == 0)
+      return false;
     size_t global = (size_t)rows * local;
     args[num_args] = OCL_LOCAL(local * sizeof(cl_float));
-    snprintf(name, sizeof(name), "%s_group", kernel);
-    return ocl_enqueue(&launch, family_of(dtype), name, 1, &global, &local,
-                       args, num_args + 1, status);
+    return ocl_launch(op, &k->k[GROUP], 1, &global, &local, args,
+                      num_args + 1);
   }
   args[num_args] = OCL_LONG(rows);
-  snprintf(name, sizeof(name), "%s_rows", kernel);
-  return ocl_enqueue_1d(&launch, family_of(dtype), name, (size_t)rows, args,
-                        num_args + 1, status);
+  return ocl_launch_1d(op, &k->k[ROWS], (size_t)rows, args, num_args + 1);
 }
 
 /* ---- Softmax, LogSoftmax ------------------------------------------------ */
 
-static void softmax_compute_one(const struct softmax_kernel *k,
-                                TF_OpKernelContext *ctx, TF_Status *status)
+static void softmax_compute_one(struct softmax_kernel *k, struct ocl_op *op)
 {
-  TF_Tensor *x = NULL, *y = NULL;
   int64_t dims[OCL_MAX_DIMS];
   char shape[160];
 
-  if (!ocl_get_inputs(ctx, &x, 1, status))
-    return;
-  int rank = ocl_tensor_dims(x, dims, status);
+  TF_Tensor *x = ocl_op_input(op, 0);
+  int rank = x != NULL ? ocl_op_dims(op, x, dims) : -1;
   if (rank < 0)
-    goto out;
+    return;
   if (rank < 1) {
     ocl_shape_format(dims, rank, shape, sizeof(shape));
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "logits must have >= 1 dimension, got %s", shape);
-    goto out;
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "logits must have >= 1 dimension, got %s", shape);
+    return;
   }
-  y = ocl_tf.AllocateOutput(ctx, 0, k->dtype, dims, rank, 0, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
-    goto out;
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, dims, rank);
+  if (y == NULL)
+    return;
   int64_t n = dims[rank - 1];
   int64_t elements = ocl_shape_elements(dims, rank);
   if (elements == 0)
-    goto out;
+    return;
   struct ocl_arg args[5] = {
       OCL_TENSOR(x), OCL_TENSOR(y), OCL_LONG(n), OCL_INT(k->kind == LOG_SOFTMAX),
   };
-  run_rows(ctx, k->dtype, "softmax", elements / n, n, args, 4, status);
-out:
-  if (y != NULL)
-    ocl_tf.DeleteTensor(y);
-  ocl_delete_tensors(&x, 1);
+  run_rows(op, k, elements / n, n, args, 4);
 }
 
 /* ---- SoftmaxCrossEntropyWithLogits ---------------------------------------- */
@@ -124,42 +114,39 @@ static void as_matrix(const int64_t *dims, int rank, int64_t *m)
   m[1] = rank >= 1 ? dims[rank - 1] : 1;
 }
 
-static void xent_compute_one(const struct softmax_kernel *k,
-                             TF_OpKernelContext *ctx, TF_Status *status)
+static void xent_compute_one(struct softmax_kernel *k, struct ocl_op *op)
 {
-  TF_Tensor *in[2] = {NULL, NULL};
-  TF_Tensor *loss = NULL, *backprop = NULL;
   int64_t f_dims[OCL_MAX_DIMS], l_dims[OCL_MAX_DIMS];
   char f_shape[160], l_shape[160];
 
-  if (!ocl_get_inputs(ctx, in, 2, status))
-    return;
-  int f_rank = ocl_tensor_dims(in[0], f_dims, status);
-  int l_rank = f_rank < 0 ? -1 : ocl_tensor_dims(in[1], l_dims, status);
+  TF_Tensor *features = ocl_op_input(op, 0);
+  TF_Tensor *labels = features != NULL ? ocl_op_input(op, 1) : NULL;
+  int f_rank = labels != NULL ? ocl_op_dims(op, features, f_dims) : -1;
+  int l_rank = f_rank >= 0 ? ocl_op_dims(op, labels, l_dims) : -1;
   if (l_rank < 0)
-    goto out;
-  ocl_shape_format(f_dims, f_rank, f_shape, sizeof(f_shape));
-  ocl_shape_format(l_dims, l_rank, l_shape, sizeof(l_shape));
+    return;
   bool same = f_rank == l_rank &&
               memcmp(f_dims, l_dims, sizeof(int64_t) * (size_t)f_rank) == 0;
   int out_rank = f_rank;
   int64_t f[2], l[2], out[2];
   if (!same) {
     struct ocl_bcast b;
-    if (!ocl_bcast_init(&b, f_dims, f_rank, l_dims, l_rank, status)) {
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "logits and labels must be broadcastable: logits_size=%s "
-                     "labels_size=%s",
-                     f_shape, l_shape);
-      goto out;
+    if (!ocl_bcast_init(&b, f_dims, f_rank, l_dims, l_rank, op->status)) {
+      ocl_shape_format(f_dims, f_rank, f_shape, sizeof(f_shape));
+      ocl_shape_format(l_dims, l_rank, l_shape, sizeof(l_shape));
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "logits and labels must be broadcastable: logits_size=%s "
+                  "labels_size=%s",
+                  f_shape, l_shape);
+      return;
     }
     out_rank = b.out_rank;
   }
   if (out_rank != 2) {
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "logits and labels must be either 2-dimensional, or "
-                   "broadcasted to be 2-dimensional");
-    goto out;
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "logits and labels must be either 2-dimensional, or "
+                "broadcasted to be 2-dimensional");
+    return;
   }
   as_matrix(f_dims, f_rank, f);
   as_matrix(l_dims, l_rank, l);
@@ -169,18 +156,17 @@ static void xent_compute_one(const struct softmax_kernel *k,
     out[0] = 0;
   if (f[1] == 0 || l[1] == 0)
     out[1] = 0;
-  loss = ocl_tf.AllocateOutput(ctx, 0, k->dtype, out, 1, 0, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
-    goto out;
-  backprop = ocl_tf.AllocateOutput(ctx, 1, k->dtype, out, 2, 0, status);
-  if (ocl_tf.GetCode(status) != TF_OK || out[0] == 0)
-    goto out;
+  TF_Tensor *loss = ocl_op_output(op, 0, k->dtype, out, 1);
+  TF_Tensor *backprop =
+      loss != NULL ? ocl_op_output(op, 1, k->dtype, out, 2) : NULL;
+  if (backprop == NULL || out[0] == 0)
+    return;
   /* With no classes only the loss (zeros) has a buffer: it stands in for
    * the empty tensors, which the kernel does not read. */
   bool empty = out[1] == 0;
   struct ocl_arg args[11] = {
-      OCL_TENSOR(empty ? loss : in[0]),
-      OCL_TENSOR(empty ? loss : in[1]),
+      OCL_TENSOR(empty ? loss : features),
+      OCL_TENSOR(empty ? loss : labels),
       OCL_TENSOR(loss),
       OCL_TENSOR(empty ? loss : backprop),
       OCL_LONG(out[1]),
@@ -189,75 +175,58 @@ static void xent_compute_one(const struct softmax_kernel *k,
       OCL_LONG(l[0] == 1 ? 0 : l[1]),
       OCL_LONG(l[1] == 1 ? 0 : 1),
   };
-  run_rows(ctx, k->dtype, "xent", out[0], out[1], args, 9, status);
-out:
-  if (loss != NULL)
-    ocl_tf.DeleteTensor(loss);
-  if (backprop != NULL)
-    ocl_tf.DeleteTensor(backprop);
-  ocl_delete_tensors(in, 2);
+  run_rows(op, k, out[0], out[1], args, 9);
 }
 
 /* ---- SparseSoftmaxCrossEntropyWithLogits ---------------------------------- */
 
-static void sparse_compute_one(const struct softmax_kernel *k,
-                               TF_OpKernelContext *ctx, TF_Status *status)
+static void sparse_compute_one(struct softmax_kernel *k, struct ocl_op *op)
 {
-  TF_Tensor *in[2] = {NULL, NULL};
-  TF_Tensor *loss = NULL, *backprop = NULL;
   int64_t f_dims[OCL_MAX_DIMS], l_dims[OCL_MAX_DIMS];
   char f_shape[160], l_shape[160];
 
-  if (!ocl_get_inputs(ctx, in, 2, status))
-    return;
-  int f_rank = ocl_tensor_dims(in[0], f_dims, status);
-  int l_rank = f_rank < 0 ? -1 : ocl_tensor_dims(in[1], l_dims, status);
+  TF_Tensor *features = ocl_op_input(op, 0);
+  TF_Tensor *labels = features != NULL ? ocl_op_input(op, 1) : NULL;
+  int f_rank = labels != NULL ? ocl_op_dims(op, features, f_dims) : -1;
+  int l_rank = f_rank >= 0 ? ocl_op_dims(op, labels, l_dims) : -1;
   if (l_rank < 0)
-    goto out;
+    return;
   ocl_shape_format(f_dims, f_rank, f_shape, sizeof(f_shape));
   ocl_shape_format(l_dims, l_rank, l_shape, sizeof(l_shape));
   if (f_rank != 2) {
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "logits must be 2-D, but got shape %s", f_shape);
-    goto out;
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "logits must be 2-D, but got shape %s", f_shape);
+    return;
   }
   if (l_rank != 1) {
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "labels must be 1-D, but got shape %s", l_shape);
-    goto out;
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "labels must be 1-D, but got shape %s", l_shape);
+    return;
   }
   if (f_dims[0] != l_dims[0]) {
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "logits and labels must have the same first dimension, got "
-                   "logits shape %s and labels shape %s",
-                   f_shape, l_shape);
-    goto out;
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "logits and labels must have the same first dimension, got "
+                "logits shape %s and labels shape %s",
+                f_shape, l_shape);
+    return;
   }
   if (f_dims[1] <= 0) {
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "Must have at least one class, but got logits shape %s",
-                   f_shape);
-    goto out;
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Must have at least one class, but got logits shape %s",
+                f_shape);
+    return;
   }
-  loss = ocl_tf.AllocateOutput(ctx, 0, k->dtype, f_dims, 1, 0, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
-    goto out;
-  backprop = ocl_tf.AllocateOutput(ctx, 1, k->dtype, f_dims, 2, 0, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
-    goto out;
+  TF_Tensor *loss = ocl_op_output(op, 0, k->dtype, f_dims, 1);
+  TF_Tensor *backprop =
+      loss != NULL ? ocl_op_output(op, 1, k->dtype, f_dims, 2) : NULL;
+  if (backprop == NULL)
+    return;
   struct ocl_arg args[7] = {
-      OCL_TENSOR(in[0]),    OCL_TENSOR(in[1]),
+      OCL_TENSOR(features), OCL_TENSOR(labels),
       OCL_TENSOR(loss),     OCL_TENSOR(backprop),
-      OCL_LONG(f_dims[1]),  OCL_INT(ocl_tf.TensorType(in[1]) == TF_INT64),
+      OCL_LONG(f_dims[1]),  OCL_INT(ocl_tf.TensorType(labels) == TF_INT64),
   };
-  run_rows(ctx, k->dtype, "sparse_xent", f_dims[0], f_dims[1], args, 6,
-           status);
-out:
-  if (loss != NULL)
-    ocl_tf.DeleteTensor(loss);
-  if (backprop != NULL)
-    ocl_tf.DeleteTensor(backprop);
-  ocl_delete_tensors(in, 2);
+  run_rows(op, k, f_dims[0], f_dims[1], args, 6);
 }
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
@@ -265,19 +234,25 @@ out:
 /* kind: an enum softmax_kind. */
 static void *softmax_create(TF_OpKernelConstruction *ctx, int kind)
 {
+  static const char *const prefixes[] = {
+      [SOFTMAX] = "softmax", [LOG_SOFTMAX] = "softmax", [XENT] = "xent",
+      [SPARSE_XENT] = "sparse_xent"};
+  static const char *const suffixes[NUM_VARIANTS] = {"rows", "group",
+                                                     "rows_vec"};
   TF_Status *status = ocl_tf.NewStatus();
   struct softmax_kernel *k = calloc(1, sizeof(*k));
   if (k == NULL) {
     ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
-  } else {
-    k->kind = (enum softmax_kind)kind;
-    ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
+    return ocl_create_failed(ctx, status, k);
   }
-  if (ocl_tf.GetCode(status) != TF_OK) {
-    ocl_tf.OpKernelConstruction_Failure(ctx, status);
-    free(k);
-    k = NULL;
-  }
+  k->kind = (enum softmax_kind)kind;
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return ocl_create_failed(ctx, status, k);
+  const struct ocl_program *program =
+      k->dtype == TF_HALF ? &program_half : &program_float;
+  for (int v = 0; v < NUM_VARIANTS; v++)
+    ocl_kernel_initf(&k->k[v], program, "%s_%s", prefixes[kind], suffixes[v]);
   ocl_tf.DeleteStatus(status);
   return k;
 }
@@ -288,15 +263,16 @@ OCL_FAMILY_CREATES(softmax, softmax_create);
 
 static void softmax_compute(void *kernel, TF_OpKernelContext *ctx)
 {
-  const struct softmax_kernel *k = kernel;
-  TF_Status *status = ocl_tf.NewStatus();
+  struct softmax_kernel *k = kernel;
+  struct ocl_op op;
+  ocl_op_begin(&op, ctx);
   switch (k->kind) {
   case SOFTMAX:
-  case LOG_SOFTMAX: softmax_compute_one(k, ctx, status); break;
-  case XENT: xent_compute_one(k, ctx, status); break;
-  case SPARSE_XENT: sparse_compute_one(k, ctx, status); break;
+  case LOG_SOFTMAX: softmax_compute_one(k, &op); break;
+  case XENT: xent_compute_one(k, &op); break;
+  case SPARSE_XENT: sparse_compute_one(k, &op); break;
   }
-  ocl_compute_done(ctx, status);
+  ocl_op_end(&op);
 }
 
 static void softmax_delete(void *kernel) { free(kernel); }
