@@ -353,6 +353,58 @@ static void add_shapes(const struct ref_op *op, TF_DataType dtype,
   }
 }
 
+/* Ranks above 8 (TensorFlow takes up to 254): collapsed, these alternate
+ * up to 12 kept and reduced groups, more than a kernel's argument struct
+ * holds, so the device reduces them one group per pass. Prod's (the last
+ * three) multiply at most 12 factors. */
+static const struct {
+  int rank;
+  int64_t dims[12];
+  int num_axes;
+  int64_t axes[12];
+  bool keep_dims;
+} rank_shapes[] = {
+    {9, {2, 3, 2, 3, 2, 3, 2, 3, 2}, 4, {1, 3, 5, 7}, false},
+    {10, {3, 2, 2, 3, 2, 2, 3, 2, 2, 3}, 5, {0, 2, 4, 6, 8}, false},
+    {11, {2, 2, 3, 2, 2, 3, 2, 2, 3, 2, 2}, 5, {1, 2, 5, 8, 9}, true},
+    {12, {2, 1, 3, 2, 1, 3, 2, 2, 3, 1, 2, 3}, 6, {0, -9, 4, 6, -4, 11}, false},
+    {10, {2, 3, 2, 3, 2, 3, 2, 3, 2, 3}, 0, {0}, false},
+    {10, {2, 3, 2, 3, 2, 3, 2, 3, 2, 3}, 1, {6}, true},
+    {10, {2, 1, 2, 1, 2, 1, 2, 1, 2, 7}, 10, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9},
+     false},
+    /* Several groups, one of them long: passes that split into parts. */
+    {3, {3, 2, 9000}, 2, {0, 2}, false},
+    {4, {3, 5000, 2, 7}, 2, {1, 3}, true},
+    {2, {40000, 3}, 1, {0}, false},
+    {9, {2, 3, 1, 2, 3, 1, 2, 1, 2}, 4, {0, 2, 4, 7}, false},
+    {10, {2, 2, 3, 1, 2, 3, 1, 2, 1, 3}, 3, {1, 4, 7}, false},
+    {12, {1, 2, 1, 2, 1, 2, 1, 2, 1, 3, 1, 2}, 6, {0, 3, 5, 6, 8, 11}, true},
+};
+#define RANK_SHAPES ((int)(sizeof(rank_shapes) / sizeof(rank_shapes[0])))
+#define PROD_RANK_SHAPES 3
+
+static void add_rank_shapes(const struct ref_op *op, TF_DataType dtype,
+                            struct ref_cases *out)
+{
+  bool prod = kind_of(op->op) == PROD;
+  for (int i = prod ? RANK_SHAPES - PROD_RANK_SHAPES : 0; i < RANK_SHAPES;
+       i++) {
+    if (!prod && i >= RANK_SHAPES - PROD_RANK_SHAPES)
+      break;
+    struct ref_case *c =
+        ref_case_add(out, op->op, "%s rank %d#%d", op->op, rank_shapes[i].rank, i);
+    ref_case_input(c, dtype, rank_shapes[i].dims, rank_shapes[i].rank,
+                   op->domain);
+    double axes[12];
+    for (int a = 0; a < rank_shapes[i].num_axes; a++)
+      axes[a] = (double)rank_shapes[i].axes[a];
+    int64_t n = rank_shapes[i].num_axes;
+    ref_case_input_values(c, i % 2 ? TF_INT64 : TF_INT32, &n, 1, axes);
+    if (rank_shapes[i].keep_dims)
+      ref_case_attr_bool(c, "keep_dims", true);
+  }
+}
+
 static void reduce_cases(const struct ref_op *op, TF_DataType dtype,
                          struct ref_cases *out)
 {
@@ -362,6 +414,7 @@ static void reduce_cases(const struct ref_op *op, TF_DataType dtype,
   else
     add_shapes(op, dtype, reduce_shapes,
                sizeof(reduce_shapes) / sizeof(reduce_shapes[0]), out);
+  add_rank_shapes(op, dtype, out);
 }
 
 static void arg_cases(const struct ref_op *op, TF_DataType dtype,
@@ -369,7 +422,7 @@ static void arg_cases(const struct ref_op *op, TF_DataType dtype,
 {
   static const struct {
     int rank;
-    int64_t dims[3];
+    int64_t dims[10];
     int64_t axis;
     TF_Code code;
   } shapes[] = {
@@ -377,6 +430,12 @@ static void arg_cases(const struct ref_op *op, TF_DataType dtype,
       {3, {2, 3, 7}, -2, TF_OK},    {1, {1031}, 0, TF_OK},
       {2, {3, 300}, 1, TF_OK},      {2, {300, 5}, 0, TF_OK},
       {2, {0, 3}, 1, TF_OK},        {3, {4, 1, 5}, 1, TF_OK},
+      /* Long rows and columns into few outputs: split into parts. */
+      {2, {3, 30000}, 1, TF_OK},    {2, {20000, 5}, 0, TF_OK},
+      {2, {9000, 37}, 0, TF_OK},    {1, {70001}, 0, TF_OK},
+      /* Ranks above 8. */
+      {10, {2, 3, 1, 2, 3, 2, 1, 3, 2, 2}, 5, TF_OK},
+      {9, {2, 1, 3, 2, 2, 3, 1, 2, 17}, -1, TF_OK},
       {2, {0, 3}, 0, TF_INVALID_ARGUMENT},
       {2, {3, 5}, 2, TF_INVALID_ARGUMENT},
       {0, {0}, 0, TF_INVALID_ARGUMENT},
@@ -390,12 +449,13 @@ static void arg_cases(const struct ref_op *op, TF_DataType dtype,
       ref_case_attr_type(c, "output_type", TF_INT32);
     c->expect_code = shapes[i].code;
   }
-  /* Ties go to the first index, in a short and in a long row. */
-  double ties[260];
-  for (int i = 0; i < 260; i++)
+  /* Ties go to the first index, in a short and in a long row, and across
+   * the parts of a split one. */
+  static double ties[40000];
+  for (int i = 0; i < 40000; i++)
     ties[i] = (i % 7 == 3) ? 5 : (i % 7 == 4) ? -5 : (double)(i % 3);
-  static const int64_t tie_lengths[] = {7, 260};
-  for (int i = 0; i < 2; i++) {
+  static const int64_t tie_lengths[] = {7, 260, 40000};
+  for (int i = 0; i < 3; i++) {
     struct ref_case *c = ref_case_add(out, op->op, "%s ties %d", op->op, i);
     ref_case_input_values(c, dtype, &tie_lengths[i], 1, ties);
     double axis = 0;
@@ -421,11 +481,14 @@ static void bias_grad_cases(const struct ref_op *op, TF_DataType dtype,
 {
   static const struct {
     int rank;
-    int64_t dims[4];
+    int64_t dims[10];
     const char *format;
     TF_Code code;
   } shapes[] = {
       {2, {5, 3}, NULL, TF_OK},
+      {10, {2, 3, 2, 1, 3, 2, 2, 1, 2, 3}, "NCHW", TF_OK},
+      {10, {2, 3, 2, 1, 3, 2, 2, 1, 2, 3}, "NHWC", TF_OK},
+      {3, {4, 5, 9000}, "NCHW", TF_OK},
       {4, {2, 3, 5, 7}, "NHWC", TF_OK},
       {4, {2, 7, 3, 5}, "NCHW", TF_OK},
       {2, {300, 4}, NULL, TF_OK},
@@ -442,6 +505,15 @@ static void bias_grad_cases(const struct ref_op *op, TF_DataType dtype,
   }
 }
 
+static void l2_loss_cases(const struct ref_op *op, TF_DataType dtype,
+                          struct ref_cases *out)
+{
+  ref_cases_unary(op, dtype, out);
+  struct ref_case *c = ref_case_add(out, op->op, "%s rank 10", op->op);
+  ref_case_input(c, dtype, (int64_t[]){2, 3, 1, 2, 3, 2, 1, 3, 2, 2}, 10,
+                 op->domain);
+}
+
 #define EXACT 0.0, 0.0
 #define SUMMED 1e-5, 2e-4
 
@@ -456,6 +528,6 @@ const struct ref_op ref_ops_reduce[] = {
     {"ArgMax", EXACT, REF_ANY, arg_cases, arg_compute},
     {"ArgMin", EXACT, REF_ANY, arg_cases, arg_compute},
     {"BiasAddGrad", SUMMED, REF_ANY, bias_grad_cases, reduce_compute},
-    {"L2Loss", SUMMED, REF_ANY, ref_cases_unary, reduce_compute},
+    {"L2Loss", SUMMED, REF_ANY, l2_loss_cases, reduce_compute},
     {.op = NULL},
 };
