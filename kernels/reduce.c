@@ -173,6 +173,8 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 #define SPLIT_MIN_ELEMENTS 4096
 #define SPLIT_GROUPS_PER_CU 8
 #define SPLIT_MIN_LOADS 16
+/* The highest rank TensorFlow's ArgMax/ArgMin take. */
+#define ARG_MAX_RANK 7
 /* ArgMax/ArgMin fold their parts in one work-item per output. */
 #define ARG_MAX_PARTS 64
 
@@ -623,16 +625,11 @@ static int tensor_dims(struct ocl_op *op, const TF_Tensor *t, int64_t *dims)
   return rank;
 }
 
-/* The axes of a host-memory integer tensor, at most max_axes of them. */
+/* The first max_axes axes (at most) of a host-memory integer tensor. */
 static int read_axes(struct ocl_op *op, const TF_Tensor *t, int64_t *axes,
                      int max_axes)
 {
   int64_t n = ocl_tf.TensorElementCount(t);
-  if (n > max_axes) {
-    ocl_op_fail(op, TF_INVALID_ARGUMENT, "Too many reduction indices: %lld",
-                (long long)n);
-    return -1;
-  }
   if (!ocl_is_integer_type(ocl_tf.TensorType(t))) {
     /* The op's Tidx is an integer type; never read another type's bytes. */
     ocl_op_fail(op, TF_INVALID_ARGUMENT,
@@ -640,6 +637,8 @@ static int read_axes(struct ocl_op *op, const TF_Tensor *t, int64_t *axes,
                 (int)ocl_tf.TensorType(t));
     return -1;
   }
+  if (n > max_axes)
+    n = max_axes;
   for (int64_t i = 0; i < n; i++)
     axes[i] = ocl_host_int(t, i);
   return (int)n;
@@ -650,7 +649,7 @@ static void reduce_compute(void *kernel, TF_OpKernelContext *ctx)
   struct reduce_kernel *k = kernel;
   enum reduce_kind kind = k->op->kind;
   struct ocl_op op;
-  int64_t dims[OCL_MAX_RANK], axes[OCL_MAX_RANK];
+  int64_t dims[OCL_MAX_RANK], axes[OCL_MAX_RANK + 1];
   char shape[160];
   struct ocl_reduction r;
   int num_axes = 0;
@@ -722,7 +721,9 @@ static void reduce_compute(void *kernel, TF_OpKernelContext *ctx)
     divisor = 2;
     break;
   default:
-    num_axes = read_axes(&op, axes_t, axes, OCL_MAX_RANK);
+    /* Axes are checked in order, and more than rank of them hold a
+     * repeat or one out of range: the first rank + 1 name the error. */
+    num_axes = read_axes(&op, axes_t, axes, rank + 1);
     if (num_axes < 0)
       goto out;
     break;
@@ -736,6 +737,16 @@ static void reduce_compute(void *kernel, TF_OpKernelContext *ctx)
                                r.out_dims, r.out_rank);
   if (y == NULL)
     goto out;
+  if (is_arg && r.out_elements > 0 && rank > ARG_MAX_RANK) {
+    /* TensorFlow's ArgMax/ArgMin (CPU and GPU) stop at rank 7, after
+     * allocating the output: an empty one succeeds. */
+    ocl_shape_format(dims, rank, shape, sizeof(shape));
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "Argmax and Argmin only support up to %d input dimensions, "
+                "but got %d. Inputs shape: %s",
+                ARG_MAX_RANK, rank, shape);
+    goto out;
+  }
   if (is_arg)
     run_arg(&op, k, &r, x, y);
   else

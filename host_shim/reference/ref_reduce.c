@@ -148,6 +148,10 @@ static int read_axes(const struct ref_case *c, int rank, bool *reduce,
                (long long)a);
       return -1;
     }
+    if (reduce[a < 0 ? a + rank : a]) {
+      snprintf(error, (size_t)error_len, "axis %lld repeated", (long long)a);
+      return -1;
+    }
     reduce[a < 0 ? a + rank : a] = true;
   }
   return 0;
@@ -200,6 +204,10 @@ static int arg_compute(const struct ref_case *c, struct ref_tensor *out,
     axis += x->rank;
   if (axis < 0 || axis >= x->rank || x->dims[axis] == 0) {
     snprintf(error, (size_t)error_len, "bad or empty axis");
+    return -1;
+  }
+  if (x->rank > 7 && x->elements / x->dims[axis] > 0) {
+    snprintf(error, (size_t)error_len, "rank above 7");
     return -1;
   }
   TF_DataType index_type = TF_INT64;
@@ -260,7 +268,7 @@ static const struct reduce_shape reduce_shapes[] = {
     {2, {3, 5}, 1, {0}, true, TF_OK},
     {3, {2, 3, 7}, 2, {0, 2}, false, TF_OK},       /* general form */
     {3, {2, 3, 7}, 1, {-1}, true, TF_OK},
-    {3, {2, 3, 7}, 3, {1, 1, -2}, false, TF_OK},   /* repeated axes */
+    {3, {2, 3, 7}, 3, {1, 2, -2}, false, TF_INVALID_ARGUMENT}, /* repeat */
     {3, {2, 3, 7}, 3, {0, 1, 2}, false, TF_OK},    /* to a scalar */
     {4, {2, 3, 4, 5}, 2, {1, 3}, true, TF_OK},     /* general form */
     {1, {1031}, 1, {0}, false, TF_OK},             /* one long row */
@@ -433,9 +441,11 @@ static void arg_cases(const struct ref_op *op, TF_DataType dtype,
       /* Long rows and columns into few outputs: split into parts. */
       {2, {3, 30000}, 1, TF_OK},    {2, {20000, 5}, 0, TF_OK},
       {2, {9000, 37}, 0, TF_OK},    {1, {70001}, 0, TF_OK},
-      /* Ranks above 8. */
-      {10, {2, 3, 1, 2, 3, 2, 1, 3, 2, 2}, 5, TF_OK},
-      {9, {2, 1, 3, 2, 2, 3, 1, 2, 17}, -1, TF_OK},
+      /* TensorFlow's ArgMax stops at rank 7, unless the output is
+       * empty. */
+      {7, {2, 3, 2, 3, 2, 3, 17}, -1, TF_OK},
+      {9, {2, 1, 3, 2, 0, 3, 1, 2, 17}, -1, TF_OK},
+      {10, {2, 3, 1, 2, 3, 2, 1, 3, 2, 2}, 5, TF_INVALID_ARGUMENT},
       {2, {0, 3}, 0, TF_INVALID_ARGUMENT},
       {2, {3, 5}, 2, TF_INVALID_ARGUMENT},
       {0, {0}, 0, TF_INVALID_ARGUMENT},
