@@ -115,6 +115,14 @@ typedef long16 VACC;
       STORE((__global T *)(yb), i, FIN((acc), divisor));                      \
   } while (0)
 
+/* The compensation once the sum is Inf or NaN: none (Inf - Inf would make
+ * every later sum NaN). */
+#if IS_FLOAT_TYPE
+#define KEEP_FINITE(TYPE, t, e) select((TYPE)(0), (e), isfinite(t))
+#else
+#define KEEP_FINITE(TYPE, t, e) (e)
+#endif
+
 /* s += v with Kahan's compensation c when KAHAN (sums of floats), else
  * s = COMB(s, v). TYPE is ACC or VACC. */
 #define ADD_TO(TYPE, KAHAN, COMB, s, c, v)                                    \
@@ -123,7 +131,7 @@ typedef long16 VACC;
     if (KAHAN) {                                                              \
       TYPE y_ = v_ - (c);                                                     \
       TYPE t_ = (s) + y_;                                                     \
-      (c) = (t_ - (s)) - y_;                                                  \
+      (c) = KEEP_FINITE(TYPE, t_, (t_ - (s)) - y_);                           \
       (s) = t_;                                                               \
     } else {                                                                  \
       (s) = COMB((s), v_);                                                    \
@@ -296,7 +304,7 @@ typedef long16 VACC;
   }
 
 #define NO_KAHAN 0
-#define SUM_KAHAN 0
+#define SUM_KAHAN IS_FLOAT_TYPE
 
 #if defined(T_IS_BOOL)
 

@@ -1,12 +1,16 @@
 /* References of the reduce kernel family: Sum, Mean, Prod, Max, Min, All,
  * Any, ArgMax, ArgMin, BiasAddGrad, L2Loss.
  *
- * Tolerances (float32): Sum, Mean, BiasAddGrad and L2Loss accumulate in a
- * different order than TensorFlow (and this float64 reference): strided
- * partial sums folded as a tree. The error grows with the reduced length n
- * as about n * eps * max|x| in the worst case; cases here reduce at most
- * 1031 elements of |x| <= 3, which bounds it by ~2e-4 absolute (typical
- * errors are far smaller), hence rtol 1e-5 plus atol 2e-4. Prod rounds once
+ * Tolerances (float32): Sum, Mean, BiasAddGrad and L2Loss add blocks of
+ * four terms as a tree and the block sums with Kahan's compensation, then
+ * fold lanes, work-items and parts as trees: within about one ulp of the
+ * exact sum where the terms share a sign (the accuracy cases: 1000 +
+ * [-0.5, 0.5) down columns of up to 100000 rows), hence rtol 2.5e-7 (two
+ * ulps); where random terms in [-3, 3] cancel, the tree's partials (up to
+ * ~sqrt(n) * 3) round at eps each: atol 2e-4. A sequential float32 sum
+ * (these kernels before compensation, ~sqrt(n) ulps: up to 2e-6 relative)
+ * fails the accuracy cases; TensorFlow's CPU stays within ~1.5e-6 on them
+ * (tests/tf/test_reductions.py compares the two). Prod rounds once
  * per factor (cases multiply at most 14 factors): rtol 2e-6. Max, Min, All,
  * Any, ArgMax, ArgMin and every integer reduction are exact.
  *
@@ -413,9 +417,60 @@ static void add_rank_shapes(const struct ref_op *op, TF_DataType dtype,
   }
 }
 
+/* Accuracy of float32 sums: values of large mean and small spread (1000 +
+ * [-0.5, 0.5)), so that the sum's rounding error is relative to the sum
+ * itself. A sequential float32 sum of n such terms drifts by about
+ * sqrt(n) ulps of the sum (a column of 100000 rows: ~1e-5 relative), more
+ * than the tolerance of these ops allows (module comment); TensorFlow's
+ * CPU (Eigen's tree reductions) stays within ~1e-6. Columns (the mean of
+ * 32 rows, 1000 to 100000 rows, narrow and wide), rows, and everything to
+ * one value, each through its own kernel shape. */
+static const struct {
+  int rank;
+  int64_t dims[2];
+  int64_t axis;
+} accuracy_shapes[] = {
+    {2, {32, 300}, 0},    {2, {1000, 37}, 0}, {2, {100000, 20}, 0},
+    {2, {100000, 3}, 0},  {2, {20, 100000}, 1}, {1, {300000}, 0},
+};
+
+static void add_accuracy_cases(const struct ref_op *op, struct ref_cases *out)
+{
+  for (size_t i = 0; i < sizeof(accuracy_shapes) / sizeof(accuracy_shapes[0]);
+       i++) {
+    if (kind_of(op->op) == BIAS_GRAD &&
+        (accuracy_shapes[i].rank != 2 || accuracy_shapes[i].axis != 0))
+      continue;
+    int64_t n = accuracy_shapes[i].dims[0] *
+                (accuracy_shapes[i].rank > 1 ? accuracy_shapes[i].dims[1] : 1);
+    double *values = malloc(sizeof(double) * (size_t)n);
+    if (values == NULL)
+      abort(); /* test code: out of memory is fatal here */
+    uint64_t state = 0x9e3779b97f4a7c15ull + i;
+    for (int64_t e = 0; e < n; e++) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      values[e] = 1000.0 + (double)(state >> 11) / 9007199254740992.0 - 0.5;
+    }
+    struct ref_case *c = ref_case_add(out, op->op, "%s accuracy #%zu [%lld,%lld]",
+                                      op->op, i, (long long)accuracy_shapes[i].dims[0],
+                                      (long long)(accuracy_shapes[i].rank > 1
+                                                      ? accuracy_shapes[i].dims[1]
+                                                      : 1));
+    ref_case_input_values(c, TF_FLOAT, accuracy_shapes[i].dims,
+                          accuracy_shapes[i].rank, values);
+    free(values);
+    if (kind_of(op->op) == BIAS_GRAD)
+      continue; /* BiasAddGrad's axes: all but the last */
+    double axis = (double)accuracy_shapes[i].axis;
+    ref_case_input_values(c, TF_INT32, NULL, 0, &axis);
+  }
+}
+
 static void reduce_cases(const struct ref_op *op, TF_DataType dtype,
                          struct ref_cases *out)
 {
+  if (dtype == TF_FLOAT && (kind_of(op->op) == SUM || kind_of(op->op) == MEAN))
+    add_accuracy_cases(op, out);
   if (kind_of(op->op) == PROD)
     add_shapes(op, dtype, prod_shapes,
                sizeof(prod_shapes) / sizeof(prod_shapes[0]), out);
@@ -506,6 +561,8 @@ static void bias_grad_cases(const struct ref_op *op, TF_DataType dtype,
       {2, {0, 4}, NULL, TF_OK},
       {1, {3}, NULL, TF_INVALID_ARGUMENT},
   };
+  if (dtype == TF_FLOAT)
+    add_accuracy_cases(op, out);
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
     struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
     ref_case_input(c, dtype, shapes[i].dims, shapes[i].rank, op->domain);
@@ -525,7 +582,7 @@ static void l2_loss_cases(const struct ref_op *op, TF_DataType dtype,
 }
 
 #define EXACT 0.0, 0.0
-#define SUMMED 1e-5, 2e-4
+#define SUMMED 2.5e-7, 2e-4
 
 const struct ref_op ref_ops_reduce[] = {
     {"Sum", SUMMED, REF_ANY, reduce_cases, reduce_compute},

@@ -135,3 +135,48 @@ def test_upsampling2d_gradient_matches_cpu(tf):
     assert out[DEVICE].device.endswith("OPENCL:0")
     np.testing.assert_allclose(out[DEVICE].numpy(), out["/CPU:0"].numpy(),
                                rtol=1e-6, atol=1e-6)
+
+
+# Float32 sums of values with a large mean and a small spread: the rounding
+# error is then relative to the sum itself. A sequential float32 sum of n
+# such terms drifts by about sqrt(n) ulps; TensorFlow's CPU (Eigen's tree
+# reductions, four accumulators down columns) stays within a few. The device
+# must be at least as accurate: its max relative error against float64 at
+# most TensorFlow's CPU's, or one ulp (2**-23), whichever is larger.
+ACCURACY_CASES = [
+    ("Mean", (32, 300), 0),       # the column mean of 32 rows
+    ("Mean", (32, 4096), 0),
+    ("Mean", (2048, 2048), 0),
+    ("Sum", (1000, 37), 0),
+    ("Sum", (100000, 20), 0),
+    ("Sum", (100000, 3), 0),
+    ("Sum", (20, 100000), 1),
+    ("Sum", (300000,), 0),
+    ("BiasAddGrad", (50000, 32), None),
+]
+
+
+@pytest.mark.parametrize("op,shape,axis", ACCURACY_CASES,
+                         ids=[f"{o}{list(s)}" for o, s, _ in ACCURACY_CASES])
+def test_float_sums_as_accurate_as_cpu(tf, op, shape, axis):
+    def run(x):
+        t = tf.constant(x)
+        if op == "BiasAddGrad":
+            return tf.raw_ops.BiasAddGrad(out_backprop=t)
+        return getattr(tf.raw_ops, op)(input=t, axis=tf.constant([axis]))
+
+    worst = {}
+    for seed in range(2):
+        rng = np.random.default_rng(seed)
+        x = (1000.0 + rng.random(shape) - 0.5).astype(np.float32)
+        exact = x.astype(np.float64).sum(axis=0 if axis is None else axis)
+        if op == "Mean":
+            exact /= shape[axis]
+        for device in DEVICES:
+            with tf.device(device):
+                y = run(x)
+            err = float(np.max(np.abs(y.numpy().astype(np.float64) - exact) / np.abs(exact)))
+            worst[device] = max(worst.get(device, 0.0), err)
+    print(f"{op}{list(shape)}: max relative error OPENCL {worst[DEVICE]:.3g}, "
+          f"CPU {worst['/CPU:0']:.3g}")
+    assert worst[DEVICE] <= max(worst["/CPU:0"], 2.0 ** -23), worst
