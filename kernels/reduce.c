@@ -158,9 +158,9 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
  * column runs of 16 columns. */
 #define VECTOR_MIN 16
 /* _tile's work-group size asked for (fixed per device: PoCL compiles a
- * kernel again for each new local size), and the longest runs of columns
- * it takes where rows are long (the rest of the work-group then splits the
- * rows into lanes). */
+ * kernel again for each new local size) and the most adjacent columns it
+ * takes (the rest of the work-group splits the rows into lanes); GPUs
+ * reduce shorter extents than TILE_LONG_ROWS a work-item per output. */
 #define TILE_LOCAL 256
 #define TILE_LONG_WIDTH 32
 #define TILE_LONG_ROWS 64
@@ -227,16 +227,21 @@ static bool plan_pass(struct ocl_op *op, struct kernel_set *sets,
       items = outer * inner;
       min_rows = SPLIT_MIN_ELEMENTS;
     }
+  } else if (reduce < TILE_LONG_ROWS) {
+    /* Short reductions: a work-item per output; neighbouring work-items
+     * read neighbouring columns, or short neighbouring rows. */
+    pl->v = ITEMS;
+    items = outer * inner;
+    min_rows = 1;
+    target = 0; /* never split */
   } else {
     pl->v = TILE;
     pl->local = ocl_kernel_fit_local(op, &set->k[TILE], TILE_LOCAL);
     if (pl->local == 0)
       return false;
     int64_t width = pow2_at_least(inner);
-    int64_t most = reduce >= TILE_LONG_ROWS ? TILE_LONG_WIDTH
-                                            : (int64_t)pl->local;
-    if (width > most)
-      width = most;
+    if (width > TILE_LONG_WIDTH)
+      width = TILE_LONG_WIDTH;
     if (width > (int64_t)pl->local)
       width = (int64_t)pl->local;
     pl->width = width;

@@ -362,8 +362,13 @@ static void sparse_compute_one(struct softmax_kernel *k, struct ocl_op *op)
   int l_rank = f_rank >= 0 ? tensor_dims(op, labels, l_dims) : -1;
   if (l_rank < 0)
     return;
-  ocl_shape_format(f_dims, f_rank, f_shape, sizeof(f_shape));
-  ocl_shape_format(l_dims, l_rank, l_shape, sizeof(l_shape));
+  bool bad = f_rank != 2 || l_rank != 1 || f_dims[0] != l_dims[0] ||
+             f_dims[1] <= 0;
+  if (bad) {
+    /* Shapes formatted for the message only. */
+    ocl_shape_format(f_dims, f_rank, f_shape, sizeof(f_shape));
+    ocl_shape_format(l_dims, l_rank, l_shape, sizeof(l_shape));
+  }
   if (f_rank != 2) {
     ocl_op_fail(op, TF_INVALID_ARGUMENT,
                 "logits must be 2-D, but got shape %s", f_shape);
