@@ -24,10 +24,11 @@
  *             (neighbouring work-items on neighbouring addresses), then fold
  *             in a local-memory tree. width 1 is a row per work-group.
  *
- * Sums add blocks of four terms as a tree and the block sums with Kahan's
- * compensation (float types), so the rounding error does not grow with the
- * length of a work-item's run: at least as accurate as Eigen's tree
- * reductions on TensorFlow's CPU.
+ * Sums of floats carry Kahan's compensation, so the rounding error does not
+ * grow with the length of a work-item's run: at least as accurate as
+ * Eigen's tree reductions on TensorFlow's CPU. The scalar kernels add
+ * blocks of four terms as a tree and compensate the block sums; the vector
+ * kernels keep four compensated accumulators.
  * Max/Min propagate NaN, as TensorFlow's GPU reductions do. */
 #include "common.clh"
 
@@ -223,51 +224,65 @@ typedef long16 VACC;
 /* The CPU kernels: the combine macros work on vectors as well (OpenCL's ?:
  * selects lane by lane). */
 #define REDUCE_VEC_KERNELS(NAME, IDENT, PREP, COMB, FIN, KAHAN)               \
-  /* The fold of xp[0, len), PREP applied, no FIN: blocks of four vectors,  \
-   * then the 16 lanes as a tree, then the tail. */                          \
+  /* The fold of xp[0, len), PREP applied, no FIN: four accumulators take   \
+   * every fourth vector (independent chains, so compensation costs no     \
+   * latency; a tree of loaded vectors instead makes PoCL's LLVM split the  \
+   * loads into pairs of floats), then fold as a tree, lanes too, then the  \
+   * tail. */                                                                \
   static ACC NAME##_fold_run(const __global T *xp, IDX len)                   \
   {                                                                           \
-    VACC s = (VACC)(IDENT), c = (VACC)(0);                                    \
-    IDX r = 0;                                                                \
-    for (; r + 64 <= len; r += 64) {                                          \
+    IDX blocks = len / 64 * 64, full = len / 16 * 16;                         \
+    VACC s0 = (VACC)(IDENT), s1 = s0, s2 = s0, s3 = s0;                       \
+    VACC c0 = (VACC)(0), c1 = c0, c2 = c0, c3 = c0;                           \
+    for (IDX r = 0; r < blocks; r += 64) {                                    \
       VACC a = LOAD16(xp, r), b = LOAD16(xp, r + 16);                         \
       VACC e = LOAD16(xp, r + 32), f = LOAD16(xp, r + 48);                    \
-      a = PREP(a); b = PREP(b); e = PREP(e); f = PREP(f);                     \
-      ADD_TO(VACC, KAHAN, COMB, s, c, COMB(COMB(a, b), COMB(e, f)));          \
+      ADD_TO(VACC, KAHAN, COMB, s0, c0, PREP(a));                             \
+      ADD_TO(VACC, KAHAN, COMB, s1, c1, PREP(b));                             \
+      ADD_TO(VACC, KAHAN, COMB, s2, c2, PREP(e));                             \
+      ADD_TO(VACC, KAHAN, COMB, s3, c3, PREP(f));                             \
     }                                                                         \
-    for (; r + 16 <= len; r += 16) {                                          \
+    for (IDX r = blocks; r < full; r += 16) {                                 \
       VACC a = LOAD16(xp, r);                                                 \
-      ADD_TO(VACC, KAHAN, COMB, s, c, PREP(a));                               \
+      ADD_TO(VACC, KAHAN, COMB, s0, c0, PREP(a));                             \
     }                                                                         \
+    VACC v = COMB(COMB(VALUE(KAHAN, s0, c0), VALUE(KAHAN, s1, c1)),           \
+                  COMB(VALUE(KAHAN, s2, c2), VALUE(KAHAN, s3, c3)));          \
     ACC lanes[16];                                                            \
-    vstore16(VALUE(KAHAN, s, c), 0, lanes);                                   \
+    vstore16(v, 0, lanes);                                                    \
     for (int w = 8; w > 0; w /= 2)                                            \
       for (int l = 0; l < w; l++)                                             \
         lanes[l] = COMB(lanes[l], lanes[l + w]);                              \
     ACC acc = lanes[0], ac = 0;                                               \
-    for (; r < len; r++) {                                                    \
+    for (IDX r = full; r < len; r++) {                                        \
       ACC a = LOAD(xp, r);                                                    \
       ADD_TO(ACC, KAHAN, COMB, acc, ac, PREP(a));                             \
     }                                                                         \
     return VALUE(KAHAN, acc, ac);                                             \
   }                                                                           \
-  /* Rows [r0, r1) of the 16 columns at xp into out[16]. */                   \
+  /* Rows [r0, r1) of the 16 columns at xp into out[16]: four accumulators  \
+   * take every fourth row. */                                               \
   static void NAME##_fold_cols(const __global T *xp, IDX inner, IDX r0,       \
                                IDX r1, ACC *out)                              \
   {                                                                           \
-    VACC s = (VACC)(IDENT), c = (VACC)(0);                                    \
-    IDX r = r0;                                                               \
-    for (; r + 4 <= r1; r += 4) {                                             \
+    IDX blocks = r0 + (r1 - r0) / 4 * 4;                                      \
+    VACC s0 = (VACC)(IDENT), s1 = s0, s2 = s0, s3 = s0;                       \
+    VACC c0 = (VACC)(0), c1 = c0, c2 = c0, c3 = c0;                           \
+    for (IDX r = r0; r < blocks; r += 4) {                                    \
       VACC a = LOAD16(xp, r * inner), b = LOAD16(xp, (r + 1) * inner);        \
       VACC e = LOAD16(xp, (r + 2) * inner), f = LOAD16(xp, (r + 3) * inner);  \
-      a = PREP(a); b = PREP(b); e = PREP(e); f = PREP(f);                     \
-      ADD_TO(VACC, KAHAN, COMB, s, c, COMB(COMB(a, b), COMB(e, f)));          \
+      ADD_TO(VACC, KAHAN, COMB, s0, c0, PREP(a));                             \
+      ADD_TO(VACC, KAHAN, COMB, s1, c1, PREP(b));                             \
+      ADD_TO(VACC, KAHAN, COMB, s2, c2, PREP(e));                             \
+      ADD_TO(VACC, KAHAN, COMB, s3, c3, PREP(f));                             \
     }                                                                         \
-    for (; r < r1; r++) {                                                     \
+    for (IDX r = blocks; r < r1; r++) {                                       \
       VACC a = LOAD16(xp, r * inner);                                         \
-      ADD_TO(VACC, KAHAN, COMB, s, c, PREP(a));                               \
+      ADD_TO(VACC, KAHAN, COMB, s0, c0, PREP(a));                             \
     }                                                                         \
-    vstore16(VALUE(KAHAN, s, c), 0, out);                                     \
+    vstore16(COMB(COMB(VALUE(KAHAN, s0, c0), VALUE(KAHAN, s1, c1)),           \
+                  COMB(VALUE(KAHAN, s2, c2), VALUE(KAHAN, s3, c3))),          \
+             0, out);                                                         \
   }                                                                           \
   /* inner == 1; n = outer * parts. */                                        \
   __kernel void NAME##_rows_vec(RED_ARGS)                                     \
