@@ -5,7 +5,7 @@
  * four terms as a tree and the block sums with Kahan's compensation, then
  * fold lanes, work-items and parts as trees: within about one ulp of the
  * exact sum where the terms share a sign (the accuracy cases: 1000 +
- * [-0.5, 0.5) down columns of up to 100000 rows), hence rtol 2.5e-7 (two
+ * [-0.5, 0.5) down columns of up to 50000 rows), hence rtol 2.5e-7 (two
  * ulps); where random terms in [-3, 3] cancel, the tree's partials (up to
  * ~sqrt(n) * 3) round at eps each: atol 2e-4. A sequential float32 sum
  * (these kernels before compensation, ~sqrt(n) ulps: up to 2e-6 relative)
@@ -420,18 +420,19 @@ static void add_rank_shapes(const struct ref_op *op, TF_DataType dtype,
 /* Accuracy of float32 sums: values of large mean and small spread (1000 +
  * [-0.5, 0.5)), so that the sum's rounding error is relative to the sum
  * itself. A sequential float32 sum of n such terms drifts by about
- * sqrt(n) ulps of the sum (a column of 100000 rows: ~1e-5 relative), more
+ * sqrt(n) ulps of the sum (a column of 100000 rows: ~2e-6 relative), more
  * than the tolerance of these ops allows (module comment); TensorFlow's
  * CPU (Eigen's tree reductions) stays within ~1e-6. Columns (the mean of
- * 32 rows, 1000 to 100000 rows, narrow and wide), rows, and everything to
- * one value, each through its own kernel shape. */
+ * 32 rows, 1000 to 50000 rows, narrow and wide), rows, and everything to
+ * one value, each through its own kernel shape; sized for Oclgrind's
+ * ops-oclgrind run too. */
 static const struct {
   int rank;
   int64_t dims[2];
   int64_t axis;
 } accuracy_shapes[] = {
-    {2, {32, 300}, 0},    {2, {1000, 37}, 0}, {2, {100000, 20}, 0},
-    {2, {100000, 3}, 0},  {2, {20, 100000}, 1}, {1, {300000}, 0},
+    {2, {32, 300}, 0},   {2, {1000, 37}, 0}, {2, {30000, 20}, 0},
+    {2, {50000, 3}, 0},  {2, {8, 50000}, 1}, {1, {100000}, 0},
 };
 
 static void add_accuracy_cases(const struct ref_op *op, struct ref_cases *out)
@@ -516,10 +517,10 @@ static void arg_cases(const struct ref_op *op, TF_DataType dtype,
   }
   /* Ties go to the first index, in a short and in a long row, and across
    * the parts of a split one. */
-  static double ties[40000];
-  for (int i = 0; i < 40000; i++)
+  static double ties[20000];
+  for (int i = 0; i < 20000; i++)
     ties[i] = (i % 7 == 3) ? 5 : (i % 7 == 4) ? -5 : (double)(i % 3);
-  static const int64_t tie_lengths[] = {7, 260, 40000};
+  static const int64_t tie_lengths[] = {7, 260, 20000};
   for (int i = 0; i < 3; i++) {
     struct ref_case *c = ref_case_add(out, op->op, "%s ties %d", op->op, i);
     ref_case_input_values(c, dtype, &tie_lengths[i], 1, ties);
