@@ -21,8 +21,9 @@
  *
  * Kernel shapes (reduce.cl): on CPU devices a work-item per row or per 16
  * columns on 16-wide vectors (a scalar work-item per output for bool,
- * short rows and narrow columns); on GPUs a work-group per output tile,
- * folding in local memory. */
+ * short rows and narrow columns); on GPUs a work-group per tile of
+ * adjacent outputs, folding in local memory (a work-item per output for
+ * short reductions). Float sums are compensated (Kahan). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,8 @@
  *  _cols_vec: CPU devices: a work-item per (outer, part, 16 adjacent
  *             columns), folding 16-wide vectors down the rows. Not for bool.
  *  _items:    a work-item per (outer, part, column), looping down the rows:
- *             CPU devices (bool, short rows, narrow columns).
+ *             CPU devices (bool, short rows, narrow columns) and GPUs
+ *             (reductions shorter than a work-group could share).
  *  _tile:     GPUs: a work-group per (outer, part, `width` adjacent
  *             columns); its local_size / width lanes take every lanes-th row
  *             (neighbouring work-items on neighbouring addresses), then fold
