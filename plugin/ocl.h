@@ -20,9 +20,16 @@
  *                                                          destroy_event
  *   cl_event (callback marker,  struct ocl_callback record host_callback / after it ran
  *     user event)
+ *   cl_event (relay user event  ocl_enqueue_wait_for + its  wait_for_event or
+ *     across cl_contexts)       event callback (one ref     create_stream_dependency across
+ *                               each)                       contexts / barrier enqueued +
+ *                                                           callback ran
  *
  * clRetain* is used only where a second owner really exists; each use says
  * which. Every destroy function accepts NULL.
+ *
+ * OpenCL event callbacks (host waits, host callbacks, relays) only signal;
+ * the plugin is linked -z nodelete because driver threads run them.
  *
  * Threads: TensorFlow calls every SP_* function from several threads at
  * once. struct ocl_device is created once and never moves; its lazy state is
@@ -275,10 +282,17 @@ void ocl_stream_set_error(SP_Stream stream, const TF_Status *error);
 void ocl_stream_set_error_code(SP_Stream stream, TF_Code code,
                                const char *message);
 void ocl_stream_ref(SP_Stream stream);
-/* Whether `stream` is a live (created, not yet destroyed) stream of
- * `device`; if not, status = INVALID_ARGUMENT naming `fn`. The SP_* entry
- * points taking a stream check it first, so a destroyed or foreign stream
- * is an error, never a use after free. */
+/* Records on the stream that work before `what` ended with the negative
+ * execution status `exec_status`. Accepts NULL. */
+void ocl_stream_set_work_failed(SP_Stream stream, cl_int exec_status,
+                                const char *what);
+/* Whether `stream` is a live (created, not yet destroyed) stream of any
+ * device of the plugin, looked up first among `device`'s (TensorFlow may
+ * pass a stream of another device: the other stream of
+ * create_stream_dependency in a device-to-device copy); if not, status =
+ * INVALID_ARGUMENT naming `fn`. The SP_* entry points taking a stream check
+ * it first and then use the stream's own device (stream->dev), so a
+ * destroyed or foreign stream is an error, never a use after free. */
 bool ocl_stream_live(const SP_Device *device, SP_Stream stream,
                      const char *fn, TF_Status *status);
 void ocl_stream_unref(SP_Stream stream);
@@ -293,7 +307,12 @@ void ocl_get_stream_status(const SP_Device *device, SP_Stream stream,
 void ocl_block_host_until_done(const SP_Device *device, SP_Stream stream,
                                TF_Status *status);
 void ocl_synchronize_all_activity(const SP_Device *device, TF_Status *status);
-cl_int ocl_device_finish_all(struct ocl_device *dev);
+/* Enqueues on dev's service queue a barrier behind a marker of each of
+ * dev's live streams: what is enqueued there next runs after all work
+ * already on the device (CUDA's legacy default stream). Nothing blocks.
+ * On failure *call names the failing call. */
+cl_int ocl_service_queue_after_streams(struct ocl_device *dev,
+                                       const char **call);
 
 TF_Bool ocl_host_callback(const SP_Device *device, SP_Stream stream,
                           SE_StatusCallbackFn callback_fn, void *callback_arg);
@@ -320,6 +339,33 @@ void ocl_wait_for_event(const SP_Device *const device, SP_Stream stream,
                         SP_Event event, TF_Status *const status);
 void ocl_block_host_for_event(const SP_Device *device, SP_Event event,
                               TF_Status *status);
+
+/* ---- Host waits and cross-context waits (event.c) ------------------------
+ *
+ * The only ways the plugin blocks the host. They never call clFinish or
+ * clWaitForEvents, which spin a CPU core on NVIDIA's OpenCL: the host
+ * sleeps on a condition variable that a CL_COMPLETE event callback signals
+ * (the callback does nothing else). */
+
+/* Flushes `flush` (when not NULL: the queue of `event`, so that it runs)
+ * and sleeps until `event` completed or failed. Returns CL_SUCCESS, or the
+ * error of an OpenCL call (*call, when not NULL, names it); *exec_status
+ * (may be NULL) = CL_COMPLETE, or the event's negative status when the work
+ * failed. Must not be called from an OpenCL event callback. */
+cl_int ocl_wait_event(cl_command_queue flush, cl_event event,
+                      cl_int *exec_status, const char **call);
+/* clFinish without spinning: a marker on q, flushed, then ocl_wait_event.
+ * Same results. */
+cl_int ocl_finish_queue(cl_command_queue q, cl_int *exec_status,
+                        const char **call);
+/* Makes work enqueued on q (a queue of ctx) after this wait for `event`, a
+ * submitted (flushed) event of event_ctx. One context: a barrier. Across
+ * contexts: a barrier on a user event of ctx that an event callback of
+ * `event` completes (with its status), so no host thread waits; if the
+ * driver refuses the callback, the host waits here instead. */
+cl_int ocl_enqueue_wait_for(cl_command_queue q, const struct ocl_context *ctx,
+                            cl_event event, const struct ocl_context *event_ctx,
+                            const char **call);
 
 /* ---- Timers (timer.c; TensorFlow no longer calls them) ----------------- */
 
