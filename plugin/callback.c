@@ -79,7 +79,8 @@ static void run_one(SP_Stream stream, struct ocl_callback *cb) {
   cl_int marker_status = cb->marker_status;
 
   if (cb->wait_on_host &&
-      ocl_wait_event(NULL, cb->marker, &marker_status, NULL) != CL_SUCCESS)
+      ocl_wait_event(stream->dev, NULL, cb->marker, &marker_status, NULL) !=
+          CL_SUCCESS)
     marker_status = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
   /* The callback runs whatever the work did (CUDA runs it too); a failure
    * of the work before it goes to the stream. */

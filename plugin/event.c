@@ -3,18 +3,21 @@
  * COMPLETE, because TensorFlow aborts on UNKNOWN or ERROR: a failed marker
  * reads COMPLETE and its error goes to the stream it was recorded on.
  *
- * Also the plugin's only ways to block the host (ocl_wait_event and its
- * users) and to make a queue wait for an event of another cl_context. */
+ * Also the plugin's only ways to block the host (ocl_wait_event,
+ * ocl_finish_queue) and to make a queue wait for an event of another
+ * cl_context. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ocl.h"
 
 /* ---- Host waits ----------------------------------------------------------
  *
  * clFinish and clWaitForEvents spin a CPU core on NVIDIA's OpenCL for as
- * long as the device works. Instead the host registers a CL_COMPLETE
- * callback on the event and sleeps on a condition variable. The callback
+ * long as the device works. Instead (on every driver but those known to
+ * sleep in their own waits: ocl_host_wait_kind) the host registers a
+ * CL_COMPLETE callback on the event and sleeps on a condition variable. The callback
  * only signals: OpenCL runs it on a driver thread (or at once, inside
  * clSetEventCallback, when the event already finished), where blocking or
  * enqueueing is not allowed. It also runs when the event fails, with the
@@ -56,9 +59,39 @@ static void CL_CALLBACK waiter_signal(cl_event event, cl_int exec_status,
   waiter_unref(w);
 }
 
-/* The driver's own wait, only where it refused the callback (out of host
- * memory): correct, if spinning on some drivers. */
-static cl_int blocking_wait(cl_event event, cl_int *exec_status) {
+enum ocl_host_wait ocl_host_wait_kind(struct ocl_device *dev) {
+  int kind;
+  const char *env;
+  char name[64] = "";
+
+  if (!dev) return OCL_HOST_WAIT_CALLBACK;
+  kind = __atomic_load_n(&dev->host_wait, __ATOMIC_RELAXED);
+  if (kind) return (enum ocl_host_wait)kind;
+  /* Decided the same way by any thread that gets here first. */
+  env = getenv("TFOCL_HOST_WAIT");
+  if (env && strcmp(env, "callback") == 0)
+    kind = OCL_HOST_WAIT_CALLBACK;
+  else if (env && strcmp(env, "driver") == 0)
+    kind = OCL_HOST_WAIT_DRIVER;
+  else {
+    /* PoCL's clFinish and clWaitForEvents sleep on condition variables,
+     * and clFinish of an idle queue returns at once: TensorFlow's
+     * synchronize_all_activity after every step costs ~1 us there, against
+     * ~150-300 us for markers and callbacks on a loaded 2-core host. */
+    clGetPlatformInfo(dev->ctx->platform, CL_PLATFORM_NAME, sizeof name - 1,
+                      name, NULL);
+    kind = strstr(name, "Portable Computing Language") ? OCL_HOST_WAIT_DRIVER
+                                                       : OCL_HOST_WAIT_CALLBACK;
+  }
+  __atomic_store_n(&dev->host_wait, kind, __ATOMIC_RELAXED);
+  OCL_TRACE("device %d: host waits by %s", dev->ordinal,
+            kind == OCL_HOST_WAIT_DRIVER ? "the driver" : "event callbacks");
+  return (enum ocl_host_wait)kind;
+}
+
+/* The driver's own wait: where it sleeps, or where it refused the
+ * callback (out of host memory). */
+static cl_int driver_wait(cl_event event, cl_int *exec_status) {
   cl_int err = clWaitForEvents(1, &event), state = CL_COMPLETE;
 
   if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
@@ -71,9 +104,9 @@ static cl_int blocking_wait(cl_event event, cl_int *exec_status) {
   return err;
 }
 
-cl_int ocl_wait_event(cl_command_queue flush, cl_event event,
-                      cl_int *exec_status, const char **call) {
-  struct host_waiter *w;
+cl_int ocl_wait_event(struct ocl_device *dev, cl_command_queue flush,
+                      cl_event event, cl_int *exec_status, const char **call) {
+  struct host_waiter *w = NULL;
   cl_int status_storage, err;
 
   if (!exec_status) exec_status = &status_storage;
@@ -83,7 +116,8 @@ cl_int ocl_wait_event(cl_command_queue flush, cl_event event,
     if (call) *call = "clFlush";
     return err;
   }
-  w = calloc(1, sizeof *w);
+  if (ocl_host_wait_kind(dev) == OCL_HOST_WAIT_CALLBACK)
+    w = calloc(1, sizeof *w);
   if (w) {
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->done_cond, NULL);
@@ -102,23 +136,28 @@ cl_int ocl_wait_event(cl_command_queue flush, cl_event event,
     w->refs = 1;
     waiter_unref(w);
   }
-  err = blocking_wait(event, exec_status);
+  err = driver_wait(event, exec_status);
   if (err != CL_SUCCESS && call) *call = "clWaitForEvents";
   return err;
 }
 
-cl_int ocl_finish_queue(cl_command_queue q, cl_int *exec_status,
-                        const char **call) {
+cl_int ocl_finish_queue(struct ocl_device *dev, cl_command_queue q,
+                        cl_int *exec_status, const char **call) {
   cl_event marker = NULL;
   cl_int err;
 
   if (exec_status) *exec_status = CL_COMPLETE;
+  if (ocl_host_wait_kind(dev) == OCL_HOST_WAIT_DRIVER) {
+    err = clFinish(q);
+    if (err != CL_SUCCESS && call) *call = "clFinish";
+    return err;
+  }
   err = clEnqueueMarkerWithWaitList(q, 0, NULL, &marker);
   if (err != CL_SUCCESS) {
     if (call) *call = "clEnqueueMarkerWithWaitList";
     return err;
   }
-  err = ocl_wait_event(q, marker, exec_status, call);
+  err = ocl_wait_event(dev, q, marker, exec_status, call);
   clReleaseEvent(marker);
   return err;
 }
@@ -160,7 +199,7 @@ cl_int ocl_enqueue_wait_for(cl_command_queue q, const struct ocl_context *ctx,
     clSetUserEventStatus(user, CL_COMPLETE);
     clReleaseEvent(user);
     clReleaseEvent(user);
-    return ocl_wait_event(NULL, event, &exec_status, call);
+    return ocl_wait_event(NULL, NULL, event, &exec_status, call);
   }
   *call = "clEnqueueBarrierWithWaitList";
   err = clEnqueueBarrierWithWaitList(q, 1, &user, NULL);
@@ -297,7 +336,7 @@ void ocl_block_host_for_event(const SP_Device *device, SP_Event event,
   if (!marker) goto out;
   /* record_event flushed the marker's queue. A failed marker still counts
    * as done; its error goes to the stream it was recorded on. */
-  err = ocl_wait_event(NULL, marker, &exec_status, &call);
+  err = ocl_wait_event(recorded_on->dev, NULL, marker, &exec_status, &call);
   if (err != CL_SUCCESS)
     ocl_set_cl_error(status, err, call);
   else if (exec_status < 0)

@@ -113,13 +113,15 @@ static cl_command_queue queue_for(struct ocl_device *dev, cl_command_queue q,
   return owner->ctx == dev->ctx ? q : owner->service_queue;
 }
 
-/* Sleeps until `done` (the last command of a copy, enqueued on q) finished,
- * and releases it. *call names the command: a failed command is its error. */
-static cl_int wait_done(cl_command_queue q, cl_event done, const char **call) {
+/* Sleeps until `done` (the last command of a copy, enqueued on q, a queue
+ * of dev) finished, and releases it. *call names the command: a failed
+ * command is its error. */
+static cl_int wait_done(struct ocl_device *dev, cl_command_queue q,
+                        cl_event done, const char **call) {
   const char *wait_call = *call;
   cl_int exec_status, err;
 
-  err = ocl_wait_event(q, done, &exec_status, &wait_call);
+  err = ocl_wait_event(dev, q, done, &exec_status, &wait_call);
   clReleaseEvent(done);
   if (err != CL_SUCCESS) {
     *call = wait_call;
@@ -130,7 +132,8 @@ static cl_int wait_done(cl_command_queue q, cl_event done, const char **call) {
 
 /* A blocking copy through a mapping: map, parallel memcpy, unmap, each
  * command waited for. to_device: host -> mapping, else mapping -> host. */
-static cl_int map_copy(cl_command_queue q, cl_mem mem, size_t offset,
+static cl_int map_copy(struct ocl_device *dev, cl_command_queue q,
+                       cl_mem mem, size_t offset,
                        size_t size, void *host, bool to_device,
                        const char **call) {
   cl_map_flags flags = to_device ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_READ;
@@ -142,7 +145,7 @@ static cl_int map_copy(cl_command_queue q, cl_mem mem, size_t offset,
   p = clEnqueueMapBuffer(q, mem, CL_FALSE, flags, offset, size, 0, NULL, &done,
                          &err);
   if (err != CL_SUCCESS) return err;
-  err = wait_done(q, done, call);
+  err = wait_done(dev, q, done, call);
   if (err == CL_SUCCESS) {
     if (to_device)
       parallel_memcpy(p, host, size);
@@ -155,7 +158,7 @@ static cl_int map_copy(cl_command_queue q, cl_mem mem, size_t offset,
   if (err != CL_SUCCESS) return err;
   *call = "clEnqueueUnmapMemObject";
   if (unmap_err != CL_SUCCESS) return unmap_err;
-  return wait_done(q, done, call);
+  return wait_done(dev, q, done, call);
 }
 
 /* Host to device. Every command is enqueued non-blocking: a blocking
@@ -168,12 +171,12 @@ static cl_int write_buffer(struct ocl_device *dev, cl_command_queue q,
   cl_int err;
 
   if (blocking && dev->host_unified_memory && size >= OCL_MAP_COPY_THRESHOLD)
-    return map_copy(q, mem, offset, size, (void *)src, true, call);
+    return map_copy(dev, q, mem, offset, size, (void *)src, true, call);
   *call = "clEnqueueWriteBuffer";
   err = clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, size, src, 0, NULL,
                              blocking ? &done : NULL);
   if (err != CL_SUCCESS || !blocking) return err;
-  return wait_done(q, done, call);
+  return wait_done(dev, q, done, call);
 }
 
 /* Device to host; as write_buffer. */
@@ -184,12 +187,12 @@ static cl_int read_buffer(struct ocl_device *dev, cl_command_queue q,
   cl_int err;
 
   if (blocking && dev->host_unified_memory && size >= OCL_MAP_COPY_THRESHOLD)
-    return map_copy(q, mem, offset, size, dst, false, call);
+    return map_copy(dev, q, mem, offset, size, dst, false, call);
   *call = "clEnqueueReadBuffer";
   err = clEnqueueReadBuffer(q, mem, CL_FALSE, offset, size, dst, 0, NULL,
                             blocking ? &done : NULL);
   if (err != CL_SUCCESS || !blocking) return err;
-  return wait_done(q, done, call);
+  return wait_done(dev, q, done, call);
 }
 
 /* Device to device, asked on q (a queue of dev; the sender's stream, as
@@ -211,13 +214,15 @@ static void copy_dtod(struct ocl_device *dev, cl_command_queue q,
 
   if (dst->owner->ctx == src->owner->ctx) {
     /* Another context's queue is not ordered after q: q's work first. */
-    if (src_q != q) OCL_CHECK(ocl_finish_queue(q, NULL, &call), status, call);
+    if (src_q != q)
+      OCL_CHECK(ocl_finish_queue(dev, q, NULL, &call), status, call);
     blocking = blocking || src_q != q;
     call = "clEnqueueCopyBuffer";
     err = clEnqueueCopyBuffer(src_q, src->mem, dst->mem, src->offset,
                               dst->offset, size, 0, NULL,
                               blocking ? &done : NULL);
-    if (err == CL_SUCCESS && blocking) err = wait_done(src_q, done, &call);
+    if (err == CL_SUCCESS && blocking)
+      err = wait_done(src_q == q ? dev : src->owner, src_q, done, &call);
     OCL_CHECK(err, status, call);
     return;
   }
@@ -230,7 +235,7 @@ static void copy_dtod(struct ocl_device *dev, cl_command_queue q,
                    size);
     return;
   }
-  if (src_q != q) OCL_CHECK(ocl_finish_queue(q, NULL, &call), status, call);
+  if (src_q != q) OCL_CHECK(ocl_finish_queue(dev, q, NULL, &call), status, call);
   err = read_buffer(src->owner, src_q, CL_TRUE, src->mem, src->offset, size,
                     staging, &call);
   OCL_CHECK(err, status, call);

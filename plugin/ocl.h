@@ -191,6 +191,10 @@ struct ocl_device {
   /* Live streams, for synchronize_all_activity. */
   pthread_mutex_t streams_lock;
   struct SP_Stream_st *streams;
+
+  /* How the host waits for this device's work (event.c, host waits): an
+   * enum ocl_host_wait, chosen on first use (0: not yet). */
+  int host_wait;
 };
 
 /* Enumerates once (lazily) and returns the visible devices. */
@@ -307,10 +311,13 @@ void ocl_get_stream_status(const SP_Device *device, SP_Stream stream,
 void ocl_block_host_until_done(const SP_Device *device, SP_Stream stream,
                                TF_Status *status);
 void ocl_synchronize_all_activity(const SP_Device *device, TF_Status *status);
-/* Enqueues on dev's service queue a barrier behind a marker of each of
- * dev's live streams: what is enqueued there next runs after all work
- * already on the device (CUDA's legacy default stream). Nothing blocks.
- * On failure *call names the failing call. */
+/* Orders what is enqueued next on dev's service queue after all work
+ * already on dev's live streams (CUDA's legacy default stream). With
+ * callback waits: a barrier there behind a marker of each stream (nothing
+ * blocks; the caller's one wait covers all). With driver waits: each
+ * stream is finished (free when idle, as TensorFlow's per-step
+ * synchronize_all_activity mostly finds them). On failure *call names the
+ * failing call. */
 cl_int ocl_service_queue_after_streams(struct ocl_device *dev,
                                        const char **call);
 
@@ -347,17 +354,30 @@ void ocl_block_host_for_event(const SP_Device *device, SP_Event event,
  * sleeps on a condition variable that a CL_COMPLETE event callback signals
  * (the callback does nothing else). */
 
+/* The two ways to sleep until device work is done. Drivers whose own waits
+ * sleep (PoCL: condition variables; clFinish of an idle queue costs
+ * nothing) keep them; every other driver (NVIDIA's spin) gets the event
+ * callback. TFOCL_HOST_WAIT=callback|driver overrides (tests, diagnosis). */
+enum ocl_host_wait {
+  OCL_HOST_WAIT_CALLBACK = 1, /* CL_COMPLETE callback + condition variable */
+  OCL_HOST_WAIT_DRIVER = 2,   /* clFinish / clWaitForEvents */
+};
+/* dev's mechanism (decided once per device). */
+enum ocl_host_wait ocl_host_wait_kind(struct ocl_device *dev);
+
 /* Flushes `flush` (when not NULL: the queue of `event`, so that it runs)
- * and sleeps until `event` completed or failed. Returns CL_SUCCESS, or the
- * error of an OpenCL call (*call, when not NULL, names it); *exec_status
- * (may be NULL) = CL_COMPLETE, or the event's negative status when the work
- * failed. Must not be called from an OpenCL event callback. */
-cl_int ocl_wait_event(cl_command_queue flush, cl_event event,
-                      cl_int *exec_status, const char **call);
-/* clFinish without spinning: a marker on q, flushed, then ocl_wait_event.
- * Same results. */
-cl_int ocl_finish_queue(cl_command_queue q, cl_int *exec_status,
-                        const char **call);
+ * and sleeps until `event`, of dev's context, completed or failed. Returns
+ * CL_SUCCESS, or the error of an OpenCL call (*call, when not NULL, names
+ * it); *exec_status (may be NULL) = CL_COMPLETE, or the event's negative
+ * status when the work failed. Must not be called from an OpenCL event
+ * callback. */
+cl_int ocl_wait_event(struct ocl_device *dev, cl_command_queue flush,
+                      cl_event event, cl_int *exec_status, const char **call);
+/* Sleeps until everything enqueued on q (a queue of dev) finished: a
+ * marker waited for by ocl_wait_event, or the driver's clFinish. Same
+ * results (a failed command shows in *exec_status with the marker only). */
+cl_int ocl_finish_queue(struct ocl_device *dev, cl_command_queue q,
+                        cl_int *exec_status, const char **call);
 /* Makes work enqueued on q (a queue of ctx) after this wait for `event`, a
  * submitted (flushed) event of event_ctx. One context: a barrier. Across
  * contexts: a barrier on a user event of ctx that an event callback of

@@ -143,7 +143,7 @@ void ocl_destroy_stream(const SP_Device *device, SP_Stream stream) {
   clFlush(stream->queue);
   ocl_callback_worker_destroy(stream->worker);
   stream->worker = NULL;
-  ocl_finish_queue(stream->queue, NULL, NULL);
+  ocl_finish_queue(dev, stream->queue, NULL, NULL);
   clReleaseCommandQueue(stream->queue);
   stream->queue = NULL;
   ocl_stream_unref(stream);
@@ -191,7 +191,8 @@ void ocl_block_host_until_done(const SP_Device *device, SP_Stream stream,
   ocl_set_ok(status);
   if (!stream) return;
   if (!ocl_stream_live(device, stream, "block_host_until_done", status)) return;
-  OCL_CHECK(ocl_finish_queue(stream->queue, &exec_status, &call), status, call);
+  OCL_CHECK(ocl_finish_queue(stream->dev, stream->queue, &exec_status, &call),
+            status, call);
   if (exec_status < 0) {
     ocl_stream_set_work_failed(stream, exec_status, "block_host_until_done");
     ocl_get_stream_status(device, stream, status);
@@ -200,12 +201,49 @@ fail:
   return;
 }
 
+/* Driver waits: finishes every stream of dev in turn. Outside the lock: a
+ * host callback that a queue waits for may itself create or destroy
+ * streams. Each queue is retained meanwhile (the second owner is this
+ * function, for its duration). */
+static cl_int finish_streams(struct ocl_device *dev, const char **call) {
+  cl_command_queue few[8], *queues = few;
+  size_t n = 0, count = 0;
+  cl_int err = CL_SUCCESS;
+
+  pthread_mutex_lock(&dev->streams_lock);
+  for (struct SP_Stream_st *s = dev->streams; s; s = s->next) count++;
+  if (count > sizeof few / sizeof few[0])
+    queues = calloc(count, sizeof *queues);
+  for (struct SP_Stream_st *s = dev->streams; queues && s; s = s->next) {
+    clRetainCommandQueue(s->queue);
+    queues[n++] = s->queue;
+  }
+  pthread_mutex_unlock(&dev->streams_lock);
+  if (!queues) {
+    *call = "calloc";
+    return CL_OUT_OF_HOST_MEMORY;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const char *c = "clFinish";
+    cl_int e = ocl_finish_queue(dev, queues[i], NULL, &c);
+    if (err == CL_SUCCESS && e != CL_SUCCESS) {
+      err = e;
+      *call = c;
+    }
+    clReleaseCommandQueue(queues[i]);
+  }
+  if (queues != few) free(queues);
+  return err;
+}
+
 cl_int ocl_service_queue_after_streams(struct ocl_device *dev,
                                        const char **call) {
   cl_event few[8], *markers = few;
   size_t n = 0, count = 0;
   cl_int err = CL_SUCCESS;
 
+  if (ocl_host_wait_kind(dev) == OCL_HOST_WAIT_DRIVER)
+    return finish_streams(dev, call);
   /* Markers are enqueued under the lock (enqueueing never blocks), so no
    * stream can be destroyed meanwhile. */
   pthread_mutex_lock(&dev->streams_lock);
@@ -245,11 +283,11 @@ void ocl_synchronize_all_activity(const SP_Device *device, TF_Status *status) {
 
   ocl_set_ok(status);
   if (!dev) return;
-  /* One host wait for every stream: the service queue's marker comes after
-   * a barrier on a marker of each. */
+  /* With callback waits, one host wait for every stream: the service
+   * queue's marker comes after a barrier on a marker of each. */
   OCL_CHECK(ocl_service_queue_after_streams(dev, &call), status, call);
-  OCL_CHECK(ocl_finish_queue(dev->service_queue, &exec_status, &call), status,
-            call);
+  OCL_CHECK(ocl_finish_queue(dev, dev->service_queue, &exec_status, &call),
+            status, call);
   if (exec_status < 0)
     ocl_set_status(status, ocl_cl_error_code(exec_status),
                    "synchronize_all_activity: the work before it failed: %s "
