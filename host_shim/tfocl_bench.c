@@ -1019,7 +1019,9 @@ static int first_op_child(struct bench *b)
   return TFOCL_EXIT_OK;
 }
 
-/* Runs `tfocl bench --first-op` with POCL_CACHE_DIR=cache_dir; fills
+/* Runs `tfocl bench --first-op` with its driver's program cache in
+ * cache_dir (POCL_CACHE_DIR for PoCL, CUDA_CACHE_PATH for NVIDIA's OpenCL,
+ * which otherwise keeps ~/.nv/ComputeCache warm across the children); fills
  * out[0] = total, out[1] = first op, out[2] = second op (seconds). */
 static bool spawn_first_op(struct bench *b, const char *cache_dir,
                            double out[3])
@@ -1040,6 +1042,7 @@ static bool spawn_first_op(struct bench *b, const char *cache_dir,
     close(fds[0]);
     close(fds[1]);
     setenv("POCL_CACHE_DIR", cache_dir, 1);
+    setenv("CUDA_CACHE_PATH", cache_dir, 1);
     char dev[16];
     snprintf(dev, sizeof(dev), "%d", b->device_ordinal);
     char *args[] = {"tfocl", "bench", "--first-op", "--device", dev,
@@ -1145,9 +1148,9 @@ static void bench_first_op(struct bench *b)
       row->ref_ok = warm[i].n > 0;
       snprintf(row->ref_name, sizeof(row->ref_name), "warm program cache");
       snprintf(row->note, sizeof(row->note), "%s",
-               i == 0 ? "fresh process, empty POCL_CACHE_DIR: plugin load + "
+               i == 0 ? "fresh process, empty program cache: plugin load + "
                         "device open + uploads + first AddV2 synced"
-                      : "fresh process, empty POCL_CACHE_DIR: the first "
+                      : "fresh process, empty program cache: the first "
                         "AddV2 alone (create + compute + sync)");
       if (!row->ours_ok)
         b->failures++;

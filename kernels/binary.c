@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "kernel_families.h"
-#include "launch.h"
+#include "runtime.h"
 
 extern const char ocl_cl_source_binary[];
 
-static const struct ocl_family families[OCL_NUM_STORAGES] =
-    OCL_TYPED_FAMILIES("binary", ocl_cl_source_binary);
+static const struct ocl_program programs[OCL_NUM_STORAGES] =
+    OCL_TYPED_PROGRAMS("binary", ocl_cl_source_binary);
 
 enum binary_kind {
   ADD, SUB, MUL, REAL_DIV, DIV_NO_NAN, MAXIMUM, MINIMUM, POW,
@@ -66,7 +66,16 @@ static const struct binary_op binary_ops[] = {
     {"BitwiseXor", "bitwise_xor", BITWISE_XOR, INTEGERS, false, true},
 };
 
-/* The kernel state: which op, on which storage. */
+/* The kernels of one op on one storage type (binary.cl's suffixes). */
+enum variant { FLAT, XSCALAR, YSCALAR, BCAST, BCAST64, NUM_VARIANTS };
+static const char *const variant_suffix[NUM_VARIANTS] = {
+    "flat", "xscalar", "yscalar", "bcast", "bcast64"};
+
+struct variants {
+  struct ocl_kernel k[NUM_VARIANTS];
+};
+
+/* The kernel state: which op, on which storage, and its cl_kernels. */
 struct binary_kernel {
   const struct binary_op *op;
   TF_DataType dtype;
@@ -74,15 +83,36 @@ struct binary_kernel {
   /* Equal/NotEqual: false turns incompatible shapes into a scalar answer
    * instead of an error, as TensorFlow does. */
   bool incompatible_shape_error;
+  struct variants kernels; /* not for int32 (host) */
 };
 
-/* The collapsed broadcast as binary.cl's bcast_t reads it. */
+/* The collapsed broadcast as binary.cl's bcast_t and bcast32_t read it. */
 struct bcast_args {
   cl_long dims[OCL_MAX_DIMS];
   cl_long x_strides[OCL_MAX_DIMS];
   cl_long y_strides[OCL_MAX_DIMS];
   cl_long rank;
 };
+
+struct bcast32_args {
+  cl_int dims[OCL_MAX_DIMS];
+  cl_int x_strides[OCL_MAX_DIMS];
+  cl_int y_strides[OCL_MAX_DIMS];
+  cl_int rank;
+};
+
+/* Names the kernels of `op` on `storage` (create time). */
+static bool variants_init(struct variants *v, const struct binary_op *op,
+                          enum ocl_storage storage)
+{
+  if (storage == OCL_STORAGE_HOST_INT32)
+    return true;
+  for (int i = 0; i < NUM_VARIANTS; i++)
+    if (!ocl_kernel_initf(&v->k[i], &programs[storage], "%s_%s", op->kernel,
+                          variant_suffix[i]))
+      return false;
+  return true;
+}
 
 /* ---- int32 on the host ---------------------------------------------------- */
 
@@ -160,68 +190,117 @@ static bool host_binary_int32(enum binary_kind kind, const struct ocl_bcast *b,
 
 /* ---- Launching ------------------------------------------------------------ */
 
+/* Whether every index of the broadcast fits in an int. */
+static bool fits_int32(const struct ocl_bcast *b)
+{
+  return b->out_elements <= INT32_MAX;
+}
+
+/* One launch of the _bcast kernels over collapsed dims [first, b->rank)
+ * (at most OCL_MAX_DIMS), at element offsets of x, y and z. */
+static bool launch_bcast(struct ocl_op *op, struct variants *v,
+                         const struct ocl_bcast *b, int first,
+                         const TF_Tensor *x, int64_t x_at, const TF_Tensor *y,
+                         int64_t y_at, TF_Tensor *z, int64_t z_at, size_t xsize,
+                         size_t zsize, int64_t n)
+{
+  struct ocl_buffer xb, yb, zb;
+  if (!ocl_op_buffer(op, x, (size_t)x_at * xsize,
+                     ocl_tf.TensorByteSize(x) - (size_t)x_at * xsize, &xb) ||
+      !ocl_op_buffer(op, y, (size_t)y_at * xsize,
+                     ocl_tf.TensorByteSize(y) - (size_t)y_at * xsize, &yb) ||
+      !ocl_op_buffer(op, z, (size_t)z_at * zsize, (size_t)n * zsize, &zb))
+    return false;
+  int rank = b->rank - first;
+  if (fits_int32(b)) {
+    struct bcast32_args a = {.rank = rank};
+    for (int d = 0; d < rank; d++) {
+      a.dims[d] = (cl_int)b->dims[first + d];
+      a.x_strides[d] = (cl_int)b->x_strides[first + d];
+      a.y_strides[d] = (cl_int)b->y_strides[first + d];
+    }
+    const struct ocl_arg argv[] = {OCL_BUF(xb), OCL_BUF(yb), OCL_BUF(zb),
+                                   OCL_INT(n), OCL_BYTES(&a, sizeof(a))};
+    return ocl_launch_1d(op, &v->k[BCAST], (size_t)n, argv, 5);
+  }
+  struct bcast_args a = {.rank = rank};
+  for (int d = 0; d < rank; d++) {
+    a.dims[d] = b->dims[first + d];
+    a.x_strides[d] = b->x_strides[first + d];
+    a.y_strides[d] = b->y_strides[first + d];
+  }
+  const struct ocl_arg argv[] = {OCL_BUF(xb), OCL_BUF(yb), OCL_BUF(zb),
+                                 OCL_LONG(n), OCL_BYTES(&a, sizeof(a))};
+  return ocl_launch_1d(op, &v->k[BCAST64], (size_t)n, argv, 5);
+}
+
+/* A broadcast of more collapsed dims than a kernel takes: one launch per
+ * index of the leading dims, the last OCL_MAX_DIMS in the kernel. Rare (it
+ * takes alternating broadcasts in 9 or more dims). */
+static bool launch_bcast_split(struct ocl_op *op, struct variants *v,
+                               const struct ocl_bcast *b, const TF_Tensor *x,
+                               const TF_Tensor *y, TF_Tensor *z, size_t xsize,
+                               size_t zsize)
+{
+  int outer = b->rank - OCL_MAX_DIMS;
+  int64_t inner = 1, index[OCL_MAX_RANK] = {0};
+  for (int d = outer; d < b->rank; d++)
+    inner *= b->dims[d];
+  for (int64_t z_at = 0; z_at < b->out_elements; z_at += inner) {
+    int64_t x_at = 0, y_at = 0;
+    for (int d = 0; d < outer; d++) {
+      x_at += index[d] * b->x_strides[d];
+      y_at += index[d] * b->y_strides[d];
+    }
+    if (!launch_bcast(op, v, b, outer, x, x_at, y, y_at, z, z_at, xsize, zsize,
+                      inner))
+      return false;
+    for (int d = outer - 1; d >= 0 && ++index[d] == b->dims[d]; d--)
+      index[d] = 0;
+  }
+  return true;
+}
+
 /* z = x (op) y over the broadcast `b`, on the device or (int32) host. */
-static bool run_binary(TF_OpKernelContext *ctx, const struct binary_op *op,
-                       enum ocl_storage storage, const struct ocl_bcast *b,
-                       const TF_Tensor *x, const TF_Tensor *y, TF_Tensor *z,
-                       TF_Status *status)
+static bool run_binary(struct ocl_op *op, const struct binary_op *bop,
+                       struct variants *v, enum ocl_storage storage,
+                       const struct ocl_bcast *b, const TF_Tensor *x,
+                       const TF_Tensor *y, TF_Tensor *z)
 {
   if (b->out_elements == 0)
     return true;
   if (storage == OCL_STORAGE_HOST_INT32)
-    return host_binary_int32(op->kind, b, ocl_host_data(x), ocl_host_data(y),
-                             ocl_host_data(z), status);
-
-  struct ocl_launch launch;
-  if (!ocl_launch_init(&launch, ctx, status))
-    return false;
-  const char *variant = b->same_shape ? "flat"
-                        : b->x_scalar ? "xscalar"
-                        : b->y_scalar ? "yscalar"
-                                      : "bcast";
-  char name[64];
-  snprintf(name, sizeof(name), "%s_%s", op->kernel, variant);
-  struct bcast_args args = {.rank = b->rank};
-  for (int d = 0; d < b->rank; d++) {
-    args.dims[d] = b->dims[d];
-    args.x_strides[d] = b->x_strides[d];
-    args.y_strides[d] = b->y_strides[d];
+    return host_binary_int32(bop->kind, b, ocl_host_data(x), ocl_host_data(y),
+                             ocl_host_data(z), op->status);
+  enum variant which = b->same_shape ? FLAT
+                       : b->x_scalar ? XSCALAR
+                       : b->y_scalar ? YSCALAR
+                                     : BCAST;
+  if (which == BCAST) {
+    size_t xsize = ocl_tf.DataTypeSize(ocl_tf.TensorType(x));
+    size_t zsize = ocl_tf.DataTypeSize(ocl_tf.TensorType(z));
+    if (b->rank > OCL_MAX_DIMS)
+      return launch_bcast_split(op, v, b, x, y, z, xsize, zsize);
+    return launch_bcast(op, v, b, 0, x, 0, y, 0, z, 0, xsize, zsize,
+                        b->out_elements);
   }
-  const struct ocl_arg argv[] = {
-      OCL_TENSOR(x), OCL_TENSOR(y), OCL_TENSOR(z), OCL_LONG(b->out_elements),
-      OCL_BYTES(&args, sizeof(args)),
-  };
-  bool general = variant[0] == 'b';
-  return ocl_enqueue_1d(&launch, &families[storage], name,
-                        (size_t)b->out_elements, argv, general ? 5 : 4,
-                        status);
+  const struct ocl_arg argv[] = {OCL_TENSOR(x), OCL_TENSOR(y), OCL_TENSOR(z),
+                                 OCL_LONG(b->out_elements)};
+  return ocl_launch_1d(op, &v->k[which], (size_t)b->out_elements, argv, 4);
 }
 
 /* Equal/NotEqual with incompatible_shape_error=false: a scalar answer. */
-static void incompatible_scalar(TF_OpKernelContext *ctx,
-                                const struct binary_kernel *k,
-                                TF_Status *status)
+static void incompatible_scalar(struct ocl_op *op,
+                                const struct binary_kernel *k)
 {
-  TF_Tensor *z = ocl_tf.AllocateOutput(ctx, 0, TF_BOOL, NULL, 0, 1, status);
-  if (z == NULL || ocl_tf.GetCode(status) != TF_OK)
+  TF_Tensor *z = ocl_op_output(op, 0, TF_BOOL, NULL, 0);
+  if (z == NULL)
     return;
   cl_uchar value = k->op->kind == NOT_EQUAL;
-  if (k->storage == OCL_STORAGE_HOST_INT32) {
+  if (k->storage == OCL_STORAGE_HOST_INT32)
     *(cl_uchar *)ocl_host_data(z) = value;
-  } else {
-    struct ocl_launch launch;
-    cl_mem buffer;
-    size_t offset;
-    if (ocl_launch_init(&launch, ctx, status) &&
-        ocl_resolve(launch.device, ocl_tf.TensorData(z), 1, &buffer, &offset,
-                    status)) {
-      cl_int err = clEnqueueFillBuffer(launch.queue, buffer, &value, 1, offset,
-                                       1, 0, NULL, NULL);
-      if (err != CL_SUCCESS)
-        ocl_set_cl_error(status, err, "clEnqueueFillBuffer");
-    }
-  }
-  ocl_tf.DeleteTensor(z);
+  else
+    ocl_op_fill(op, z, 0, &value, 1, 1);
 }
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
@@ -252,6 +331,10 @@ static void *binary_create(TF_OpKernelConstruction *ctx, int index)
     ocl_set_ok(status);
     k->incompatible_shape_error = value != 0;
   }
+  if (!variants_init(&k->kernels, op, k->storage)) {
+    ocl_set_status(status, TF_INTERNAL, "%s: kernel name too long", op->op);
+    goto fail;
+  }
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
@@ -260,37 +343,32 @@ fail:
 
 static void binary_compute(void *kernel, TF_OpKernelContext *ctx)
 {
-  const struct binary_kernel *k = kernel;
-  TF_Status *status = ocl_tf.NewStatus();
-  TF_Tensor *in[2] = {NULL, NULL};
-  TF_Tensor *z = NULL;
-  int64_t x_dims[OCL_MAX_DIMS], y_dims[OCL_MAX_DIMS];
+  struct binary_kernel *k = kernel;
+  struct ocl_op op;
+  int64_t x_dims[OCL_MAX_RANK], y_dims[OCL_MAX_RANK];
   struct ocl_bcast b;
 
-  if (!ocl_get_inputs(ctx, in, 2, status))
-    goto out;
-  int x_rank = ocl_tensor_dims(in[0], x_dims, status);
-  int y_rank = x_rank < 0 ? -1 : ocl_tensor_dims(in[1], y_dims, status);
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *x = ocl_op_input(&op, 0);
+  TF_Tensor *y = x ? ocl_op_input(&op, 1) : NULL;
+  int x_rank = y ? ocl_op_dims(&op, x, x_dims) : -1;
+  int y_rank = x_rank >= 0 ? ocl_op_dims(&op, y, y_dims) : -1;
   if (y_rank < 0)
     goto out;
-  if (!ocl_bcast_init(&b, x_dims, x_rank, y_dims, y_rank, status)) {
-    if (!k->incompatible_shape_error && ocl_tf.GetCode(status) ==
-                                            TF_INVALID_ARGUMENT) {
-      ocl_set_ok(status);
-      incompatible_scalar(ctx, k, status);
+  if (!ocl_bcast_init(&b, x_dims, x_rank, y_dims, y_rank, op.status)) {
+    if (!k->incompatible_shape_error &&
+        ocl_tf.GetCode(op.status) == TF_INVALID_ARGUMENT) {
+      ocl_set_ok(op.status);
+      incompatible_scalar(&op, k);
     }
     goto out;
   }
-  z = ocl_tf.AllocateOutput(ctx, 0, k->op->bool_out ? TF_BOOL : k->dtype,
-                            b.out_dims, b.out_rank, 0, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
-    goto out;
-  run_binary(ctx, k->op, k->storage, &b, in[0], in[1], z, status);
-out:
+  TF_Tensor *z = ocl_op_output(&op, 0, k->op->bool_out ? TF_BOOL : k->dtype,
+                               b.out_dims, b.out_rank);
   if (z != NULL)
-    ocl_tf.DeleteTensor(z);
-  ocl_delete_tensors(in, 2);
-  ocl_compute_done(ctx, status);
+    run_binary(&op, k->op, &k->kernels, k->storage, &b, x, y, z);
+out:
+  ocl_op_end(&op);
 }
 
 static void binary_delete(void *kernel) { free(kernel); }
@@ -305,6 +383,7 @@ OCL_FAMILY_CREATES(binary, binary_create);
 struct bias_kernel {
   TF_DataType dtype;
   bool channels_first; /* data_format NCHW */
+  struct variants add;
 };
 
 static void *bias_create(TF_OpKernelConstruction *ctx)
@@ -325,6 +404,7 @@ static void *bias_create(TF_OpKernelConstruction *ctx)
   ocl_set_ok(status);
   k->channels_first = strncmp(format, "NCHW", 4) == 0 ||
                       strncmp(format, "NCDHW", 5) == 0;
+  variants_init(&k->add, &binary_ops[0], ocl_storage_of(k->dtype));
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
@@ -333,78 +413,75 @@ fail:
 
 static void bias_compute(void *kernel, TF_OpKernelContext *ctx)
 {
-  const struct bias_kernel *k = kernel;
-  TF_Status *status = ocl_tf.NewStatus();
-  TF_Tensor *in[2] = {NULL, NULL};
-  TF_Tensor *z = NULL;
-  int64_t dims[OCL_MAX_DIMS], bias_dims[OCL_MAX_DIMS];
+  struct bias_kernel *k = kernel;
+  struct ocl_op op;
+  int64_t dims[OCL_MAX_RANK], bias_dims[OCL_MAX_RANK];
   struct ocl_bcast b;
 
-  if (!ocl_get_inputs(ctx, in, 2, status))
-    goto out;
-  int rank = ocl_tensor_dims(in[0], dims, status);
-  int bias_rank = rank < 0 ? -1 : ocl_tensor_dims(in[1], bias_dims, status);
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *x = ocl_op_input(&op, 0);
+  TF_Tensor *bias = x ? ocl_op_input(&op, 1) : NULL;
+  int rank = bias ? ocl_op_dims(&op, x, dims) : -1;
+  int bias_rank = rank >= 0 ? ocl_op_dims(&op, bias, bias_dims) : -1;
   if (bias_rank < 0)
     goto out;
-  char shape[160], bias_shape[160];
-  ocl_shape_format(dims, rank, shape, sizeof(shape));
-  ocl_shape_format(bias_dims, bias_rank, bias_shape, sizeof(bias_shape));
-  if (rank < 2) {
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "Input tensor must be at least 2D: %s", shape);
-    goto out;
-  }
-  if (bias_rank != 1) {
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "Biases must be 1D: %s", bias_shape);
+  if (rank < 2 || bias_rank != 1 ||
+      bias_dims[0] != dims[k->channels_first ? 1 : rank - 1]) {
+    char shape[160], bias_shape[160];
+    ocl_shape_format(dims, rank, shape, sizeof(shape));
+    ocl_shape_format(bias_dims, bias_rank, bias_shape, sizeof(bias_shape));
+    if (rank < 2)
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                  "Input tensor must be at least 2D: %s", shape);
+    else if (bias_rank != 1)
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT, "Biases must be 1D: %s",
+                  bias_shape);
+    else
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                  "Must provide as many biases as the last dimension of the "
+                  "input tensor: %s vs. %s",
+                  bias_shape, shape);
     goto out;
   }
   int channel_dim = k->channels_first ? 1 : rank - 1;
-  if (bias_dims[0] != dims[channel_dim]) {
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "Must provide as many biases as the last dimension of the "
-                   "input tensor: %s vs. %s",
-                   bias_shape, shape);
-    goto out;
-  }
   /* The bias as [C, 1, ..., 1] aligned with the channel dim. */
-  int64_t aligned[OCL_MAX_DIMS];
+  int64_t aligned[OCL_MAX_RANK];
   int aligned_rank = rank - channel_dim;
   aligned[0] = bias_dims[0];
   for (int i = 1; i < aligned_rank; i++)
     aligned[i] = 1;
-  if (!ocl_bcast_init(&b, dims, rank, aligned, aligned_rank, status))
+  if (!ocl_bcast_init(&b, dims, rank, aligned, aligned_rank, op.status))
     goto out;
-  z = ocl_tf.AllocateOutput(ctx, 0, k->dtype, dims, rank, 0, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
-    goto out;
-  run_binary(ctx, &binary_ops[0], ocl_storage_of(k->dtype), &b, in[0], in[1], z,
-             status);
-out:
+  TF_Tensor *z = ocl_op_output(&op, 0, k->dtype, dims, rank);
   if (z != NULL)
-    ocl_tf.DeleteTensor(z);
-  ocl_delete_tensors(in, 2);
-  ocl_compute_done(ctx, status);
+    run_binary(&op, &binary_ops[0], &k->add, ocl_storage_of(k->dtype), &b, x,
+               bias, z);
+out:
+  ocl_op_end(&op);
 }
 
 /* ---- AddN ------------------------------------------------------------------- */
 
+struct addn_kernel {
+  TF_DataType dtype;
+  struct variants add, maximum;
+};
+
 static void *addn_create(TF_OpKernelConstruction *ctx)
 {
   TF_Status *status = ocl_tf.NewStatus();
-  TF_DataType *dtype = malloc(sizeof(*dtype));
-  if (dtype == NULL) {
+  struct addn_kernel *k = calloc(1, sizeof(*k));
+  if (k == NULL) {
     ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
-  } else {
-    ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", dtype, status);
+    return ocl_create_failed(ctx, status, k);
   }
-  if (ocl_tf.GetCode(status) != TF_OK) {
-    ocl_tf.OpKernelConstruction_Failure(ctx, status);
-    free(dtype);
-    dtype = NULL;
-  }
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return ocl_create_failed(ctx, status, k);
+  variants_init(&k->add, &binary_ops[0], ocl_storage_of(k->dtype));
+  variants_init(&k->maximum, &binary_ops[6], ocl_storage_of(k->dtype));
   ocl_tf.DeleteStatus(status);
-  return dtype;
+  return k;
 }
 
 /* sum = inputs[0] + inputs[1] + ...: the first add writes the output, each
@@ -412,20 +489,18 @@ static void *addn_create(TF_OpKernelConstruction *ctx)
  * is safe). */
 static void addn_compute(void *kernel, TF_OpKernelContext *ctx)
 {
-  TF_DataType dtype = *(const TF_DataType *)kernel;
-  TF_Status *status = ocl_tf.NewStatus();
+  struct addn_kernel *k = kernel;
+  struct ocl_op op;
   int n = ocl_tf.NumInputs(ctx);
-  TF_Tensor *first = NULL, *other = NULL, *sum = NULL;
-  int64_t dims[OCL_MAX_DIMS], other_dims[OCL_MAX_DIMS];
+  int64_t dims[OCL_MAX_RANK], other_dims[OCL_MAX_RANK];
+  enum ocl_storage storage = ocl_storage_of(k->dtype);
 
-  ocl_tf.GetInput(ctx, 0, &first, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
-    goto out;
-  int rank = ocl_tensor_dims(first, dims, status);
-  if (rank < 0)
-    goto out;
-  sum = ocl_tf.AllocateOutput(ctx, 0, dtype, dims, rank, 0, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *first = ocl_op_input(&op, 0);
+  int rank = first ? ocl_op_dims(&op, first, dims) : -1;
+  TF_Tensor *sum =
+      rank >= 0 ? ocl_op_output(&op, 0, k->dtype, dims, rank) : NULL;
+  if (sum == NULL)
     goto out;
   int64_t elements = ocl_shape_elements(dims, rank);
   struct ocl_bcast flat = {.rank = 1, .dims = {elements}, .x_strides = {1},
@@ -433,15 +508,13 @@ static void addn_compute(void *kernel, TF_OpKernelContext *ctx)
                            .out_elements = elements};
   if (n == 1) {
     /* A copy: x + 0 would turn -0 into +0, so use Maximum(x, x). */
-    run_binary(ctx, &binary_ops[6], ocl_storage_of(dtype), &flat, first, first,
-               sum, status);
+    run_binary(&op, &binary_ops[6], &k->maximum, storage, &flat, first, first,
+               sum);
     goto out;
   }
-  for (int i = 1; i < n && ocl_tf.GetCode(status) == TF_OK; i++) {
-    ocl_tf.GetInput(ctx, i, &other, status);
-    if (ocl_tf.GetCode(status) != TF_OK)
-      goto out;
-    int other_rank = ocl_tensor_dims(other, other_dims, status);
+  for (int i = 1; i < n && ocl_op_ok(&op); i++) {
+    TF_Tensor *other = ocl_op_input(&op, i);
+    int other_rank = other ? ocl_op_dims(&op, other, other_dims) : -1;
     if (other_rank < 0)
       goto out;
     if (other_rank != rank ||
@@ -449,25 +522,18 @@ static void addn_compute(void *kernel, TF_OpKernelContext *ctx)
       char a[160], c[160];
       ocl_shape_format(dims, rank, a, sizeof(a));
       ocl_shape_format(other_dims, other_rank, c, sizeof(c));
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "Inputs to operation AddN must have the same size and "
-                     "shape.  Input 0: %s != input %d: %s",
-                     a, i, c);
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                  "Inputs to operation AddN must have the same size and "
+                  "shape.  Input 0: %s != input %d: %s",
+                  a, i, c);
       goto out;
     }
-    run_binary(ctx, &binary_ops[0], ocl_storage_of(dtype), &flat,
-               i == 1 ? first : sum, other, sum, status);
-    ocl_tf.DeleteTensor(other);
-    other = NULL;
+    run_binary(&op, &binary_ops[0], &k->add, storage, &flat,
+               i == 1 ? first : sum, other, sum);
+    ocl_op_release(&op, other);
   }
 out:
-  if (other != NULL)
-    ocl_tf.DeleteTensor(other);
-  if (sum != NULL)
-    ocl_tf.DeleteTensor(sum);
-  if (first != NULL)
-    ocl_tf.DeleteTensor(first);
-  ocl_compute_done(ctx, status);
+  ocl_op_end(&op);
 }
 
 /* ---- Registration ------------------------------------------------------ */

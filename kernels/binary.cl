@@ -4,10 +4,12 @@
  * half is stored as half and computed in float, rounded to nearest even on
  * store: what TensorFlow's CPU kernels do, and it needs no cl_khr_fp16.
  *
- * Each op has four kernels, chosen on the host from the collapsed broadcast
+ * Each op has five kernels, chosen on the host from the collapsed broadcast
  * (kernels/shape.h): _flat (same shapes), _xscalar, _yscalar (one side a
- * single element) and _bcast (general, up to 8 collapsed dims). Only _bcast
- * loops inside a work-item; the others stay vectorisable by PoCL. */
+ * single element) and _bcast (general, up to 8 collapsed dims) in 32-bit
+ * index arithmetic, or _bcast64 when an extent needs 64 bits (64-bit
+ * division is emulated, and slow, on GPUs). Only the _bcast kernels loop
+ * inside a work-item; the others stay vectorisable by PoCL. */
 #include "common.clh"
 
 #if defined(T_IS_HALF)
@@ -22,14 +24,22 @@ typedef T CT;
 
 #define STORE_BOOL(p, i, v) ((p)[i] = (uchar)((v) ? 1 : 0))
 
-/* The collapsed broadcast as the host lays it out (struct bcast_args in
- * binary.c): 8-byte members only, so both sides agree on the layout. */
+/* The collapsed broadcast as the host lays it out (struct bcast_args and
+ * bcast32_args in binary.c): members of one size, so both sides agree on
+ * the layout. */
 typedef struct {
   long dims[8];
   long x_strides[8];
   long y_strides[8];
   long rank;
 } bcast_t;
+
+typedef struct {
+  int dims[8];
+  int x_strides[8];
+  int y_strides[8];
+  int rank;
+} bcast32_t;
 
 #define BINARY_KERNELS(NAME, OUT_T, STORE_OUT, EXPR)                         \
   __kernel void NAME##_flat(OCL_TENSOR_ARG(const T, x),                      \
@@ -64,7 +74,24 @@ typedef struct {
   }                                                                          \
   __kernel void NAME##_bcast(OCL_TENSOR_ARG(const T, x),                     \
                              OCL_TENSOR_ARG(const T, y),                     \
-                             OCL_TENSOR_ARG(OUT_T, z), long n, bcast_t s)    \
+                             OCL_TENSOR_ARG(OUT_T, z), int n, bcast32_t s)   \
+  {                                                                          \
+    int i = get_global_id(0);                                                \
+    OCL_GUARD(i, n);                                                         \
+    int rem = i, xi = 0, yi = 0;                                             \
+    for (int d = s.rank - 1; d >= 0; d--) {                                  \
+      int c = rem % s.dims[d];                                               \
+      rem /= s.dims[d];                                                      \
+      xi += c * s.x_strides[d];                                              \
+      yi += c * s.y_strides[d];                                              \
+    }                                                                        \
+    CT a = LOAD(OCL_PTR(const T, x), xi);                                    \
+    CT b = LOAD(OCL_PTR(const T, y), yi);                                    \
+    STORE_OUT(OCL_PTR(OUT_T, z), i, (EXPR));                                 \
+  }                                                                          \
+  __kernel void NAME##_bcast64(OCL_TENSOR_ARG(const T, x),                   \
+                               OCL_TENSOR_ARG(const T, y),                   \
+                               OCL_TENSOR_ARG(OUT_T, z), long n, bcast_t s)  \
   {                                                                          \
     long i = get_global_id(0);                                               \
     OCL_GUARD(i, n);                                                         \

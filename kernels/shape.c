@@ -38,10 +38,9 @@ static bool fail_incompatible(const int64_t *x_dims, int x_rank,
 
 static bool fail_rank(int rank, TF_Status *status)
 {
-  ocl_set_status(status, TF_UNIMPLEMENTED,
-                 "Broadcast between shapes of rank %d is not supported on the "
-                 "OPENCL device (at most %d dimensions after merging)",
-                 rank, OCL_MAX_DIMS);
+  ocl_set_status(status, TF_INVALID_ARGUMENT,
+                 "Shapes of rank %d exceed TensorFlow's limit of %d dimensions",
+                 rank, OCL_MAX_RANK);
   return false;
 }
 
@@ -64,14 +63,26 @@ bool ocl_bcast_init(struct ocl_bcast *b, const int64_t *x_dims, int x_rank,
                     const int64_t *y_dims, int y_rank, TF_Status *status)
 {
   int rank = x_rank > y_rank ? x_rank : y_rank;
-  /* Uncollapsed ranks beyond the limit are fine as long as merging brings
-   * them down; track in a generous buffer. */
-  enum { MAX_IN = 64 };
+  enum { MAX_IN = OCL_MAX_RANK };
   int64_t xa[MAX_IN], ya[MAX_IN];
 
-  memset(b, 0, sizeof(*b));
+  /* Not a memset of the whole struct: it is large, and this runs per op. */
+  b->x_scalar = b->y_scalar = b->same_shape = false;
   if (rank > MAX_IN)
     return fail_rank(rank, status);
+  if (x_rank == y_rank &&
+      memcmp(x_dims, y_dims, sizeof(int64_t) * (size_t)x_rank) == 0) {
+    /* Equal shapes (the common case): one flat dim. */
+    b->out_rank = x_rank;
+    memcpy(b->out_dims, x_dims, sizeof(int64_t) * (size_t)x_rank);
+    b->out_elements = ocl_shape_elements(x_dims, x_rank);
+    b->rank = 1;
+    b->dims[0] = b->out_elements;
+    b->x_strides[0] = b->y_strides[0] = 1;
+    b->x_scalar = b->y_scalar = b->out_elements == 1;
+    b->same_shape = true;
+    return true;
+  }
   right_align(x_dims, x_rank, rank, xa);
   right_align(y_dims, y_rank, rank, ya);
 
@@ -86,8 +97,7 @@ bool ocl_bcast_init(struct ocl_bcast *b, const int64_t *x_dims, int x_rank,
   }
   b->out_rank = rank;
   b->out_elements = ocl_shape_elements(out, rank);
-  if (rank <= OCL_MAX_DIMS)
-    memcpy(b->out_dims, out, sizeof(int64_t) * (size_t)rank);
+  memcpy(b->out_dims, out, sizeof(int64_t) * (size_t)rank);
   b->x_scalar = ocl_shape_elements(x_dims, x_rank) == 1;
   b->y_scalar = ocl_shape_elements(y_dims, y_rank) == 1;
 
@@ -114,9 +124,6 @@ bool ocl_bcast_init(struct ocl_bcast *b, const int64_t *x_dims, int x_rank,
     xs[0] = ys[0] = 1;
     n = 1;
   }
-  if (n > OCL_MAX_DIMS || rank > OCL_MAX_DIMS)
-    return fail_rank(rank, status);
-
   b->rank = n;
   int64_t x_stride = 1, y_stride = 1;
   for (int i = n - 1; i >= 0; i--) {
@@ -137,7 +144,7 @@ bool ocl_broadcast_to_init(struct ocl_broadcast_to *b, const int64_t *in_dims,
                            TF_Status *status)
 {
   memset(b, 0, sizeof(*b));
-  if (in_rank > out_rank || out_rank > OCL_MAX_DIMS) {
+  if (in_rank > out_rank || out_rank > OCL_MAX_RANK) {
     char is[160], os[160];
     ocl_shape_format(in_dims, in_rank, is, sizeof(is));
     ocl_shape_format(out_dims, out_rank, os, sizeof(os));
@@ -146,7 +153,7 @@ bool ocl_broadcast_to_init(struct ocl_broadcast_to *b, const int64_t *in_dims,
                    is, os);
     return false;
   }
-  int64_t ia[OCL_MAX_DIMS];
+  int64_t ia[OCL_MAX_RANK];
   right_align(in_dims, in_rank, out_rank, ia);
   for (int i = 0; i < out_rank; i++) {
     if (ia[i] != out_dims[i] && ia[i] != 1) {
@@ -162,8 +169,8 @@ bool ocl_broadcast_to_init(struct ocl_broadcast_to *b, const int64_t *in_dims,
   }
   b->out_elements = ocl_shape_elements(out_dims, out_rank);
   int n = 0;
-  int64_t dims[OCL_MAX_DIMS];
-  int full[OCL_MAX_DIMS];
+  int64_t dims[OCL_MAX_RANK];
+  int full[OCL_MAX_RANK];
   for (int i = 0; i < out_rank; i++) {
     if (out_dims[i] == 1)
       continue;
@@ -196,16 +203,12 @@ bool ocl_reduction_init(struct ocl_reduction *r, const int64_t *in_dims,
                         int in_rank, const int64_t *axes, int num_axes,
                         bool keep_dims, TF_Status *status)
 {
-  bool reduce_axis[OCL_MAX_DIMS] = {false};
+  bool reduce_axis[OCL_MAX_RANK] = {false};
 
-  memset(r, 0, sizeof(*r));
-  if (in_rank > OCL_MAX_DIMS) {
-    ocl_set_status(status, TF_UNIMPLEMENTED,
-                   "Reductions of rank %d tensors are not supported on the "
-                   "OPENCL device (at most %d)",
-                   in_rank, OCL_MAX_DIMS);
-    return false;
-  }
+  r->out_rank = 0;
+  r->rank = 0;
+  if (in_rank > OCL_MAX_RANK)
+    return fail_rank(in_rank, status);
   for (int i = 0; i < num_axes; i++) {
     int64_t axis = axes[i];
     if (axis < -in_rank || axis >= in_rank) {
@@ -271,9 +274,10 @@ bool ocl_transpose_init(struct ocl_transpose *t, const int64_t *in_dims,
                         int in_rank, const int64_t *perm, int perm_len,
                         TF_Status *status)
 {
-  bool seen[OCL_MAX_DIMS] = {false};
+  bool seen[OCL_MAX_RANK] = {false};
 
-  memset(t, 0, sizeof(*t));
+  t->rank = 0;
+  t->identity = false;
   if (perm_len != in_rank) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
                    "transpose expects a vector of size %d. But input(1) is a "
@@ -281,13 +285,8 @@ bool ocl_transpose_init(struct ocl_transpose *t, const int64_t *in_dims,
                    in_rank, perm_len);
     return false;
   }
-  if (in_rank > OCL_MAX_DIMS) {
-    ocl_set_status(status, TF_UNIMPLEMENTED,
-                   "Transpose of rank %d tensors is not supported on the "
-                   "OPENCL device (at most %d)",
-                   in_rank, OCL_MAX_DIMS);
-    return false;
-  }
+  if (in_rank > OCL_MAX_RANK)
+    return fail_rank(in_rank, status);
   for (int i = 0; i < in_rank; i++) {
     int64_t d = perm[i];
     if (d < 0 || d >= in_rank) {
@@ -309,25 +308,25 @@ bool ocl_transpose_init(struct ocl_transpose *t, const int64_t *in_dims,
   t->elements = ocl_shape_elements(in_dims, in_rank);
 
   /* Drop size-1 input dims, renumbering the perm over what is left. */
-  int keep_index[OCL_MAX_DIMS];
-  int64_t kdims[OCL_MAX_DIMS];
+  int keep_index[OCL_MAX_RANK];
+  int64_t kdims[OCL_MAX_RANK];
   int kept = 0;
   for (int d = 0; d < in_rank; d++) {
     keep_index[d] = in_dims[d] == 1 ? -1 : kept;
     if (in_dims[d] != 1)
       kdims[kept++] = in_dims[d];
   }
-  int kperm[OCL_MAX_DIMS];
+  int kperm[OCL_MAX_RANK];
   int kp = 0;
   for (int i = 0; i < in_rank; i++)
     if (keep_index[perm[i]] >= 0)
       kperm[kp++] = keep_index[perm[i]];
 
   /* Merge output dims whose input dims are consecutive and in order. */
-  int group_of_in[OCL_MAX_DIMS];
+  int group_of_in[OCL_MAX_RANK];
   int groups = 0;
-  int64_t gdims[OCL_MAX_DIMS];
-  int gfirst_in[OCL_MAX_DIMS];
+  int64_t gdims[OCL_MAX_RANK];
+  int gfirst_in[OCL_MAX_RANK];
   for (int i = 0; i < kp; i++) {
     if (i > 0 && kperm[i] == kperm[i - 1] + 1) {
       gdims[groups - 1] *= kdims[kperm[i]];
@@ -348,7 +347,7 @@ bool ocl_transpose_init(struct ocl_transpose *t, const int64_t *in_dims,
   }
 
   /* The groups in input order give the collapsed input's strides. */
-  int64_t stride_of_group[OCL_MAX_DIMS];
+  int64_t stride_of_group[OCL_MAX_RANK];
   int64_t stride = 1;
   for (int d = kept - 1; d >= 0; d--) {
     int g = group_of_in[d];
@@ -377,11 +376,11 @@ bool ocl_transpose_init(struct ocl_transpose *t, const int64_t *in_dims,
 bool ocl_bcast3_init(struct ocl_bcast3 *b, const int64_t *const dims[3],
                      const int ranks[3], TF_Status *status)
 {
-  enum { MAX_IN = 64 };
+  enum { MAX_IN = OCL_MAX_RANK };
   int rank = 0;
   int64_t aligned[3][MAX_IN], out[MAX_IN];
 
-  memset(b, 0, sizeof(*b));
+  b->same_shape = false;
   for (int k = 0; k < 3; k++)
     rank = ranks[k] > rank ? ranks[k] : rank;
   if (rank > MAX_IN)
@@ -408,8 +407,7 @@ bool ocl_bcast3_init(struct ocl_bcast3 *b, const int64_t *const dims[3],
   }
   b->out_rank = rank;
   b->out_elements = ocl_shape_elements(out, rank);
-  if (rank <= OCL_MAX_DIMS)
-    memcpy(b->out_dims, out, sizeof(int64_t) * (size_t)rank);
+  memcpy(b->out_dims, out, sizeof(int64_t) * (size_t)rank);
 
   /* Merge adjacent dims whose three broadcast states agree; output dims of
    * size 1 are dropped. */
@@ -436,9 +434,6 @@ bool ocl_bcast3_init(struct ocl_bcast3 *b, const int64_t *const dims[3],
     state[0][0] = state[0][1] = state[0][2] = 1;
     n = 1;
   }
-  if (n > OCL_MAX_DIMS || rank > OCL_MAX_DIMS)
-    return fail_rank(rank, status);
-
   b->rank = n;
   int64_t stride[3] = {1, 1, 1};
   for (int i = n - 1; i >= 0; i--) {
@@ -469,7 +464,7 @@ void ocl_strided_copy_init(struct ocl_strided_copy *c, const int64_t *dims,
                            const int64_t *out_strides, int64_t in_offset,
                            int64_t out_offset)
 {
-  memset(c, 0, sizeof(*c));
+  c->rank = 0;
   c->in_offset = in_offset;
   c->out_offset = out_offset;
   c->elements = ocl_shape_elements(dims, rank);
@@ -512,12 +507,25 @@ bool ocl_strided_slice_init(struct ocl_strided_slice *s,
                             int64_t ellipsis_mask, int64_t new_axis_mask,
                             int64_t shrink_axis_mask, TF_Status *status)
 {
-  int64_t dense_end[OCL_MAX_DIMS];
+  int64_t dense_end[OCL_MAX_RANK];
   uint64_t dense_begin_mask = 0, dense_end_mask = 0, dense_shrink = 0;
-  int gather[OCL_MAX_DIMS + OCL_SLICE_SPEC_MAX + 1];
+  int gather[OCL_MAX_RANK + OCL_SLICE_SPEC_MAX + 1];
   int num_gather = 0;
 
-  memset(s, 0, sizeof(*s));
+  s->rank = 0;
+  s->final_rank = 0;
+  s->elements = 0;
+  s->is_identity = false;
+  if (in_rank > OCL_MAX_RANK)
+    return fail_rank(in_rank, status);
+  if (in_rank > 64) {
+    /* The dense masks are 64-bit, as TensorFlow's are int32. */
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "StridedSlice of rank %d tensors is not supported (at most "
+                   "64 dims)",
+                   in_rank);
+    return false;
+  }
   if (ellipsis_mask != 0 && (ellipsis_mask & (ellipsis_mask - 1)) != 0) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
                    "Multiple ellipses in slice spec not allowed");

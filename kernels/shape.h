@@ -13,8 +13,14 @@
 
 #include "tensorflow/c/tf_status.h"
 
-/* Highest rank any kernel supports after collapsing (TensorFlow's GPU
- * kernels stop at 8 too). */
+/* The highest rank of a tensor: TensorFlow's (TensorShape::MaxDimensions).
+ * Shapes on the host hold this many dims. */
+#define OCL_MAX_RANK 254
+
+/* The dims a kernel's argument struct holds after collapsing. The shape
+ * helpers below collapse any rank up to OCL_MAX_RANK; a family whose
+ * collapsed problem still has more dims than this splits it on the host
+ * (a launch per outer index, or one pass per reduced group). */
 #define OCL_MAX_DIMS 8
 
 /* Formats dims as TensorFlow prints shapes: "[2,3]". */
@@ -28,13 +34,13 @@ int64_t ocl_shape_elements(const int64_t *dims, int rank);
  * collapsed dim, 0 where that operand is broadcast. */
 struct ocl_bcast {
   int out_rank;
-  int64_t out_dims[OCL_MAX_DIMS];
+  int64_t out_dims[OCL_MAX_RANK];
   int64_t out_elements;
 
   int rank;
-  int64_t dims[OCL_MAX_DIMS];
-  int64_t x_strides[OCL_MAX_DIMS];
-  int64_t y_strides[OCL_MAX_DIMS];
+  int64_t dims[OCL_MAX_RANK];
+  int64_t x_strides[OCL_MAX_RANK];
+  int64_t y_strides[OCL_MAX_RANK];
   /* x and y have the same shape (or the same element count after
    * collapsing): a flat element-wise kernel does. */
   bool same_shape;
@@ -44,7 +50,7 @@ struct ocl_bcast {
 };
 
 /* INVALID_ARGUMENT "Incompatible shapes: [2,3] vs. [4]" when they do not
- * broadcast, or when the rank exceeds OCL_MAX_DIMS after collapsing. */
+ * broadcast. The collapsed rank may exceed OCL_MAX_DIMS. */
 bool ocl_bcast_init(struct ocl_bcast *bcast, const int64_t *x_dims,
                     int x_rank, const int64_t *y_dims, int y_rank,
                     TF_Status *status);
@@ -53,8 +59,8 @@ bool ocl_bcast_init(struct ocl_bcast *bcast, const int64_t *x_dims,
  * in_strides per collapsed dim, 0 where broadcast. */
 struct ocl_broadcast_to {
   int rank;
-  int64_t dims[OCL_MAX_DIMS];
-  int64_t in_strides[OCL_MAX_DIMS];
+  int64_t dims[OCL_MAX_RANK];
+  int64_t in_strides[OCL_MAX_RANK];
   int64_t out_elements;
 };
 
@@ -69,13 +75,13 @@ bool ocl_broadcast_to_init(struct ocl_broadcast_to *b, const int64_t *in_dims,
 struct ocl_reduction {
   /* Output shape as TensorFlow gives it, with or without keep_dims. */
   int out_rank;
-  int64_t out_dims[OCL_MAX_DIMS];
+  int64_t out_dims[OCL_MAX_RANK];
   int64_t out_elements;
   int64_t in_elements;
   /* Collapsed input: dims[i] is reduced if reduced[i]. */
   int rank;
-  int64_t dims[OCL_MAX_DIMS];
-  bool reduced[OCL_MAX_DIMS];
+  int64_t dims[OCL_MAX_RANK];
+  bool reduced[OCL_MAX_RANK];
   /* When the collapsed input is [outer, reduce, inner] (any of which may be
    * 1): the three extents. valid_3d false means use the general form. */
   bool valid_3d;
@@ -96,12 +102,12 @@ bool ocl_reduction_init(struct ocl_reduction *r, const int64_t *in_dims,
  * means a plain copy does. */
 struct ocl_transpose {
   int out_rank;
-  int64_t out_dims[OCL_MAX_DIMS];
+  int64_t out_dims[OCL_MAX_RANK];
   int64_t elements;
   int rank;
-  int64_t dims[OCL_MAX_DIMS]; /* collapsed output dims */
-  int perm[OCL_MAX_DIMS];
-  int64_t in_strides[OCL_MAX_DIMS]; /* stride in the input of out dim i */
+  int64_t dims[OCL_MAX_RANK]; /* collapsed output dims */
+  int perm[OCL_MAX_RANK];
+  int64_t in_strides[OCL_MAX_RANK]; /* stride in the input of out dim i */
   bool identity;
 };
 
@@ -117,12 +123,12 @@ bool ocl_transpose_init(struct ocl_transpose *t, const int64_t *in_dims,
  * "Incompatible shapes: [2] vs. [3] vs. [1]" when they do not broadcast. */
 struct ocl_bcast3 {
   int out_rank;
-  int64_t out_dims[OCL_MAX_DIMS];
+  int64_t out_dims[OCL_MAX_RANK];
   int64_t out_elements;
 
   int rank;
-  int64_t dims[OCL_MAX_DIMS];
-  int64_t strides[3][OCL_MAX_DIMS];
+  int64_t dims[OCL_MAX_RANK];
+  int64_t strides[3][OCL_MAX_RANK];
   /* All three operands have the output's element count: flat indexing. */
   bool same_shape;
 };
@@ -143,9 +149,9 @@ void ocl_shape_strides(const int64_t *dims, int rank, int64_t *strides);
  * dims that are contiguous on both sides merge. */
 struct ocl_strided_copy {
   int rank; /* >= 1 after collapsing */
-  int64_t dims[OCL_MAX_DIMS];
-  int64_t in_strides[OCL_MAX_DIMS];
-  int64_t out_strides[OCL_MAX_DIMS];
+  int64_t dims[OCL_MAX_RANK];
+  int64_t in_strides[OCL_MAX_RANK];
+  int64_t out_strides[OCL_MAX_RANK];
   int64_t in_offset, out_offset;
   int64_t elements;
   /* One run of consecutive elements on both sides: a buffer copy does. */
@@ -165,11 +171,11 @@ void ocl_strided_copy_init(struct ocl_strided_copy *c, const int64_t *dims,
 #define OCL_SLICE_SPEC_MAX 32
 struct ocl_strided_slice {
   int rank; /* the input's (= processing) rank */
-  int64_t begin[OCL_MAX_DIMS];
-  int64_t strides[OCL_MAX_DIMS];
-  int64_t processing_dims[OCL_MAX_DIMS];
+  int64_t begin[OCL_MAX_RANK];
+  int64_t strides[OCL_MAX_RANK];
+  int64_t processing_dims[OCL_MAX_RANK];
   int final_rank;
-  int64_t final_dims[OCL_MAX_DIMS + OCL_SLICE_SPEC_MAX];
+  int64_t final_dims[OCL_MAX_RANK + OCL_SLICE_SPEC_MAX];
   int64_t elements;
   /* Every dim taken whole with stride 1. */
   bool is_identity;

@@ -10,5 +10,7 @@
  * C API inside the plugin). */
 void ocl_set_status(TF_Status *status, TF_Code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* status = TF_OK. */
+void ocl_set_ok(TF_Status *status);
 
 #endif /* TFOCL_KERNELS_STATUS_FORMAT_H_ */

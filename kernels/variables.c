@@ -13,8 +13,11 @@
  * kernel that fails with UNIMPLEMENTED and says why: without our
  * registration TensorFlow would pick its DEVICE_DEFAULT kernel, which runs
  * CPU Eigen code on our device addresses (they fault by design). The
- * ResourceApply* kernels are registered only when the API is there (no
- * DEFAULT kernel exists for them, so TensorFlow reports a missing kernel).
+ * ResourceApply* kernels are registered only when the API is there;
+ * without it plugin/graph/init.c registers stand-ins that explain the
+ * failure. In tf.function graphs the graph optimizer (plugin/graph/)
+ * rewrites all of these updates into ReadVariableOp, arithmetic and
+ * AssignVariableOp, so only eager updates reach the failing kernels.
  *
  * Registration follows TensorFlow's GPU kernels: resource inputs in host
  * memory; AssignAdd/Sub for every number type TensorFlow's DEVICE_DEFAULT

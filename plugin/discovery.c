@@ -12,6 +12,7 @@
  * cross-context paths are tested with, on one platform). */
 #include <ctype.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <CL/cl_ext.h>
 
 #include "ocl.h"
+#include "profiler/profiler.h"
 
 static struct {
   pthread_mutex_t lock;
@@ -128,6 +130,36 @@ static void apply_memory_limit(struct ocl_device *dev) {
     dev->max_alloc_size = dev->global_mem_size;
 }
 
+/* TFOCL_KERNEL_STYLE=cpu|gpu: the kernel shapes to take whatever the
+ * device type (the suites run both on PoCL). */
+static int kernel_style_override(void) {
+  const char *v = getenv("TFOCL_KERNEL_STYLE");
+  if (!v || !*v) return -1;
+  if (strcmp(v, "cpu") == 0) return 1;
+  if (strcmp(v, "gpu") == 0) return 0;
+  OCL_TRACE("TFOCL_KERNEL_STYLE: ignoring \"%s\" (cpu or gpu)", v);
+  return -1;
+}
+
+static void describe_for_kernels(struct ocl_device *dev) {
+  struct ocl_device_info *info = &dev->info;
+  cl_device_local_mem_type local_type = CL_GLOBAL;
+  int style = kernel_style_override();
+
+  info->ordinal = dev->ordinal;
+  info->is_cpu = (dev->type & CL_DEVICE_TYPE_CPU) != 0;
+  info->cpu_shape = style < 0 ? info->is_cpu : style == 1;
+  info->has_fp16 = dev->has_fp16;
+  info->has_fp64 = dev->has_fp64;
+  info->compute_units = dev->compute_units ? dev->compute_units : 1;
+  info->max_work_group_size =
+      dev->max_work_group_size ? dev->max_work_group_size : 1;
+  read_info(dev->id, CL_DEVICE_LOCAL_MEM_SIZE, &info->local_mem_size,
+            sizeof info->local_mem_size);
+  read_info(dev->id, CL_DEVICE_LOCAL_MEM_TYPE, &local_type, sizeof local_type);
+  info->dedicated_local_mem = local_type == CL_LOCAL;
+}
+
 static void describe(struct ocl_device *dev) {
   char *extensions = NULL;
   size_t size = 0;
@@ -175,6 +207,7 @@ static void describe(struct ocl_device *dev) {
   }
   free(extensions);
   apply_memory_limit(dev);
+  describe_for_kernels(dev);
 }
 
 /* Fills g from the ICD loader. Returns a reason when no device could be
@@ -313,7 +346,7 @@ bool ocl_device_open(struct ocl_device *dev, TF_Status *status) {
   bool ok = false;
 
   pthread_mutex_lock(&dev->init_lock);
-  if (dev->ready) {
+  if (atomic_load_explicit(&dev->ready, memory_order_acquire)) {
     pthread_mutex_unlock(&dev->init_lock);
     return true;
   }
@@ -323,8 +356,12 @@ bool ocl_device_open(struct ocl_device *dev, TF_Status *status) {
                                    NULL, &err);
   pthread_mutex_unlock(&ctx->lock);
   OCL_CHECK(err, status, "clCreateContext");
+  /* Profiling on (every queue of the plugin): a profile can start at any
+   * time (plugin/profiler). */
+  const cl_queue_properties profiled[] = {CL_QUEUE_PROPERTIES,
+                                          CL_QUEUE_PROFILING_ENABLE, 0};
   dev->service_queue = clCreateCommandQueueWithProperties(ctx->context, dev->id,
-                                                          NULL, &err);
+                                                          profiled, &err);
   OCL_CHECK(err, status, "clCreateCommandQueueWithProperties");
   /* Twice the device memory, rounded up to 1 GiB: room for fragmentation;
    * MAP_NORESERVE costs nothing until touched, and nothing is touched. */
@@ -335,7 +372,7 @@ bool ocl_device_open(struct ocl_device *dev, TF_Status *status) {
                    (unsigned long long)dev->global_mem_size * 2, dev->ordinal);
     goto fail_queue;
   }
-  dev->ready = true;
+  atomic_store_explicit(&dev->ready, true, memory_order_release);
   ok = true;
   goto out;
 fail_queue:
@@ -348,12 +385,14 @@ out:
 }
 
 void ocl_devices_teardown(void) {
+  /* Recorded profiling events reference the queues. */
+  ocl_profiler_teardown();
   /* cl_kernels of the families reference the programs: they go first. */
   ocl_kernel_cache_clear();
   pthread_mutex_lock(&g.lock);
   for (int i = 0; i < g.count; i++) {
     struct ocl_device *dev = &g.devices[i];
-    if (dev->ready) {
+    if (atomic_load_explicit(&dev->ready, memory_order_acquire)) {
       ocl_memory_teardown(dev);
       ocl_address_map_finish(&dev->map);
       clReleaseCommandQueue(dev->service_queue);

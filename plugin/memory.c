@@ -215,7 +215,7 @@ struct ocl_device *ocl_address_owner(const void *address, cl_mem *buffer,
 
   for (int i = 0; i < n; i++) {
     struct ocl_device *dev = ocl_device_get(i);
-    if (dev && dev->ready &&
+    if (dev && atomic_load_explicit(&dev->ready, memory_order_acquire) &&
         ocl_address_map_lookup(&dev->map, (uintptr_t)address, buffer, offset,
                                left))
       return dev;

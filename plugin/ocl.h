@@ -38,6 +38,7 @@
 #define TFOCL_PLUGIN_OCL_H_
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,7 @@
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/tf_status.h"
 
+#include "device_info.h"
 #include "tf_api.h"
 
 #define OCL_EXPORT __attribute__((visibility("default")))
@@ -67,7 +69,9 @@ void ocl_trace_printf(const char *file, int line, const char *fmt, ...)
       ocl_trace_printf(__FILE__, __LINE__, __VA_ARGS__); \
   } while (0)
 /* The one line the plugin prints without TFOCL_TRACE: why it offers no
- * devices or registers no kernels. Printed at most once per process. */
+ * devices or registers no kernels. Printed at most once per process. (The
+ * graph optimizer has one more, also once: the first graph it had to hand
+ * back unchanged, graph/init.c.) */
 void ocl_report_unusable(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
@@ -97,26 +101,33 @@ void ocl_set_ok(TF_Status *status);
 
 /* ---- Address map (address_map.c; contract 1) --------------------------- */
 
-/* One allocation: a range of fake device addresses backed by one cl_mem. */
-struct ocl_mapping {
-  uintptr_t start;  /* first address, OCL_ADDRESS_ALIGN aligned */
-  uint64_t span;    /* reserved bytes (bytes rounded up) */
-  uint64_t bytes;   /* bytes the caller asked for */
-  cl_mem mem;       /* owned */
-};
-
 /* Ranges are handed out at this alignment (>= 256 B, as TensorFlow's Eigen
  * maps expect; a page keeps a stray host access inside PROT_NONE pages). */
 #define OCL_ADDRESS_ALIGN 4096u
 
-/* A PROT_NONE reservation of fake addresses with a sorted interval array. */
+struct ocl_range; /* address_map.c */
+
+/* Free ranges are kept by size class: a power of two split in 8. */
+#define OCL_MAP_SUB_BITS 3
+#define OCL_MAP_SUBCLASSES (1 << OCL_MAP_SUB_BITS)
+
+/* A PROT_NONE reservation of fake addresses carved into ranges: insert and
+ * remove O(1) in the live ranges, lookup O(1) and lock-free
+ * (address_map.c). `lock` serialises inserts and removes. */
 struct ocl_address_map {
   pthread_rwlock_t lock;
   void *base;
   uint64_t size;
-  struct ocl_mapping *items; /* sorted by start, disjoint */
-  size_t count;
-  size_t capacity;
+  struct ocl_range *ranges; /* every range, in address order */
+  struct ocl_range *free_lists[64 * OCL_MAP_SUBCLASSES];
+  uint8_t free_sub[64];  /* bit s: free_lists[8 * class + s] not empty */
+  uint64_t free_classes; /* bit c: free_sub[c] != 0 */
+  struct ocl_range *spare; /* recycled range records */
+  /* Per 2 MiB chunk: a range covering it (tagged) or a leaf of 512 range
+   * pointers, one per 4 KiB page. */
+  _Atomic(uintptr_t) *chunks;
+  uint64_t num_chunks;
+  size_t count; /* used ranges */
 };
 
 /* Reserves `size` bytes of address space. False if mmap fails. */
@@ -172,10 +183,14 @@ struct ocl_device {
   bool has_fp16;
   bool has_fp64;
   bool host_unified_memory;
+  /* What the kernel families see of the device (kernels/runtime.h). */
+  struct ocl_device_info info;
 
-  /* Made by ocl_device_open under init_lock, released at teardown. */
+  /* Made by ocl_device_open under init_lock, released at teardown.
+   * `ready` is read without the lock (address lookups of every device):
+   * set with release once all of it is made, read with acquire. */
   pthread_mutex_t init_lock;
-  bool ready;
+  _Atomic bool ready;
   cl_command_queue service_queue; /* sync copies and host-memory maps */
   struct ocl_address_map map;
 
@@ -460,6 +475,14 @@ void ocl_program_cache_destroy(struct ocl_program_cache *cache);
 /* Registers every kernel family (TF_InitKernel, after the TF API was
  * resolved). */
 void ocl_register_kernels(void);
+/* Whether a kernel for `op` on OPENCL was registered whose type
+ * constraints admit `dtype`: a registration named "<op>_OPENCL" (no type
+ * constraint) or "<op>_OPENCL_<n>[_<n>...]" with dtype among the numbers,
+ * as ocl_register_kernel names them. Thread-safe. */
+bool ocl_kernel_registered(const char *op, TF_DataType dtype);
+/* The kernels the graph optimizer needs from the plugin (graph/init.c),
+ * registered after the families. */
+void ocl_graph_register_kernels(void);
 /* Defined by the kernel families (kernels/kernel_families.c, launch.c):
  * registers every family (called by ocl_register_kernels), and releases
  * the families' cl_kernel cache (called at teardown, before the programs

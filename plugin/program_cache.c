@@ -136,7 +136,8 @@ cl_program ocl_program_get(struct ocl_device *dev, const char *family_name,
   cl_program program;
 
   ocl_set_ok(status);
-  if (!dev || !dev->ready || !family_name || !source) {
+  if (!dev || !atomic_load_explicit(&dev->ready, memory_order_acquire) ||
+      !family_name || !source) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
                    "ocl_program_get: no device, family or source");
     return NULL;

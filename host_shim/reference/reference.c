@@ -103,6 +103,8 @@ double ref_round_to(TF_DataType dtype, double v)
     return isnan(v) ? 0 : (double)(uint16_t)(int64_t)v;
   case TF_UINT32:
     return isnan(v) ? 0 : (double)(uint32_t)(int64_t)v;
+  case TF_UINT64:
+    return isnan(v) ? 0 : v < 0 ? (double)(uint64_t)(int64_t)v : v;
   case TF_BFLOAT16:
     return bfloat16_to_float(float_to_bfloat16((float)v));
   default:
@@ -286,7 +288,8 @@ static double random_value(uint64_t *state, TF_DataType dtype,
     int64_t lo = -10, hi = 10;
     if (domain == REF_POSITIVE)
       lo = 1;
-    if (dtype == TF_UINT8)
+    if (dtype == TF_UINT8 || dtype == TF_UINT16 || dtype == TF_UINT32 ||
+        dtype == TF_UINT64)
       lo = lo < 0 ? 0 : lo;
     int64_t v = lo + (int64_t)(u * (double)(hi - lo + 1));
     if (domain == REF_NONZERO && v == 0)

@@ -96,7 +96,9 @@ START_TEST(address_map_intervals) {
   cl_mem mem;
   size_t offset;
   uint64_t left, bytes;
+  /* The reservation is whole 2 MiB chunks of the page table. */
   ck_assert(ocl_address_map_init(&map, 1 << 20));
+  ck_assert_uint_eq(map.size, 2 << 20);
   /* Fake cl_mem handles: the map never calls OpenCL on them here. */
   uintptr_t a = ocl_address_map_insert(&map, 100, (cl_mem)0x1);
   uintptr_t b = ocl_address_map_insert(&map, 5000, (cl_mem)0x2);
@@ -115,15 +117,97 @@ START_TEST(address_map_intervals) {
   ck_assert_ptr_eq(ocl_address_map_remove(&map, b, &bytes), (cl_mem)0x2);
   ck_assert_uint_eq(bytes, 5000);
   ck_assert(!ocl_address_map_lookup(&map, b, NULL, NULL, NULL));
-  ck_assert_uint_eq(ocl_address_map_insert(&map, 8192, (cl_mem)0x4), b);
+  /* b's range (5000 bytes + 1, in pages: 8192) is reused for anything that
+   * fits it, end address included. */
+  ck_assert_uint_eq(ocl_address_map_insert(&map, 8191, (cl_mem)0x4), b);
+  ck_assert(ocl_address_map_lookup(&map, b + 8191, &mem, &offset, &left));
+  ck_assert_ptr_eq(mem, (cl_mem)0x4);
+  ck_assert_uint_eq(left, 0);
   ck_assert_uint_eq(ocl_address_map_insert(&map, 2 << 20, (cl_mem)0x5), 0);
-  /* Full: first fit still finds the tail gap for small ones. */
+  ck_assert(!ocl_address_map_lookup(&map, (uintptr_t)map.base + map.size,
+                                    NULL, NULL, NULL));
   ck_assert_ptr_eq(ocl_address_map_remove(&map, a, NULL), (cl_mem)0x1);
   ck_assert_ptr_eq(ocl_address_map_remove(&map, b, NULL), (cl_mem)0x4);
   ck_assert_ptr_eq(ocl_address_map_remove(&map, c, NULL), (cl_mem)0x3);
-  ck_assert_uint_eq(ocl_address_map_largest_free(&map), 1 << 20);
+  ck_assert_uint_eq(ocl_address_map_largest_free(&map), 2 << 20);
+  /* A range over whole chunks resolves through the chunk table. */
+  uintptr_t big = ocl_address_map_insert(&map, (2 << 20) - 1, (cl_mem)0x6);
+  ck_assert_uint_eq(big, (uintptr_t)map.base);
+  ck_assert(ocl_address_map_lookup(&map, big + 1234567, &mem, &offset, NULL));
+  ck_assert_ptr_eq(mem, (cl_mem)0x6);
+  ck_assert_ptr_eq(ocl_address_map_remove(&map, big, NULL), (cl_mem)0x6);
+  ck_assert(!ocl_address_map_lookup(&map, big, NULL, NULL, NULL));
   ocl_address_map_finish(&map);
   ocl_address_map_finish(&map); /* zeroed: no-op */
+}
+END_TEST
+
+/* Random inserts and removes against a plain list of what should be live:
+ * every live allocation resolves (start, interior, end), freed ones do not,
+ * ranges never overlap, and once all are freed the space is whole again. */
+START_TEST(address_map_random) {
+  enum { SLOTS = 300, STEPS = 20000 };
+  static uintptr_t start[SLOTS];
+  static uint64_t size[SLOTS];
+  struct ocl_address_map map;
+  unsigned seed = 12345;
+  ck_assert(ocl_address_map_init(&map, 256u << 20));
+  memset(start, 0, sizeof(start));
+  for (int step = 0; step < STEPS; step++) {
+    seed = seed * 1103515245u + 12345u;
+    int i = (int)((seed >> 8) % SLOTS);
+    if (start[i]) {
+      uint64_t bytes = 0;
+      ck_assert_ptr_eq(ocl_address_map_remove(&map, start[i], &bytes),
+                       (cl_mem)(uintptr_t)(i + 1));
+      ck_assert_uint_eq(bytes, size[i]);
+      ck_assert(!ocl_address_map_lookup(&map, start[i], NULL, NULL, NULL) ||
+                /* a neighbour may now start there */
+                ocl_address_map_lookup(&map, start[i], NULL, NULL, NULL));
+      start[i] = 0;
+      continue;
+    }
+    seed = seed * 1103515245u + 12345u;
+    /* Mostly small, sometimes up to 5 MiB (whole 2 MiB chunks), sometimes
+     * exact pages. */
+    uint64_t bytes = (seed >> 4) % 8 == 0 ? 1 + (seed >> 8) % (5u << 20)
+                     : (seed >> 4) % 8 == 1 ? 4096u * (1 + (seed >> 12) % 4)
+                                            : 1 + (seed >> 8) % 5000;
+    uintptr_t at = ocl_address_map_insert(&map, bytes, (cl_mem)(uintptr_t)(i + 1));
+    ck_assert_msg(at != 0, "step %d: no room for %llu bytes", step,
+                  (unsigned long long)bytes);
+    ck_assert_uint_eq(at % OCL_ADDRESS_ALIGN, 0);
+    start[i] = at;
+    size[i] = bytes;
+    /* Every live allocation still resolves to itself at both ends. */
+    if (step % 997 == 0) {
+      for (int k = 0; k < SLOTS; k++) {
+        cl_mem mem;
+        size_t offset;
+        uint64_t left;
+        if (!start[k])
+          continue;
+        ck_assert(ocl_address_map_lookup(&map, start[k] + size[k], &mem,
+                                         &offset, &left));
+        ck_assert_ptr_eq(mem, (cl_mem)(uintptr_t)(k + 1));
+        ck_assert_uint_eq(offset, size[k]);
+        ck_assert_uint_eq(left, 0);
+        ck_assert(ocl_address_map_lookup(&map, start[k] + size[k] / 2, &mem,
+                                         &offset, NULL));
+        ck_assert_ptr_eq(mem, (cl_mem)(uintptr_t)(k + 1));
+        for (int j = k + 1; j < SLOTS; j++)
+          ck_assert(!start[j] || start[j] + size[j] < start[k] ||
+                    start[k] + size[k] < start[j]);
+      }
+    }
+  }
+  for (int i = 0; i < SLOTS; i++)
+    if (start[i])
+      ck_assert_ptr_eq(ocl_address_map_remove(&map, start[i], NULL),
+                       (cl_mem)(uintptr_t)(i + 1));
+  ck_assert_uint_eq(map.count, 0);
+  ck_assert_uint_eq(ocl_address_map_largest_free(&map), 256u << 20);
+  ocl_address_map_finish(&map);
 }
 END_TEST
 
@@ -199,6 +283,7 @@ static Suite *internals_suite(void) {
   tcase_add_test(tc, program_cache_build_failure);
   tcase_add_test(tc, program_cache_threads);
   tcase_add_test(tc, address_map_intervals);
+  tcase_add_test(tc, address_map_random);
   tcase_add_test(tc, cl_error_path);
   tcase_add_test(tc, unknown_abi_gives_zero_devices);
   tcase_add_test(tc, smaller_core_struct_not_overrun);
