@@ -144,7 +144,6 @@ def test_function_on_both_devices(result):
     assert r["ok"], r
 
 
-@pytest.mark.variables
 def test_mirrored_strategy_trains_like_cpu(result):
     r = result["mirrored"]
     assert r["replicas"] == 2, r
