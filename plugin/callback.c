@@ -9,7 +9,9 @@
  * blocking or enqueueing is not allowed. The worker runs ready records in
  * FIFO order with a new TF_Status, records a non-OK status on the stream
  * and opens the gate. No thread waits inside a driver call (NVIDIA's
- * clWaitForEvents spins a core).
+ * clWaitForEvents spins a core), except on a driver that runs queued work
+ * only inside its own waits (Oclgrind): there the worker waits for the
+ * marker in the driver, which runs the queue up to it.
  * Deadlock-free: a record only waits for work enqueued before it, and FIFO
  * order per stream keeps every earlier callback ahead of it. */
 #include <stdlib.h>
@@ -155,10 +157,12 @@ TF_Bool ocl_host_callback(const SP_Device *device, SP_Stream stream,
                           SE_StatusCallbackFn callback_fn, void *callback_arg) {
   struct ocl_callback_worker *w;
   struct ocl_callback *cb;
+  bool driver_only;
   cl_int err;
 
   if (!stream || !callback_fn) return 0;
   if (!ocl_stream_live(device, stream, "host_callback", NULL)) return 0;
+  driver_only = ocl_host_wait_kind(stream->dev) == OCL_HOST_WAIT_DRIVER_ONLY;
   pthread_mutex_lock(&stream->lock);
   if (!stream->worker) stream->worker = worker_create(stream);
   w = stream->worker;
@@ -177,17 +181,18 @@ TF_Bool ocl_host_callback(const SP_Device *device, SP_Stream stream,
   if (err != CL_SUCCESS) goto fail_gate;
   err = clEnqueueBarrierWithWaitList(stream->queue, 1, &cb->gate, NULL);
   if (err != CL_SUCCESS) goto fail_marker;
-  /* The marker must reach the device for its callback to come. */
-  clFlush(stream->queue);
   /* Set before the record is queued: it may run at once (or on a driver
    * thread any time) and then only marks the record, which the worker
    * cannot take before it is queued. */
-  err = clSetEventCallback(cb->marker, CL_COMPLETE, marker_done, cb);
+  if (driver_only)
+    err = CL_INVALID_OPERATION; /* its work runs only inside its waits */
+  else
+    err = clSetEventCallback(cb->marker, CL_COMPLETE, marker_done, cb);
   pthread_mutex_lock(&w->lock);
   if (err != CL_SUCCESS) {
     /* The barrier is in: the callback must still run. The worker waits
      * for the marker itself. */
-    OCL_TRACE("host_callback: clSetEventCallback: %s: waiting on the host",
+    OCL_TRACE("host_callback: no event callback (%s): waiting on the host",
               ocl_cl_error_name(err));
     cb->wait_on_host = true;
     cb->ready = true;
@@ -200,6 +205,11 @@ TF_Bool ocl_host_callback(const SP_Device *device, SP_Stream stream,
   pthread_cond_signal(&w->wake);
   pthread_mutex_unlock(&w->lock);
   pthread_mutex_unlock(&w->order);
+  /* The marker must reach the device for its callback to come. Not where
+   * the driver runs work only inside its waits: Oclgrind's clFlush runs
+   * the queue on this thread, into the gate that only the callback opens;
+   * there the worker's own wait runs the queue up to the marker. */
+  if (!driver_only) clFlush(stream->queue);
   return 1;
 fail_marker:
   clReleaseEvent(cb->marker);

@@ -69,23 +69,24 @@ enum ocl_host_wait ocl_host_wait_kind(struct ocl_device *dev) {
   if (kind) return (enum ocl_host_wait)kind;
   /* Decided the same way by any thread that gets here first. */
   env = getenv("TFOCL_HOST_WAIT");
-  if (env && strcmp(env, "callback") == 0)
+  clGetPlatformInfo(dev->ctx->platform, CL_PLATFORM_NAME, sizeof name - 1,
+                    name, NULL);
+  if (strstr(name, "Oclgrind"))
+    kind = OCL_HOST_WAIT_DRIVER_ONLY;
+  else if (env && strcmp(env, "callback") == 0)
     kind = OCL_HOST_WAIT_CALLBACK;
   else if (env && strcmp(env, "driver") == 0)
     kind = OCL_HOST_WAIT_DRIVER;
-  else {
+  else
     /* PoCL's clFinish and clWaitForEvents sleep on condition variables,
      * and clFinish of an idle queue returns at once: TensorFlow's
      * synchronize_all_activity after every step costs ~1 us there, against
      * ~150-300 us for markers and callbacks on a loaded 2-core host. */
-    clGetPlatformInfo(dev->ctx->platform, CL_PLATFORM_NAME, sizeof name - 1,
-                      name, NULL);
     kind = strstr(name, "Portable Computing Language") ? OCL_HOST_WAIT_DRIVER
                                                        : OCL_HOST_WAIT_CALLBACK;
-  }
   __atomic_store_n(&dev->host_wait, kind, __ATOMIC_RELAXED);
   OCL_TRACE("device %d: host waits by %s", dev->ordinal,
-            kind == OCL_HOST_WAIT_DRIVER ? "the driver" : "event callbacks");
+            kind == OCL_HOST_WAIT_CALLBACK ? "event callbacks" : "the driver");
   return (enum ocl_host_wait)kind;
 }
 
@@ -147,7 +148,7 @@ cl_int ocl_finish_queue(struct ocl_device *dev, cl_command_queue q,
   cl_int err;
 
   if (exec_status) *exec_status = CL_COMPLETE;
-  if (ocl_host_wait_kind(dev) == OCL_HOST_WAIT_DRIVER) {
+  if (ocl_host_wait_kind(dev) != OCL_HOST_WAIT_CALLBACK) {
     err = clFinish(q);
     if (err != CL_SUCCESS && call) *call = "clFinish";
     return err;
@@ -174,19 +175,22 @@ static void CL_CALLBACK relay_signal(cl_event event, cl_int exec_status,
   clReleaseEvent(user);
 }
 
-cl_int ocl_enqueue_wait_for(cl_command_queue q, const struct ocl_context *ctx,
-                            cl_event event, const struct ocl_context *event_ctx,
+cl_int ocl_enqueue_wait_for(cl_command_queue q, struct ocl_device *q_dev,
+                            cl_event event, struct ocl_device *event_dev,
                             const char **call) {
   cl_event user;
   cl_int err, exec_status;
 
-  if (ctx == event_ctx) {
+  if (q_dev->ctx == event_dev->ctx) {
     *call = "clEnqueueBarrierWithWaitList";
     return clEnqueueBarrierWithWaitList(q, 1, &event, NULL);
   }
+  /* Nobody would run the other queue's work but a wait on it. */
+  if (ocl_host_wait_kind(event_dev) == OCL_HOST_WAIT_DRIVER_ONLY)
+    return ocl_wait_event(event_dev, NULL, event, &exec_status, call);
   /* A queue only waits for events of its own context: a user event of
-   * ctx stands in, completed when `event` is (no host thread waits). */
-  user = clCreateUserEvent(ctx->context, &err);
+   * q_dev's stands in, completed when `event` is (no host thread waits). */
+  user = clCreateUserEvent(q_dev->ctx->context, &err);
   if (err != CL_SUCCESS) {
     *call = "clCreateUserEvent";
     return err;
@@ -199,7 +203,7 @@ cl_int ocl_enqueue_wait_for(cl_command_queue q, const struct ocl_context *ctx,
     clSetUserEventStatus(user, CL_COMPLETE);
     clReleaseEvent(user);
     clReleaseEvent(user);
-    return ocl_wait_event(NULL, NULL, event, &exec_status, call);
+    return ocl_wait_event(event_dev, NULL, event, &exec_status, call);
   }
   *call = "clEnqueueBarrierWithWaitList";
   err = clEnqueueBarrierWithWaitList(q, 1, &user, NULL);
@@ -313,8 +317,8 @@ void ocl_wait_for_event(const SP_Device *const device, SP_Stream stream,
   if (!ocl_stream_live(device, stream, "wait_for_event", status)) return;
   marker = take_marker(event, &recorded_on);
   if (!marker) goto out;
-  OCL_CHECK(ocl_enqueue_wait_for(stream->queue, stream->dev->ctx, marker,
-                                 recorded_on->dev->ctx, &call),
+  OCL_CHECK(ocl_enqueue_wait_for(stream->queue, stream->dev, marker,
+                                 recorded_on->dev, &call),
             status, call);
 fail:
   clReleaseEvent(marker);

@@ -369,13 +369,17 @@ void ocl_block_host_for_event(const SP_Device *device, SP_Event event,
  * sleeps on a condition variable that a CL_COMPLETE event callback signals
  * (the callback does nothing else). */
 
-/* The two ways to sleep until device work is done. Drivers whose own waits
+/* How the host sleeps until device work is done. Drivers whose own waits
  * sleep (PoCL: condition variables; clFinish of an idle queue costs
  * nothing) keep them; every other driver (NVIDIA's spin) gets the event
- * callback. TFOCL_HOST_WAIT=callback|driver overrides (tests, diagnosis). */
+ * callback. Oclgrind runs queued work only inside its own waits (no
+ * thread of its own), so there every wait is the driver's, even the
+ * host-callback worker's and a cross-context relay's. TFOCL_HOST_WAIT=
+ * callback|driver overrides the first two (tests, diagnosis). */
 enum ocl_host_wait {
   OCL_HOST_WAIT_CALLBACK = 1, /* CL_COMPLETE callback + condition variable */
   OCL_HOST_WAIT_DRIVER = 2,   /* clFinish / clWaitForEvents */
+  OCL_HOST_WAIT_DRIVER_ONLY = 3, /* as DRIVER, and no event callbacks */
 };
 /* dev's mechanism (decided once per device). */
 enum ocl_host_wait ocl_host_wait_kind(struct ocl_device *dev);
@@ -393,13 +397,14 @@ cl_int ocl_wait_event(struct ocl_device *dev, cl_command_queue flush,
  * results (a failed command shows in *exec_status with the marker only). */
 cl_int ocl_finish_queue(struct ocl_device *dev, cl_command_queue q,
                         cl_int *exec_status, const char **call);
-/* Makes work enqueued on q (a queue of ctx) after this wait for `event`, a
- * submitted (flushed) event of event_ctx. One context: a barrier. Across
- * contexts: a barrier on a user event of ctx that an event callback of
- * `event` completes (with its status), so no host thread waits; if the
- * driver refuses the callback, the host waits here instead. */
-cl_int ocl_enqueue_wait_for(cl_command_queue q, const struct ocl_context *ctx,
-                            cl_event event, const struct ocl_context *event_ctx,
+/* Makes work enqueued on q (a queue of q_dev) after this wait for `event`,
+ * a submitted (flushed) event of event_dev. One cl_context: a barrier.
+ * Across contexts: a barrier on a user event of q_dev's context that an
+ * event callback of `event` completes (with its status), so no host thread
+ * waits; the host waits here instead if the driver refuses the callback or
+ * event_dev's driver runs work only inside its own waits. */
+cl_int ocl_enqueue_wait_for(cl_command_queue q, struct ocl_device *q_dev,
+                            cl_event event, struct ocl_device *event_dev,
                             const char **call);
 
 /* ---- Timers (timer.c; TensorFlow no longer calls them) ----------------- */

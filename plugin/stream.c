@@ -169,8 +169,8 @@ void ocl_create_stream_dependency(const SP_Device *device, SP_Stream dependent,
             "clEnqueueMarkerWithWaitList");
   /* A cross-queue wait needs the marker submitted. */
   OCL_CHECK(clFlush(other->queue), status, "clFlush");
-  OCL_CHECK(ocl_enqueue_wait_for(dependent->queue, dependent->dev->ctx, marker,
-                                 other->dev->ctx, &call),
+  OCL_CHECK(ocl_enqueue_wait_for(dependent->queue, dependent->dev, marker,
+                                 other->dev, &call),
             status, call);
 fail:
   if (marker) clReleaseEvent(marker);
@@ -246,7 +246,7 @@ cl_int ocl_service_queue_after_streams(struct ocl_device *dev,
   size_t n = 0, count = 0;
   cl_int err = CL_SUCCESS;
 
-  if (ocl_host_wait_kind(dev) == OCL_HOST_WAIT_DRIVER)
+  if (ocl_host_wait_kind(dev) != OCL_HOST_WAIT_CALLBACK)
     return finish_streams(dev, call);
   /* Markers are enqueued under the lock (enqueueing never blocks), so no
    * stream can be destroyed meanwhile. */
