@@ -147,15 +147,9 @@ def test_function_on_both_devices(result):
 def test_mirrored_strategy_trains_like_cpu(result):
     r = result["mirrored"]
     assert r["replicas"] == 2, r
-    if "input forwarding required" in r.get("error", ""):
-        # The ring all-reduce runs its merge op (Add) in a sub-context that
-        # requires output 0 to be forwarded from input 0; the plugin's
-        # binary kernels (kernels/binary.c) allocate their output instead
-        # of calling TF_ForwardInputOrAllocateOutput.
-        line = next(ln for ln in r["error"].splitlines() if "input forwarding" in ln)
-        pytest.xfail("kernels/binary.c: Add must forward its input "
-                     "(TF_ForwardInputOrAllocateOutput) for the ring all-reduce: "
-                     + line.strip()[:200])
+    # The ring all-reduce runs its merge op (Add) in a sub-context that
+    # requires output 0 to be forwarded from input 0 (kernels/binary.c's
+    # TF_ForwardInputOrAllocateOutput).
     assert "error" not in r, r["error"]
     assert len(r["loss"]) == EPOCHS and len(r["cpu_loss"]) == EPOCHS, r
     # Same weights, same batches (each split over the two replicas, the
