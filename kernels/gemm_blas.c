@@ -5,10 +5,20 @@
  * thread that enqueues: as an OpenCL native kernel (clEnqueueNativeKernel,
  * where the device reports CL_EXEC_NATIVE_KERNEL, as PoCL does), which the
  * in-order queue runs after the work before it and before the work after
- * it, handing it the host addresses of its buffers. Devices without native
- * kernels use our own kernel instead: a host callback (the plugin's
- * callback worker) would serve too, but it belongs to the stream layer and
- * gains nothing over our kernel where native kernels are missing.
+ * it. Devices without native kernels use our own kernel instead: a host
+ * callback (the plugin's callback worker) would serve too, but it belongs
+ * to the stream layer and gains nothing over our kernel where native
+ * kernels are missing.
+ *
+ * The operands reach the native kernel as mapped regions (non-blocking
+ * clEnqueueMapBuffer before it, unmaps after), not through the native
+ * kernel's own memory-object list: PoCL 3.1 hands that list's buffers over
+ * as whatever device copy exists when the command is enqueued, without
+ * the migration its kernels get, so the BLAS read stale inputs and its
+ * output never became the buffer's content (wrong products in TensorFlow,
+ * where copies are asynchronous). A map is the command whose pointer is
+ * the buffer's current content once it has run; on a CPU device it is
+ * zero-copy (~25 us), which the size classes where this path wins absorb.
  *
  * The library is Debian's OpenBLAS (libopenblas.so.0), else whatever
  * libblas.so.3 is (the reference BLAS where nothing better is installed:
@@ -55,10 +65,9 @@ static void blas_load(void)
 
 /* What the native kernel receives (a copy, made at enqueue). */
 struct blas_job {
-  /* cl_mem at enqueue; the runtime replaces them with the buffers' host
-   * addresses (mem_list / args_mem_loc). */
-  void *a, *b, *c;
-  size_t a_off, b_off, c_off; /* bytes */
+  /* The mapped operands, valid once the maps before the kernel have run. */
+  const float *a, *b;
+  float *c;
   int m, n, k, lda, ldb;
   int ta, tb;
   int64_t batches;
@@ -69,9 +78,8 @@ struct blas_job {
 static void CL_CALLBACK blas_native(void *args)
 {
   const struct blas_job *j = args;
-  const float *a = (const float *)((const char *)j->a + j->a_off);
-  const float *b = (const float *)((const char *)j->b + j->b_off);
-  float *c = (float *)((char *)j->c + j->c_off);
+  const float *a = j->a, *b = j->b;
+  float *c = j->c;
   size_t mn = (size_t)j->m * (size_t)j->n;
   for (int64_t i = 0; i < j->batches; i++) {
     int64_t rem = i, ao = 0, bo = 0;
@@ -100,41 +108,76 @@ bool gemm_blas_usable(struct ocl_op *op, const struct gemm *g)
   return blas.sgemm != NULL;
 }
 
+/* The elements an operand's matrices span from its first: the furthest
+ * matrix (largest index in each batch dim) plus one matrix. */
+static size_t span(const struct gemm *g, const int64_t *bstride,
+                   int64_t matrix)
+{
+  int64_t last = 0;
+  for (int d = 0; d < g->brank; d++)
+    last += (g->bdims[d] - 1) * bstride[d];
+  return (size_t)((last + 1) * matrix);
+}
+
 bool gemm_blas_run(struct ocl_op *op, const struct gemm *g)
 {
-  struct ocl_buffer a, b, c;
-  if (!ocl_op_buffer(op, g->a, 0, ocl_tf.TensorByteSize(g->a), &a) ||
-      !ocl_op_buffer(op, g->b, 0, ocl_tf.TensorByteSize(g->b), &b) ||
-      !ocl_op_buffer(op, g->c, 0, ocl_tf.TensorByteSize(g->c), &c))
-    return false;
-  struct blas_job job;
-  memset(&job, 0, sizeof(job));
-  job.a = a.mem;
-  job.b = b.mem;
-  job.c = c.mem;
-  job.a_off = a.offset + (size_t)g->a_off * sizeof(float);
-  job.b_off = b.offset + (size_t)g->b_off * sizeof(float);
-  job.c_off = c.offset + (size_t)g->c_off * sizeof(float);
-  job.m = (int)g->m;
-  job.n = (int)g->n;
-  job.k = (int)g->k;
-  job.lda = (int)(g->ta ? g->m : g->k);
-  job.ldb = (int)(g->tb ? g->k : g->n);
-  job.ta = g->ta;
-  job.tb = g->tb;
-  job.batches = g->batches;
-  gemm_batch_args_of(g, &job.batch);
-  job.sgemm = blas.sgemm;
-  cl_mem mems[3] = {a.mem, b.mem, c.mem};
-  const void *locs[3] = {&job.a, &job.b, &job.c};
-  /* A direct enqueue: runtime.h has no native kernels; this is their one
-   * user. */
-  cl_int err = clEnqueueNativeKernel(op->queue, blas_native, &job,
-                                     sizeof(job), 3, mems, locs, 0, NULL,
-                                     NULL);
+  size_t bytes[3] = {span(g, g->a_bstride, g->m * g->k) * sizeof(float),
+                     span(g, g->b_bstride, g->k * g->n) * sizeof(float),
+                     (size_t)(g->batches * g->m * g->n) * sizeof(float)};
+  const TF_Tensor *t[3] = {g->a, g->b, g->c};
+  const int64_t off[3] = {g->a_off, g->b_off, g->c_off};
+  const cl_map_flags flags[3] = {CL_MAP_READ, CL_MAP_READ,
+                                 CL_MAP_WRITE_INVALIDATE_REGION};
+  struct ocl_buffer buf[3];
+  void *ptr[3] = {NULL, NULL, NULL};
+  cl_int err = CL_SUCCESS;
+  const char *call = "clEnqueueMapBuffer";
+  int mapped = 0;
+
+  for (int i = 0; i < 3; i++)
+    if (!ocl_op_buffer(op, t[i], (size_t)off[i] * sizeof(float), bytes[i],
+                       &buf[i]))
+      return false;
+  /* Direct enqueues: runtime.h has no maps or native kernels; this is
+   * their one user. */
+  for (; mapped < 3 && err == CL_SUCCESS; mapped++) {
+    ptr[mapped] = clEnqueueMapBuffer(op->queue, buf[mapped].mem, CL_FALSE,
+                                     flags[mapped], buf[mapped].offset,
+                                     bytes[mapped], 0, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+      break;
+  }
+  if (err == CL_SUCCESS) {
+    struct blas_job job;
+    memset(&job, 0, sizeof(job));
+    job.a = ptr[0];
+    job.b = ptr[1];
+    job.c = ptr[2];
+    job.m = (int)g->m;
+    job.n = (int)g->n;
+    job.k = (int)g->k;
+    job.lda = (int)(g->ta ? g->m : g->k);
+    job.ldb = (int)(g->tb ? g->k : g->n);
+    job.ta = g->ta;
+    job.tb = g->tb;
+    job.batches = g->batches;
+    gemm_batch_args_of(g, &job.batch);
+    job.sgemm = blas.sgemm;
+    err = clEnqueueNativeKernel(op->queue, blas_native, &job, sizeof(job), 0,
+                                NULL, NULL, 0, NULL, NULL);
+    call = "clEnqueueNativeKernel";
+  }
+  /* Unmapped in any case: what was mapped must not stay mapped. */
+  for (int i = 0; i < mapped; i++) {
+    cl_int e = clEnqueueUnmapMemObject(op->queue, buf[i].mem, ptr[i], 0,
+                                       NULL, NULL);
+    if (err == CL_SUCCESS && e != CL_SUCCESS) {
+      err = e;
+      call = "clEnqueueUnmapMemObject";
+    }
+  }
   if (err != CL_SUCCESS)
-    return ocl_op_fail(op, TF_INTERNAL,
-                       "clEnqueueNativeKernel (host BLAS sgemm) failed: %d",
-                       (int)err);
+    return ocl_op_fail(op, TF_INTERNAL, "%s (host BLAS sgemm) failed: %d",
+                       call, (int)err);
   return true;
 }
