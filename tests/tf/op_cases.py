@@ -87,6 +87,9 @@ TOLERANCES = {
     "AvgPool": {np.float32: dict(rtol=1e-6, atol=1e-6), np.float16: dict(rtol=1e-3, atol=1e-3)},
     "AvgPoolGrad": {np.float32: dict(rtol=1e-6, atol=1e-6), np.float16: dict(rtol=1e-3, atol=1e-3)},
     "FusedBatchNormV3": _BN_TOL,
+    # Householder QR: sums of up to max(m, n) products per entry, in an
+    # order of its own on each side.
+    "Qr": {np.float32: dict(rtol=1e-4, atol=1e-4), np.float64: dict(rtol=1e-9, atol=1e-11)},
     "FusedBatchNormGradV3": _BN_TOL,
 }
 
@@ -487,6 +490,19 @@ def _fused_matmul(c):
 
 
 BUILDERS["_FusedMatMul"] = _fused_matmul
+
+
+# --- linalg -----------------------------------------------------------------
+def _qr(c):
+    # q and r are compared as they are: the OPENCL kernel follows LAPACK's
+    # sign convention, as TensorFlow's CPU kernel (Eigen's HouseholderQR)
+    # does, and random matrices are far from rank-deficient.
+    f = lambda full: (lambda x: raw.Qr(input=x, full_matrices=full))  # noqa: E731
+    return [(f"{shape} full={full}", f(full), [c.rand(*shape)])
+            for shape in [(4, 3), (3, 5), (2, 5, 5), (40, 33)] for full in (False, True)]
+
+
+BUILDERS["Qr"] = _qr
 
 
 # --- data movement ----------------------------------------------------------
