@@ -144,15 +144,16 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
    * below 32^3 multiply-adds, the packed one above; K = 300 spans two K
    * slices of the packed kernel). */
   add_case(out, o, dtype, D(1, 1), D(1, 1), false, false, ok);
-  /* Past every tile of the GPU kernels (128, 64, 32; K tiles of 16) with
-   * partial tiles in M, N and K, in each transpose combination. */
+  /* Whole and partial tiles of the GPU kernels (64 and 32; K tiles of 16;
+   * the 128 tile runs the same code on a partial tile), in each transpose
+   * combination. */
   for (int t = 0; t < 4; t++) {
     bool ta = t & 1, tb = t & 2;
-    int64_t xd[2] = {131, 37}, yd[2] = {37, 129};
+    int64_t xd[2] = {67, 37}, yd[2] = {37, 66};
     if (ta)
-      xd[0] = 37, xd[1] = 131;
+      xd[0] = 37, xd[1] = 67;
     if (tb)
-      yd[0] = 129, yd[1] = 37;
+      yd[0] = 66, yd[1] = 37;
     add_case(out, o, dtype, xd, 2, yd, 2, ta, tb, ok);
   }
   add_case(out, o, dtype, D(7, 5), D(5, 3), false, false, ok);
