@@ -29,6 +29,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gemm_internal.h"
@@ -43,7 +44,8 @@ enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
 static struct {
   pthread_once_t once;
   sgemm_fn sgemm;
-} blas = {.once = PTHREAD_ONCE_INIT};
+  char identity[96];
+} blas = {.once = PTHREAD_ONCE_INIT, .identity = "none"};
 
 static void blas_load(void)
 {
@@ -59,6 +61,24 @@ static void blas_load(void)
     }
     /* Object pointer to function pointer, as dlsym(3) documents. */
     memcpy(&blas.sgemm, &f, sizeof(blas.sgemm));
+    /* OpenBLAS's kernels (its core type: OPENBLAS_CORETYPE) and threads
+     * decide its speed. */
+    char *(*core)(void) = NULL;
+    int (*threads)(void) = NULL;
+    void *c = dlsym(h, "openblas_get_corename");
+    void *t = dlsym(h, "openblas_get_num_threads");
+    if (c != NULL)
+      memcpy(&core, &c, sizeof(core));
+    if (t != NULL)
+      memcpy(&threads, &t, sizeof(threads));
+    if (core != NULL && threads != NULL)
+      snprintf(blas.identity, sizeof(blas.identity), "%s %s %d", libs[i],
+               core(), threads());
+    else
+      snprintf(blas.identity, sizeof(blas.identity), "%s", libs[i]);
+    for (char *p = blas.identity; *p; p++)
+      if (*p == '\t' || *p == '\n')
+        *p = ' ';
     return; /* loaded for the process's life */
   }
 }
@@ -93,6 +113,12 @@ static void CL_CALLBACK blas_native(void *args)
              j->tb ? CBLAS_TRANS : CBLAS_NO_TRANS, j->m, j->n, j->k, 1.0f,
              a + ao, j->lda, b + bo, j->ldb, 0.0f, c + (size_t)i * mn, j->n);
   }
+}
+
+const char *gemm_blas_identity(void)
+{
+  pthread_once(&blas.once, blas_load);
+  return blas.identity;
 }
 
 bool gemm_blas_usable(struct ocl_op *op, const struct gemm *g)

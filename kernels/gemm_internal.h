@@ -84,11 +84,15 @@ typedef bool (*gemm_impl_fn)(struct ocl_op *op, const struct gemm *g);
  * choice remembered for g's size class on op's device, else measured now on
  * g itself (each candidate run once to warm up, then timed; g's output is
  * overwritten, so the caller runs the winner afterwards), remembered, and
- * appended to the cache file. TFOCL_GEMM_TUNE=0 skips measuring and the
- * cache: `fallback` then. Never fails: a candidate that fails while measured
- * is left out (its error cleared). */
+ * appended to the cache file. `host_libs` names the host libraries the
+ * candidates bring along (the host BLAS and how it runs: its speed is the
+ * process's, not the device's), "-" for none: part of the cache key.
+ * TFOCL_GEMM_TUNE=0 skips measuring and the cache: `fallback` then, which a
+ * measured candidate must also beat by 10 %. Never fails: a candidate that
+ * fails while measured is left out (its error cleared). */
 enum gemm_impl gemm_tune_pick(struct ocl_op *op, const struct gemm *g,
                               unsigned candidates, enum gemm_impl fallback,
+                              const char *host_libs,
                               const gemm_impl_fn impls[GEMM_NUM_IMPLS]);
 
 /* The device behind op's queue, and whether it runs native kernels
@@ -102,5 +106,8 @@ cl_device_id gemm_device_id(struct ocl_op *op, bool *native_kernels);
 bool gemm_blas_usable(struct ocl_op *op, const struct gemm *g);
 /* Enqueues g's product (without its epilogue) as a native kernel. */
 bool gemm_blas_run(struct ocl_op *op, const struct gemm *g);
+/* The loaded BLAS as the tuning cache knows it: library, core type and
+ * threads where it is OpenBLAS ("libopenblas.so.0 Haswell 2"). */
+const char *gemm_blas_identity(void);
 
 #endif /* TFOCL_KERNELS_GEMM_INTERNAL_H_ */

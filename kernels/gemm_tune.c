@@ -4,16 +4,19 @@
  * A size class buckets m, n and k (<= 16, 64, 256, 1024, more) and the
  * batch (1, <= 16, more), per dtype. On its first product the candidates
  * run on that product itself: each once untimed (program builds,
- * CLBlast's kernel compilation), then timed, the fastest of up to 5 runs
- * or ~5 ms each, whichever comes first; the product's output is simply
+ * CLBlast's kernel compilation), then timed in alternating rounds, up to 5
+ * while a round takes under 5 ms; the product's output is simply
  * overwritten by the winner's run that follows. That blocks the calling
- * thread for the measurement (clFinish): once per class and device, and a
- * few milliseconds at the sizes tests use.
+ * thread for the measurement (clFinish): once per class and device, a few
+ * milliseconds at the sizes tests use, two runs of each candidate at
+ * large ones.
  *
  * The cache file ($XDG_CACHE_HOME/tfocl/gemm-choices, else
  * ~/.cache/tfocl/gemm-choices) holds one line per decision, keyed by the
- * device's name and driver version and the class, so a new driver measures
- * again. It is read once per device and appended to; anything unreadable
+ * device's name and driver version, the host libraries a candidate brings
+ * (a host BLAS's speed follows the process's environment:
+ * OPENBLAS_CORETYPE, OPENBLAS_NUM_THREADS) and the class, so a new driver
+ * or library setting measures again. It is read once per device and appended to; anything unreadable
  * in it is ignored, and a cache that cannot be written costs only a
  * measurement per process. TFOCL_GEMM_TUNE=0 turns all of it off: no
  * measurement, no file, the caller's fallback (deterministic runs).
@@ -43,6 +46,7 @@ static const char *const impl_names[GEMM_NUM_IMPLS] = {"own", "clblast",
 struct tune_device {
   bool probed; /* id, native, name and driver read */
   bool loaded; /* the cache file's lines for it read */
+  char host_libs[96]; /* those it was loaded for */
   cl_device_id id;
   bool native_kernels;
   char name[128];
@@ -165,12 +169,14 @@ static void class_name(int cls, char *buf, size_t len)
 
 /* ---- The cache file ----------------------------------------------------------- */
 
-#define CACHE_MAGIC "tfocl-gemm-1"
+#define CACHE_MAGIC "tfocl-gemm-2"
+#define CACHE_FIELDS 6
 
 /* Caller holds tune.lock. */
-static void cache_load(struct tune_device *d)
+static void cache_load(struct tune_device *d, const char *host_libs)
 {
   d->loaded = true;
+  snprintf(d->host_libs, sizeof(d->host_libs), "%s", host_libs);
   if (tune.path[0] == '\0')
     return;
   FILE *f = fopen(tune.path, "r");
@@ -178,24 +184,26 @@ static void cache_load(struct tune_device *d)
     return;
   char line[512];
   while (fgets(line, sizeof(line), f) != NULL) {
-    char *fields[5];
+    char *fields[CACHE_FIELDS];
     char *save = NULL, *p = line;
     int n = 0;
     line[strcspn(line, "\n")] = '\0';
-    while (n < 5 && (fields[n] = strtok_r(p, "\t", &save)) != NULL) {
+    while (n < CACHE_FIELDS &&
+           (fields[n] = strtok_r(p, "\t", &save)) != NULL) {
       p = NULL;
       n++;
     }
-    if (n != 5 || strcmp(fields[0], CACHE_MAGIC) != 0 ||
-        strcmp(fields[1], d->name) != 0 || strcmp(fields[2], d->driver) != 0)
+    if (n != CACHE_FIELDS || strcmp(fields[0], CACHE_MAGIC) != 0 ||
+        strcmp(fields[1], d->name) != 0 || strcmp(fields[2], d->driver) != 0 ||
+        strcmp(fields[3], d->host_libs) != 0)
       continue;
     for (int cls = 0; cls < NUM_CLASSES; cls++) {
       char name[48];
       class_name(cls, name, sizeof(name));
-      if (strcmp(name, fields[3]) != 0)
+      if (strcmp(name, fields[4]) != 0)
         continue;
       for (int i = 0; i < GEMM_NUM_IMPLS; i++)
-        if (strcmp(impl_names[i], fields[4]) == 0)
+        if (strcmp(impl_names[i], fields[5]) == 0)
           atomic_store(&d->choice[cls], (unsigned char)(1 + i));
     }
   }
@@ -236,9 +244,10 @@ static void cache_append(const struct tune_device *d, int cls,
   char name[48];
   class_name(cls, name, sizeof(name));
   /* One short line per write: appends from several processes stay whole. */
-  char line[400];
-  int n = snprintf(line, sizeof(line), "%s\t%s\t%s\t%s\t%s\n", CACHE_MAGIC,
-                   d->name, d->driver, name, impl_names[impl]);
+  char line[512];
+  int n = snprintf(line, sizeof(line), "%s\t%s\t%s\t%s\t%s\t%s\n",
+                   CACHE_MAGIC, d->name, d->driver, d->host_libs, name,
+                   impl_names[impl]);
   if (n > 0 && (size_t)n < sizeof(line))
     fwrite(line, 1, (size_t)n, f);
   fclose(f);
@@ -268,37 +277,54 @@ static double timed_run(struct ocl_op *op, const struct gemm *g,
   return t;
 }
 
-/* The fastest candidate on g itself. */
+/* The fastest candidate on g itself: each warmed up, then timed in
+ * alternating rounds (a busy neighbour then slows every candidate alike),
+ * up to 5 rounds while a round stays under ~5 ms; the fastest run of each
+ * counts. A candidate displaces the fallback only when >= 10 % faster:
+ * noise must not trade a known-good default for an equal one. */
 static enum gemm_impl measure(struct ocl_op *op, const struct gemm *g,
                               unsigned candidates, enum gemm_impl fallback,
                               const gemm_impl_fn impls[GEMM_NUM_IMPLS])
 {
+  double best[GEMM_NUM_IMPLS];
   /* Whatever the stream holds before this product is not its time. */
   if (clFinish(op->queue) != CL_SUCCESS)
     return fallback;
-  double best_time = -1;
-  enum gemm_impl best = fallback;
   for (int i = 0; i < GEMM_NUM_IMPLS; i++) {
-    if (!(candidates & GEMM_IMPL_BIT(i)))
-      continue;
-    if (timed_run(op, g, impls[i]) < 0) /* warm-up */
-      continue;
-    double t = timed_run(op, g, impls[i]);
-    for (int r = 1; t >= 0 && r < 5 && t * (r + 1) < 5e-3; r++) {
-      double u = timed_run(op, g, impls[i]);
-      if (u >= 0 && u < t)
-        t = u;
-    }
-    if (t >= 0 && (best_time < 0 || t < best_time)) {
-      best_time = t;
-      best = (enum gemm_impl)i;
-    }
+    best[i] = -1;
+    if ((candidates & GEMM_IMPL_BIT(i)) && timed_run(op, g, impls[i]) >= 0)
+      best[i] = 1e30; /* warmed up: in the race */
   }
-  return best;
+  for (int round = 0; round < 5; round++) {
+    double round_time = 0;
+    for (int i = 0; i < GEMM_NUM_IMPLS; i++) {
+      if (best[i] < 0)
+        continue;
+      double t = timed_run(op, g, impls[i]);
+      if (t < 0) {
+        best[i] = -1; /* failed after all: out */
+        continue;
+      }
+      if (t < best[i])
+        best[i] = t;
+      round_time += t;
+    }
+    if (round_time > 5e-3)
+      break;
+  }
+  enum gemm_impl pick = fallback;
+  double pick_time = best[fallback] >= 0 ? best[fallback] * 0.9 : 1e30;
+  for (int i = 0; i < GEMM_NUM_IMPLS; i++)
+    if (best[i] >= 0 && i != (int)fallback && best[i] < pick_time) {
+      pick = (enum gemm_impl)i;
+      pick_time = best[i];
+    }
+  return pick;
 }
 
 enum gemm_impl gemm_tune_pick(struct ocl_op *op, const struct gemm *g,
                               unsigned candidates, enum gemm_impl fallback,
+                              const char *host_libs,
                               const gemm_impl_fn impls[GEMM_NUM_IMPLS])
 {
   pthread_once(&tune.env_once, read_env);
@@ -317,7 +343,7 @@ enum gemm_impl gemm_tune_pick(struct ocl_op *op, const struct gemm *g,
    * the first one's answer. */
   pthread_mutex_lock(&tune.lock);
   if (!d->loaded)
-    cache_load(d);
+    cache_load(d, host_libs);
   c = atomic_load(&d->choice[cls]);
   enum gemm_impl pick;
   if (c != 0 && (candidates & GEMM_IMPL_BIT(c - 1))) {

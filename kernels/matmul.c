@@ -665,7 +665,11 @@ static bool gemm_run_one(struct ocl_op *op, const struct gemm *g,
     candidates |= GEMM_IMPL_BIT(GEMM_IMPL_BLAS);
   if (candidates == GEMM_IMPL_BIT(GEMM_IMPL_OWN))
     return impl_own(op, g);
-  enum gemm_impl pick = gemm_tune_pick(op, g, candidates, fallback, impls);
+  const char *host_libs = (candidates & GEMM_IMPL_BIT(GEMM_IMPL_BLAS))
+                              ? gemm_blas_identity()
+                              : "-";
+  enum gemm_impl pick =
+      gemm_tune_pick(op, g, candidates, fallback, host_libs, impls);
   return ocl_op_ok(op) && impls[pick](op, g);
 }
 
