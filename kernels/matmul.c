@@ -630,6 +630,11 @@ static enum gemm_path path_from_env(void)
                                         : PATH_AUTO;
 }
 
+/* TFOCL_GEMM for other families' products (ocl_op_gemm), which have no
+ * create time of ours to read it at: once per process. */
+static enum gemm_path process_path = PATH_AUTO;
+static void process_path_read(void) { process_path = path_from_env(); }
+
 static const gemm_impl_fn impls[GEMM_NUM_IMPLS] = {
     [GEMM_IMPL_OWN] = impl_own,
     [GEMM_IMPL_CLBLAST] = impl_clblast,
@@ -754,7 +759,9 @@ bool ocl_op_gemm(struct ocl_op *op, TF_DataType dtype,
   g->b_bstride[0] = d->b_shared ? 0 : 1;
   g->bias = NULL;
   g->act = ACT_NONE;
-  return gemm_run(op, g, PATH_AUTO);
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, process_path_read);
+  return gemm_run(op, g, process_path);
 }
 
 /* ---- Shapes ------------------------------------------------------------------- */
