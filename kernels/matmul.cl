@@ -280,6 +280,7 @@ GEMM_KERNEL(8, 2)
 static inline float4 load4(__global const T *p, bool ok, idx_t avail,
                            bool aligned)
 {
+  (void)aligned; /* half has no whole-vector load without cl_khr_fp16 */
   if (ok && avail >= 4) {
 #if !defined(T_IS_HALF)
     if (aligned)
@@ -302,6 +303,7 @@ static inline float4 load4(__global const T *p, bool ok, idx_t avail,
 /* The four columns of C from p, of which `avail` exist. */
 static inline void store4(__global T *p, float4 v, idx_t avail, bool aligned)
 {
+  (void)aligned;
   if (avail >= 4) {
 #if !defined(T_IS_HALF)
     if (aligned) {
