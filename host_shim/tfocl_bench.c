@@ -480,13 +480,18 @@ static double max_rel_error(const float *got, const float *want_, size_t count)
   return scale > 0 ? err / scale : err;
 }
 
-/* One GEMM case: [batches,] n x n x n, both paths against OpenBLAS. */
+/* One GEMM case: [batches,] n x n x n, each path against OpenBLAS: auto
+ * (what the plugin picks, gemm_tune.c), then each forced with TFOCL_GEMM
+ * (blas: the host BLAS as a native kernel, CPU devices only; elsewhere the
+ * plugin runs its own kernel under that name). */
+#define GEMM_PATHS 4
 static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
 {
-  static const char *const paths[] = {"own", "clblast"};
-  char names[2][64];
+  static const char *const paths[GEMM_PATHS] = {"auto", "own", "blas",
+                                                "clblast"};
+  char names[GEMM_PATHS][64];
   bool any = false;
-  for (int p = 0; p < 2; p++) {
+  for (int p = 0; p < GEMM_PATHS; p++) {
     if (batches > 1)
       snprintf(names[p], sizeof(names[p]), "batch_matmul/%dx%lld/%s", batches,
                (long long)n, paths[p]);
@@ -515,16 +520,17 @@ static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
   if (clblast != NULL)
     dlclose(clblast);
 
-  for (int p = 0; p < 2 && da != NULL && db != NULL; p++) {
+  for (int p = 0; p < GEMM_PATHS && da != NULL && db != NULL; p++) {
+    bool is_clblast = strcmp(paths[p], "clblast") == 0;
     if (!want(b, names[p]))
       continue;
     struct op_side o = {NULL, {da, db}, 2};
     char note[160] = "";
     struct side ours = op_side(&o, flop);
-    if (p == 1 && clblast == NULL) {
+    if (is_clblast && clblast == NULL) {
       ours.available = false;
       ours.why = "skipped: libclblast.so.1 not found";
-    } else if (p == 1 && (b->quick || n > 1024 || batches > 1) &&
+    } else if (is_clblast && (b->quick || n > 1024 || batches > 1) &&
                !b->clblast_all) {
       /* On PoCL CLBlast takes ~12 s to tune at its first call and minutes
        * per call on large sizes: opt in. */
@@ -532,6 +538,8 @@ static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
       ours.why = "skipped: --clblast-all to run";
     } else {
       char *saved = set_env("TFOCL_GEMM", paths[p]);
+      if (p == 0)
+        unsetenv("TFOCL_GEMM");
       const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT)};
       const TF_DataType types[] = {TF_FLOAT, TF_FLOAT};
       o.op = make_op(b, batches > 1 ? "BatchMatMulV2" : "MatMul", attrs, 1,

@@ -1,201 +1,493 @@
-/* MatMul, BatchMatMul, BatchMatMulV2 and BatchMatMulV3 (float and half).
+/* MatMul, BatchMatMul, BatchMatMulV2, BatchMatMulV3 and _FusedMatMul
+ * (float and half), and the GEMM behind them that other families use
+ * (gemm.h).
  *
- * Two GEMM paths, chosen per device and overridable per op with the
- * environment variable TFOCL_GEMM=own|clblast (read when the op's kernel is
- * created, so one process can measure both):
- *   own      matmul.cl's packed, register-blocked GEMM. The default on CPU
- *            devices: on PoCL it comes close to OpenBLAS, while CLBlast
- *            reaches a fraction of that and spends ~12 s in its first call
- *            (tuning and compiling).
+ * Three implementations of a product, chosen per device and size class:
+ *   own      matmul.cl in the device's kernel shape: on CPU devices its
+ *            packed, register-blocked kernel (close to OpenBLAS on PoCL);
+ *            on GPUs its local-memory tiled kernel, also the GPU path
+ *            wherever CLBlast is absent, and for half on devices without
+ *            cl_khr_fp16 (CLBlast's Hgemm needs it).
  *   clblast  CLBlast, loaded with dlopen on first use (never linked: the
- *            plugin must load where CLBlast is absent). The default on GPUs
- *            when present; where it is absent, or for half on a device
- *            without cl_khr_fp16, our own kernel runs instead.
- * tests/bench/gemm_bench.c measures both against OpenBLAS. */
+ *            plugin must load where it is absent). Only on GPUs unless
+ *            forced: on PoCL it reaches a fraction of our kernel's speed and
+ *            spends ~12 s in its first call.
+ *   blas     a host BLAS run in stream order on the buffers of a CPU device
+ *            (gemm_blas.c).
+ * Where more than one applies, gemm_tune.c measures them on first use of a
+ * size class and remembers the winner per device (TFOCL_GEMM_TUNE=0: no
+ * measuring, CLBlast on GPUs where present, our kernel on CPUs).
+ * TFOCL_GEMM=own|clblast|blas forces one (read when an op's kernel is
+ * created, so one process can measure each); TFOCL_GEMM_TILE=128|64|32
+ * forces the tiled kernel's tile (tests reach every tile with it).
+ * tfocl bench --filter matmul measures them against OpenBLAS. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <clblast_c.h>
 
-#include "gemm.h"
+#include "gemm_internal.h"
 #include "kernel_families.h"
-#include "launch.h"
 
 extern const char ocl_cl_source_matmul[];
 
 enum storage { ST_FLOAT, ST_HALF, ST_COUNT };
 
-static const struct ocl_family families[ST_COUNT] = {
-    [ST_FLOAT] = {"matmul_float", ocl_cl_source_matmul, "-DT=float"},
-    [ST_HALF] = {"matmul_half", ocl_cl_source_matmul, "-DT=half -DT_IS_HALF"},
-};
+/* Program variants: the CPU shape, and the GPU shape with 32-bit or
+ * 64-bit indices within a product. */
+enum variant { V_CPU, V_GPU32, V_GPU64, V_COUNT };
 
-enum matmul_kind { MATMUL, BATCH_MATMUL, BATCH_MATMUL_V2 };
-
-enum gemm_path { PATH_AUTO, PATH_OWN, PATH_CLBLAST };
-
-struct matmul_kernel {
-  enum matmul_kind kind;
-  TF_DataType dtype;
-  bool adj_x, adj_y;
-  enum gemm_path path;
-};
-
-/* The batch broadcast as matmul.cl's batch_t reads it: strides count whole
- * matrices. */
-struct batch_args {
-  cl_long dims[OCL_MAX_DIMS];
-  cl_long x_strides[OCL_MAX_DIMS];
-  cl_long y_strides[OCL_MAX_DIMS];
-  cl_long rank;
-};
-
-/* One product, validated: out[b] = op(x[xb]) * op(y[yb]) for each output
- * matrix b, with op a transpose where adj is set. */
-struct gemm {
-  int64_t m, n, k;
-  bool adj_x, adj_y;
-  int64_t x_batches, y_batches, batches; /* matrices in x, y and out */
-  struct batch_args batch;
-  /* Element offsets of the operands in their tensors (0 for MatMul). */
-  int64_t x_off, y_off, out_off;
-};
-
-static void batch_index(const struct batch_args *s, int64_t b, int64_t *xb,
-                        int64_t *yb)
-{
-  int64_t x = 0, y = 0;
-  for (int d = (int)s->rank - 1; d >= 0; d--) {
-    int64_t c = b % s->dims[d];
-    b /= s->dims[d];
-    x += c * s->x_strides[d];
-    y += c * s->y_strides[d];
+#define MATMUL_PROGRAM(st, T, opts)                                         \
+  {                                                                         \
+    {"matmul_cpu_" st, ocl_cl_source_matmul,                                \
+     "-DT=" T " -DMATMUL_CPU -DIDX_T=long" opts},                           \
+        {"matmul_gpu_" st, ocl_cl_source_matmul,                            \
+         "-DT=" T " -DMATMUL_GPU -DIDX_T=int" opts},                        \
+        {"matmul_gpu64_" st, ocl_cl_source_matmul,                          \
+         "-DT=" T " -DMATMUL_GPU -DIDX_T=long" opts},                       \
   }
-  *xb = x;
-  *yb = y;
+
+static const struct ocl_program programs[ST_COUNT][V_COUNT] = {
+    [ST_FLOAT] = MATMUL_PROGRAM("float", "float", ""),
+    [ST_HALF] = MATMUL_PROGRAM("half", "half", " -DT_IS_HALF"),
+};
+
+/* The tiled kernel's tiles, largest first. */
+enum tile { TILE_128, TILE_64, TILE_32, NUM_TILES };
+static const struct {
+  int tm, tn, wm, wn;
+} tiles[NUM_TILES] = {{128, 128, 8, 8}, {64, 64, 4, 4}, {32, 32, 4, 4}};
+
+/* The GEMM's kernels. They are the module's, not an op instance's: other
+ * families' instances (convolutions) run this GEMM too. Named once
+ * (pthread_once) and resolved per context at first launch by runtime.c. */
+static struct {
+  pthread_once_t once;
+  bool ok;
+  struct ocl_kernel direct[ST_COUNT][V_COUNT];
+  struct ocl_kernel bias_act[ST_COUNT][V_COUNT];
+  struct ocl_kernel pack[ST_COUNT];
+  struct ocl_kernel gemm_8x2[ST_COUNT];
+  /* [tile][ta * 2 + tb] */
+  struct ocl_kernel tiled[ST_COUNT][2][NUM_TILES][4];
+} kernels = {.once = PTHREAD_ONCE_INIT};
+
+static void kernels_init(void)
+{
+  static const char *const trans[4] = {"nn", "nt", "tn", "tt"};
+  bool ok = true;
+  for (int st = 0; st < ST_COUNT; st++) {
+    for (int v = 0; v < V_COUNT; v++) {
+      ok &= ocl_kernel_init(&kernels.direct[st][v], &programs[st][v],
+                            "gemm_direct");
+      ok &= ocl_kernel_init(&kernels.bias_act[st][v], &programs[st][v],
+                            "bias_act");
+    }
+    ok &= ocl_kernel_init(&kernels.pack[st], &programs[st][V_CPU], "pack");
+    ok &= ocl_kernel_init(&kernels.gemm_8x2[st], &programs[st][V_CPU],
+                          "gemm_8x2");
+    for (int w = 0; w < 2; w++)
+      for (int t = 0; t < NUM_TILES; t++)
+        for (int x = 0; x < 4; x++)
+          ok &= ocl_kernel_initf(&kernels.tiled[st][w][t][x],
+                                 &programs[st][w ? V_GPU64 : V_GPU32],
+                                 "gemm_t%dx%d_%s", tiles[t].tm, tiles[t].tn,
+                                 trans[x]);
+  }
+  kernels.ok = ok;
 }
 
-/* ---- Shapes ------------------------------------------------------------- */
-
-/* Validates x and y as TensorFlow's BatchMatMulOp / BatchMatMulV2Op (and
- * MatMul, its legacy form) do, with their messages, and fills `g` and the
- * output shape. */
-static bool matmul_shapes(const struct matmul_kernel *k, const int64_t *x,
-                          int x_rank, const int64_t *y, int y_rank,
-                          struct gemm *g, int64_t *out_dims, int *out_rank,
-                          TF_Status *status)
+static bool kernels_ready(struct ocl_op *op)
 {
-  char xs[160], ys[160];
-  ocl_shape_format(x, x_rank, xs, sizeof(xs));
-  ocl_shape_format(y, y_rank, ys, sizeof(ys));
+  pthread_once(&kernels.once, kernels_init);
+  return kernels.ok ||
+         ocl_op_fail(op, TF_INTERNAL, "matmul: a kernel name did not fit");
+}
 
-  if (k->kind == MATMUL || k->kind == BATCH_MATMUL) {
-    if (x_rank != y_rank) {
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "In[0] and In[1] has different ndims: %s vs. %s", xs, ys);
-      return false;
-    }
-    if (k->kind == MATMUL && x_rank != 2) {
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "In[0] and In[1] ndims must be == 2: %d", x_rank);
-      return false;
-    }
-    if (x_rank < 2) {
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "In[0] and In[1] ndims must be >= 2: %d", x_rank);
-      return false;
-    }
-    for (int i = 0; i < x_rank - 2; i++) {
-      if (x[i] != y[i]) {
-        ocl_set_status(status, TF_INVALID_ARGUMENT,
-                       "In[0].dim(%d) and In[1].dim(%d) must be the same: "
-                       "%s vs %s",
-                       i, i, xs, ys);
-        return false;
-      }
-    }
-  } else {
-    if (x_rank < 2) {
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "In[0] ndims must be >= 2: %d", x_rank);
-      return false;
-    }
-    if (y_rank < 2) {
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "In[1] ndims must be >= 2: %d", y_rank);
-      return false;
-    }
-  }
+static enum storage storage_of(TF_DataType dtype)
+{
+  return dtype == TF_HALF ? ST_HALF : ST_FLOAT;
+}
 
-  struct ocl_bcast b;
-  if (!ocl_bcast_init(&b, x, x_rank - 2, y, y_rank - 2, status) ||
-      b.out_rank + 2 > OCL_MAX_DIMS) {
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "In[0] and In[1] must have compatible batch dimensions: "
-                   "%s vs. %s",
-                   xs, ys);
-    return false;
-  }
+static size_t elem_size(const struct gemm *g)
+{
+  return g->dtype == TF_HALF ? 2 : 4;
+}
 
-  int64_t d0 = x[x_rank - 2], d1 = x[x_rank - 1];
-  int64_t d2 = y[y_rank - 2], d3 = y[y_rank - 1];
-  if (k->adj_x) {
-    int64_t t = d0;
-    d0 = d1;
-    d1 = t;
-  }
-  if (k->adj_y) {
-    int64_t t = d2;
-    d2 = d3;
-    d3 = t;
-  }
-  if (d1 != d2) {
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "Matrix size-incompatible: In[0]: %s, In[1]: %s", xs, ys);
-    return false;
-  }
+/* ---- Batches ---------------------------------------------------------------- */
 
-  memset(g, 0, sizeof(*g));
-  g->m = d0;
-  g->k = d1;
-  g->n = d3;
-  g->adj_x = k->adj_x;
-  g->adj_y = k->adj_y;
-  g->x_batches = ocl_shape_elements(x, x_rank - 2);
-  g->y_batches = ocl_shape_elements(y, y_rank - 2);
-  g->batches = b.out_elements;
-  g->batch.rank = b.rank;
-  for (int d = 0; d < b.rank; d++) {
-    g->batch.dims[d] = b.dims[d];
-    g->batch.x_strides[d] = b.x_strides[d];
-    g->batch.y_strides[d] = b.y_strides[d];
+/* Matrices of an operand a (sub)product reaches: its own batch dims, which
+ * lie contiguously from its offset on (strides are row-major over the
+ * dims where it is not broadcast). */
+static int64_t operand_matrices(const struct gemm *g, const int64_t *stride)
+{
+  int64_t count = 1;
+  for (int d = 0; d < g->brank; d++)
+    if (stride[d] != 0)
+      count *= g->bdims[d];
+  return count;
+}
+
+/* The batch argument with strides in units of a_unit (b_unit) elements. */
+static void batch_args(const struct gemm *g, int64_t a_unit, int64_t b_unit,
+                       struct gemm_batch_args *args)
+{
+  memset(args, 0, sizeof(*args));
+  args->rank = g->brank;
+  for (int d = 0; d < g->brank; d++) {
+    args->dims[d] = g->bdims[d];
+    args->a_strides[d] = g->a_bstride[d] * a_unit;
+    args->b_strides[d] = g->b_bstride[d] * b_unit;
   }
-  memcpy(out_dims, b.out_dims, sizeof(int64_t) * (size_t)b.out_rank);
-  out_dims[b.out_rank] = d0;
-  out_dims[b.out_rank + 1] = d3;
-  *out_rank = b.out_rank + 2;
-  return true;
+}
+
+void gemm_batch_args_of(const struct gemm *g, struct gemm_batch_args *args)
+{
+  batch_args(g, g->m * g->k, g->k * g->n, args);
 }
 
 /* x [B, M, K] times one y: a single [B*M, K] product, since the output's
- * rows are contiguous the same way. Saves a pass per batch and gives the
- * kernels a taller matrix. */
+ * rows are contiguous the same way. Saves launches and gives the kernels a
+ * taller matrix. */
 static void fold_batches(struct gemm *g)
 {
-  if (g->y_batches != 1 || g->adj_x || g->batches <= 1 ||
-      g->x_batches != g->batches)
+  if (g->batches <= 1 || g->ta ||
+      operand_matrices(g, g->b_bstride) != 1 ||
+      operand_matrices(g, g->a_bstride) != g->batches)
     return;
   g->m *= g->batches;
-  g->x_batches = g->batches = 1;
-  memset(&g->batch, 0, sizeof(g->batch));
-  g->batch.rank = 1;
-  g->batch.dims[0] = 1;
+  g->batches = 1;
+  g->brank = 0;
 }
 
-/* ---- CLBlast (dlopen'ed) ------------------------------------------------ */
+/* Every index within one product fits in 32 bits (the kernels' int
+ * variant), with room for a tile past the edge. */
+static bool fits_int(const struct gemm *g)
+{
+  const int64_t lim = INT32_MAX - 256;
+  return g->m < lim && g->n < lim && g->k < lim && g->m * g->k < lim &&
+         g->k * g->n < lim && g->batches * g->m * g->n < lim;
+}
+
+/* ---- Epilogue and zeros ------------------------------------------------------- */
+
+static bool has_epilogue(const struct gemm *g)
+{
+  return g->bias != NULL || g->act != ACT_NONE;
+}
+
+/* Bias and activation over the output, for the paths that cannot fuse
+ * them. */
+static bool run_epilogue(struct ocl_op *op, const struct gemm *g)
+{
+  if (!has_epilogue(g))
+    return true;
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  int64_t total = g->batches * g->m * g->n;
+  bool wide = !fits_int(g);
+  enum variant v = info->cpu_shape ? V_CPU : wide ? V_GPU64 : V_GPU32;
+  bool narrow = v == V_GPU32;
+  struct ocl_buffer none = {NULL, 0};
+  const struct ocl_arg args[] = {
+      OCL_TENSOR(g->c),
+      g->bias != NULL ? OCL_TENSOR(g->bias) : OCL_BUF(none),
+      OCL_LONG(g->c_off),
+      narrow ? OCL_INT(g->n) : OCL_LONG(g->n),
+      narrow ? OCL_INT(total) : OCL_LONG(total),
+      OCL_INT(g->bias != NULL),
+      OCL_INT(g->act),
+      OCL_FLOAT(g->alpha),
+  };
+  return ocl_launch_1d(op, &kernels.bias_act[storage_of(g->dtype)][v],
+                       (size_t)total, args,
+                       (int)(sizeof(args) / sizeof(args[0])));
+}
+
+/* K == 0: zeros over the output matrices. TensorFlow's _FusedMatMul too
+ * leaves bias and activation out then (it fills zeros and returns). */
+static bool fill_zero(struct ocl_op *op, const struct gemm *g)
+{
+  const cl_uchar zero = 0;
+  size_t elem = elem_size(g);
+  return ocl_op_fill(op, (TF_Tensor *)g->c, (size_t)g->c_off * elem, &zero, 1,
+                     (size_t)(g->batches * g->m * g->n) * elem);
+}
+
+/* ---- Our own kernels: direct ------------------------------------------------ */
+
+/* Up to this many multiply-adds per matrix, tiling or packing costs more
+ * than it saves. */
+#define GEMM_DIRECT_MAX_FLOPS (32.0 * 32.0 * 32.0)
+
+static bool run_direct(struct ocl_op *op, const struct gemm *g)
+{
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  bool wide = !fits_int(g);
+  enum variant v = info->cpu_shape ? V_CPU : wide ? V_GPU64 : V_GPU32;
+  bool narrow = v == V_GPU32;
+#define IDX(x) (narrow ? OCL_INT(x) : OCL_LONG(x))
+  int64_t a_sm = g->ta ? 1 : g->k, a_sk = g->ta ? g->m : 1;
+  int64_t b_sk = g->tb ? 1 : g->n, b_sn = g->tb ? g->k : 1;
+  int64_t total = g->batches * g->m * g->n;
+  struct gemm_batch_args batch;
+  gemm_batch_args_of(g, &batch);
+  const struct ocl_arg args[] = {
+      OCL_TENSOR(g->a), OCL_TENSOR(g->b), OCL_TENSOR(g->c),
+      OCL_LONG(g->a_off), OCL_LONG(g->b_off), OCL_LONG(g->c_off),
+      IDX(g->m), IDX(g->n), IDX(g->k), IDX(a_sm), IDX(a_sk), IDX(b_sk),
+      IDX(b_sn), IDX(total), OCL_BYTES(&batch, sizeof(batch)),
+  };
+#undef IDX
+  if (!ocl_launch_1d(op, &kernels.direct[storage_of(g->dtype)][v],
+                     (size_t)total, args,
+                     (int)(sizeof(args) / sizeof(args[0]))))
+    return false;
+  return run_epilogue(op, g);
+}
+
+/* ---- Our own kernels: the CPU shape ----------------------------------------- */
+
+/* gemm_8x2 of matmul.cl: 8 x 32 blocks of C, 16 float16 accumulators (half
+ * of AVX-512's registers), 2 vector loads of B and 8 broadcasts of A per 16
+ * FMAs. Against 8x1, 4x2 and 12x1, 64 work-items per group against 16, 32
+ * and 128, and K slices of 128, 256 and all of K, it measured best or tied
+ * at 1024^3 on PoCL (interleaved runs on a loaded 2-core host: the
+ * differences among the ties stayed within the noise). */
+enum { GEMM_MR = 8, GEMM_NR = 32 };
+/* Work-items per group, all along M: they share one B micro-panel. */
+enum { GEMM_LOCAL = 64 };
+/* K slice per launch: a KC x NR float micro-panel of B (32 KiB) stays in a
+ * core's L1/L2 while the group's work-items stream A past it. */
+enum { GEMM_KC = 256 };
+
+/* Packs `count` matrices of src (rows x depth with the given element
+ * strides) into a new float temp of micro-panels `width` wide. */
+static TF_Tensor *pack(struct ocl_op *op, enum storage st,
+                       const TF_Tensor *src, int64_t src_off, int64_t count,
+                       int64_t rows, int64_t depth, int64_t s_row,
+                       int64_t s_depth, int width)
+{
+  int64_t blocks = (rows + width - 1) / width;
+  int64_t per_batch = blocks * depth * width;
+  TF_Tensor *dst = ocl_op_temp(op, TF_FLOAT, count * per_batch);
+  if (dst == NULL)
+    return NULL;
+  const struct ocl_arg args[] = {
+      OCL_TENSOR(src),         OCL_TENSOR(dst),       OCL_LONG(src_off),
+      OCL_LONG(rows),          OCL_LONG(depth),       OCL_LONG(s_row),
+      OCL_LONG(s_depth),       OCL_LONG(rows * depth), OCL_LONG(per_batch),
+      OCL_INT(width),
+  };
+  size_t global[3] = {(size_t)depth, (size_t)blocks, (size_t)count};
+  size_t local[3] = {ocl_elementwise_local(op->info), 1, 1};
+  size_t max = ocl_kernel_max_local(op, &kernels.pack[st]);
+  if (max == 0)
+    return NULL;
+  while (local[0] > max)
+    local[0] /= 2;
+  if (!ocl_launch(op, &kernels.pack[st], 3, global, local, args,
+                  (int)(sizeof(args) / sizeof(args[0]))))
+    return NULL;
+  return dst;
+}
+
+static bool run_packed(struct ocl_op *op, const struct gemm *g)
+{
+  enum storage st = storage_of(g->dtype);
+  const int mr = GEMM_MR, nr = GEMM_NR;
+  int64_t kc = GEMM_KC;
+  TF_Tensor *ap = NULL, *bp = NULL;
+
+  ap = pack(op, st, g->a, g->a_off, operand_matrices(g, g->a_bstride), g->m,
+            g->k, g->ta ? 1 : g->k, g->ta ? g->m : 1, mr);
+  if (ap == NULL)
+    return false;
+  bp = pack(op, st, g->b, g->b_off, operand_matrices(g, g->b_bstride), g->n,
+            g->k, g->tb ? g->k : 1, g->tb ? 1 : g->n, nr);
+  if (bp == NULL)
+    return false;
+
+  int64_t mblocks = (g->m + mr - 1) / mr, nblocks = (g->n + nr - 1) / nr;
+  /* Half output would round at every slice: one slice, as deep as K. */
+  if (st == ST_HALF)
+    kc = g->k;
+  size_t local[3] = {1, GEMM_LOCAL, 1};
+  size_t max = ocl_kernel_max_local(op, &kernels.gemm_8x2[st]);
+  if (max == 0)
+    return false;
+  while (local[1] > max)
+    local[1] /= 2;
+  size_t global[3] = {(size_t)nblocks, (size_t)mblocks, (size_t)g->batches};
+  /* Packed matrices are indexed whole: strides in matrices. */
+  struct gemm_batch_args batch;
+  batch_args(g, 1, 1, &batch);
+  for (int64_t k0 = 0; k0 < g->k; k0 += kc) {
+    int64_t depth = g->k - k0 < kc ? g->k - k0 : kc;
+    const struct ocl_arg args[] = {
+        OCL_TENSOR(ap),       OCL_TENSOR(bp),    OCL_TENSOR(g->c),
+        OCL_LONG(g->c_off),   OCL_LONG(g->m),    OCL_LONG(g->n),
+        OCL_LONG(g->k),       OCL_LONG(k0),      OCL_LONG(depth),
+        OCL_INT(k0 > 0),      OCL_LONG(mblocks), OCL_LONG(nblocks),
+        OCL_BYTES(&batch, sizeof(batch)),
+    };
+    if (!ocl_launch(op, &kernels.gemm_8x2[st], 3, global, local, args,
+                    (int)(sizeof(args) / sizeof(args[0]))))
+      return false;
+  }
+  /* The panels go back to TensorFlow now, reused only by work enqueued
+   * later on this in-order stream (stream-ordered allocation). */
+  ocl_op_release(op, ap);
+  ocl_op_release(op, bp);
+  return run_epilogue(op, g);
+}
+
+/* ---- Our own kernels: the GPU shape ----------------------------------------- */
+
+/* The most work-groups some drivers take in NDRange dims 1 and 2 (CUDA's
+ * grid limit, which NVIDIA's OpenCL inherits). */
+#define MAX_GROUPS_YZ 65535
+
+/* TFOCL_GEMM_TILE, or NUM_TILES when unset. */
+static int tile_env = NUM_TILES;
+static void tile_env_read(void)
+{
+  const char *e = getenv("TFOCL_GEMM_TILE");
+  tile_env = NUM_TILES;
+  for (int t = 0; e != NULL && t < NUM_TILES; t++)
+    if (atoi(e) == tiles[t].tm)
+      tile_env = t;
+}
+
+/* The largest tile that still gives every compute unit a work-group, and
+ * whose kernel the device runs with its work-group size. */
+static enum tile pick_tile(const struct gemm *g,
+                           const struct ocl_device_info *info)
+{
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, tile_env_read);
+  if (tile_env < NUM_TILES)
+    return (enum tile)tile_env;
+  for (int t = 0; t < NUM_TILES - 1; t++) {
+    int64_t groups = (g->m + tiles[t].tm - 1) / tiles[t].tm *
+                     ((g->n + tiles[t].tn - 1) / tiles[t].tn) * g->batches;
+    if (g->m >= tiles[t].tm / 2 && g->n >= tiles[t].tn / 2 &&
+        groups >= (int64_t)info->compute_units)
+      return (enum tile)t;
+  }
+  return TILE_32;
+}
+
+/* Bit 0: rows of a are 16-byte aligned (offset and leading dimension), bit
+ * 1 of b, bit 2 of c: the kernel's whole-vector loads and stores. */
+static int aligned_bits(const struct gemm *g, const struct ocl_buffer *a,
+                        const struct ocl_buffer *b, const struct ocl_buffer *c)
+{
+  if (g->dtype != TF_FLOAT)
+    return 0;
+  int64_t lda = g->ta ? g->m : g->k, ldb = g->tb ? g->k : g->n;
+  int bits = 0;
+  if ((a->offset + (size_t)g->a_off * 4) % 16 == 0 && lda % 4 == 0)
+    bits |= 1;
+  if ((b->offset + (size_t)g->b_off * 4) % 16 == 0 && ldb % 4 == 0)
+    bits |= 2;
+  if ((c->offset + (size_t)g->c_off * 4) % 16 == 0 && g->n % 4 == 0)
+    bits |= 4;
+  return bits;
+}
+
+static bool run_tiled(struct ocl_op *op, const struct gemm *g)
+{
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  enum storage st = storage_of(g->dtype);
+  bool wide = !fits_int(g);
+  int trans = (g->ta ? 2 : 0) + (g->tb ? 1 : 0);
+  enum tile t = pick_tile(g, info);
+  struct ocl_kernel *kernel = NULL;
+  size_t threads = 0;
+  /* A device (or a kernel, for its registers) below the tile's work-group
+   * takes the next smaller tile; below the smallest, the direct kernel. */
+  for (; t < NUM_TILES; t++) {
+    kernel = &kernels.tiled[st][wide][t][trans];
+    size_t max = ocl_kernel_max_local(op, kernel);
+    if (max == 0)
+      return false;
+    threads = (size_t)(tiles[t].tm / tiles[t].wm * (tiles[t].tn / tiles[t].wn));
+    if (threads <= max)
+      break;
+  }
+  if (t == NUM_TILES)
+    return run_direct(op, g);
+
+  struct ocl_buffer a, b, c, bias = {NULL, 0};
+  size_t elem = elem_size(g);
+  if (!ocl_op_buffer(op, g->a, 0, ocl_tf.TensorByteSize(g->a), &a) ||
+      !ocl_op_buffer(op, g->b, 0, ocl_tf.TensorByteSize(g->b), &b) ||
+      !ocl_op_buffer(op, g->c, 0, ocl_tf.TensorByteSize(g->c), &c) ||
+      (g->bias != NULL &&
+       !ocl_op_buffer(op, g->bias, 0, (size_t)g->n * elem, &bias)))
+    return false;
+  struct gemm_batch_args batch;
+  gemm_batch_args_of(g, &batch);
+  int aligned = aligned_bits(g, &a, &b, &c);
+
+  const int tm = tiles[t].tm, tn = tiles[t].tn;
+  const size_t ntx = (size_t)(tn / tiles[t].wn), nty = (size_t)(tm / tiles[t].wm);
+  int64_t mt = (g->m + tm - 1) / tm, nt = (g->n + tn - 1) / tn;
+  size_t local[3] = {ntx, nty, 1};
+  for (int64_t b0 = 0; b0 < g->batches; b0 += MAX_GROUPS_YZ) {
+    int64_t nb = g->batches - b0 < MAX_GROUPS_YZ ? g->batches - b0
+                                                 : MAX_GROUPS_YZ;
+    for (int64_t n0 = 0; n0 < nt; n0 += MAX_GROUPS_YZ) {
+      int64_t nn = nt - n0 < MAX_GROUPS_YZ ? nt - n0 : MAX_GROUPS_YZ;
+      size_t global[3] = {(size_t)mt * ntx, (size_t)nn * nty, (size_t)nb};
+#define IDX(x) (wide ? OCL_LONG(x) : OCL_INT(x))
+      const struct ocl_arg args[] = {
+          OCL_BUF(a),           OCL_BUF(b),         OCL_BUF(c),
+          OCL_BUF(bias),        OCL_LONG(g->a_off), OCL_LONG(g->b_off),
+          OCL_LONG(g->c_off),   IDX(g->m),          IDX(g->n),
+          IDX(g->k),            OCL_INT(n0),        OCL_LONG(b0),
+          OCL_BYTES(&batch, sizeof(batch)),
+          OCL_INT(aligned),     OCL_INT(g->bias != NULL),
+          OCL_INT(g->act),      OCL_FLOAT(g->alpha),
+      };
+#undef IDX
+      if (!ocl_launch(op, kernel, 3, global, local, args,
+                      (int)(sizeof(args) / sizeof(args[0]))))
+        return false;
+    }
+  }
+  return true;
+}
+
+/* Our kernels in the device's shape. */
+static bool impl_own(struct ocl_op *op, const struct gemm *g)
+{
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  double flops = (double)g->m * (double)g->n * (double)g->k;
+  if (flops <= GEMM_DIRECT_MAX_FLOPS)
+    return run_direct(op, g);
+  if (!info->cpu_shape)
+    return run_tiled(op, g);
+  /* Packing needs temps: a TensorFlow without TF_AllocateTemp gets the
+   * direct kernel. */
+  if (ocl_tf.AllocateTemp == NULL)
+    return run_direct(op, g);
+  return run_packed(op, g);
+}
+
+/* ---- CLBlast (dlopen'ed) ---------------------------------------------------- */
 
 static struct {
   pthread_once_t once;
@@ -225,26 +517,32 @@ static void clblast_load(void)
   clblast.handle = h;
 }
 
-static bool clblast_available(void)
+/* CLBlast is present and can run g here. */
+static bool clblast_usable(struct ocl_op *op, const struct gemm *g)
 {
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL || (g->dtype == TF_HALF && !info->has_fp16))
+    return false;
   pthread_once(&clblast.once, clblast_load);
   return clblast.handle != NULL;
 }
 
-/* One CLBlast call: the product of g for output matrices [first, first +
- * count) of one stride pattern. Offsets are in elements. */
-static bool clblast_gemm(cl_command_queue queue, bool half, const struct gemm *g,
-                         cl_mem a, size_t a_off, size_t a_stride, cl_mem b,
+/* `count` products of one stride pattern (a_stride, b_stride in elements,
+ * 0 for a shared operand); offsets in elements. */
+static bool clblast_gemm(struct ocl_op *op, const struct gemm *g, cl_mem a,
+                         size_t a_off, size_t a_stride, cl_mem b,
                          size_t b_off, size_t b_stride, cl_mem c, size_t c_off,
-                         size_t count, TF_Status *status)
+                         size_t count)
 {
-  CLBlastTranspose ta = g->adj_x ? CLBlastTransposeYes : CLBlastTransposeNo;
-  CLBlastTranspose tb = g->adj_y ? CLBlastTransposeYes : CLBlastTransposeNo;
+  bool half = g->dtype == TF_HALF;
+  CLBlastTranspose ta = g->ta ? CLBlastTransposeYes : CLBlastTransposeNo;
+  CLBlastTranspose tb = g->tb ? CLBlastTransposeYes : CLBlastTransposeNo;
   size_t m = (size_t)g->m, n = (size_t)g->n, k = (size_t)g->k;
-  size_t lda = g->adj_x ? m : k, ldb = g->adj_y ? k : n;
+  size_t lda = g->ta ? m : k, ldb = g->tb ? k : n;
   size_t c_stride = m * n;
   CLBlastStatusCode err;
   const cl_half one = 0x3C00, zero = 0;
+  cl_command_queue queue = op->queue;
 
   if (count == 1 && !half)
     err = clblast.sgemm(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f, a, a_off,
@@ -262,257 +560,330 @@ static bool clblast_gemm(cl_command_queue queue, bool half, const struct gemm *g
                                 a_off, lda, a_stride, b, b_off, ldb, b_stride,
                                 zero, c, c_off, n, c_stride, count, &queue,
                                 NULL);
-  if (err != CLBlastSuccess) {
-    ocl_set_status(status, TF_INTERNAL,
-                   "CLBlast %sgemm failed with status %d (m=%zu, n=%zu, k=%zu)",
-                   half ? "H" : "S", (int)err, m, n, k);
+  if (err != CLBlastSuccess)
+    return ocl_op_fail(op, TF_INTERNAL,
+                       "CLBlast %sgemm%s failed with status %d (m=%zu, "
+                       "n=%zu, k=%zu, batch=%zu)",
+                       half ? "H" : "S", count > 1 ? "StridedBatched" : "",
+                       (int)err, m, n, k, count);
+  return true;
+}
+
+/* One strided-batched call per index of the batch dims but the last (all
+ * of them when the batch collapses to one dim: equal batches, or one
+ * operand broadcast over all). */
+static bool impl_clblast(struct ocl_op *op, const struct gemm *g)
+{
+  struct ocl_buffer buf[3];
+  const TF_Tensor *t[3] = {g->a, g->b, g->c};
+  size_t elem = elem_size(g);
+  for (int i = 0; i < 3; i++)
+    if (!ocl_op_buffer(op, t[i], 0, ocl_tf.TensorByteSize(t[i]), &buf[i]))
+      return false;
+  size_t a_off = buf[0].offset / elem + (size_t)g->a_off;
+  size_t b_off = buf[1].offset / elem + (size_t)g->b_off;
+  size_t c_off = buf[2].offset / elem + (size_t)g->c_off;
+  size_t as = (size_t)(g->m * g->k), bs = (size_t)(g->k * g->n);
+  size_t cs = (size_t)(g->m * g->n);
+  if (g->brank == 0)
+    return clblast_gemm(op, g, buf[0].mem, a_off, 0, buf[1].mem, b_off, 0,
+                        buf[2].mem, c_off, 1) &&
+           run_epilogue(op, g);
+  int last = g->brank - 1;
+  int64_t inner = g->bdims[last], outer = g->batches / inner;
+  for (int64_t o = 0; o < outer; o++) {
+    int64_t rem = o, ai = 0, bi = 0;
+    for (int d = last - 1; d >= 0; d--) {
+      int64_t c = rem % g->bdims[d];
+      rem /= g->bdims[d];
+      ai += c * g->a_bstride[d];
+      bi += c * g->b_bstride[d];
+    }
+    if (!clblast_gemm(op, g, buf[0].mem, a_off + (size_t)ai * as,
+                      (size_t)g->a_bstride[last] * as, buf[1].mem,
+                      b_off + (size_t)bi * bs, (size_t)g->b_bstride[last] * bs,
+                      buf[2].mem, c_off + (size_t)(o * inner) * cs,
+                      (size_t)inner))
+      return false;
+  }
+  return run_epilogue(op, g);
+}
+
+/* ---- A host BLAS (gemm_blas.c) ------------------------------------------------ */
+
+static bool impl_blas(struct ocl_op *op, const struct gemm *g)
+{
+  return gemm_blas_run(op, g) && run_epilogue(op, g);
+}
+
+/* ---- Choosing ------------------------------------------------------------------ */
+
+enum gemm_path { PATH_AUTO, PATH_OWN, PATH_CLBLAST, PATH_BLAS };
+
+static enum gemm_path path_from_env(void)
+{
+  const char *path = getenv("TFOCL_GEMM");
+  return path == NULL                   ? PATH_AUTO
+         : strcmp(path, "own") == 0     ? PATH_OWN
+         : strcmp(path, "clblast") == 0 ? PATH_CLBLAST
+         : strcmp(path, "blas") == 0    ? PATH_BLAS
+                                        : PATH_AUTO;
+}
+
+/* TFOCL_GEMM for other families' products (ocl_op_gemm), which have no
+ * create time of ours to read it at: once per process. */
+static enum gemm_path process_path = PATH_AUTO;
+static void process_path_read(void) { process_path = path_from_env(); }
+
+static const gemm_impl_fn impls[GEMM_NUM_IMPLS] = {
+    [GEMM_IMPL_OWN] = impl_own,
+    [GEMM_IMPL_CLBLAST] = impl_clblast,
+    [GEMM_IMPL_BLAS] = impl_blas,
+};
+
+/* One product whose batch fits the kernels' argument. */
+static bool gemm_run_one(struct ocl_op *op, const struct gemm *g,
+                         enum gemm_path path)
+{
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
     return false;
+  /* Forced, where it can run g. */
+  if (path == PATH_CLBLAST && clblast_usable(op, g))
+    return impl_clblast(op, g);
+  if (path == PATH_BLAS && gemm_blas_usable(op, g))
+    return impl_blas(op, g);
+  double flops = (double)g->m * (double)g->n * (double)g->k;
+  if (path != PATH_AUTO || flops <= GEMM_DIRECT_MAX_FLOPS)
+    return impl_own(op, g);
+
+  unsigned candidates = GEMM_IMPL_BIT(GEMM_IMPL_OWN);
+  enum gemm_impl fallback = GEMM_IMPL_OWN;
+  /* CLBlast on CPU devices only when forced (see the top of this file). */
+  if (!info->is_cpu && clblast_usable(op, g)) {
+    candidates |= GEMM_IMPL_BIT(GEMM_IMPL_CLBLAST);
+    fallback = GEMM_IMPL_CLBLAST;
   }
-  return true;
+  /* The host BLAS competes with the CPU-shaped kernel only (under
+   * TFOCL_KERNEL_STYLE=gpu the GPU shapes are what is being tested). */
+  if (info->cpu_shape && gemm_blas_usable(op, g))
+    candidates |= GEMM_IMPL_BIT(GEMM_IMPL_BLAS);
+  if (candidates == GEMM_IMPL_BIT(GEMM_IMPL_OWN))
+    return impl_own(op, g);
+  const char *host_libs = (candidates & GEMM_IMPL_BIT(GEMM_IMPL_BLAS))
+                              ? gemm_blas_identity()
+                              : "-";
+  enum gemm_impl pick =
+      gemm_tune_pick(op, g, candidates, fallback, host_libs, impls);
+  return ocl_op_ok(op) && impls[pick](op, g);
 }
 
-static bool run_clblast(const struct ocl_launch *launch, const struct gemm *g,
-                        bool half, const TF_Tensor *x, const TF_Tensor *y,
-                        const TF_Tensor *out, TF_Status *status)
+/* g with its batch dims [0, split) fixed at outer index o. */
+static void sub_product(const struct gemm *g, int split, int64_t o,
+                        struct gemm *sub)
 {
-  cl_mem mem[3];
-  size_t off[3];
-  const TF_Tensor *t[3] = {x, y, out};
-  size_t elem = half ? 2 : 4;
-  for (int i = 0; i < 3; i++) {
-    if (!ocl_resolve(launch->device, ocl_tf.TensorData(t[i]),
-                     ocl_tf.TensorByteSize(t[i]), &mem[i], &off[i], status))
-      return false;
-    off[i] /= elem;
+  int64_t ai = 0, bi = 0, inner = 1;
+  for (int d = split; d < g->brank; d++)
+    inner *= g->bdims[d];
+  int64_t rem = o;
+  for (int d = split - 1; d >= 0; d--) {
+    int64_t c = rem % g->bdims[d];
+    rem /= g->bdims[d];
+    ai += c * g->a_bstride[d];
+    bi += c * g->b_bstride[d];
   }
-  off[0] += (size_t)g->x_off;
-  off[1] += (size_t)g->y_off;
-  off[2] += (size_t)g->out_off;
-  size_t xs = (size_t)(g->m * g->k), ys = (size_t)(g->k * g->n);
-  size_t os = (size_t)(g->m * g->n);
-  if (g->x_batches == g->batches && g->y_batches == g->batches)
-    return clblast_gemm(launch->queue, half, g, mem[0], off[0], xs, mem[1],
-                        off[1], ys, mem[2], off[2], (size_t)g->batches,
-                        status);
-  /* Broadcast batches: one call per output matrix. */
-  for (int64_t b = 0; b < g->batches; b++) {
-    int64_t xb, yb;
-    batch_index(&g->batch, b, &xb, &yb);
-    if (!clblast_gemm(launch->queue, half, g, mem[0], off[0] + (size_t)xb * xs,
-                      0, mem[1], off[1] + (size_t)yb * ys, 0, mem[2],
-                      off[2] + (size_t)b * os, 1, status))
-      return false;
+  *sub = *g;
+  sub->a_off += ai * g->m * g->k;
+  sub->b_off += bi * g->k * g->n;
+  sub->c_off += o * inner * g->m * g->n;
+  sub->batches = inner;
+  sub->brank = g->brank - split;
+  for (int d = 0; d < sub->brank; d++) {
+    sub->bdims[d] = g->bdims[split + d];
+    sub->a_bstride[d] = g->a_bstride[split + d];
+    sub->b_bstride[d] = g->b_bstride[split + d];
   }
-  return true;
 }
 
-/* ---- Our own kernels ---------------------------------------------------- */
-
-/* gemm_8x2 of matmul.cl: 8 x 32 blocks of C, 16 float16 accumulators (half
- * of AVX-512's registers), 2 vector loads of B and 8 broadcasts of A per 16
- * FMAs. Against 8x1, 4x2 and 12x1, 64 work-items per group against 16, 32
- * and 128, and K slices of 128, 256 and all of K, it measured best or tied
- * at 1024^3 on PoCL (interleaved runs on a loaded 2-core host: the
- * differences among the ties stayed within the noise). */
-enum { GEMM_MR = 8, GEMM_NR = 32 };
-/* Work-items per group, all along M: they share one B micro-panel. */
-enum { GEMM_LOCAL = 64 };
-/* K slice per launch: a KC x NR float micro-panel of B (32 KiB) stays in a
- * core's L1/L2 while the group's work-items stream A past it. */
-enum { GEMM_KC = 256 };
-/* Up to this many multiply-adds, packing costs more than it saves. */
-#define GEMM_DIRECT_MAX_FLOPS (32.0 * 32.0 * 32.0)
-
-static bool run_direct(const struct ocl_launch *launch, enum storage st,
-                       const struct gemm *g, const TF_Tensor *x,
-                       const TF_Tensor *y, const TF_Tensor *out,
-                       TF_Status *status)
+static bool gemm_run(struct ocl_op *op, struct gemm *g, enum gemm_path path)
 {
-  int64_t a_sm = g->adj_x ? 1 : g->k, a_sk = g->adj_x ? g->m : 1;
-  int64_t b_sk = g->adj_y ? 1 : g->n, b_sn = g->adj_y ? g->k : 1;
-  int64_t total = g->batches * g->m * g->n;
-  const struct ocl_arg args[] = {
-      OCL_TENSOR(x),          OCL_TENSOR(y),         OCL_TENSOR(out),
-      OCL_LONG(g->x_off),     OCL_LONG(g->y_off),    OCL_LONG(g->out_off),
-      OCL_LONG(g->m),         OCL_LONG(g->n),        OCL_LONG(g->k),
-      OCL_LONG(a_sm),         OCL_LONG(a_sk),        OCL_LONG(b_sk),
-      OCL_LONG(b_sn),         OCL_LONG(g->m * g->k), OCL_LONG(g->k * g->n),
-      OCL_LONG(total),        OCL_BYTES(&g->batch, sizeof(g->batch)),
-  };
-  return ocl_enqueue_1d(launch, &families[st], "gemm_direct", (size_t)total,
-                        args, (int)(sizeof(args) / sizeof(args[0])), status);
-}
-
-/* Packs `count` matrices of src (rows x depth with the given element
- * strides) into a new float temp of micro-panels `width` wide. */
-static TF_Tensor *pack(const struct ocl_launch *launch, enum storage st,
-                       const TF_Tensor *src, int64_t src_off, int64_t count,
-                       int64_t rows,
-                       int64_t depth, int64_t s_row, int64_t s_depth,
-                       int width, TF_Status *status)
-{
-  int64_t blocks = (rows + width - 1) / width;
-  int64_t per_batch = blocks * depth * width;
-  int64_t elements = count * per_batch;
-  TF_Tensor *dst =
-      ocl_tf.AllocateTemp(launch->ctx, TF_FLOAT, &elements, 1, NULL, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
-    return NULL;
-  const struct ocl_arg args[] = {
-      OCL_TENSOR(src),      OCL_TENSOR(dst),         OCL_LONG(src_off),
-      OCL_LONG(rows),
-      OCL_LONG(depth),      OCL_LONG(s_row),         OCL_LONG(s_depth),
-      OCL_LONG(rows * depth), OCL_LONG(per_batch),   OCL_INT(width),
-  };
-  size_t global[3] = {(size_t)depth, (size_t)blocks, (size_t)count};
-  size_t local[3] = {ocl_elementwise_local_size(launch->device), 1, 1};
-  if (!ocl_enqueue(launch, &families[st], "pack", 3, global, local, args,
-                   (int)(sizeof(args) / sizeof(args[0])), status)) {
-    ocl_tf.DeleteTensor(dst);
-    return NULL;
+  if (g->batches * g->m * g->n == 0)
+    return true;
+  if (!kernels_ready(op))
+    return false;
+  if (g->k == 0)
+    return fill_zero(op, g);
+  fold_batches(g);
+  if (g->brank <= GEMM_BATCH_DIMS)
+    return gemm_run_one(op, g, path);
+  /* More collapsed batch dims than the kernels take (alternating
+   * broadcasts): a product per index of the leading ones. */
+  int split = g->brank - GEMM_BATCH_DIMS;
+  int64_t outer = 1;
+  for (int d = 0; d < split; d++)
+    outer *= g->bdims[d];
+  struct gemm sub;
+  bool ok = true;
+  for (int64_t o = 0; o < outer && ok; o++) {
+    sub_product(g, split, o, &sub);
+    ok = gemm_run_one(op, &sub, path);
   }
-  return dst;
-}
-
-static bool run_packed(const struct ocl_launch *launch, enum storage st,
-                       const struct gemm *g, const TF_Tensor *x,
-                       const TF_Tensor *y, const TF_Tensor *out,
-                       TF_Status *status)
-{
-  const int mr = GEMM_MR, nr = GEMM_NR;
-  int64_t kc = GEMM_KC;
-  bool ok = false;
-  TF_Tensor *ap = NULL, *bp = NULL;
-
-  ap = pack(launch, st, x, g->x_off, g->x_batches, g->m, g->k, g->adj_x ? 1 : g->k,
-            g->adj_x ? g->m : 1, mr, status);
-  if (ap == NULL)
-    goto out;
-  bp = pack(launch, st, y, g->y_off, g->y_batches, g->n, g->k, g->adj_y ? g->k : 1,
-            g->adj_y ? 1 : g->n, nr, status);
-  if (bp == NULL)
-    goto out;
-
-  int64_t mblocks = (g->m + mr - 1) / mr, nblocks = (g->n + nr - 1) / nr;
-  /* Half output would round at every slice: one slice, as deep as K. */
-  if (st == ST_HALF)
-    kc = g->k;
-  size_t local[3] = {1, GEMM_LOCAL, 1};
-  if (local[1] > ocl_device_max_work_group_size(launch->device))
-    local[1] = ocl_device_max_work_group_size(launch->device);
-  size_t global[3] = {(size_t)nblocks, (size_t)mblocks, (size_t)g->batches};
-  for (int64_t k0 = 0; k0 < g->k; k0 += kc) {
-    int64_t depth = g->k - k0 < kc ? g->k - k0 : kc;
-    const struct ocl_arg args[] = {
-        OCL_TENSOR(ap),     OCL_TENSOR(bp),      OCL_TENSOR(out),
-        OCL_LONG(g->out_off), OCL_LONG(g->m),     OCL_LONG(g->n),      OCL_LONG(g->k),
-        OCL_LONG(k0),       OCL_LONG(depth),     OCL_INT(k0 > 0),
-        OCL_LONG(mblocks),  OCL_LONG(nblocks),
-        OCL_BYTES(&g->batch, sizeof(g->batch)),
-    };
-    if (!ocl_enqueue(launch, &families[st], "gemm_8x2", 3, global, local, args,
-                     (int)(sizeof(args) / sizeof(args[0])), status))
-      goto out;
-  }
-  ok = true;
-out:
-  /* Freed now, reused only by work enqueued later on this in-order stream:
-   * TensorFlow's stream-ordered allocation contract. */
-  if (ap != NULL)
-    ocl_tf.DeleteTensor(ap);
-  if (bp != NULL)
-    ocl_tf.DeleteTensor(bp);
   return ok;
 }
 
-/* K == 0 (or an empty operand with a non-empty output): zeros over the
- * output matrices. */
-static bool fill_zero(const struct ocl_launch *launch, const struct gemm *g,
-                      size_t elem, const TF_Tensor *out, TF_Status *status)
-{
-  cl_mem mem;
-  size_t off;
-  size_t bytes = (size_t)(g->batches * g->m * g->n) * elem;
-  if (!ocl_resolve(launch->device, ocl_tf.TensorData(out),
-                   ocl_tf.TensorByteSize(out), &mem, &off, status))
-    return false;
-  off += (size_t)g->out_off * elem;
-  const cl_uchar zero = 0;
-  cl_int err = clEnqueueFillBuffer(launch->queue, mem, &zero, 1, off, bytes, 0,
-                                   NULL, NULL);
-  if (err != CL_SUCCESS) {
-    ocl_set_cl_error(status, err, "clEnqueueFillBuffer");
-    return false;
-  }
-  return true;
-}
-
-static bool use_clblast(enum gemm_path path, TF_DataType dtype,
-                        const struct ocl_device *dev)
-{
-  if (path == PATH_OWN)
-    return false;
-  if (path == PATH_AUTO && ocl_device_is_cpu(dev))
-    return false;
-  if (dtype == TF_HALF && !ocl_device_has_fp16(dev))
-    return false;
-  return clblast_available();
-}
-
-static bool gemm_run(const struct ocl_launch *launch, TF_DataType dtype,
-                     enum gemm_path path, struct gemm *g, const TF_Tensor *x,
-                     const TF_Tensor *y, const TF_Tensor *out,
-                     TF_Status *status)
-{
-  enum storage st = dtype == TF_HALF ? ST_HALF : ST_FLOAT;
-  if (g->k == 0)
-    return fill_zero(launch, g, st == ST_HALF ? 2 : 4, out, status);
-  fold_batches(g);
-  if (use_clblast(path, dtype, launch->device))
-    return run_clblast(launch, g, st == ST_HALF, x, y, out, status);
-  double flops = (double)g->m * (double)g->n * (double)g->k;
-  if (flops <= GEMM_DIRECT_MAX_FLOPS || ocl_tf.AllocateTemp == NULL)
-    return run_direct(launch, st, g, x, y, out, status);
-  return run_packed(launch, st, g, x, y, out, status);
-}
-
-static bool run_gemm(TF_OpKernelContext *ctx, const struct matmul_kernel *k,
-                     struct gemm *g, const TF_Tensor *x, const TF_Tensor *y,
-                     const TF_Tensor *out, TF_Status *status)
-{
-  struct ocl_launch launch;
-  if (!ocl_launch_init(&launch, ctx, status))
-    return false;
-  return gemm_run(&launch, k->dtype, k->path, g, x, y, out, status);
-}
-
-bool ocl_gemm(const struct ocl_launch *launch, TF_DataType dtype,
-              const struct ocl_gemm_desc *d, const TF_Tensor *a,
-              const TF_Tensor *b, const TF_Tensor *c, TF_Status *status)
+bool ocl_op_gemm(struct ocl_op *op, TF_DataType dtype,
+                 const struct ocl_gemm_desc *d, const TF_Tensor *a,
+                 const TF_Tensor *b, const TF_Tensor *c)
 {
   if (d->batches * d->m * d->n == 0)
     return true;
-  struct gemm g;
-  memset(&g, 0, sizeof(g));
-  g.m = d->m;
-  g.n = d->n;
-  g.k = d->k;
-  g.adj_x = d->trans_a;
-  g.adj_y = d->trans_b;
-  g.batches = d->batches;
-  g.x_batches = d->a_shared ? 1 : d->batches;
-  g.y_batches = d->b_shared ? 1 : d->batches;
-  g.batch.rank = 1;
-  g.batch.dims[0] = d->batches;
-  g.batch.x_strides[0] = d->a_shared ? 0 : 1;
-  g.batch.y_strides[0] = d->b_shared ? 0 : 1;
-  g.x_off = d->a_offset;
-  g.y_off = d->b_offset;
-  g.out_off = d->c_offset;
-  return gemm_run(launch, dtype, PATH_AUTO, &g, a, b, c, status);
+  struct gemm gemm;
+  struct gemm *g = &gemm;
+  memset(g, 0, offsetof(struct gemm, bdims));
+  g->dtype = dtype;
+  g->m = d->m;
+  g->n = d->n;
+  g->k = d->k;
+  g->ta = d->trans_a;
+  g->tb = d->trans_b;
+  g->a = a;
+  g->b = b;
+  g->c = c;
+  g->a_off = d->a_offset;
+  g->b_off = d->b_offset;
+  g->c_off = d->c_offset;
+  g->batches = d->batches;
+  g->brank = d->batches > 1 ? 1 : 0;
+  g->bdims[0] = d->batches;
+  g->a_bstride[0] = d->a_shared ? 0 : 1;
+  g->b_bstride[0] = d->b_shared ? 0 : 1;
+  g->bias = NULL;
+  g->act = ACT_NONE;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, process_path_read);
+  return gemm_run(op, g, process_path);
 }
 
-/* ---- Kernel callbacks ---------------------------------------------------- */
+/* ---- Shapes ------------------------------------------------------------------- */
+
+enum matmul_kind { MATMUL, BATCH_MATMUL, BATCH_MATMUL_V2, FUSED_MATMUL };
+
+struct matmul_kernel {
+  enum matmul_kind kind;
+  TF_DataType dtype;
+  bool adj_x, adj_y;
+  enum gemm_path path;
+  /* _FusedMatMul */
+  enum gemm_activation act;
+  float alpha;
+};
+
+/* A tensor's full shape (any rank TensorFlow allows). */
+static int full_dims(const TF_Tensor *t, int64_t *dims)
+{
+  int rank = ocl_tf.NumDims(t);
+  for (int i = 0; i < rank && i < OCL_MAX_RANK; i++)
+    dims[i] = ocl_tf.Dim(t, i);
+  return rank < OCL_MAX_RANK ? rank : OCL_MAX_RANK;
+}
+
+/* Validates x and y as TensorFlow's BatchMatMulOp / BatchMatMulV2Op,
+ * MatMulOp and FusedMatMulOp do, with their messages, and fills `g` (but
+ * its tensors) and the output shape. */
+static bool matmul_shapes(struct ocl_op *op, const struct matmul_kernel *k,
+                          const int64_t *x, int x_rank, const int64_t *y,
+                          int y_rank, struct gemm *g, int64_t *out_dims,
+                          int *out_rank)
+{
+  char xs[160], ys[160];
+  ocl_shape_format(x, x_rank, xs, sizeof(xs));
+  ocl_shape_format(y, y_rank, ys, sizeof(ys));
+
+  if (k->kind == FUSED_MATMUL) {
+    if (x_rank != y_rank)
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "In[0] and In[1] has different ndims: %s vs. %s", xs,
+                         ys);
+    if (x_rank != 2)
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "In[0] is not a matrix. Instead it has shape %s", xs);
+    if (y_rank != 2)
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "In[1] is not a matrix. Instead it has shape %s", ys);
+  } else if (k->kind == MATMUL || k->kind == BATCH_MATMUL) {
+    if (x_rank != y_rank)
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "In[0] and In[1] has different ndims: %s vs. %s", xs,
+                         ys);
+    if (k->kind == MATMUL && x_rank != 2)
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "In[0] and In[1] ndims must be == 2: %d", x_rank);
+    if (x_rank < 2)
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "In[0] and In[1] ndims must be >= 2: %d", x_rank);
+    for (int i = 0; i < x_rank - 2; i++)
+      if (x[i] != y[i])
+        return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                           "In[0].dim(%d) and In[1].dim(%d) must be the "
+                           "same: %s vs %s",
+                           i, i, xs, ys);
+  } else {
+    if (x_rank < 2)
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "In[0] ndims must be >= 2: %d", x_rank);
+    if (y_rank < 2)
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "In[1] ndims must be >= 2: %d", y_rank);
+  }
+
+  struct ocl_bcast bcast, *b = &bcast;
+  if (!ocl_bcast_init(b, x, x_rank - 2, y, y_rank - 2, op->status)) {
+    ocl_set_ok(op->status);
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "In[0] and In[1] must have compatible batch "
+                       "dimensions: %s vs. %s",
+                       xs, ys);
+  }
+
+  int64_t d0 = x[x_rank - 2], d1 = x[x_rank - 1];
+  int64_t d2 = y[y_rank - 2], d3 = y[y_rank - 1];
+  if (k->adj_x) {
+    int64_t t = d0;
+    d0 = d1;
+    d1 = t;
+  }
+  if (k->adj_y) {
+    int64_t t = d2;
+    d2 = d3;
+    d3 = t;
+  }
+  if (d1 != d2)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "Matrix size-incompatible: In[0]: %s, In[1]: %s", xs,
+                       ys);
+
+  g->dtype = k->dtype;
+  g->m = d0;
+  g->k = d1;
+  g->n = d3;
+  g->ta = k->adj_x;
+  g->tb = k->adj_y;
+  g->batches = b->out_elements;
+  /* A batch of one matrix (or none) needs no batch dims. */
+  g->brank = b->out_elements > 1 ? b->rank : 0;
+  for (int d = 0; d < g->brank; d++) {
+    g->bdims[d] = b->dims[d];
+    g->a_bstride[d] = b->x_strides[d];
+    g->b_bstride[d] = b->y_strides[d];
+  }
+  memcpy(out_dims, b->out_dims, sizeof(int64_t) * (size_t)b->out_rank);
+  out_dims[b->out_rank] = d0;
+  out_dims[b->out_rank + 1] = d3;
+  *out_rank = b->out_rank + 2;
+  return true;
+}
+
+/* ---- Kernel callbacks ---------------------------------------------------------- */
 
 struct matmul_op {
   const char *op;
@@ -530,8 +901,109 @@ static const struct matmul_op matmul_ops[] = {
     /* Registered only for Ta == Tb == Tout. */
     {"BatchMatMulV3", BATCH_MATMUL_V2, "Tout", "adj_x", "adj_y",
      {"Ta", "Tb", "Tout"}},
+    {"_FusedMatMul", FUSED_MATMUL, "T", "transpose_a", "transpose_b", {"T"}},
 };
 #define NUM_MATMUL_OPS ((int)(sizeof(matmul_ops) / sizeof(matmul_ops[0])))
+
+/* The activations _FusedMatMul takes after BiasAdd: TensorFlow's CPU
+ * patterns (Relu, Relu6, Elu, LeakyRelu) and GPU ones (Tanh, Sigmoid,
+ * GeluApproximate, GeluExact). */
+static const struct {
+  const char *name;
+  enum gemm_activation act;
+} fused_activations[] = {
+    {"Relu", ACT_RELU},
+    {"Relu6", ACT_RELU6},
+    {"Elu", ACT_ELU},
+    {"LeakyRelu", ACT_LEAKY_RELU},
+    {"Tanh", ACT_TANH},
+    {"Sigmoid", ACT_SIGMOID},
+    {"GeluApproximate", ACT_GELU_APPROXIMATE},
+    {"GeluExact", ACT_GELU_EXACT},
+};
+
+/* fused_ops, num_args and leakyrelu_alpha as TensorFlow's
+ * InitializeFusedComputation reads them, with its messages. */
+static bool fused_attrs(TF_OpKernelConstruction *ctx, struct matmul_kernel *k,
+                        TF_Status *status)
+{
+  int32_t count = 0, total = 0;
+  if (ocl_tf.OpKernelConstruction_GetAttrSize == NULL ||
+      ocl_tf.OpKernelConstruction_GetAttrStringList == NULL) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "this TensorFlow lacks list attributes in its C API");
+    return false;
+  }
+  ocl_tf.OpKernelConstruction_GetAttrSize(ctx, "fused_ops", &count, &total,
+                                          status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return false;
+  if (count == 0) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "Fused MatMul must have at least one fused op.");
+    return false;
+  }
+  /* Long lists and names match no pattern: read what fits to name them. */
+  enum { MAX_OPS = 8 };
+  char *names[MAX_OPS];
+  size_t lengths[MAX_OPS];
+  char storage[512];
+  int read = count < MAX_OPS ? count : MAX_OPS;
+  if (total > (int32_t)sizeof(storage)) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "Fusion is not implemented: (%d fused ops)", (int)count);
+    return false;
+  }
+  ocl_tf.OpKernelConstruction_GetAttrStringList(ctx, "fused_ops", names,
+                                                lengths, read, storage,
+                                                sizeof(storage), status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return false;
+  char joined[600] = "";
+  size_t len = 0;
+  for (int i = 0; i < read && len < sizeof(joined); i++)
+    len += (size_t)snprintf(joined + len, sizeof(joined) - len, "%s%.*s",
+                            i ? "," : "", (int)lengths[i], names[i]);
+
+  bool matched = false;
+  k->act = ACT_NONE;
+  if (count <= 2 && lengths[0] == 7 && memcmp(names[0], "BiasAdd", 7) == 0) {
+    matched = count == 1;
+    for (size_t a = 0; count == 2 && a < sizeof(fused_activations) /
+                                             sizeof(fused_activations[0]);
+         a++) {
+      if (strlen(fused_activations[a].name) == lengths[1] &&
+          memcmp(fused_activations[a].name, names[1], lengths[1]) == 0) {
+        k->act = fused_activations[a].act;
+        matched = true;
+      }
+    }
+  }
+  if (!matched) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "Fusion is not implemented: [%s]", joined);
+    return false;
+  }
+  int64_t num_args = 0;
+  ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "num_args", &num_args,
+                                           status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return false;
+  if (num_args != 1) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "Fused MatMul with BiasAdd must have one extra argument: "
+                   "bias.");
+    return false;
+  }
+  k->alpha = 0.2f;
+  if (k->act == ACT_LEAKY_RELU) {
+    ocl_tf.OpKernelConstruction_GetAttrFloat(ctx, "leakyrelu_alpha",
+                                             &k->alpha, status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      return false;
+  }
+  return true;
+}
 
 static void *matmul_create(TF_OpKernelConstruction *ctx, int index)
 {
@@ -556,11 +1028,9 @@ static void *matmul_create(TF_OpKernelConstruction *ctx, int index)
     goto fail;
   k->adj_x = adj_x != 0;
   k->adj_y = adj_y != 0;
-  const char *path = getenv("TFOCL_GEMM");
-  k->path = path == NULL                 ? PATH_AUTO
-            : strcmp(path, "own") == 0     ? PATH_OWN
-            : strcmp(path, "clblast") == 0 ? PATH_CLBLAST
-                                           : PATH_AUTO;
+  if (op->kind == FUSED_MATMUL && !fused_attrs(ctx, k, status))
+    goto fail;
+  k->path = path_from_env();
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
@@ -571,41 +1041,72 @@ _Static_assert(NUM_MATMUL_OPS <= OCL_MAX_FAMILY_OPS,
                "one create function per matmul op");
 OCL_FAMILY_CREATES(matmul, matmul_create);
 
+/* _FusedMatMul's bias: 1-D (TensorFlow's InitBiasAddArgs) with one value
+ * per output column (TensorFlow's CPU kernel assumes it; BiasAdd's check
+ * and message). */
+static bool check_bias(struct ocl_op *op, const TF_Tensor *bias,
+                       const int64_t *out_dims)
+{
+  int64_t dims[OCL_MAX_RANK];
+  int rank = full_dims(bias, dims);
+  char bs[160], os[64];
+  ocl_shape_format(dims, rank, bs, sizeof(bs));
+  if (rank != 1)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "bias must be 1-dimensional%s", bs);
+  if (dims[0] != out_dims[1]) {
+    ocl_shape_format(out_dims, 2, os, sizeof(os));
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "Must provide as many biases as the last dimension of "
+                       "the input tensor: %s vs. %s",
+                       bs, os);
+  }
+  return true;
+}
+
 static void matmul_compute(void *kernel, TF_OpKernelContext *ctx)
 {
   const struct matmul_kernel *k = kernel;
-  TF_Status *status = ocl_tf.NewStatus();
-  TF_Tensor *in[2] = {NULL, NULL};
-  TF_Tensor *out = NULL;
-  int64_t x_dims[OCL_MAX_DIMS], y_dims[OCL_MAX_DIMS], out_dims[OCL_MAX_DIMS];
-  int out_rank;
-  struct gemm g;
-
-  if (!ocl_get_inputs(ctx, in, 2, status))
+  struct ocl_op op;
+  ocl_op_begin(&op, ctx);
+  /* Shapes of up to 254 dims. */
+  struct {
+    struct gemm g;
+    int64_t x[OCL_MAX_RANK], y[OCL_MAX_RANK], out[OCL_MAX_RANK];
+  } shapes, *s = &shapes;
+  memset(&s->g, 0, offsetof(struct gemm, bdims));
+  TF_Tensor *x = ocl_op_input(&op, 0);
+  TF_Tensor *y = x != NULL ? ocl_op_input(&op, 1) : NULL;
+  if (y == NULL)
     goto done;
-  int x_rank = ocl_tensor_dims(in[0], x_dims, status);
-  int y_rank = x_rank < 0 ? -1 : ocl_tensor_dims(in[1], y_dims, status);
-  if (y_rank < 0)
+  int x_rank = full_dims(x, s->x), y_rank = full_dims(y, s->y), out_rank = 0;
+  struct gemm *g = &s->g;
+  if (!matmul_shapes(&op, k, s->x, x_rank, s->y, y_rank, g, s->out,
+                     &out_rank))
     goto done;
-  if (!matmul_shapes(k, x_dims, x_rank, y_dims, y_rank, &g, out_dims,
-                     &out_rank, status))
+  TF_Tensor *out = ocl_op_output(&op, 0, k->dtype, s->out, out_rank);
+  if (out == NULL || g->batches * g->m * g->n == 0)
     goto done;
-  out = ocl_tf.AllocateOutput(ctx, 0, k->dtype, out_dims, out_rank, 0, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
-    goto done;
-  if (g.batches * g.m * g.n == 0)
-    goto done;
-  run_gemm(ctx, k, &g, in[0], in[1], out, status);
+  g->a = x;
+  g->b = y;
+  g->c = out;
+  g->act = ACT_NONE;
+  if (k->kind == FUSED_MATMUL && g->k > 0) {
+    TF_Tensor *bias = ocl_op_input(&op, 2);
+    if (bias == NULL || !check_bias(&op, bias, s->out))
+      goto done;
+    g->bias = bias;
+    g->act = k->act;
+    g->alpha = k->alpha;
+  }
+  gemm_run(&op, g, k->path);
 done:
-  if (out != NULL)
-    ocl_tf.DeleteTensor(out);
-  ocl_delete_tensors(in, 2);
-  ocl_compute_done(ctx, status);
+  ocl_op_end(&op);
 }
 
 static void matmul_delete(void *kernel) { free(kernel); }
 
-/* ---- Registration ------------------------------------------------------ */
+/* ---- Registration ------------------------------------------------------------ */
 
 void ocl_register_matmul_kernels(void)
 {

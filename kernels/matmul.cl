@@ -1,59 +1,170 @@
-/* MatMul and BatchMatMul: a CPU-style packed GEMM and a direct kernel.
+/* MatMul, BatchMatMul and _FusedMatMul: the matmul family's kernels.
  *
- * Built once per storage type: -DT=float or -DT=half (half is loaded and
- * stored as half, everything in between is float, as TensorFlow's CPU half
- * kernels do; no cl_khr_fp16 needed).
+ * Built per storage type (-DT=float, or -DT=half -DT_IS_HALF: half is
+ * loaded and stored as half and everything in between is float, as
+ * TensorFlow's CPU half kernels do; no cl_khr_fp16 needed) and per kernel
+ * shape: -DMATMUL_CPU (CPU devices) or -DMATMUL_GPU, with IDX_T the index
+ * type of the kernels that index whole products (int wherever every extent
+ * fits, long beyond).
  *
- * The packed path (the one that is fast on CPU devices) works as BLIS does:
+ * CPU shape (the one that is fast on PoCL) works as BLIS does:
  *   pack       A into micro-panels [M/MR][K][MR] and B into [N/NR][K][NR],
  *              zero-padded at the M and N edges, converted to float, with any
  *              transpose folded into the strides the packing reads with;
  *   gemm_8x2   one work-item computes one 8 x 32 block of C for one K
- *              slice, with 2 float16 accumulators per row: PoCL does
- *              not vectorise across work-items once a loop sits inside a
+ *              slice, with 2 float16 accumulators per row: PoCL does not
+ *              vectorise across work-items once a loop sits inside a
  *              work-item, so the vectors are explicit. Work-items of a group
  *              share one B micro-panel (it stays in L1) and walk down the
  *              rows of A.
  * The host launches gemm once per K slice (KC deep) so that a B micro-panel
  * fits in L1; later slices add into C.
  *
+ * GPU shape: gemm_t<TM>x<TN>_<ta><tb>, a work-group of 256 (or 64) computes
+ * a TM x TN tile of C; K goes by in tiles of 16 staged in local memory,
+ * loaded with neighbouring work-items on neighbouring addresses (4-wide
+ * vectors along whichever dimension is contiguous in memory) and, while the
+ * group computes on one tile, the next is already on its way into
+ * registers. Each work-item keeps a WM x WN block of C in registers, as
+ * 4 x 4 sub-blocks spread TM/(WM/4) rows and TN/(WN/4) columns apart, so
+ * that its reads from local memory are aligned float4s that neighbours
+ * share or that lie side by side, and its stores to C are coalesced. Edges
+ * (M, N or K not a multiple of the tile) are bounds-checked per element;
+ * bias and activation (_FusedMatMul) are applied before the store. The
+ * third NDRange dimension is the batch: each operand's matrix is found
+ * through its own batch strides (0 where it is broadcast).
+ *
  * gemm_direct (one work-item per element of C, strided loads) serves tiny
- * products where packing costs more than it saves, and K == 0 (zeros). */
+ * products where tiling or packing costs more than it saves, and bias_act
+ * applies _FusedMatMul's epilogue after a path that cannot (the CPU kernel,
+ * CLBlast, a host BLAS). */
 #include "common.clh"
 
 #if defined(T_IS_HALF)
 #define LOAD(p, i) vload_half((i), (p))
 #define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define LOAD4(p) vload_half4(0, (p))
+#define STORE4(p, v) vstore_half4_rte((v), 0, (p))
 #define LOAD16(p, i) vload_half16((i), (p))
 #define STORE16(p, i, v) vstore_half16_rte((v), (i), (p))
 #else
 #define LOAD(p, i) ((p)[i])
 #define STORE(p, i, v) ((p)[i] = (v))
+#define LOAD4(p) vload4(0, (p))
+#define STORE4(p, v) vstore4((v), 0, (p))
 #define LOAD16(p, i) vload16((i), (p))
 #define STORE16(p, i, v) vstore16((v), (i), (p))
 #endif
 
-/* The collapsed broadcast of the batch dims as matmul.c lays it out (struct
- * batch_args): strides count whole matrices of x and y. */
-typedef struct {
-  long dims[8];
-  long x_strides[8];
-  long y_strides[8];
-  long rank;
-} batch_t;
+#ifndef IDX_T
+#define IDX_T long
+#endif
+typedef IDX_T idx_t;
 
-static inline void batch_index(const batch_t *s, long b, long *xb, long *yb)
+/* _FusedMatMul's activations: matmul.c's enum activation. */
+#define ACT_NONE 0
+#define ACT_RELU 1
+#define ACT_RELU6 2
+#define ACT_ELU 3
+#define ACT_LEAKY_RELU 4
+#define ACT_TANH 5
+#define ACT_SIGMOID 6
+#define ACT_GELU_APPROXIMATE 7
+#define ACT_GELU_EXACT 8
+
+/* As TensorFlow's Eigen output kernels and GPU activations define them. */
+static inline float activate(float x, int act, float alpha)
+{
+  switch (act) {
+  case ACT_RELU:
+    return fmax(x, 0.0f);
+  case ACT_RELU6:
+    return fmin(fmax(x, 0.0f), 6.0f);
+  case ACT_ELU:
+    return x < 0.0f ? expm1(x) : x;
+  case ACT_LEAKY_RELU:
+    return x < 0.0f ? x * alpha : x;
+  case ACT_TANH:
+    return tanh(x);
+  case ACT_SIGMOID:
+    return 1.0f / (1.0f + exp(-x));
+  case ACT_GELU_APPROXIMATE:
+    /* sqrt(2 / pi) */
+    return 0.5f * x *
+           (1.0f + tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
+  case ACT_GELU_EXACT:
+    return 0.5f * x * (1.0f + erf(x * 0.7071067812f));
+  default:
+    return x;
+  }
+}
+
+/* The batch of a product as matmul.c's struct gemm_batch_args lays it out:
+ * output matrix b decomposes over dims (row-major); each operand's matrix
+ * starts sum c_d * strides[d] elements in (0 where it is broadcast). */
+#define GEMM_BATCH_DIMS 4
+typedef struct {
+  long a_strides[GEMM_BATCH_DIMS];
+  long b_strides[GEMM_BATCH_DIMS];
+  long dims[GEMM_BATCH_DIMS];
+  int rank;
+  int pad;
+} gemm_batch_t;
+
+static inline void batch_offsets(const gemm_batch_t *s, long b, long *ao,
+                                 long *bo)
 {
   long x = 0, y = 0;
-  for (int d = (int)s->rank - 1; d >= 0; d--) {
+  for (int d = s->rank - 1; d >= 0; d--) {
     long c = b % s->dims[d];
     b /= s->dims[d];
-    x += c * s->x_strides[d];
-    y += c * s->y_strides[d];
+    x += c * s->a_strides[d];
+    y += c * s->b_strides[d];
   }
-  *xb = x;
-  *yb = y;
+  *ao = x;
+  *bo = y;
 }
+
+/* C[b](m, n) = sum_k A(m, k) * B(k, n) with element strides for A and B, so
+ * transposes cost nothing here. One work-item per element of C. */
+__kernel void gemm_direct(OCL_TENSOR_ARG(const T, a),
+                          OCL_TENSOR_ARG(const T, b), OCL_TENSOR_ARG(T, c),
+                          long a_off, long b_off, long c_off, idx_t M,
+                          idx_t N, idx_t K, idx_t a_sm, idx_t a_sk,
+                          idx_t b_sk, idx_t b_sn, idx_t total,
+                          gemm_batch_t s)
+{
+  idx_t e = get_global_id(0);
+  OCL_GUARD(e, total);
+  idx_t n = e % N;
+  idx_t m = (e / N) % M;
+  idx_t bi = e / (M * N);
+  long xb, yb;
+  batch_offsets(&s, bi, &xb, &yb);
+  __global const T *pa = OCL_PTR(const T, a) + a_off + xb + m * a_sm;
+  __global const T *pb = OCL_PTR(const T, b) + b_off + yb + n * b_sn;
+  float acc = 0.0f;
+  for (idx_t k = 0; k < K; k++)
+    acc = fma(LOAD(pa, k * a_sk), LOAD(pb, k * b_sk), acc);
+  STORE(OCL_PTR(T, c) + c_off, e, acc);
+}
+
+/* out[i] = act(out[i] + bias[i % N]) over `total` elements of the product's
+ * rows (bias may be absent: has_bias 0). */
+__kernel void bias_act(OCL_TENSOR_ARG(T, c), OCL_TENSOR_ARG(const T, bias),
+                       long c_off, idx_t N, idx_t total, int has_bias,
+                       int act, float alpha)
+{
+  idx_t i = get_global_id(0);
+  OCL_GUARD(i, total);
+  __global T *C = OCL_PTR(T, c) + c_off;
+  float v = LOAD(C, i);
+  if (has_bias)
+    v += LOAD(OCL_PTR(const T, bias), i % N);
+  STORE(C, i, activate(v, act, alpha));
+}
+
+#ifdef MATMUL_CPU
 
 /* dst[batch][rows/width][depth][width] = src[batch](row, k) as float, 0 past
  * `rows`. One work-item per (k, block, batch) copies one row of a
@@ -86,13 +197,14 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
 }
 
 /* One MR x (16 * NV) block of C per work-item, over K slice [k0, k0 + kc).
- * accumulate: add to C (later K slices) instead of overwriting it. */
+ * accumulate: add to C (later K slices) instead of overwriting it. Packed
+ * panels are per operand matrix: a_mat/b_mat come from the batch strides,
+ * which the host gives in packed matrices here. */
 #define GEMM_KERNEL(MR, NV)                                                  \
   __kernel void gemm_##MR##x##NV(                                            \
       OCL_TENSOR_ARG(const float, ap), OCL_TENSOR_ARG(const float, bp),      \
       OCL_TENSOR_ARG(T, c), long c_off, long M, long N, long K, long k0,     \
-      long kc,                                                               \
-      int accumulate, long mblocks, long nblocks, batch_t s)                 \
+      long kc, int accumulate, long mblocks, long nblocks, gemm_batch_t s)   \
   {                                                                          \
     const int NR = 16 * NV;                                                  \
     long j = get_global_id(0);                                               \
@@ -101,7 +213,7 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
     OCL_GUARD(j, nblocks);                                                   \
     OCL_GUARD(i, mblocks);                                                   \
     long xb, yb;                                                             \
-    batch_index(&s, b, &xb, &yb);                                            \
+    batch_offsets(&s, b, &xb, &yb);                                          \
     __global const float *A =                                                \
         OCL_PTR(const float, ap) + ((xb * mblocks + i) * K + k0) * MR;       \
     __global const float *B =                                                \
@@ -151,25 +263,264 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
 /* 8 x 32: see GEMM_MR in matmul.c for the shapes measured against it. */
 GEMM_KERNEL(8, 2)
 
-/* C[b](m, n) = sum_k A(m, k) * B(k, n) with element strides for A and B, so
- * transposes cost nothing here. One work-item per element of C. */
-__kernel void gemm_direct(OCL_TENSOR_ARG(const T, a), OCL_TENSOR_ARG(const T, b),
-                          OCL_TENSOR_ARG(T, c), long a_off, long b_off,
-                          long c_off, long M, long N, long K,
-                          long a_sm, long a_sk, long b_sk, long b_sn,
-                          long a_batch, long b_batch, long total, batch_t s)
+#endif /* MATMUL_CPU */
+
+#ifdef MATMUL_GPU
+
+/* K tile and the padding of local rows: with 4 floats of padding a
+ * 4-wide load scattered along k into [k][m] rows lands on at most 2 banks
+ * of 32 at once (none would give 4-way conflicts), and rows stay 16-byte
+ * aligned for the float4 reads of the inner loop. */
+#define TK 16
+#define LPAD 4
+
+/* Four elements from p, of which `avail` exist (0 beyond), none unless
+ * `ok`: the edge-safe load. `aligned`: p is 16-byte aligned (float only),
+ * a single vector load. */
+static inline float4 load4(__global const T *p, bool ok, idx_t avail,
+                           bool aligned)
 {
-  long e = get_global_id(0);
-  OCL_GUARD(e, total);
-  long n = e % N;
-  long m = (e / N) % M;
-  long bi = e / (M * N);
-  long xb, yb;
-  batch_index(&s, bi, &xb, &yb);
-  __global const T *pa = OCL_PTR(const T, a) + a_off + xb * a_batch + m * a_sm;
-  __global const T *pb = OCL_PTR(const T, b) + b_off + yb * b_batch + n * b_sn;
-  float acc = 0.0f;
-  for (long k = 0; k < K; k++)
-    acc = fma(LOAD(pa, k * a_sk), LOAD(pb, k * b_sk), acc);
-  STORE(OCL_PTR(T, c) + c_off, e, acc);
+  (void)aligned; /* half has no whole-vector load without cl_khr_fp16 */
+  if (ok && avail >= 4) {
+#if !defined(T_IS_HALF)
+    if (aligned)
+      return *(__global const float4 *)p;
+#endif
+    return LOAD4(p);
+  }
+  float4 v = (float4)(0.0f);
+  if (ok) {
+    if (avail > 0)
+      v.s0 = LOAD(p, 0);
+    if (avail > 1)
+      v.s1 = LOAD(p, 1);
+    if (avail > 2)
+      v.s2 = LOAD(p, 2);
+  }
+  return v;
 }
+
+/* The four columns of C from p, of which `avail` exist. */
+static inline void store4(__global T *p, float4 v, idx_t avail, bool aligned)
+{
+  (void)aligned;
+  if (avail >= 4) {
+#if !defined(T_IS_HALF)
+    if (aligned) {
+      *(__global float4 *)p = v;
+      return;
+    }
+#endif
+    STORE4(p, v);
+    return;
+  }
+  if (avail > 0)
+    STORE(p, 0, v.s0);
+  if (avail > 1)
+    STORE(p, 1, v.s1);
+  if (avail > 2)
+    STORE(p, 2, v.s2);
+}
+
+static inline float4 activate4(float4 v, int act, float alpha)
+{
+  return (float4)(activate(v.s0, act, alpha), activate(v.s1, act, alpha),
+                  activate(v.s2, act, alpha), activate(v.s3, act, alpha));
+}
+
+/* One TM x TN tile of C. TA/TB: the operand is stored transposed (A as
+ * K x M, B as N x K). Work-group (TN / WN, TM / WM): local id 0 runs along
+ * N, 1 along M. Group id 0 picks the M tile, 1 the N tile (plus n_tile0),
+ * 2 the batch (plus batch0): the host splits launches at 65535 groups in
+ * dims 1 and 2, the most some drivers allow.
+ *
+ * aligned: bit 0 A, bit 1 B, bit 2 C have 16-byte aligned rows (offset
+ * and leading dimension), so whole-vector loads and stores apply. epilogue:
+ * has_bias, act, alpha as in bias_act. */
+#define GEMM_TILED(NAME, TM, TN, WM, WN, TA, TB)                              \
+  __kernel void NAME(                                                         \
+      OCL_TENSOR_ARG(const T, a), OCL_TENSOR_ARG(const T, b),                 \
+      OCL_TENSOR_ARG(T, c), OCL_TENSOR_ARG(const T, bias), long a_off,        \
+      long b_off, long c_off, idx_t M, idx_t N, idx_t K, int n_tile0,         \
+      long batch0, gemm_batch_t s, int aligned, int has_bias, int act,        \
+      float alpha)                                                            \
+  {                                                                           \
+    enum {                                                                    \
+      NTX = TN / WN, NTY = TM / WM, NT = NTX * NTY,                           \
+      LA = TM * TK / 4 / NT, LB = TN * TK / 4 / NT,                           \
+      AS = TM + LPAD, BS = TN + LPAD                                          \
+    };                                                                        \
+    __local float4 as4[TK * AS / 4];                                          \
+    __local float4 bs4[TK * BS / 4];                                          \
+    __local float *as = (__local float *)as4;                                 \
+    __local float *bs = (__local float *)bs4;                                 \
+    const int tx = get_local_id(0), ty = get_local_id(1);                     \
+    const int tid = ty * NTX + tx;                                            \
+    const idx_t m0 = (idx_t)get_group_id(0) * TM;                             \
+    const idx_t n0 = ((idx_t)get_group_id(1) + n_tile0) * TN;                 \
+    const long bi = batch0 + (long)get_group_id(2);                           \
+    long ab, bb;                                                              \
+    batch_offsets(&s, bi, &ab, &bb);                                          \
+    __global const T *A = OCL_PTR(const T, a) + a_off + ab;                   \
+    __global const T *B = OCL_PTR(const T, b) + b_off + bb;                   \
+    __global T *C = OCL_PTR(T, c) + c_off + bi * (long)M * (long)N;           \
+    const idx_t lda = TA ? M : K, ldb = TB ? K : N;                           \
+    const bool a_al = aligned & 1, b_al = (aligned >> 1) & 1;                 \
+    const bool c_al = (aligned >> 2) & 1;                                     \
+                                                                              \
+    float4 ra[LA], rb[LB];                                                    \
+    float acc[WM][WN];                                                        \
+    for (int i = 0; i < WM; i++)                                              \
+      for (int j = 0; j < WN; j++)                                            \
+        acc[i][j] = 0.0f;                                                     \
+                                                                              \
+    /* Global -> registers: the tile at k0. */                                \
+    idx_t k0 = 0;                                                             \
+    _Pragma("unroll") for (int p = 0; p < LA; p++) {                          \
+      int e = p * NT + tid;                                                   \
+      if (TA) {                                                               \
+        int kk = e / (TM / 4), r = (e % (TM / 4)) * 4;                        \
+        ra[p] = load4(A + (k0 + kk) * lda + m0 + r, k0 + kk < K, M - m0 - r,  \
+                      a_al);                                                  \
+      } else {                                                                \
+        int r = e / (TK / 4), kk = (e % (TK / 4)) * 4;                        \
+        ra[p] = load4(A + (m0 + r) * lda + k0 + kk, m0 + r < M, K - k0 - kk,  \
+                      a_al);                                                  \
+      }                                                                       \
+    }                                                                         \
+    _Pragma("unroll") for (int p = 0; p < LB; p++) {                          \
+      int e = p * NT + tid;                                                   \
+      if (TB) {                                                               \
+        int c = e / (TK / 4), kk = (e % (TK / 4)) * 4;                        \
+        rb[p] = load4(B + (n0 + c) * ldb + k0 + kk, n0 + c < N, K - k0 - kk,  \
+                      b_al);                                                  \
+      } else {                                                                \
+        int kk = e / (TN / 4), c = (e % (TN / 4)) * 4;                        \
+        rb[p] = load4(B + (k0 + kk) * ldb + n0 + c, k0 + kk < K, N - n0 - c,  \
+                      b_al);                                                  \
+      }                                                                       \
+    }                                                                         \
+                                                                              \
+    for (; k0 < K; k0 += TK) {                                                \
+      /* Everyone is done reading the previous tile. */                       \
+      barrier(CLK_LOCAL_MEM_FENCE);                                           \
+      _Pragma("unroll") for (int p = 0; p < LA; p++) {                        \
+        int e = p * NT + tid;                                                 \
+        if (TA) {                                                             \
+          int kk = e / (TM / 4), r = (e % (TM / 4)) * 4;                      \
+          as4[(kk * AS + r) / 4] = ra[p];                                     \
+        } else {                                                              \
+          int r = e / (TK / 4), kk = (e % (TK / 4)) * 4;                      \
+          as[(kk + 0) * AS + r] = ra[p].s0;                                   \
+          as[(kk + 1) * AS + r] = ra[p].s1;                                   \
+          as[(kk + 2) * AS + r] = ra[p].s2;                                   \
+          as[(kk + 3) * AS + r] = ra[p].s3;                                   \
+        }                                                                     \
+      }                                                                       \
+      _Pragma("unroll") for (int p = 0; p < LB; p++) {                        \
+        int e = p * NT + tid;                                                 \
+        if (TB) {                                                             \
+          int c = e / (TK / 4), kk = (e % (TK / 4)) * 4;                      \
+          bs[(kk + 0) * BS + c] = rb[p].s0;                                   \
+          bs[(kk + 1) * BS + c] = rb[p].s1;                                   \
+          bs[(kk + 2) * BS + c] = rb[p].s2;                                   \
+          bs[(kk + 3) * BS + c] = rb[p].s3;                                   \
+        } else {                                                              \
+          int kk = e / (TN / 4), c = (e % (TN / 4)) * 4;                      \
+          bs4[(kk * BS + c) / 4] = rb[p];                                     \
+        }                                                                     \
+      }                                                                       \
+      barrier(CLK_LOCAL_MEM_FENCE);                                           \
+                                                                              \
+      /* The next tile's loads overlap this tile's arithmetic. */             \
+      const idx_t k1 = k0 + TK;                                               \
+      if (k1 < K) {                                                           \
+        _Pragma("unroll") for (int p = 0; p < LA; p++) {                      \
+          int e = p * NT + tid;                                               \
+          if (TA) {                                                           \
+            int kk = e / (TM / 4), r = (e % (TM / 4)) * 4;                    \
+            ra[p] = load4(A + (k1 + kk) * lda + m0 + r, k1 + kk < K,          \
+                          M - m0 - r, a_al);                                  \
+          } else {                                                            \
+            int r = e / (TK / 4), kk = (e % (TK / 4)) * 4;                    \
+            ra[p] = load4(A + (m0 + r) * lda + k1 + kk, m0 + r < M,           \
+                          K - k1 - kk, a_al);                                 \
+          }                                                                   \
+        }                                                                     \
+        _Pragma("unroll") for (int p = 0; p < LB; p++) {                      \
+          int e = p * NT + tid;                                               \
+          if (TB) {                                                           \
+            int c = e / (TK / 4), kk = (e % (TK / 4)) * 4;                    \
+            rb[p] = load4(B + (n0 + c) * ldb + k1 + kk, n0 + c < N,           \
+                          K - k1 - kk, b_al);                                 \
+          } else {                                                            \
+            int kk = e / (TN / 4), c = (e % (TN / 4)) * 4;                    \
+            rb[p] = load4(B + (k1 + kk) * ldb + n0 + c, k1 + kk < K,          \
+                          N - n0 - c, b_al);                                  \
+          }                                                                   \
+        }                                                                     \
+      }                                                                       \
+                                                                              \
+      _Pragma("unroll") for (int kk = 0; kk < TK; kk++) {                     \
+        float4 av[WM / 4], bv[WN / 4];                                        \
+        _Pragma("unroll") for (int g = 0; g < WM / 4; g++)                    \
+          av[g] = as4[(kk * AS + g * NTY * 4 + ty * 4) / 4];                  \
+        _Pragma("unroll") for (int h = 0; h < WN / 4; h++)                    \
+          bv[h] = bs4[(kk * BS + h * NTX * 4 + tx * 4) / 4];                  \
+        _Pragma("unroll") for (int g = 0; g < WM / 4; g++) {                  \
+          float a4[4] = {av[g].s0, av[g].s1, av[g].s2, av[g].s3};             \
+          _Pragma("unroll") for (int r = 0; r < 4; r++) {                     \
+            _Pragma("unroll") for (int h = 0; h < WN / 4; h++) {              \
+              const int i = g * 4 + r, j = h * 4;                             \
+              acc[i][j + 0] = fma(a4[r], bv[h].s0, acc[i][j + 0]);            \
+              acc[i][j + 1] = fma(a4[r], bv[h].s1, acc[i][j + 1]);            \
+              acc[i][j + 2] = fma(a4[r], bv[h].s2, acc[i][j + 2]);            \
+              acc[i][j + 3] = fma(a4[r], bv[h].s3, acc[i][j + 3]);            \
+            }                                                                 \
+          }                                                                   \
+        }                                                                     \
+      }                                                                       \
+    }                                                                         \
+                                                                              \
+    float4 bias4[WN / 4];                                                     \
+    _Pragma("unroll") for (int h = 0; h < WN / 4; h++) {                      \
+      idx_t n = n0 + h * NTX * 4 + tx * 4;                                    \
+      bias4[h] = load4(OCL_PTR(const T, bias) + n, has_bias && n < N, N - n,  \
+                       false);                                                \
+    }                                                                         \
+    _Pragma("unroll") for (int g = 0; g < WM / 4; g++) {                      \
+      _Pragma("unroll") for (int r = 0; r < 4; r++) {                         \
+        idx_t m = m0 + g * NTY * 4 + ty * 4 + r;                              \
+        if (m < M) {                                                          \
+          _Pragma("unroll") for (int h = 0; h < WN / 4; h++) {                \
+            idx_t n = n0 + h * NTX * 4 + tx * 4;                              \
+            const int i = g * 4 + r, j = h * 4;                               \
+            float4 v = (float4)(acc[i][j], acc[i][j + 1], acc[i][j + 2],      \
+                                acc[i][j + 3]) +                              \
+                       bias4[h];                                              \
+            if (act != ACT_NONE)                                              \
+              v = activate4(v, act, alpha);                                   \
+            if (n < N)                                                        \
+              store4(C + m * N + n, v, N - n, c_al);                          \
+          }                                                                   \
+        }                                                                     \
+      }                                                                       \
+    }                                                                         \
+  }
+
+/* The tile shapes, each in every transpose combination: 128 x 128 with
+ * 8 x 8 per work-item (large products), 64 x 64 with 4 x 4 (smaller ones:
+ * more work-groups to fill the compute units), both 256 work-items; and
+ * 32 x 32 with 4 x 4 in 64 work-items, for devices (or kernels) whose
+ * limit is below 256. */
+#define GEMM_TILED_ALL(TM, TN, WM, WN)                                   \
+  GEMM_TILED(gemm_t##TM##x##TN##_nn, TM, TN, WM, WN, 0, 0)               \
+  GEMM_TILED(gemm_t##TM##x##TN##_nt, TM, TN, WM, WN, 0, 1)               \
+  GEMM_TILED(gemm_t##TM##x##TN##_tn, TM, TN, WM, WN, 1, 0)               \
+  GEMM_TILED(gemm_t##TM##x##TN##_tt, TM, TN, WM, WN, 1, 1)
+
+GEMM_TILED_ALL(128, 128, 8, 8)
+GEMM_TILED_ALL(64, 64, 4, 4)
+GEMM_TILED_ALL(32, 32, 4, 4)
+
+#endif /* MATMUL_GPU */

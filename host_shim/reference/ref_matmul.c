@@ -1,5 +1,6 @@
 /* References of the matmul kernel family: MatMul, BatchMatMul,
- * BatchMatMulV2 and BatchMatMulV3 (batch broadcasting, transposes).
+ * BatchMatMulV2 and BatchMatMulV3 (batch broadcasting, transposes), and
+ * _FusedMatMul (MatMul + BiasAdd + an activation).
  *
  * Tolerance (float32): a K-term dot product accumulated in float32 is off
  * by at most about K * eps * sum|a_k * b_k| <= K * 6e-8 * max|a| * max|b|,
@@ -9,16 +10,19 @@
  * "1e-5 * K * max|a| * max|b|" bound for every case with K >= 2 and still
  * far above the errors measured (~1e-5 at K = 300). Half widens both by
  * REF_HALF_FACTOR (inputs and outputs are half; the device accumulates in
- * float and rounds once). */
+ * float and rounds once). _FusedMatMul adds the bias and activation in float
+ * on the device (float64 here): within the same bounds, the activations
+ * being 1-Lipschitz or flatter. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "reference.h"
 
+/* MatMul's attribute names and rank rules (_FusedMatMul shares them). */
 static bool is_matmul(const struct ref_case *c)
 {
-  return strcmp(c->op, "MatMul") == 0;
+  return strcmp(c->op, "MatMul") == 0 || strcmp(c->op, "_FusedMatMul") == 0;
 }
 
 static int matmul_compute(const struct ref_case *c, struct ref_tensor *out,
@@ -102,7 +106,7 @@ static struct ref_case *add_case(struct ref_cases *out, const char *op,
                                  const int64_t *yd, int yr, bool adj_x,
                                  bool adj_y, TF_Code expect)
 {
-  bool legacy = strcmp(op, "MatMul") == 0;
+  bool legacy = strcmp(op, "MatMul") == 0 || strcmp(op, "_FusedMatMul") == 0;
   char xs[96] = "", ys[96] = "";
   for (int i = 0; i < xr; i++)
     snprintf(xs + strlen(xs), sizeof(xs) - strlen(xs), "%s%lld", i ? "," : "",
@@ -126,6 +130,7 @@ static struct ref_case *add_case(struct ref_cases *out, const char *op,
   return c;
 }
 
+#define D2(a, b) ((const int64_t[]){(a), (b)})
 #define D(...) ((const int64_t[]){__VA_ARGS__}), \
                (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
 
@@ -139,6 +144,18 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
    * below 32^3 multiply-adds, the packed one above; K = 300 spans two K
    * slices of the packed kernel). */
   add_case(out, o, dtype, D(1, 1), D(1, 1), false, false, ok);
+  /* Whole and partial tiles of the GPU kernels (64 and 32; K tiles of 16;
+   * the 128 tile runs the same code on a partial tile), in each transpose
+   * combination. */
+  for (int t = 0; t < 4; t++) {
+    bool ta = t & 1, tb = t & 2;
+    int64_t xd[2] = {67, 37}, yd[2] = {37, 66};
+    if (ta)
+      xd[0] = 37, xd[1] = 67;
+    if (tb)
+      yd[0] = 66, yd[1] = 37;
+    add_case(out, o, dtype, xd, 2, yd, 2, ta, tb, ok);
+  }
   add_case(out, o, dtype, D(7, 5), D(5, 3), false, false, ok);
   add_case(out, o, dtype, D(33, 65), D(65, 17), false, false, ok);
   add_case(out, o, dtype, D(65, 33), D(33, 130), false, false, ok);
@@ -196,6 +213,176 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
   add_case(out, o, dtype, D(1, 20, 33), D(3, 33, 40), false, false, ok);
   add_case(out, o, dtype, D(0, 4, 5), D(5, 3), false, false, ok);
   add_case(out, o, dtype, D(2, 3, 4), D(3, 4, 5), false, false, bad);
+  /* x shared by a batch of y (a stride of 0 on x's side), transposed. */
+  add_case(out, o, dtype, D(40, 33), D(5, 40, 20), true, false, ok);
+  /* Broadcasts alternating between the operands: 6 collapsed batch dims,
+   * more than a kernel takes (the host splits them). */
+  add_case(out, o, dtype, D(2, 1, 2, 1, 3, 1, 3, 4),
+           D(1, 2, 1, 3, 1, 2, 4, 5), false, false, ok);
+}
+
+/* ---- _FusedMatMul --------------------------------------------------------- */
+
+static const char *const fused_activations[] = {
+    "Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid",
+    "GeluApproximate", "GeluExact"};
+#define NUM_FUSED_ACTIVATIONS \
+  ((int)(sizeof(fused_activations) / sizeof(fused_activations[0])))
+
+/* The fused_ops attribute: `ops` must outlive the case (static). */
+static void attr_fused_ops(struct ref_case *c, const char *const *ops,
+                           int count)
+{
+  c->attrs[c->num_attrs++] = (struct tfocl_attr){
+      .name = "fused_ops",
+      .kind = TFOCL_ATTR_STRING_LIST,
+      .value.strings = {ops, count},
+  };
+}
+
+static double activate(const char *act, double x, double alpha)
+{
+  if (act == NULL)
+    return x;
+  if (strcmp(act, "Relu") == 0)
+    return x > 0 ? x : 0;
+  if (strcmp(act, "Relu6") == 0)
+    return x < 0 ? 0 : x > 6 ? 6 : x;
+  if (strcmp(act, "Elu") == 0)
+    return x < 0 ? expm1(x) : x;
+  if (strcmp(act, "LeakyRelu") == 0)
+    return x < 0 ? x * alpha : x;
+  if (strcmp(act, "Tanh") == 0)
+    return tanh(x);
+  if (strcmp(act, "Sigmoid") == 0)
+    return 1 / (1 + exp(-x));
+  if (strcmp(act, "GeluApproximate") == 0)
+    return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  if (strcmp(act, "GeluExact") == 0)
+    return 0.5 * x * (1 + erf(x / sqrt(2)));
+  return NAN;
+}
+
+static int fused_compute(const struct ref_case *c, struct ref_tensor *out,
+                         char *error, int error_len)
+{
+  const struct tfocl_attr *ops = ref_case_attr(c, "fused_ops");
+  if (ops == NULL || ops->value.strings.count < 1 ||
+      ops->value.strings.count > 2 ||
+      strcmp(ops->value.strings.items[0], "BiasAdd") != 0 ||
+      c->num_inputs != 3) {
+    snprintf(error, (size_t)error_len, "unsupported fusion");
+    return -1;
+  }
+  const char *act =
+      ops->value.strings.count == 2 ? ops->value.strings.items[1] : NULL;
+  double alpha = ref_case_attr_float_or(c, "leakyrelu_alpha", 0.2);
+  int n = matmul_compute(c, out, error, error_len);
+  if (n < 0)
+    return n;
+  const struct ref_tensor *x = &c->inputs[0], *bias = &c->inputs[2];
+  int64_t cols = out[0].rank == 2 ? out[0].dims[1] : 0;
+  bool ta = ref_case_attr_bool_or(c, "transpose_a", false);
+  /* K == 0: TensorFlow fills zeros and leaves bias and activation out. */
+  if (x->dims[ta ? 0 : 1] == 0)
+    return 1;
+  if (bias->rank != 1 || bias->dims[0] != cols) {
+    snprintf(error, (size_t)error_len, "bad bias");
+    return -1;
+  }
+  /* The device rounds the product to the output type only after bias and
+   * activation: so does this (matmul_compute rounded; redo from float64
+   * would need the sums, and rounding twice stays within the tolerance). */
+  for (int64_t i = 0; i < out[0].elements; i++)
+    out[0].v[i] = ref_round_to(
+        out[0].dtype, activate(act, out[0].v[i] + bias->v[i % cols], alpha));
+  return 1;
+}
+
+/* One _FusedMatMul case: x [m, k] (transposed if ta), y, bias [bias_n]. */
+static struct ref_case *fused_case(struct ref_cases *out, TF_DataType dtype,
+                                   const int64_t *xd, const int64_t *yd,
+                                   bool ta, bool tb, int64_t bias_n,
+                                   const char *const *ops, int num_ops,
+                                   TF_Code expect)
+{
+  char fused[64] = "";
+  for (int i = 0; i < num_ops; i++)
+    snprintf(fused + strlen(fused), sizeof(fused) - strlen(fused), "%s%s",
+             i ? "+" : "", ops[i]);
+  struct ref_case *c = ref_case_add(
+      out, "_FusedMatMul", "_FusedMatMul [%lld,%lld]%s x [%lld,%lld]%s %s",
+      (long long)xd[0], (long long)xd[1], ta ? "^T" : "", (long long)yd[0],
+      (long long)yd[1], tb ? "^T" : "", fused);
+  ref_case_input(c, dtype, xd, 2, REF_ANY);
+  c->label[0] ^= 1;
+  ref_case_input(c, dtype, yd, 2, REF_ANY);
+  c->label[0] ^= 2;
+  if (bias_n >= 0)
+    ref_case_input(c, dtype, &bias_n, 1, REF_ANY);
+  c->label[0] ^= 3;
+  if (ta)
+    ref_case_attr_bool(c, "transpose_a", true);
+  if (tb)
+    ref_case_attr_bool(c, "transpose_b", true);
+  attr_fused_ops(c, ops, num_ops);
+  c->expect_code = expect;
+  return c;
+}
+
+static void fused_cases(const struct ref_op *op, TF_DataType dtype,
+                        struct ref_cases *out)
+{
+  (void)op;
+  static const char *const bias_only[] = {"BiasAdd"};
+  static const char *const with[NUM_FUSED_ACTIVATIONS][2] = {
+      {"BiasAdd", "Relu"},    {"BiasAdd", "Relu6"},
+      {"BiasAdd", "Elu"},     {"BiasAdd", "LeakyRelu"},
+      {"BiasAdd", "Tanh"},    {"BiasAdd", "Sigmoid"},
+      {"BiasAdd", "GeluApproximate"}, {"BiasAdd", "GeluExact"}};
+  static const char *const softplus[] = {"BiasAdd", "Softplus"};
+  static const char *const relu_only[] = {"Relu"};
+  const TF_Code ok = TF_OK, bad = TF_INVALID_ARGUMENT;
+
+  /* Tiny (direct kernel), tiled / packed sizes with edges, transposes. */
+  fused_case(out, dtype, D2(7, 5), D2(5, 3), false, false, 3, bias_only, 1,
+             ok);
+  fused_case(out, dtype, D2(65, 33), D2(33, 130), false, false, 130,
+             bias_only, 1, ok);
+  for (int a = 0; a < NUM_FUSED_ACTIVATIONS; a++) {
+    bool ta = a & 1, tb = a & 2;
+    int64_t xd[2] = {70, 37}, yd[2] = {37, 45};
+    if (ta)
+      xd[0] = 37, xd[1] = 70;
+    if (tb)
+      yd[0] = 45, yd[1] = 37;
+    fused_case(out, dtype, xd, yd, ta, tb, 45, with[a], 2, ok);
+    fused_case(out, dtype, D2(3, 4), D2(4, 5), false, false, 5, with[a], 2,
+               ok);
+  }
+  struct ref_case *c = fused_case(out, dtype, D2(33, 20), D2(20, 17), false,
+                                  false, 17, with[3], 2, ok);
+  ref_case_attr_float(c, "leakyrelu_alpha", 0.3f);
+  /* Empty: K == 0 gives zeros (no bias), M == 0 nothing. */
+  fused_case(out, dtype, D2(3, 0), D2(0, 4), false, false, 4, with[0], 2, ok);
+  fused_case(out, dtype, D2(0, 5), D2(5, 4), false, false, 4, with[0], 2, ok);
+  /* What TensorFlow rejects. */
+  fused_case(out, dtype, D2(3, 4), D2(4, 5), false, false, 5, softplus, 2,
+             TF_UNIMPLEMENTED);
+  fused_case(out, dtype, D2(3, 4), D2(4, 5), false, false, 5, relu_only, 1,
+             TF_UNIMPLEMENTED);
+  fused_case(out, dtype, D2(3, 4), D2(4, 5), false, false, 5, bias_only, 0,
+             bad);
+  fused_case(out, dtype, D2(3, 4), D2(4, 5), false, false, -1, bias_only, 1,
+             bad);
+  fused_case(out, dtype, D2(3, 4), D2(4, 5), false, false, 4, bias_only, 1,
+             bad);
+  fused_case(out, dtype, D2(3, 4), D2(5, 5), false, false, 5, bias_only, 1,
+             bad);
+  /* A 2-D bias. */
+  c = fused_case(out, dtype, D2(3, 4), D2(4, 5), false, false, -1, bias_only,
+                 1, bad);
+  ref_case_input(c, dtype, D2(1, 5), 2, REF_ANY);
 }
 
 #define TOL 1e-5, 9e-5
@@ -205,5 +392,6 @@ const struct ref_op ref_ops_matmul[] = {
     {"BatchMatMul", TOL, REF_ANY, matmul_cases, matmul_compute},
     {"BatchMatMulV2", TOL, REF_ANY, matmul_cases, matmul_compute},
     {"BatchMatMulV3", TOL, REF_ANY, matmul_cases, matmul_compute},
+    {"_FusedMatMul", TOL, REF_ANY, fused_cases, fused_compute},
     {.op = NULL},
 };

@@ -15,6 +15,7 @@ extern const struct ref_op ref_ops_conv[];
 extern const struct ref_op ref_ops_pool[];
 extern const struct ref_op ref_ops_random[];
 extern const struct ref_op ref_ops_scatter[];
+extern const struct ref_op ref_ops_linalg[];
 
 
 static const struct ref_op *const families[] = {
@@ -23,9 +24,25 @@ static const struct ref_op *const families[] = {
     ref_ops_gather,
     ref_ops_conv,   ref_ops_pool,   ref_ops_random,
     ref_ops_scatter,
+    ref_ops_linalg,
 };
 
 #define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))
+
+extern const struct ref_check ref_checks_linalg[];
+
+static const struct ref_check *const check_tables[] = {
+    ref_checks_linalg,
+};
+
+const struct ref_check *ref_check_find(const char *name)
+{
+  for (size_t t = 0; t < sizeof(check_tables) / sizeof(check_tables[0]); t++)
+    for (const struct ref_check *c = check_tables[t]; c->op != NULL; c++)
+      if (strcmp(c->op, name) == 0)
+        return c;
+  return NULL;
+}
 
 int ref_op_count(void)
 {

@@ -88,6 +88,24 @@ struct ref_op {
                  char *error, int error_len);
 };
 
+/* For ops whose outputs are not unique (Qr's q and r up to signs): a check
+ * that judges the device's outputs `got` itself, given the case and the
+ * reference's outputs `want` (same count, shapes compared already), with
+ * the op's tolerance. Returns the number of mismatches (0: passed), the
+ * largest error and a message for the first mismatch. Ops without one
+ * have every output compared with the reference's element by element.
+ * Each family with checks ends its table with op == NULL (ref_table.c). */
+struct ref_check {
+  const char *op;
+  int64_t (*check)(const struct ref_case *c, const struct ref_tensor *got,
+                   const struct ref_tensor *want, int num_outputs,
+                   double rtol, double atol, double *max_error, char *msg,
+                   int msg_len);
+};
+
+/* The op's check, or NULL. */
+const struct ref_check *ref_check_find(const char *op);
+
 /* Every op with a reference; NULL if none. */
 const struct ref_op *ref_op_find(const char *op);
 /* Whether TFOCL_OPS_FILTER (a comma list of op names; unset or empty: all)

@@ -1,0 +1,209 @@
+/* A host BLAS as a GEMM implementation on CPU devices.
+ *
+ * A CPU device's buffers are host memory, so a host BLAS can compute the
+ * product in place. It must run in stream order without blocking the
+ * thread that enqueues: as an OpenCL native kernel (clEnqueueNativeKernel,
+ * where the device reports CL_EXEC_NATIVE_KERNEL, as PoCL does), which the
+ * in-order queue runs after the work before it and before the work after
+ * it. Devices without native kernels use our own kernel instead: a host
+ * callback (the plugin's callback worker) would serve too, but it belongs
+ * to the stream layer and gains nothing over our kernel where native
+ * kernels are missing.
+ *
+ * The operands reach the native kernel as mapped regions (non-blocking
+ * clEnqueueMapBuffer before it, unmaps after), not through the native
+ * kernel's own memory-object list: PoCL 3.1 hands that list's buffers over
+ * as whatever device copy exists when the command is enqueued, without
+ * the migration its kernels get, so the BLAS read stale inputs and its
+ * output never became the buffer's content (wrong products in TensorFlow,
+ * where copies are asynchronous). A map is the command whose pointer is
+ * the buffer's current content once it has run; on a CPU device it is
+ * zero-copy (~25 us), which the size classes where this path wins absorb.
+ *
+ * The library is Debian's OpenBLAS (libopenblas.so.0), else whatever
+ * libblas.so.3 is (the reference BLAS where nothing better is installed:
+ * gemm_tune.c measures it against our kernel before it is used), dlopen'ed
+ * at first use and never linked or closed. OpenBLAS keeps its own threads
+ * (one per core); the device's own threads are idle while the native
+ * kernel runs, which occupies one of them. */
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gemm_internal.h"
+
+/* cblas_sgemm: row-major 101, no transpose 111, transpose 112. */
+typedef void (*sgemm_fn)(int order, int trans_a, int trans_b, int m, int n,
+                         int k, float alpha, const float *a, int lda,
+                         const float *b, int ldb, float beta, float *c,
+                         int ldc);
+enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
+
+static struct {
+  pthread_once_t once;
+  sgemm_fn sgemm;
+  char identity[96];
+} blas = {.once = PTHREAD_ONCE_INIT, .identity = "none"};
+
+static void blas_load(void)
+{
+  static const char *const libs[] = {"libopenblas.so.0", "libblas.so.3"};
+  for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+    void *h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL)
+      continue;
+    void *f = dlsym(h, "cblas_sgemm");
+    if (f == NULL) {
+      dlclose(h);
+      continue;
+    }
+    /* Object pointer to function pointer, as dlsym(3) documents. */
+    memcpy(&blas.sgemm, &f, sizeof(blas.sgemm));
+    /* OpenBLAS's kernels (its core type: OPENBLAS_CORETYPE) and threads
+     * decide its speed. */
+    char *(*core)(void) = NULL;
+    int (*threads)(void) = NULL;
+    void *c = dlsym(h, "openblas_get_corename");
+    void *t = dlsym(h, "openblas_get_num_threads");
+    if (c != NULL)
+      memcpy(&core, &c, sizeof(core));
+    if (t != NULL)
+      memcpy(&threads, &t, sizeof(threads));
+    if (core != NULL && threads != NULL)
+      snprintf(blas.identity, sizeof(blas.identity), "%s %s %d", libs[i],
+               core(), threads());
+    else
+      snprintf(blas.identity, sizeof(blas.identity), "%s", libs[i]);
+    for (char *p = blas.identity; *p; p++)
+      if (*p == '\t' || *p == '\n')
+        *p = ' ';
+    return; /* loaded for the process's life */
+  }
+}
+
+/* What the native kernel receives (a copy, made at enqueue). */
+struct blas_job {
+  /* The mapped operands, valid once the maps before the kernel have run. */
+  const float *a, *b;
+  float *c;
+  int m, n, k, lda, ldb;
+  int ta, tb;
+  int64_t batches;
+  struct gemm_batch_args batch; /* element strides */
+  sgemm_fn sgemm;
+};
+
+static void CL_CALLBACK blas_native(void *args)
+{
+  const struct blas_job *j = args;
+  const float *a = j->a, *b = j->b;
+  float *c = j->c;
+  size_t mn = (size_t)j->m * (size_t)j->n;
+  for (int64_t i = 0; i < j->batches; i++) {
+    int64_t rem = i, ao = 0, bo = 0;
+    for (int d = j->batch.rank - 1; d >= 0; d--) {
+      int64_t x = rem % j->batch.dims[d];
+      rem /= j->batch.dims[d];
+      ao += x * j->batch.a_strides[d];
+      bo += x * j->batch.b_strides[d];
+    }
+    j->sgemm(CBLAS_ROW_MAJOR, j->ta ? CBLAS_TRANS : CBLAS_NO_TRANS,
+             j->tb ? CBLAS_TRANS : CBLAS_NO_TRANS, j->m, j->n, j->k, 1.0f,
+             a + ao, j->lda, b + bo, j->ldb, 0.0f, c + (size_t)i * mn, j->n);
+  }
+}
+
+const char *gemm_blas_identity(void)
+{
+  pthread_once(&blas.once, blas_load);
+  return blas.identity;
+}
+
+bool gemm_blas_usable(struct ocl_op *op, const struct gemm *g)
+{
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL || !info->is_cpu || g->dtype != TF_FLOAT ||
+      g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX)
+    return false;
+  bool native = false;
+  if (gemm_device_id(op, &native) == NULL || !native)
+    return false;
+  pthread_once(&blas.once, blas_load);
+  return blas.sgemm != NULL;
+}
+
+/* The elements an operand's matrices span from its first: the furthest
+ * matrix (largest index in each batch dim) plus one matrix. */
+static size_t span(const struct gemm *g, const int64_t *bstride,
+                   int64_t matrix)
+{
+  int64_t last = 0;
+  for (int d = 0; d < g->brank; d++)
+    last += (g->bdims[d] - 1) * bstride[d];
+  return (size_t)((last + 1) * matrix);
+}
+
+bool gemm_blas_run(struct ocl_op *op, const struct gemm *g)
+{
+  size_t bytes[3] = {span(g, g->a_bstride, g->m * g->k) * sizeof(float),
+                     span(g, g->b_bstride, g->k * g->n) * sizeof(float),
+                     (size_t)(g->batches * g->m * g->n) * sizeof(float)};
+  const TF_Tensor *t[3] = {g->a, g->b, g->c};
+  const int64_t off[3] = {g->a_off, g->b_off, g->c_off};
+  const cl_map_flags flags[3] = {CL_MAP_READ, CL_MAP_READ,
+                                 CL_MAP_WRITE_INVALIDATE_REGION};
+  struct ocl_buffer buf[3];
+  void *ptr[3] = {NULL, NULL, NULL};
+  cl_int err = CL_SUCCESS;
+  const char *call = "clEnqueueMapBuffer";
+  int mapped = 0;
+
+  for (int i = 0; i < 3; i++)
+    if (!ocl_op_buffer(op, t[i], (size_t)off[i] * sizeof(float), bytes[i],
+                       &buf[i]))
+      return false;
+  /* Direct enqueues: runtime.h has no maps or native kernels; this is
+   * their one user. */
+  for (; mapped < 3 && err == CL_SUCCESS; mapped++) {
+    ptr[mapped] = clEnqueueMapBuffer(op->queue, buf[mapped].mem, CL_FALSE,
+                                     flags[mapped], buf[mapped].offset,
+                                     bytes[mapped], 0, NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+      break;
+  }
+  if (err == CL_SUCCESS) {
+    struct blas_job job;
+    memset(&job, 0, sizeof(job));
+    job.a = ptr[0];
+    job.b = ptr[1];
+    job.c = ptr[2];
+    job.m = (int)g->m;
+    job.n = (int)g->n;
+    job.k = (int)g->k;
+    job.lda = (int)(g->ta ? g->m : g->k);
+    job.ldb = (int)(g->tb ? g->k : g->n);
+    job.ta = g->ta;
+    job.tb = g->tb;
+    job.batches = g->batches;
+    gemm_batch_args_of(g, &job.batch);
+    job.sgemm = blas.sgemm;
+    err = clEnqueueNativeKernel(op->queue, blas_native, &job, sizeof(job), 0,
+                                NULL, NULL, 0, NULL, NULL);
+    call = "clEnqueueNativeKernel";
+  }
+  /* Unmapped in any case: what was mapped must not stay mapped. */
+  for (int i = 0; i < mapped; i++) {
+    cl_int e = clEnqueueUnmapMemObject(op->queue, buf[i].mem, ptr[i], 0,
+                                       NULL, NULL);
+    if (err == CL_SUCCESS && e != CL_SUCCESS) {
+      err = e;
+      call = "clEnqueueUnmapMemObject";
+    }
+  }
+  if (err != CL_SUCCESS)
+    return ocl_op_fail(op, TF_INTERNAL, "%s (host BLAS sgemm) failed: %d",
+                       call, (int)err);
+  return true;
+}
