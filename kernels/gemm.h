@@ -2,15 +2,17 @@
  *
  * c[b] = op(a[b]) * op(b[b]) for b < batches, op a transpose where asked;
  * c's matrices are contiguous (m * n apart), a's m * k apart and b's k * n
- * apart unless shared by every batch. The path is matmul.c's: its own
- * packed kernel on CPU devices, CLBlast on GPUs where present. */
+ * apart unless shared by every batch. The implementation is chosen as
+ * matmul.c's MatMul chooses it: per device and size class (our own kernels
+ * in the device's shape, CLBlast, or on CPU devices a host BLAS run in
+ * stream order), see matmul.c. */
 #ifndef TFOCL_KERNELS_GEMM_H_
 #define TFOCL_KERNELS_GEMM_H_
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "launch.h"
+#include "runtime.h"
 
 struct ocl_gemm_desc {
   int64_t m, n, k;
@@ -22,9 +24,16 @@ struct ocl_gemm_desc {
   int64_t a_offset, b_offset, c_offset;
 };
 
-/* Enqueues the product on launch's stream (dtype float or half; all three
+/* Enqueues the product on op's stream (dtype float or half; all three
  * tensors of that dtype). k == 0 writes zeros; m, n or batches == 0
- * enqueues nothing. */
+ * enqueues nothing. False with op's status set. */
+bool ocl_op_gemm(struct ocl_op *op, TF_DataType dtype,
+                 const struct ocl_gemm_desc *desc, const TF_Tensor *a,
+                 const TF_Tensor *b, const TF_Tensor *c);
+
+/* The same for families still on kernels/launch.h (gemm_launch.c): goes
+ * once they have all moved onto runtime.h. */
+struct ocl_launch;
 bool ocl_gemm(const struct ocl_launch *launch, TF_DataType dtype,
               const struct ocl_gemm_desc *desc, const TF_Tensor *a,
               const TF_Tensor *b, const TF_Tensor *c, TF_Status *status);
