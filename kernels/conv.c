@@ -1021,10 +1021,14 @@ static bool conv_backprop_filter(struct run *r, const struct conv_geo *g,
 
 /* ---- Depthwise -------------------------------------------------------------- */
 
+/* conv.cl's DW_ROW_TAPS: the most taps the row kernels list per pixel. */
+enum { DW_ROW_TAPS = 64 };
+
 /* The row kernels (CPU shape): channels-last, multiplier 1. */
 static bool dw_rows(const struct run *r, const struct conv_geo *g)
 {
-  return r->info->cpu_shape && !g->nchw && g->mult == 1;
+  return r->info->cpu_shape && !g->nchw && g->mult == 1 &&
+         taps_of(g) <= DW_ROW_TAPS;
 }
 
 static bool dw_forward(struct run *r, const struct conv_geo *g,

@@ -255,8 +255,30 @@ __kernel void bias_act(OCL_TENSOR_ARG(T, y), OCL_TENSOR_ARG(const T, bias),
 
 /* ---- Depthwise, channels-last, multiplier 1 ------------------------------
  * A work-item per image row, 16 channels at a time in vector registers
- * (what reaches SIMD on a CPU device); the tap checks happen once per
- * pixel, not per channel. filter [KH, KW, C]. */
+ * (what reaches SIMD on a CPU device). Each pixel lists the taps that
+ * reach it once (their offsets in the two tensors read), and every block
+ * of channels then sums over that list: no bounds check or division per
+ * channel block. filter [KH, KW, C]; the host sends filters of more than
+ * DW_ROW_TAPS taps to the element kernels. */
+#define DW_ROW_TAPS 64
+
+/* The sum over a pixel's tap list of a[ao[t] + c] * f[fo[t] + c] for
+ * every channel c < C: 16 at a time, then one at a time. */
+#define DW_ROW_SUMS(a, ao, f, fo, count, dst)                              \
+  do {                                                                     \
+    for (idx_t c0 = 0; c0 < vc; c0 += 16) {                                \
+      vacc_t acc = 0;                                                      \
+      for (int t_ = 0; t_ < (count); t_++)                                 \
+        acc += VLOAD((a) + (ao)[t_] + c0) * VLOAD((f) + (fo)[t_] + c0);    \
+      VSTORE((dst) + c0, acc);                                             \
+    }                                                                      \
+    for (idx_t c = vc; c < C; c++) {                                       \
+      acc_t acc = 0;                                                       \
+      for (int t_ = 0; t_ < (count); t_++)                                 \
+        acc += LOAD(a, (ao)[t_] + c) * LOAD(f, (fo)[t_] + c);              \
+      STORE(dst, c, acc);                                                  \
+    }                                                                      \
+  } while (0)
 
 /* out[n, oh, :, :] for row r = n * OH + oh. */
 __kernel void dw_fwd_rows(OCL_TENSOR_ARG(const T, in),
@@ -270,39 +292,22 @@ __kernel void dw_fwd_rows(OCL_TENSOR_ARG(const T, in),
   __global const T *x = OCL_PTR(const T, in) + n * g.in_sn;
   __global const T *f = OCL_PTR(const T, filter);
   __global T *y = OCL_PTR(T, out) + n * g.out_sn + oh * g.out_sh;
+  idx_t xo[DW_ROW_TAPS], fo[DW_ROW_TAPS];
   for (idx_t ow = 0; ow < g.out_w; ow++) {
-    for (idx_t c0 = 0; c0 < vc; c0 += 16) {
-      vacc_t acc = 0;
-      for (idx_t kh = 0; kh < g.k_h; kh++) {
-        idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
-        if (h < 0 || h >= g.in_h)
+    int count = 0;
+    for (idx_t kh = 0; kh < g.k_h; kh++) {
+      idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
+      if (h < 0 || h >= g.in_h)
+        continue;
+      for (idx_t kw = 0; kw < g.k_w; kw++) {
+        idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
+        if (w < 0 || w >= g.in_w)
           continue;
-        for (idx_t kw = 0; kw < g.k_w; kw++) {
-          idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
-          if (w < 0 || w >= g.in_w)
-            continue;
-          acc += VLOAD(x + h * g.in_sh + w * g.in_sw + c0) *
-                 VLOAD(f + (kh * g.k_w + kw) * C + c0);
-        }
+        xo[count] = h * g.in_sh + w * g.in_sw;
+        fo[count++] = (kh * g.k_w + kw) * C;
       }
-      VSTORE(y + ow * g.out_sw + c0, acc);
     }
-    for (idx_t c = vc; c < C; c++) {
-      acc_t acc = 0;
-      for (idx_t kh = 0; kh < g.k_h; kh++) {
-        idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
-        if (h < 0 || h >= g.in_h)
-          continue;
-        for (idx_t kw = 0; kw < g.k_w; kw++) {
-          idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
-          if (w < 0 || w >= g.in_w)
-            continue;
-          acc += LOAD(x, h * g.in_sh + w * g.in_sw + c) *
-                 LOAD(f, (kh * g.k_w + kw) * C + c);
-        }
-      }
-      STORE(y, ow * g.out_sw + c, acc);
-    }
+    DW_ROW_SUMS(x, xo, f, fo, count, y + ow * g.out_sw);
   }
 }
 
@@ -319,43 +324,23 @@ __kernel void dw_bpi_rows(OCL_TENSOR_ARG(const T, dout),
   __global const T *dy = OCL_PTR(const T, dout) + n * g.out_sn;
   __global const T *f = OCL_PTR(const T, filter);
   __global T *o = OCL_PTR(T, dx) + n * g.in_sn + h * g.in_sh;
+  idx_t yo[DW_ROW_TAPS], fo[DW_ROW_TAPS];
   for (idx_t w = 0; w < g.in_w; w++) {
-    for (idx_t c0 = 0; c0 < vc; c0 += 16) {
-      vacc_t acc = 0;
-      for (idx_t kh = 0; kh < g.k_h; kh++) {
-        idx_t t = h + g.p_h - kh * g.dl_h;
-        if (t < 0 || t % g.s_h != 0 || t / g.s_h >= g.out_h)
+    int count = 0;
+    for (idx_t kh = 0; kh < g.k_h; kh++) {
+      idx_t t = h + g.p_h - kh * g.dl_h;
+      if (t < 0 || t % g.s_h != 0 || t / g.s_h >= g.out_h)
+        continue;
+      idx_t oh = t / g.s_h;
+      for (idx_t kw = 0; kw < g.k_w; kw++) {
+        idx_t u = w + g.p_w - kw * g.dl_w;
+        if (u < 0 || u % g.s_w != 0 || u / g.s_w >= g.out_w)
           continue;
-        idx_t oh = t / g.s_h;
-        for (idx_t kw = 0; kw < g.k_w; kw++) {
-          idx_t u = w + g.p_w - kw * g.dl_w;
-          if (u < 0 || u % g.s_w != 0 || u / g.s_w >= g.out_w)
-            continue;
-          idx_t ow = u / g.s_w;
-          acc += VLOAD(dy + oh * g.out_sh + ow * g.out_sw + c0) *
-                 VLOAD(f + (kh * g.k_w + kw) * C + c0);
-        }
+        yo[count] = oh * g.out_sh + u / g.s_w * g.out_sw;
+        fo[count++] = (kh * g.k_w + kw) * C;
       }
-      VSTORE(o + w * g.in_sw + c0, acc);
     }
-    for (idx_t c = vc; c < C; c++) {
-      acc_t acc = 0;
-      for (idx_t kh = 0; kh < g.k_h; kh++) {
-        idx_t t = h + g.p_h - kh * g.dl_h;
-        if (t < 0 || t % g.s_h != 0 || t / g.s_h >= g.out_h)
-          continue;
-        idx_t oh = t / g.s_h;
-        for (idx_t kw = 0; kw < g.k_w; kw++) {
-          idx_t u = w + g.p_w - kw * g.dl_w;
-          if (u < 0 || u % g.s_w != 0 || u / g.s_w >= g.out_w)
-            continue;
-          idx_t ow = u / g.s_w;
-          acc += LOAD(dy, oh * g.out_sh + ow * g.out_sw + c) *
-                 LOAD(f, (kh * g.k_w + kw) * C + c);
-        }
-      }
-      STORE(o, w * g.in_sw + c, acc);
-    }
+    DW_ROW_SUMS(dy, yo, f, fo, count, o + w * g.in_sw);
   }
 }
 
