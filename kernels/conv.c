@@ -36,11 +36,11 @@
  * fused bias and activation are the forward kernel's epilogue. Products
  * with fewer than DIRECT_MAX_COLS channels on a tile's column side (where a
  * tile would be mostly padding) take direct kernels, a work-item per result
- * element. Depthwise:
- * a work-item per element, neighbouring work-items on neighbouring
- * addresses, the filter gradient a reduction over many work-groups.
+ * element. Depthwise: a work-item per element, neighbouring work-items on
+ * neighbouring addresses, the filter gradient a reduction over many
+ * work-groups.
  *
- * Index arithmetic is 32-bit unless a tensor exceeds INT_MAX elements
+ * Index arithmetic is 32-bit unless a tensor exceeds NARROW_MAX_ELEMENTS
  * (then the -DIDX64 build of the same source). */
 #include <stdio.h>
 #include <stdlib.h>
