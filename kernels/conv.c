@@ -139,27 +139,25 @@ struct conv_op {
   const char *const *host_args;
   /* TensorFlow's name for the op in shape messages. */
   const char *label;
-  /* A second type constraint (Conv3DBackpropInputV2's Tshape), or NULL. */
-  const char *shape_attr;
 };
 
 static const struct conv_op conv_ops[] = {
-    {"Conv2D", CONV_FORWARD, 2, false, NULL, NULL, NULL},
+    {"Conv2D", CONV_FORWARD, 2, false, NULL, NULL},
     {"Conv2DBackpropInput", CONV_BACKPROP_INPUT, 2, false, input_sizes_arg,
-     "Conv2DSlowBackpropInput", NULL},
+     "Conv2DSlowBackpropInput"},
     {"Conv2DBackpropFilter", CONV_BACKPROP_FILTER, 2, false, filter_sizes_arg,
-     "Conv2DSlowBackpropFilter", NULL},
-    {"DepthwiseConv2dNative", DW_FORWARD, 2, false, NULL, NULL, NULL},
+     "Conv2DSlowBackpropFilter"},
+    {"DepthwiseConv2dNative", DW_FORWARD, 2, false, NULL, NULL},
     {"DepthwiseConv2dNativeBackpropInput", DW_BACKPROP_INPUT, 2, false,
-     input_sizes_arg, "DepthwiseConv2DBackpropInput", NULL},
+     input_sizes_arg, "DepthwiseConv2DBackpropInput"},
     {"DepthwiseConv2dNativeBackpropFilter", DW_BACKPROP_FILTER, 2, false,
-     filter_sizes_arg, "DepthwiseConv2DBackpropFilter", NULL},
-    {"Conv3D", CONV_FORWARD, 3, false, NULL, NULL, NULL},
+     filter_sizes_arg, "DepthwiseConv2DBackpropFilter"},
+    {"Conv3D", CONV_FORWARD, 3, false, NULL, NULL},
     {"Conv3DBackpropInputV2", CONV_BACKPROP_INPUT, 3, false, input_sizes_arg,
-     "Conv3DBackpropInputOp", "Tshape"},
+     "Conv3DBackpropInputOp"},
     {"Conv3DBackpropFilterV2", CONV_BACKPROP_FILTER, 3, false,
-     filter_sizes_arg, "Conv3DBackpropFilterOp", NULL},
-    {"_FusedConv2D", CONV_FORWARD, 2, true, host_args_arg, NULL, NULL},
+     filter_sizes_arg, "Conv3DBackpropFilterOp"},
+    {"_FusedConv2D", CONV_FORWARD, 2, true, host_args_arg, NULL},
 };
 #define NUM_CONV_OPS ((int)(sizeof(conv_ops) / sizeof(conv_ops[0])))
 
@@ -1625,7 +1623,9 @@ static void conv_delete(void *kernel) { free(kernel); }
 void ocl_register_conv_kernels(void)
 {
   /* TensorFlow's GPU kernels: half, bfloat16, float and double for the
-   * convolutions and their gradients; float and half for _FusedConv2D. */
+   * convolutions and their gradients; float and half for _FusedConv2D.
+   * Conv3DBackpropInputV2's Tshape is left free, as there (the host reads
+   * input_sizes of either width). */
   static const TF_DataType types[] = {TF_FLOAT, TF_HALF, TF_BFLOAT16,
                                       TF_DOUBLE};
   for (int i = 0; i < NUM_CONV_OPS; i++) {
@@ -1637,8 +1637,8 @@ void ocl_register_conv_kernels(void)
           .create = conv_creates[i],
           .compute = conv_compute,
           .destroy = conv_delete,
-          .type_attrs = {"T", op->shape_attr},
-          .types = {types[t], TF_INT32},
+          .type_attrs = {"T"},
+          .types = {types[t]},
           .host_args = op->host_args,
       });
   }

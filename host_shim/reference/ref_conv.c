@@ -812,6 +812,11 @@ static void conv3d_cases(const struct ref_op *op, TF_DataType dtype,
     s = base, s.d = 3, s.h = 7, s.w = 5, s.cin = 5, s.cout = 65, s.kd = 1;
     add(out, o, dtype, &s, ok, "big tile");
   }
+  /* input_sizes in int64 (Tshape). */
+  if (mode_of(o) == BACKPROP_INPUT) {
+    struct ref_case *c = add(out, o, dtype, &base, ok, "int64 input_sizes");
+    c->inputs[0].dtype = TF_INT64;
+  }
   /* Empty batch; a window deeper than the volume. */
   s = base, s.n = 0;
   add(out, o, dtype, &s, ok, "empty batch");

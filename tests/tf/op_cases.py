@@ -1092,7 +1092,8 @@ def _conv3d(name):
             attrs = dict(strides=_fmt5([1, *st, 1], fmt), padding=pad,
                          dilations=_fmt5([1, *dl, 1], fmt), data_format=fmt)
             if name.endswith("InputV2"):
-                inputs = [np.array(x.shape, c.t("Tshape", np.int32)), w, dy]
+                # Tshape: int32, and int64 for one geometry.
+                inputs = [np.array(x.shape, np.int64 if label == "NDHWC SAME" else np.int32), w, dy]
             elif name.endswith("FilterV2"):
                 inputs = [x, np.array(w.shape, np.int32), dy]
             else:
