@@ -697,6 +697,74 @@ static void bench_conv(struct bench *b)
   TF_DeleteTensor(f_sizes);
 }
 
+/* ---- Depthwise 3x3 (MobileNet's) ---------------------------------------- */
+
+static void bench_depthwise(struct bench *b)
+{
+  static const char *const names[] = {"conv2d/depthwise_forward",
+                                      "conv2d/depthwise_backprop_input",
+                                      "conv2d/depthwise_backprop_filter"};
+  bool any = false;
+  for (int i = 0; i < 3; i++)
+    any |= want(b, names[i]);
+  if (!any)
+    return;
+  /* A MobileNetV2 block at 96x96 input, batch 16. */
+  int64_t batch = b->quick ? 2 : 16, size = b->quick ? 16 : 48,
+          ch = b->quick ? 16 : 48;
+  int reps = reps_or(b, 10, 3);
+  double flop = 2.0 * (double)(batch * size * size * ch) * 9.0;
+  int64_t in_dims[4] = {batch, size, size, ch};
+  int64_t f_dims[4] = {3, 3, ch, 1};
+  TF_Tensor *host[3] = {host_random(in_dims, 4, 1), host_random(f_dims, 4, 2),
+                        host_random(in_dims, 4, 3)};
+  TF_Tensor *dev[3];
+  for (int i = 0; i < 3; i++)
+    dev[i] = to_device(b, host[i]);
+  TF_Tensor *in_sizes = int32_vector(in_dims, 4);
+  TF_Tensor *f_sizes = int32_vector(f_dims, 4);
+  static const int64_t ones[4] = {1, 1, 1, 1};
+  const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT),
+                                     INTS4("strides", ones),
+                                     TFOCL_ATTR_S("padding", "SAME")};
+  const TF_DataType ff[2] = {TF_FLOAT, TF_FLOAT};
+  const TF_DataType iff[3] = {TF_INT32, TF_FLOAT, TF_FLOAT};
+  const TF_DataType fif[3] = {TF_FLOAT, TF_INT32, TF_FLOAT};
+  struct {
+    const char *op;
+    const TF_DataType *types;
+    TF_Tensor *inputs[3];
+    int n;
+  } rows[3] = {
+      {"DepthwiseConv2dNative", ff, {dev[0], dev[1]}, 2},
+      {"DepthwiseConv2dNativeBackpropInput", iff, {in_sizes, dev[1], dev[2]},
+       3},
+      {"DepthwiseConv2dNativeBackpropFilter", fif, {dev[0], f_sizes, dev[2]},
+       3},
+  };
+  char note[96];
+  snprintf(note, sizeof(note), "NHWC [%lld,%lld,%lld,%lld], 3x3 SAME",
+           (long long)batch, (long long)size, (long long)size, (long long)ch);
+  for (int i = 0; i < 3; i++) {
+    if (!want(b, names[i]) || dev[2] == NULL)
+      continue;
+    struct op_side o = {make_op(b, rows[i].op, attrs, 3, rows[i].types,
+                                rows[i].n),
+                        {rows[i].inputs[0], rows[i].inputs[1],
+                         rows[i].inputs[2]},
+                        rows[i].n};
+    struct side ours = op_side(&o, flop);
+    measure(b, names[i], GFLOPS, true, &ours, NULL, 0, reps, note);
+    tfocl_op_destroy(o.op);
+  }
+  for (int i = 0; i < 3; i++) {
+    TF_DeleteTensor(host[i]);
+    TF_DeleteTensor(dev[i]);
+  }
+  TF_DeleteTensor(in_sizes);
+  TF_DeleteTensor(f_sizes);
+}
+
 /* ---- Memory-bound: element-wise, reductions, softmax -------------------- */
 
 static size_t big_bytes(const struct bench *b)
@@ -1569,6 +1637,7 @@ static int run(int argc, char **argv)
   bench_sparse(&b);
   bench_matmul(&b);
   bench_conv(&b);
+  bench_depthwise(&b);
   /* Children after the device work: their CPU load would skew it. */
   bench_first_op(&b);
 

@@ -1,130 +1,215 @@
-/* Convolutions: the data movement around the GEMM (im2col, col2im) and
- * direct depthwise kernels.
+/* Convolutions (2-D and 3-D, grouped, depthwise) in two kernel shapes.
  *
- * Built once per storage type (-DT=float or -DT=half; half is stored as
- * half and computed in float). Every tensor is addressed through element
- * strides per dimension (n, h, w, c), so NHWC and NCHW are the same kernels.
- * Kernels run over 2-D index spaces (channel, row) with a fixed local size:
- * dimension 0 is the channel, the contiguous dimension of NHWC, so that
- * PoCL vectorises across it; row decompositions happen once per work-item.
- * No kernel uses atomics: each work-item owns the element it writes and
- * loops over whatever contributes to it. */
+ * Built once per storage type (-DT=float, half, double, or ushort with
+ * -DT_IS_BFLOAT16; half and bfloat16 are stored as such and computed in
+ * float, double in double) and index width (idx_t is int unless -DIDX64:
+ * the host picks the 64-bit build only when a tensor's elements exceed
+ * INT_MAX). Every tensor is addressed through element strides per
+ * dimension (n, d, h, w, c), so channels-last and channels-first are the
+ * same kernels; a 2-D convolution is a 3-D one with one plane.
+ *
+ * CPU shape (PoCL): im2col/col2im around the matmul family's GEMM for
+ * float and half, and depthwise kernels with a work-item per image row on
+ * 16-wide vectors over the channels.
+ *
+ * GPU shape: implicit GEMM (igemm_*): a work-group computes a square
+ * output tile, staging input patches and filter tiles in local memory,
+ * with no im2col buffer; the loads of neighbouring work-items touch
+ * neighbouring addresses in either layout. The filter gradient splits its
+ * long reduction over many work-groups and sums the partial products in a
+ * second pass (splitk_sum). Depthwise: a work-item per output element,
+ * neighbouring work-items on neighbouring addresses, and the filter
+ * gradient as a reduction over many work-groups. No kernel uses atomics:
+ * results are deterministic. */
 #include "common.clh"
 
-#if defined(T_IS_HALF)
-#define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#ifdef IDX64
+typedef long idx_t;
 #else
-#define LOAD(p, i) ((float)(p)[i])
-#define STORE(p, i, v) ((p)[i] = (T)(v))
+typedef int idx_t;
 #endif
 
-/* One convolution's geometry as conv.c's struct conv_args lays it out. */
+#if defined(T_IS_DOUBLE)
+typedef double acc_t;
+typedef double16 vacc_t;
+#define LOAD(p, i) ((p)[i])
+#define STORE(p, i, v) ((p)[i] = (v))
+#define VLOAD(p) vload16(0, (p))
+#define VSTORE(p, v) vstore16((v), 0, (p))
+#elif defined(T_IS_HALF)
+typedef float acc_t;
+typedef float16 vacc_t;
+#define LOAD(p, i) vload_half((i), (p))
+#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define VLOAD(p) vload_half16(0, (p))
+#define VSTORE(p, v) vstore_half16_rte((v), 0, (p))
+#elif defined(T_IS_BFLOAT16)
+typedef float acc_t;
+typedef float16 vacc_t;
+#define LOAD(p, i) ocl_bf16_to_float((p)[i])
+#define STORE(p, i, v) ((p)[i] = ocl_float_to_bf16(v))
+#define VLOAD(p) as_float16(convert_uint16(vload16(0, (p))) << 16)
+#define VSTORE(p, v) vstore16(bf16_from_float16(v), 0, (p))
+/* ocl_float_to_bf16 on 16 lanes. */
+static inline ushort16 bf16_from_float16(float16 f)
+{
+  uint16 u = as_uint16(f);
+  uint16 r = (u + (uint16)0x7fffu + ((u >> 16) & (uint16)1u)) >> 16;
+  uint16 q = (u >> 16) | (uint16)0x40u;
+  return convert_ushort16(select(r, q, isnan(f) != 0));
+}
+#else
+typedef float acc_t;
+typedef float16 vacc_t;
+#define LOAD(p, i) ((p)[i])
+#define STORE(p, i, v) ((p)[i] = (v))
+#define VLOAD(p) vload16(0, (p))
+#define VSTORE(p, v) vstore16((v), 0, (p))
+#endif
+
+/* One convolution's geometry as conv.c's struct conv_args lays it out:
+ * every member idx_t, so both sides agree without padding rules. The
+ * "image" side is the input (x, or dx for the input gradient), the "out"
+ * side the output (y, or dy). cg/og: input/output channels per group;
+ * mult: the depthwise channel multiplier (1 otherwise). */
 typedef struct {
-  long batch, in_rows, in_cols, in_depth;
-  long filter_rows, filter_cols, out_depth, out_rows, out_cols;
-  long stride_rows, stride_cols, dil_rows, dil_cols, pad_top, pad_left;
-  long depth_multiplier;
-  long in_sn, in_sh, in_sw, in_sc;     /* the image (input, dx) */
-  long out_sn, out_sh, out_sw, out_sc; /* the output side (out, dout) */
-} conv_t;
+  idx_t batch, groups, cg, og, mult, cin, cout;
+  idx_t in_d, in_h, in_w;
+  idx_t k_d, k_h, k_w;
+  idx_t out_d, out_h, out_w;
+  idx_t s_d, s_h, s_w;
+  idx_t dl_d, dl_h, dl_w;
+  idx_t p_d, p_h, p_w;
+  idx_t in_sn, in_sd, in_sh, in_sw, in_sc;
+  idx_t out_sn, out_sd, out_sh, out_sw, out_sc;
+} geo_t;
+
+/* _FusedConv2D's activations (conv.c's enum conv_activation). */
+#define ACT_NONE 0
+#define ACT_RELU 1
+#define ACT_RELU6 2
+#define ACT_ELU 3
+#define ACT_LEAKY_RELU 4
+#define ACT_TANH 5
+#define ACT_SIGMOID 6
+
+static inline acc_t activate(acc_t v, int act, float alpha)
+{
+  switch (act) {
+  case ACT_RELU: return fmax(v, (acc_t)0);
+  case ACT_RELU6: return fmin(fmax(v, (acc_t)0), (acc_t)6);
+  case ACT_ELU: return v > 0 ? v : expm1(v);
+  case ACT_LEAKY_RELU: return v > 0 ? v : v * (acc_t)alpha;
+  case ACT_TANH: return tanh(v);
+  case ACT_SIGMOID: return (acc_t)1 / ((acc_t)1 + exp(-v));
+  default: return v;
+  }
+}
+
+/* ==== CPU shape ========================================================== */
 
 /* col[nl, p, (t0 + tt) * Cin + ci] = input[n0 + nl, window of p at tap
  * t0 + tt, ci], 0 in the padding; col addressed by strides (col_sn,
- * col_sp, col_sk) so that it is [rows, K] for NHWC and [n][K][P] for NCHW.
- * One work-item per (tap, row) copies a run of Cin channels, so index
- * divisions happen once per run rather than per element (64-bit divisions
- * per element cost more than the copy). Copied exactly. */
+ * col_sp, col_sk) so that it is [rows, K] for channels-last and [n][K][P]
+ * for channels-first. One work-item per (tap, row) copies a run of Cin
+ * channels, so index divisions happen once per run rather than per
+ * element. Copied exactly. */
 __kernel void im2col(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, col),
-                     conv_t g, long n0, long rows, long t0, long ntaps,
-                     long col_sn, long col_sp, long col_sk)
+                     geo_t g, idx_t n0, idx_t rows, idx_t t0, idx_t ntaps,
+                     idx_t col_sn, idx_t col_sp, idx_t col_sk)
 {
-  long tt = get_global_id(0);
-  long r = get_global_id(1);
+  idx_t tt = get_global_id(0);
+  idx_t r = get_global_id(1);
   OCL_GUARD(tt, ntaps);
   OCL_GUARD(r, rows);
-  long tap = t0 + tt;
-  long kw = tap % g.filter_cols, kh = tap / g.filter_cols;
-  long P = g.out_rows * g.out_cols;
-  long nl = r / P, p = r % P;
-  long oh = p / g.out_cols, ow = p % g.out_cols;
-  long h = oh * g.stride_rows - g.pad_top + kh * g.dil_rows;
-  long w = ow * g.stride_cols - g.pad_left + kw * g.dil_cols;
-  long C = g.in_depth;
-  __global T *dst =
-      OCL_PTR(T, col) + nl * col_sn + p * col_sp + tt * C * col_sk;
-  if (h < 0 || h >= g.in_rows || w < 0 || w >= g.in_cols) {
-    for (long c = 0; c < C; c++)
-      STORE(dst, c * col_sk, 0.0f);
+  idx_t tap = t0 + tt;
+  idx_t kw = tap % g.k_w, kh = (tap / g.k_w) % g.k_h, kd = tap / (g.k_w * g.k_h);
+  idx_t hw = g.out_h * g.out_w, P = g.out_d * hw;
+  idx_t nl = r / P, p = r % P;
+  idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
+  idx_t d = od * g.s_d - g.p_d + kd * g.dl_d;
+  idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
+  idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
+  idx_t C = g.cin;
+  __global T *dst = OCL_PTR(T, col) + nl * col_sn + p * col_sp + tt * C * col_sk;
+  if (d < 0 || d >= g.in_d || h < 0 || h >= g.in_h || w < 0 || w >= g.in_w) {
+    for (idx_t c = 0; c < C; c++)
+      STORE(dst, c * col_sk, (acc_t)0);
     return;
   }
   __global const T *src = OCL_PTR(const T, in) + (n0 + nl) * g.in_sn +
-                          h * g.in_sh + w * g.in_sw;
+                          d * g.in_sd + h * g.in_sh + w * g.in_sw;
   if (col_sk == 1 && g.in_sc == 1) {
-    for (long c = 0; c < C; c++)
+    for (idx_t c = 0; c < C; c++)
       STORE(dst, c, LOAD(src, c));
   } else {
-    for (long c = 0; c < C; c++)
+    for (idx_t c = 0; c < C; c++)
       STORE(dst, c * col_sk, LOAD(src, c * g.in_sc));
   }
 }
 
-/* The sum over the taps that read input pixel (h, w) of col[.., k0 + c]
+/* The sum over the taps that read input pixel (d, h, w) of col[.., k0 + c]
  * for channels c < n; the caller adds each tap's k offset. */
-#define COL2IM_TAPS(BODY)                                                 \
-  for (long kh = 0; kh < g.filter_rows; kh++) {                            \
-    long t = h + g.pad_top - kh * g.dil_rows;                              \
-    if (t < 0 || (g.stride_rows != 1 && t % g.stride_rows != 0))           \
-      continue;                                                            \
-    long oh = g.stride_rows == 1 ? t : t / g.stride_rows;                  \
-    if (oh >= g.out_rows)                                                  \
-      continue;                                                            \
-    for (long kw = 0; kw < g.filter_cols; kw++) {                          \
-      long u = w + g.pad_left - kw * g.dil_cols;                           \
-      if (u < 0 || (g.stride_cols != 1 && u % g.stride_cols != 0))         \
-        continue;                                                          \
-      long ow = g.stride_cols == 1 ? u : u / g.stride_cols;                \
-      if (ow >= g.out_cols)                                                \
-        continue;                                                          \
-      long base = (oh * g.out_cols + ow) * col_sp +                        \
-                  (kh * g.filter_cols + kw) * g.in_depth * col_sk;         \
-      BODY                                                                 \
-    }                                                                      \
+#define COL2IM_TAPS(BODY)                                                  \
+  for (idx_t kd = 0; kd < g.k_d; kd++) {                                   \
+    idx_t s = d + g.p_d - kd * g.dl_d;                                      \
+    if (s < 0 || (g.s_d != 1 && s % g.s_d != 0))                            \
+      continue;                                                             \
+    idx_t od = g.s_d == 1 ? s : s / g.s_d;                                  \
+    if (od >= g.out_d)                                                      \
+      continue;                                                             \
+    for (idx_t kh = 0; kh < g.k_h; kh++) {                                  \
+      idx_t t = h + g.p_h - kh * g.dl_h;                                    \
+      if (t < 0 || (g.s_h != 1 && t % g.s_h != 0))                          \
+        continue;                                                           \
+      idx_t oh = g.s_h == 1 ? t : t / g.s_h;                                \
+      if (oh >= g.out_h)                                                    \
+        continue;                                                           \
+      for (idx_t kw = 0; kw < g.k_w; kw++) {                                \
+        idx_t u = w + g.p_w - kw * g.dl_w;                                  \
+        if (u < 0 || (g.s_w != 1 && u % g.s_w != 0))                        \
+          continue;                                                         \
+        idx_t ow = g.s_w == 1 ? u : u / g.s_w;                              \
+        if (ow >= g.out_w)                                                  \
+          continue;                                                         \
+        idx_t base = ((od * g.out_h + oh) * g.out_w + ow) * col_sp +        \
+                     ((kd * g.k_h + kh) * g.k_w + kw) * g.cin * col_sk;     \
+        BODY                                                                \
+      }                                                                     \
+    }                                                                       \
   }
 
-/* dx[n0 + nl, h, w, c0 .. c0 + 16) = the sum of the col entries whose
- * window tap reads (h, w). One work-item per (16 channels, pixel): with
- * NHWC's contiguous channels the sums are float16 vectors. col is float
- * (the GEMM's output), so taps are summed unrounded. */
+/* dx[n0 + nl, d, h, w, c0 .. c0 + 16) = the sum of the col entries whose
+ * window tap reads (d, h, w). One work-item per (16 channels, pixel): with
+ * contiguous channels the sums are float16 vectors. col is float (the
+ * GEMM's output), so taps are summed unrounded. */
 __kernel void col2im(OCL_TENSOR_ARG(const float, col), OCL_TENSOR_ARG(T, dx),
-                     conv_t g, long n0, long rows, long col_sn, long col_sp,
-                     long col_sk)
+                     geo_t g, idx_t n0, idx_t rows, idx_t col_sn,
+                     idx_t col_sp, idx_t col_sk)
 {
-  long cb = get_global_id(0);
-  long r = get_global_id(1);
-  OCL_GUARD(cb * 16, g.in_depth);
+  idx_t cb = get_global_id(0);
+  idx_t r = get_global_id(1);
+  OCL_GUARD(cb * 16, g.cin);
   OCL_GUARD(r, rows);
-  long w = r % g.in_cols;
-  long h = (r / g.in_cols) % g.in_rows;
-  long nl = r / (g.in_cols * g.in_rows);
-  long c0 = cb * 16;
-  __global const float *src = OCL_PTR(const float, col) + nl * col_sn + c0 * col_sk;
-  __global T *out = OCL_PTR(T, dx) + (n0 + nl) * g.in_sn + h * g.in_sh +
-                    w * g.in_sw + c0 * g.in_sc;
+  idx_t w = r % g.in_w;
+  idx_t h = (r / g.in_w) % g.in_h;
+  idx_t d = (r / (g.in_w * g.in_h)) % g.in_d;
+  idx_t nl = r / (g.in_w * g.in_h * g.in_d);
+  idx_t c0 = cb * 16;
+  __global const float *src =
+      OCL_PTR(const float, col) + nl * col_sn + c0 * col_sk;
+  __global T *out = OCL_PTR(T, dx) + (n0 + nl) * g.in_sn + d * g.in_sd +
+                    h * g.in_sh + w * g.in_sw + c0 * g.in_sc;
 #if defined(T_IS_HALF) || defined(T_IS_FLOAT)
-  if (col_sk == 1 && g.in_sc == 1 && c0 + 16 <= g.in_depth) {
+  if (col_sk == 1 && g.in_sc == 1 && c0 + 16 <= g.cin) {
     float16 acc = 0.0f;
     COL2IM_TAPS(acc += vload16(0, src + base);)
-#if defined(T_IS_HALF)
-    vstore_half16_rte(acc, 0, out);
-#else
-    vstore16(acc, 0, out);
-#endif
+    VSTORE(out, acc);
     return;
   }
 #endif
-  long n = min(16L, g.in_depth - c0);
-  for (long c = 0; c < n; c++) {
+  idx_t n = min((idx_t)16, g.cin - c0);
+  for (idx_t c = 0; c < n; c++) {
     float acc = 0.0f;
     COL2IM_TAPS(acc += src[base + c * col_sk];)
     STORE(out, c * g.in_sc, acc);
@@ -134,132 +219,953 @@ __kernel void col2im(OCL_TENSOR_ARG(const float, col), OCL_TENSOR_ARG(T, dx),
 /* dst[i] = (float)src[i]: half operands of a float GEMM whose output must
  * not round to half before col2im sums it. */
 __kernel void to_float(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
-                       long n)
+                       idx_t n)
 {
-  long i = get_global_id(0);
+  idx_t i = get_global_id(0);
   OCL_GUARD(i, n);
   OCL_PTR(float, dst)[i] = LOAD(OCL_PTR(const T, src), i);
 }
 
-/* [N, C, P] -> [N, P, C] (out_backprop of an NCHW filter gradient). */
+/* [N, C, P] -> [N, P, C] (out_backprop of a channels-first filter
+ * gradient). */
 __kernel void nchw_to_nhwc(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(T, dst),
-                           long channels, long pixels, long rows)
+                           idx_t channels, idx_t pixels, idx_t rows)
 {
-  long c = get_global_id(0);
-  long r = get_global_id(1);
+  idx_t c = get_global_id(0);
+  idx_t r = get_global_id(1);
   OCL_GUARD(c, channels);
   OCL_GUARD(r, rows);
-  long n = r / pixels, p = r % pixels;
+  idx_t n = r / pixels, p = r % pixels;
   STORE(OCL_PTR(T, dst), r * channels + c,
         LOAD(OCL_PTR(const T, src), (n * channels + c) * pixels + p));
 }
 
-/* ---- Depthwise ---------------------------------------------------------
- * filter [KH, KW, C, M]: output channel co = c * M + q reads input channel
- * c, so filter element (kh, kw, co) sits at (kh * KW + kw) * C * M + co. */
-
-/* out[n, oh, ow, co]: one work-item per output element. */
-__kernel void depthwise_forward(OCL_TENSOR_ARG(const T, in),
-                                OCL_TENSOR_ARG(const T, filter),
-                                OCL_TENSOR_ARG(T, out), conv_t g)
+/* y[i] = act(y[i] + bias[channel of i]) in place: _FusedConv2D's epilogue
+ * after a GEMM the bias cannot ride on. channel = (i / inner) % C. */
+__kernel void bias_act(OCL_TENSOR_ARG(T, y), OCL_TENSOR_ARG(const T, bias),
+                       idx_t n, idx_t channels, idx_t inner, int act,
+                       float alpha)
 {
-  long co = get_global_id(0);
-  long r = get_global_id(1);
-  long rows = g.batch * g.out_rows * g.out_cols;
-  OCL_GUARD(co, g.out_depth);
-  OCL_GUARD(r, rows);
-  long ow = r % g.out_cols;
-  long oh = (r / g.out_cols) % g.out_rows;
-  long n = r / (g.out_cols * g.out_rows);
-  long c = co / g.depth_multiplier;
-  __global const T *x = OCL_PTR(const T, in) + n * g.in_sn + c * g.in_sc;
-  __global const T *f = OCL_PTR(const T, filter) + co;
-  float acc = 0.0f;
-  for (long kh = 0; kh < g.filter_rows; kh++) {
-    long h = oh * g.stride_rows - g.pad_top + kh * g.dil_rows;
-    if (h < 0 || h >= g.in_rows)
-      continue;
-    for (long kw = 0; kw < g.filter_cols; kw++) {
-      long w = ow * g.stride_cols - g.pad_left + kw * g.dil_cols;
-      if (w < 0 || w >= g.in_cols)
-        continue;
-      acc = fma(LOAD(x, h * g.in_sh + w * g.in_sw),
-                LOAD(f, (kh * g.filter_cols + kw) * g.out_depth), acc);
-    }
-  }
-  STORE(OCL_PTR(T, out),
-        n * g.out_sn + oh * g.out_sh + ow * g.out_sw + co * g.out_sc, acc);
+  idx_t i = get_global_id(0);
+  OCL_GUARD(i, n);
+  __global T *p = OCL_PTR(T, y);
+  acc_t v = LOAD(p, i) + LOAD(OCL_PTR(const T, bias), (i / inner) % channels);
+  STORE(p, i, activate(v, act, alpha));
 }
 
-/* dx[n, h, w, c]: the taps that reach (h, w), times every multiplier. */
-__kernel void depthwise_backprop_input(OCL_TENSOR_ARG(const T, dout),
-                                       OCL_TENSOR_ARG(const T, filter),
-                                       OCL_TENSOR_ARG(T, dx), conv_t g)
+/* ---- Depthwise, channels-last, multiplier 1 ------------------------------
+ * A work-item per image row, 16 channels at a time in vector registers
+ * (what reaches SIMD on a CPU device). Each pixel lists the taps that
+ * reach it once (their offsets in the two tensors read), and every block
+ * of channels then sums over that list: no bounds check or division per
+ * channel block. filter [KH, KW, C]; the host sends filters of more than
+ * DW_ROW_TAPS taps to the element kernels. */
+#define DW_ROW_TAPS 64
+
+/* The sum over a pixel's tap list of a[ao[t] + c] * f[fo[t] + c] for
+ * every channel c < C: 16 at a time, then one at a time. */
+#define DW_ROW_SUMS(a, ao, f, fo, count, dst)                              \
+  do {                                                                     \
+    for (idx_t c0 = 0; c0 < vc; c0 += 16) {                                \
+      vacc_t acc = 0;                                                      \
+      for (int t_ = 0; t_ < (count); t_++)                                 \
+        acc += VLOAD((a) + (ao)[t_] + c0) * VLOAD((f) + (fo)[t_] + c0);    \
+      VSTORE((dst) + c0, acc);                                             \
+    }                                                                      \
+    for (idx_t c = vc; c < C; c++) {                                       \
+      acc_t acc = 0;                                                       \
+      for (int t_ = 0; t_ < (count); t_++)                                 \
+        acc += LOAD(a, (ao)[t_] + c) * LOAD(f, (fo)[t_] + c);              \
+      STORE(dst, c, acc);                                                  \
+    }                                                                      \
+  } while (0)
+
+/* out[n, oh, :, :] for row r = n * OH + oh. */
+__kernel void dw_fwd_rows(OCL_TENSOR_ARG(const T, in),
+                          OCL_TENSOR_ARG(const T, filter),
+                          OCL_TENSOR_ARG(T, out), geo_t g)
 {
-  long c = get_global_id(0);
-  long r = get_global_id(1);
-  long rows = g.batch * g.in_rows * g.in_cols;
-  OCL_GUARD(c, g.in_depth);
-  OCL_GUARD(r, rows);
-  long w = r % g.in_cols;
-  long h = (r / g.in_cols) % g.in_rows;
-  long n = r / (g.in_cols * g.in_rows);
-  long m = g.depth_multiplier;
+  idx_t r = get_global_id(0);
+  OCL_GUARD(r, g.batch * g.out_h);
+  idx_t n = r / g.out_h, oh = r % g.out_h;
+  idx_t C = g.cout, vc = C / 16 * 16;
+  __global const T *x = OCL_PTR(const T, in) + n * g.in_sn;
+  __global const T *f = OCL_PTR(const T, filter);
+  __global T *y = OCL_PTR(T, out) + n * g.out_sn + oh * g.out_sh;
+  idx_t xo[DW_ROW_TAPS], fo[DW_ROW_TAPS];
+  for (idx_t ow = 0; ow < g.out_w; ow++) {
+    int count = 0;
+    for (idx_t kh = 0; kh < g.k_h; kh++) {
+      idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
+      if (h < 0 || h >= g.in_h)
+        continue;
+      for (idx_t kw = 0; kw < g.k_w; kw++) {
+        idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
+        if (w < 0 || w >= g.in_w)
+          continue;
+        xo[count] = h * g.in_sh + w * g.in_sw;
+        fo[count++] = (kh * g.k_w + kw) * C;
+      }
+    }
+    DW_ROW_SUMS(x, xo, f, fo, count, y + ow * g.out_sw);
+  }
+}
+
+/* dx[n, h, :, :] for row r = n * H + h: the taps whose window reads
+ * (h, w). */
+__kernel void dw_bpi_rows(OCL_TENSOR_ARG(const T, dout),
+                          OCL_TENSOR_ARG(const T, filter),
+                          OCL_TENSOR_ARG(T, dx), geo_t g)
+{
+  idx_t r = get_global_id(0);
+  OCL_GUARD(r, g.batch * g.in_h);
+  idx_t n = r / g.in_h, h = r % g.in_h;
+  idx_t C = g.cin, vc = C / 16 * 16;
+  __global const T *dy = OCL_PTR(const T, dout) + n * g.out_sn;
+  __global const T *f = OCL_PTR(const T, filter);
+  __global T *o = OCL_PTR(T, dx) + n * g.in_sn + h * g.in_sh;
+  idx_t yo[DW_ROW_TAPS], fo[DW_ROW_TAPS];
+  for (idx_t w = 0; w < g.in_w; w++) {
+    int count = 0;
+    for (idx_t kh = 0; kh < g.k_h; kh++) {
+      idx_t t = h + g.p_h - kh * g.dl_h;
+      if (t < 0 || t % g.s_h != 0 || t / g.s_h >= g.out_h)
+        continue;
+      idx_t oh = t / g.s_h;
+      for (idx_t kw = 0; kw < g.k_w; kw++) {
+        idx_t u = w + g.p_w - kw * g.dl_w;
+        if (u < 0 || u % g.s_w != 0 || u / g.s_w >= g.out_w)
+          continue;
+        yo[count] = oh * g.out_sh + u / g.s_w * g.out_sw;
+        fo[count++] = (kh * g.k_w + kw) * C;
+      }
+    }
+    DW_ROW_SUMS(dy, yo, f, fo, count, o + w * g.in_sw);
+  }
+}
+
+/* partial[s, tap, c] = the filter gradient's sum over output rows
+ * [s * chunk, (s + 1) * chunk) (row = n * OH + oh); splitk_sum adds the
+ * chunks. */
+__kernel void dw_bpf_rows(OCL_TENSOR_ARG(const T, in),
+                          OCL_TENSOR_ARG(const T, dout),
+                          OCL_TENSOR_ARG(acc_t, partial), geo_t g,
+                          idx_t chunk)
+{
+  idx_t s = get_global_id(0);
+  idx_t rows = g.batch * g.out_h;
+  OCL_GUARD(s * chunk, rows);
+  idx_t r0 = s * chunk, r1 = min(rows, r0 + chunk);
+  idx_t C = g.cout, vc = C / 16 * 16, taps = g.k_h * g.k_w;
+  __global const T *x = OCL_PTR(const T, in);
+  __global const T *dy = OCL_PTR(const T, dout);
+  __global acc_t *part = OCL_PTR(acc_t, partial) + s * taps * C;
+  for (idx_t tap = 0; tap < taps; tap++) {
+    idx_t kh = tap / g.k_w, kw = tap % g.k_w;
+    for (idx_t c0 = 0; c0 < vc; c0 += 16) {
+      vacc_t acc = 0;
+      for (idx_t r = r0; r < r1; r++) {
+        idx_t n = r / g.out_h, oh = r % g.out_h;
+        idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
+        if (h < 0 || h >= g.in_h)
+          continue;
+        __global const T *xr = x + n * g.in_sn + h * g.in_sh + c0;
+        __global const T *dr = dy + n * g.out_sn + oh * g.out_sh + c0;
+        for (idx_t ow = 0; ow < g.out_w; ow++) {
+          idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
+          if (w < 0 || w >= g.in_w)
+            continue;
+          acc += VLOAD(xr + w * g.in_sw) * VLOAD(dr + ow * g.out_sw);
+        }
+      }
+      vstore16(acc, 0, part + tap * C + c0);
+    }
+    for (idx_t c = vc; c < C; c++) {
+      acc_t acc = 0;
+      for (idx_t r = r0; r < r1; r++) {
+        idx_t n = r / g.out_h, oh = r % g.out_h;
+        idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
+        if (h < 0 || h >= g.in_h)
+          continue;
+        for (idx_t ow = 0; ow < g.out_w; ow++) {
+          idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
+          if (w < 0 || w >= g.in_w)
+            continue;
+          acc += LOAD(x, n * g.in_sn + h * g.in_sh + w * g.in_sw + c) *
+                 LOAD(dy, n * g.out_sn + oh * g.out_sh + ow * g.out_sw + c);
+        }
+      }
+      part[tap * C + c] = acc;
+    }
+  }
+}
+
+/* ==== Shared by both shapes ============================================== */
+
+/* out[i] = sum over s < splits of partial[s * n + i], rounded once to T.
+ * Neighbouring work-items on neighbouring elements. */
+__kernel void splitk_sum(OCL_TENSOR_ARG(const acc_t, partial),
+                         OCL_TENSOR_ARG(T, out), idx_t n, idx_t splits)
+{
+  idx_t i = get_global_id(0);
+  OCL_GUARD(i, n);
+  __global const acc_t *p = OCL_PTR(const acc_t, partial) + i;
+  acc_t acc = 0;
+  for (idx_t s = 0; s < splits; s++)
+    acc += p[s * n];
+  STORE(OCL_PTR(T, out), i, acc);
+}
+
+/* ==== GPU shape: depthwise =============================================== */
+
+/* The (n, h, w, c) of element i of a 4-D tensor in memory order (NHWC or
+ * NCHW): neighbouring work-items take neighbouring elements. */
+#define DECODE4(i, nchw, H, W, C, n, h, w, c) \
+  do {                                        \
+    idx_t q_ = (i);                           \
+    if (nchw) {                               \
+      w = q_ % (W);                           \
+      q_ /= (W);                              \
+      h = q_ % (H);                           \
+      q_ /= (H);                              \
+      c = q_ % (C);                           \
+      n = q_ / (C);                           \
+    } else {                                  \
+      c = q_ % (C);                           \
+      q_ /= (C);                              \
+      w = q_ % (W);                           \
+      q_ /= (W);                              \
+      h = q_ % (H);                           \
+      n = q_ / (H);                           \
+    }                                         \
+  } while (0)
+
+/* out[i] for every output element i: channel co reads input channel
+ * co / mult; filter [KH, KW, C * mult]. */
+__kernel void dw_fwd_elem(OCL_TENSOR_ARG(const T, in),
+                          OCL_TENSOR_ARG(const T, filter),
+                          OCL_TENSOR_ARG(T, out), geo_t g, idx_t total,
+                          int nchw)
+{
+  idx_t i = get_global_id(0);
+  OCL_GUARD(i, total);
+  idx_t n, oh, ow, co;
+  DECODE4(i, nchw, g.out_h, g.out_w, g.cout, n, oh, ow, co);
+  __global const T *x =
+      OCL_PTR(const T, in) + n * g.in_sn + (co / g.mult) * g.in_sc;
+  __global const T *f = OCL_PTR(const T, filter) + co;
+  acc_t acc = 0;
+  for (idx_t kh = 0; kh < g.k_h; kh++) {
+    idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
+    if (h < 0 || h >= g.in_h)
+      continue;
+    for (idx_t kw = 0; kw < g.k_w; kw++) {
+      idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
+      if (w < 0 || w >= g.in_w)
+        continue;
+      acc += LOAD(x, h * g.in_sh + w * g.in_sw) *
+             LOAD(f, (kh * g.k_w + kw) * g.cout);
+    }
+  }
+  STORE(OCL_PTR(T, out), i, acc);
+}
+
+/* dx[i] for every input element i: the taps that reach it, times every
+ * multiplier. */
+__kernel void dw_bpi_elem(OCL_TENSOR_ARG(const T, dout),
+                          OCL_TENSOR_ARG(const T, filter),
+                          OCL_TENSOR_ARG(T, dx), geo_t g, idx_t total,
+                          int nchw)
+{
+  idx_t i = get_global_id(0);
+  OCL_GUARD(i, total);
+  idx_t n, h, w, c;
+  DECODE4(i, nchw, g.in_h, g.in_w, g.cin, n, h, w, c);
+  idx_t m = g.mult;
   __global const T *dy =
       OCL_PTR(const T, dout) + n * g.out_sn + c * m * g.out_sc;
   __global const T *f = OCL_PTR(const T, filter) + c * m;
-  float acc = 0.0f;
-  for (long kh = 0; kh < g.filter_rows; kh++) {
-    long t = h + g.pad_top - kh * g.dil_rows;
-    if (t < 0 || t % g.stride_rows != 0)
+  acc_t acc = 0;
+  for (idx_t kh = 0; kh < g.k_h; kh++) {
+    idx_t t = h + g.p_h - kh * g.dl_h;
+    if (t < 0 || t % g.s_h != 0 || t / g.s_h >= g.out_h)
       continue;
-    long oh = t / g.stride_rows;
-    if (oh >= g.out_rows)
-      continue;
-    for (long kw = 0; kw < g.filter_cols; kw++) {
-      long u = w + g.pad_left - kw * g.dil_cols;
-      if (u < 0 || u % g.stride_cols != 0)
+    idx_t oh = t / g.s_h;
+    for (idx_t kw = 0; kw < g.k_w; kw++) {
+      idx_t u = w + g.p_w - kw * g.dl_w;
+      if (u < 0 || u % g.s_w != 0 || u / g.s_w >= g.out_w)
         continue;
-      long ow = u / g.stride_cols;
-      if (ow >= g.out_cols)
-        continue;
-      long o = oh * g.out_sh + ow * g.out_sw;
-      long fo = (kh * g.filter_cols + kw) * g.out_depth;
-      for (long q = 0; q < m; q++)
-        acc = fma(LOAD(dy, o + q * g.out_sc), LOAD(f, fo + q), acc);
+      idx_t ow = u / g.s_w;
+      idx_t o = oh * g.out_sh + ow * g.out_sw;
+      idx_t fo = (kh * g.k_w + kw) * g.cout;
+      for (idx_t q = 0; q < m; q++)
+        acc += LOAD(dy, o + q * g.out_sc) * LOAD(f, fo + q);
     }
   }
-  STORE(OCL_PTR(T, dx), n * g.in_sn + h * g.in_sh + w * g.in_sw + c * g.in_sc,
-        acc);
+  STORE(OCL_PTR(T, dx), i, acc);
 }
 
-/* dfilter[kh, kw, co]: a sum over every image and output position. */
-__kernel void depthwise_backprop_filter(OCL_TENSOR_ARG(const T, in),
-                                        OCL_TENSOR_ARG(const T, dout),
-                                        OCL_TENSOR_ARG(T, dfilter), conv_t g)
+/* partial[s, tap, co] for channels-last: the sum over output rows
+ * [s * chunk, (s + 1) * chunk) (row = n * OH + oh) of x * dy. Global
+ * (cout, taps, splits): neighbouring work-items on neighbouring channels,
+ * so every load is coalesced; many splits fill the device. */
+__kernel void dw_bpf_nhwc(OCL_TENSOR_ARG(const T, in),
+                          OCL_TENSOR_ARG(const T, dout),
+                          OCL_TENSOR_ARG(acc_t, partial), geo_t g,
+                          idx_t chunk)
 {
-  long co = get_global_id(0);
-  long tap = get_global_id(1);
-  OCL_GUARD(co, g.out_depth);
-  OCL_GUARD(tap, g.filter_rows * g.filter_cols);
-  long kh = tap / g.filter_cols, kw = tap % g.filter_cols;
-  long c = co / g.depth_multiplier;
-  __global const T *x = OCL_PTR(const T, in) + c * g.in_sc;
+  idx_t co = get_global_id(0), tap = get_global_id(1), s = get_global_id(2);
+  idx_t taps = g.k_h * g.k_w;
+  OCL_GUARD(co, g.cout);
+  OCL_GUARD(tap, taps);
+  idx_t rows = g.batch * g.out_h;
+  idx_t r0 = s * chunk, r1 = min(rows, r0 + chunk);
+  idx_t kh = tap / g.k_w, kw = tap % g.k_w;
+  __global const T *x = OCL_PTR(const T, in) + (co / g.mult) * g.in_sc;
   __global const T *dy = OCL_PTR(const T, dout) + co * g.out_sc;
-  float acc = 0.0f;
-  for (long n = 0; n < g.batch; n++) {
-    for (long oh = 0; oh < g.out_rows; oh++) {
-      long h = oh * g.stride_rows - g.pad_top + kh * g.dil_rows;
-      if (h < 0 || h >= g.in_rows)
+  acc_t acc = 0;
+  for (idx_t r = r0; r < r1; r++) {
+    idx_t n = r / g.out_h, oh = r % g.out_h;
+    idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
+    if (h < 0 || h >= g.in_h)
+      continue;
+    idx_t xo = n * g.in_sn + h * g.in_sh, yo = n * g.out_sn + oh * g.out_sh;
+    for (idx_t ow = 0; ow < g.out_w; ow++) {
+      idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
+      if (w < 0 || w >= g.in_w)
         continue;
-      for (long ow = 0; ow < g.out_cols; ow++) {
-        long w = ow * g.stride_cols - g.pad_left + kw * g.dil_cols;
-        if (w < 0 || w >= g.in_cols)
+      acc += LOAD(x, xo + w * g.in_sw) * LOAD(dy, yo + ow * g.out_sw);
+    }
+  }
+  OCL_PTR(acc_t, partial)[(s * taps + tap) * g.cout + co] = acc;
+}
+
+/* The same for channels-first, where a channel's pixels are contiguous: a
+ * work-group of DW_LANES work-items per (co, tap, split) walks the split's
+ * output pixels side by side and folds in local memory. */
+#define DW_LANES 64
+__kernel __attribute__((reqd_work_group_size(DW_LANES, 1, 1))) void
+dw_bpf_nchw(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(const T, dout),
+            OCL_TENSOR_ARG(acc_t, partial), geo_t g, idx_t chunk)
+{
+  __local acc_t fold[DW_LANES];
+  int lane = get_local_id(0);
+  idx_t co = get_group_id(0), tap = get_global_id(1), s = get_global_id(2);
+  idx_t taps = g.k_h * g.k_w;
+  idx_t kh = tap / g.k_w, kw = tap % g.k_w;
+  idx_t pixels = g.batch * g.out_h * g.out_w;
+  idx_t p0 = s * chunk, p1 = min(pixels, p0 + chunk);
+  __global const T *x = OCL_PTR(const T, in) + (co / g.mult) * g.in_sc;
+  __global const T *dy = OCL_PTR(const T, dout) + co * g.out_sc;
+  acc_t acc = 0;
+  for (idx_t p = p0 + lane; p < p1; p += DW_LANES) {
+    idx_t ow = p % g.out_w, q = p / g.out_w;
+    idx_t oh = q % g.out_h, n = q / g.out_h;
+    idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
+    idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
+    if (h < 0 || h >= g.in_h || w < 0 || w >= g.in_w)
+      continue;
+    acc += LOAD(x, n * g.in_sn + h * g.in_sh + w * g.in_sw) *
+           LOAD(dy, n * g.out_sn + oh * g.out_sh + ow * g.out_sw);
+  }
+  fold[lane] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int half_ = DW_LANES / 2; half_ > 0; half_ /= 2) {
+    if (lane < half_)
+      fold[lane] += fold[lane + half_];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lane == 0)
+    OCL_PTR(acc_t, partial)[(s * taps + tap) * g.cout + co] = fold[0];
+}
+
+/* igemm flags (conv.c's IG_*). */
+#define IG_A_FAST_K 1 /* A is contiguous along k */
+#define IG_B_FAST_K 2 /* B is contiguous along k */
+#define IG_SWAP 4     /* the output is contiguous along rows */
+#define IG_BIAS 8     /* add bias[channel] before the activation */
+
+/* ==== GPU shape: direct convolutions ======================================
+ * A work-item per result element, neighbouring work-items on neighbouring
+ * addresses of the result, each summing its taps and channels: for
+ * products too narrow for a GEMM tile (fewer than 16 channels on the tile's
+ * column side, where a tile would be mostly padding) and small filter
+ * gradients. */
+
+/* (n, d, h, w, c) of element i of a 5-D tensor in memory order. */
+#define DECODE5(i, nchw, D, H, W, C, n, d, h, w, c) \
+  do {                                              \
+    idx_t q_ = (i);                                 \
+    if (nchw) {                                     \
+      w = q_ % (W);                                 \
+      q_ /= (W);                                    \
+      h = q_ % (H);                                 \
+      q_ /= (H);                                    \
+      d = q_ % (D);                                 \
+      q_ /= (D);                                    \
+      c = q_ % (C);                                 \
+      n = q_ / (C);                                 \
+    } else {                                        \
+      c = q_ % (C);                                 \
+      q_ /= (C);                                    \
+      w = q_ % (W);                                 \
+      q_ /= (W);                                    \
+      h = q_ % (H);                                 \
+      q_ /= (H);                                    \
+      d = q_ % (D);                                 \
+      n = q_ / (D);                                 \
+    }                                               \
+  } while (0)
+
+/* y[i] (+ bias, activation) for every output element i. */
+__kernel void direct_fwd(OCL_TENSOR_ARG(const T, in),
+                         OCL_TENSOR_ARG(const T, filter),
+                         OCL_TENSOR_ARG(T, out), OCL_TENSOR_ARG(const T, bias),
+                         geo_t g, idx_t total, int nchw, int flags, int act,
+                         float alpha)
+{
+  idx_t i = get_global_id(0);
+  OCL_GUARD(i, total);
+  idx_t n, od, oh, ow, co;
+  DECODE5(i, nchw, g.out_d, g.out_h, g.out_w, g.cout, n, od, oh, ow, co);
+  idx_t grp = co / g.og;
+  __global const T *x =
+      OCL_PTR(const T, in) + n * g.in_sn + grp * g.cg * g.in_sc;
+  __global const T *f = OCL_PTR(const T, filter) + co;
+  acc_t acc = 0;
+  for (idx_t kd = 0; kd < g.k_d; kd++) {
+    idx_t d = od * g.s_d - g.p_d + kd * g.dl_d;
+    if (d < 0 || d >= g.in_d)
+      continue;
+    for (idx_t kh = 0; kh < g.k_h; kh++) {
+      idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
+      if (h < 0 || h >= g.in_h)
+        continue;
+      for (idx_t kw = 0; kw < g.k_w; kw++) {
+        idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
+        if (w < 0 || w >= g.in_w)
           continue;
-        acc = fma(LOAD(x, n * g.in_sn + h * g.in_sh + w * g.in_sw),
-                  LOAD(dy, n * g.out_sn + oh * g.out_sh + ow * g.out_sw), acc);
+        idx_t tap = (kd * g.k_h + kh) * g.k_w + kw;
+        idx_t xo = d * g.in_sd + h * g.in_sh + w * g.in_sw;
+        for (idx_t ci = 0; ci < g.cg; ci++)
+          acc += LOAD(x, xo + ci * g.in_sc) *
+                 LOAD(f, (tap * g.cg + ci) * g.cout);
       }
     }
   }
-  STORE(OCL_PTR(T, dfilter), tap * g.out_depth + co, acc);
+  if (flags & IG_BIAS)
+    acc += LOAD(OCL_PTR(const T, bias), co);
+  STORE(OCL_PTR(T, out), i, activate(acc, act, alpha));
 }
+
+/* dx[i] for every input element i: the output positions whose windows
+ * read it, over the output channels of its group. */
+__kernel void direct_bpi(OCL_TENSOR_ARG(const T, dout),
+                         OCL_TENSOR_ARG(const T, filter),
+                         OCL_TENSOR_ARG(T, dx), geo_t g, idx_t total, int nchw)
+{
+  idx_t i = get_global_id(0);
+  OCL_GUARD(i, total);
+  idx_t n, d, h, w, c;
+  DECODE5(i, nchw, g.in_d, g.in_h, g.in_w, g.cin, n, d, h, w, c);
+  idx_t grp = c / g.cg, cl = c % g.cg;
+  __global const T *dy =
+      OCL_PTR(const T, dout) + n * g.out_sn + grp * g.og * g.out_sc;
+  __global const T *f = OCL_PTR(const T, filter) + cl * g.cout + grp * g.og;
+  acc_t acc = 0;
+  for (idx_t kd = 0; kd < g.k_d; kd++) {
+    idx_t sd = d + g.p_d - kd * g.dl_d;
+    if (sd < 0 || sd % g.s_d != 0 || sd / g.s_d >= g.out_d)
+      continue;
+    for (idx_t kh = 0; kh < g.k_h; kh++) {
+      idx_t sh = h + g.p_h - kh * g.dl_h;
+      if (sh < 0 || sh % g.s_h != 0 || sh / g.s_h >= g.out_h)
+        continue;
+      for (idx_t kw = 0; kw < g.k_w; kw++) {
+        idx_t sw = w + g.p_w - kw * g.dl_w;
+        if (sw < 0 || sw % g.s_w != 0 || sw / g.s_w >= g.out_w)
+          continue;
+        idx_t tap = (kd * g.k_h + kh) * g.k_w + kw;
+        idx_t yo = sd / g.s_d * g.out_sd + sh / g.s_h * g.out_sh +
+                   sw / g.s_w * g.out_sw;
+        idx_t fo = tap * g.cg * g.cout;
+        for (idx_t co = 0; co < g.og; co++)
+          acc += LOAD(dy, yo + co * g.out_sc) * LOAD(f, fo + co);
+      }
+    }
+  }
+  STORE(OCL_PTR(T, dx), i, acc);
+}
+
+/* dw[i] for every filter element i ([taps, cg, cout]): a sum over every
+ * image and output position. */
+__kernel void direct_bpf(OCL_TENSOR_ARG(const T, in),
+                         OCL_TENSOR_ARG(const T, dout),
+                         OCL_TENSOR_ARG(T, dw), geo_t g, idx_t total)
+{
+  idx_t i = get_global_id(0);
+  OCL_GUARD(i, total);
+  idx_t co = i % g.cout, t = i / g.cout;
+  idx_t cl = t % g.cg, tap = t / g.cg;
+  idx_t kw = tap % g.k_w, kh = (tap / g.k_w) % g.k_h,
+        kd = tap / (g.k_w * g.k_h);
+  idx_t grp = co / g.og;
+  __global const T *x =
+      OCL_PTR(const T, in) + (grp * g.cg + cl) * g.in_sc;
+  __global const T *dy = OCL_PTR(const T, dout) + co * g.out_sc;
+  acc_t acc = 0;
+  for (idx_t n = 0; n < g.batch; n++)
+    for (idx_t od = 0; od < g.out_d; od++) {
+      idx_t d = od * g.s_d - g.p_d + kd * g.dl_d;
+      if (d < 0 || d >= g.in_d)
+        continue;
+      for (idx_t oh = 0; oh < g.out_h; oh++) {
+        idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
+        if (h < 0 || h >= g.in_h)
+          continue;
+        for (idx_t ow = 0; ow < g.out_w; ow++) {
+          idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
+          if (w < 0 || w >= g.in_w)
+            continue;
+          acc += LOAD(x, n * g.in_sn + d * g.in_sd + h * g.in_sh +
+                             w * g.in_sw) *
+                 LOAD(dy, n * g.out_sn + od * g.out_sd + oh * g.out_sh +
+                              ow * g.out_sw);
+        }
+      }
+    }
+  STORE(OCL_PTR(T, dw), i, acc);
+}
+
+/* ==== GPU shape: implicit GEMM ===========================================
+ * C[row, col] = sum over k of A[row, k] * B[k, col] with A and B gathered
+ * from the tensors tile by tile:
+ *   forward          rows (n, output position), cols output channels of
+ *                    the group, k (tap, input channel of the group);
+ *   backprop input   rows (n, input position), cols input channels of
+ *                    the group, k (tap, output channel of the group):
+ *                    dy at the output position that tap maps to (zero
+ *                    where a stride skips it);
+ *   backprop filter  rows (tap, input channel), cols output channels,
+ *                    k (n, output position), split over work-groups.
+ * A work-group of (TILE/4)^2 work-items computes a TILE x TILE tile of C,
+ * 4 x 4 per work-item, over TK-deep slices staged in local memory. k runs
+ * over (tap, channel) pairs regardless of taps, so that a few channels
+ * still fill a slice; TK work-items decode a slice's k values once into
+ * local memory, so no index is divided per element. Loads: work-item e of a slice takes element (e % TK, e / TK)
+ * where the tensor is contiguous along k, else (e / TILE, e % TILE), so
+ * neighbouring work-items read neighbouring addresses in either layout;
+ * stores likewise (`swap` maps the micro-tile's rows onto the fast local
+ * dimension when the output's rows are its contiguous dimension). Local
+ * rows are padded by one element against bank conflicts. */
+#define TK 16
+
+/* Per work-item load slots of a slice: TK * TILE elements over
+ * (TILE / 4)^2 work-items. */
+#define SLOTS(TILE) (256 / (TILE))
+
+
+/* Where work-item `lid` loads element `slot` of a TILE x TK slice:
+ * its k (0..TK) and its row or column (0..TILE). */
+static inline void slice_slot(int lid, int slot, int nt, int tile,
+                              bool fast_k, int *kk, int *x)
+{
+  int e = lid + slot * nt;
+  if (fast_k) {
+    *kk = e % TK;
+    *x = e / TK;
+  } else {
+    *kk = e / tile;
+    *x = e % tile;
+  }
+}
+
+/* The accumulation of one staged slice into the work-item's 4 x 4. */
+#define IGEMM_FMA(TILE)                                                    \
+  for (int kk = 0; kk < TK; kk++) {                                        \
+    acc_t a[4], b[4];                                                      \
+    for (int i = 0; i < 4; i++)                                            \
+      a[i] = As[kk * ((TILE) + 1) + rl + i * ((TILE) / 4)];                \
+    for (int j = 0; j < 4; j++)                                            \
+      b[j] = Bs[kk * ((TILE) + 1) + cl + j * ((TILE) / 4)];                \
+    for (int i = 0; i < 4; i++)                                            \
+      for (int j = 0; j < 4; j++)                                          \
+        acc[i][j] = fma(a[i], b[j], acc[i][j]);                            \
+  }
+
+static inline void igemm_fwd_body(__global const T *x, __global const T *f,
+                                  __global T *y, __global const T *bias,
+                                  const geo_t g, int flags, int act,
+                                  float alpha, __local acc_t *As,
+                                  __local acc_t *Bs, __local idx_t *kt,
+                                  const int TILE)
+{
+  const int nt = (TILE / 4) * (TILE / 4);
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int lid = ly * (TILE / 4) + lx;
+  const bool swap = (flags & IG_SWAP) != 0;
+  const int rl = swap ? lx : ly, cl = swap ? ly : lx;
+  const idx_t hw = g.out_h * g.out_w, P = g.out_d * hw;
+  const idx_t M = g.batch * P;
+  const idx_t K = g.k_d * g.k_h * g.k_w * g.cg;
+  const idx_t grp = get_group_id(2);
+  const idx_t m0 = (idx_t)get_group_id(1) * TILE;
+  const idx_t c0 = (idx_t)get_group_id(0) * TILE;
+  const bool a_fast_k = (flags & IG_A_FAST_K) != 0;
+  x += grp * g.cg * g.in_sc;
+  f += grp * g.og;
+
+  /* This work-item's A slots: each reads one fixed row of the tile. */
+  idx_t a_base[SLOTS(16)];
+  idx_t a_d[SLOTS(16)], a_h[SLOTS(16)], a_w[SLOTS(16)];
+#pragma unroll
+  for (int j = 0; j < SLOTS(TILE); j++) {
+    int kk, r;
+    slice_slot(lid, j, nt, TILE, a_fast_k, &kk, &r);
+    idx_t m = m0 + r;
+    if (m < M) {
+      idx_t n = m / P, p = m % P;
+      idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
+      a_base[j] = n * g.in_sn;
+      a_d[j] = od * g.s_d - g.p_d;
+      a_h[j] = oh * g.s_h - g.p_h;
+      a_w[j] = ow * g.s_w - g.p_w;
+    } else {
+      a_base[j] = 0;
+      a_d[j] = -g.in_d - g.k_d * g.dl_d; /* out of the image at every tap */
+      a_h[j] = 0;
+      a_w[j] = 0;
+    }
+  }
+
+  acc_t acc[4][4];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      acc[i][j] = 0;
+
+  /* k = tap * cg + ci runs on without regard to taps, so that a few input
+   * channels fill a slice; TK work-items decode a slice's k into kt
+   * (channel offset or -1 past the end, then the tap's window offset). */
+  for (idx_t k0 = 0; k0 < K; k0 += TK) {
+    if (lid < TK) {
+      idx_t k = k0 + lid;
+      idx_t tap = k / g.cg, ci = k % g.cg;
+      kt[4 * lid] = k < K ? ci * g.in_sc : -1;
+      kt[4 * lid + 1] = tap / (g.k_w * g.k_h) * g.dl_d;
+      kt[4 * lid + 2] = (tap / g.k_w) % g.k_h * g.dl_h;
+      kt[4 * lid + 3] = tap % g.k_w * g.dl_w;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int j = 0; j < SLOTS(TILE); j++) {
+      int kk, r;
+      slice_slot(lid, j, nt, TILE, a_fast_k, &kk, &r);
+      idx_t d = a_d[j] + kt[4 * kk + 1], h = a_h[j] + kt[4 * kk + 2],
+            w = a_w[j] + kt[4 * kk + 3];
+      acc_t v = 0;
+      if (kt[4 * kk] >= 0 && d >= 0 && d < g.in_d && h >= 0 && h < g.in_h &&
+          w >= 0 && w < g.in_w)
+        v = LOAD(x, a_base[j] + d * g.in_sd + h * g.in_sh + w * g.in_sw +
+                        kt[4 * kk]);
+      As[kk * (TILE + 1) + r] = v;
+    }
+#pragma unroll
+    for (int j = 0; j < SLOTS(TILE); j++) {
+      int kk, c;
+      slice_slot(lid, j, nt, TILE, false, &kk, &c);
+      idx_t k = k0 + kk, col = c0 + c;
+      acc_t v = 0;
+      if (k < K && col < g.og)
+        v = LOAD(f, k * g.cout + col);
+      Bs[kk * (TILE + 1) + c] = v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    IGEMM_FMA(TILE)
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
+  for (int i = 0; i < 4; i++) {
+    idx_t m = m0 + rl + i * (TILE / 4);
+    if (m >= M)
+      continue;
+    idx_t n = m / P, p = m % P;
+    idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
+    idx_t base = n * g.out_sn + od * g.out_sd + oh * g.out_sh + ow * g.out_sw;
+    for (int j = 0; j < 4; j++) {
+      idx_t col = c0 + cl + j * (TILE / 4);
+      if (col >= g.og)
+        continue;
+      idx_t co = grp * g.og + col;
+      acc_t v = acc[i][j];
+      if (flags & IG_BIAS)
+        v += LOAD(bias, co);
+      STORE(y, base + co * g.out_sc, activate(v, act, alpha));
+    }
+  }
+}
+
+static inline void igemm_bpi_body(__global const T *dy, __global const T *f,
+                                  __global T *dx, const geo_t g, int flags,
+                                  __local acc_t *As, __local acc_t *Bs,
+                                  __local idx_t *kt, const int TILE)
+{
+  const int nt = (TILE / 4) * (TILE / 4);
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int lid = ly * (TILE / 4) + lx;
+  const bool swap = (flags & IG_SWAP) != 0;
+  const int rl = swap ? lx : ly, cl = swap ? ly : lx;
+  const idx_t hw = g.in_h * g.in_w, P = g.in_d * hw;
+  const idx_t M = g.batch * P;
+  const idx_t K = g.k_d * g.k_h * g.k_w * g.og;
+  const idx_t grp = get_group_id(2);
+  const idx_t m0 = (idx_t)get_group_id(1) * TILE;
+  const idx_t c0 = (idx_t)get_group_id(0) * TILE;
+  const bool a_fast_k = (flags & IG_A_FAST_K) != 0;
+  const bool unit = g.s_d == 1 && g.s_h == 1 && g.s_w == 1;
+  dy += grp * g.og * g.out_sc;
+  f += grp * g.og;
+
+  /* Each A slot's row: an input position, plus the padding. */
+  idx_t a_base[SLOTS(16)];
+  idx_t a_d[SLOTS(16)], a_h[SLOTS(16)], a_w[SLOTS(16)];
+#pragma unroll
+  for (int j = 0; j < SLOTS(TILE); j++) {
+    int kk, r;
+    slice_slot(lid, j, nt, TILE, a_fast_k, &kk, &r);
+    idx_t m = m0 + r;
+    if (m < M) {
+      idx_t n = m / P, p = m % P;
+      a_base[j] = n * g.out_sn;
+      a_d[j] = p / hw + g.p_d;
+      a_h[j] = (p % hw) / g.in_w + g.p_h;
+      a_w[j] = p % g.in_w + g.p_w;
+    } else {
+      a_base[j] = 0;
+      a_d[j] = -1; /* before every output position */
+      a_h[j] = 0;
+      a_w[j] = 0;
+    }
+  }
+
+  acc_t acc[4][4];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      acc[i][j] = 0;
+
+  /* k = tap * og + co; kt holds per slice entry the output channel's
+   * offset in dy (-1 past the end), the tap's window offset, and the
+   * filter offset of (tap, co). */
+  for (idx_t k0 = 0; k0 < K; k0 += TK) {
+    if (lid < TK) {
+      idx_t k = k0 + lid;
+      idx_t tap = k / g.og, co = k % g.og;
+      kt[5 * lid] = k < K ? co * g.out_sc : -1;
+      kt[5 * lid + 1] = tap / (g.k_w * g.k_h) * g.dl_d;
+      kt[5 * lid + 2] = (tap / g.k_w) % g.k_h * g.dl_h;
+      kt[5 * lid + 3] = tap % g.k_w * g.dl_w;
+      kt[5 * lid + 4] = tap * g.cg * g.cout + co;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int j = 0; j < SLOTS(TILE); j++) {
+      int kk, r;
+      slice_slot(lid, j, nt, TILE, a_fast_k, &kk, &r);
+      idx_t sd = a_d[j] - kt[5 * kk + 1], sh = a_h[j] - kt[5 * kk + 2],
+            sw = a_w[j] - kt[5 * kk + 3];
+      acc_t v = 0;
+      bool ok = kt[5 * kk] >= 0 && sd >= 0 && sh >= 0 && sw >= 0;
+      if (ok && !unit)
+        ok = sd % g.s_d == 0 && sh % g.s_h == 0 && sw % g.s_w == 0;
+      if (ok) {
+        idx_t od = unit ? sd : sd / g.s_d, oh = unit ? sh : sh / g.s_h,
+              ow = unit ? sw : sw / g.s_w;
+        if (od < g.out_d && oh < g.out_h && ow < g.out_w)
+          v = LOAD(dy, a_base[j] + od * g.out_sd + oh * g.out_sh +
+                           ow * g.out_sw + kt[5 * kk]);
+      }
+      As[kk * (TILE + 1) + r] = v;
+    }
+#pragma unroll
+    for (int j = 0; j < SLOTS(TILE); j++) {
+      int kk, c;
+      slice_slot(lid, j, nt, TILE, true, &kk, &c);
+      idx_t ci = c0 + c;
+      acc_t v = 0;
+      if (kt[5 * kk] >= 0 && ci < g.cg)
+        v = LOAD(f, kt[5 * kk + 4] + ci * g.cout);
+      Bs[kk * (TILE + 1) + c] = v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    IGEMM_FMA(TILE)
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
+  for (int i = 0; i < 4; i++) {
+    idx_t m = m0 + rl + i * (TILE / 4);
+    if (m >= M)
+      continue;
+    idx_t n = m / P, p = m % P;
+    idx_t d = p / hw, h = (p % hw) / g.in_w, w = p % g.in_w;
+    idx_t base = n * g.in_sn + d * g.in_sd + h * g.in_sh + w * g.in_sw;
+    for (int j = 0; j < 4; j++) {
+      idx_t ci = c0 + cl + j * (TILE / 4);
+      if (ci < g.cg)
+        STORE(dx, base + (grp * g.cg + ci) * g.in_sc, acc[i][j]);
+    }
+  }
+}
+
+/* The filter gradient of group grp over k in [k_begin, k_end): into
+ * partial (acc_t, laid out as the filter [taps, cg, cout]). Each slice's
+ * TK values of k are decoded once, by TK work-items, into local memory. */
+static inline void igemm_bpf_body(__global const T *x, __global const T *dy,
+                                  __global acc_t *part, const geo_t g,
+                                  int flags, idx_t k_begin, idx_t k_end,
+                                  __local acc_t *As, __local acc_t *Bs,
+                                  __local idx_t *kx, __local idx_t *ky,
+                                  __local idx_t *kpos, const int TILE)
+{
+  const int nt = (TILE / 4) * (TILE / 4);
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int lid = ly * (TILE / 4) + lx;
+  const idx_t hw = g.out_h * g.out_w, P = g.out_d * hw;
+  const idx_t taps = g.k_d * g.k_h * g.k_w;
+  const idx_t R = taps * g.cg;
+  const idx_t grp = get_group_id(2) % g.groups;
+  const idx_t m0 = (idx_t)get_group_id(1) * TILE;
+  const idx_t c0 = (idx_t)get_group_id(0) * TILE;
+  const bool a_fast_k = (flags & IG_A_FAST_K) != 0;
+  const bool b_fast_k = (flags & IG_B_FAST_K) != 0;
+  x += grp * g.cg * g.in_sc;
+  dy += grp * g.og * g.out_sc;
+
+  /* Each A slot's row: a (tap, input channel) pair. */
+  idx_t a_off[SLOTS(16)], a_d[SLOTS(16)], a_h[SLOTS(16)], a_w[SLOTS(16)];
+#pragma unroll
+  for (int j = 0; j < SLOTS(TILE); j++) {
+    int kk, r;
+    slice_slot(lid, j, nt, TILE, a_fast_k, &kk, &r);
+    idx_t row = m0 + r;
+    idx_t tap = row / g.cg, ci = row % g.cg;
+    idx_t kw = tap % g.k_w, kh = (tap / g.k_w) % g.k_h,
+          kd = tap / (g.k_w * g.k_h);
+    a_off[j] = ci * g.in_sc;
+    a_d[j] = row < R ? kd * g.dl_d - g.p_d : -g.in_d - 1 - g.out_d * g.s_d;
+    a_h[j] = kh * g.dl_h - g.p_h;
+    a_w[j] = kw * g.dl_w - g.p_w;
+  }
+
+  acc_t acc[4][4];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      acc[i][j] = 0;
+
+  for (idx_t k0 = k_begin; k0 < k_end; k0 += TK) {
+    if (lid < TK) {
+      /* kx: x's image offset; ky: dy's element offset; kpos: (od, oh,
+       * ow) scaled by the strides, or -1 past the end. */
+      idx_t k = k0 + lid;
+      if (k < k_end) {
+        idx_t n = k / P, p = k % P;
+        idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
+        kx[lid] = n * g.in_sn;
+        ky[lid] = n * g.out_sn + od * g.out_sd + oh * g.out_sh + ow * g.out_sw;
+        kpos[3 * lid] = od * g.s_d;
+        kpos[3 * lid + 1] = oh * g.s_h;
+        kpos[3 * lid + 2] = ow * g.s_w;
+      } else {
+        kx[lid] = -1;
+        ky[lid] = 0;
+        kpos[3 * lid] = kpos[3 * lid + 1] = kpos[3 * lid + 2] = 0;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int j = 0; j < SLOTS(TILE); j++) {
+      int kk, r;
+      slice_slot(lid, j, nt, TILE, a_fast_k, &kk, &r);
+      idx_t d = a_d[j] + kpos[3 * kk], h = a_h[j] + kpos[3 * kk + 1],
+            w = a_w[j] + kpos[3 * kk + 2];
+      acc_t v = 0;
+      if (kx[kk] >= 0 && d >= 0 && d < g.in_d && h >= 0 && h < g.in_h &&
+          w >= 0 && w < g.in_w)
+        v = LOAD(x, kx[kk] + d * g.in_sd + h * g.in_sh + w * g.in_sw +
+                        a_off[j]);
+      As[kk * (TILE + 1) + r] = v;
+    }
+#pragma unroll
+    for (int j = 0; j < SLOTS(TILE); j++) {
+      int kk, c;
+      slice_slot(lid, j, nt, TILE, b_fast_k, &kk, &c);
+      idx_t col = c0 + c;
+      acc_t v = 0;
+      if (kx[kk] >= 0 && col < g.og)
+        v = LOAD(dy, ky[kk] + col * g.out_sc);
+      Bs[kk * (TILE + 1) + c] = v;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int rl = ly, cl = lx;
+    IGEMM_FMA(TILE)
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
+  for (int i = 0; i < 4; i++) {
+    idx_t row = m0 + ly + i * (TILE / 4);
+    if (row >= R)
+      continue;
+    for (int j = 0; j < 4; j++) {
+      idx_t col = c0 + lx + j * (TILE / 4);
+      if (col < g.og)
+        part[row * g.cout + grp * g.og + col] = acc[i][j];
+    }
+  }
+}
+
+/* The kernels of one tile size: TILE x TILE outputs per work-group of
+ * (TILE / 4)^2 work-items. The host picks the size per problem (a
+ * 64-wide tile over 8 output channels would waste most of its work) and
+ * falls back to smaller ones where the built kernel allows fewer
+ * work-items. */
+#define IGEMM_KERNELS(TILE)                                                   \
+  __kernel __attribute__((reqd_work_group_size(TILE / 4, TILE / 4, 1))) void  \
+      igemm_fwd_##TILE(OCL_TENSOR_ARG(const T, in),                           \
+                       OCL_TENSOR_ARG(const T, filter),                       \
+                       OCL_TENSOR_ARG(T, out), OCL_TENSOR_ARG(const T, bias), \
+                       geo_t g, int flags, int act, float alpha)              \
+  {                                                                           \
+    __local acc_t As[TK * (TILE + 1)], Bs[TK * (TILE + 1)];                   \
+    __local idx_t kt[4 * TK];                                                 \
+    igemm_fwd_body(OCL_PTR(const T, in), OCL_PTR(const T, filter),            \
+                   OCL_PTR(T, out), OCL_PTR(const T, bias), g, flags, act,    \
+                   alpha, As, Bs, kt, TILE);                                  \
+  }                                                                           \
+  __kernel __attribute__((reqd_work_group_size(TILE / 4, TILE / 4, 1))) void  \
+      igemm_bpi_##TILE(OCL_TENSOR_ARG(const T, dout),                         \
+                       OCL_TENSOR_ARG(const T, filter),                       \
+                       OCL_TENSOR_ARG(T, dx), geo_t g, int flags)             \
+  {                                                                           \
+    __local acc_t As[TK * (TILE + 1)], Bs[TK * (TILE + 1)];                   \
+    __local idx_t kt[5 * TK];                                                 \
+    igemm_bpi_body(OCL_PTR(const T, dout), OCL_PTR(const T, filter),          \
+                   OCL_PTR(T, dx), g, flags, As, Bs, kt, TILE);               \
+  }                                                                           \
+  __kernel __attribute__((reqd_work_group_size(TILE / 4, TILE / 4, 1))) void  \
+      igemm_bpf_##TILE(OCL_TENSOR_ARG(const T, in),                           \
+                       OCL_TENSOR_ARG(const T, dout),                         \
+                       OCL_TENSOR_ARG(acc_t, partial), geo_t g, int flags,    \
+                       idx_t splits, idx_t k_chunk)                           \
+  {                                                                           \
+    __local acc_t As[TK * (TILE + 1)], Bs[TK * (TILE + 1)];                   \
+    __local idx_t kx[TK], ky[TK], kpos[3 * TK];                               \
+    idx_t s = get_group_id(2) / g.groups;                                     \
+    idx_t K = g.batch * g.out_d * g.out_h * g.out_w;                          \
+    idx_t k_begin = s * k_chunk, k_end = min(K, k_begin + k_chunk);           \
+    igemm_bpf_body(OCL_PTR(const T, in), OCL_PTR(const T, dout),              \
+                   OCL_PTR(acc_t, partial) +                                  \
+                       s * g.k_d * g.k_h * g.k_w * g.cg * g.cout,             \
+                   g, flags, k_begin, k_end, As, Bs, kx, ky, kpos, TILE);     \
+  }
+
+IGEMM_KERNELS(64)
+IGEMM_KERNELS(32)
+IGEMM_KERNELS(16)

@@ -31,11 +31,4 @@ bool ocl_op_gemm(struct ocl_op *op, TF_DataType dtype,
                  const struct ocl_gemm_desc *desc, const TF_Tensor *a,
                  const TF_Tensor *b, const TF_Tensor *c);
 
-/* The same for families still on kernels/launch.h (gemm_launch.c): goes
- * once they have all moved onto runtime.h. */
-struct ocl_launch;
-bool ocl_gemm(const struct ocl_launch *launch, TF_DataType dtype,
-              const struct ocl_gemm_desc *desc, const TF_Tensor *a,
-              const TF_Tensor *b, const TF_Tensor *c, TF_Status *status);
-
 #endif /* TFOCL_KERNELS_GEMM_H_ */

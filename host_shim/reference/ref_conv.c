@@ -1,22 +1,27 @@
-/* References of the convolution kernel family: Conv2D,
- * DepthwiseConv2dNative and their input and filter gradients, as direct
- * loops in float64 over every (image, output position, tap, channel).
+/* References of the convolution kernel family: Conv2D, Conv3D,
+ * DepthwiseConv2dNative and their input and filter gradients (grouped
+ * convolutions included), and _FusedConv2D, as direct loops in float64 over
+ * every (image, output position, output channel, tap, input channel).
  *
  * Tolerance (float32), as for MatMul: each output is a dot product of K
  * terms accumulated in float32, off by at most about K * eps * max|x| *
- * max|w|. K is kh * kw * Cin for the forward pass, kh * kw * Cout (times
- * the depth multiplier) for the input gradient and batch * out_rows *
- * out_cols for the filter gradient; the cases keep K <= 300 and draw values
+ * max|w|. K is taps * Cin/groups for the forward pass, taps * Cout/groups
+ * (times the depth multiplier) for the input gradient and batch * output
+ * pixels for the filter gradient; the cases keep K <= 300 and draw values
  * in [-3, 3], so atol 1e-4 with rtol 1e-5 sits between the errors measured
  * (~1e-5) and the bound 1e-5 * K * 9 for every case with K >= 2. Half
- * widens both by REF_HALF_FACTOR (the device computes in float and rounds
- * the output once).
+ * and bfloat16 widen both as reference.c does for them (the device
+ * computes in float and rounds the output once: one ulp of the result
+ * apart at most). _FusedConv2D rounds once after the bias and activation,
+ * as the device does.
  *
  * The cases sweep kernel 1x1/3x3/5x5, strides 1/2, dilations 1/2 (Conv2D
  * ops; TensorFlow's depthwise kernels require 1), SAME/VALID/EXPLICIT, and
- * rotate NHWC/NCHW, batch 1/3 and channels 1/3/8 (depth multiplier 1/2)
- * through that sweep over odd spatial sizes; then empty outputs, an odd
- * 1031-element image, NaN, and attributes and shapes TensorFlow rejects. */
+ * rotate NHWC/NCHW, batch 1/2 and channels 1/3/8 (depth multiplier 1/2)
+ * through that sweep over odd spatial sizes; grouped convolutions; 3-D
+ * ones in both layouts with odd strides and dilations per dim; then empty
+ * outputs, an odd 1031-element image, NaN, and attributes and shapes
+ * TensorFlow rejects. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,26 +30,33 @@
 
 enum conv_mode { FORWARD, BACKPROP_INPUT, BACKPROP_FILTER };
 
+/* One convolution; spatial dims in (d, h, w) order, a 2-D one with d = 1. */
 struct geo {
   bool nchw, depthwise;
-  int64_t n, h, w, cin, kh, kw, fdepth, cout, oh, ow;
-  int64_t sh, sw, dh, dw, pt, pl;
+  int sp; /* 2 or 3 */
+  int64_t n, cin, fdepth, cout, groups;
+  int64_t in[3], k[3], out[3], s[3], dl[3], pad[3];
 };
 
-static int64_t dim_of(bool nchw, const int64_t *d, char which)
+/* Index in a (2 + sp)-D shape of the layout: 'N', 'C' or spatial 0..sp-1
+ * (counted over (d, h, w) for 3-D, (h, w) for 2-D). */
+static int dim_index(bool nchw, int sp, int which)
 {
-  switch (which) {
-  case 'N': return d[0];
-  case 'C': return d[nchw ? 1 : 3];
-  case 'H': return d[nchw ? 2 : 1];
-  default: return d[nchw ? 3 : 2];
-  }
+  if (which == 'N')
+    return 0;
+  if (which == 'C')
+    return nchw ? 1 : sp + 1;
+  return nchw ? 2 + which : 1 + which;
 }
 
-static int64_t idx4(bool nchw, int64_t n, int64_t h, int64_t w, int64_t c,
-                    int64_t H, int64_t W, int64_t C)
+/* The element index of (n, d, h, w, c) in a tensor of spatial dims sp3
+ * (d, h, w) and C channels. */
+static int64_t idx5(bool nchw, int64_t n, const int64_t *p, int64_t c,
+                    const int64_t *sp3, int64_t C)
 {
-  return nchw ? ((n * C + c) * H + h) * W + w : ((n * H + h) * W + w) * C + c;
+  if (nchw)
+    return (((n * C + c) * sp3[0] + p[0]) * sp3[1] + p[1]) * sp3[2] + p[2];
+  return (((n * sp3[0] + p[0]) * sp3[1] + p[1]) * sp3[2] + p[2]) * C + c;
 }
 
 /* TensorFlow's windowed output size; false where it rejects. */
@@ -70,149 +82,182 @@ static bool window(int64_t in, int64_t k, int64_t d, int64_t s,
   return *out >= 0;
 }
 
+static bool is_depthwise(const char *op)
+{
+  return strncmp(op, "Depthwise", 9) == 0;
+}
+
+static int spatial_of(const char *op)
+{
+  return strncmp(op, "Conv3D", 6) == 0 ? 3 : 2;
+}
+
+static enum conv_mode mode_of(const char *op)
+{
+  return strstr(op, "BackpropInput") ? BACKPROP_INPUT
+         : strstr(op, "BackpropFilter") ? BACKPROP_FILTER
+                                        : FORWARD;
+}
+
 /* The geometry from the attributes and the input and filter shapes; false
  * (with a message) for anything TensorFlow rejects. */
-static bool geometry(const struct ref_case *c, bool depthwise,
-                     const int64_t *in, int in_rank, const int64_t *f,
-                     int f_rank, struct geo *g, char *error, int error_len)
+static bool geometry(const struct ref_case *c, const int64_t *in, int in_rank,
+                     const int64_t *f, int f_rank, struct geo *g, char *error,
+                     int error_len)
 {
   const struct tfocl_attr *st = ref_case_attr(c, "strides");
   const struct tfocl_attr *dl = ref_case_attr(c, "dilations");
   const struct tfocl_attr *ep = ref_case_attr(c, "explicit_paddings");
   const char *padding = ref_case_attr_string_or(c, "padding", "");
-  const char *format = ref_case_attr_string_or(c, "data_format", "NHWC");
+  int sp = spatial_of(c->op);
+  int rank = sp + 2;
+  const char *format = ref_case_attr_string_or(c, "data_format",
+                                               sp == 3 ? "NDHWC" : "NHWC");
   memset(g, 0, sizeof(*g));
-  g->nchw = strcmp(format, "NCHW") == 0;
-  g->depthwise = depthwise;
-  if ((!g->nchw && strcmp(format, "NHWC") != 0) || in_rank != 4 ||
-      f_rank != 4 || st == NULL || st->value.ints.count != 4) {
+  g->sp = sp;
+  g->nchw = strcmp(format, sp == 3 ? "NCDHW" : "NCHW") == 0;
+  g->depthwise = is_depthwise(c->op);
+  if ((!g->nchw && strcmp(format, sp == 3 ? "NDHWC" : "NHWC") != 0) ||
+      in_rank != rank || f_rank != rank || st == NULL ||
+      st->value.ints.count != rank) {
     snprintf(error, (size_t)error_len, "bad format, rank or strides");
     return false;
   }
+  if (sp == 3 && strcmp(padding, "EXPLICIT") == 0) {
+    snprintf(error, (size_t)error_len, "Conv3D has no EXPLICIT padding");
+    return false;
+  }
   const int64_t *s = st->value.ints.items;
-  int64_t ones[4] = {1, 1, 1, 1};
+  int64_t ones[5] = {1, 1, 1, 1, 1};
   const int64_t *d = dl != NULL ? dl->value.ints.items : ones;
-  if (dl != NULL && dl->value.ints.count != 4) {
+  if (dl != NULL && dl->value.ints.count != rank) {
     snprintf(error, (size_t)error_len, "bad dilations");
     return false;
   }
-  int ci = g->nchw ? 1 : 3, hi = g->nchw ? 2 : 1, wi = g->nchw ? 3 : 2;
-  if (s[0] != 1 || s[ci] != 1 || d[0] != 1 || d[ci] != 1 ||
-      (depthwise && (s[hi] != s[wi] || d[hi] != 1 || d[wi] != 1))) {
+  int ni = dim_index(g->nchw, sp, 'N'), ci = dim_index(g->nchw, sp, 'C');
+  if (s[ni] != 1 || s[ci] != 1 || d[ni] != 1 || d[ci] != 1) {
     snprintf(error, (size_t)error_len, "unsupported strides or dilations");
     return false;
   }
-  int64_t pads[8] = {0};
+  int64_t pads[10] = {0};
   bool explicit_padding = strcmp(padding, "EXPLICIT") == 0;
   int num_pads = ep != NULL ? ep->value.ints.count : 0;
-  if (explicit_padding != (num_pads > 0) || (explicit_padding && num_pads != 8)) {
+  if (explicit_padding != (num_pads > 0) ||
+      (explicit_padding && num_pads != 2 * rank)) {
     snprintf(error, (size_t)error_len, "bad explicit_paddings");
     return false;
   }
   for (int i = 0; i < num_pads; i++) {
     pads[i] = ep->value.ints.items[i];
-    if (pads[i] < 0 || ((i / 2 == 0 || i / 2 == ci) && pads[i] != 0)) {
+    if (pads[i] < 0 || ((i / 2 == ni || i / 2 == ci) && pads[i] != 0)) {
       snprintf(error, (size_t)error_len, "bad explicit_paddings");
       return false;
     }
   }
-  g->n = in[0];
-  g->h = dim_of(g->nchw, in, 'H');
-  g->w = dim_of(g->nchw, in, 'W');
-  g->cin = dim_of(g->nchw, in, 'C');
-  g->kh = f[0];
-  g->kw = f[1];
-  g->fdepth = f[2];
-  if (f[2] != g->cin) {
-    /* Grouped convolutions are not supported on the device either. */
+  g->n = in[ni];
+  g->cin = in[ci];
+  g->fdepth = f[sp];
+  if (g->depthwise ? f[sp] != g->cin
+                   : g->fdepth <= 0 || g->cin % g->fdepth != 0) {
     snprintf(error, (size_t)error_len, "depth mismatch");
     return false;
   }
-  g->cout = depthwise ? g->cin * f[3] : f[3];
-  g->sh = s[hi];
-  g->sw = s[wi];
-  g->dh = d[hi];
-  g->dw = d[wi];
-  int64_t pb = pads[2 * hi], pa = pads[2 * hi + 1];
-  if (!window(g->h, g->kh, g->dh, g->sh, padding, &g->oh, &pb, &pa)) {
-    snprintf(error, (size_t)error_len, "bad rows");
+  g->groups = g->depthwise ? 1 : g->cin / g->fdepth;
+  g->cout = g->depthwise ? g->cin * f[sp + 1] : f[sp + 1];
+  if (g->cout % g->groups != 0) {
+    snprintf(error, (size_t)error_len, "output depth not divisible by groups");
     return false;
   }
-  g->pt = pb;
-  pb = pads[2 * wi], pa = pads[2 * wi + 1];
-  if (!window(g->w, g->kw, g->dw, g->sw, padding, &g->ow, &pb, &pa)) {
-    snprintf(error, (size_t)error_len, "bad cols");
-    return false;
+  for (int i = 0; i < 3; i++) {
+    g->in[i] = g->k[i] = g->out[i] = g->s[i] = g->dl[i] = 1;
+    g->pad[i] = 0;
   }
-  g->pl = pb;
+  for (int i = 0; i < sp; i++) {
+    int j = 3 - sp + i; /* (h, w) of a 2-D one are spatial 1 and 2 */
+    int di = dim_index(g->nchw, sp, i);
+    g->in[j] = in[di];
+    g->k[j] = f[i];
+    g->s[j] = s[di];
+    g->dl[j] = d[di];
+    if (g->depthwise && (s[dim_index(g->nchw, sp, 0)] !=
+                             s[dim_index(g->nchw, sp, 1)] ||
+                         d[di] != 1)) {
+      snprintf(error, (size_t)error_len, "unsupported depthwise strides");
+      return false;
+    }
+    int64_t pb = pads[2 * di], pa = pads[2 * di + 1];
+    if (!window(g->in[j], g->k[j], g->dl[j], g->s[j], padding, &g->out[j],
+                &pb, &pa)) {
+      snprintf(error, (size_t)error_len, "bad spatial dim %d", i);
+      return false;
+    }
+    g->pad[j] = pb;
+  }
   return true;
 }
 
-static void out_dims(const struct geo *g, int64_t *d)
+static void format_dims(bool nchw, int sp, int64_t n, const int64_t *p3,
+                        int64_t ch, int64_t *d)
 {
-  d[0] = g->n;
-  d[g->nchw ? 1 : 3] = g->cout;
-  d[g->nchw ? 2 : 1] = g->oh;
-  d[g->nchw ? 3 : 2] = g->ow;
+  d[0] = n;
+  d[dim_index(nchw, sp, 'C')] = ch;
+  for (int i = 0; i < sp; i++)
+    d[dim_index(nchw, sp, i)] = p3[3 - sp + i];
 }
 
 /* The one loop of every mode: for each (image, output position, output
- * channel, tap, input channel) that reads a real input element. */
+ * channel, tap, input channel of its group) that reads a real input
+ * element. Filters are [taps, fdepth, cout] (depthwise: [taps, cin *
+ * mult]). */
 static void conv_loop(const struct geo *g, enum conv_mode mode, double *x,
                       double *f, double *y)
 {
   int64_t mult = g->depthwise ? g->cout / (g->cin > 0 ? g->cin : 1) : 1;
+  int64_t og = g->cout / g->groups;
+  int64_t o[3], p[3], t[3];
   for (int64_t n = 0; n < g->n; n++)
-    for (int64_t oh = 0; oh < g->oh; oh++)
-      for (int64_t ow = 0; ow < g->ow; ow++)
-        for (int64_t co = 0; co < g->cout; co++) {
-          int64_t yi = idx4(g->nchw, n, oh, ow, co, g->oh, g->ow, g->cout);
-          for (int64_t kh = 0; kh < g->kh; kh++) {
-            int64_t h = oh * g->sh - g->pt + kh * g->dh;
-            if (h < 0 || h >= g->h)
-              continue;
-            for (int64_t kw = 0; kw < g->kw; kw++) {
-              int64_t w = ow * g->sw - g->pl + kw * g->dw;
-              if (w < 0 || w >= g->w)
-                continue;
-              int64_t c0 = g->depthwise ? co / mult : 0;
-              int64_t c1 = g->depthwise ? c0 + 1 : g->cin;
-              for (int64_t ci = c0; ci < c1; ci++) {
-                int64_t xi = idx4(g->nchw, n, h, w, ci, g->h, g->w, g->cin);
-                int64_t fi = g->depthwise
-                                 ? (kh * g->kw + kw) * g->cout + co
-                                 : ((kh * g->kw + kw) * g->cin + ci) * g->cout +
-                                       co;
-                if (mode == FORWARD)
-                  y[yi] += x[xi] * f[fi];
-                else if (mode == BACKPROP_INPUT)
-                  x[xi] += y[yi] * f[fi];
-                else
-                  f[fi] += x[xi] * y[yi];
-              }
-            }
+    for (o[0] = 0; o[0] < g->out[0]; o[0]++)
+      for (o[1] = 0; o[1] < g->out[1]; o[1]++)
+        for (o[2] = 0; o[2] < g->out[2]; o[2]++)
+          for (int64_t co = 0; co < g->cout; co++) {
+            int64_t yi = idx5(g->nchw, n, o, co, g->out, g->cout);
+            for (t[0] = 0; t[0] < g->k[0]; t[0]++)
+              for (t[1] = 0; t[1] < g->k[1]; t[1]++)
+                for (t[2] = 0; t[2] < g->k[2]; t[2]++) {
+                  bool inside = true;
+                  for (int i = 0; i < 3; i++) {
+                    p[i] = o[i] * g->s[i] - g->pad[i] + t[i] * g->dl[i];
+                    inside = inside && p[i] >= 0 && p[i] < g->in[i];
+                  }
+                  if (!inside)
+                    continue;
+                  int64_t tap = (t[0] * g->k[1] + t[1]) * g->k[2] + t[2];
+                  int64_t c0 = g->depthwise ? co / mult : co / og * g->fdepth;
+                  int64_t c1 = g->depthwise ? c0 + 1 : c0 + g->fdepth;
+                  for (int64_t ci = c0; ci < c1; ci++) {
+                    int64_t xi = idx5(g->nchw, n, p, ci, g->in, g->cin);
+                    int64_t fi =
+                        g->depthwise
+                            ? tap * g->cout + co
+                            : (tap * g->fdepth + (ci - c0)) * g->cout + co;
+                    if (mode == FORWARD)
+                      y[yi] += x[xi] * f[fi];
+                    else if (mode == BACKPROP_INPUT)
+                      x[xi] += y[yi] * f[fi];
+                    else
+                      f[fi] += x[xi] * y[yi];
+                  }
+                }
           }
-        }
 }
 
-static bool is_depthwise(const struct ref_case *c)
+/* The shape argument (input_sizes, filter_sizes) as dims; false unless a
+ * valid shape of `rank` dims. */
+static bool shape_arg(const struct ref_tensor *t, int rank, int64_t *d)
 {
-  return strncmp(c->op, "Depthwise", 9) == 0;
-}
-
-static enum conv_mode mode_of(const struct ref_case *c)
-{
-  return strstr(c->op, "BackpropInput") ? BACKPROP_INPUT
-         : strstr(c->op, "BackpropFilter") ? BACKPROP_FILTER
-                                           : FORWARD;
-}
-
-/* The int32 shape argument as dims; false unless a valid 4-D shape. */
-static bool shape_arg(const struct ref_tensor *t, int64_t *d)
-{
-  if (t->rank != 1 || t->elements != 4)
+  if (t->rank != 1 || t->elements != rank)
     return false;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < rank; i++) {
     d[i] = (int64_t)t->v[i];
     if (d[i] < 0)
       return false;
@@ -220,53 +265,106 @@ static bool shape_arg(const struct ref_tensor *t, int64_t *d)
   return true;
 }
 
+static double activate(const char *act, double x, double alpha)
+{
+  if (act == NULL)
+    return x;
+  if (strcmp(act, "Relu") == 0)
+    return x > 0 ? x : 0;
+  if (strcmp(act, "Relu6") == 0)
+    return x < 0 ? 0 : x > 6 ? 6 : x;
+  if (strcmp(act, "Elu") == 0)
+    return x < 0 ? expm1(x) : x;
+  if (strcmp(act, "LeakyRelu") == 0)
+    return x < 0 ? x * alpha : x;
+  if (strcmp(act, "Tanh") == 0)
+    return tanh(x);
+  if (strcmp(act, "Sigmoid") == 0)
+    return 1 / (1 + exp(-x));
+  return NAN;
+}
+
+/* _FusedConv2D's fused_ops: BiasAdd, optionally one activation; false for
+ * anything else. */
+static bool fusion(const struct ref_case *c, const char **act)
+{
+  static const char *const acts[] = {"Relu", "Relu6",     "Elu",
+                                     "LeakyRelu", "Tanh", "Sigmoid"};
+  const struct tfocl_attr *ops = ref_case_attr(c, "fused_ops");
+  *act = NULL;
+  if (ops == NULL || ops->value.strings.count < 1 ||
+      ops->value.strings.count > 2 ||
+      strcmp(ops->value.strings.items[0], "BiasAdd") != 0)
+    return false;
+  if (ops->value.strings.count == 1)
+    return true;
+  for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
+    if (strcmp(ops->value.strings.items[1], acts[i]) == 0)
+      *act = acts[i];
+  return *act != NULL;
+}
+
 static int conv_compute(const struct ref_case *c, struct ref_tensor *out,
                         char *error, int error_len)
 {
-  enum conv_mode mode = mode_of(c);
-  bool dw = is_depthwise(c);
+  enum conv_mode mode = mode_of(c->op);
+  bool fused = strcmp(c->op, "_FusedConv2D") == 0;
+  int sp = spatial_of(c->op), rank = sp + 2;
   const struct ref_tensor *t0 = &c->inputs[0], *t1 = &c->inputs[1];
   const struct ref_tensor *t2 = &c->inputs[2];
-  int64_t in[4], fd[4], od[4];
+  int64_t in[5], fd[5], od[5];
   const int64_t *ip = t0->dims, *fp = t1->dims;
   int in_rank = t0->rank, f_rank = t1->rank;
   TF_DataType dtype = mode == BACKPROP_INPUT ? t1->dtype : t0->dtype;
+  const char *act = NULL;
 
+  if (fused) {
+    if (!fusion(c, &act) || c->num_inputs != 3 ||
+        ref_case_attr_int_or(c, "num_args", 0) != 1) {
+      snprintf(error, (size_t)error_len, "unsupported fusion");
+      return -1;
+    }
+  }
   if (mode == BACKPROP_INPUT) {
-    if (t0->rank == 1 && t0->elements == 2 && !dw) {
+    bool nchw = strcmp(ref_case_attr_string_or(c, "data_format", ""),
+                       "NCHW") == 0;
+    if (sp == 2 && !is_depthwise(c->op) && t0->rank == 1 &&
+        t0->elements == 2) {
       /* (rows, cols) completed from out_backprop and filter. */
-      bool nchw = strcmp(ref_case_attr_string_or(c, "data_format", ""),
-                         "NCHW") == 0;
       in[0] = t2->dims[0];
       in[nchw ? 1 : 3] = t1->dims[2];
       in[nchw ? 2 : 1] = (int64_t)t0->v[0];
       in[nchw ? 3 : 2] = (int64_t)t0->v[1];
-    } else if (!shape_arg(t0, in)) {
+    } else if (!shape_arg(t0, rank, in)) {
       snprintf(error, (size_t)error_len, "bad input_sizes");
       return -1;
     }
     ip = in;
-    in_rank = 4;
+    in_rank = rank;
   } else if (mode == BACKPROP_FILTER) {
-    if (!shape_arg(t1, fd)) {
+    if (!shape_arg(t1, rank, fd)) {
       snprintf(error, (size_t)error_len, "bad filter_sizes");
       return -1;
     }
     fp = fd;
-    f_rank = 4;
+    f_rank = rank;
   }
   struct geo g;
-  if (!geometry(c, dw, ip, in_rank, fp, f_rank, &g, error, error_len))
+  if (!geometry(c, ip, in_rank, fp, f_rank, &g, error, error_len))
     return -1;
-  out_dims(&g, od);
+  format_dims(g.nchw, sp, g.n, g.out, g.cout, od);
   if (mode != FORWARD) {
-    if (t2->rank != 4 || memcmp(t2->dims, od, sizeof(od)) != 0) {
+    if (t2->rank != rank || memcmp(t2->dims, od, sizeof(int64_t) * rank) != 0) {
       snprintf(error, (size_t)error_len, "out_backprop has the wrong shape");
       return -1;
     }
   }
+  if (fused && (t2->rank != 1 || t2->dims[0] != g.cout)) {
+    snprintf(error, (size_t)error_len, "bad bias");
+    return -1;
+  }
   const int64_t *rd = mode == FORWARD ? od : mode == BACKPROP_INPUT ? ip : fp;
-  ref_tensor_alloc(&out[0], dtype, rd, 4);
+  ref_tensor_alloc(&out[0], dtype, rd, rank);
   for (int64_t i = 0; i < out[0].elements; i++)
     out[0].v[i] = 0;
   switch (mode) {
@@ -280,6 +378,13 @@ static int conv_compute(const struct ref_case *c, struct ref_tensor *out,
     conv_loop(&g, mode, t0->v, out[0].v, t2->v);
     break;
   }
+  if (fused) {
+    double alpha = ref_case_attr_float_or(c, "leakyrelu_alpha", 0.2);
+    int64_t inner = g.nchw ? g.out[0] * g.out[1] * g.out[2] : 1;
+    for (int64_t i = 0; i < out[0].elements; i++)
+      out[0].v[i] =
+          activate(act, out[0].v[i] + t2->v[(i / inner) % g.cout], alpha);
+  }
   for (int64_t i = 0; i < out[0].elements; i++)
     out[0].v[i] = ref_round_to(dtype, out[0].v[i]);
   return 1;
@@ -287,27 +392,40 @@ static int conv_compute(const struct ref_case *c, struct ref_tensor *out,
 
 /* ---- Cases -------------------------------------------------------------- */
 
+/* A case's geometry: spatial extents in (d, h, w) order (d ignored in
+ * 2-D); `cout` is the multiplier if depthwise; `cg` the filter depth when
+ * grouped (0: cin). */
 struct spec {
   bool nchw;
-  int64_t n, h, w, cin, kh, kw, cout; /* cout: the multiplier if depthwise */
+  int64_t n, d, h, w, cin, kd, kh, kw, cout;
   int64_t stride, dilation;
   const char *padding;
   int64_t pads[4]; /* EXPLICIT: top, bottom, left, right */
+  int64_t cg;
+  int64_t sd, dd; /* 3-D: the plane stride and dilation (0: as the others) */
 };
 
-static void set_attrs(struct ref_case *c, const struct spec *s)
+static void set_attrs(struct ref_case *c, const struct spec *s, int sp)
 {
-  int64_t st[4] = {1, 1, 1, 1}, dl[4] = {1, 1, 1, 1};
-  int hi = s->nchw ? 2 : 1, wi = s->nchw ? 3 : 2;
-  st[hi] = st[wi] = s->stride;
-  dl[hi] = dl[wi] = s->dilation;
-  ref_case_attr_ints(c, "strides", st, 4);
-  if (s->dilation != 1)
-    ref_case_attr_ints(c, "dilations", dl, 4);
+  int rank = sp + 2;
+  int64_t st[5] = {1, 1, 1, 1, 1}, dl[5] = {1, 1, 1, 1, 1};
+  for (int i = 0; i < sp; i++) {
+    int di = dim_index(s->nchw, sp, i);
+    bool plane = sp == 3 && i == 0;
+    st[di] = plane && s->sd ? s->sd : s->stride;
+    dl[di] = plane && s->dd ? s->dd : s->dilation;
+  }
+  ref_case_attr_ints(c, "strides", st, rank);
+  bool dilated = false;
+  for (int i = 0; i < rank; i++)
+    dilated = dilated || dl[i] != 1;
+  if (dilated || sp == 3)
+    ref_case_attr_ints(c, "dilations", dl, rank);
   ref_case_attr_string(c, "padding", s->padding);
   if (s->nchw)
-    ref_case_attr_string(c, "data_format", "NCHW");
-  if (strcmp(s->padding, "EXPLICIT") == 0) {
+    ref_case_attr_string(c, "data_format", sp == 3 ? "NCDHW" : "NCHW");
+  if (strcmp(s->padding, "EXPLICIT") == 0 && sp == 2) {
+    int hi = s->nchw ? 2 : 1, wi = s->nchw ? 3 : 2;
     int64_t p[8] = {0};
     p[2 * hi] = s->pads[0];
     p[2 * hi + 1] = s->pads[1];
@@ -317,103 +435,214 @@ static void set_attrs(struct ref_case *c, const struct spec *s)
   }
 }
 
-static void format_dims(bool nchw, int64_t n, int64_t h, int64_t w, int64_t ch,
-                        int64_t *d)
-{
-  d[0] = n;
-  d[nchw ? 1 : 3] = ch;
-  d[nchw ? 2 : 1] = h;
-  d[nchw ? 3 : 2] = w;
-}
-
 /* The forward output shape of s (false if TensorFlow rejects it). */
-static bool spec_out(const struct spec *s, bool dw, int64_t *od)
+static bool spec_out(const struct spec *s, int sp, bool dw, int64_t *od)
 {
-  int64_t oh, ow, b = s->pads[0], a = s->pads[1];
-  if (!window(s->h, s->kh, s->dilation, s->stride, s->padding, &oh, &b, &a))
-    return false;
-  b = s->pads[2], a = s->pads[3];
-  if (!window(s->w, s->kw, s->dilation, s->stride, s->padding, &ow, &b, &a))
-    return false;
-  format_dims(s->nchw, s->n, oh, ow, dw ? s->cin * s->cout : s->cout, od);
+  int64_t sp3[3] = {1, 1, 1};
+  const int64_t in3[3] = {s->d, s->h, s->w}, k3[3] = {s->kd, s->kh, s->kw};
+  for (int i = 3 - sp; i < 3; i++) {
+    int64_t b = i == 1 ? s->pads[0] : s->pads[2];
+    int64_t a = i == 1 ? s->pads[1] : s->pads[3];
+    bool plane = sp == 3 && i == 0;
+    int64_t stride = plane && s->sd ? s->sd : s->stride;
+    int64_t dil = plane && s->dd ? s->dd : s->dilation;
+    if (!window(in3[i], k3[i], dil, stride, s->padding, &sp3[i], &b, &a))
+      return false;
+  }
+  format_dims(s->nchw, sp, s->n, sp3, dw ? s->cin * s->cout : s->cout, od);
   return true;
 }
 
-/* One case of `op` for spec s; `bad_out` gives out_backprop a wrong row
- * count. Returns the case for tweaks. */
+static const char *const fused_bias[] = {"BiasAdd"};
+
+/* A one-element type list that outlives the case. */
+static const TF_DataType *static_type(TF_DataType dtype)
+{
+  static const TF_DataType types[] = {TF_FLOAT, TF_HALF, TF_DOUBLE,
+                                      TF_BFLOAT16};
+  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+    if (types[i] == dtype)
+      return &types[i];
+  return &types[0];
+}
+
+/* One case of `op` for spec s. Returns the case for tweaks. */
 static struct ref_case *add(struct ref_cases *out, const char *op,
                             TF_DataType dtype, const struct spec *s,
                             TF_Code expect, const char *note)
 {
-  bool dw = strncmp(op, "Depthwise", 9) == 0;
-  enum conv_mode mode = strstr(op, "BackpropInput") ? BACKPROP_INPUT
-                        : strstr(op, "BackpropFilter") ? BACKPROP_FILTER
-                                                       : FORWARD;
+  bool dw = is_depthwise(op);
+  bool fused = strcmp(op, "_FusedConv2D") == 0;
+  int sp = spatial_of(op), rank = sp + 2;
+  enum conv_mode mode = mode_of(op);
+  int64_t cg = s->cg > 0 ? s->cg : s->cin;
   struct ref_case *c = ref_case_add(
-      out, op, "%s %s n%lld %lldx%lld c%lld k%lldx%lld o%lld s%lld d%lld %s %s",
-      op, s->nchw ? "NCHW" : "NHWC", (long long)s->n, (long long)s->h,
-      (long long)s->w, (long long)s->cin, (long long)s->kh, (long long)s->kw,
+      out, op,
+      "%s %s n%lld %lldx%lldx%lld c%lld/%lld k%lldx%lldx%lld o%lld s%lld d%lld "
+      "%s %s",
+      op, s->nchw ? "NCHW" : "NHWC", (long long)s->n, (long long)s->d,
+      (long long)s->h, (long long)s->w, (long long)s->cin, (long long)cg,
+      (long long)s->kd, (long long)s->kh, (long long)s->kw,
       (long long)s->cout, (long long)s->stride, (long long)s->dilation,
       s->padding, note);
-  int64_t in[4], f[4] = {s->kh, s->kw, s->cin, s->cout}, od[4];
-  format_dims(s->nchw, s->n, s->h, s->w, s->cin, in);
-  if (!spec_out(s, dw, od)) /* rejected: any out_backprop will do */
-    format_dims(s->nchw, s->n, 1, 1, dw ? s->cin * s->cout : s->cout, od);
-  double in_v[4], f_v[4];
-  for (int i = 0; i < 4; i++) {
+  int64_t in[5], f[5], od[5];
+  const int64_t in3[3] = {s->d, s->h, s->w}, k3[3] = {s->kd, s->kh, s->kw};
+  format_dims(s->nchw, sp, s->n, in3, s->cin, in);
+  for (int i = 0; i < sp; i++)
+    f[i] = k3[3 - sp + i];
+  f[sp] = cg;
+  f[sp + 1] = s->cout;
+  if (!spec_out(s, sp, dw, od)) { /* rejected: any out_backprop will do */
+    const int64_t ones[3] = {1, 1, 1};
+    format_dims(s->nchw, sp, s->n, ones, dw ? s->cin * s->cout : s->cout, od);
+  }
+  double in_v[5], f_v[5];
+  for (int i = 0; i < rank; i++) {
     in_v[i] = (double)in[i];
     f_v[i] = (double)f[i];
   }
-  int64_t four = 4;
+  int64_t r = rank;
   switch (mode) {
   case FORWARD:
-    ref_case_input(c, dtype, in, 4, REF_ANY);
+    ref_case_input(c, dtype, in, rank, REF_ANY);
     c->label[0] ^= 1;
-    ref_case_input(c, dtype, f, 4, REF_ANY);
+    ref_case_input(c, dtype, f, rank, REF_ANY);
+    if (fused) {
+      c->label[0] ^= 2;
+      ref_case_input(c, dtype, &s->cout, 1, REF_ANY);
+      c->label[0] ^= 2;
+      ref_case_attr_int(c, "num_args", 1);
+      ref_case_attr_int(c, "num_host_args", 0);
+      c->attrs[c->num_attrs++] = (struct tfocl_attr){
+          .name = "TArgs",
+          .kind = TFOCL_ATTR_TYPE_LIST,
+          .value.types = {static_type(dtype), 1},
+      };
+      c->attrs[c->num_attrs++] = (struct tfocl_attr){
+          .name = "fused_ops",
+          .kind = TFOCL_ATTR_STRING_LIST,
+          .value.strings = {fused_bias, 1},
+      };
+    }
     break;
   case BACKPROP_INPUT:
-    ref_case_input_values(c, TF_INT32, &four, 1, in_v);
-    ref_case_input(c, dtype, f, 4, REF_ANY);
+    ref_case_input_values(c, TF_INT32, &r, 1, in_v);
+    ref_case_input(c, dtype, f, rank, REF_ANY);
     c->label[0] ^= 1;
-    ref_case_input(c, dtype, od, 4, REF_ANY);
+    ref_case_input(c, dtype, od, rank, REF_ANY);
     break;
   case BACKPROP_FILTER:
-    ref_case_input(c, dtype, in, 4, REF_ANY);
-    ref_case_input_values(c, TF_INT32, &four, 1, f_v);
+    ref_case_input(c, dtype, in, rank, REF_ANY);
+    ref_case_input_values(c, TF_INT32, &r, 1, f_v);
     c->label[0] ^= 1;
-    ref_case_input(c, dtype, od, 4, REF_ANY);
+    ref_case_input(c, dtype, od, rank, REF_ANY);
     break;
   }
   c->label[0] ^= 1;
-  set_attrs(c, s);
+  set_attrs(c, s, sp);
   c->expect_code = expect;
   return c;
 }
 
-static void conv_cases(const struct ref_op *op, TF_DataType dtype,
-                       struct ref_cases *out)
+/* The index of attribute `name` in c (it must be there). */
+static int attr_at(const struct ref_case *c, const char *name)
+{
+  for (int i = 0; i < c->num_attrs; i++)
+    if (strcmp(c->attrs[i].name, name) == 0)
+      return i;
+  return 0;
+}
+
+static void set_elements(struct ref_tensor *t)
+{
+  t->elements = 1;
+  for (int i = 0; i < t->rank; i++)
+    t->elements *= t->dims[i];
+}
+
+/* Shapes every op family rejects, per mode. */
+static void rejected_shapes(struct ref_cases *out, const char *o,
+                            TF_DataType dtype, const struct spec *base)
+{
+  const TF_Code bad = TF_INVALID_ARGUMENT;
+  enum conv_mode mode = mode_of(o);
+  bool dw = is_depthwise(o);
+  int sp = spatial_of(o), ci = dim_index(base->nchw, sp, 'C');
+  struct ref_case *c;
+  struct spec s;
+  switch (mode) {
+  case FORWARD:
+    c = add(out, o, dtype, base, bad, "input of rank - 1");
+    c->inputs[0].rank -= 1;
+    c->inputs[0].dims[c->inputs[0].rank - 1] *= c->inputs[0].dims[c->inputs[0].rank];
+    c = add(out, o, dtype, base, bad, "filter of rank - 1");
+    c->inputs[1].rank -= 1;
+    c->inputs[1].dims[c->inputs[1].rank - 1] *= c->inputs[1].dims[c->inputs[1].rank];
+    /* A filter depth that does not divide the input depth. */
+    c = add(out, o, dtype, base, bad, "depth mismatch");
+    c->inputs[1].dims[sp] = 2;
+    set_elements(&c->inputs[1]);
+    if (!dw) {
+      /* Two groups of 2 channels and an odd output depth. */
+      s = *base, s.cin = 4, s.cg = 2, s.cout = 3;
+      add(out, o, dtype, &s, bad, "groups vs output depth");
+    }
+    break;
+  case BACKPROP_INPUT:
+  case BACKPROP_FILTER: {
+    int sizes = mode == BACKPROP_INPUT ? 0 : 1;
+    c = add(out, o, dtype, base, bad, "wrong out_backprop size");
+    c->inputs[2].dims[dim_index(base->nchw, sp, sp - 1)] -= 1;
+    set_elements(&c->inputs[2]);
+    c = add(out, o, dtype, base, bad, "wrong out_backprop depth");
+    c->inputs[2].dims[ci] -= 1;
+    set_elements(&c->inputs[2]);
+    c = add(out, o, dtype, base, bad, "wrong out_backprop batch");
+    c->inputs[2].dims[0] += 1;
+    set_elements(&c->inputs[2]);
+    c = add(out, o, dtype, base, bad, "sizes of rank - 1");
+    c->inputs[sizes].dims[0] = c->inputs[sizes].elements = sp + 1;
+    c = add(out, o, dtype, base, bad, "negative size");
+    c->inputs[sizes].v[1] = -1;
+    if (!dw && mode == BACKPROP_FILTER) {
+      c = add(out, o, dtype, base, bad, "filter depth 0");
+      c->inputs[1].v[sp] = 0;
+    }
+    break;
+  }
+  }
+}
+
+static void conv2d_cases(const struct ref_op *op, TF_DataType dtype,
+                         struct ref_cases *out)
 {
   const char *o = op->op;
-  bool dw = strncmp(o, "Depthwise", 9) == 0;
-  enum conv_mode mode = strstr(o, "BackpropInput") ? BACKPROP_INPUT
-                        : strstr(o, "BackpropFilter") ? BACKPROP_FILTER
-                                                      : FORWARD;
+  bool dw = is_depthwise(o);
+  enum conv_mode mode = mode_of(o);
   static const int64_t ksizes[] = {1, 3, 5};
   static const char *const paddings[] = {"SAME", "VALID", "EXPLICIT"};
   static const int64_t channels[] = {1, 3, 8};
   int i = 0;
+  /* bfloat16 and double run the same kernels as float and half with other
+   * loads and stores: a third of the sweep covers them (and keeps the
+   * simulated GPU of the Oclgrind suite within its time). */
+  int every = dtype == TF_BFLOAT16 || dtype == TF_DOUBLE ? 3 : 1;
 
   /* The sweep: 11x9 images take a 5x5 window dilated by 2 under VALID. */
   for (int k = 0; k < 3; k++)
     for (int64_t stride = 1; stride <= 2; stride++)
       for (int64_t dil = 1; dil <= (dw ? 1 : 2); dil++)
         for (int p = 0; p < 3; p++, i++) {
+          if (i % every != 0)
+            continue;
           struct spec s = {
               .nchw = i % 2 == 1,
-              .n = (i / 2) % 2 ? 3 : 1,
+              .n = (i / 2) % 2 ? 2 : 1,
+              .d = 1,
               .h = 11,
               .w = 9,
               .cin = channels[i % 3],
+              .kd = 1,
               .kh = ksizes[k],
               .kw = ksizes[k],
               .cout = dw ? 1 + (i / 3) % 2 : channels[(i / 3 + 1) % 3],
@@ -427,7 +656,9 @@ static void conv_cases(const struct ref_op *op, TF_DataType dtype,
 
   const TF_Code ok = TF_OK, bad = TF_INVALID_ARGUMENT;
   const TF_Code unimpl = TF_UNIMPLEMENTED;
-  struct spec base = {false, 2, 7, 5, 3, 3, 2, 2, 1, 1, "SAME", {0}};
+  const struct spec base = {.nchw = false, .n = 2, .d = 1, .h = 7, .w = 5,
+                            .cin = 3, .kd = 1, .kh = 3, .kw = 2, .cout = 2,
+                            .stride = 1, .dilation = 1, .padding = "SAME"};
   struct spec s;
 
   /* Non-square windows and strides that do not divide the image. */
@@ -438,9 +669,16 @@ static void conv_cases(const struct ref_op *op, TF_DataType dtype,
   /* One odd image of 1031 rows. */
   s = base, s.n = 1, s.h = 1031, s.w = 1, s.cin = 1, s.kw = 1, s.cout = 1;
   add(out, o, dtype, &s, ok, "1031");
-  /* A bigger product (the packed GEMM, K = 72). */
-  s = base, s.n = 3, s.h = 13, s.w = 11, s.cin = 8, s.cout = dw ? 2 : 16;
+  /* A bigger product (the packed GEMM, K = 72; depthwise: 17 channels,
+   * one 16-wide vector and a tail). */
+  s = base, s.n = 3, s.h = 13, s.w = 11, s.cin = dw ? 17 : 8,
+  s.cout = dw ? 1 : 16;
   add(out, o, dtype, &s, ok, "packed");
+  /* Wider than one 64-wide tile both ways (the GPU shape's big tile). */
+  if (!dw && every == 1) {
+    s = base, s.n = 2, s.h = 9, s.w = 8, s.cin = 5, s.cout = 67;
+    add(out, o, dtype, &s, ok, "big tile");
+  }
   /* Empty batch; a window bigger than the image leaving no output rows. */
   s = base, s.n = 0;
   add(out, o, dtype, &s, ok, "empty batch");
@@ -460,6 +698,25 @@ static void conv_cases(const struct ref_op *op, TF_DataType dtype,
     c->inputs[0].v[0] = (double)s.h;
     c->inputs[0].v[1] = (double)s.w;
   }
+  /* Grouped convolutions: 3 groups of 2 input channels, 2 outputs each;
+   * 2 groups of 4 channels in channels-first, strided and dilated. */
+  if (!dw) {
+    s = base, s.cin = 6, s.cg = 2, s.cout = 6;
+    add(out, o, dtype, &s, ok, "3 groups");
+    s = base, s.nchw = true, s.h = 9, s.w = 8, s.cin = 8, s.cg = 4,
+    s.cout = 10, s.stride = 2, s.dilation = 2, s.padding = "VALID",
+    s.kw = 3;
+    add(out, o, dtype, &s, ok, "2 groups");
+    /* Groups wide enough for the GPU shape's GEMM tiles (17 channels a
+     * group on both sides). */
+    s = base, s.cin = 34, s.cg = 17, s.cout = 34, s.h = 5, s.w = 4;
+    if (every == 1)
+      add(out, o, dtype, &s, ok, "2 groups of 17");
+    /* Depthwise as a grouped convolution: groups = channels. */
+    s = base, s.cin = 5, s.cg = 1, s.cout = 10, s.padding = "EXPLICIT",
+    s.pads[0] = 1, s.pads[3] = 2;
+    add(out, o, dtype, &s, ok, "5 groups of 1");
+  }
 
   /* Rejected attributes. */
   s = base, s.padding = "FULL";
@@ -468,24 +725,25 @@ static void conv_cases(const struct ref_op *op, TF_DataType dtype,
   add(out, o, dtype, &s, bad, "window > image");
   {
     struct ref_case *c = add(out, o, dtype, &base, bad, "strides of 3");
-    c->attrs[0].value.ints.count = 3;
+    c->attrs[attr_at(c, "strides")].value.ints.count = 3;
   }
   {
     struct ref_case *c = add(out, o, dtype, &base, dw || mode != FORWARD
                                                        ? bad
                                                        : unimpl,
                              "batch stride");
-    ((int64_t *)c->attrs[0].value.ints.items)[0] = 2;
+    ((int64_t *)c->attrs[attr_at(c, "strides")].value.ints.items)[0] = 2;
   }
   {
     s = base, s.padding = "EXPLICIT";
     struct ref_case *c = add(out, o, dtype, &s, bad, "pads of 6");
-    c->attrs[c->num_attrs - 1].value.ints.count = 6;
+    c->attrs[attr_at(c, "explicit_paddings")].value.ints.count = 6;
   }
   {
     s = base, s.padding = "EXPLICIT";
     struct ref_case *c = add(out, o, dtype, &s, bad, "batch padding");
-    ((int64_t *)c->attrs[c->num_attrs - 1].value.ints.items)[0] = 1;
+    ((int64_t *)c->attrs[attr_at(c, "explicit_paddings")].value.ints.items)[0] =
+        1;
   }
   {
     s = base, s.padding = "VALID";
@@ -501,60 +759,194 @@ static void conv_cases(const struct ref_op *op, TF_DataType dtype,
     s = base, s.dilation = 2;
     add(out, o, dtype, &s, unimpl, "dilated depthwise");
     struct ref_case *c = add(out, o, dtype, &base, bad, "unequal strides");
-    ((int64_t *)c->attrs[0].value.ints.items)[1] = 2;
+    ((int64_t *)c->attrs[attr_at(c, "strides")].value.ints.items)[1] = 2;
   } else {
     s = base, s.dilation = 0;
     add(out, o, dtype, &s, bad, "dilation 0");
   }
+  rejected_shapes(out, o, dtype, &base);
+}
 
-  /* Rejected shapes. */
+static void conv3d_cases(const struct ref_op *op, TF_DataType dtype,
+                         struct ref_cases *out)
+{
+  const char *o = op->op;
+  const TF_Code ok = TF_OK, bad = TF_INVALID_ARGUMENT;
+  static const char *const paddings[] = {"SAME", "VALID"};
+  const struct spec base = {.nchw = false, .n = 2, .d = 5, .h = 6, .w = 4,
+                            .cin = 3, .kd = 2, .kh = 3, .kw = 2, .cout = 4,
+                            .stride = 1, .dilation = 1, .padding = "SAME"};
+  struct spec s;
+  int i = 0;
+  int every = dtype == TF_BFLOAT16 || dtype == TF_DOUBLE ? 2 : 1;
+  /* Both layouts and paddings, 1x1x1 to 3x3x3 windows, a plane stride or
+   * dilation of its own. */
+  for (int k = 1; k <= 3; k++)
+    for (int p = 0; p < 2; p++)
+      for (int nchw = 0; nchw < 2; nchw++, i++) {
+        if (i % every != 0)
+          continue;
+        s = base;
+        s.nchw = nchw;
+        s.padding = paddings[p];
+        s.d = 5 + i % 2, s.h = 5, s.w = 6;
+        s.kd = k, s.kh = k, s.kw = k > 1 ? k - 1 : 1;
+        s.n = i % 3 == 0 ? 1 : 2;
+        s.cin = 1 + i % 4, s.cout = 1 + (i + 1) % 5;
+        s.stride = 1 + i % 2;
+        s.dilation = k > 1 ? 1 + (i / 2) % 2 : 1;
+        s.sd = 1 + (i + 1) % 3;
+        s.dd = k > 1 ? 1 + i % 2 : 1;
+        add(out, o, dtype, &s, ok, "");
+      }
+  /* Grouped: 2 groups of 2 channels. */
+  s = base, s.cin = 4, s.cg = 2, s.cout = 6;
+  add(out, o, dtype, &s, ok, "2 groups");
+  s = base, s.nchw = true, s.cin = 6, s.cg = 3, s.cout = 4, s.stride = 2;
+  add(out, o, dtype, &s, ok, "2 groups strided");
+  /* Groups and outputs wide enough for the GPU shape's 16- and 64-wide
+   * tiles (float and half: the other types run the same kernels). */
+  if (every == 1) {
+    s = base, s.cin = 34, s.cg = 17, s.cout = 34, s.d = 2, s.h = 4, s.w = 3;
+    add(out, o, dtype, &s, ok, "2 groups of 17");
+    s = base, s.d = 3, s.h = 7, s.w = 5, s.cin = 5, s.cout = 65, s.kd = 1;
+    add(out, o, dtype, &s, ok, "big tile");
+  }
+  /* input_sizes in int64 (Tshape). */
+  if (mode_of(o) == BACKPROP_INPUT) {
+    struct ref_case *c = add(out, o, dtype, &base, ok, "int64 input_sizes");
+    c->inputs[0].dtype = TF_INT64;
+  }
+  /* Empty batch; a window deeper than the volume. */
+  s = base, s.n = 0;
+  add(out, o, dtype, &s, ok, "empty batch");
+  s = base, s.d = 1, s.kd = 3, s.padding = "VALID", s.h = 4;
+  add(out, o, dtype, &s, bad, "window > volume");
+
+  /* Rejected attributes. */
+  s = base, s.padding = "EXPLICIT";
+  add(out, o, dtype, &s, bad, "EXPLICIT");
+  {
+    struct ref_case *c = add(out, o, dtype, &base, bad, "strides of 4");
+    c->attrs[attr_at(c, "strides")].value.ints.count = 4;
+  }
+  {
+    struct ref_case *c = add(out, o, dtype, &base, bad, "depth stride");
+    ((int64_t *)c->attrs[attr_at(c, "strides")].value.ints.items)[4] = 2;
+  }
+  {
+    struct ref_case *c = add(out, o, dtype, &base, bad, "dilations of 4");
+    c->attrs[attr_at(c, "dilations")].value.ints.count = 4;
+  }
+  {
+    struct ref_case *c = add(out, o, dtype, &base, bad, "batch dilation");
+    ((int64_t *)c->attrs[attr_at(c, "dilations")].value.ints.items)[0] = 2;
+  }
+  s = base, s.dilation = 0;
+  add(out, o, dtype, &s, bad, "dilation 0");
+  {
+    struct ref_case *c = add(out, o, dtype, &base, bad, "bad data_format");
+    ref_case_attr_string(c, "data_format", "NHWC");
+  }
+  rejected_shapes(out, o, dtype, &base);
+}
+
+static const char *const fused_with[6][2] = {
+    {"BiasAdd", "Relu"},      {"BiasAdd", "Relu6"}, {"BiasAdd", "Elu"},
+    {"BiasAdd", "LeakyRelu"}, {"BiasAdd", "Tanh"},  {"BiasAdd", "Sigmoid"}};
+static const char *const fused_softplus[] = {"BiasAdd", "Softplus"};
+static const char *const fused_relu_only[] = {"Relu"};
+
+/* Replaces the fused_ops attribute of c. */
+static void set_fused_ops(struct ref_case *c, const char *const *ops, int n)
+{
+  struct tfocl_attr *a = &c->attrs[attr_at(c, "fused_ops")];
+  a->value.strings.items = ops;
+  a->value.strings.count = n;
+}
+
+static void fused_cases(const struct ref_op *op, TF_DataType dtype,
+                        struct ref_cases *out)
+{
+  const char *o = op->op;
+  const TF_Code ok = TF_OK, bad = TF_INVALID_ARGUMENT;
+  const struct spec base = {.nchw = false, .n = 2, .d = 1, .h = 7, .w = 5,
+                            .cin = 3, .kd = 1, .kh = 3, .kw = 2, .cout = 5,
+                            .stride = 1, .dilation = 1, .padding = "SAME"};
+  struct spec s;
   struct ref_case *c;
-  switch (mode) {
-  case FORWARD:
-    c = add(out, o, dtype, &base, bad, "rank 3 input");
-    c->inputs[0].rank = 3, c->inputs[0].dims[2] *= c->inputs[0].dims[3];
-    c = add(out, o, dtype, &base, bad, "depth mismatch");
-    c->inputs[1].dims[2] = 2;
-    c->inputs[1].elements = c->inputs[1].dims[0] * c->inputs[1].dims[1] * 2 *
-                            c->inputs[1].dims[3];
-    if (!dw) {
-      /* Grouped: TensorFlow's GPU kernels take it; the device does not. */
-      s = base, s.cin = 4;
-      c = add(out, o, dtype, &s, unimpl, "grouped");
-      c->inputs[1].dims[2] = 2;
-      c->inputs[1].elements /= 2;
-    }
-    break;
-  case BACKPROP_INPUT:
-  case BACKPROP_FILTER: {
-    int sizes = mode == BACKPROP_INPUT ? 0 : 1;
-    c = add(out, o, dtype, &base, bad, "wrong out_backprop rows");
-    c->inputs[2].dims[1] -= 1;
-    c->inputs[2].elements = c->inputs[2].dims[0] * c->inputs[2].dims[1] *
-                            c->inputs[2].dims[2] * c->inputs[2].dims[3];
-    c = add(out, o, dtype, &base, bad, "wrong out_backprop depth");
-    c->inputs[2].dims[3] -= 1;
-    c->inputs[2].elements = c->inputs[2].dims[0] * c->inputs[2].dims[1] *
-                            c->inputs[2].dims[2] * c->inputs[2].dims[3];
-    c = add(out, o, dtype, &base, bad, "3 sizes");
-    c->inputs[sizes].dims[0] = c->inputs[sizes].elements = 3;
-    c = add(out, o, dtype, &base, bad, "negative size");
-    c->inputs[sizes].v[1] = -1;
-    break;
+  /* BiasAdd alone and with each activation, across layouts, paddings,
+   * strides and dilations; a pointwise one (the GEMM on the input
+   * itself); one wider than a 64-wide tile. */
+  s = base;
+  add(out, o, dtype, &s, ok, "BiasAdd");
+  for (int a = 0; a < 6; a++) {
+    s = base;
+    s.nchw = a % 2 == 1;
+    s.padding = a % 3 == 0 ? "SAME" : a % 3 == 1 ? "VALID" : "EXPLICIT";
+    s.pads[0] = 1, s.pads[3] = 2;
+    s.stride = 1 + a % 2;
+    s.dilation = 1 + (a / 2) % 2;
+    s.h = 9;
+    c = add(out, o, dtype, &s, ok, fused_with[a][1]);
+    set_fused_ops(c, fused_with[a], 2);
   }
-  }
+  s = base, s.kh = 1, s.kw = 1, s.cin = 6, s.cout = 7;
+  c = add(out, o, dtype, &s, ok, "pointwise Relu");
+  set_fused_ops(c, fused_with[0], 2);
+  s = base, s.h = 9, s.w = 8, s.cin = 4, s.cout = 70;
+  c = add(out, o, dtype, &s, ok, "big tile Relu6");
+  set_fused_ops(c, fused_with[1], 2);
+  s = base;
+  c = add(out, o, dtype, &s, ok, "LeakyRelu alpha 0.3");
+  set_fused_ops(c, fused_with[3], 2);
+  ref_case_attr_float(c, "leakyrelu_alpha", 0.3f);
+  /* Grouped (TensorFlow's CPU says UNIMPLEMENTED; its GPU kernels and this
+   * device take it). */
+  s = base, s.cin = 4, s.cg = 2, s.cout = 6;
+  c = add(out, o, dtype, &s, ok, "2 groups Elu");
+  set_fused_ops(c, fused_with[2], 2);
+  /* Empty batch. */
+  s = base, s.n = 0;
+  add(out, o, dtype, &s, ok, "empty batch");
+
+  /* What TensorFlow rejects. */
+  c = add(out, o, dtype, &base, TF_UNIMPLEMENTED, "Softplus");
+  set_fused_ops(c, fused_softplus, 2);
+  c = add(out, o, dtype, &base, TF_UNIMPLEMENTED, "Relu alone");
+  set_fused_ops(c, fused_relu_only, 1);
+  c = add(out, o, dtype, &base, bad, "no fused ops");
+  set_fused_ops(c, fused_bias, 0);
+  c = add(out, o, dtype, &base, bad, "num_args 2");
+  c->attrs[attr_at(c, "num_args")].value.i = 2;
+  c = add(out, o, dtype, &base, bad, "bias of 4");
+  c->inputs[2].dims[0] = c->inputs[2].elements = 4;
+  c = add(out, o, dtype, &base, bad, "2-D bias");
+  c->inputs[2].rank = 2;
+  c->inputs[2].dims[1] = 1;
+  c = add(out, o, dtype, &base, bad, "bad data_format");
+  ref_case_attr_string(c, "data_format", "NWHC");
+  s = base, s.padding = "VALID", s.h = 1;
+  add(out, o, dtype, &s, bad, "window > image");
+  s = base, s.cin = 0;
+  add(out, o, dtype, &s, bad, "filter depth 0");
+  rejected_shapes(out, o, dtype, &base);
 }
 
 #define TOL 1e-5, 1e-4
 
 const struct ref_op ref_ops_conv[] = {
-    {"Conv2D", TOL, REF_ANY, conv_cases, conv_compute},
-    {"Conv2DBackpropInput", TOL, REF_ANY, conv_cases, conv_compute},
-    {"Conv2DBackpropFilter", TOL, REF_ANY, conv_cases, conv_compute},
-    {"DepthwiseConv2dNative", TOL, REF_ANY, conv_cases, conv_compute},
-    {"DepthwiseConv2dNativeBackpropInput", TOL, REF_ANY, conv_cases,
+    {"Conv2D", TOL, REF_ANY, conv2d_cases, conv_compute},
+    {"Conv2DBackpropInput", TOL, REF_ANY, conv2d_cases, conv_compute},
+    {"Conv2DBackpropFilter", TOL, REF_ANY, conv2d_cases, conv_compute},
+    {"DepthwiseConv2dNative", TOL, REF_ANY, conv2d_cases, conv_compute},
+    {"DepthwiseConv2dNativeBackpropInput", TOL, REF_ANY, conv2d_cases,
      conv_compute},
-    {"DepthwiseConv2dNativeBackpropFilter", TOL, REF_ANY, conv_cases,
+    {"DepthwiseConv2dNativeBackpropFilter", TOL, REF_ANY, conv2d_cases,
      conv_compute},
+    {"Conv3D", TOL, REF_ANY, conv3d_cases, conv_compute},
+    {"Conv3DBackpropInputV2", TOL, REF_ANY, conv3d_cases, conv_compute},
+    {"Conv3DBackpropFilterV2", TOL, REF_ANY, conv3d_cases, conv_compute},
+    {"_FusedConv2D", TOL, REF_ANY, fused_cases, conv_compute},
     {.op = NULL},
 };

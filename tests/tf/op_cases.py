@@ -88,12 +88,14 @@ APPROX_OPS = {
 # ~30 (0.03). Pooling: MaxPool moves values (exact); AvgPool divides a sum
 # of at most 9 terms. Batch norm reduces over N*H*W in work-group trees
 # (OPENCL) vs Eigen's sums (CPU).
-_CONV_TOL = {np.float32: dict(rtol=1e-4, atol=1e-4), np.float16: dict(rtol=1e-2, atol=3e-2)}
+_CONV_TOL = {np.float32: dict(rtol=1e-4, atol=1e-4), np.float16: dict(rtol=1e-2, atol=3e-2),
+             np.float64: dict(rtol=1e-9, atol=1e-9)}
 _BN_TOL = {np.float32: dict(rtol=1e-4, atol=1e-4), np.float16: dict(rtol=1e-2, atol=1e-2)}
 TOLERANCES = {
     **{op: _CONV_TOL for op in (
         "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNative",
-        "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter")},
+        "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
+        "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "_FusedConv2D")},
     "MaxPool": {np.float32: dict(rtol=0, atol=0), np.float16: dict(rtol=0, atol=0)},
     # Overlapping windows sum gradients: in float on OPENCL, rounded once;
     # in half, per addition, by the CPU (one half ulp apart).
@@ -921,6 +923,8 @@ CPU_REFUSALS = (
     "only support NHWC tensor format",
     "do not yet support dilation rates larger than 1",
     "only supported for NHWC format",
+    "does not yet support dilation rates larger than 1",
+    "only supports dilated rates of 1",
 )
 
 
@@ -1041,6 +1045,115 @@ CONV_GEOMETRIES = [
 ]
 
 
+BF16 = tf.bfloat16.as_numpy_dtype
+# bfloat16 results compared in float32 (numpy has no bfloat16 arithmetic):
+# computed in float and rounded once on OPENCL, by TensorFlow's CPU kernel
+# in float32 from the same inputs and rounded once too; summed in another
+# order, they sit within an ulp (2^-7 relative) of each other.
+_BF16_TOL = dict(rtol=1.6e-2, atol=1.6e-2)
+
+
+def _as_f32(fn):
+    """fn with its result cast to float32 (on the device that ran it)."""
+    return lambda *t: tf.cast(fn(*t), tf.float32)
+
+
+def _bf16_ref(ref):
+    """A reference in float32 from bfloat16 inputs, rounded to bfloat16 once
+    and returned as float32 (what _as_f32 compares against)."""
+    def run(*inputs):
+        up = [a.astype(np.float32) if getattr(a, "dtype", None) == BF16 else a for a in inputs]
+        return [np.asarray(o).astype(BF16).astype(np.float32) for o in ref(*up)]
+    return run
+
+
+def _split_groups(kinds, inputs, groups, fmt):
+    """Per-group inputs of a grouped convolution: images split along their
+    channels, filters along their output channels, a shape argument (input
+    or filter sizes) with its channel count divided."""
+    caxis = 1 if fmt.startswith("NC") else -1
+    per = []
+    for g in range(groups):
+        args = []
+        for kind, x in zip(kinds, inputs):
+            if kind == "image":
+                args.append(np.split(x, groups, axis=caxis)[g])
+            elif kind == "filter":
+                args.append(np.split(x, groups, axis=-1)[g])
+            elif kind == "shape":
+                v = np.array(x)
+                v[caxis] //= groups
+                args.append(v)
+            elif kind == "filter_sizes":
+                v = np.array(x)
+                v[-1] //= groups
+                args.append(v)
+            else:
+                args.append(x)
+        per.append(args)
+    return per
+
+
+def _grouped_ref(ref, kinds, groups, fmt, out_kind):
+    """`ref` (an ungrouped reference) run group by group, the results
+    concatenated: along the channels of an image, the output channels of a
+    filter gradient."""
+    caxis = 1 if fmt.startswith("NC") else -1
+
+    def run(*inputs):
+        outs = [ref(*args)[0] for args in _split_groups(kinds, inputs, groups, fmt)]
+        return [np.concatenate(outs, axis=-1 if out_kind == "filter" else caxis)]
+    return run
+
+
+def _conv2d_case(name, c, label, fmt, pad, strides, dil, ex, hw, khw, cin=3, cout=4, fdepth=None):
+    """One Conv2D-family case: (label, fn, inputs, opts). fdepth < cin makes
+    a grouped convolution; bfloat16 compares in float32 against TensorFlow's
+    float32 CPU kernel rounded once."""
+    depthwise = name.startswith("Depthwise")
+    if name.endswith("BackpropInput"):
+        make, kinds = _call(name, "input_sizes", "filter", "out_backprop"), ("shape", "filter", "image")
+    elif name.endswith("BackpropFilter"):
+        make, kinds = _call(name, "input", "filter_sizes", "out_backprop"), ("image", "filter_sizes", "image")
+    else:
+        make, kinds = _call(name, "input", "filter"), ("image", "filter")
+    (sh, sw), (dh, dw), (H, W), (KH, KW) = strides, dil, hw, khw
+    fdepth = fdepth or cin
+    groups = cin // fdepth
+    w = c.rand(KH, KW, fdepth, 2 if depthwise else cout)
+    if depthwise:
+        cout = 2 * cin
+    OH = _out_size(H, KH, sh, dh, pad, ex[0] if ex else (0, 0))
+    OW = _out_size(W, KW, sw, dw, pad, ex[1] if ex else (0, 0))
+    x = _fmt(c.rand(2, H, W, cin), fmt)
+    dy = _fmt(c.rand(2, OH, OW, cout), fmt)
+    attrs = dict(strides=_fmt4([1, sh, sw, 1], fmt), padding=pad,
+                 dilations=_fmt4([1, dh, dw, 1], fmt), data_format=fmt)
+    if ex:
+        attrs["explicit_paddings"] = _explicit(ex, fmt)
+    if name.endswith("BackpropInput"):
+        inputs = [np.array(x.shape, np.int32), w, dy]
+    elif name.endswith("BackpropFilter"):
+        inputs = [x, np.array(w.shape, np.int32), dy]
+    else:
+        inputs = [x, w]
+    out_kind = "filter" if name.endswith("BackpropFilter") else "image"
+    images_out = () if out_kind == "filter" else (0,)  # a filter is HWIO in both layouts
+    why, ref = _via_nhwc(make, attrs, kinds, images_out)
+    why = why.strip()
+    if groups > 1:
+        why, ref = f"{why or 'TensorFlow CPU kernel'} per group ({groups} groups)", \
+            _grouped_ref(ref, kinds, groups, fmt, out_kind)
+    fn = make(attrs)
+    if c.T == BF16:
+        return (label, _as_f32(fn), inputs,
+                {"reference": (f"float32 {why or 'TensorFlow CPU kernel'}, rounded to bfloat16",
+                               _bf16_ref(ref)), "tol": _BF16_TOL})
+    if groups > 1:
+        return (label, fn, inputs, {"reference": (why, ref)})
+    return (label, fn, inputs, {"fallback": (why, ref)})
+
+
 def _conv(name):
     """Conv2D / DepthwiseConv2dNative and their input and filter gradients
     over CONV_GEOMETRIES: 2 images, 3 input channels, 4 output channels
@@ -1051,40 +1164,26 @@ def _conv(name):
     INVALID_ARGUMENT / UNIMPLEMENTED; tf.nn.depthwise_conv2d dilates through
     SpaceToBatchND instead): those geometries are left out for them. (The
     oneDNN float32 CPU kernel does take dilations, but its backprops with
-    dilations kill the process, SIGILL, in TensorFlow 2.19.1.)"""
+    dilations kill the process, SIGILL, in TensorFlow 2.19.1.)
+
+    Conv2D and its gradients also run grouped (2 and 3 groups, both
+    layouts; TensorFlow's GPU kernels take them, its CPU kernels only
+    through oneDNN): compared with its CPU kernel group by group."""
     depthwise = name.startswith("Depthwise")
-    if name.endswith("BackpropInput"):
-        make, kinds = _call(name, "input_sizes", "filter", "out_backprop"), ("shape", "filter", "image")
-    elif name.endswith("BackpropFilter"):
-        make, kinds = _call(name, "input", "filter_sizes", "out_backprop"), ("image", "filter_sizes", "image")
-    else:
-        make, kinds = _call(name, "input", "filter"), ("image", "filter")
 
     def build(c):
         cases = []
-        for label, fmt, pad, (sh, sw), (dh, dw), ex, (H, W), (KH, KW) in CONV_GEOMETRIES:
-            if depthwise and (sh != sw or dh > 1 or dw > 1):
+        for label, fmt, pad, st, dl, ex, hw, khw in CONV_GEOMETRIES:
+            if depthwise and (st[0] != st[1] or dl[0] > 1 or dl[1] > 1):
                 continue
-            cin, cout = 3, 4
-            w = c.rand(KH, KW, cin, 2 if depthwise else cout)
-            if depthwise:
-                cout = 2 * cin
-            OH = _out_size(H, KH, sh, dh, pad, ex[0] if ex else (0, 0))
-            OW = _out_size(W, KW, sw, dw, pad, ex[1] if ex else (0, 0))
-            x = _fmt(c.rand(2, H, W, cin), fmt)
-            dy = _fmt(c.rand(2, OH, OW, cout), fmt)
-            attrs = dict(strides=_fmt4([1, sh, sw, 1], fmt), padding=pad,
-                         dilations=_fmt4([1, dh, dw, 1], fmt), data_format=fmt)
-            if ex:
-                attrs["explicit_paddings"] = _explicit(ex, fmt)
-            if name.endswith("BackpropInput"):
-                inputs = [np.array(x.shape, np.int32), w, dy]
-            elif name.endswith("BackpropFilter"):
-                inputs = [x, np.array(w.shape, np.int32), dy]
-            else:
-                inputs = [x, w]
-            images_out = () if name.endswith("BackpropFilter") else (0,)  # a filter is HWIO in both layouts
-            cases.append((label, make(attrs), inputs, {"fallback": _via_nhwc(make, attrs, kinds, images_out)}))
+            cases.append(_conv2d_case(name, c, label, fmt, pad, st, dl, ex, hw, khw))
+        if not depthwise:
+            cases.append(_conv2d_case(name, c, "NHWC 2 groups", "NHWC", "SAME", (1, 1), (1, 1), None,
+                                      (5, 6), (3, 3), cin=4, cout=6, fdepth=2))
+            cases.append(_conv2d_case(name, c, "NCHW 3 groups s2", "NCHW", "VALID", (2, 2), (1, 1), None,
+                                      (7, 6), (3, 2), cin=6, cout=3, fdepth=2))
+            cases.append(_conv2d_case(name, c, "NHWC 3 groups d2 EXPLICIT", "NHWC", "EXPLICIT", (1, 2),
+                                      (2, 1), ((1, 2), (0, 1)), (6, 7), (2, 3), cin=3, cout=6, fdepth=1))
         return cases
     return build
 
@@ -1092,6 +1191,216 @@ def _conv(name):
 for _n in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNative",
            "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter"):
     BUILDERS[_n] = _conv(_n)
+
+
+# --- 3-D convolutions ---------------------------------------------------------
+def _ncdhw(a):
+    return np.ascontiguousarray(np.transpose(a, (0, 4, 1, 2, 3)))
+
+
+def _ndhwc(a):
+    return np.ascontiguousarray(np.transpose(a, (0, 2, 3, 4, 1)))
+
+
+def _fmt5(ndhwc, fmt):
+    """A per-dimension attribute or shape given in NDHWC order, in `fmt`'s."""
+    n, d, h, w, ch = ndhwc
+    return [n, ch, d, h, w] if fmt == "NCDHW" else [n, d, h, w, ch]
+
+
+def _ndhwc5(v, fmt):
+    v = [int(a) for a in v]
+    return [v[0], v[2], v[3], v[4], v[1]] if fmt == "NCDHW" else v
+
+
+def _via_ndhwc(make, attrs, kinds, images_out=(0,)):
+    """_via_nhwc for 3-D: TensorFlow's CPU kernel in NDHWC on the
+    transposes, dilations as filters dilated by zero taps (the filter
+    gradient then keeps every dilation-th tap)."""
+    fmt = attrs.get("data_format", "NDHWC")
+    dil = _ndhwc5(attrs.get("dilations", [1] * 5), fmt)[1:4]
+    dilated = any(d > 1 for d in dil)
+    a = dict(attrs, data_format="NDHWC", strides=_ndhwc5(attrs["strides"], fmt),
+             dilations=[1] * 5)
+    fn = make(a)
+    why = ("TensorFlow's CPU kernel" + (" on the NDHWC transposes, transposed back" if fmt == "NCDHW" else "")
+           + (" with the filter dilated by zero taps (dilation 1)" if dilated else ""))
+
+    def ref(*inputs):
+        args, sub = [], False
+        for kind, x in zip(kinds, inputs):
+            if kind == "image" and fmt == "NCDHW":
+                x = _ndhwc(x)
+            elif kind == "shape":
+                x = np.array(_ndhwc5(x, fmt), x.dtype)
+            elif kind == "filter" and dilated:
+                w = np.zeros(tuple((x.shape[i] - 1) * dil[i] + 1 for i in range(3)) + x.shape[3:], x.dtype)
+                w[::dil[0], ::dil[1], ::dil[2]] = x
+                x = w
+            elif kind == "filter_sizes" and dilated:
+                x = np.array([(x[i] - 1) * dil[i] + 1 for i in range(3)] + list(x[3:]), x.dtype)
+                sub = True
+            args.append(tf.constant(x))
+        with tf.device("/CPU:0"):
+            out = fn(*args)
+        out = [t.numpy() for t in (out if isinstance(out, (list, tuple)) else [out])]
+        if sub:
+            out = [o[::dil[0], ::dil[1], ::dil[2]] for o in out]
+        return [_ncdhw(o) if i in images_out and fmt == "NCDHW" else o for i, o in enumerate(out)]
+    return why, ref
+
+
+# (label, data_format, padding, strides (d, h, w), dilations (d, h, w),
+#  input (D, H, W), filter (KD, KH, KW), cin, cout, filter depth)
+CONV3D_GEOMETRIES = [
+    ("NDHWC SAME", "NDHWC", "SAME", (1, 1, 1), (1, 1, 1), (4, 5, 6), (3, 3, 2), 3, 4, 3),
+    ("NDHWC VALID s2x1x2", "NDHWC", "VALID", (2, 1, 2), (1, 1, 1), (5, 6, 5), (2, 3, 3), 2, 5, 2),
+    ("NDHWC SAME d1x2x1", "NDHWC", "SAME", (1, 1, 2), (1, 2, 1), (4, 6, 5), (2, 2, 3), 3, 4, 3),
+    ("NDHWC 1x1x1", "NDHWC", "VALID", (1, 1, 1), (1, 1, 1), (3, 4, 5), (1, 1, 1), 4, 3, 4),
+    ("NCDHW SAME s2", "NCDHW", "SAME", (2, 2, 2), (1, 1, 1), (5, 4, 6), (3, 2, 3), 3, 4, 3),
+    ("NCDHW VALID d2", "NCDHW", "VALID", (1, 1, 1), (2, 2, 2), (5, 6, 6), (2, 2, 3), 2, 3, 2),
+    ("NDHWC 2 groups", "NDHWC", "SAME", (1, 2, 1), (1, 1, 1), (4, 5, 5), (2, 3, 2), 4, 6, 2),
+    ("NCDHW 3 groups", "NCDHW", "VALID", (1, 1, 2), (1, 1, 1), (4, 5, 6), (2, 2, 2), 3, 6, 1),
+]
+
+
+def _conv3d(name):
+    """Conv3D and its V2 gradients over CONV3D_GEOMETRIES, 2 images.
+    TensorFlow's CPU kernels take NDHWC without dilations and no groups:
+    the others are compared with them on transposes, zero-dilated filters
+    and group by group."""
+    if name.endswith("InputV2"):
+        kinds = ("shape", "filter", "image")
+        argnames = ("input_sizes", "filter", "out_backprop")
+    elif name.endswith("FilterV2"):
+        kinds = ("image", "filter_sizes", "image")
+        argnames = ("input", "filter_sizes", "out_backprop")
+    else:
+        kinds = ("image", "filter")
+        argnames = ("input", "filter")
+    make = _call(name, *argnames)
+    out_kind = "filter" if name.endswith("FilterV2") else "image"
+
+    def build(c):
+        cases = []
+        for label, fmt, pad, st, dl, dhw, k, cin, cout, fd in CONV3D_GEOMETRIES:
+            groups = cin // fd
+            w = c.rand(*k, fd, cout)
+            outs = [_out_size(dhw[i], k[i], st[i], dl[i], pad) for i in range(3)]
+            x = c.rand(2, *dhw, cin)
+            dy = c.rand(2, *outs, cout)
+            if fmt == "NCDHW":
+                x, dy = _ncdhw(x), _ncdhw(dy)
+            attrs = dict(strides=_fmt5([1, *st, 1], fmt), padding=pad,
+                         dilations=_fmt5([1, *dl, 1], fmt), data_format=fmt)
+            if name.endswith("InputV2"):
+                # Tshape: int32, and int64 for one geometry.
+                inputs = [np.array(x.shape, np.int64 if label == "NDHWC SAME" else np.int32), w, dy]
+            elif name.endswith("FilterV2"):
+                inputs = [x, np.array(w.shape, np.int32), dy]
+            else:
+                inputs = [x, w]
+            why, ref = _via_ndhwc(make, attrs, kinds, () if out_kind == "filter" else (0,))
+            if groups > 1:
+                why, ref = f"{why} per group ({groups} groups)", _grouped_ref(ref, kinds, groups, fmt, out_kind)
+            fn = make(attrs)
+            if c.T == BF16:
+                cases.append((label, _as_f32(fn), inputs,
+                              {"reference": (f"float32 {why}, rounded to bfloat16", _bf16_ref(ref)),
+                               "tol": _BF16_TOL}))
+            elif groups > 1 or fmt == "NCDHW" or max(dl) > 1 or c.T == np.float16:
+                # Half: computed in float32 on the CPU too (its half
+                # kernel rounds on its own schedule), rounded once.
+                if c.T == np.float16:
+                    up = ref
+                    ref = lambda *a, up=up: [o.astype(np.float16) for o in up(
+                        *[v.astype(np.float32) if getattr(v, "dtype", None) == np.float16 else v for v in a])]
+                cases.append((label, fn, inputs, {"reference": (why, ref)}))
+            else:
+                cases.append((label, fn, inputs))
+        return cases
+    return build
+
+
+for _n in ("Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"):
+    BUILDERS[_n] = _conv3d(_n)
+
+
+# --- _FusedConv2D ---------------------------------------------------------------
+def _fused_conv_call(fused_ops, attrs, leakyrelu_alpha=0.2):
+    """fn(x, w, bias) running _FusedConv2D, an internal op that tf.raw_ops
+    leaves out: through the eager executor directly."""
+    from tensorflow.python.eager import context, execute
+
+    def fn(x, w, bias):
+        a = ("T", x.dtype.as_datatype_enum, "TArgs", [bias.dtype.as_datatype_enum],
+             "num_args", 1, "num_host_args", 0, "strides", attrs["strides"],
+             "padding", attrs["padding"], "explicit_paddings", attrs.get("explicit_paddings", []),
+             "data_format", attrs["data_format"], "filter_format", "HWIO",
+             "dilations", attrs["dilations"], "use_cudnn_on_gpu", True,
+             "fused_ops", fused_ops, "epsilon", 1e-4, "leakyrelu_alpha", leakyrelu_alpha)
+        return execute.execute(b"_FusedConv2D", 1, inputs=[x, w, bias], attrs=a,
+                               ctx=context.context())[0]
+    return fn
+
+
+_FUSED_ACT = {
+    None: lambda v, a: v,
+    "Relu": lambda v, a: np.maximum(v, 0),
+    "Relu6": lambda v, a: np.clip(v, 0, 6),
+    "Elu": lambda v, a: np.where(v > 0, v, np.expm1(np.minimum(v, 0))),
+    "LeakyRelu": lambda v, a: np.where(v > 0, v, v * a),
+    "Tanh": lambda v, a: np.tanh(v),
+    "Sigmoid": lambda v, a: 1 / (1 + np.exp(-v)),
+}
+
+
+def _fused_numpy(attrs, act, alpha):
+    """TensorFlow's CPU Conv2D (float32, NHWC, zero-dilated filters, see
+    _via_nhwc) + bias + activation in float64, rounded once to the inputs'
+    type."""
+    why, conv = _via_nhwc(_call("Conv2D", "input", "filter"), attrs, ("image", "filter"))
+    why = why.strip()
+    caxis = 1 if attrs["data_format"] == "NCHW" else -1
+
+    def ref(x, w, bias):
+        y = conv(x.astype(np.float32), w.astype(np.float32))[0].astype(np.float64)
+        shape = [1] * y.ndim
+        shape[caxis] = -1
+        return [_FUSED_ACT[act](y + bias.astype(np.float64).reshape(shape), alpha).astype(x.dtype)]
+    return f"{why or 'TensorFlow CPU Conv2D'}, then bias and {act or 'no activation'} in float64", ref
+
+
+def _fused_conv(c):
+    """_FusedConv2D over some of CONV_GEOMETRIES with each fused_ops list
+    TensorFlow's remapper emits. Float32 NHWC BiasAdd (+ Relu, Relu6, Elu,
+    LeakyRelu) runs against TensorFlow's CPU _FusedConv2D; its CPU kernel
+    has no Tanh/Sigmoid fusion, no half and no NCHW: those (and groups)
+    against TensorFlow's CPU Conv2D with the epilogue in numpy."""
+    cases = []
+    acts = [None, "Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid"]
+    geos = [g for g in CONV_GEOMETRIES]
+    for i, act in enumerate(acts * 2):
+        label, fmt, pad, (sh, sw), (dh, dw), ex, (H, W), (KH, KW) = geos[i % len(geos)]
+        cin, cout = 3, 5
+        alpha = 0.3 if i == 4 else 0.2
+        x = _fmt(c.rand(2, H, W, cin), fmt)
+        w = c.rand(KH, KW, cin, cout)
+        bias = c.rand(cout)
+        attrs = dict(strides=_fmt4([1, sh, sw, 1], fmt), padding=pad,
+                     dilations=_fmt4([1, dh, dw, 1], fmt), data_format=fmt)
+        if ex:
+            attrs["explicit_paddings"] = _explicit(ex, fmt)
+        ops = ["BiasAdd"] + ([act] if act else [])
+        fn = _fused_conv_call(ops, attrs, alpha)
+        case = (f"{label} {'+'.join(ops)}", fn, [x, w, bias])
+        if c.T != np.float32 or fmt != "NHWC" or act in ("Tanh", "Sigmoid"):
+            case += ({"reference": _fused_numpy(attrs, act, alpha)},)
+        cases.append(case)
+    return cases
+
+
+BUILDERS["_FusedConv2D"] = _fused_conv
 
 # (label, data_format, padding, ksize (h, w), strides (h, w), explicit, input (H, W))
 POOL_GEOMETRIES = [

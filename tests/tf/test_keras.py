@@ -37,8 +37,9 @@ MODEL_ARGS = {
 MODEL_OPS = {
     "mlp": {"MatMul", "BiasAdd", "BiasAddGrad", "Relu", "ReluGrad", "Softmax"},
     # Keras 3's BatchNormalization is moments plus element-wise ops (not
-    # FusedBatchNormV3); Dropout draws StatelessRandomUniformV2.
-    "cnn": {"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool", "MaxPoolGrad",
+    # FusedBatchNormV3); Dropout draws StatelessRandomUniformV2. The
+    # plugin's graph pass fuses Conv2D + BiasAdd + Relu into _FusedConv2D.
+    "cnn": {"_FusedConv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool", "MaxPoolGrad",
             "StatelessRandomUniformV2", "StatelessRandomGetKeyCounter", "SquaredDifference",
             "Rsqrt", "MatMul", "BiasAddGrad"},
 }
