@@ -635,7 +635,8 @@ static bool read_shape(struct ocl_op *op, const TF_Tensor *shape,
   for (int i = 0; i < rank; i++) {
     dims[i] = ocl_host_int(shape, i);
     if (dims[i] < 0)
-      return ocl_op_fail(op, TF_INVALID_ARGUMENT, "Dimension %lld must be >= 0",
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "Expected a non-negative size, got %lld",
                          (long long)dims[i]);
   }
   return true;

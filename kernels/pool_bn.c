@@ -279,7 +279,7 @@ static void bn_slice(struct bn_plan *p, const struct ocl_device_info *info,
 static void bn_width(struct bn_plan *p)
 {
   int64_t limit = INT32_MAX / 2;
-  p->width = p->count <= limit && 2 * (p->slices + 1) * p->depth <= limit
+  p->width = p->count <= limit && 3 * (p->slices + 1) * p->depth <= limit
                  ? IDX32
                  : IDX64;
 }
@@ -403,34 +403,34 @@ static void run_batch_norm(struct ocl_op *op, struct bn_kernel *k,
       return;
     size_t local = p.local;
     /* The partials, then the mean of x - pivot per channel. */
-    part = ocl_op_temp(op, TF_FLOAT, (2 * p.slices + 1) * p.depth);
+    part = ocl_op_temp(op, TF_FLOAT, (3 * p.slices + 1) * p.depth);
     if (part == NULL)
       return;
-    struct ocl_arg partial[6] = {OCL_TENSOR(in[0]), OCL_TENSOR(part)};
+    struct ocl_arg partial[7] = {OCL_TENSOR(in[0]), OCL_TENSOR(part)};
     struct bn_args a1, a2;
     size_t groups = (size_t)(p.tiles * p.slices);
     size_t global = groups * local;
     if (groups > 0) {
       partial[2] = bn_arg(&p, p.top, &a1);
-      for (int i = 0; i < 3; i++)
+      for (int i = 0; i < 4; i++)
         partial[3 + i] = OCL_LOCAL(sizeof(float) * local);
       if (!ocl_launch(op,
                       &k->k[p.width][p.inner == 1 ? K_STATS_LAST
                                                   : K_STATS_FIRST],
-                      1, &global, &local, partial, 6))
+                      1, &global, &local, partial, 7))
         return;
     }
-    struct ocl_arg fold[13] = {
+    struct ocl_arg fold[14] = {
         OCL_TENSOR(in[0]),  OCL_TENSOR(part),   OCL_TENSOR(in[3]),
         OCL_TENSOR(in[4]),  OCL_TENSOR(out[1]), OCL_TENSOR(out[2]),
         OCL_TENSOR(out[3]), OCL_TENSOR(out[4]), bn_arg(&p, (int64_t)local, &a2),
         OCL_FLOAT(k->factor),
     };
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
       fold[10 + i] = OCL_LOCAL(sizeof(float) * local);
     global = (size_t)p.depth * local;
     if (!ocl_launch(op, &k->k[p.width][K_FOLD_STATS], 1, &global, &local,
-                    fold, 13))
+                    fold, 14))
       return;
   }
   if (p.count == 0)
@@ -438,7 +438,7 @@ static void run_batch_norm(struct ocl_op *op, struct bn_kernel *k,
   /* Training: the mean of x - pivot, at the end of the partials. */
   struct ocl_buffer mean;
   if (k->training
-          ? !ocl_op_buffer(op, part, sizeof(float) * 2 * p.slices * p.depth,
+          ? !ocl_op_buffer(op, part, sizeof(float) * 3 * p.slices * p.depth,
                            sizeof(float) * p.depth, &mean)
           : !ocl_op_buffer(op, in[3], 0, sizeof(float) * p.depth, &mean))
     return;

@@ -90,9 +90,13 @@ static void chan(float *n, float *mean, float *m2, float nb, float mb,
 }
 
 /* Tree over the work-items i < n of a group that share `stride` apart
- * (i = lane + k * stride, k < n); afterwards k = 0 holds them all. */
+ * (i = lane + k * stride, k < n); afterwards k = 0 holds them all:
+ * (count, mean, m2) of x - pivot by Chan's merge, and the plain sum of x
+ * (the mean's own estimate: exact to a few ulps of the mean whatever the
+ * pivot). */
 static void tree_stats(IDX lane, IDX k, IDX n, IDX top, IDX stride,
-                       __local float *ln, __local float *lm, __local float *lq)
+                       __local float *ln, __local float *lm, __local float *lq,
+                       __local float *lx)
 {
   IDX me = lane + k * stride;
   for (IDX step = top / 2; step > 0; step /= 2) {
@@ -103,6 +107,7 @@ static void tree_stats(IDX lane, IDX k, IDX n, IDX top, IDX stride,
       ln[me] = cn;
       lm[me] = cm;
       lq[me] = cq;
+      lx[me] += lx[o];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
@@ -110,11 +115,12 @@ static void tree_stats(IDX lane, IDX k, IDX n, IDX top, IDX stride,
 
 /* Channels last (inner == 1): a work-group is a [tile_r, tile_c] tile of
  * rows and channels, so neighbouring work-items read neighbouring channels
- * (a whole row when depth <= tile_c). part: [2][slices][depth] (mean, m2). */
+ * (a whole row when depth <= tile_c). part: [3][slices][depth] (mean and
+ * m2 of x - pivot, sum of x). */
 __kernel void bn_stats_last(OCL_TENSOR_ARG(const T, x),
                             OCL_TENSOR_ARG(float, part), bn_t q,
                             __local float *ln, __local float *lm,
-                            __local float *lq)
+                            __local float *lq, __local float *lx)
 {
   IDX lid = (IDX)get_local_id(0), g = (IDX)get_group_id(0);
   IDX tile = g % q.tiles, s = g / q.tiles;
@@ -123,21 +129,27 @@ __kernel void bn_stats_last(OCL_TENSOR_ARG(const T, x),
   bool active = tr < q.tile_r && c < q.depth;
   const __global T *xp = OCL_PTR(const T, x);
   IDX r0 = s * q.slice, r1 = min(r0 + q.slice, q.rest);
-  float n = 0.0f, mean = 0.0f, m2 = 0.0f;
+  float n = 0.0f, mean = 0.0f, m2 = 0.0f, sum = 0.0f;
   if (active) {
     float pivot = bn_pivot(xp, &q, c);
-    for (IDX r = r0 + tr; r < r1; r += q.tile_r)
-      welford(&n, &mean, &m2, LOAD(xp, r * q.depth + c) - pivot);
+    for (IDX r = r0 + tr; r < r1; r += q.tile_r) {
+      float v = LOAD(xp, r * q.depth + c);
+      welford(&n, &mean, &m2, v - pivot);
+      sum += v;
+    }
   }
   ln[lid] = n;
   lm[lid] = mean;
   lq[lid] = m2;
+  lx[lid] = sum;
   barrier(CLK_LOCAL_MEM_FENCE);
-  tree_stats(tc, active ? tr : q.top, q.tile_r, q.top, q.tile_c, ln, lm, lq);
+  tree_stats(tc, active ? tr : q.top, q.tile_r, q.top, q.tile_c, ln, lm, lq,
+             lx);
   if (active && tr == 0) {
     __global float *pp = OCL_PTR(float, part);
     pp[s * q.depth + c] = lm[lid];
     pp[(q.slices + s) * q.depth + c] = lq[lid];
+    pp[(2 * q.slices + s) * q.depth + c] = lx[lid];
   }
 }
 
@@ -146,25 +158,31 @@ __kernel void bn_stats_last(OCL_TENSOR_ARG(const T, x),
 __kernel void bn_stats_first(OCL_TENSOR_ARG(const T, x),
                              OCL_TENSOR_ARG(float, part), bn_t q,
                              __local float *ln, __local float *lm,
-                             __local float *lq)
+                             __local float *lq, __local float *lx)
 {
   IDX lid = (IDX)get_local_id(0), ls = (IDX)get_local_size(0);
   IDX g = (IDX)get_group_id(0);
   IDX c = g % q.depth, s = g / q.depth;
   const __global T *xp = OCL_PTR(const T, x);
   IDX r0 = s * q.slice, r1 = min(r0 + q.slice, q.rest);
-  float n = 0.0f, mean = 0.0f, m2 = 0.0f, pivot = bn_pivot(xp, &q, c);
-  for (IDX r = r0 + lid; r < r1; r += ls)
-    welford(&n, &mean, &m2, LOAD(xp, bn_at(&q, r, c)) - pivot);
+  float n = 0.0f, mean = 0.0f, m2 = 0.0f, sum = 0.0f;
+  float pivot = bn_pivot(xp, &q, c);
+  for (IDX r = r0 + lid; r < r1; r += ls) {
+    float v = LOAD(xp, bn_at(&q, r, c));
+    welford(&n, &mean, &m2, v - pivot);
+    sum += v;
+  }
   ln[lid] = n;
   lm[lid] = mean;
   lq[lid] = m2;
+  lx[lid] = sum;
   barrier(CLK_LOCAL_MEM_FENCE);
-  tree_stats(0, lid, ls, q.top, 1, ln, lm, lq);
+  tree_stats(0, lid, ls, q.top, 1, ln, lm, lq, lx);
   if (lid == 0) {
     __global float *pp = OCL_PTR(float, part);
     pp[s * q.depth + c] = lm[0];
     pp[(q.slices + s) * q.depth + c] = lq[0];
+    pp[(2 * q.slices + s) * q.depth + c] = lx[0];
   }
 }
 
@@ -175,7 +193,7 @@ __kernel void bn_stats_first(OCL_TENSOR_ARG(const T, x),
  * variance to batch_var; with exponential_avg_factor != 1 both running
  * statistics blend the incoming ones (TensorFlow's CPU functor). An empty
  * x gives NaN statistics, as TensorFlow does. The mean of x - pivot also
- * goes to part[2 * slices * depth + c] for bn_apply. */
+ * goes to part[3 * slices * depth + c] for bn_apply. */
 __kernel void bn_fold_stats(OCL_TENSOR_ARG(const T, x),
                             OCL_TENSOR_ARG(float, part),
                             OCL_TENSOR_ARG(const float, mean_in),
@@ -185,29 +203,34 @@ __kernel void bn_fold_stats(OCL_TENSOR_ARG(const T, x),
                             OCL_TENSOR_ARG(float, saved_mean),
                             OCL_TENSOR_ARG(float, saved_var), bn_t q,
                             float factor, __local float *ln,
-                            __local float *lm, __local float *lq)
+                            __local float *lm, __local float *lq,
+                            __local float *lx)
 {
   IDX lid = (IDX)get_local_id(0), ls = (IDX)get_local_size(0);
   IDX c = (IDX)get_group_id(0);
   __global float *pp = OCL_PTR(float, part);
-  float n = 0.0f, mean = 0.0f, m2 = 0.0f;
+  float n = 0.0f, mean = 0.0f, m2 = 0.0f, sum = 0.0f;
   for (IDX s = lid; s < q.slices; s += ls) {
     IDX count = min(q.slice, q.rest - s * q.slice);
     chan(&n, &mean, &m2, (float)count, pp[s * q.depth + c],
          pp[(q.slices + s) * q.depth + c]);
+    sum += pp[(2 * q.slices + s) * q.depth + c];
   }
   ln[lid] = n;
   lm[lid] = mean;
   lq[lid] = m2;
+  lx[lid] = sum;
   barrier(CLK_LOCAL_MEM_FENCE);
-  tree_stats(0, lid, ls, q.top, 1, ln, lm, lq);
+  tree_stats(0, lid, ls, q.top, 1, ln, lm, lq, lx);
   if (lid != 0)
     return;
   float m = NAN, v = NAN, new_mean = NAN, new_var = NAN;
   if (q.rest > 0) {
-    m = bn_pivot(OCL_PTR(const T, x), &q, c) + lm[0];
+    /* The mean from the plain sum: the pivot's sum with the mean of
+     * x - pivot would lose ulps of the pivot when the mean is near 0. */
+    m = lx[0] / (float)q.rest;
     v = lq[0] / (float)q.rest;
-    pp[2 * q.slices * q.depth + c] = lm[0];
+    pp[3 * q.slices * q.depth + c] = lm[0];
     float adjust = (float)q.rest / (float)(q.rest > 1 ? q.rest - 1 : 1);
     new_mean = m;
     new_var = v * adjust;
