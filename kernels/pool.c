@@ -102,8 +102,9 @@ struct pool_kernel {
   enum ocl_padding padding;
   int64_t explicit_paddings[8];
   int num_explicit;
-  /* [index width][stage]: the cl_kernels of this op and dtype. */
-  struct ocl_kernel kernels[NUM_WIDTHS][2];
+  /* [index width][stage][GPU shape, CPU shape (_rows)]: the cl_kernels of
+   * this op and dtype. */
+  struct ocl_kernel kernels[NUM_WIDTHS][2][2];
 };
 
 /* One pooling problem in three spatial axes (plane, row, column); 2-D has
@@ -326,8 +327,11 @@ static void *pool_create(TF_OpKernelConstruction *ctx, int index)
   if (op->kind == MAX_POOL_GRAD && op->spatial == 3)
     stages = near_grad_kernels;
   for (int w = 0; w < NUM_WIDTHS; w++)
-    for (int s = 0; s < 2 && stages[s] != NULL; s++)
-      ocl_kernel_init(&k->kernels[w][s], &programs[type][w], stages[s]);
+    for (int s = 0; s < 2 && stages[s] != NULL; s++) {
+      ocl_kernel_init(&k->kernels[w][s][0], &programs[type][w], stages[s]);
+      ocl_kernel_initf(&k->kernels[w][s][1], &programs[type][w], "%s_rows",
+                       stages[s]);
+    }
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
@@ -498,14 +502,26 @@ static void fill_args64(struct pool_args64 *a, const struct pool_geom *g,
   };
 }
 
-/* Enqueues stage `stage` over `count` work-items with tensors
- * args[0..n) and the geometry as the last argument. */
+/* Enqueues stage `stage`, which writes `count` elements of the output
+ * (forward) or of the input (`backward`), with tensors args[0..n) and the
+ * geometry as the last argument: a work-item per element in the GPU
+ * shape, per row of the image written in the CPU shape. */
 static bool launch(struct ocl_op *op, struct pool_kernel *k, int stage,
-                   const struct pool_geom *g, int64_t count,
+                   const struct pool_geom *g, bool backward, int64_t count,
                    struct ocl_arg *args, int n)
 {
   struct pool_args32 a32;
   struct pool_args64 a64;
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  bool rows = info->cpu_shape;
+  if (rows) {
+    /* Rows of the written image: its columns (and, channels last, its
+     * channels) are one work-item's. */
+    const int64_t *e = backward ? g->in : g->out;
+    count = count == 0 ? 0 : count / e[2] / (g->channels_first ? 1 : g->depth);
+  }
   int width = fits_32(g) ? IDX32 : IDX64;
   if (width == IDX32) {
     fill_args32(&a32, g, count);
@@ -514,8 +530,10 @@ static bool launch(struct ocl_op *op, struct pool_kernel *k, int stage,
     fill_args64(&a64, g, count);
     args[n] = OCL_BYTES(&a64, sizeof(a64));
   }
-  return ocl_launch_1d(op, &k->kernels[width][stage], (size_t)count, args,
-                       n + 1);
+  struct ocl_kernel *kernel = &k->kernels[width][stage][rows];
+  if (rows)
+    return ocl_launch_rows(op, kernel, (size_t)count, args, n + 1);
+  return ocl_launch_1d(op, kernel, (size_t)count, args, n + 1);
 }
 
 /* double needs cl_khr_fp64 (TensorFlow registers these kernels for its
@@ -566,7 +584,7 @@ static void run_forward(struct ocl_op *op, struct pool_kernel *k,
   if (y == NULL || g.out_elements == 0 || !check_dtype(op, k))
     return;
   struct ocl_arg args[3] = {OCL_TENSOR(in[0]), OCL_TENSOR(y)};
-  launch(op, k, 0, &g, g.out_elements, args, 2);
+  launch(op, k, 0, &g, false, g.out_elements, args, 2);
 }
 
 /* ---- Compute: gradients ------------------------------------------------------ */
@@ -595,7 +613,7 @@ static void run_max_grad(struct ocl_op *op, struct pool_kernel *k,
     /* Every element within 1e-5 of its window's maximum: one pass. */
     struct ocl_arg args[5] = {OCL_TENSOR(in[0]), OCL_TENSOR(in[1]),
                               OCL_TENSOR(in[2]), OCL_TENSOR(dx)};
-    launch(op, k, 0, &g, g.in_elements, args, 4);
+    launch(op, k, 0, &g, true, g.in_elements, args, 4);
     return;
   }
   if (g.win[0] * g.win[1] * g.win[2] > INT32_MAX)
@@ -611,10 +629,10 @@ static void run_max_grad(struct ocl_op *op, struct pool_kernel *k,
   if (arg == NULL)
     return;
   struct ocl_arg a1[3] = {OCL_TENSOR(in[0]), OCL_TENSOR(arg)};
-  if (!launch(op, k, 0, &g, g.out_elements, a1, 2))
+  if (!launch(op, k, 0, &g, false, g.out_elements, a1, 2))
     return;
   struct ocl_arg a2[4] = {OCL_TENSOR(arg), OCL_TENSOR(in[2]), OCL_TENSOR(dx)};
-  launch(op, k, 1, &g, g.in_elements, a2, 3);
+  launch(op, k, 1, &g, true, g.in_elements, a2, 3);
 }
 
 /* AvgPoolGrad's orig_input_shape and out_backprop, checked in
@@ -682,7 +700,7 @@ static void run_avg_grad(struct ocl_op *op, struct pool_kernel *k,
       g.in_elements == 0 || !check_dtype(op, k))
     return;
   struct ocl_arg args[3] = {OCL_TENSOR(in[1]), OCL_TENSOR(dx)};
-  launch(op, k, 0, &g, g.in_elements, args, 2);
+  launch(op, k, 0, &g, true, g.in_elements, args, 2);
 }
 
 /* ---- Compute: second gradients ------------------------------------------- */
@@ -734,7 +752,7 @@ static void run_max_grad_grad(struct ocl_op *op, struct pool_kernel *k,
     return;
   struct ocl_arg args[5] = {OCL_TENSOR(in[0]), OCL_TENSOR(in[1]),
                             OCL_TENSOR(in[2]), OCL_TENSOR(out)};
-  launch(op, k, 0, &g, g.out_elements, args, 4);
+  launch(op, k, 0, &g, false, g.out_elements, args, 4);
 }
 
 /* ---- Kernel callbacks ------------------------------------------------------ */

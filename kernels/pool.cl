@@ -6,11 +6,15 @@
  * bits, long beyond). half and bfloat16 are stored as such and computed in
  * float; double in double.
  *
- * One work-item per element written: neighbouring work-items write
- * neighbouring addresses (channels innermost in NHWC, columns in NCHW).
- * The gradients gather: each input element walks the windows that hold it
- * and sums their contributions in output order, so nothing is accumulated
- * across work-items (no float atomics) and the result does not depend on
+ * Two shapes of each kernel, one element function: the GPU shape takes
+ * one work-item per element written, neighbouring work-items on
+ * neighbouring addresses (channels innermost in NHWC, columns in NCHW); the
+ * CPU shape (_rows) one work-item per row of the image written (its
+ * columns and, channels last, its channels), walked in memory order, so
+ * that no element pays the index divisions. The gradients gather: each
+ * input element walks the windows that hold it and sums their
+ * contributions in output order, so nothing is accumulated across
+ * work-items (no float atomics) and the result does not depend on
  * scheduling. */
 #include "common.clh"
 
@@ -47,45 +51,24 @@ typedef struct {
   IDX str_p, str_h, str_w;
   IDX pad_p, pad_h, pad_w;
   IDX channels_first;
-  IDX count; /* work-items that do something */
+  IDX count; /* work-items that do something: elements, or _rows rows */
 } pool_t;
 
-/* An image's layout: the flat index of (n, c, 0, 0, 0) and the steps of
- * its three spatial axes. */
+/* An image's layout around one (n, c): the flat index of (n, c, 0, 0, 0)
+ * and the steps of its three spatial axes. */
 typedef struct {
   IDX base, sp, sh, sw;
 } layout_t;
 
-/* Splits flat index i of an image of spatial extents (ep, eh, ew) into
- * (n, c, p, h, w) and gives the image's layout around it. */
-static layout_t locate(const pool_t *q, IDX i, IDX ep, IDX eh, IDX ew, IDX *c,
-                       IDX *p, IDX *h, IDX *w)
+/* The layout of (n, c) in an image of spatial extents (ep, eh, ew). */
+static layout_t layout_of(const pool_t *q, IDX n, IDX c, IDX ep, IDX eh,
+                          IDX ew)
 {
   layout_t l;
-  IDX n;
-  if (q->channels_first) {
-    *w = i % ew;
-    i /= ew;
-    *h = i % eh;
-    i /= eh;
-    *p = i % ep;
-    i /= ep;
-    *c = i % q->depth;
-    n = i / q->depth;
-    l.sw = 1;
-    l.base = (n * q->depth + *c) * ep * eh * ew;
-  } else {
-    *c = i % q->depth;
-    i /= q->depth;
-    *w = i % ew;
-    i /= ew;
-    *h = i % eh;
-    i /= eh;
-    *p = i % ep;
-    n = i / ep;
-    l.sw = q->depth;
-    l.base = n * ep * eh * ew * q->depth + *c;
-  }
+  IDX spatial = ep * eh * ew;
+  l.sw = q->channels_first ? 1 : q->depth;
+  l.base = q->channels_first ? (n * q->depth + c) * spatial
+                             : n * spatial * q->depth + c;
   l.sh = l.sw * ew;
   l.sp = l.sh * eh;
   return l;
@@ -96,24 +79,43 @@ static IDX at(const layout_t *l, IDX p, IDX h, IDX w)
   return l->base + p * l->sp + h * l->sh + w * l->sw;
 }
 
-/* The same (n, c) in the other image (input <-> output) of the problem. */
-static layout_t other(const pool_t *q, const layout_t *l, IDX ep, IDX eh,
-                      IDX ew, IDX from_elems)
+/* Splits flat index i of an image of spatial extents (ep, eh, ew) into
+ * (n, c, p, h, w). */
+static void split(const pool_t *q, IDX i, IDX ep, IDX eh, IDX ew, IDX *n,
+                  IDX *c, IDX *p, IDX *h, IDX *w)
 {
-  layout_t o;
-  IDX spatial = ep * eh * ew;
   if (q->channels_first) {
-    o.sw = 1;
-    o.base = l->base / from_elems * spatial;
+    *w = i % ew;
+    i /= ew;
+    *h = i % eh;
+    i /= eh;
+    *p = i % ep;
+    i /= ep;
+    *c = i % q->depth;
+    *n = i / q->depth;
   } else {
-    IDX c = l->base % q->depth;
-    IDX n = l->base / (from_elems * q->depth);
-    o.sw = q->depth;
-    o.base = n * spatial * q->depth + c;
+    *c = i % q->depth;
+    i /= q->depth;
+    *w = i % ew;
+    i /= ew;
+    *h = i % eh;
+    i /= eh;
+    *p = i % ep;
+    *n = i / ep;
   }
-  o.sh = o.sw * ew;
-  o.sp = o.sh * eh;
-  return o;
+}
+
+/* Row `row` of an image of extents (ep, eh): (n, c, p, h), channels first
+ * a row per channel, channels last c = 0 (the row holds every channel). */
+static void split_row(const pool_t *q, IDX row, IDX ep, IDX eh, IDX *n,
+                      IDX *c, IDX *p, IDX *h)
+{
+  *h = row % eh;
+  row /= eh;
+  *p = row % ep;
+  row /= ep;
+  *c = q->channels_first ? row % q->depth : 0;
+  *n = q->channels_first ? row / q->depth : row;
 }
 
 /* The in-bounds part [*start, *end) of output position o's window along one
@@ -151,196 +153,221 @@ static win_t window_of_output(const pool_t *q, IDX op, IDX oh, IDX ow)
   return r;
 }
 
+/* ---- The kernels' two shapes ------------------------------------------------
+ * Each operation is a function of one element written (an output element
+ * for the forward ops, an input element for the gradients) given its
+ * coordinates and the layouts of its (n, c) in the image it writes (self)
+ * and the other one; ONE_ARGS are the tensors, OP the function. The GPU
+ * kernel splits its global id, the _rows kernel walks a row. */
+#define POOL_KERNELS(name, ONE_PARAMS, ONE_ARGS, self_p, self_h, self_w,     \
+                      other_p, other_h, other_w)                             \
+  __kernel void name(UNPAREN ONE_PARAMS, pool_t q)                                   \
+  {                                                                          \
+    IDX i = (IDX)get_global_id(0);                                           \
+    OCL_GUARD(i, q.count);                                                   \
+    IDX n, c, p, h, w;                                                       \
+    split(&q, i, q.self_p, q.self_h, q.self_w, &n, &c, &p, &h, &w);          \
+    layout_t ls = layout_of(&q, n, c, q.self_p, q.self_h, q.self_w);         \
+    layout_t lo = layout_of(&q, n, c, q.other_p, q.other_h, q.other_w);      \
+    name##_one(&q, UNPAREN ONE_ARGS, i, p, h, w, &ls, &lo);                          \
+  }                                                                          \
+  __kernel void name##_rows(UNPAREN ONE_PARAMS, pool_t q)                            \
+  {                                                                          \
+    IDX row = (IDX)get_global_id(0);                                         \
+    OCL_GUARD(row, q.count);                                                 \
+    IDX n, c0, p, h;                                                         \
+    split_row(&q, row, q.self_p, q.self_h, &n, &c0, &p, &h);                 \
+    IDX channels = q.channels_first ? 1 : q.depth;                           \
+    for (IDX w = 0; w < q.self_w; w++)                                       \
+      for (IDX ci = 0; ci < channels; ci++) {                                \
+        IDX c = c0 + ci;                                                     \
+        layout_t ls = layout_of(&q, n, c, q.self_p, q.self_h, q.self_w);     \
+        layout_t lo = layout_of(&q, n, c, q.other_p, q.other_h, q.other_w);  \
+        name##_one(&q, UNPAREN ONE_ARGS, at(&ls, p, h, w), p, h, w, &ls,   \
+                   &lo);       \
+      }                                                                      \
+  }
+
+/* The parameter and argument lists travel parenthesised. */
+#define UNPAREN(...) __VA_ARGS__
+#define FORWARD(name, ONE_PARAMS, ONE_ARGS) \
+  POOL_KERNELS(name, ONE_PARAMS, ONE_ARGS, out_p, out_h, out_w, in_p, in_h, in_w)
+#define BACKWARD(name, ONE_PARAMS, ONE_ARGS) \
+  POOL_KERNELS(name, ONE_PARAMS, ONE_ARGS, in_p, in_h, in_w, out_p, out_h, out_w)
+
+#define ARGS_XY (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y))
+#define PASS_XY (OCL_PTR(const T, x), OCL_PTR(T, y))
+
 /* TensorFlow's CPU MaxPool and MaxPool3D start from the lowest finite
  * value and take an element only when it is greater: NaN never wins, and a
  * window of -inf gives the lowest finite value. */
-__kernel void max_pool(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
-                       pool_t q)
+static void max_pool_one(const pool_t *q, const __global T *xp,
+                         __global T *yp, IDX o, IDX op, IDX oh, IDX ow,
+                         const layout_t *lo, const layout_t *li)
 {
-  IDX o = (IDX)get_global_id(0);
-  OCL_GUARD(o, q.count);
-  const __global T *xp = OCL_PTR(const T, x);
-  IDX c, op, oh, ow;
-  layout_t lo = locate(&q, o, q.out_p, q.out_h, q.out_w, &c, &op, &oh, &ow);
-  layout_t li = other(&q, &lo, q.in_p, q.in_h, q.in_w,
-                      q.out_p * q.out_h * q.out_w);
-  win_t r = window_of_output(&q, op, oh, ow);
+  win_t r = window_of_output(q, op, oh, ow);
   ACC best = LOWEST;
   for (IDX p = r.p0; p < r.p1; p++)
     for (IDX h = r.h0; h < r.h1; h++)
       for (IDX w = r.w0; w < r.w1; w++) {
-        ACC v = LOAD(xp, at(&li, p, h, w));
+        ACC v = LOAD(xp, at(li, p, h, w));
         if (best < v)
           best = v;
       }
-  STORE(OCL_PTR(T, y), o, best);
+  STORE(yp, o, best);
 }
+FORWARD(max_pool, ARGS_XY, PASS_XY)
 
 /* Mean over the window's in-bounds elements (SAME padding counts only
  * those, as TensorFlow does). */
-__kernel void avg_pool(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
-                       pool_t q)
+static void avg_pool_one(const pool_t *q, const __global T *xp,
+                         __global T *yp, IDX o, IDX op, IDX oh, IDX ow,
+                         const layout_t *lo, const layout_t *li)
 {
-  IDX o = (IDX)get_global_id(0);
-  OCL_GUARD(o, q.count);
-  const __global T *xp = OCL_PTR(const T, x);
-  IDX c, op, oh, ow;
-  layout_t lo = locate(&q, o, q.out_p, q.out_h, q.out_w, &c, &op, &oh, &ow);
-  layout_t li = other(&q, &lo, q.in_p, q.in_h, q.in_w,
-                      q.out_p * q.out_h * q.out_w);
-  win_t r = window_of_output(&q, op, oh, ow);
+  win_t r = window_of_output(q, op, oh, ow);
   ACC sum = 0;
   for (IDX p = r.p0; p < r.p1; p++)
     for (IDX h = r.h0; h < r.h1; h++)
       for (IDX w = r.w0; w < r.w1; w++)
-        sum += LOAD(xp, at(&li, p, h, w));
-  STORE(OCL_PTR(T, y), o,
-        sum / (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0)));
+        sum += LOAD(xp, at(li, p, h, w));
+  STORE(yp, o, sum / (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0)));
 }
+FORWARD(avg_pool, ARGS_XY, PASS_XY)
 
 /* MaxPoolGrad, pass 1: where TensorFlow's CPU kernel routes output o's
  * gradient, as an offset in o's unclipped window: the first element in
  * window order, replaced only by a strictly greater one (ties go to the
  * first; a leading NaN keeps the gradient). */
-__kernel void max_pool_argmax(OCL_TENSOR_ARG(const T, x),
-                              OCL_TENSOR_ARG(int, arg), pool_t q)
+static void max_pool_argmax_one(const pool_t *q, const __global T *xp,
+                                __global int *argp, IDX o, IDX op, IDX oh,
+                                IDX ow, const layout_t *lo,
+                                const layout_t *li)
 {
-  IDX o = (IDX)get_global_id(0);
-  OCL_GUARD(o, q.count);
-  const __global T *xp = OCL_PTR(const T, x);
-  IDX c, op, oh, ow;
-  layout_t lo = locate(&q, o, q.out_p, q.out_h, q.out_w, &c, &op, &oh, &ow);
-  layout_t li = other(&q, &lo, q.in_p, q.in_h, q.in_w,
-                      q.out_p * q.out_h * q.out_w);
-  win_t r = window_of_output(&q, op, oh, ow);
+  win_t r = window_of_output(q, op, oh, ow);
   int best_at = -1;
   ACC best = LOWEST;
   for (IDX p = r.p0; p < r.p1; p++)
     for (IDX h = r.h0; h < r.h1; h++)
       for (IDX w = r.w0; w < r.w1; w++) {
-        ACC v = LOAD(xp, at(&li, p, h, w));
+        ACC v = LOAD(xp, at(li, p, h, w));
         if (best_at < 0 || best < v) {
           best = v;
-          best_at = (int)(((p - r.fp) * q.win_h + (h - r.fh)) * q.win_w +
+          best_at = (int)(((p - r.fp) * q->win_h + (h - r.fh)) * q->win_w +
                           (w - r.fw));
         }
       }
-  OCL_PTR(int, arg)[o] = best_at;
+  argp[o] = best_at;
 }
+FORWARD(max_pool_argmax,
+        (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(int, arg)),
+        (OCL_PTR(const T, x), OCL_PTR(int, arg)))
 
-/* MaxPoolGrad, pass 2: one work-item per input element, the sum in output
- * order of the gradients of the windows that routed theirs to it. */
-__kernel void max_pool_grad(OCL_TENSOR_ARG(const int, arg),
-                            OCL_TENSOR_ARG(const T, dy),
-                            OCL_TENSOR_ARG(T, dx), pool_t q)
+/* MaxPoolGrad, pass 2: one input element, the sum in output order of the
+ * gradients of the windows that routed theirs to it. */
+static void max_pool_grad_one(const pool_t *q, const __global int *argp,
+                              const __global T *dyp, __global T *dxp, IDX i,
+                              IDX p, IDX h, IDX w, const layout_t *li,
+                              const layout_t *lo)
 {
-  IDX i = (IDX)get_global_id(0);
-  OCL_GUARD(i, q.count);
-  const __global int *argp = OCL_PTR(const int, arg);
-  const __global T *dyp = OCL_PTR(const T, dy);
-  IDX c, p, h, w, p0, p1, h0, h1, w0, w1;
-  layout_t li = locate(&q, i, q.in_p, q.in_h, q.in_w, &c, &p, &h, &w);
-  layout_t lo = other(&q, &li, q.out_p, q.out_h, q.out_w,
-                      q.in_p * q.in_h * q.in_w);
-  windows_of(p, q.str_p, q.pad_p, q.win_p, q.out_p, &p0, &p1);
-  windows_of(h, q.str_h, q.pad_h, q.win_h, q.out_h, &h0, &h1);
-  windows_of(w, q.str_w, q.pad_w, q.win_w, q.out_w, &w0, &w1);
+  IDX p0, p1, h0, h1, w0, w1;
+  windows_of(p, q->str_p, q->pad_p, q->win_p, q->out_p, &p0, &p1);
+  windows_of(h, q->str_h, q->pad_h, q->win_h, q->out_h, &h0, &h1);
+  windows_of(w, q->str_w, q->pad_w, q->win_w, q->out_w, &w0, &w1);
   ACC acc = 0;
   for (IDX op = p0; op <= p1; op++)
     for (IDX oh = h0; oh <= h1; oh++)
       for (IDX ow = w0; ow <= w1; ow++) {
-        IDX o = at(&lo, op, oh, ow);
-        int mine = (int)(((p - (op * q.str_p - q.pad_p)) * q.win_h +
-                          (h - (oh * q.str_h - q.pad_h))) * q.win_w +
-                         (w - (ow * q.str_w - q.pad_w)));
+        IDX o = at(lo, op, oh, ow);
+        int mine = (int)(((p - (op * q->str_p - q->pad_p)) * q->win_h +
+                          (h - (oh * q->str_h - q->pad_h))) * q->win_w +
+                         (w - (ow * q->str_w - q->pad_w)));
         if (argp[o] == mine)
           acc += LOAD(dyp, o);
       }
-  STORE(OCL_PTR(T, dx), i, acc);
+  STORE(dxp, i, acc);
 }
+BACKWARD(max_pool_grad,
+         (OCL_TENSOR_ARG(const int, arg), OCL_TENSOR_ARG(const T, dy),
+          OCL_TENSOR_ARG(T, dx)),
+         (OCL_PTR(const int, arg), OCL_PTR(const T, dy), OCL_PTR(T, dx)))
 
 /* MaxPool3DGrad as TensorFlow's CPU kernel: every element of a window
  * within 1e-5 of the window's maximum (orig_output) receives the window's
  * gradient, ties included; summed in output order. */
-__kernel void max_pool_grad_near(OCL_TENSOR_ARG(const T, x),
-                                 OCL_TENSOR_ARG(const T, y),
-                                 OCL_TENSOR_ARG(const T, dy),
-                                 OCL_TENSOR_ARG(T, dx), pool_t q)
+static void max_pool_grad_near_one(const pool_t *q, const __global T *xp,
+                                   const __global T *yp,
+                                   const __global T *dyp, __global T *dxp,
+                                   IDX i, IDX p, IDX h, IDX w,
+                                   const layout_t *li, const layout_t *lo)
 {
-  IDX i = (IDX)get_global_id(0);
-  OCL_GUARD(i, q.count);
-  const __global T *yp = OCL_PTR(const T, y);
-  const __global T *dyp = OCL_PTR(const T, dy);
-  IDX c, p, h, w, p0, p1, h0, h1, w0, w1;
-  layout_t li = locate(&q, i, q.in_p, q.in_h, q.in_w, &c, &p, &h, &w);
-  layout_t lo = other(&q, &li, q.out_p, q.out_h, q.out_w,
-                      q.in_p * q.in_h * q.in_w);
-  windows_of(p, q.str_p, q.pad_p, q.win_p, q.out_p, &p0, &p1);
-  windows_of(h, q.str_h, q.pad_h, q.win_h, q.out_h, &h0, &h1);
-  windows_of(w, q.str_w, q.pad_w, q.win_w, q.out_w, &w0, &w1);
-  ACC xv = LOAD(OCL_PTR(const T, x), i), acc = 0;
+  IDX p0, p1, h0, h1, w0, w1;
+  windows_of(p, q->str_p, q->pad_p, q->win_p, q->out_p, &p0, &p1);
+  windows_of(h, q->str_h, q->pad_h, q->win_h, q->out_h, &h0, &h1);
+  windows_of(w, q->str_w, q->pad_w, q->win_w, q->out_w, &w0, &w1);
+  ACC xv = LOAD(xp, i), acc = 0;
   for (IDX op = p0; op <= p1; op++)
     for (IDX oh = h0; oh <= h1; oh++)
       for (IDX ow = w0; ow <= w1; ow++) {
-        IDX o = at(&lo, op, oh, ow);
+        IDX o = at(lo, op, oh, ow);
         if (fabs(xv - LOAD(yp, o)) < (ACC)1e-5)
           acc += LOAD(dyp, o);
       }
-  STORE(OCL_PTR(T, dx), i, acc);
+  STORE(dxp, i, acc);
 }
+BACKWARD(max_pool_grad_near,
+         (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(const T, y),
+          OCL_TENSOR_ARG(const T, dy), OCL_TENSOR_ARG(T, dx)),
+         (OCL_PTR(const T, x), OCL_PTR(const T, y), OCL_PTR(const T, dy),
+          OCL_PTR(T, dx)))
 
-/* One work-item per input element: each window holding it passes on its
- * gradient divided by the window's in-bounds element count. */
-__kernel void avg_pool_grad(OCL_TENSOR_ARG(const T, dy),
-                            OCL_TENSOR_ARG(T, dx), pool_t q)
+/* One input element: each window holding it passes on its gradient
+ * divided by the window's in-bounds element count. */
+static void avg_pool_grad_one(const pool_t *q, const __global T *dyp,
+                              __global T *dxp, IDX i, IDX p, IDX h, IDX w,
+                              const layout_t *li, const layout_t *lo)
 {
-  IDX i = (IDX)get_global_id(0);
-  OCL_GUARD(i, q.count);
-  const __global T *dyp = OCL_PTR(const T, dy);
-  IDX c, p, h, w, p0, p1, h0, h1, w0, w1;
-  layout_t li = locate(&q, i, q.in_p, q.in_h, q.in_w, &c, &p, &h, &w);
-  layout_t lo = other(&q, &li, q.out_p, q.out_h, q.out_w,
-                      q.in_p * q.in_h * q.in_w);
-  windows_of(p, q.str_p, q.pad_p, q.win_p, q.out_p, &p0, &p1);
-  windows_of(h, q.str_h, q.pad_h, q.win_h, q.out_h, &h0, &h1);
-  windows_of(w, q.str_w, q.pad_w, q.win_w, q.out_w, &w0, &w1);
+  IDX p0, p1, h0, h1, w0, w1;
+  windows_of(p, q->str_p, q->pad_p, q->win_p, q->out_p, &p0, &p1);
+  windows_of(h, q->str_h, q->pad_h, q->win_h, q->out_h, &h0, &h1);
+  windows_of(w, q->str_w, q->pad_w, q->win_w, q->out_w, &w0, &w1);
   ACC acc = 0;
   for (IDX op = p0; op <= p1; op++)
     for (IDX oh = h0; oh <= h1; oh++)
       for (IDX ow = w0; ow <= w1; ow++) {
-        win_t r = window_of_output(&q, op, oh, ow);
+        win_t r = window_of_output(q, op, oh, ow);
         ACC count = (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0));
-        acc += LOAD(dyp, at(&lo, op, oh, ow)) / count;
+        acc += LOAD(dyp, at(lo, op, oh, ow)) / count;
       }
-  STORE(OCL_PTR(T, dx), i, acc);
+  STORE(dxp, i, acc);
 }
+BACKWARD(avg_pool_grad, (OCL_TENSOR_ARG(const T, dy), OCL_TENSOR_ARG(T, dx)),
+         (OCL_PTR(const T, dy), OCL_PTR(T, dx)))
 
 /* MaxPoolGradGrad and MaxPool3DGradGrad as TensorFlow's CPU kernels: output
  * o takes the gradient (an input-shaped tensor) at the first element of its
  * window equal to orig_output[o]; 0 when none is. */
-__kernel void max_pool_grad_grad(OCL_TENSOR_ARG(const T, x),
-                                 OCL_TENSOR_ARG(const T, y),
-                                 OCL_TENSOR_ARG(const T, g),
-                                 OCL_TENSOR_ARG(T, out), pool_t q)
+static void max_pool_grad_grad_one(const pool_t *q, const __global T *xp,
+                                   const __global T *yp, const __global T *gp,
+                                   __global T *outp, IDX o, IDX op, IDX oh,
+                                   IDX ow, const layout_t *lo,
+                                   const layout_t *li)
 {
-  IDX o = (IDX)get_global_id(0);
-  OCL_GUARD(o, q.count);
-  const __global T *xp = OCL_PTR(const T, x);
-  IDX c, op, oh, ow;
-  layout_t lo = locate(&q, o, q.out_p, q.out_h, q.out_w, &c, &op, &oh, &ow);
-  layout_t li = other(&q, &lo, q.in_p, q.in_h, q.in_w,
-                      q.out_p * q.out_h * q.out_w);
-  win_t r = window_of_output(&q, op, oh, ow);
-  ACC yv = LOAD(OCL_PTR(const T, y), o), result = 0;
+  win_t r = window_of_output(q, op, oh, ow);
+  ACC yv = LOAD(yp, o), result = 0;
   bool found = false;
   for (IDX p = r.p0; p < r.p1 && !found; p++)
     for (IDX h = r.h0; h < r.h1 && !found; h++)
       for (IDX w = r.w0; w < r.w1 && !found; w++) {
-        IDX i = at(&li, p, h, w);
+        IDX i = at(li, p, h, w);
         if (LOAD(xp, i) == yv) {
-          result = LOAD(OCL_PTR(const T, g), i);
+          result = LOAD(gp, i);
           found = true;
         }
       }
-  STORE(OCL_PTR(T, out), o, result);
+  STORE(outp, o, result);
 }
+FORWARD(max_pool_grad_grad,
+        (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(const T, y),
+         OCL_TENSOR_ARG(const T, g), OCL_TENSOR_ARG(T, out)),
+        (OCL_PTR(const T, x), OCL_PTR(const T, y), OCL_PTR(const T, g),
+         OCL_PTR(T, out)))
