@@ -63,11 +63,13 @@ enum bn_kind { BATCH_NORM, BATCH_NORM_GRAD };
 /* The kernels, by index in bn_kernel.k[width][...]. */
 enum {
   K_STATS_LAST, K_STATS_FIRST, K_FOLD_STATS, K_APPLY,
-  K_SUMS_LAST, K_SUMS_FIRST, K_FOLD_SUMS, K_GRAD_APPLY, NUM_BN_KERNELS
+  K_SUMS_LAST, K_SUMS_FIRST, K_FOLD_SUMS, K_GRAD_APPLY,
+  K_APPLY_ROWS, K_GRAD_APPLY_ROWS, NUM_BN_KERNELS
 };
 static const char *const kernel_names[NUM_BN_KERNELS] = {
     "bn_stats_last", "bn_stats_first", "bn_fold_stats", "bn_apply",
-    "bn_sums_last",  "bn_sums_first",  "bn_fold_sums",  "bn_grad_apply"};
+    "bn_sums_last",  "bn_sums_first",  "bn_fold_sums",  "bn_grad_apply",
+    "bn_apply_rows", "bn_grad_apply_rows"};
 
 struct bn_kernel {
   enum bn_kind kind;
@@ -83,7 +85,7 @@ struct bn_kernel {
   type depth, rest, inner;   \
   type slice, slices;        \
   type tile_c, tile_r, tiles; \
-  type top, count;
+  type top, count, run;
 struct bn_args32 {
   BN_ARGS_FIELDS(cl_int)
 };
@@ -95,7 +97,7 @@ struct bn_args64 {
  * everything fits). */
 struct bn_plan {
   int64_t depth, rest, inner, count;
-  int64_t slice, slices, tile_c, tile_r, tiles, top;
+  int64_t slice, slices, tile_c, tile_r, tiles, top, run;
   size_t local;
   int width;
 };
@@ -273,6 +275,8 @@ static void bn_slice(struct bn_plan *p, const struct ocl_device_info *info,
   if (p->slice < 1)
     p->slice = 1;
   p->slices = p->rest == 0 ? 0 : ceil_div(p->rest, p->slice);
+  /* A CPU core walks each work-item's elements as one contiguous run. */
+  p->run = info->cpu_shape ? p->slice / per_group : 0;
 }
 
 /* 32-bit indices when every index (and pool_bn.cl's intermediates) fits. */
@@ -290,20 +294,49 @@ struct bn_args {
   struct bn_args64 a64;
 };
 
-static struct ocl_arg bn_arg(const struct bn_plan *p, int64_t top,
-                             struct bn_args *a)
+static struct ocl_arg bn_arg_count(const struct bn_plan *p, int64_t top,
+                                   int64_t count, struct bn_args *a)
 {
   a->a64 = (struct bn_args64){p->depth,  p->rest,   p->inner, p->slice,
                               p->slices, p->tile_c, p->tile_r, p->tiles,
-                              top,       p->count};
+                              top,       count,     p->run};
   if (p->width == IDX64)
     return OCL_BYTES(&a->a64, sizeof(a->a64));
   a->a32 = (struct bn_args32){
       (cl_int)p->depth,  (cl_int)p->rest,   (cl_int)p->inner,
       (cl_int)p->slice,  (cl_int)p->slices, (cl_int)p->tile_c,
       (cl_int)p->tile_r, (cl_int)p->tiles,  (cl_int)top,
-      (cl_int)p->count};
+      (cl_int)count,     (cl_int)p->run};
   return OCL_BYTES(&a->a32, sizeof(a->a32));
+}
+
+static struct ocl_arg bn_arg(const struct bn_plan *p, int64_t top,
+                             struct bn_args *a)
+{
+  return bn_arg_count(p, top, p->count, a);
+}
+
+/* Launches an element-wise pass (bn_apply, bn_grad_apply: `kernel`, its
+ * _rows form at kernel_rows) with args[0..n) then bn_t and `tail` more:
+ * a work-item per element on a GPU, per row on a CPU. */
+static bool bn_elementwise(struct ocl_op *op, struct bn_kernel *k,
+                           const struct bn_plan *p, int kernel,
+                           int kernel_rows, struct ocl_arg *args, int n,
+                           int total)
+{
+  const struct ocl_device_info *info = ocl_op_info(op);
+  struct bn_args a;
+  if (info == NULL)
+    return false;
+  if (!info->cpu_shape) {
+    args[n] = bn_arg(p, 1, &a);
+    return ocl_launch_1d(op, &k->k[p->width][kernel], (size_t)p->count, args,
+                         total);
+  }
+  int64_t rows = p->count / (p->inner == 1 ? p->depth : p->inner);
+  args[n] = bn_arg_count(p, 1, rows, &a);
+  return ocl_launch_rows(op, &k->k[p->width][kernel_rows], (size_t)rows, args,
+                         total);
 }
 
 /* The reduction kernels' local size on this device: BN_LOCAL or the most
@@ -443,13 +476,12 @@ static void run_batch_norm(struct ocl_op *op, struct bn_kernel *k,
           : !ocl_op_buffer(op, in[3], 0, sizeof(float) * p.depth, &mean))
     return;
   bn_width(&p);
-  struct bn_args a;
-  const struct ocl_arg apply[9] = {
+  struct ocl_arg apply[9] = {
       OCL_TENSOR(in[0]), OCL_TENSOR(out[0]), OCL_BUF(mean),
       OCL_TENSOR(var),   OCL_TENSOR(in[1]),  OCL_TENSOR(in[2]),
-      bn_arg(&p, 1, &a), OCL_FLOAT(k->epsilon), OCL_INT(k->training),
+      {0},               OCL_FLOAT(k->epsilon), OCL_INT(k->training),
   };
-  ocl_launch_1d(op, &k->k[p.width][K_APPLY], (size_t)p.count, apply, 9);
+  bn_elementwise(op, k, &p, K_APPLY, K_APPLY_ROWS, apply, 6, 9);
 }
 
 /* ---- FusedBatchNormGradV3 -------------------------------------------------- */
@@ -533,15 +565,13 @@ static void run_batch_norm_grad(struct ocl_op *op, struct bn_kernel *k,
                   8) ||
       p.count == 0)
     return;
-  struct bn_args a;
-  const struct ocl_arg apply[11] = {
+  struct ocl_arg apply[11] = {
       OCL_TENSOR(in[0]),  OCL_TENSOR(in[1]),  OCL_TENSOR(in[3]),
       OCL_TENSOR(in[4]),  OCL_TENSOR(in[2]),  OCL_TENSOR(out[1]),
-      OCL_TENSOR(out[2]), OCL_TENSOR(out[0]), bn_arg(&p, 1, &a),
+      OCL_TENSOR(out[2]), OCL_TENSOR(out[0]), {0},
       OCL_FLOAT(k->epsilon), OCL_INT(k->training),
   };
-  ocl_launch_1d(op, &k->k[p.width][K_GRAD_APPLY], (size_t)p.count, apply,
-                11);
+  bn_elementwise(op, k, &p, K_GRAD_APPLY, K_GRAD_APPLY_ROWS, apply, 8, 11);
 }
 
 /* ---- Kernel callbacks ---------------------------------------------------- */

@@ -49,19 +49,60 @@ typedef struct {
   IDX tile_r; /* ... and work-items per channel (tile_c * tile_r <= local) */
   IDX tiles;  /* channel tiles: ceil(depth / tile_c) */
   IDX top;    /* the power of two >= tile_r (_last) or = the local size */
-  IDX count;  /* elements (the _apply kernels) */
+  IDX count;  /* elements (the _apply kernels), rows (_apply_rows) */
+  IDX run;    /* CPU shape: rest elements per work-item, in a row; GPU
+               * shape 0: work-items interleave */
 } bn_t;
-
-/* Element r of channel c's rest. */
-static IDX bn_at(const bn_t *q, IDX r, IDX c)
-{
-  return ((r / q->inner) * q->depth + c) * q->inner + r % q->inner;
-}
 
 /* Channel c's pivot: its first element (rest index 0). */
 static float bn_pivot(const __global T *xp, const bn_t *q, IDX c)
 {
   return LOAD(xp, c * q->inner);
+}
+
+/* The rest elements [*start, *end) work-item k of `per_group` folds in its
+ * group's slice, *step apart: a contiguous run on a CPU (memory order for
+ * a core walking it), interleaved on a GPU (neighbouring work-items on
+ * neighbouring addresses). */
+static void bn_items(const bn_t *q, IDX s, IDX k, IDX per_group, IDX *start,
+                     IDX *end, IDX *step)
+{
+  IDX r0 = s * q->slice, r1 = min(r0 + q->slice, q->rest);
+  if (q->run > 0) {
+    *start = r0 + k * q->run;
+    *end = min(*start + q->run, r1);
+    *step = 1;
+  } else {
+    *start = r0 + k;
+    *end = r1;
+    *step = per_group;
+  }
+}
+
+/* Channels first: rest index r as (image, offset in the image's channel
+ * plane), advanced without a division per element. */
+typedef struct {
+  IDX n, i;
+} bn_pos_t;
+
+static bn_pos_t bn_pos(const bn_t *q, IDX r)
+{
+  bn_pos_t p = {r / q->inner, r % q->inner};
+  return p;
+}
+
+static void bn_advance(const bn_t *q, bn_pos_t *p, IDX step)
+{
+  p->i += step;
+  if (p->i >= q->inner) {
+    p->n += p->i / q->inner;
+    p->i %= q->inner;
+  }
+}
+
+static IDX bn_pos_at(const bn_t *q, const bn_pos_t *p, IDX c)
+{
+  return (p->n * q->depth + c) * q->inner + p->i;
 }
 
 /* ---- Statistics: Welford within a work-item, Chan across ----------------- */
@@ -128,11 +169,12 @@ __kernel void bn_stats_last(OCL_TENSOR_ARG(const T, x),
   IDX c = tile * q.tile_c + tc;
   bool active = tr < q.tile_r && c < q.depth;
   const __global T *xp = OCL_PTR(const T, x);
-  IDX r0 = s * q.slice, r1 = min(r0 + q.slice, q.rest);
+  IDX r0, r1, step;
+  bn_items(&q, s, tr, q.tile_r, &r0, &r1, &step);
   float n = 0.0f, mean = 0.0f, m2 = 0.0f, sum = 0.0f;
   if (active) {
     float pivot = bn_pivot(xp, &q, c);
-    for (IDX r = r0 + tr; r < r1; r += q.tile_r) {
+    for (IDX r = r0; r < r1; r += step) {
       float v = LOAD(xp, r * q.depth + c);
       welford(&n, &mean, &m2, v - pivot);
       sum += v;
@@ -164,13 +206,44 @@ __kernel void bn_stats_first(OCL_TENSOR_ARG(const T, x),
   IDX g = (IDX)get_group_id(0);
   IDX c = g % q.depth, s = g / q.depth;
   const __global T *xp = OCL_PTR(const T, x);
-  IDX r0 = s * q.slice, r1 = min(r0 + q.slice, q.rest);
+  IDX r0, r1, step;
+  bn_items(&q, s, lid, ls, &r0, &r1, &step);
   float n = 0.0f, mean = 0.0f, m2 = 0.0f, sum = 0.0f;
   float pivot = bn_pivot(xp, &q, c);
-  for (IDX r = r0 + lid; r < r1; r += ls) {
-    float v = LOAD(xp, bn_at(&q, r, c));
-    welford(&n, &mean, &m2, v - pivot);
-    sum += v;
+  bn_pos_t pos = bn_pos(&q, r0);
+  if (q.run > 0) {
+    /* A CPU core's contiguous run, in segments within one image: two
+     * passes over it (cached), no division per element. */
+    bn_pos_t start = pos;
+    float s1 = 0.0f;
+    for (IDX r = r0; r < r1;) {
+      IDX seg = min(r1 - r, q.inner - pos.i), base = bn_pos_at(&q, &pos, c);
+      for (IDX j = 0; j < seg; j++) {
+        float v = LOAD(xp, base + j);
+        s1 += v - pivot;
+        sum += v;
+      }
+      r += seg;
+      bn_advance(&q, &pos, seg);
+    }
+    n = (float)(r1 > r0 ? r1 - r0 : 0);
+    mean = n > 0.0f ? s1 / n : 0.0f;
+    pos = start;
+    for (IDX r = r0; r < r1;) {
+      IDX seg = min(r1 - r, q.inner - pos.i), base = bn_pos_at(&q, &pos, c);
+      for (IDX j = 0; j < seg; j++) {
+        float d = (LOAD(xp, base + j) - pivot) - mean;
+        m2 += d * d;
+      }
+      r += seg;
+      bn_advance(&q, &pos, seg);
+    }
+  } else {
+    for (IDX r = r0; r < r1; r += step, bn_advance(&q, &pos, step)) {
+      float v = LOAD(xp, bn_pos_at(&q, &pos, c));
+      welford(&n, &mean, &m2, v - pivot);
+      sum += v;
+    }
   }
   ln[lid] = n;
   lm[lid] = mean;
@@ -250,24 +323,61 @@ __kernel void bn_fold_stats(OCL_TENSOR_ARG(const T, x),
  * that a large mean does not cancel the normalised value away. In training
  * (pivoted) `mean` is the mean of x - pivot (bn_fold_stats): (x - pivot) -
  * mean is then exact to a few ulps of the spread, not of the mean. */
-__kernel void bn_apply(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
-                       OCL_TENSOR_ARG(const float, mean),
-                       OCL_TENSOR_ARG(const float, var),
-                       OCL_TENSOR_ARG(const float, scale),
-                       OCL_TENSOR_ARG(const float, offset), bn_t q,
-                       float epsilon, int pivoted)
+static void bn_apply_one(const __global T *xp, __global T *yp,
+                         const __global float *mean,
+                         const __global float *var,
+                         const __global float *scale,
+                         const __global float *offset, const bn_t *q,
+                         float epsilon, int pivoted, IDX i, IDX c)
+{
+  float k = scale[c] * rsqrt(var[c] + epsilon);
+  float v = LOAD(xp, i);
+  if (pivoted)
+    v -= bn_pivot(xp, q, c);
+  v -= mean[c];
+  STORE(yp, i, v * k + offset[c]);
+}
+
+#define BN_APPLY_ARGS                                                   \
+  OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),                     \
+      OCL_TENSOR_ARG(const float, mean), OCL_TENSOR_ARG(const float, var), \
+      OCL_TENSOR_ARG(const float, scale),                               \
+      OCL_TENSOR_ARG(const float, offset), bn_t q, float epsilon, int pivoted
+#define BN_APPLY_PASS                                                     \
+  OCL_PTR(const T, x), OCL_PTR(T, y), OCL_PTR(const float, mean),         \
+      OCL_PTR(const float, var), OCL_PTR(const float, scale),             \
+      OCL_PTR(const float, offset), &q, epsilon, pivoted
+
+__kernel void bn_apply(BN_APPLY_ARGS)
 {
   IDX i = (IDX)get_global_id(0);
   OCL_GUARD(i, q.count);
-  IDX c = (i / q.inner) % q.depth;
+  bn_apply_one(BN_APPLY_PASS, i, (i / q.inner) % q.depth);
+}
+
+/* The CPU shape: a work-item per row of contiguous elements, the depth
+ * channels of one position (channels last) or one channel's run (first),
+ * with no index division per element. q.count counts rows. */
+__kernel void bn_apply_rows(BN_APPLY_ARGS)
+{
+  IDX row = (IDX)get_global_id(0);
+  OCL_GUARD(row, q.count);
+  if (q.inner == 1) {
+    for (IDX j = 0; j < q.depth; j++)
+      bn_apply_one(BN_APPLY_PASS, row * q.depth + j, j);
+    return;
+  }
+  /* One channel: its coefficients once. */
+  IDX c = row % q.depth;
   const __global T *xp = OCL_PTR(const T, x);
+  __global T *yp = OCL_PTR(T, y);
   float k = OCL_PTR(const float, scale)[c] *
             rsqrt(OCL_PTR(const float, var)[c] + epsilon);
-  float v = LOAD(xp, i);
-  if (pivoted)
-    v -= bn_pivot(xp, &q, c);
-  v -= OCL_PTR(const float, mean)[c];
-  STORE(OCL_PTR(T, y), i, v * k + OCL_PTR(const float, offset)[c]);
+  float pivot = pivoted ? bn_pivot(xp, &q, c) : 0.0f;
+  float m = OCL_PTR(const float, mean)[c];
+  float b = OCL_PTR(const float, offset)[c];
+  for (IDX i = row * q.inner, end = i + q.inner; i < end; i++)
+    STORE(yp, i, ((LOAD(xp, i) - pivot) - m) * k + b);
 }
 
 /* ---- Gradient sums: sum(dy) and sum(dy * (x - mean)) -------------------- */
@@ -301,11 +411,12 @@ __kernel void bn_sums_last(OCL_TENSOR_ARG(const T, dy),
   bool active = tr < q.tile_r && c < q.depth;
   const __global T *dyp = OCL_PTR(const T, dy);
   const __global T *xp = OCL_PTR(const T, x);
-  IDX r0 = s * q.slice, r1 = min(r0 + q.slice, q.rest);
+  IDX r0, r1, step;
+  bn_items(&q, s, tr, q.tile_r, &r0, &r1, &step);
   float a = 0.0f, b = 0.0f;
   if (active) {
     float m = OCL_PTR(const float, mean)[c];
-    for (IDX r = r0 + tr; r < r1; r += q.tile_r) {
+    for (IDX r = r0; r < r1; r += step) {
       IDX i = r * q.depth + c;
       float d = LOAD(dyp, i);
       a += d;
@@ -334,14 +445,23 @@ __kernel void bn_sums_first(OCL_TENSOR_ARG(const T, dy),
   IDX c = g % q.depth, s = g / q.depth;
   const __global T *dyp = OCL_PTR(const T, dy);
   const __global T *xp = OCL_PTR(const T, x);
-  IDX r0 = s * q.slice, r1 = min(r0 + q.slice, q.rest);
+  IDX r0, r1, step;
+  bn_items(&q, s, lid, ls, &r0, &r1, &step);
   float m = OCL_PTR(const float, mean)[c];
   float a = 0.0f, b = 0.0f;
-  for (IDX r = r0 + lid; r < r1; r += ls) {
-    IDX i = bn_at(&q, r, c);
-    float d = LOAD(dyp, i);
-    a += d;
-    b += d * (LOAD(xp, i) - m);
+  bn_pos_t pos = bn_pos(&q, r0);
+  /* Segments of contiguous elements within one image (a CPU core's run;
+   * on a GPU, one element: work-items interleave). */
+  for (IDX r = r0; r < r1;) {
+    IDX seg = step > 1 ? 1 : min(r1 - r, q.inner - pos.i);
+    IDX base = bn_pos_at(&q, &pos, c);
+    for (IDX j = 0; j < seg; j++) {
+      float d = LOAD(dyp, base + j);
+      a += d;
+      b += d * (LOAD(xp, base + j) - m);
+    }
+    r += seg * step;
+    bn_advance(&q, &pos, seg * step);
   }
   la[lid] = a;
   lb[lid] = b;
@@ -382,34 +502,62 @@ __kernel void bn_fold_sums(OCL_TENSOR_ARG(const float, part),
   OCL_PTR(float, scale_backprop)[c] = q.rest == 0 ? 0.0f : lb[0] * inv;
 }
 
-/* x_backprop. Training: scale / sqrt(var + eps) * (dy - mean(dy) - (x -
- * mean) * mean(dy * (x - mean)) / (var + eps)), with the means from the
- * folded sums; inference: dy * scale / sqrt(var + eps). */
-__kernel void bn_grad_apply(OCL_TENSOR_ARG(const T, dy),
-                            OCL_TENSOR_ARG(const T, x),
-                            OCL_TENSOR_ARG(const float, mean),
-                            OCL_TENSOR_ARG(const float, var),
-                            OCL_TENSOR_ARG(const float, scale),
-                            OCL_TENSOR_ARG(const float, scale_backprop),
-                            OCL_TENSOR_ARG(const float, offset_backprop),
-                            OCL_TENSOR_ARG(T, dx), bn_t q, float epsilon,
-                            int training)
+static void bn_grad_apply_one(const __global T *dyp, const __global T *xp,
+                              const __global float *mean,
+                              const __global float *var,
+                              const __global float *scale,
+                              const __global float *scale_backprop,
+                              const __global float *offset_backprop,
+                              __global T *dxp, const bn_t *q, float epsilon,
+                              int training, IDX i, IDX c)
 {
-  IDX i = (IDX)get_global_id(0);
-  OCL_GUARD(i, q.count);
-  IDX c = (i / q.inner) % q.depth;
-  float inv = rsqrt(OCL_PTR(const float, var)[c] + epsilon);
-  float g = OCL_PTR(const float, scale)[c] * inv;
-  float d = LOAD(OCL_PTR(const T, dy), i);
+  float inv = rsqrt(var[c] + epsilon);
+  float g = scale[c] * inv;
+  float d = LOAD(dyp, i);
   float v;
   if (training) {
-    float n = (float)q.rest;
-    float mean_dy = OCL_PTR(const float, offset_backprop)[c] / n;
-    float k = OCL_PTR(const float, scale_backprop)[c] * inv / n;
-    float xc = LOAD(OCL_PTR(const T, x), i) - OCL_PTR(const float, mean)[c];
+    float n = (float)q->rest;
+    float mean_dy = offset_backprop[c] / n;
+    float k = scale_backprop[c] * inv / n;
+    float xc = LOAD(xp, i) - mean[c];
     v = g * ((d - mean_dy) - xc * k);
   } else {
     v = d * g;
   }
-  STORE(OCL_PTR(T, dx), i, v);
+  STORE(dxp, i, v);
+}
+
+#define BN_GRAD_APPLY_ARGS                                                 \
+  OCL_TENSOR_ARG(const T, dy), OCL_TENSOR_ARG(const T, x),                 \
+      OCL_TENSOR_ARG(const float, mean), OCL_TENSOR_ARG(const float, var), \
+      OCL_TENSOR_ARG(const float, scale),                                  \
+      OCL_TENSOR_ARG(const float, scale_backprop),                         \
+      OCL_TENSOR_ARG(const float, offset_backprop), OCL_TENSOR_ARG(T, dx), \
+      bn_t q, float epsilon, int training
+#define BN_GRAD_APPLY_PASS                                                  \
+  OCL_PTR(const T, dy), OCL_PTR(const T, x), OCL_PTR(const float, mean),    \
+      OCL_PTR(const float, var), OCL_PTR(const float, scale),               \
+      OCL_PTR(const float, scale_backprop),                                 \
+      OCL_PTR(const float, offset_backprop), OCL_PTR(T, dx), &q, epsilon,   \
+      training
+
+/* x_backprop. Training: scale / sqrt(var + eps) * (dy - mean(dy) - (x -
+ * mean) * mean(dy * (x - mean)) / (var + eps)), with the means from the
+ * folded sums; inference: dy * scale / sqrt(var + eps). */
+__kernel void bn_grad_apply(BN_GRAD_APPLY_ARGS)
+{
+  IDX i = (IDX)get_global_id(0);
+  OCL_GUARD(i, q.count);
+  bn_grad_apply_one(BN_GRAD_APPLY_PASS, i, (i / q.inner) % q.depth);
+}
+
+/* The CPU shape, as bn_apply_rows. */
+__kernel void bn_grad_apply_rows(BN_GRAD_APPLY_ARGS)
+{
+  IDX row = (IDX)get_global_id(0);
+  OCL_GUARD(row, q.count);
+  bool last = q.inner == 1;
+  IDX len = last ? q.depth : q.inner, c0 = last ? 0 : row % q.depth;
+  for (IDX j = 0; j < len; j++)
+    bn_grad_apply_one(BN_GRAD_APPLY_PASS, row * len + j, last ? j : c0);
 }
