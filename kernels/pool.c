@@ -102,6 +102,10 @@ struct pool_kernel {
   enum ocl_padding padding;
   int64_t explicit_paddings[8];
   int num_explicit;
+  /* TFOCL_INDEX_WIDTH=64 (read at create time): the 64-bit index variants
+   * even where 32 bits do, so that tests reach them without 2^31-element
+   * tensors. */
+  bool force64;
   /* [index width][stage][GPU shape, CPU shape (_rows)]: the cl_kernels of
    * this op and dtype. */
   struct ocl_kernel kernels[NUM_WIDTHS][2][2];
@@ -322,6 +326,8 @@ static void *pool_create(TF_OpKernelConstruction *ctx, int index)
   }
   if (!create_attrs(ctx, k, status))
     goto fail;
+  const char *width = getenv("TFOCL_INDEX_WIDTH");
+  k->force64 = width != NULL && strcmp(width, "64") == 0;
   enum pool_type type = pool_type_of(k->dtype);
   const char *const *stages = stage_kernels[op->kind];
   if (op->kind == MAX_POOL_GRAD && op->spatial == 3)
@@ -471,7 +477,13 @@ static bool read_v2_attrs(struct ocl_op *op, const struct pool_kernel *k,
 static bool fits_32(const struct pool_geom *g)
 {
   int64_t limit = INT32_MAX / 2;
-  return g->in_elements <= limit && g->out_elements <= limit;
+  if (g->in_elements > limit || g->out_elements > limit)
+    return false;
+  for (int a = 0; a < 3; a++)
+    if (g->in[a] + g->win[a] + g->pad[a] + g->stride[a] > limit ||
+        g->out[a] * g->stride[a] > limit)
+      return false;
+  return true;
 }
 
 static void fill_args32(struct pool_args32 *a, const struct pool_geom *g,
@@ -522,7 +534,7 @@ static bool launch(struct ocl_op *op, struct pool_kernel *k, int stage,
     const int64_t *e = backward ? g->in : g->out;
     count = count == 0 ? 0 : count / e[2] / (g->channels_first ? 1 : g->depth);
   }
-  int width = fits_32(g) ? IDX32 : IDX64;
+  int width = fits_32(g) && !k->force64 ? IDX32 : IDX64;
   if (width == IDX32) {
     fill_args32(&a32, g, count);
     args[n] = OCL_BYTES(&a32, sizeof(a32));
@@ -616,7 +628,7 @@ static void run_max_grad(struct ocl_op *op, struct pool_kernel *k,
     launch(op, k, 0, &g, true, g.in_elements, args, 4);
     return;
   }
-  if (g.win[0] * g.win[1] * g.win[2] > INT32_MAX)
+  if ((double)g.win[0] * (double)g.win[1] * (double)g.win[2] > INT32_MAX)
     return (void)ocl_op_fail(op, TF_UNIMPLEMENTED,
                              "MaxPoolGrad: a window of more than 2^31 "
                              "elements is not supported on OPENCL");

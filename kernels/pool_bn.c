@@ -77,6 +77,9 @@ struct bn_kernel {
   bool channels_first;
   float epsilon, factor;
   bool training;
+  /* TFOCL_INDEX_WIDTH=64 (read at create time): the 64-bit index variants
+   * even where 32 bits do, so that tests reach them. */
+  bool force64;
   struct ocl_kernel k[NUM_WIDTHS][NUM_BN_KERNELS];
 };
 
@@ -153,6 +156,8 @@ static void *bn_create(TF_OpKernelConstruction *ctx, enum bn_kind kind)
                                           status);
   ocl_set_ok(status);
   k->training = training != 0;
+  const char *width = getenv("TFOCL_INDEX_WIDTH");
+  k->force64 = width != NULL && strcmp(width, "64") == 0;
   enum bn_type type = bn_type_of(k->dtype);
   for (int w = 0; w < NUM_WIDTHS; w++)
     for (int i = 0; i < NUM_BN_KERNELS; i++)
@@ -280,10 +285,11 @@ static void bn_slice(struct bn_plan *p, const struct ocl_device_info *info,
 }
 
 /* 32-bit indices when every index (and pool_bn.cl's intermediates) fits. */
-static void bn_width(struct bn_plan *p)
+static void bn_width(struct bn_plan *p, const struct bn_kernel *k)
 {
   int64_t limit = INT32_MAX / 2;
-  p->width = p->count <= limit && 3 * (p->slices + 1) * p->depth <= limit
+  p->width = p->count <= limit && 3 * (p->slices + 1) * p->depth <= limit &&
+                     !k->force64
                  ? IDX32
                  : IDX64;
 }
@@ -361,7 +367,7 @@ static bool bn_plan_reduce(struct ocl_op *op, struct bn_kernel *k,
   size_t local = BN_LOCAL;
   for (int i = 0; i < 3; i++) {
     bn_slice(p, info, local);
-    bn_width(p);
+    bn_width(p, k);
     size_t fit = bn_local(op, k, p->width, first_kernel, 3);
     if (fit == 0)
       return false;
@@ -475,7 +481,7 @@ static void run_batch_norm(struct ocl_op *op, struct bn_kernel *k,
                            sizeof(float) * p.depth, &mean)
           : !ocl_op_buffer(op, in[3], 0, sizeof(float) * p.depth, &mean))
     return;
-  bn_width(&p);
+  bn_width(&p, k);
   struct ocl_arg apply[9] = {
       OCL_TENSOR(in[0]), OCL_TENSOR(out[0]), OCL_BUF(mean),
       OCL_TENSOR(var),   OCL_TENSOR(in[1]),  OCL_TENSOR(in[2]),
