@@ -10,13 +10,15 @@
  * variance in inference; reserve_space_3 is empty, shape [0], as on the CPU.
  *
  * The per-channel reductions are parallel over many work-groups and
- * accurate in float (pool_bn.cl explains how): statistics by Welford's
- * update within a work-item and Chan's merge across work-items and
- * work-groups, the gradient's sums as trees, no sequential float sum over
- * more than BN_MAX_RUN elements. The CPU and GPU shapes are the same
- * kernels with different slicing: as many work-groups as the device has
- * cores times a few, and never more than BN_MAX_RUN elements per work-item
- * in a row. */
+ * accurate in float (pool_bn.cl explains how): statistics of x - pivot
+ * within a work-item's run and Chan's merge across work-items and
+ * work-groups, the mean and the gradient's sums as trees, no sequential
+ * float sum over more than BN_MAX_RUN elements. Both shapes slice each
+ * channel into as many work-groups as the device has compute units times
+ * a few; on a GPU a group's work-items interleave (neighbouring addresses)
+ * and fold by Welford's update, on a CPU each walks a contiguous run twice
+ * while it is cached, and the element-wise passes take a work-item per
+ * element (GPU) or per row (CPU). */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
