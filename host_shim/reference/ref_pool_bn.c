@@ -312,6 +312,9 @@ static void bn_cases(const struct ref_op *op, TF_DataType dtype,
       {1, 5, 7, 1}, {3, 5, 3, 3}, {3, 7, 5, 8}, {1, 9, 7, 3},
   };
   bool grad = strstr(op->op, "Grad") != NULL;
+  /* On the Oclgrind simulator (accesses and races, at a few million
+   * instructions a second) the other dtypes run a sample of the cases. */
+  bool some = oclgrind() && dtype != TF_FLOAT;
   int64_t dims[5];
   char label[96];
   struct ref_case *c;
@@ -321,6 +324,8 @@ static void bn_cases(const struct ref_op *op, TF_DataType dtype,
     for (int mode = 0; mode < (grad ? 2 : 3); mode++)
       for (int s = 0; s < 2; s++, k++) {
         const int64_t *sh = shapes[k % 4];
+        if (some && (mode != 0 || s != 0))
+          continue;
         bool nchw = f == 1, training = mode != 2 && !(grad && mode == 1);
         double factor = mode == 1 ? 0.3 : 1.0;
         image_dims(dims, nchw, sh[0], sh[1], sh[2], sh[3]);
@@ -345,7 +350,9 @@ static void bn_cases(const struct ref_op *op, TF_DataType dtype,
   int64_t odd[4] = {1, 1031, 1, 1};
   int64_t one[4] = {1, 1, 1, 3};
   int64_t empty[4] = {0, 3, 3, 2};
-  if (grad) {
+  if (some) {
+    /* The sample: the grid's first case per layout and the failures. */
+  } else if (grad) {
     bn_grad_case(out, op->op, dtype, d5, 5, 3, "NDHWC", true, "5-D NDHWC");
     bn_grad_case(out, op->op, dtype, d5, 5, 3, "NCDHW", true, "5-D NCDHW");
     bn_grad_case(out, op->op, dtype, odd, 4, 1, NULL, true, "odd [1,1031,1,1]");
