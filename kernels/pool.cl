@@ -159,9 +159,9 @@ static win_t window_of_output(const pool_t *q, IDX op, IDX oh, IDX ow)
  * coordinates and the layouts of its (n, c) in the image it writes (self)
  * and the other one; ONE_ARGS are the tensors, OP the function. The GPU
  * kernel splits its global id, the _rows kernel walks a row. */
-#define POOL_KERNELS(name, ONE_PARAMS, ONE_ARGS, self_p, self_h, self_w,     \
-                      other_p, other_h, other_w)                             \
-  __kernel void name(UNPAREN ONE_PARAMS, pool_t q)                                   \
+#define POOL_KERNEL_GPU(name, ONE_PARAMS, ONE_ARGS, self_p, self_h, self_w, \
+                        other_p, other_h, other_w)                           \
+  __kernel void name(UNPAREN ONE_PARAMS, pool_t q)                           \
   {                                                                          \
     IDX i = (IDX)get_global_id(0);                                           \
     OCL_GUARD(i, q.count);                                                   \
@@ -169,9 +169,12 @@ static win_t window_of_output(const pool_t *q, IDX op, IDX oh, IDX ow)
     split(&q, i, q.self_p, q.self_h, q.self_w, &n, &c, &p, &h, &w);          \
     layout_t ls = layout_of(&q, n, c, q.self_p, q.self_h, q.self_w);         \
     layout_t lo = layout_of(&q, n, c, q.other_p, q.other_h, q.other_w);      \
-    name##_one(&q, UNPAREN ONE_ARGS, i, p, h, w, &ls, &lo);                          \
-  }                                                                          \
-  __kernel void name##_rows(UNPAREN ONE_PARAMS, pool_t q)                            \
+    name##_one(&q, UNPAREN ONE_ARGS, i, p, h, w, &ls, &lo);                  \
+  }
+
+#define POOL_KERNEL_ROWS(name, ONE_PARAMS, ONE_ARGS, self_p, self_h, self_w,  \
+                         other_p, other_h, other_w)                          \
+  __kernel void name##_rows(UNPAREN ONE_PARAMS, pool_t q)                    \
   {                                                                          \
     IDX row = (IDX)get_global_id(0);                                         \
     OCL_GUARD(row, q.count);                                                 \
@@ -183,17 +186,25 @@ static win_t window_of_output(const pool_t *q, IDX op, IDX oh, IDX ow)
         IDX c = c0 + ci;                                                     \
         layout_t ls = layout_of(&q, n, c, q.self_p, q.self_h, q.self_w);     \
         layout_t lo = layout_of(&q, n, c, q.other_p, q.other_h, q.other_w);  \
-        name##_one(&q, UNPAREN ONE_ARGS, at(&ls, p, h, w), p, h, w, &ls,   \
-                   &lo);       \
+        name##_one(&q, UNPAREN ONE_ARGS, at(&ls, p, h, w), p, h, w, &ls,     \
+                   &lo);                                                     \
       }                                                                      \
   }
 
-/* The parameter and argument lists travel parenthesised. */
+/* The parameter and argument lists travel parenthesised; the extents of
+ * the image written and of the other one are OUT_IN (forward ops) or
+ * IN_OUT (gradients), expanded before the kernels' macros take them. */
 #define UNPAREN(...) __VA_ARGS__
-#define FORWARD(name, ONE_PARAMS, ONE_ARGS) \
-  POOL_KERNELS(name, ONE_PARAMS, ONE_ARGS, out_p, out_h, out_w, in_p, in_h, in_w)
-#define BACKWARD(name, ONE_PARAMS, ONE_ARGS) \
-  POOL_KERNELS(name, ONE_PARAMS, ONE_ARGS, in_p, in_h, in_w, out_p, out_h, out_w)
+#define OUT_IN out_p, out_h, out_w, in_p, in_h, in_w
+#define IN_OUT in_p, in_h, in_w, out_p, out_h, out_w
+#define GPU_KERNEL(...) POOL_KERNEL_GPU(__VA_ARGS__)
+#define ROWS_KERNEL(...) POOL_KERNEL_ROWS(__VA_ARGS__)
+#define FORWARD(name, ONE_PARAMS, ONE_ARGS)            \
+  GPU_KERNEL(name, ONE_PARAMS, ONE_ARGS, OUT_IN)       \
+  ROWS_KERNEL(name, ONE_PARAMS, ONE_ARGS, OUT_IN)
+#define BACKWARD(name, ONE_PARAMS, ONE_ARGS)           \
+  GPU_KERNEL(name, ONE_PARAMS, ONE_ARGS, IN_OUT)       \
+  ROWS_KERNEL(name, ONE_PARAMS, ONE_ARGS, IN_OUT)
 
 #define ARGS_XY (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y))
 #define PASS_XY (OCL_PTR(const T, x), OCL_PTR(T, y))
@@ -216,7 +227,7 @@ static void max_pool_one(const pool_t *q, const __global T *xp,
       }
   STORE(yp, o, best);
 }
-FORWARD(max_pool, ARGS_XY, PASS_XY)
+GPU_KERNEL(max_pool, ARGS_XY, PASS_XY, OUT_IN)
 
 /* Mean over the window's in-bounds elements (SAME padding counts only
  * those, as TensorFlow does). */
@@ -232,7 +243,77 @@ static void avg_pool_one(const pool_t *q, const __global T *xp,
         sum += LOAD(xp, at(li, p, h, w));
   STORE(yp, o, sum / (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0)));
 }
-FORWARD(avg_pool, ARGS_XY, PASS_XY)
+GPU_KERNEL(avg_pool, ARGS_XY, PASS_XY, OUT_IN)
+
+/* The CPU shape of max_pool and avg_pool. Channels last, a row's outputs
+ * take the window in with the channels innermost, contiguous in x and y,
+ * a loop the compiler vectorises: the same comparisons (a maximum is a
+ * value of T, exact in y) and, for the mean in float or double, the same
+ * sums in the same order as the element function. Channels first, and
+ * the mean of half or bfloat16 (summed in float), element by element. */
+static void pool_row_last(const pool_t *q, const __global T *xp,
+                          __global T *yp, IDX n, IDX op, IDX oh, bool is_max)
+{
+  IDX depth = q->depth;
+  layout_t lo = layout_of(q, n, 0, q->out_p, q->out_h, q->out_w);
+  layout_t li = layout_of(q, n, 0, q->in_p, q->in_h, q->in_w);
+  for (IDX ow = 0; ow < q->out_w; ow++) {
+    win_t r = window_of_output(q, op, oh, ow);
+    __global T *yo = yp + at(&lo, op, oh, ow);
+    for (IDX c = 0; c < depth; c++)
+      STORE(yo, c, is_max ? LOWEST : (ACC)0);
+    for (IDX p = r.p0; p < r.p1; p++)
+      for (IDX h = r.h0; h < r.h1; h++)
+        for (IDX w = r.w0; w < r.w1; w++) {
+          const __global T *xi = xp + at(&li, p, h, w);
+          if (is_max) {
+            for (IDX c = 0; c < depth; c++) {
+              ACC v = LOAD(xi, c), best = LOAD(yo, c);
+              STORE(yo, c, best < v ? v : best);
+            }
+          } else {
+            for (IDX c = 0; c < depth; c++)
+              STORE(yo, c, LOAD(yo, c) + LOAD(xi, c));
+          }
+        }
+    if (!is_max) {
+      ACC count = (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0));
+      for (IDX c = 0; c < depth; c++)
+        STORE(yo, c, LOAD(yo, c) / count);
+    }
+  }
+}
+
+#if defined(T_IS_HALF) || defined(T_IS_BFLOAT16)
+#define SUM_IN_Y 0 /* a sum kept in y would round to T at every step */
+#else
+#define SUM_IN_Y 1
+#endif
+
+#define POOL_ROWS(name, is_max)                                              \
+  __kernel void name##_rows(OCL_TENSOR_ARG(const T, x),                     \
+                            OCL_TENSOR_ARG(T, y), pool_t q)                 \
+  {                                                                          \
+    IDX row = (IDX)get_global_id(0);                                         \
+    OCL_GUARD(row, q.count);                                                 \
+    IDX n, c0, p, h;                                                         \
+    split_row(&q, row, q.out_p, q.out_h, &n, &c0, &p, &h);                   \
+    const __global T *xp = OCL_PTR(const T, x);                              \
+    __global T *yp = OCL_PTR(T, y);                                          \
+    if (!q.channels_first && (is_max || SUM_IN_Y)) {                         \
+      pool_row_last(&q, xp, yp, n, p, h, is_max);                            \
+      return;                                                                \
+    }                                                                        \
+    IDX channels = q.channels_first ? 1 : q.depth;                           \
+    for (IDX w = 0; w < q.out_w; w++)                                        \
+      for (IDX ci = 0; ci < channels; ci++) {                                \
+        layout_t lo = layout_of(&q, n, c0 + ci, q.out_p, q.out_h, q.out_w);  \
+        layout_t li = layout_of(&q, n, c0 + ci, q.in_p, q.in_h, q.in_w);     \
+        name##_one(&q, xp, yp, at(&lo, p, h, w), p, h, w, &lo, &li);         \
+      }                                                                      \
+  }
+POOL_ROWS(max_pool, true)
+POOL_ROWS(avg_pool, false)
 
 /* MaxPoolGrad, pass 1: where TensorFlow's CPU kernel routes output o's
  * gradient, as an offset in o's unclipped window: the first element in
