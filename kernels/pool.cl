@@ -339,9 +339,63 @@ static void max_pool_argmax_one(const pool_t *q, const __global T *xp,
       }
   argp[o] = best_at;
 }
-FORWARD(max_pool_argmax,
-        (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(int, arg)),
-        (OCL_PTR(const T, x), OCL_PTR(int, arg)))
+GPU_KERNEL(max_pool_argmax,
+           (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(int, arg)),
+           (OCL_PTR(const T, x), OCL_PTR(int, arg)), OUT_IN)
+
+/* The CPU shape: channels last, a row's outputs scan their windows 16
+ * channels at a time (contiguous in x and arg), the running maxima in
+ * registers; channels first, element by element. */
+#define ARGMAX_LANES 16
+__kernel void max_pool_argmax_rows(OCL_TENSOR_ARG(const T, x),
+                                   OCL_TENSOR_ARG(int, arg), pool_t q)
+{
+  IDX row = (IDX)get_global_id(0);
+  OCL_GUARD(row, q.count);
+  IDX n, c0, op, oh;
+  split_row(&q, row, q.out_p, q.out_h, &n, &c0, &op, &oh);
+  const __global T *xp = OCL_PTR(const T, x);
+  __global int *argp = OCL_PTR(int, arg);
+  if (q.channels_first) {
+    layout_t lo = layout_of(&q, n, c0, q.out_p, q.out_h, q.out_w);
+    layout_t li = layout_of(&q, n, c0, q.in_p, q.in_h, q.in_w);
+    for (IDX ow = 0; ow < q.out_w; ow++)
+      max_pool_argmax_one(&q, xp, argp, at(&lo, op, oh, ow), op, oh, ow, &lo,
+                          &li);
+    return;
+  }
+  layout_t lo = layout_of(&q, n, 0, q.out_p, q.out_h, q.out_w);
+  layout_t li = layout_of(&q, n, 0, q.in_p, q.in_h, q.in_w);
+  for (IDX ow = 0; ow < q.out_w; ow++) {
+    win_t r = window_of_output(&q, op, oh, ow);
+    __global int *ao = argp + at(&lo, op, oh, ow);
+    for (IDX cb = 0; cb < q.depth; cb += ARGMAX_LANES) {
+      IDX lanes = min((IDX)ARGMAX_LANES, q.depth - cb);
+      ACC best[ARGMAX_LANES];
+      int best_at[ARGMAX_LANES];
+      for (IDX j = 0; j < ARGMAX_LANES; j++) {
+        best[j] = LOWEST;
+        best_at[j] = -1;
+      }
+      for (IDX p = r.p0; p < r.p1; p++)
+        for (IDX h = r.h0; h < r.h1; h++)
+          for (IDX w = r.w0; w < r.w1; w++) {
+            const __global T *xi = xp + at(&li, p, h, w) + cb;
+            int rel = (int)(((p - r.fp) * q.win_h + (h - r.fh)) * q.win_w +
+                            (w - r.fw));
+            for (IDX j = 0; j < lanes; j++) {
+              ACC v = LOAD(xi, j);
+              if (best_at[j] < 0 || best[j] < v) {
+                best[j] = v;
+                best_at[j] = rel;
+              }
+            }
+          }
+      for (IDX j = 0; j < lanes; j++)
+        ao[cb + j] = best_at[j];
+    }
+  }
+}
 
 /* MaxPoolGrad, pass 2: one input element, the sum in output order of the
  * gradients of the windows that routed theirs to it. */
@@ -367,10 +421,81 @@ static void max_pool_grad_one(const pool_t *q, const __global int *argp,
       }
   STORE(dxp, i, acc);
 }
-BACKWARD(max_pool_grad,
-         (OCL_TENSOR_ARG(const int, arg), OCL_TENSOR_ARG(const T, dy),
-          OCL_TENSOR_ARG(T, dx)),
-         (OCL_PTR(const int, arg), OCL_PTR(const T, dy), OCL_PTR(T, dx)))
+GPU_KERNEL(max_pool_grad,
+           (OCL_TENSOR_ARG(const int, arg), OCL_TENSOR_ARG(const T, dy),
+            OCL_TENSOR_ARG(T, dx)),
+           (OCL_PTR(const int, arg), OCL_PTR(const T, dy), OCL_PTR(T, dx)),
+           IN_OUT)
+
+/* The CPU shape of the gradients' gathers (max_pool_grad: arg given;
+ * avg_pool_grad: arg NULL). Channels last with sums kept in dx (float,
+ * double), a row's input positions take the windows over them in with the
+ * channels innermost, contiguous in dy, arg and dx (vectorised), summing
+ * in the element function's order; else element by element. */
+static void grad_row_last(const pool_t *q, const __global int *argp,
+                          const __global T *dyp, __global T *dxp, IDX n,
+                          IDX p, IDX h)
+{
+  IDX depth = q->depth;
+  layout_t li = layout_of(q, n, 0, q->in_p, q->in_h, q->in_w);
+  layout_t lo = layout_of(q, n, 0, q->out_p, q->out_h, q->out_w);
+  IDX p0, p1, h0, h1;
+  windows_of(p, q->str_p, q->pad_p, q->win_p, q->out_p, &p0, &p1);
+  windows_of(h, q->str_h, q->pad_h, q->win_h, q->out_h, &h0, &h1);
+  for (IDX w = 0; w < q->in_w; w++) {
+    IDX w0, w1;
+    windows_of(w, q->str_w, q->pad_w, q->win_w, q->out_w, &w0, &w1);
+    __global T *dxi = dxp + at(&li, p, h, w);
+    for (IDX c = 0; c < depth; c++)
+      STORE(dxi, c, (ACC)0);
+    for (IDX op = p0; op <= p1; op++)
+      for (IDX oh = h0; oh <= h1; oh++)
+        for (IDX ow = w0; ow <= w1; ow++) {
+          IDX o = at(&lo, op, oh, ow);
+          const __global T *dyo = dyp + o;
+          if (argp != NULL) {
+            const __global int *ao = argp + o;
+            int mine = (int)(((p - (op * q->str_p - q->pad_p)) * q->win_h +
+                              (h - (oh * q->str_h - q->pad_h))) * q->win_w +
+                             (w - (ow * q->str_w - q->pad_w)));
+            for (IDX c = 0; c < depth; c++)
+              if (ao[c] == mine)
+                STORE(dxi, c, LOAD(dxi, c) + LOAD(dyo, c));
+          } else {
+            win_t r = window_of_output(q, op, oh, ow);
+            ACC count = (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0));
+            for (IDX c = 0; c < depth; c++)
+              STORE(dxi, c, LOAD(dxi, c) + LOAD(dyo, c) / count);
+          }
+        }
+  }
+}
+
+#define GRAD_ROWS(name, ROWS_PARAMS, ARG, ONE_ARGS)                          \
+  __kernel void name##_rows(UNPAREN ROWS_PARAMS, pool_t q)                   \
+  {                                                                          \
+    IDX row = (IDX)get_global_id(0);                                         \
+    OCL_GUARD(row, q.count);                                                 \
+    IDX n, c0, p, h;                                                         \
+    split_row(&q, row, q.in_p, q.in_h, &n, &c0, &p, &h);                     \
+    if (!q.channels_first && SUM_IN_Y) {                                     \
+      grad_row_last(&q, ARG, OCL_PTR(const T, dy), OCL_PTR(T, dx), n, p, h); \
+      return;                                                                \
+    }                                                                        \
+    IDX channels = q.channels_first ? 1 : q.depth;                           \
+    for (IDX w = 0; w < q.in_w; w++)                                         \
+      for (IDX ci = 0; ci < channels; ci++) {                                \
+        layout_t li = layout_of(&q, n, c0 + ci, q.in_p, q.in_h, q.in_w);     \
+        layout_t lo = layout_of(&q, n, c0 + ci, q.out_p, q.out_h, q.out_w);  \
+        name##_one(&q, UNPAREN ONE_ARGS, at(&li, p, h, w), p, h, w, &li,     \
+                   &lo);                                                     \
+      }                                                                      \
+  }
+GRAD_ROWS(max_pool_grad,
+          (OCL_TENSOR_ARG(const int, arg), OCL_TENSOR_ARG(const T, dy),
+           OCL_TENSOR_ARG(T, dx)),
+          OCL_PTR(const int, arg),
+          (OCL_PTR(const int, arg), OCL_PTR(const T, dy), OCL_PTR(T, dx)))
 
 /* MaxPool3DGrad as TensorFlow's CPU kernel: every element of a window
  * within 1e-5 of the window's maximum (orig_output) receives the window's
@@ -421,8 +546,10 @@ static void avg_pool_grad_one(const pool_t *q, const __global T *dyp,
       }
   STORE(dxp, i, acc);
 }
-BACKWARD(avg_pool_grad, (OCL_TENSOR_ARG(const T, dy), OCL_TENSOR_ARG(T, dx)),
-         (OCL_PTR(const T, dy), OCL_PTR(T, dx)))
+GPU_KERNEL(avg_pool_grad, (OCL_TENSOR_ARG(const T, dy), OCL_TENSOR_ARG(T, dx)),
+           (OCL_PTR(const T, dy), OCL_PTR(T, dx)), IN_OUT)
+GRAD_ROWS(avg_pool_grad, (OCL_TENSOR_ARG(const T, dy), OCL_TENSOR_ARG(T, dx)),
+          (const __global int *)0, (OCL_PTR(const T, dy), OCL_PTR(T, dx)))
 
 /* MaxPoolGradGrad and MaxPool3DGradGrad as TensorFlow's CPU kernels: output
  * o takes the gradient (an input-shaped tensor) at the first element of its
