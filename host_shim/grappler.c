@@ -184,35 +184,16 @@ static bool item_init(struct TF_GrapplerItem *item,
  * PluginGraphOptimizerRegistry (one per type). */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define VALIDATE_STRUCT_SIZE(STRUCT, obj, SIZE_NAME)                          \
-  do {                                                                        \
-    if ((obj)->struct_size == 0) {                                            \
-      shim_set_status(status, TF_FAILED_PRECONDITION,                         \
-                      "struct_size field in " #STRUCT " must be set to "      \
-                      #SIZE_NAME ".");                                        \
-      return;                                                                 \
-    }                                                                         \
-  } while (0)
-
-#define VALIDATE_MEMBER(STRUCT, obj, field)                                   \
-  do {                                                                        \
-    if ((obj)->field == 0) {                                                  \
-      shim_set_status(status, TF_FAILED_PRECONDITION,                         \
-                      "'" #field "' field in " #STRUCT " must be set.");      \
-      return;                                                                 \
-    }                                                                         \
-  } while (0)
-
 static void validate(const TP_OptimizerRegistrationParams *params,
                      const TP_Optimizer *optimizer,
                      const TP_OptimizerConfigs *configs, TF_Status *status)
 {
-  VALIDATE_STRUCT_SIZE(TP_OptimizerRegistrationParams, params,
+  SHIM_VALIDATE_STRUCT_SIZE(TP_OptimizerRegistrationParams, params,
                        TP_OPTIMIZER_REGISTRATION_PARAMS_STRUCT_SIZE);
-  VALIDATE_MEMBER(TP_OptimizerRegistrationParams, params, device_type);
-  VALIDATE_STRUCT_SIZE(TP_Optimizer, optimizer, TP_OPTIMIZER_STRUCT_SIZE);
-  VALIDATE_MEMBER(TP_Optimizer, optimizer, optimize_func);
-  VALIDATE_STRUCT_SIZE(TP_OptimizerConfigs, configs,
+  SHIM_VALIDATE_MEMBER(TP_OptimizerRegistrationParams, params, device_type);
+  SHIM_VALIDATE_STRUCT_SIZE(TP_Optimizer, optimizer, TP_OPTIMIZER_STRUCT_SIZE);
+  SHIM_VALIDATE_MEMBER(TP_Optimizer, optimizer, optimize_func);
+  SHIM_VALIDATE_STRUCT_SIZE(TP_OptimizerConfigs, configs,
                        TP_OPTIMIZER_CONFIGS_STRUCT_SIZE);
   shim_set_ok(status);
 }

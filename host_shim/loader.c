@@ -67,6 +67,7 @@ static void plugin_free(struct tfocl_plugin *p)
   free(p->platform_name);
   free(p->device_type);
   free(p->graph_device_type);
+  free(p->profiler_device_type);
   free(p->path);
   free(p);
 }
@@ -168,6 +169,7 @@ struct tfocl_plugin *tfocl_plugin_load(const char *path, TF_Status *status)
   shim_se_init_fn se_init = NULL;
   shim_kernel_init_fn kernel_init = NULL;
   shim_graph_init_fn graph_init = NULL;
+  shim_profiler_init_fn profiler_init = NULL;
 
   if (path == NULL) {
     shim_set_status(status, TF_INVALID_ARGUMENT, "plugin path is NULL");
@@ -190,6 +192,7 @@ struct tfocl_plugin *tfocl_plugin_load(const char *path, TF_Status *status)
   sym_as_fn(p->dl, "SE_InitPlugin", sizeof(se_init), &se_init);
   sym_as_fn(p->dl, "TF_InitKernel", sizeof(kernel_init), &kernel_init);
   sym_as_fn(p->dl, "TF_InitGraph", sizeof(graph_init), &graph_init);
+  sym_as_fn(p->dl, "TF_InitProfiler", sizeof(profiler_init), &profiler_init);
 
   shim_registry_set_loading_plugin(p);
   if (se_init != NULL) {
@@ -205,6 +208,14 @@ struct tfocl_plugin *tfocl_plugin_load(const char *path, TF_Status *status)
    * failing graph module fails the whole load. */
   if (graph_init != NULL) {
     shim_graph_init(p, graph_init, status);
+    if (!shim_ok(status)) {
+      if (p->has_se)
+        undo_platform(p, STAGE_DONE);
+      goto fail_registered;
+    }
+  }
+  if (profiler_init != NULL) {
+    shim_profiler_init(p, profiler_init, status);
     if (!shim_ok(status)) {
       if (p->has_se)
         undo_platform(p, STAGE_DONE);
@@ -250,6 +261,7 @@ void tfocl_plugin_unload(struct tfocl_plugin *p)
     }
   }
   shim_registry_remove_plugin(p);
+  shim_profiler_finish(p);
   if (p->has_se)
     undo_platform(p, STAGE_DONE);
   if (!env_flag("TFOCL_NO_DLCLOSE"))

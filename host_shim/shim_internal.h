@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "tensorflow/c/experimental/grappler/grappler.h"
+#include "tensorflow/c/experimental/pluggable_profiler/pluggable_profiler.h"
 #include "tensorflow/c/kernels.h"
 #include "tfocl/host.h"
 
@@ -89,6 +90,13 @@ struct tfocl_plugin {
   char *graph_device_type;
   TP_Optimizer graph_optimizer;
   TP_OptimizerConfigs graph_configs;
+  /* TF_InitProfiler's registration (profiler.c); profiler_device_type NULL
+   * without one. */
+  char *profiler_device_type;
+  TP_Profiler profiler;
+  TP_ProfilerFns profiler_fns;
+  void (*destroy_profiler)(TP_Profiler *profiler);
+  void (*destroy_profiler_fns)(TP_ProfilerFns *profiler_fns);
   pthread_mutex_t lock; /* devices list */
   struct tfocl_device **devices;
   int num_devices;
@@ -119,6 +127,39 @@ typedef void (*shim_graph_init_fn)(TP_OptimizerRegistrationParams *,
  * held; on failure registers nothing. */
 void shim_graph_init(struct tfocl_plugin *p, shim_graph_init_fn init,
                      TF_Status *status);
+
+/* TensorFlow's checks of a plugin's tables (TF_VALIDATE_STRUCT_SIZE,
+ * TF_VALIDATE_NOT_NULL), for functions with a TF_Status *status that
+ * return void. */
+#define SHIM_VALIDATE_STRUCT_SIZE(STRUCT, obj, SIZE_NAME)                     \
+  do {                                                                        \
+    if ((obj)->struct_size == 0) {                                            \
+      shim_set_status(status, TF_FAILED_PRECONDITION,                         \
+                      "struct_size field in " #STRUCT " must be set to "      \
+                      #SIZE_NAME ".");                                        \
+      return;                                                                 \
+    }                                                                         \
+  } while (0)
+
+#define SHIM_VALIDATE_MEMBER(STRUCT, obj, field)                              \
+  do {                                                                        \
+    if ((obj)->field == 0) {                                                  \
+      shim_set_status(status, TF_FAILED_PRECONDITION,                         \
+                      "'" #field "' field in " #STRUCT " must be set.");      \
+      return;                                                                 \
+    }                                                                         \
+  } while (0)
+
+/* ---- profilers (profiler.c) ---------------------------------------------- */
+typedef void (*shim_profiler_init_fn)(TF_ProfilerRegistrationParams *,
+                                      TF_Status *);
+/* InitPluginProfiler: TF_InitProfiler with stamped tables and TensorFlow's
+ * validation. Called with the load lock held; on failure registers
+ * nothing. */
+void shim_profiler_init(struct tfocl_plugin *p, shim_profiler_init_fn init,
+                        TF_Status *status);
+/* Calls the plugin's destroy functions (unload). */
+void shim_profiler_finish(struct tfocl_plugin *p);
 
 /* ---- devices (device.c) ------------------------------------------------- */
 struct tfocl_device {

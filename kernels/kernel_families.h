@@ -19,5 +19,6 @@ void ocl_register_pool_kernels(void);
 /* Batch normalisation (pool_bn.c), registered by the pool family. */
 void ocl_register_pool_bn_kernels(void);
 void ocl_register_random_kernels(void);
+void ocl_register_scatter_kernels(void);
 
 #endif /* TFOCL_KERNELS_KERNEL_FAMILIES_H_ */

@@ -7,7 +7,9 @@
  * at the first entry that is not a valid index). TFOCL_DEVICE_TYPES="gpu,cpu,
  * accelerator" then keeps only those types. One cl_context per platform
  * holds that platform's visible devices (so device-to-device copies work),
- * made when its first device opens. */
+ * made when its first device opens; TFOCL_CONTEXT_PER_DEVICE=1 gives each
+ * device a cl_context of its own instead, as two platforms would (what the
+ * cross-context paths are tested with, on one platform). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdatomic.h>
@@ -20,6 +22,7 @@
 #include <CL/cl_ext.h>
 
 #include "ocl.h"
+#include "profiler/profiler.h"
 
 static struct {
   pthread_mutex_t lock;
@@ -215,6 +218,8 @@ static const char *enumerate(void) {
   struct candidate *all = NULL;
   int *order = NULL, num_all = 0, kept = 0;
   const char *types = getenv("TFOCL_DEVICE_TYPES");
+  const char *split = getenv("TFOCL_CONTEXT_PER_DEVICE");
+  bool context_per_device = split && strcmp(split, "1") == 0;
   const char *why = NULL;
   cl_int err;
 
@@ -276,7 +281,7 @@ static const char *enumerate(void) {
     struct ocl_context *ctx = NULL;
 
     if (!type_wanted(types, c->type)) continue;
-    for (int i = 0; i < g.num_contexts; i++)
+    for (int i = 0; i < g.num_contexts && !context_per_device; i++)
       if (g.contexts[i].platform == c->platform) ctx = &g.contexts[i];
     if (!ctx) {
       ctx = &g.contexts[g.num_contexts++];
@@ -351,8 +356,12 @@ bool ocl_device_open(struct ocl_device *dev, TF_Status *status) {
                                    NULL, &err);
   pthread_mutex_unlock(&ctx->lock);
   OCL_CHECK(err, status, "clCreateContext");
+  /* Profiling on (every queue of the plugin): a profile can start at any
+   * time (plugin/profiler). */
+  const cl_queue_properties profiled[] = {CL_QUEUE_PROPERTIES,
+                                          CL_QUEUE_PROFILING_ENABLE, 0};
   dev->service_queue = clCreateCommandQueueWithProperties(ctx->context, dev->id,
-                                                          NULL, &err);
+                                                          profiled, &err);
   OCL_CHECK(err, status, "clCreateCommandQueueWithProperties");
   /* Twice the device memory, rounded up to 1 GiB: room for fragmentation;
    * MAP_NORESERVE costs nothing until touched, and nothing is touched. */
@@ -376,6 +385,8 @@ out:
 }
 
 void ocl_devices_teardown(void) {
+  /* Recorded profiling events reference the queues. */
+  ocl_profiler_teardown();
   /* cl_kernels of the families reference the programs: they go first. */
   ocl_kernel_cache_clear();
   pthread_mutex_lock(&g.lock);

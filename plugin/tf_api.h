@@ -113,7 +113,9 @@
   X(MaybeLockVariableInputMutexesInOrder, 0)          \
   X(GetInputTensorFromVariable, 0)                    \
   X(ReleaseVariableInputLockHolder, 0)                \
-  X(OpKernelConstruction_GetAttrTensorShape, 0)
+  X(OpKernelConstruction_GetAttrTensorShape, 0)      \
+  X(AddNVariant, 0)                                   \
+  X(ZerosLikeVariant, 0)
 
 /* X(name): the graph optimizer helpers of grappler.h. Inside TensorFlow
  * they live in libtensorflow_cc.so.2, not in the framework library (both

@@ -113,6 +113,23 @@ TFOCL_HOST_EXPORT void tfocl_graph_optimize(struct tfocl_plugin *p,
                                             TF_Status *status);
 TFOCL_HOST_EXPORT void tfocl_graph_free(void *graph);
 
+/* A plugin that exports TF_InitProfiler registers its profiler at load,
+ * after its graph optimizer, as in TensorFlow (InitPluginProfiler: stamped
+ * tables, TensorFlow's validation; a failing one fails the load). The
+ * device type it profiles, or NULL without one. */
+TFOCL_HOST_EXPORT const char *tfocl_plugin_profiler_device_type(
+    const struct tfocl_plugin *p);
+/* A profile, as TensorFlow takes one: start, ... , stop, then collect: the
+ * serialized XSpace (tsl/profiler/protobuf/xplane.proto) in *out (free
+ * with free()), *size bytes. FAILED_PRECONDITION without a profiler. */
+TFOCL_HOST_EXPORT void tfocl_profiler_start(struct tfocl_plugin *p,
+                                            TF_Status *status);
+TFOCL_HOST_EXPORT void tfocl_profiler_stop(struct tfocl_plugin *p,
+                                           TF_Status *status);
+TFOCL_HOST_EXPORT void tfocl_profiler_collect(struct tfocl_plugin *p,
+                                              void **out, size_t *size,
+                                              TF_Status *status);
+
 /* ---- Devices ------------------------------------------------------------ */
 
 /* The streams TensorFlow's PluggableDevice creates for each device. */

@@ -133,6 +133,7 @@ bool graph_has_kernel(const struct graph *g, const char *op, int dtype);
 
 void pass_variables(struct graph *g);
 void pass_fusion(struct graph *g);
+void pass_parallel_concat(struct graph *g);
 
 /* TensorFlow's DataType values the passes name. */
 enum {

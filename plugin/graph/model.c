@@ -720,6 +720,8 @@ enum ocl_graph_outcome ocl_graph_optimize(
     pass_variables(&g);
   if (config->fusion && !g.arena.failed)
     pass_fusion(&g);
+  if (!g.arena.failed)
+    pass_parallel_concat(&g);
   if (g.arena.failed) {
     set_why(why, why_size, "out of host memory while rewriting");
     outcome = OCL_GRAPH_REJECTED;

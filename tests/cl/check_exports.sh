@@ -1,12 +1,13 @@
 #!/bin/sh
-# The plugin exports exactly SE_InitPlugin, TF_InitGraph and TF_InitKernel,
+# The plugin exports exactly SE_InitPlugin, TF_InitGraph, TF_InitKernel and
+# TF_InitProfiler,
 # imports no TF_* symbol (the TensorFlow C API is resolved at run time) and
 # loads without libprotobuf-c.
 # $2: the expected exports, space-separated (a -Dfault-injection=true build
 # adds tfocl_fault_control).
 set -eu
 lib="$1"
-expected="${2:-SE_InitPlugin TF_InitGraph TF_InitKernel} "
+expected="${2:-SE_InitPlugin TF_InitGraph TF_InitKernel TF_InitProfiler} "
 defined=$(nm -D --defined-only "$lib" | awk 'NF >= 3 && $2 != "A" { print $3 }' | sort | tr '\n' ' ')
 if [ "$defined" != "$expected" ]; then
   echo "unexpected exports: $defined" >&2

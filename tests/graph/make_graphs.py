@@ -121,6 +121,39 @@ def dense():
     return g.as_graph_def()
 
 
+def parallel_concat():
+    """ParallelConcatRemovePass's output, as placed on a TensorFlow without
+    an OPENCL _ParallelConcatStart: Start and updates on the CPU, the
+    Identity that reads Start's buffer on OPENCL (after the updates through
+    a NoOp of grouped cross-device control edges). The node defs are
+    written by hand: the pass's ops are internal, no Python API makes
+    them."""
+    from tensorflow.core.framework import attr_value_pb2, graph_pb2, tensor_shape_pb2, types_pb2
+    gd = graph_pb2.GraphDef()
+
+    def node(name, op, device, inputs=(), **attrs):
+        n = gd.node.add(name=name, op=op, device=device)
+        n.input.extend(inputs)
+        for k, v in attrs.items():
+            n.attr[k].CopyFrom(v)
+        return n
+
+    f32 = attr_value_pb2.AttrValue(type=types_pb2.DT_FLOAT)
+    shape = tensor_shape_pb2.TensorShapeProto(dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=s)
+                                                   for s in (2, 3)])
+    value = tf.make_tensor_proto([[1.0, 2.0, 3.0]], dtype=tf.float32)
+    node("row", "Const", OPENCL, dtype=f32, value=attr_value_pb2.AttrValue(tensor=value))
+    node("start", "_ParallelConcatStart", CPU, dtype=f32,
+         shape=attr_value_pb2.AttrValue(shape=shape))
+    for i in range(2):
+        node(f"update_{i}", "_ParallelConcatUpdate", CPU, ["start", "row"], T=f32,
+             loc=attr_value_pb2.AttrValue(i=i))
+    node("group", "NoOp", CPU, ["^update_0", "^update_1"])
+    node("stacked", "Identity", OPENCL, ["start", "^group"], T=f32)
+    node("other", "Identity", OPENCL, ["row"], T=f32)
+    return gd
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "data")
     os.makedirs(out, exist_ok=True)
@@ -129,6 +162,7 @@ def main():
         "variables_cpu.pb": variables(CPU),
         "apply.pb": apply_ops(),
         "dense.pb": dense(),
+        "parallel_concat.pb": parallel_concat(),
     }
     for name, gd in graphs.items():
         data = gd.SerializeToString(deterministic=True)

@@ -441,6 +441,31 @@ START_TEST(fusion_keeps_fetched_outputs)
 }
 END_TEST
 
+/* ---- tf.parallel_stack without an OPENCL _ParallelConcatStart ------------ */
+
+START_TEST(parallel_concat_identity_follows_start)
+{
+  struct blob b = load_graph("parallel_concat.pb");
+  struct ocl_graph_config cfg = config(false, false, &kernels_none);
+  struct result r = optimize(&b, &cfg);
+  ck_assert_int_eq(r.outcome, OCL_GRAPH_CHANGED);
+  Tfg__GraphDef *g = decode_graph(r.out, r.size);
+  ck_assert(bytes_is(&must(g, "stacked")->device,
+                     "/job:localhost/replica:0/task:0/device:CPU:0"));
+  ck_assert(bytes_is(&must(g, "other")->device,
+                     "/job:localhost/replica:0/task:0/device:OPENCL:0"));
+  tfg__graph_def__free_unpacked(g, NULL);
+  assert_idempotent(&r, &cfg);
+  free(r.out);
+  /* With an OPENCL kernel for Start, placement keeps the three together:
+   * nothing to move. */
+  cfg = config(false, false, &kernels_all);
+  r = optimize(&b, &cfg);
+  ck_assert_int_eq(r.outcome, OCL_GRAPH_UNCHANGED);
+  free(b.data);
+}
+END_TEST
+
 /* ---- Malformed input ------------------------------------------------------ */
 
 START_TEST(malformed_bytes_are_rejected)
@@ -520,6 +545,7 @@ static Suite *graph_core_suite(void)
   tcase_add_test(tc, fusion_fuses_what_nothing_else_sees);
   tcase_add_test(tc, fusion_needs_the_fused_kernel);
   tcase_add_test(tc, fusion_keeps_fetched_outputs);
+  tcase_add_test(tc, parallel_concat_identity_follows_start);
   tcase_add_test(tc, malformed_bytes_are_rejected);
   tcase_add_test(tc, damaged_graphs_never_crash);
   suite_add_tcase(s, tc);
