@@ -885,6 +885,183 @@ static void bench_reduce(struct bench *b)
   free(hz);
 }
 
+/* ---- Pooling and batch normalisation ------------------------------------ */
+
+/* An op of up to 6 inputs and outputs (batch normalisation). */
+#define MULTI_MAX 6
+struct multi_side {
+  struct tfocl_op *op;
+  TF_Tensor *in[MULTI_MAX];
+  int n, num_out;
+};
+
+static bool multi_rep(struct bench *b, void *p, double *seconds)
+{
+  struct multi_side *o = p;
+  TF_Tensor *out[MULTI_MAX] = {NULL};
+  double t0 = bench_now();
+  tfocl_op_compute(o->op, o->in, o->n, out, o->num_out, b->st);
+  if (TF_GetCode(b->st) == TF_OK)
+    tfocl_device_synchronize(b->dev, b->st);
+  *seconds = bench_now() - t0;
+  for (int i = 0; i < o->num_out; i++)
+    TF_DeleteTensor(out[i]);
+  return ok(b, "compute");
+}
+
+/* The device's own copy of `bytes`: the bandwidth a memory-bound kernel is
+ * held against (read + write = 2 * bytes of traffic). */
+struct pool_copy {
+  struct copy_side copy;
+  TF_Tensor *a, *b;
+};
+
+static struct side copy_ref(struct bench *b, struct pool_copy *c, size_t bytes)
+{
+  int64_t dims[1] = {(int64_t)(bytes / sizeof(float))};
+  c->a = tfocl_tensor_alloc_device(b->dev, TF_FLOAT, dims, 1, b->st);
+  c->b = ok(b, "alloc") ? tfocl_tensor_alloc_device(b->dev, TF_FLOAT, dims, 1,
+                                                    b->st)
+                        : NULL;
+  bool good = ok(b, "alloc") && c->a != NULL && c->b != NULL;
+  c->copy = (struct copy_side){COPY_D2D, NULL,
+                               good ? TF_TensorData(c->a) : NULL,
+                               good ? TF_TensorData(c->b) : NULL, bytes};
+  return (struct side){"memcpy_dtod (clEnqueueCopyBuffer)", copy_rep, &c->copy,
+                       2.0 * (double)bytes, good, "no device buffers"};
+}
+
+/* Pooling 3x3/2 SAME and FusedBatchNormV3 (+ gradients) on an NHWC image,
+ * in effective bandwidth: the bytes each op must read and write once. */
+static void bench_pool(struct bench *b)
+{
+  enum { MAX_FWD, MAX_GRAD, AVG_FWD, AVG_GRAD, BN_TRAIN, BN_TRAIN_NCHW,
+         BN_INFER, BN_GRAD, NUM_CASES };
+  static const char *const names[NUM_CASES] = {
+      "pool/max_forward", "pool/max_grad", "pool/avg_forward",
+      "pool/avg_grad", "batch_norm/training", "batch_norm/training_nchw",
+      "batch_norm/inference", "batch_norm/grad"};
+  bool any = false;
+  for (int i = 0; i < NUM_CASES; i++)
+    any |= want(b, names[i]);
+  if (!any)
+    return;
+  int64_t n = b->quick ? 4 : 16, hw = b->quick ? 28 : 56,
+          c = b->quick ? 32 : 64, ohw = (hw + 1) / 2;
+  int reps = reps_or(b, 10, 3);
+  int64_t x_dims[4] = {n, hw, hw, c}, y_dims[4] = {n, ohw, ohw, c};
+  int64_t nchw_dims[4] = {n, c, hw, hw}, c_dims[1] = {c};
+  double x_bytes = 4.0 * (double)(n * hw * hw * c);
+  double y_bytes = 4.0 * (double)(n * ohw * ohw * c);
+  TF_Tensor *host[6] = {host_random(x_dims, 4, 1), host_random(y_dims, 4, 2),
+                        host_random(c_dims, 1, 3), host_random(c_dims, 1, 4),
+                        host_random(nchw_dims, 4, 5),
+                        host_random(x_dims, 4, 6)};
+  /* A positive variance. */
+  float *var = TF_TensorData(host[3]);
+  for (int64_t i = 0; i < c; i++)
+    var[i] = var[i] * var[i] + 0.5f;
+  TF_Tensor *dev[6];
+  for (int i = 0; i < 6; i++)
+    dev[i] = to_device(b, host[i]);
+  TF_Tensor *x = dev[0], *dy = dev[1], *scale = dev[2], *pvar = dev[3];
+  TF_Tensor *shape = int32_vector(x_dims, 4);
+  static const int64_t ksize[4] = {1, 3, 3, 1}, strides[4] = {1, 2, 2, 1};
+  const struct tfocl_attr pool_attrs[] = {
+      TFOCL_ATTR_T("T", TF_FLOAT), INTS4("ksize", ksize),
+      INTS4("strides", strides), TFOCL_ATTR_S("padding", "SAME")};
+  const TF_DataType f1[1] = {TF_FLOAT}, f3[3] = {TF_FLOAT, TF_FLOAT, TF_FLOAT};
+  const TF_DataType if2[2] = {TF_INT32, TF_FLOAT};
+  const TF_DataType f5[5] = {TF_FLOAT, TF_FLOAT, TF_FLOAT, TF_FLOAT,
+                             TF_FLOAT};
+  const TF_DataType f6[6] = {TF_FLOAT, TF_FLOAT, TF_FLOAT,
+                             TF_FLOAT, TF_FLOAT, TF_FLOAT};
+  /* MaxPoolGrad's orig_output: MaxPool of x, computed once. */
+  TF_Tensor *y = NULL;
+  struct tfocl_op *maxpool = make_op(b, "MaxPool", pool_attrs, 4, f1, 1);
+  if (maxpool != NULL && x != NULL) {
+    tfocl_op_compute(maxpool, &x, 1, &y, 1, b->st);
+    if (!ok(b, "MaxPool"))
+      y = NULL;
+  }
+  int64_t empty_dims[1] = {0};
+  TF_Tensor *empty = TF_AllocateTensor(TF_FLOAT, empty_dims, 1, 0);
+
+  for (int i = 0; i < NUM_CASES; i++) {
+    if (!want(b, names[i]) || x == NULL || dy == NULL || scale == NULL ||
+        pvar == NULL)
+      continue;
+    bool nchw = i == BN_TRAIN_NCHW;
+    const struct tfocl_attr bn_attrs[] = {
+        TFOCL_ATTR_T("T", TF_FLOAT), TFOCL_ATTR_T("U", TF_FLOAT),
+        TFOCL_ATTR_F("epsilon", 1e-3f),
+        TFOCL_ATTR_B("is_training", i != BN_INFER),
+        TFOCL_ATTR_S("data_format", nchw ? "NCHW" : "NHWC")};
+    struct multi_side o = {0};
+    double traffic = 0;
+    const char *shape_note = "3x3/2 SAME";
+    switch (i) {
+    case MAX_FWD:
+    case AVG_FWD:
+      o = (struct multi_side){make_op(b, i == MAX_FWD ? "MaxPool" : "AvgPool",
+                                   pool_attrs, 4, f1, 1),
+                           {x}, 1, 1};
+      traffic = x_bytes + y_bytes;
+      break;
+    case MAX_GRAD:
+      o = (struct multi_side){y != NULL ? make_op(b, "MaxPoolGrad", pool_attrs, 4,
+                                               f3, 3)
+                                     : NULL,
+                           {x, y, dy}, 3, 1};
+      traffic = 2.0 * x_bytes + 2.0 * y_bytes;
+      break;
+    case AVG_GRAD:
+      o = (struct multi_side){make_op(b, "AvgPoolGrad", pool_attrs, 4, if2, 2),
+                           {shape, dy}, 2, 1};
+      traffic = x_bytes + y_bytes;
+      break;
+    case BN_TRAIN:
+    case BN_TRAIN_NCHW:
+    case BN_INFER:
+      o = (struct multi_side){make_op(b, "FusedBatchNormV3", bn_attrs, 5, f5, 5),
+                           {nchw ? dev[4] : x, scale, scale,
+                            i == BN_INFER ? scale : empty,
+                            i == BN_INFER ? pvar : empty},
+                           5, 6};
+      traffic = 2.0 * x_bytes;
+      shape_note = nchw ? "NCHW" : "NHWC";
+      break;
+    case BN_GRAD:
+      o = (struct multi_side){make_op(b, "FusedBatchNormGradV3", bn_attrs, 5, f6,
+                                   6),
+                           {dev[5], x, scale, scale, pvar, empty}, 6, 5};
+      traffic = 3.0 * x_bytes;
+      shape_note = "NHWC";
+      break;
+    }
+    struct pool_copy pc = {0};
+    struct side ours = {"", multi_rep, &o, traffic, o.op != NULL,
+                        "op could not be created"};
+    struct side ref = copy_ref(b, &pc, (size_t)(traffic / 2) / 4 * 4);
+    char note[160];
+    snprintf(note, sizeof(note), "[%lld,%lld,%lld,%lld] f32 %s; bytes read "
+             "+ written once", (long long)n, (long long)hw, (long long)hw,
+             (long long)c, shape_note);
+    measure(b, names[i], GBPS, true, &ours, &ref, 1, reps, note);
+    tfocl_op_destroy(o.op);
+    TF_DeleteTensor(pc.a);
+    TF_DeleteTensor(pc.b);
+  }
+  tfocl_op_destroy(maxpool);
+  TF_DeleteTensor(y);
+  TF_DeleteTensor(empty);
+  TF_DeleteTensor(shape);
+  for (int i = 0; i < 6; i++) {
+    TF_DeleteTensor(host[i]);
+    TF_DeleteTensor(dev[i]);
+  }
+}
+
 /* ---- Sparse: gather, segment sum, scatter-add ---------------------------- */
 
 enum sparse_kind { SPARSE_GATHER, SPARSE_SEGMENT_SUM, SPARSE_SCATTER_ADD };
@@ -1638,6 +1815,7 @@ static int run(int argc, char **argv)
   bench_matmul(&b);
   bench_conv(&b);
   bench_depthwise(&b);
+  bench_pool(&b);
   /* Children after the device work: their CPU load would skew it. */
   bench_first_op(&b);
 
@@ -1667,8 +1845,9 @@ const struct tfocl_cmd tfocl_cmd_bench = {
              "tests)\n"
              "--filter a,b           only cases whose name contains a or b "
              "(matmul, conv2d,\n"
-             "                       elementwise, reduce, softmax, tiny, copy, "
-             "first_op, ...)\n"
+             "                       elementwise, reduce, softmax, pool, "
+             "batch_norm, tiny,\n"
+             "                       copy, first_op, ...)\n"
              "--reps N               repetitions per case (default: per "
              "case)\n"
              "--clblast-all          also CLBlast above n=1024, batched and "

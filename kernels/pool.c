@@ -1,85 +1,143 @@
-/* Pooling and batch normalisation: MaxPool, MaxPoolGrad, AvgPool,
- * AvgPoolGrad, FusedBatchNormV3 and FusedBatchNormGradV3, for float and half
- * (batch norm: T float or half with U float), NHWC and NCHW.
+/* Pooling: MaxPool, MaxPoolV2, AvgPool, MaxPool3D, AvgPool3D and their
+ * gradients (MaxPoolGrad[V2], AvgPoolGrad, MaxPool3DGrad, AvgPool3DGrad)
+ * and second gradients (MaxPoolGradGrad[V2], MaxPool3DGradGrad), channels
+ * last or first, in the dtypes TensorFlow's GPU kernels take: half,
+ * bfloat16, float and (2-D) double. Batch normalisation is pool_bn.c.
  *
  * Semantics are TensorFlow's CPU kernels' (pooling_ops_common.cc,
- * maxpooling_op.cc, avgpooling_op.cc, fused_batch_norm_op.cc). Where the
- * CPU kernels take only NHWC (MaxPool, AvgPool and their gradients,
- * FusedBatchNormGradV3 with is_training=false) the same arithmetic runs on
- * NCHW, as TensorFlow's GPU kernels allow. Depthwise pooling (a depth
- * window other than 1) is UNIMPLEMENTED. The shapes are worked out by
- * ocl_pool2d_init (shape.h); pool.cl has one kernel per op.
+ * maxpooling_op.cc, avgpooling_op.cc, pooling_ops_3d.cc), which take only
+ * NHWC/NDHWC; the same arithmetic runs on NCHW/NCDHW, as TensorFlow's GPU
+ * kernels allow. In particular MaxPoolGrad routes each window's gradient
+ * to its first maximum, MaxPool3DGrad to every element within 1e-5 of it
+ * (both as the CPU kernels do). Depthwise pooling (a depth window other
+ * than 1) is UNIMPLEMENTED.
  *
- * FusedBatchNormV3's reserve_space_1/2 hold the batch mean and biased
- * variance in training (the CPU kernel's choice, not cuDNN's inverse
- * variance: our gradient reads them back), the given mean and variance in
- * inference; reserve_space_3 is empty, shape [0], as on the CPU. */
+ * A 2-D problem is a 3-D one with a single plane: pool.cl has one kernel
+ * per operation, built per dtype and per index width (32-bit whenever every
+ * index fits). The geometry of 2-D ops is ocl_pool2d_init's (shape.h), of
+ * 3-D ones pool3d_init's below. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel_families.h"
-#include "launch.h"
+#include "runtime.h"
 
 extern const char ocl_cl_source_pool[];
 
-static const struct ocl_family families[OCL_NUM_STORAGES] =
-    OCL_TYPED_FAMILIES("pool", ocl_cl_source_pool);
+enum pool_type { PT_FLOAT, PT_HALF, PT_BFLOAT16, PT_DOUBLE, NUM_POOL_TYPES };
+enum { IDX32, IDX64, NUM_WIDTHS };
 
-enum pool_kind {
-  MAX_POOL,
-  MAX_POOL_GRAD,
-  AVG_POOL,
-  AVG_POOL_GRAD,
-  BATCH_NORM,
-  BATCH_NORM_GRAD
+static const struct ocl_program programs[NUM_POOL_TYPES][NUM_WIDTHS] = {
+    [PT_FLOAT] = {{"pool_float_32", ocl_cl_source_pool,
+                   "-DT=float -DT_IS_FLOAT -DIDX=int"},
+                  {"pool_float_64", ocl_cl_source_pool,
+                   "-DT=float -DT_IS_FLOAT -DIDX=long"}},
+    [PT_HALF] = {{"pool_half_32", ocl_cl_source_pool,
+                  "-DT=half -DT_IS_HALF -DIDX=int"},
+                 {"pool_half_64", ocl_cl_source_pool,
+                  "-DT=half -DT_IS_HALF -DIDX=long"}},
+    [PT_BFLOAT16] = {{"pool_bfloat16_32", ocl_cl_source_pool,
+                      "-DT=ushort -DT_IS_BFLOAT16 -DIDX=int"},
+                     {"pool_bfloat16_64", ocl_cl_source_pool,
+                      "-DT=ushort -DT_IS_BFLOAT16 -DIDX=long"}},
+    [PT_DOUBLE] = {{"pool_double_32", ocl_cl_source_pool,
+                    "-DT=double -DT_IS_DOUBLE -DIDX=int"},
+                   {"pool_double_64", ocl_cl_source_pool,
+                    "-DT=double -DT_IS_DOUBLE -DIDX=long"}},
 };
+
+enum pool_kind { MAX_POOL, AVG_POOL, MAX_POOL_GRAD, AVG_POOL_GRAD,
+                 MAX_POOL_GRAD_GRAD };
 
 struct pool_op {
   const char *op;
   enum pool_kind kind;
+  int spatial;  /* 2 or 3 */
+  bool v2;      /* ksize and strides are (host) inputs */
   int num_inputs;
   const char *const *host_args;
 };
 
-static const char *const avg_pool_grad_host[] = {"orig_input_shape", NULL};
+static const char *const avg_grad_host[] = {"orig_input_shape", NULL};
+static const char *const v2_host[] = {"ksize", "strides", NULL};
 
 static const struct pool_op pool_ops[] = {
-    {"MaxPool", MAX_POOL, 1, NULL},
-    {"MaxPoolGrad", MAX_POOL_GRAD, 3, NULL},
-    {"AvgPool", AVG_POOL, 1, NULL},
-    {"AvgPoolGrad", AVG_POOL_GRAD, 2, avg_pool_grad_host},
-    {"FusedBatchNormV3", BATCH_NORM, 5, NULL},
-    {"FusedBatchNormGradV3", BATCH_NORM_GRAD, 6, NULL},
+    {"MaxPool", MAX_POOL, 2, false, 1, NULL},
+    {"MaxPoolV2", MAX_POOL, 2, true, 3, v2_host},
+    {"AvgPool", AVG_POOL, 2, false, 1, NULL},
+    {"MaxPoolGrad", MAX_POOL_GRAD, 2, false, 3, NULL},
+    {"MaxPoolGradV2", MAX_POOL_GRAD, 2, true, 5, v2_host},
+    {"AvgPoolGrad", AVG_POOL_GRAD, 2, false, 2, avg_grad_host},
+    {"MaxPoolGradGrad", MAX_POOL_GRAD_GRAD, 2, false, 3, NULL},
+    {"MaxPoolGradGradV2", MAX_POOL_GRAD_GRAD, 2, true, 5, v2_host},
+    {"MaxPool3D", MAX_POOL, 3, false, 1, NULL},
+    {"AvgPool3D", AVG_POOL, 3, false, 1, NULL},
+    {"MaxPool3DGrad", MAX_POOL_GRAD, 3, false, 3, NULL},
+    {"AvgPool3DGrad", AVG_POOL_GRAD, 3, false, 2, avg_grad_host},
+    {"MaxPool3DGradGrad", MAX_POOL_GRAD_GRAD, 3, false, 3, NULL},
 };
+
+#define NUM_POOL_OPS ((int)(sizeof(pool_ops) / sizeof(pool_ops[0])))
+
+/* The pool.cl kernels an op launches, in order. */
+static const char *const stage_kernels[][2] = {
+    [MAX_POOL] = {"max_pool", NULL},
+    [AVG_POOL] = {"avg_pool", NULL},
+    [MAX_POOL_GRAD] = {"max_pool_argmax", "max_pool_grad"},
+    [AVG_POOL_GRAD] = {"avg_pool_grad", NULL},
+    [MAX_POOL_GRAD_GRAD] = {"max_pool_grad_grad", NULL},
+};
+/* MaxPool3DGrad's (TensorFlow's CPU semantics differ from MaxPoolGrad's). */
+static const char *const near_grad_kernels[2] = {"max_pool_grad_near", NULL};
 
 struct pool_kernel {
   const struct pool_op *op;
   TF_DataType dtype;
-  enum ocl_storage storage;
   bool channels_first;
-  /* Pooling. */
-  int64_t ksize[4], strides[4], explicit_paddings[8];
+  /* Attributes (V2 ops: from the inputs at compute time). */
+  int64_t ksize[5], strides[5];
+  int ksize_len, strides_len;
   enum ocl_padding padding;
-  /* Batch norm. */
-  float epsilon, factor;
-  bool training;
+  int64_t explicit_paddings[8];
+  int num_explicit;
+  /* TFOCL_INDEX_WIDTH=64 (read at create time): the 64-bit index variants
+   * even where 32 bits do, so that tests reach them without 2^31-element
+   * tensors. */
+  bool force64;
+  /* [index width][stage][GPU shape, CPU shape (_rows)]: the cl_kernels of
+   * this op and dtype. */
+  struct ocl_kernel kernels[NUM_WIDTHS][2][2];
 };
 
-/* pool.cl's pool_t: 8-byte members only. */
-struct pool_args {
-  cl_long batch, rows, cols, depth;
-  cl_long out_rows, out_cols;
-  cl_long window_rows, window_cols;
-  cl_long stride_rows, stride_cols;
-  cl_long pad_top, pad_left;
-  cl_long channels_first;
-  cl_long count;
+/* One pooling problem in three spatial axes (plane, row, column); 2-D has
+ * one plane. */
+struct pool_geom {
+  bool channels_first;
+  int64_t batch, depth;
+  int64_t in[3], out[3], win[3], stride[3], pad[3];
+  int rank;
+  int64_t in_dims[5], out_dims[5]; /* in the data format */
+  int64_t in_elements, out_elements;
 };
 
-/* The fixed work-group size of the batch-norm kernels, one group per
- * channel (PoCL compiles a kernel again for each new local size). */
-#define BN_GROUP_SIZE 128
+/* pool.cl's pool_t for each index width. */
+#define POOL_ARGS_FIELDS(type)                  \
+  type batch, depth;                            \
+  type in_p, in_h, in_w;                        \
+  type out_p, out_h, out_w;                     \
+  type win_p, win_h, win_w;                     \
+  type str_p, str_h, str_w;                     \
+  type pad_p, pad_h, pad_w;                     \
+  type channels_first;                          \
+  type count;
+struct pool_args32 {
+  POOL_ARGS_FIELDS(cl_int)
+};
+struct pool_args64 {
+  POOL_ARGS_FIELDS(cl_long)
+};
 
 /* ---- Attributes ---------------------------------------------------------- */
 
@@ -119,58 +177,129 @@ static void get_string(TF_OpKernelConstruction *ctx, const char *name,
   }
 }
 
-static bool create_pool(TF_OpKernelConstruction *ctx, struct pool_kernel *k,
-                        TF_Status *status)
+/* Index of a data format's 'N', 'C' and spatial axis s (0 = first) in a
+ * shape or attribute of rank 2 + spatial. */
+static int axis_c(bool channels_first, int spatial)
 {
+  return channels_first ? 1 : spatial + 1;
+}
+static int axis_s(bool channels_first, int s)
+{
+  return channels_first ? 2 + s : 1 + s;
+}
+
+/* The checks TensorFlow's 3-D pooling constructors make (pooling_ops_3d.cc),
+ * in their order; `strides_word` is "stride" or "strides" as each says. */
+static bool check_attrs_3d(const struct pool_kernel *k,
+                           const char *strides_word, TF_Status *status)
+{
+  int c = axis_c(k->channels_first, 3);
+  if (k->ksize_len != 5) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "Sliding window ksize field must specify 5 dimensions");
+    return false;
+  }
+  for (int i = 0; i < 5; i++) {
+    /* Only the forward ops check this; a non-positive window means nothing
+     * to the gradients either. */
+    if (k->ksize[i] <= 0) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "Sliding window ksize field must have non-negative "
+                     "dimensions");
+      return false;
+    }
+  }
+  if (k->strides_len != 5) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "Sliding window %s field must specify 5 dimensions",
+                   strides_word);
+    return false;
+  }
+  if (k->ksize[0] != 1 || k->strides[0] != 1) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "Pooling is not yet supported on the batch dimension.");
+    return false;
+  }
+  if (k->ksize[c] != 1 || k->strides[c] != 1) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   k->op->kind == MAX_POOL_GRAD_GRAD
+                       ? "MaxPooling3dGradGrad is not yet supported on the "
+                         "depth dimension."
+                       : "Pooling is not yet supported on the depth "
+                         "dimension.");
+    return false;
+  }
+  return true;
+}
+
+/* The 2-D attribute checks (pooling_ops_common.cc's and the ops'
+ * constructors'), for attributes or, in the V2 ops, the ksize and strides
+ * inputs. */
+static bool check_attrs_2d(const struct pool_kernel *k,
+                           const int64_t *ksize, int ksize_len,
+                           const int64_t *strides, int strides_len,
+                           TF_Status *status)
+{
+  /* The gradients' constructors say "strides" where ocl_pool2d_check_attrs
+   * says "stride", and check ksize's length first. */
+  if (k->op->kind != MAX_POOL && k->op->kind != AVG_POOL && ksize_len == 4 &&
+      strides_len != 4) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "Sliding window strides field must specify 4 dimensions");
+    return false;
+  }
+  return ocl_pool2d_check_attrs(ksize, ksize_len, strides, strides_len,
+                                k->padding, k->explicit_paddings,
+                                k->num_explicit, k->channels_first, status);
+}
+
+static bool create_attrs(TF_OpKernelConstruction *ctx, struct pool_kernel *k,
+                         TF_Status *status)
+{
+  const struct pool_op *op = k->op;
   char padding[16];
-  int num_explicit = 0;
-  int ksize_len = get_int_list(ctx, "ksize", k->ksize, 4, status);
-  if (ksize_len < 0)
-    return false;
-  int strides_len = get_int_list(ctx, "strides", k->strides, 4, status);
-  if (strides_len < 0)
-    return false;
   get_string(ctx, "padding", padding, sizeof(padding), "", status);
   bool known = ocl_padding_parse(padding, &k->padding);
-  if (known && k->padding != OCL_PADDING_EXPLICIT) {
-    /* VALID or SAME. */
-  } else if (known &&
-             (k->op->kind == MAX_POOL || k->op->kind == MAX_POOL_GRAD)) {
-    num_explicit = get_int_list(ctx, "explicit_paddings",
-                                k->explicit_paddings, 8, status);
-    if (num_explicit < 0)
-      return false;
-  } else {
+  bool explicit_ok = op->spatial == 2 && !op->v2 &&
+                     (op->kind == MAX_POOL || op->kind == MAX_POOL_GRAD);
+  if (!known || (k->padding == OCL_PADDING_EXPLICIT && !explicit_ok)) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
                    "Value for attr 'padding' of \"%s\" is not in the list of "
                    "allowed values",
                    padding);
     return false;
   }
-  return ocl_pool2d_check_attrs(k->ksize, ksize_len, k->strides, strides_len,
-                                k->padding, k->explicit_paddings, num_explicit,
-                                k->channels_first, status);
+  if (k->padding == OCL_PADDING_EXPLICIT) {
+    k->num_explicit = get_int_list(ctx, "explicit_paddings",
+                                   k->explicit_paddings, 8, status);
+    if (k->num_explicit < 0)
+      return false;
+  }
+  if (op->v2)
+    return true;
+  int max = op->spatial + 2;
+  k->ksize_len = get_int_list(ctx, "ksize", k->ksize, max, status);
+  if (k->ksize_len < 0)
+    return false;
+  k->strides_len = get_int_list(ctx, "strides", k->strides, max, status);
+  if (k->strides_len < 0)
+    return false;
+  if (op->spatial == 3)
+    return check_attrs_3d(k,
+                          op->kind == MAX_POOL_GRAD_GRAD ? "strides" : "stride",
+                          status);
+  return check_attrs_2d(k, k->ksize, k->ksize_len, k->strides,
+                        k->strides_len, status);
 }
 
-static bool create_batch_norm(TF_OpKernelConstruction *ctx,
-                              struct pool_kernel *k, TF_Status *status)
+static enum pool_type pool_type_of(TF_DataType dtype)
 {
-  TF_Bool training = 1;
-  k->epsilon = 1e-4f;
-  k->factor = 1.0f;
-  ocl_tf.OpKernelConstruction_GetAttrFloat(ctx, "epsilon", &k->epsilon,
-                                           status);
-  ocl_set_ok(status); /* absent: TensorFlow's default */
-  if (k->op->kind == BATCH_NORM) {
-    ocl_tf.OpKernelConstruction_GetAttrFloat(ctx, "exponential_avg_factor",
-                                             &k->factor, status);
-    ocl_set_ok(status);
+  switch (dtype) {
+  case TF_HALF: return PT_HALF;
+  case TF_BFLOAT16: return PT_BFLOAT16;
+  case TF_DOUBLE: return PT_DOUBLE;
+  default: return PT_FLOAT;
   }
-  ocl_tf.OpKernelConstruction_GetAttrBool(ctx, "is_training", &training,
-                                          status);
-  ocl_set_ok(status);
-  k->training = training != 0;
-  return true;
 }
 
 static void *pool_create(TF_OpKernelConstruction *ctx, int index)
@@ -179,7 +308,6 @@ static void *pool_create(TF_OpKernelConstruction *ctx, int index)
   TF_Status *status = ocl_tf.NewStatus();
   struct pool_kernel *k = calloc(1, sizeof(*k));
   char format[16];
-  bool is_bn = op->kind == BATCH_NORM || op->kind == BATCH_NORM_GRAD;
   if (k == NULL) {
     ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
     goto fail;
@@ -188,18 +316,28 @@ static void *pool_create(TF_OpKernelConstruction *ctx, int index)
   ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
   if (ocl_tf.GetCode(status) != TF_OK)
     goto fail;
-  k->storage = ocl_storage_of(k->dtype);
-  get_string(ctx, "data_format", format, sizeof(format), "NHWC", status);
-  if (strcmp(format, "NCHW") == 0 || (is_bn && strcmp(format, "NCDHW") == 0)) {
+  get_string(ctx, "data_format", format, sizeof(format),
+             op->spatial == 3 ? "NDHWC" : "NHWC", status);
+  if (strcmp(format, op->spatial == 3 ? "NCDHW" : "NCHW") == 0) {
     k->channels_first = true;
-  } else if (strcmp(format, "NHWC") != 0 &&
-             !(is_bn && strcmp(format, "NDHWC") == 0)) {
+  } else if (strcmp(format, op->spatial == 3 ? "NDHWC" : "NHWC") != 0) {
     ocl_set_status(status, TF_INVALID_ARGUMENT, "Invalid data format");
     goto fail;
   }
-  if (!(is_bn ? create_batch_norm(ctx, k, status)
-              : create_pool(ctx, k, status)))
+  if (!create_attrs(ctx, k, status))
     goto fail;
+  const char *width = getenv("TFOCL_INDEX_WIDTH");
+  k->force64 = width != NULL && strcmp(width, "64") == 0;
+  enum pool_type type = pool_type_of(k->dtype);
+  const char *const *stages = stage_kernels[op->kind];
+  if (op->kind == MAX_POOL_GRAD && op->spatial == 3)
+    stages = near_grad_kernels;
+  for (int w = 0; w < NUM_WIDTHS; w++)
+    for (int s = 0; s < 2 && stages[s] != NULL; s++) {
+      ocl_kernel_init(&k->kernels[w][s][0], &programs[type][w], stages[s]);
+      ocl_kernel_initf(&k->kernels[w][s][1], &programs[type][w], "%s_rows",
+                       stages[s]);
+    }
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
@@ -208,7 +346,70 @@ fail:
 
 static void pool_delete(void *kernel) { free(kernel); }
 
-/* ---- Pooling ---------------------------------------------------------------- */
+/* ---- Geometry ------------------------------------------------------------- */
+
+/* A 2-D problem (ocl_pool2d_init's checks and messages) as a 3-D one. */
+static bool geom_2d(struct pool_geom *g, const struct pool_kernel *k,
+                    const int64_t *ksize, const int64_t *strides,
+                    const int64_t *dims, int rank, TF_Status *status)
+{
+  struct ocl_pool2d p;
+  if (!ocl_pool2d_init(&p, dims, rank, ksize, strides, k->padding,
+                       k->explicit_paddings, k->channels_first, status))
+    return false;
+  *g = (struct pool_geom){
+      .channels_first = k->channels_first,
+      .batch = p.batch,
+      .depth = p.depth,
+      .in = {1, p.rows, p.cols},
+      .out = {1, p.out_rows, p.out_cols},
+      .win = {1, p.window_rows, p.window_cols},
+      .stride = {1, p.stride_rows, p.stride_cols},
+      .pad = {0, p.pad_top, p.pad_left},
+      .rank = 4,
+      .in_elements = p.in_elements,
+      .out_elements = p.out_elements,
+  };
+  memcpy(g->in_dims, dims, sizeof(int64_t) * 4);
+  memcpy(g->out_dims, p.out_dims, sizeof(p.out_dims));
+  return true;
+}
+
+/* Get3dOutputSizeV2 (pooling_ops_3d.cc, columns first) or, for
+ * MaxPool3DGradGrad, Pool3dParameters (planes first): dims of rank 5 (the
+ * caller checks); the first axis that fails gives the message. */
+static bool geom_3d(struct pool_geom *g, const struct pool_kernel *k,
+                    const int64_t *dims, TF_Status *status)
+{
+  bool cf = k->channels_first;
+  memset(g, 0, sizeof(*g));
+  g->channels_first = cf;
+  g->batch = dims[0];
+  g->depth = dims[axis_c(cf, 3)];
+  for (int s = 0; s < 3; s++) {
+    g->in[s] = dims[axis_s(cf, s)];
+    g->win[s] = k->ksize[axis_s(cf, s)];
+    g->stride[s] = k->strides[axis_s(cf, s)];
+  }
+  bool planes_first = k->op->kind == MAX_POOL_GRAD_GRAD;
+  for (int i = 0; i < 3; i++) {
+    int s = planes_first ? i : 2 - i;
+    int64_t after;
+    if (!ocl_windowed_output_size(g->in[s], g->win[s], 1, g->stride[s],
+                                  k->padding, &g->out[s], &g->pad[s], &after,
+                                  status))
+      return false;
+  }
+  g->rank = 5;
+  memcpy(g->in_dims, dims, sizeof(int64_t) * 5);
+  g->out_dims[0] = g->batch;
+  g->out_dims[axis_c(cf, 3)] = g->depth;
+  for (int s = 0; s < 3; s++)
+    g->out_dims[axis_s(cf, s)] = g->out[s];
+  g->in_elements = ocl_shape_elements(g->in_dims, 5);
+  g->out_elements = ocl_shape_elements(g->out_dims, 5);
+  return true;
+}
 
 static bool same_dims(const int64_t *a, int a_rank, const int64_t *b,
                       int b_rank)
@@ -222,425 +423,412 @@ static bool same_dims(const int64_t *a, int a_rank, const int64_t *b,
 }
 
 /* INVALID_ARGUMENT "Expected <what> shape to be [..], but got [..]" unless
- * t has the forward output's shape. */
-static bool check_output_shape(const struct ocl_pool2d *p, const TF_Tensor *t,
-                               const char *what, TF_Status *status)
+ * t has shape `want`. */
+static bool check_shape(struct ocl_op *op, const TF_Tensor *t,
+                        const int64_t *want, int want_rank, const char *what)
 {
   int64_t dims[OCL_MAX_DIMS];
-  char want[160], got[160];
-  int rank = ocl_tensor_dims(t, dims, status);
+  char w[160], got[160];
+  int rank = ocl_op_dims(op, t, dims);
   if (rank < 0)
     return false;
-  if (same_dims(dims, rank, p->out_dims, 4))
+  if (same_dims(dims, rank, want, want_rank))
     return true;
-  ocl_shape_format(p->out_dims, 4, want, sizeof(want));
+  ocl_shape_format(want, want_rank, w, sizeof(w));
   ocl_shape_format(dims, rank, got, sizeof(got));
-  ocl_set_status(status, TF_INVALID_ARGUMENT,
-                 "Expected %s shape to be %s, but got %s", what, want, got);
-  return false;
+  return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                     "Expected %s shape to be %s, but got %s", what, w, got);
 }
 
-static bool check_rank4(const TF_Tensor *t, const char *what,
-                        TF_Status *status)
+static bool check_rank(struct ocl_op *op, const TF_Tensor *t, int rank,
+                       const char *what)
 {
-  if (ocl_tf.NumDims(t) == 4)
+  if (ocl_tf.NumDims(t) == rank)
     return true;
-  ocl_set_status(status, TF_INVALID_ARGUMENT, "%s must be 4-dimensional",
-                 what);
-  return false;
+  return ocl_op_fail(op, TF_INVALID_ARGUMENT, "%s must be %d-dimensional",
+                     what, rank);
 }
 
-static bool pool_init(const struct pool_kernel *k, struct ocl_pool2d *p,
-                      const int64_t *dims, int rank, TF_Status *status)
+/* The V2 ops' ksize and strides inputs, checked as the ops' Compute does. */
+static bool read_v2_attrs(struct ocl_op *op, const struct pool_kernel *k,
+                          const TF_Tensor *ksize_t, const TF_Tensor *strides_t,
+                          int64_t *ksize, int64_t *strides)
 {
-  return ocl_pool2d_init(p, dims, rank, k->ksize, k->strides, k->padding,
-                         k->explicit_paddings, k->channels_first, status);
+  int64_t nk = ocl_tf.TensorElementCount(ksize_t);
+  int64_t ns = ocl_tf.TensorElementCount(strides_t);
+  for (int64_t i = 0; i < nk && i < 4; i++)
+    ksize[i] = ocl_host_int(ksize_t, i);
+  for (int64_t i = 0; i < ns && i < 4; i++)
+    strides[i] = ocl_host_int(strides_t, i);
+  if (nk != 4)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "Sliding window ksize field must specify 4 dimensions");
+  if (ns != 4)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "Sliding window %s field must specify 4 dimensions",
+                       k->op->kind == MAX_POOL ? "stride" : "strides");
+  return check_attrs_2d(k, ksize, 4, strides, 4, op->status);
 }
 
-static void pool_args_init(struct pool_args *a, const struct ocl_pool2d *p,
-                           int64_t count)
+/* ---- Launching ---------------------------------------------------------- */
+
+/* Whether every index (and every intermediate of pool.cl's index
+ * arithmetic: an element count plus a window) fits in a 32-bit int. */
+static bool fits_32(const struct pool_geom *g)
 {
-  *a = (struct pool_args){
-      .batch = p->batch,
-      .rows = p->rows,
-      .cols = p->cols,
-      .depth = p->depth,
-      .out_rows = p->out_rows,
-      .out_cols = p->out_cols,
-      .window_rows = p->window_rows,
-      .window_cols = p->window_cols,
-      .stride_rows = p->stride_rows,
-      .stride_cols = p->stride_cols,
-      .pad_top = p->pad_top,
-      .pad_left = p->pad_left,
-      .channels_first = p->channels_first,
-      .count = count,
+  int64_t limit = INT32_MAX / 2;
+  if (g->in_elements > limit || g->out_elements > limit)
+    return false;
+  for (int a = 0; a < 3; a++)
+    if (g->in[a] + g->win[a] + g->pad[a] + g->stride[a] > limit ||
+        g->out[a] * g->stride[a] > limit)
+      return false;
+  return true;
+}
+
+static void fill_args32(struct pool_args32 *a, const struct pool_geom *g,
+                        int64_t count)
+{
+  *a = (struct pool_args32){
+      (cl_int)g->batch, (cl_int)g->depth,
+      (cl_int)g->in[0], (cl_int)g->in[1], (cl_int)g->in[2],
+      (cl_int)g->out[0], (cl_int)g->out[1], (cl_int)g->out[2],
+      (cl_int)g->win[0], (cl_int)g->win[1], (cl_int)g->win[2],
+      (cl_int)g->stride[0], (cl_int)g->stride[1], (cl_int)g->stride[2],
+      (cl_int)g->pad[0], (cl_int)g->pad[1], (cl_int)g->pad[2],
+      (cl_int)g->channels_first, (cl_int)count,
   };
 }
 
-/* Validates, allocates output 0 and enqueues one pooling op. */
-static bool run_pool(TF_OpKernelContext *ctx, const struct pool_kernel *k,
-                     TF_Tensor **in, TF_Tensor **out, TF_Status *status)
+static void fill_args64(struct pool_args64 *a, const struct pool_geom *g,
+                        int64_t count)
 {
-  int64_t dims[OCL_MAX_DIMS];
-  struct ocl_pool2d p;
-  enum pool_kind kind = k->op->kind;
-  int rank;
-
-  /* The dims of the pooled image: the input, or the one AvgPoolGrad names. */
-  if (kind == AVG_POOL_GRAD) {
-    const TF_Tensor *shape = in[0];
-    if (ocl_tf.NumDims(shape) != 1 ||
-        ocl_tf.TensorElementCount(shape) != 4) {
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "out_backprop must be 1-dimensional and 4 elements");
-      return false;
-    }
-    if (!check_rank4(in[1], "out_backprop", status))
-      return false;
-    const int32_t *v = ocl_host_data(shape);
-    for (int i = 0; i < 4; i++) {
-      if (v[i] < 0) {
-        ocl_set_status(status, TF_INVALID_ARGUMENT,
-                       "Dimension %d must be >= 0", (int)v[i]);
-        return false;
-      }
-      dims[i] = v[i];
-    }
-    rank = 4;
-  } else {
-    if (kind == MAX_POOL_GRAD &&
-        (!check_rank4(in[0], "tensor_in", status) ||
-         !check_rank4(in[1], "tensor_out", status) ||
-         !check_rank4(in[2], "out_backprop", status)))
-      return false;
-    rank = ocl_tensor_dims(in[0], dims, status);
-    if (rank < 0)
-      return false;
-  }
-
-  /* MaxPoolGrad allocates before validating, so an empty input passes. */
-  bool is_grad = kind == MAX_POOL_GRAD || kind == AVG_POOL_GRAD;
-  if (kind == MAX_POOL_GRAD) {
-    *out = ocl_tf.AllocateOutput(ctx, 0, k->dtype, dims, rank, 0, status);
-    if (ocl_tf.GetCode(status) != TF_OK)
-      return false;
-    if (ocl_shape_elements(dims, rank) == 0)
-      return true;
-  }
-  if (!pool_init(k, &p, dims, rank, status))
-    return false;
-  if (kind == MAX_POOL_GRAD &&
-      (!check_output_shape(&p, in[1], "orig_output", status) ||
-       !check_output_shape(&p, in[2], "grad", status)))
-    return false;
-  if (kind == AVG_POOL_GRAD && !check_output_shape(&p, in[1], "grad", status))
-    return false;
-  if (kind != MAX_POOL_GRAD) {
-    *out = is_grad ? ocl_tf.AllocateOutput(ctx, 0, k->dtype, dims, 4, 0,
-                                           status)
-                   : ocl_tf.AllocateOutput(ctx, 0, k->dtype, p.out_dims, 4, 0,
-                                           status);
-    if (ocl_tf.GetCode(status) != TF_OK)
-      return false;
-  }
-
-  int64_t count = is_grad ? p.in_elements : p.out_elements;
-  if (count == 0)
-    return true;
-  struct pool_args args;
-  pool_args_init(&args, &p, count);
-  struct ocl_launch launch;
-  if (!ocl_launch_init(&launch, ctx, status))
-    return false;
-  /* An empty gradient (windows wider than the image) has no device buffer;
-   * nothing reads it then, so the output stands in. */
-  const TF_Tensor *dy = NULL;
-  if (is_grad) {
-    dy = in[kind == MAX_POOL_GRAD ? 2 : 1];
-    if (p.out_elements == 0)
-      dy = *out;
-  }
-  switch (kind) {
-  case MAX_POOL:
-  case AVG_POOL: {
-    const struct ocl_arg argv[] = {OCL_TENSOR(in[0]), OCL_TENSOR(*out),
-                                   OCL_BYTES(&args, sizeof(args))};
-    return ocl_enqueue_1d(&launch, &families[k->storage],
-                          kind == MAX_POOL ? "max_pool" : "avg_pool",
-                          (size_t)count, argv, 3, status);
-  }
-  case MAX_POOL_GRAD: {
-    const struct ocl_arg argv[] = {OCL_TENSOR(in[0]), OCL_TENSOR(dy),
-                                   OCL_TENSOR(*out),
-                                   OCL_BYTES(&args, sizeof(args))};
-    return ocl_enqueue_1d(&launch, &families[k->storage], "max_pool_grad",
-                          (size_t)count, argv, 4, status);
-  }
-  default: {
-    const struct ocl_arg argv[] = {OCL_TENSOR(dy), OCL_TENSOR(*out),
-                                   OCL_BYTES(&args, sizeof(args))};
-    return ocl_enqueue_1d(&launch, &families[k->storage], "avg_pool_grad",
-                          (size_t)count, argv, 3, status);
-  }
-  }
+  *a = (struct pool_args64){
+      g->batch, g->depth,
+      g->in[0], g->in[1], g->in[2],
+      g->out[0], g->out[1], g->out[2],
+      g->win[0], g->win[1], g->win[2],
+      g->stride[0], g->stride[1], g->stride[2],
+      g->pad[0], g->pad[1], g->pad[2],
+      g->channels_first, count,
+  };
 }
 
-/* ---- Batch normalisation ----------------------------------------------- */
+/* Enqueues stage `stage`, which writes `count` elements of the output
+ * (forward) or of the input (`backward`), with tensors args[0..n) and the
+ * geometry as the last argument: a work-item per element in the GPU
+ * shape, per row of the image written in the CPU shape. */
+static bool launch(struct ocl_op *op, struct pool_kernel *k, int stage,
+                   const struct pool_geom *g, bool backward, int64_t count,
+                   struct ocl_arg *args, int n)
+{
+  struct pool_args32 a32;
+  struct pool_args64 a64;
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  bool rows = info->cpu_shape;
+  if (rows) {
+    /* Rows of the written image: its columns (and, channels last, its
+     * channels) are one work-item's. */
+    const int64_t *e = backward ? g->in : g->out;
+    count = count == 0 ? 0 : count / e[2] / (g->channels_first ? 1 : g->depth);
+  }
+  int width = fits_32(g) && !k->force64 ? IDX32 : IDX64;
+  if (width == IDX32) {
+    fill_args32(&a32, g, count);
+    args[n] = OCL_BYTES(&a32, sizeof(a32));
+  } else {
+    fill_args64(&a64, g, count);
+    args[n] = OCL_BYTES(&a64, sizeof(a64));
+  }
+  struct ocl_kernel *kernel = &k->kernels[width][stage][rows];
+  if (rows)
+    return ocl_launch_rows(op, kernel, (size_t)count, args, n + 1);
+  return ocl_launch_1d(op, kernel, (size_t)count, args, n + 1);
+}
 
-/* INVALID_ARGUMENT "<what> must be <n>-dimensional[2,3]" (TensorFlow glues
- * the shape on) unless t's rank is allowed. */
-static bool check_bn_rank(const TF_Tensor *t, const char *what, bool image,
-                          TF_Status *status)
+/* double needs cl_khr_fp64 (TensorFlow registers these kernels for its
+ * GPUs, which all have it). */
+static bool check_dtype(struct ocl_op *op, const struct pool_kernel *k)
+{
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  if (k->dtype == TF_DOUBLE && !info->has_fp64)
+    return ocl_op_fail(op, TF_UNIMPLEMENTED,
+                       "%s in float64 needs an OpenCL device with "
+                       "cl_khr_fp64; OpenCL device %d has none",
+                       k->op->op, info->ordinal);
+  return true;
+}
+
+/* ---- Compute: forward ------------------------------------------------------ */
+
+/* The pooled image's geometry from input 0's dims (and, for the V2 ops,
+ * the ksize and strides inputs). */
+static bool input_geom(struct ocl_op *op, const struct pool_kernel *k,
+                       TF_Tensor *const *in, struct pool_geom *g)
+{
+  int64_t dims[OCL_MAX_DIMS], ksize[4], strides[4];
+  int rank = ocl_op_dims(op, in[0], dims);
+  if (rank < 0)
+    return false;
+  if (k->op->spatial == 3)
+    return check_rank(op, in[0], 5, "tensor_in") &&
+           geom_3d(g, k, dims, op->status);
+  if (k->op->v2) {
+    int first = k->op->kind == MAX_POOL ? 1 : 3;
+    if (!read_v2_attrs(op, k, in[first], in[first + 1], ksize, strides))
+      return false;
+    return geom_2d(g, k, ksize, strides, dims, rank, op->status);
+  }
+  return geom_2d(g, k, k->ksize, k->strides, dims, rank, op->status);
+}
+
+static void run_forward(struct ocl_op *op, struct pool_kernel *k,
+                        TF_Tensor *const *in)
+{
+  struct pool_geom g;
+  if (!input_geom(op, k, in, &g))
+    return;
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, g.out_dims, g.rank);
+  if (y == NULL || g.out_elements == 0 || !check_dtype(op, k))
+    return;
+  struct ocl_arg args[3] = {OCL_TENSOR(in[0]), OCL_TENSOR(y)};
+  launch(op, k, 0, &g, false, g.out_elements, args, 2);
+}
+
+/* ---- Compute: gradients ------------------------------------------------------ */
+
+static void run_max_grad(struct ocl_op *op, struct pool_kernel *k,
+                         TF_Tensor *const *in)
+{
+  int rank = k->op->spatial + 2;
+  int64_t dims[OCL_MAX_DIMS];
+  struct pool_geom g;
+  if (!check_rank(op, in[0], rank, "tensor_in") ||
+      !check_rank(op, in[1], rank, "tensor_out") ||
+      !check_rank(op, in[2], rank, "out_backprop") ||
+      ocl_op_dims(op, in[0], dims) < 0)
+    return;
+  /* TensorFlow allocates before it validates, so an empty input passes
+   * whatever the other shapes. */
+  TF_Tensor *dx = ocl_op_output(op, 0, k->dtype, dims, rank);
+  if (dx == NULL || ocl_shape_elements(dims, rank) == 0)
+    return;
+  if (!input_geom(op, k, in, &g) ||
+      !check_shape(op, in[1], g.out_dims, rank, "orig_output") ||
+      !check_shape(op, in[2], g.out_dims, rank, "grad") || !check_dtype(op, k))
+    return;
+  if (k->op->spatial == 3) {
+    /* Every element within 1e-5 of its window's maximum: one pass. */
+    struct ocl_arg args[5] = {OCL_TENSOR(in[0]), OCL_TENSOR(in[1]),
+                              OCL_TENSOR(in[2]), OCL_TENSOR(dx)};
+    launch(op, k, 0, &g, true, g.in_elements, args, 4);
+    return;
+  }
+  if ((double)g.win[0] * (double)g.win[1] * (double)g.win[2] > INT32_MAX)
+    return (void)ocl_op_fail(op, TF_UNIMPLEMENTED,
+                             "MaxPoolGrad: a window of more than 2^31 "
+                             "elements is not supported on OPENCL");
+  if (g.out_elements == 0) {
+    static const uint8_t zero = 0;
+    ocl_op_fill(op, dx, 0, &zero, 1, ocl_tf.TensorByteSize(dx));
+    return;
+  }
+  TF_Tensor *arg = ocl_op_temp(op, TF_INT32, g.out_elements);
+  if (arg == NULL)
+    return;
+  struct ocl_arg a1[3] = {OCL_TENSOR(in[0]), OCL_TENSOR(arg)};
+  if (!launch(op, k, 0, &g, false, g.out_elements, a1, 2))
+    return;
+  struct ocl_arg a2[4] = {OCL_TENSOR(arg), OCL_TENSOR(in[2]), OCL_TENSOR(dx)};
+  launch(op, k, 1, &g, true, g.in_elements, a2, 3);
+}
+
+/* AvgPoolGrad's orig_input_shape and out_backprop, checked in
+ * TensorFlow's order: `rank` values, out_backprop's rank, non-negative
+ * values. */
+static bool read_shape(struct ocl_op *op, const TF_Tensor *shape,
+                       const TF_Tensor *dy, int rank, int64_t *dims)
+{
+  if (ocl_tf.NumDims(shape) != 1 ||
+      ocl_tf.TensorElementCount(shape) != rank)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       rank == 4 ? "out_backprop must be 1-dimensional and 4 "
+                                   "elements"
+                                 : "tensor_in must be 1-dimensional and 5 "
+                                   "elements");
+  if (!check_rank(op, dy, rank, "out_backprop"))
+    return false;
+  for (int i = 0; i < rank; i++) {
+    dims[i] = ocl_host_int(shape, i);
+    if (dims[i] < 0)
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "Expected a non-negative size, got %lld",
+                         (long long)dims[i]);
+  }
+  return true;
+}
+
+static void run_avg_grad(struct ocl_op *op, struct pool_kernel *k,
+                         TF_Tensor *const *in)
+{
+  int rank = k->op->spatial + 2;
+  int64_t dims[5], dy_dims[OCL_MAX_DIMS];
+  struct pool_geom g;
+  if (!read_shape(op, in[0], in[1], rank, dims) ||
+      ocl_op_dims(op, in[1], dy_dims) < 0)
+    return;
+  TF_Tensor *dx = ocl_op_output(op, 0, k->dtype, dims, rank);
+  if (dx == NULL)
+    return;
+  if (k->op->spatial == 2) {
+    /* TensorFlow returns an empty gradient before it looks at the
+     * windows. */
+    if (ocl_shape_elements(dims, rank) == 0 ||
+        !geom_2d(&g, k, k->ksize, k->strides, dims, rank, op->status))
+      return;
+  } else {
+    /* TensorFlow's CPU kernel compares the batch and channel extents with
+     * these words (its NDHWC indices), then reads the rest blindly; the
+     * whole shape is checked after. */
+    int c = axis_c(k->channels_first, 3);
+    if (!geom_3d(&g, k, dims, op->status))
+      return;
+    if (dims[0] != dy_dims[0])
+      return (void)ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                               "Expected first dimension of tensor_in_shape "
+                               "and out_backprop to match, got %lld and %lld",
+                               (long long)dims[0], (long long)dy_dims[0]);
+    if (dims[c] != dy_dims[c])
+      return (void)ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                               "Expected last dimension of tensor_in_shape "
+                               "and out_backprop to match, got %lld and %lld",
+                               (long long)dims[c], (long long)dy_dims[c]);
+  }
+  if (!check_shape(op, in[1], g.out_dims, rank, "grad") ||
+      g.in_elements == 0 || !check_dtype(op, k))
+    return;
+  struct ocl_arg args[3] = {OCL_TENSOR(in[1]), OCL_TENSOR(dx)};
+  launch(op, k, 0, &g, true, g.in_elements, args, 2);
+}
+
+/* ---- Compute: second gradients ------------------------------------------- */
+
+/* MaxPool3DGradGrad's message for an empty input: TensorFlow names the
+ * tensor and prints it (DebugString, without values: it is empty). */
+static bool check_not_empty(struct ocl_op *op, const TF_Tensor *t,
+                            const char *what)
 {
   int64_t dims[OCL_MAX_DIMS];
   char shape[160];
-  int rank = ocl_tensor_dims(t, dims, status);
+  int rank = ocl_op_dims(op, t, dims);
   if (rank < 0)
     return false;
-  if (image ? (rank == 4 || rank == 5) : rank == 1)
+  if (ocl_shape_elements(dims, rank) > 0)
     return true;
   ocl_shape_format(dims, rank, shape, sizeof(shape));
-  ocl_set_status(status, TF_INVALID_ARGUMENT, "%s must be %s-dimensional%s",
-                 what, image ? "4 or 5" : "1", shape);
-  return false;
+  return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                     "received empty tensor %s: Tensor<type: %s shape: %s "
+                     "values: >",
+                     what, ocl_tf.TensorType(t) == TF_HALF       ? "half"
+                           : ocl_tf.TensorType(t) == TF_BFLOAT16 ? "bfloat16"
+                           : ocl_tf.TensorType(t) == TF_DOUBLE   ? "double"
+                                                                 : "float",
+                     shape);
 }
 
-static bool check_channels(const TF_Tensor *t, const char *prefix,
-                           const char *what, int64_t channels,
-                           TF_Status *status)
+static void run_max_grad_grad(struct ocl_op *op, struct pool_kernel *k,
+                              TF_Tensor *const *in)
 {
-  int64_t n = ocl_tf.TensorElementCount(t);
-  if (n == channels)
-    return true;
-  ocl_set_status(status, TF_INVALID_ARGUMENT,
-                 "%s%s must have the same number of elements as the channels "
-                 "of x, got %lld and %lld",
-                 prefix, what, (long long)n, (long long)channels);
-  return false;
+  int rank = k->op->spatial + 2;
+  struct pool_geom g;
+  if (!check_rank(op, in[0], rank, "tensor_in") ||
+      !check_rank(op, in[1], rank, "tensor_out") ||
+      !check_rank(op, in[2], rank, "out_grad_backprop") ||
+      !input_geom(op, k, in, &g) ||
+      !check_shape(op, in[1], g.out_dims, rank, "orig_output") ||
+      !check_shape(op, in[2], g.in_dims, rank, "grad"))
+    return;
+  TF_Tensor *out = ocl_op_output(op, 0, k->dtype, g.out_dims, rank);
+  if (out == NULL)
+    return;
+  if (k->op->spatial == 3 &&
+      (!check_not_empty(op, in[0], "tensor_in") ||
+       !check_not_empty(op, in[1], "tensor_out") ||
+       !check_not_empty(op, in[2], "out_grad_backprop")))
+    return;
+  if (g.out_elements == 0 || !check_dtype(op, k))
+    return;
+  struct ocl_arg args[5] = {OCL_TENSOR(in[0]), OCL_TENSOR(in[1]),
+                            OCL_TENSOR(in[2]), OCL_TENSOR(out)};
+  launch(op, k, 0, &g, false, g.out_elements, args, 4);
 }
 
-/* x as [outer, depth, inner]: the channel count, the elements reduced per
- * channel (rest) and the inner extent. */
-static void bn_layout(const struct pool_kernel *k, const int64_t *dims,
-                      int rank, int64_t *depth, int64_t *rest, int64_t *inner)
-{
-  int c = k->channels_first ? 1 : rank - 1;
-  *depth = dims[c];
-  *inner = 1;
-  int64_t outer = 1;
-  for (int i = 0; i < rank; i++) {
-    if (i < c)
-      outer *= dims[i];
-    else if (i > c)
-      *inner *= dims[i];
-  }
-  *rest = outer * *inner;
-}
+/* ---- Kernel callbacks ------------------------------------------------------ */
 
-static size_t bn_group_size(const struct ocl_device *device)
-{
-  size_t max = ocl_device_max_work_group_size(device), size = BN_GROUP_SIZE;
-  while (size > 1 && size > max)
-    size /= 2;
-  return size;
-}
-
-/* A tensor for a kernel argument: an empty one has no device buffer and is
- * never read, so `stand_in` takes its place. */
-static const TF_Tensor *or_stand_in(const TF_Tensor *t,
-                                    const TF_Tensor *stand_in)
-{
-  return ocl_tf.TensorElementCount(t) == 0 ? stand_in : t;
-}
-
-static bool run_batch_norm(TF_OpKernelContext *ctx,
-                           const struct pool_kernel *k, TF_Tensor **in,
-                           TF_Tensor **out, TF_Status *status)
-{
-  int64_t dims[OCL_MAX_DIMS], depth, rest, inner;
-  if (!check_bn_rank(in[0], "input", true, status) ||
-      !check_bn_rank(in[1], "scale", false, status) ||
-      !check_bn_rank(in[2], "offset", false, status) ||
-      !check_bn_rank(in[3], "estimated_mean", false, status) ||
-      !check_bn_rank(in[4], "estimated_variance", false, status))
-    return false;
-  int rank = ocl_tensor_dims(in[0], dims, status);
-  bn_layout(k, dims, rank, &depth, &rest, &inner);
-  if (!check_channels(in[1], "", "scale", depth, status) ||
-      !check_channels(in[2], "", "offset", depth, status))
-    return false;
-  if (!k->training || k->factor != 1.0f) {
-    const char *prefix = k->training ? "When exponential_avg_factor != 1, "
-                                     : "When is_training=false, ";
-    if (!check_channels(in[3], prefix, "mean", depth, status) ||
-        !check_channels(in[4], prefix, "variance", depth, status))
-      return false;
-  }
-
-  const int64_t none = 0;
-  for (int i = 0; i < 6; i++) {
-    bool image = i == 0;
-    out[i] = ocl_tf.AllocateOutput(ctx, i, image ? k->dtype : TF_FLOAT,
-                                   image ? dims : i == 5 ? &none : &depth,
-                                   image ? rank : 1, 0, status);
-    if (ocl_tf.GetCode(status) != TF_OK)
-      return false;
-  }
-
-  struct ocl_launch launch;
-  if (!ocl_launch_init(&launch, ctx, status))
-    return false;
-  if (depth == 0)
-    return true;
-  size_t local = bn_group_size(launch.device);
-  size_t global = (size_t)depth * local;
-  const TF_Tensor *any = in[1];
-  const struct ocl_arg argv[] = {
-      OCL_TENSOR(or_stand_in(in[0], any)),
-      OCL_TENSOR(in[1]),
-      OCL_TENSOR(in[2]),
-      OCL_TENSOR(or_stand_in(in[3], any)),
-      OCL_TENSOR(or_stand_in(in[4], any)),
-      OCL_TENSOR(or_stand_in(out[0], any)),
-      OCL_TENSOR(out[1]),
-      OCL_TENSOR(out[2]),
-      OCL_TENSOR(out[3]),
-      OCL_TENSOR(out[4]),
-      OCL_LONG(depth),
-      OCL_LONG(rest),
-      OCL_LONG(inner),
-      OCL_FLOAT(k->epsilon),
-      OCL_FLOAT(k->factor),
-      OCL_INT(k->training),
-      OCL_LOCAL(sizeof(float) * local),
-  };
-  return ocl_enqueue(&launch, &families[k->storage], "batch_norm", 1, &global,
-                     &local, argv, (int)(sizeof(argv) / sizeof(argv[0])),
-                     status);
-}
-
-static bool run_batch_norm_grad(TF_OpKernelContext *ctx,
-                                const struct pool_kernel *k, TF_Tensor **in,
-                                TF_Tensor **out, TF_Status *status)
-{
-  int64_t dims[OCL_MAX_DIMS], dy_dims[OCL_MAX_DIMS], depth, rest, inner;
-  if (!check_bn_rank(in[0], "input", true, status) ||
-      !check_bn_rank(in[1], "input", true, status) ||
-      !check_bn_rank(in[2], "scale", false, status) ||
-      !check_bn_rank(in[3], "saved mean", false, status) ||
-      !check_bn_rank(in[4], "saved variance", false, status))
-    return false;
-  int dy_rank = ocl_tensor_dims(in[0], dy_dims, status);
-  int rank = ocl_tensor_dims(in[1], dims, status);
-  if (!same_dims(dims, rank, dy_dims, dy_rank)) {
-    char x_shape[160], dy_shape[160];
-    ocl_shape_format(dims, rank, x_shape, sizeof(x_shape));
-    ocl_shape_format(dy_dims, dy_rank, dy_shape, sizeof(dy_shape));
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "x and y_backprop must have same shape, but x has shape %s "
-                   "and y_backprop has shape %s",
-                   x_shape, dy_shape);
-    return false;
-  }
-  bn_layout(k, dims, rank, &depth, &rest, &inner);
-  if (!check_channels(in[2], "", "scale", depth, status) ||
-      !check_channels(in[3], "", "reserve_space_1", depth, status) ||
-      !check_channels(in[4], "", "reserve_space_2", depth, status))
-    return false;
-
-  int64_t zero = 0;
-  for (int i = 0; i < 5; i++) {
-    bool image = i == 0;
-    out[i] = ocl_tf.AllocateOutput(ctx, i, image ? k->dtype : TF_FLOAT,
-                                   image ? dims : i < 3 ? &depth : &zero,
-                                   image ? rank : 1, 0, status);
-    if (ocl_tf.GetCode(status) != TF_OK)
-      return false;
-  }
-  if (depth == 0)
-    return true;
-
-  struct ocl_launch launch;
-  if (!ocl_launch_init(&launch, ctx, status))
-    return false;
-  size_t local = bn_group_size(launch.device);
-  size_t global = (size_t)depth * local;
-  const TF_Tensor *any = in[2];
-  const struct ocl_arg argv[] = {
-      OCL_TENSOR(or_stand_in(in[0], any)),
-      OCL_TENSOR(or_stand_in(in[1], any)),
-      OCL_TENSOR(in[2]),
-      OCL_TENSOR(in[3]),
-      OCL_TENSOR(in[4]),
-      OCL_TENSOR(or_stand_in(out[0], any)),
-      OCL_TENSOR(out[1]),
-      OCL_TENSOR(out[2]),
-      OCL_LONG(depth),
-      OCL_LONG(rest),
-      OCL_LONG(inner),
-      OCL_FLOAT(k->epsilon),
-      OCL_INT(k->training),
-      OCL_LOCAL(sizeof(float) * local),
-  };
-  return ocl_enqueue(&launch, &families[k->storage], "batch_norm_grad", 1,
-                     &global, &local, argv,
-                     (int)(sizeof(argv) / sizeof(argv[0])), status);
-}
-
-/* ---- Kernel callbacks ---------------------------------------------------- */
-
-#define MAX_INPUTS 6
-#define MAX_OUTPUTS 6
+#define MAX_INPUTS 5
 
 static void pool_compute(void *kernel, TF_OpKernelContext *ctx)
 {
-  const struct pool_kernel *k = kernel;
-  TF_Status *status = ocl_tf.NewStatus();
-  TF_Tensor *in[MAX_INPUTS] = {NULL}, *out[MAX_OUTPUTS] = {NULL};
+  struct pool_kernel *k = kernel;
+  struct ocl_op op;
+  TF_Tensor *in[MAX_INPUTS] = {NULL};
 
-  if (!ocl_get_inputs(ctx, in, k->op->num_inputs, status))
-    goto done;
+  ocl_op_begin(&op, ctx);
+  for (int i = 0; i < k->op->num_inputs; i++)
+    if ((in[i] = ocl_op_input(&op, i)) == NULL)
+      goto out;
   switch (k->op->kind) {
-  case BATCH_NORM:
-    run_batch_norm(ctx, k, in, out, status);
+  case MAX_POOL:
+  case AVG_POOL:
+    run_forward(&op, k, in);
     break;
-  case BATCH_NORM_GRAD:
-    run_batch_norm_grad(ctx, k, in, out, status);
+  case MAX_POOL_GRAD:
+    run_max_grad(&op, k, in);
     break;
-  default:
-    run_pool(ctx, k, in, out, status);
+  case AVG_POOL_GRAD:
+    run_avg_grad(&op, k, in);
+    break;
+  case MAX_POOL_GRAD_GRAD:
+    run_max_grad_grad(&op, k, in);
     break;
   }
-done:
-  ocl_delete_tensors(out, MAX_OUTPUTS);
-  ocl_delete_tensors(in, MAX_INPUTS);
-  ocl_compute_done(ctx, status);
+out:
+  ocl_op_end(&op);
 }
 
-#define NUM_POOL_OPS ((int)(sizeof(pool_ops) / sizeof(pool_ops[0])))
 _Static_assert(NUM_POOL_OPS <= OCL_MAX_FAMILY_OPS,
                "one create function per pool op");
 OCL_FAMILY_CREATES(pool, pool_create);
 
-/* ---- Registration -------------------------------------------------------- */
+/* ---- Registration ------------------------------------------------------------ */
 
 void ocl_register_pool_kernels(void)
 {
-  static const TF_DataType types[] = {TF_FLOAT, TF_HALF};
+  /* TensorFlow's GPU kernels: TF_CALL_GPU_NUMBER_TYPES for 2-D pooling,
+   * float, half and bfloat16 for 3-D (pooling_ops_3d.cc). */
+  static const TF_DataType types[] = {TF_FLOAT, TF_HALF, TF_BFLOAT16,
+                                      TF_DOUBLE};
   for (int i = 0; i < NUM_POOL_OPS; i++) {
     const struct pool_op *op = &pool_ops[i];
-    bool is_bn = op->kind == BATCH_NORM || op->kind == BATCH_NORM_GRAD;
+    /* MaxPool3DGrad constrains TInput as well. */
+    bool tinput = op->kind == MAX_POOL_GRAD && op->spatial == 3;
     for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+      if (op->spatial == 3 && types[t] == TF_DOUBLE)
+        continue;
       ocl_register_kernel(&(const struct ocl_kernel_spec){
           .op = op->op,
           .create = pool_creates[i],
           .compute = pool_compute,
           .destroy = pool_delete,
-          .type_attrs = {"T", is_bn ? "U" : NULL},
-          .types = {types[t], TF_FLOAT},
+          .type_attrs = {"T", tinput ? "TInput" : NULL},
+          .types = {types[t], types[t]},
           .host_args = op->host_args,
       });
     }
   }
+  ocl_register_pool_bn_kernels();
 }

@@ -1,337 +1,581 @@
-/* Pooling and batch normalisation: MaxPool, MaxPoolGrad, AvgPool,
- * AvgPoolGrad, FusedBatchNormV3, FusedBatchNormGradV3.
+/* Pooling: MaxPool, AvgPool and their gradients, in 2-D (a plane extent of
+ * 1) and 3-D, channels last (NHWC, NDHWC) or first (NCHW, NCDHW).
  *
- * Built per storage type (-DT=float or -DT=half); half is stored as half
- * and computed in float. Batch norm's per-channel tensors (scale, mean, ...)
- * are float whatever T is (TensorFlow's U).
+ * Built per storage type (-DT=float, half, ushort for bfloat16, double)
+ * and index width (-DIDX=int where every index of the problem fits in 32
+ * bits, long beyond). half and bfloat16 are stored as such and computed in
+ * float; double in double.
  *
- * The pooling kernels take one work-item per element they write; the
- * gradients own an input element each and walk the windows that hold it,
- * so nothing is accumulated across work-items (no float atomics). The batch
- * norm kernels take one work-group per channel. */
+ * Two shapes of each kernel, one element function: the GPU shape takes
+ * one work-item per element written, neighbouring work-items on
+ * neighbouring addresses (channels innermost in NHWC, columns in NCHW); the
+ * CPU shape (_rows) one work-item per row of the image written (its
+ * columns and, channels last, its channels), walked in memory order, so
+ * that no element pays the index divisions. The gradients gather: each
+ * input element walks the windows that hold it and sums their
+ * contributions in output order, so nothing is accumulated across
+ * work-items (no float atomics) and the result does not depend on
+ * scheduling. */
 #include "common.clh"
 
 #if defined(T_IS_HALF)
+#define ACC float
 #define LOAD(p, i) vload_half((i), (p))
 #define STORE(p, i, v) vstore_half_rte((v), (i), (p))
 #define LOWEST (-65504.0f)
+#elif defined(T_IS_BFLOAT16)
+#define ACC float
+#define LOAD(p, i) ocl_bf16_to_float((p)[i])
+#define STORE(p, i, v) ((p)[i] = ocl_float_to_bf16(v))
+#define LOWEST (-3.38953139e38f)
+#elif defined(T_IS_DOUBLE)
+#define ACC double
+#define LOAD(p, i) ((p)[i])
+#define STORE(p, i, v) ((p)[i] = (v))
+#define LOWEST (-DBL_MAX)
 #else
+#define ACC float
 #define LOAD(p, i) ((p)[i])
 #define STORE(p, i, v) ((p)[i] = (v))
 #define LOWEST (-FLT_MAX)
 #endif
 
-/* struct pool_args of pool.c: 8-byte members only. */
+/* struct pool_args32/64 of pool.c: IDX members only. Spatial axes are
+ * (plane, row, column); a 2-D problem has one plane and a unit window,
+ * stride and no padding along it. */
 typedef struct {
-  long batch, rows, cols, depth;
-  long out_rows, out_cols;
-  long window_rows, window_cols;
-  long stride_rows, stride_cols;
-  long pad_top, pad_left;
-  long channels_first;
-  long count; /* work-items that do something */
+  IDX batch, depth;
+  IDX in_p, in_h, in_w;
+  IDX out_p, out_h, out_w;
+  IDX win_p, win_h, win_w;
+  IDX str_p, str_h, str_w;
+  IDX pad_p, pad_h, pad_w;
+  IDX channels_first;
+  IDX count; /* work-items that do something: elements, or _rows rows */
 } pool_t;
 
-/* Element (n, c, h, w) of a [batch, rows, cols, depth] image tensor. */
-static long at(const pool_t *p, long n, long c, long h, long w, long rows,
-               long cols)
+/* An image's layout around one (n, c): the flat index of (n, c, 0, 0, 0)
+ * and the steps of its three spatial axes. */
+typedef struct {
+  IDX base, sp, sh, sw;
+} layout_t;
+
+/* The layout of (n, c) in an image of spatial extents (ep, eh, ew). */
+static layout_t layout_of(const pool_t *q, IDX n, IDX c, IDX ep, IDX eh,
+                          IDX ew)
 {
-  return p->channels_first ? ((n * p->depth + c) * rows + h) * cols + w
-                           : ((n * rows + h) * cols + w) * p->depth + c;
+  layout_t l;
+  IDX spatial = ep * eh * ew;
+  l.sw = q->channels_first ? 1 : q->depth;
+  l.base = q->channels_first ? (n * q->depth + c) * spatial
+                             : n * spatial * q->depth + c;
+  l.sh = l.sw * ew;
+  l.sp = l.sh * eh;
+  return l;
 }
 
-/* The inverse of at(). */
-static void split(const pool_t *p, long i, long rows, long cols, long *n,
-                  long *c, long *h, long *w)
+static IDX at(const layout_t *l, IDX p, IDX h, IDX w)
 {
-  if (p->channels_first) {
-    *w = i % cols;
-    i /= cols;
-    *h = i % rows;
-    i /= rows;
-    *c = i % p->depth;
-    *n = i / p->depth;
+  return l->base + p * l->sp + h * l->sh + w * l->sw;
+}
+
+/* Splits flat index i of an image of spatial extents (ep, eh, ew) into
+ * (n, c, p, h, w). */
+static void split(const pool_t *q, IDX i, IDX ep, IDX eh, IDX ew, IDX *n,
+                  IDX *c, IDX *p, IDX *h, IDX *w)
+{
+  if (q->channels_first) {
+    *w = i % ew;
+    i /= ew;
+    *h = i % eh;
+    i /= eh;
+    *p = i % ep;
+    i /= ep;
+    *c = i % q->depth;
+    *n = i / q->depth;
   } else {
-    *c = i % p->depth;
-    i /= p->depth;
-    *w = i % cols;
-    i /= cols;
-    *h = i % rows;
-    *n = i / rows;
+    *c = i % q->depth;
+    i /= q->depth;
+    *w = i % ew;
+    i /= ew;
+    *h = i % eh;
+    i /= eh;
+    *p = i % ep;
+    *n = i / ep;
   }
 }
 
-/* The in-bounds part [*start, *end) of output position o's window along one
- * spatial axis (TensorFlow clips windows at the padding). */
-static void window(long o, long stride, long pad, long size, long extent,
-                   long *start, long *end)
+/* Row `row` of an image of extents (ep, eh): (n, c, p, h), channels first
+ * a row per channel, channels last c = 0 (the row holds every channel). */
+static void split_row(const pool_t *q, IDX row, IDX ep, IDX eh, IDX *n,
+                      IDX *c, IDX *p, IDX *h)
 {
-  long first = o * stride - pad;
-  *start = max(first, 0L);
-  *end = min(first + size, extent);
+  *h = row % eh;
+  row /= eh;
+  *p = row % ep;
+  row /= ep;
+  *c = q->channels_first ? row % q->depth : 0;
+  *n = q->channels_first ? row / q->depth : row;
+}
+
+/* The in-bounds part [*start, *end) of output position o's window along one
+ * axis (TensorFlow clips windows at the padding); *first: the unclipped
+ * start. */
+static void window(IDX o, IDX stride, IDX pad, IDX size, IDX extent,
+                   IDX *first, IDX *start, IDX *end)
+{
+  *first = o * stride - pad;
+  *start = max(*first, (IDX)0);
+  *end = min(*first + size, extent);
 }
 
 /* The outputs [*lo, *hi] whose windows hold input index i along one axis. */
-static void windows_of(long i, long stride, long pad, long size, long outs,
-                       long *lo, long *hi)
+static void windows_of(IDX i, IDX stride, IDX pad, IDX size, IDX outs,
+                       IDX *lo, IDX *hi)
 {
-  long padded = i + pad;
+  IDX padded = i + pad;
   *lo = padded < size ? 0 : (padded - size) / stride + 1;
   *hi = min(padded / stride, outs - 1);
 }
 
-/* TensorFlow's CPU MaxPool starts from the lowest finite value and takes
- * an element only when it is greater: NaN never wins, and a window of -inf
- * gives the lowest finite value. */
-__kernel void max_pool(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
-                       pool_t p)
+/* The output's window: in-bounds ranges per axis and unclipped starts. */
+typedef struct {
+  IDX p0, p1, h0, h1, w0, w1; /* [x0, x1) */
+  IDX fp, fh, fw;             /* unclipped starts */
+} win_t;
+
+static win_t window_of_output(const pool_t *q, IDX op, IDX oh, IDX ow)
 {
-  long o = get_global_id(0);
-  OCL_GUARD(o, p.count);
-  const __global T *xp = OCL_PTR(const T, x);
-  long n, c, oh, ow, hs, he, ws, we;
-  split(&p, o, p.out_rows, p.out_cols, &n, &c, &oh, &ow);
-  window(oh, p.stride_rows, p.pad_top, p.window_rows, p.rows, &hs, &he);
-  window(ow, p.stride_cols, p.pad_left, p.window_cols, p.cols, &ws, &we);
-  float best = LOWEST;
-  for (long h = hs; h < he; h++)
-    for (long w = ws; w < we; w++) {
-      float v = LOAD(xp, at(&p, n, c, h, w, p.rows, p.cols));
-      if (best < v)
-        best = v;
-    }
-  STORE(OCL_PTR(T, y), o, best);
+  win_t r;
+  window(op, q->str_p, q->pad_p, q->win_p, q->in_p, &r.fp, &r.p0, &r.p1);
+  window(oh, q->str_h, q->pad_h, q->win_h, q->in_h, &r.fh, &r.h0, &r.h1);
+  window(ow, q->str_w, q->pad_w, q->win_w, q->in_w, &r.fw, &r.w0, &r.w1);
+  return r;
 }
+
+/* ---- The kernels' two shapes ------------------------------------------------
+ * Each operation is a function of one element written (an output element
+ * for the forward ops, an input element for the gradients) given its
+ * coordinates and the layouts of its (n, c) in the image it writes (self)
+ * and the other one; ONE_ARGS are the tensors, OP the function. The GPU
+ * kernel splits its global id, the _rows kernel walks a row. */
+#define POOL_KERNEL_GPU(name, ONE_PARAMS, ONE_ARGS, self_p, self_h, self_w, \
+                        other_p, other_h, other_w)                           \
+  __kernel void name(UNPAREN ONE_PARAMS, pool_t q)                           \
+  {                                                                          \
+    IDX i = (IDX)get_global_id(0);                                           \
+    OCL_GUARD(i, q.count);                                                   \
+    IDX n, c, p, h, w;                                                       \
+    split(&q, i, q.self_p, q.self_h, q.self_w, &n, &c, &p, &h, &w);          \
+    layout_t ls = layout_of(&q, n, c, q.self_p, q.self_h, q.self_w);         \
+    layout_t lo = layout_of(&q, n, c, q.other_p, q.other_h, q.other_w);      \
+    name##_one(&q, UNPAREN ONE_ARGS, i, p, h, w, &ls, &lo);                  \
+  }
+
+#define POOL_KERNEL_ROWS(name, ONE_PARAMS, ONE_ARGS, self_p, self_h, self_w,  \
+                         other_p, other_h, other_w)                          \
+  __kernel void name##_rows(UNPAREN ONE_PARAMS, pool_t q)                    \
+  {                                                                          \
+    IDX row = (IDX)get_global_id(0);                                         \
+    OCL_GUARD(row, q.count);                                                 \
+    IDX n, c0, p, h;                                                         \
+    split_row(&q, row, q.self_p, q.self_h, &n, &c0, &p, &h);                 \
+    IDX channels = q.channels_first ? 1 : q.depth;                           \
+    for (IDX w = 0; w < q.self_w; w++)                                       \
+      for (IDX ci = 0; ci < channels; ci++) {                                \
+        IDX c = c0 + ci;                                                     \
+        layout_t ls = layout_of(&q, n, c, q.self_p, q.self_h, q.self_w);     \
+        layout_t lo = layout_of(&q, n, c, q.other_p, q.other_h, q.other_w);  \
+        name##_one(&q, UNPAREN ONE_ARGS, at(&ls, p, h, w), p, h, w, &ls,     \
+                   &lo);                                                     \
+      }                                                                      \
+  }
+
+/* The parameter and argument lists travel parenthesised; the extents of
+ * the image written and of the other one are OUT_IN (forward ops) or
+ * IN_OUT (gradients), expanded before the kernels' macros take them. */
+#define UNPAREN(...) __VA_ARGS__
+#define OUT_IN out_p, out_h, out_w, in_p, in_h, in_w
+#define IN_OUT in_p, in_h, in_w, out_p, out_h, out_w
+#define GPU_KERNEL(...) POOL_KERNEL_GPU(__VA_ARGS__)
+#define ROWS_KERNEL(...) POOL_KERNEL_ROWS(__VA_ARGS__)
+#define FORWARD(name, ONE_PARAMS, ONE_ARGS)            \
+  GPU_KERNEL(name, ONE_PARAMS, ONE_ARGS, OUT_IN)       \
+  ROWS_KERNEL(name, ONE_PARAMS, ONE_ARGS, OUT_IN)
+#define BACKWARD(name, ONE_PARAMS, ONE_ARGS)           \
+  GPU_KERNEL(name, ONE_PARAMS, ONE_ARGS, IN_OUT)       \
+  ROWS_KERNEL(name, ONE_PARAMS, ONE_ARGS, IN_OUT)
+
+#define ARGS_XY (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y))
+#define PASS_XY (OCL_PTR(const T, x), OCL_PTR(T, y))
+
+/* TensorFlow's CPU MaxPool and MaxPool3D start from the lowest finite
+ * value and take an element only when it is greater: NaN never wins, and a
+ * window of -inf gives the lowest finite value. */
+static void max_pool_one(const pool_t *q, const __global T *xp,
+                         __global T *yp, IDX o, IDX op, IDX oh, IDX ow,
+                         const layout_t *lo, const layout_t *li)
+{
+  win_t r = window_of_output(q, op, oh, ow);
+  ACC best = LOWEST;
+  for (IDX p = r.p0; p < r.p1; p++)
+    for (IDX h = r.h0; h < r.h1; h++)
+      for (IDX w = r.w0; w < r.w1; w++) {
+        ACC v = LOAD(xp, at(li, p, h, w));
+        if (best < v)
+          best = v;
+      }
+  STORE(yp, o, best);
+}
+GPU_KERNEL(max_pool, ARGS_XY, PASS_XY, OUT_IN)
 
 /* Mean over the window's in-bounds elements (SAME padding counts only
  * those, as TensorFlow does). */
-__kernel void avg_pool(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
-                       pool_t p)
+static void avg_pool_one(const pool_t *q, const __global T *xp,
+                         __global T *yp, IDX o, IDX op, IDX oh, IDX ow,
+                         const layout_t *lo, const layout_t *li)
 {
-  long o = get_global_id(0);
-  OCL_GUARD(o, p.count);
-  const __global T *xp = OCL_PTR(const T, x);
-  long n, c, oh, ow, hs, he, ws, we;
-  split(&p, o, p.out_rows, p.out_cols, &n, &c, &oh, &ow);
-  window(oh, p.stride_rows, p.pad_top, p.window_rows, p.rows, &hs, &he);
-  window(ow, p.stride_cols, p.pad_left, p.window_cols, p.cols, &ws, &we);
-  float sum = 0.0f;
-  for (long h = hs; h < he; h++)
-    for (long w = ws; w < we; w++)
-      sum += LOAD(xp, at(&p, n, c, h, w, p.rows, p.cols));
-  STORE(OCL_PTR(T, y), o, sum / (float)((he - hs) * (we - ws)));
+  win_t r = window_of_output(q, op, oh, ow);
+  ACC sum = 0;
+  for (IDX p = r.p0; p < r.p1; p++)
+    for (IDX h = r.h0; h < r.h1; h++)
+      for (IDX w = r.w0; w < r.w1; w++)
+        sum += LOAD(xp, at(li, p, h, w));
+  STORE(yp, o, sum / (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0)));
+}
+GPU_KERNEL(avg_pool, ARGS_XY, PASS_XY, OUT_IN)
+
+/* The CPU shape of max_pool and avg_pool. Channels last, a row's outputs
+ * take the window in with the channels innermost, contiguous in x and y,
+ * a loop the compiler vectorises: the same comparisons (a maximum is a
+ * value of T, exact in y) and, for the mean in float or double, the same
+ * sums in the same order as the element function. Channels first, and
+ * the mean of half or bfloat16 (summed in float), element by element. */
+static void pool_row_last(const pool_t *q, const __global T *xp,
+                          __global T *yp, IDX n, IDX op, IDX oh, bool is_max)
+{
+  IDX depth = q->depth;
+  layout_t lo = layout_of(q, n, 0, q->out_p, q->out_h, q->out_w);
+  layout_t li = layout_of(q, n, 0, q->in_p, q->in_h, q->in_w);
+  for (IDX ow = 0; ow < q->out_w; ow++) {
+    win_t r = window_of_output(q, op, oh, ow);
+    __global T *yo = yp + at(&lo, op, oh, ow);
+    for (IDX c = 0; c < depth; c++)
+      STORE(yo, c, is_max ? LOWEST : (ACC)0);
+    for (IDX p = r.p0; p < r.p1; p++)
+      for (IDX h = r.h0; h < r.h1; h++)
+        for (IDX w = r.w0; w < r.w1; w++) {
+          const __global T *xi = xp + at(&li, p, h, w);
+          if (is_max) {
+            for (IDX c = 0; c < depth; c++) {
+              ACC v = LOAD(xi, c), best = LOAD(yo, c);
+              STORE(yo, c, best < v ? v : best);
+            }
+          } else {
+            for (IDX c = 0; c < depth; c++)
+              STORE(yo, c, LOAD(yo, c) + LOAD(xi, c));
+          }
+        }
+    if (!is_max) {
+      ACC count = (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0));
+      for (IDX c = 0; c < depth; c++)
+        STORE(yo, c, LOAD(yo, c) / count);
+    }
+  }
 }
 
-/* The input index TensorFlow's CPU MaxPoolGrad routes output (oh, ow)'s
- * gradient to: the window's first element in row-major order, replaced
- * only by a strictly greater one (ties go to the first; a leading NaN
- * keeps the gradient). */
-static long window_argmax(const pool_t *p, const __global T *xp, long n,
-                          long c, long oh, long ow)
+#if defined(T_IS_HALF) || defined(T_IS_BFLOAT16)
+#define SUM_IN_Y 0 /* a sum kept in y would round to T at every step */
+#else
+#define SUM_IN_Y 1
+#endif
+
+#define POOL_ROWS(name, is_max)                                              \
+  __kernel void name##_rows(OCL_TENSOR_ARG(const T, x),                     \
+                            OCL_TENSOR_ARG(T, y), pool_t q)                 \
+  {                                                                          \
+    IDX row = (IDX)get_global_id(0);                                         \
+    OCL_GUARD(row, q.count);                                                 \
+    IDX n, c0, p, h;                                                         \
+    split_row(&q, row, q.out_p, q.out_h, &n, &c0, &p, &h);                   \
+    const __global T *xp = OCL_PTR(const T, x);                              \
+    __global T *yp = OCL_PTR(T, y);                                          \
+    if (!q.channels_first && (is_max || SUM_IN_Y)) {                         \
+      pool_row_last(&q, xp, yp, n, p, h, is_max);                            \
+      return;                                                                \
+    }                                                                        \
+    IDX channels = q.channels_first ? 1 : q.depth;                           \
+    for (IDX w = 0; w < q.out_w; w++)                                        \
+      for (IDX ci = 0; ci < channels; ci++) {                                \
+        layout_t lo = layout_of(&q, n, c0 + ci, q.out_p, q.out_h, q.out_w);  \
+        layout_t li = layout_of(&q, n, c0 + ci, q.in_p, q.in_h, q.in_w);     \
+        name##_one(&q, xp, yp, at(&lo, p, h, w), p, h, w, &lo, &li);         \
+      }                                                                      \
+  }
+POOL_ROWS(max_pool, true)
+POOL_ROWS(avg_pool, false)
+
+/* MaxPoolGrad, pass 1: where TensorFlow's CPU kernel routes output o's
+ * gradient, as an offset in o's unclipped window: the first element in
+ * window order, replaced only by a strictly greater one (ties go to the
+ * first; a leading NaN keeps the gradient). */
+static void max_pool_argmax_one(const pool_t *q, const __global T *xp,
+                                __global int *argp, IDX o, IDX op, IDX oh,
+                                IDX ow, const layout_t *lo,
+                                const layout_t *li)
 {
-  long hs, he, ws, we;
-  window(oh, p->stride_rows, p->pad_top, p->window_rows, p->rows, &hs, &he);
-  window(ow, p->stride_cols, p->pad_left, p->window_cols, p->cols, &ws, &we);
-  long arg = -1;
-  float best = LOWEST;
-  for (long h = hs; h < he; h++)
-    for (long w = ws; w < we; w++) {
-      long i = at(p, n, c, h, w, p->rows, p->cols);
-      float v = LOAD(xp, i);
-      if (arg < 0 || best < v) {
-        best = v;
-        arg = i;
+  win_t r = window_of_output(q, op, oh, ow);
+  int best_at = -1;
+  ACC best = LOWEST;
+  for (IDX p = r.p0; p < r.p1; p++)
+    for (IDX h = r.h0; h < r.h1; h++)
+      for (IDX w = r.w0; w < r.w1; w++) {
+        ACC v = LOAD(xp, at(li, p, h, w));
+        if (best_at < 0 || best < v) {
+          best = v;
+          best_at = (int)(((p - r.fp) * q->win_h + (h - r.fh)) * q->win_w +
+                          (w - r.fw));
+        }
       }
-    }
-  return arg;
+  argp[o] = best_at;
 }
+GPU_KERNEL(max_pool_argmax,
+           (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(int, arg)),
+           (OCL_PTR(const T, x), OCL_PTR(int, arg)), OUT_IN)
 
-/* One work-item per input element: the sum, in output order, of the
- * gradients of the windows whose argmax it is. */
-__kernel void max_pool_grad(OCL_TENSOR_ARG(const T, x),
-                            OCL_TENSOR_ARG(const T, dy),
-                            OCL_TENSOR_ARG(T, dx), pool_t p)
+/* The CPU shape: channels last, a row's outputs scan their windows 16
+ * channels at a time (contiguous in x and arg), the running maxima in
+ * registers; channels first, element by element. */
+#define ARGMAX_LANES 16
+__kernel void max_pool_argmax_rows(OCL_TENSOR_ARG(const T, x),
+                                   OCL_TENSOR_ARG(int, arg), pool_t q)
 {
-  long i = get_global_id(0);
-  OCL_GUARD(i, p.count);
+  IDX row = (IDX)get_global_id(0);
+  OCL_GUARD(row, q.count);
+  IDX n, c0, op, oh;
+  split_row(&q, row, q.out_p, q.out_h, &n, &c0, &op, &oh);
   const __global T *xp = OCL_PTR(const T, x);
-  const __global T *dyp = OCL_PTR(const T, dy);
-  long n, c, h, w, oh0, oh1, ow0, ow1;
-  split(&p, i, p.rows, p.cols, &n, &c, &h, &w);
-  windows_of(h, p.stride_rows, p.pad_top, p.window_rows, p.out_rows, &oh0,
-             &oh1);
-  windows_of(w, p.stride_cols, p.pad_left, p.window_cols, p.out_cols, &ow0,
-             &ow1);
-  float acc = 0.0f;
-  for (long oh = oh0; oh <= oh1; oh++)
-    for (long ow = ow0; ow <= ow1; ow++)
-      if (window_argmax(&p, xp, n, c, oh, ow) == i)
-        acc += LOAD(dyp, at(&p, n, c, oh, ow, p.out_rows, p.out_cols));
-  STORE(OCL_PTR(T, dx), i, acc);
-}
-
-/* One work-item per input element: each window holding it passes on its
- * gradient divided by the window's in-bounds element count. */
-__kernel void avg_pool_grad(OCL_TENSOR_ARG(const T, dy),
-                            OCL_TENSOR_ARG(T, dx), pool_t p)
-{
-  long i = get_global_id(0);
-  OCL_GUARD(i, p.count);
-  const __global T *dyp = OCL_PTR(const T, dy);
-  long n, c, h, w, oh0, oh1, ow0, ow1;
-  split(&p, i, p.rows, p.cols, &n, &c, &h, &w);
-  windows_of(h, p.stride_rows, p.pad_top, p.window_rows, p.out_rows, &oh0,
-             &oh1);
-  windows_of(w, p.stride_cols, p.pad_left, p.window_cols, p.out_cols, &ow0,
-             &ow1);
-  float acc = 0.0f;
-  for (long oh = oh0; oh <= oh1; oh++) {
-    long hs, he;
-    window(oh, p.stride_rows, p.pad_top, p.window_rows, p.rows, &hs, &he);
-    for (long ow = ow0; ow <= ow1; ow++) {
-      long ws, we;
-      window(ow, p.stride_cols, p.pad_left, p.window_cols, p.cols, &ws, &we);
-      float coeff = 1.0f / (float)((he - hs) * (we - ws));
-      acc += LOAD(dyp, at(&p, n, c, oh, ow, p.out_rows, p.out_cols)) * coeff;
-    }
-  }
-  STORE(OCL_PTR(T, dx), i, acc);
-}
-
-/* ---- Batch normalisation --------------------------------------------------
- * x is viewed as [outer, depth, inner]: NHWC is [N*H*W, C, 1], NCHW is
- * [N, C, H*W]. Channel c's r-th element of the `outer * inner` it reduces
- * over sits at bn_at(). */
-
-static long bn_at(long r, long c, long depth, long inner)
-{
-  return ((r / inner) * depth + c) * inner + r % inner;
-}
-
-/* Sum over the work-group (power-of-two local size). */
-static float group_sum(float v, __local float *scratch)
-{
-  long lid = get_local_id(0);
-  scratch[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (long step = get_local_size(0) / 2; step > 0; step /= 2) {
-    if (lid < step)
-      scratch[lid] += scratch[lid + step];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  float sum = scratch[0];
-  barrier(CLK_LOCAL_MEM_FENCE); /* scratch is reused by the next sum */
-  return sum;
-}
-
-/* One work-group per channel. Training: the batch mean and biased
- * variance (two passes) normalise; batch_variance is the Bessel-corrected
- * one, and with exponential_avg_factor != 1 both running statistics blend
- * the incoming ones (TensorFlow's CPU functor). Inference: the given mean
- * and variance normalise and pass through. */
-__kernel void batch_norm(OCL_TENSOR_ARG(const T, x),
-                         OCL_TENSOR_ARG(const float, scale),
-                         OCL_TENSOR_ARG(const float, offset),
-                         OCL_TENSOR_ARG(const float, mean),
-                         OCL_TENSOR_ARG(const float, variance),
-                         OCL_TENSOR_ARG(T, y),
-                         OCL_TENSOR_ARG(float, batch_mean),
-                         OCL_TENSOR_ARG(float, batch_var),
-                         OCL_TENSOR_ARG(float, saved_mean),
-                         OCL_TENSOR_ARG(float, saved_var), long depth,
-                         long rest, long inner, float epsilon, float factor,
-                         int training, __local float *scratch)
-{
-  long c = get_group_id(0);
-  long lid = get_local_id(0), ls = get_local_size(0);
-  const __global T *xp = OCL_PTR(const T, x);
-  __global T *yp = OCL_PTR(T, y);
-  float m, v;
-  if (training) {
-    float s = 0.0f;
-    for (long r = lid; r < rest; r += ls)
-      s += LOAD(xp, bn_at(r, c, depth, inner));
-    m = group_sum(s, scratch) / (float)rest;
-    float q = 0.0f;
-    for (long r = lid; r < rest; r += ls) {
-      float d = LOAD(xp, bn_at(r, c, depth, inner)) - m;
-      q += d * d;
-    }
-    v = group_sum(q, scratch) / (float)rest;
-  } else {
-    m = OCL_PTR(const float, mean)[c];
-    v = OCL_PTR(const float, variance)[c];
-  }
-  float k = rsqrt(v + epsilon) * OCL_PTR(const float, scale)[c];
-  float b = OCL_PTR(const float, offset)[c];
-  for (long r = lid; r < rest; r += ls) {
-    long i = bn_at(r, c, depth, inner);
-    STORE(yp, i, (LOAD(xp, i) - m) * k + b);
-  }
-  if (lid != 0)
+  __global int *argp = OCL_PTR(int, arg);
+  if (q.channels_first) {
+    layout_t lo = layout_of(&q, n, c0, q.out_p, q.out_h, q.out_w);
+    layout_t li = layout_of(&q, n, c0, q.in_p, q.in_h, q.in_w);
+    for (IDX ow = 0; ow < q.out_w; ow++)
+      max_pool_argmax_one(&q, xp, argp, at(&lo, op, oh, ow), op, oh, ow, &lo,
+                          &li);
     return;
-  float new_mean = m, new_var = v;
-  if (training) {
-    float adjust = (float)rest / (float)(rest > 1 ? rest - 1 : 1);
-    if (factor == 1.0f) {
-      new_var = v * adjust;
-    } else {
-      float keep = 1.0f - factor;
-      new_mean = keep * OCL_PTR(const float, mean)[c] + factor * m;
-      new_var = keep * OCL_PTR(const float, variance)[c] + (factor * adjust) * v;
+  }
+  layout_t lo = layout_of(&q, n, 0, q.out_p, q.out_h, q.out_w);
+  layout_t li = layout_of(&q, n, 0, q.in_p, q.in_h, q.in_w);
+  for (IDX ow = 0; ow < q.out_w; ow++) {
+    win_t r = window_of_output(&q, op, oh, ow);
+    __global int *ao = argp + at(&lo, op, oh, ow);
+    for (IDX cb = 0; cb < q.depth; cb += ARGMAX_LANES) {
+      IDX lanes = min((IDX)ARGMAX_LANES, q.depth - cb);
+      ACC best[ARGMAX_LANES];
+      int best_at[ARGMAX_LANES];
+      for (IDX j = 0; j < ARGMAX_LANES; j++) {
+        best[j] = LOWEST;
+        best_at[j] = -1;
+      }
+      for (IDX p = r.p0; p < r.p1; p++)
+        for (IDX h = r.h0; h < r.h1; h++)
+          for (IDX w = r.w0; w < r.w1; w++) {
+            const __global T *xi = xp + at(&li, p, h, w) + cb;
+            int rel = (int)(((p - r.fp) * q.win_h + (h - r.fh)) * q.win_w +
+                            (w - r.fw));
+            for (IDX j = 0; j < lanes; j++) {
+              ACC v = LOAD(xi, j);
+              if (best_at[j] < 0 || best[j] < v) {
+                best[j] = v;
+                best_at[j] = rel;
+              }
+            }
+          }
+      for (IDX j = 0; j < lanes; j++)
+        ao[cb + j] = best_at[j];
     }
   }
-  if (rest == 0) /* TensorFlow's answer for an empty x */
-    new_mean = new_var = m = v = NAN;
-  OCL_PTR(float, batch_mean)[c] = new_mean;
-  OCL_PTR(float, batch_var)[c] = new_var;
-  OCL_PTR(float, saved_mean)[c] = m;
-  OCL_PTR(float, saved_var)[c] = v;
 }
 
-/* One work-group per channel; mean and variance are reserve_space_1 and 2
- * (the batch's in training, the population's in inference). */
-__kernel void batch_norm_grad(OCL_TENSOR_ARG(const T, dy),
-                              OCL_TENSOR_ARG(const T, x),
-                              OCL_TENSOR_ARG(const float, scale),
-                              OCL_TENSOR_ARG(const float, mean),
-                              OCL_TENSOR_ARG(const float, variance),
-                              OCL_TENSOR_ARG(T, dx),
-                              OCL_TENSOR_ARG(float, scale_backprop),
-                              OCL_TENSOR_ARG(float, offset_backprop),
-                              long depth, long rest, long inner, float epsilon,
-                              int training, __local float *scratch)
+/* MaxPoolGrad, pass 2: one input element, the sum in output order of the
+ * gradients of the windows that routed theirs to it. */
+static void max_pool_grad_one(const pool_t *q, const __global int *argp,
+                              const __global T *dyp, __global T *dxp, IDX i,
+                              IDX p, IDX h, IDX w, const layout_t *li,
+                              const layout_t *lo)
 {
-  long c = get_group_id(0);
-  long lid = get_local_id(0), ls = get_local_size(0);
-  const __global T *dyp = OCL_PTR(const T, dy);
-  const __global T *xp = OCL_PTR(const T, x);
-  __global T *dxp = OCL_PTR(T, dx);
-  float m = OCL_PTR(const float, mean)[c];
-  float inv = rsqrt(OCL_PTR(const float, variance)[c] + epsilon);
-  float g = OCL_PTR(const float, scale)[c];
-  float s = 0.0f, sc = 0.0f;
-  for (long r = lid; r < rest; r += ls) {
-    long i = bn_at(r, c, depth, inner);
-    float d = LOAD(dyp, i);
-    s += d;
-    sc += d * (LOAD(xp, i) - m);
-  }
-  float sum_dy = group_sum(s, scratch);
-  float sum_dy_xc = group_sum(sc, scratch);
-  if (lid == 0) {
-    /* An empty x gives zero gradients, whatever the statistics hold. */
-    OCL_PTR(float, offset_backprop)[c] = rest == 0 ? 0.0f : sum_dy;
-    OCL_PTR(float, scale_backprop)[c] = rest == 0 ? 0.0f : sum_dy_xc * inv;
-  }
-  float coef1 = g * inv;
-  float mean_dy = sum_dy / (float)rest;
-  float coef2 = inv * inv * (sum_dy_xc / (float)rest);
-  for (long r = lid; r < rest; r += ls) {
-    long i = bn_at(r, c, depth, inner);
-    float d = LOAD(dyp, i);
-    float v = training ? coef1 * ((d - mean_dy) - (LOAD(xp, i) - m) * coef2)
-                       : d * coef1;
-    STORE(dxp, i, v);
+  IDX p0, p1, h0, h1, w0, w1;
+  windows_of(p, q->str_p, q->pad_p, q->win_p, q->out_p, &p0, &p1);
+  windows_of(h, q->str_h, q->pad_h, q->win_h, q->out_h, &h0, &h1);
+  windows_of(w, q->str_w, q->pad_w, q->win_w, q->out_w, &w0, &w1);
+  ACC acc = 0;
+  for (IDX op = p0; op <= p1; op++)
+    for (IDX oh = h0; oh <= h1; oh++)
+      for (IDX ow = w0; ow <= w1; ow++) {
+        IDX o = at(lo, op, oh, ow);
+        int mine = (int)(((p - (op * q->str_p - q->pad_p)) * q->win_h +
+                          (h - (oh * q->str_h - q->pad_h))) * q->win_w +
+                         (w - (ow * q->str_w - q->pad_w)));
+        if (argp[o] == mine)
+          acc += LOAD(dyp, o);
+      }
+  STORE(dxp, i, acc);
+}
+GPU_KERNEL(max_pool_grad,
+           (OCL_TENSOR_ARG(const int, arg), OCL_TENSOR_ARG(const T, dy),
+            OCL_TENSOR_ARG(T, dx)),
+           (OCL_PTR(const int, arg), OCL_PTR(const T, dy), OCL_PTR(T, dx)),
+           IN_OUT)
+
+/* The CPU shape of the gradients' gathers (max_pool_grad: arg given;
+ * avg_pool_grad: arg NULL). Channels last with sums kept in dx (float,
+ * double), a row's input positions take the windows over them in with the
+ * channels innermost, contiguous in dy, arg and dx (vectorised), summing
+ * in the element function's order; else element by element. */
+static void grad_row_last(const pool_t *q, const __global int *argp,
+                          const __global T *dyp, __global T *dxp, IDX n,
+                          IDX p, IDX h)
+{
+  IDX depth = q->depth;
+  layout_t li = layout_of(q, n, 0, q->in_p, q->in_h, q->in_w);
+  layout_t lo = layout_of(q, n, 0, q->out_p, q->out_h, q->out_w);
+  IDX p0, p1, h0, h1;
+  windows_of(p, q->str_p, q->pad_p, q->win_p, q->out_p, &p0, &p1);
+  windows_of(h, q->str_h, q->pad_h, q->win_h, q->out_h, &h0, &h1);
+  for (IDX w = 0; w < q->in_w; w++) {
+    IDX w0, w1;
+    windows_of(w, q->str_w, q->pad_w, q->win_w, q->out_w, &w0, &w1);
+    __global T *dxi = dxp + at(&li, p, h, w);
+    for (IDX c = 0; c < depth; c++)
+      STORE(dxi, c, (ACC)0);
+    for (IDX op = p0; op <= p1; op++)
+      for (IDX oh = h0; oh <= h1; oh++)
+        for (IDX ow = w0; ow <= w1; ow++) {
+          IDX o = at(&lo, op, oh, ow);
+          const __global T *dyo = dyp + o;
+          if (argp != NULL) {
+            const __global int *ao = argp + o;
+            int mine = (int)(((p - (op * q->str_p - q->pad_p)) * q->win_h +
+                              (h - (oh * q->str_h - q->pad_h))) * q->win_w +
+                             (w - (ow * q->str_w - q->pad_w)));
+            for (IDX c = 0; c < depth; c++)
+              if (ao[c] == mine)
+                STORE(dxi, c, LOAD(dxi, c) + LOAD(dyo, c));
+          } else {
+            win_t r = window_of_output(q, op, oh, ow);
+            ACC count = (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0));
+            for (IDX c = 0; c < depth; c++)
+              STORE(dxi, c, LOAD(dxi, c) + LOAD(dyo, c) / count);
+          }
+        }
   }
 }
+
+#define GRAD_ROWS(name, ROWS_PARAMS, ARG, ONE_ARGS)                          \
+  __kernel void name##_rows(UNPAREN ROWS_PARAMS, pool_t q)                   \
+  {                                                                          \
+    IDX row = (IDX)get_global_id(0);                                         \
+    OCL_GUARD(row, q.count);                                                 \
+    IDX n, c0, p, h;                                                         \
+    split_row(&q, row, q.in_p, q.in_h, &n, &c0, &p, &h);                     \
+    if (!q.channels_first && SUM_IN_Y) {                                     \
+      grad_row_last(&q, ARG, OCL_PTR(const T, dy), OCL_PTR(T, dx), n, p, h); \
+      return;                                                                \
+    }                                                                        \
+    IDX channels = q.channels_first ? 1 : q.depth;                           \
+    for (IDX w = 0; w < q.in_w; w++)                                         \
+      for (IDX ci = 0; ci < channels; ci++) {                                \
+        layout_t li = layout_of(&q, n, c0 + ci, q.in_p, q.in_h, q.in_w);     \
+        layout_t lo = layout_of(&q, n, c0 + ci, q.out_p, q.out_h, q.out_w);  \
+        name##_one(&q, UNPAREN ONE_ARGS, at(&li, p, h, w), p, h, w, &li,     \
+                   &lo);                                                     \
+      }                                                                      \
+  }
+GRAD_ROWS(max_pool_grad,
+          (OCL_TENSOR_ARG(const int, arg), OCL_TENSOR_ARG(const T, dy),
+           OCL_TENSOR_ARG(T, dx)),
+          OCL_PTR(const int, arg),
+          (OCL_PTR(const int, arg), OCL_PTR(const T, dy), OCL_PTR(T, dx)))
+
+/* MaxPool3DGrad as TensorFlow's CPU kernel: every element of a window
+ * within 1e-5 of the window's maximum (orig_output) receives the window's
+ * gradient, ties included; summed in output order. */
+static void max_pool_grad_near_one(const pool_t *q, const __global T *xp,
+                                   const __global T *yp,
+                                   const __global T *dyp, __global T *dxp,
+                                   IDX i, IDX p, IDX h, IDX w,
+                                   const layout_t *li, const layout_t *lo)
+{
+  IDX p0, p1, h0, h1, w0, w1;
+  windows_of(p, q->str_p, q->pad_p, q->win_p, q->out_p, &p0, &p1);
+  windows_of(h, q->str_h, q->pad_h, q->win_h, q->out_h, &h0, &h1);
+  windows_of(w, q->str_w, q->pad_w, q->win_w, q->out_w, &w0, &w1);
+  ACC xv = LOAD(xp, i), acc = 0;
+  for (IDX op = p0; op <= p1; op++)
+    for (IDX oh = h0; oh <= h1; oh++)
+      for (IDX ow = w0; ow <= w1; ow++) {
+        IDX o = at(lo, op, oh, ow);
+        if (fabs(xv - LOAD(yp, o)) < (ACC)1e-5)
+          acc += LOAD(dyp, o);
+      }
+  STORE(dxp, i, acc);
+}
+BACKWARD(max_pool_grad_near,
+         (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(const T, y),
+          OCL_TENSOR_ARG(const T, dy), OCL_TENSOR_ARG(T, dx)),
+         (OCL_PTR(const T, x), OCL_PTR(const T, y), OCL_PTR(const T, dy),
+          OCL_PTR(T, dx)))
+
+/* One input element: each window holding it passes on its gradient
+ * divided by the window's in-bounds element count. */
+static void avg_pool_grad_one(const pool_t *q, const __global T *dyp,
+                              __global T *dxp, IDX i, IDX p, IDX h, IDX w,
+                              const layout_t *li, const layout_t *lo)
+{
+  IDX p0, p1, h0, h1, w0, w1;
+  windows_of(p, q->str_p, q->pad_p, q->win_p, q->out_p, &p0, &p1);
+  windows_of(h, q->str_h, q->pad_h, q->win_h, q->out_h, &h0, &h1);
+  windows_of(w, q->str_w, q->pad_w, q->win_w, q->out_w, &w0, &w1);
+  ACC acc = 0;
+  for (IDX op = p0; op <= p1; op++)
+    for (IDX oh = h0; oh <= h1; oh++)
+      for (IDX ow = w0; ow <= w1; ow++) {
+        win_t r = window_of_output(q, op, oh, ow);
+        ACC count = (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0));
+        acc += LOAD(dyp, at(lo, op, oh, ow)) / count;
+      }
+  STORE(dxp, i, acc);
+}
+GPU_KERNEL(avg_pool_grad, (OCL_TENSOR_ARG(const T, dy), OCL_TENSOR_ARG(T, dx)),
+           (OCL_PTR(const T, dy), OCL_PTR(T, dx)), IN_OUT)
+GRAD_ROWS(avg_pool_grad, (OCL_TENSOR_ARG(const T, dy), OCL_TENSOR_ARG(T, dx)),
+          (const __global int *)0, (OCL_PTR(const T, dy), OCL_PTR(T, dx)))
+
+/* MaxPoolGradGrad and MaxPool3DGradGrad as TensorFlow's CPU kernels: output
+ * o takes the gradient (an input-shaped tensor) at the first element of its
+ * window equal to orig_output[o]; 0 when none is. */
+static void max_pool_grad_grad_one(const pool_t *q, const __global T *xp,
+                                   const __global T *yp, const __global T *gp,
+                                   __global T *outp, IDX o, IDX op, IDX oh,
+                                   IDX ow, const layout_t *lo,
+                                   const layout_t *li)
+{
+  win_t r = window_of_output(q, op, oh, ow);
+  ACC yv = LOAD(yp, o), result = 0;
+  bool found = false;
+  for (IDX p = r.p0; p < r.p1 && !found; p++)
+    for (IDX h = r.h0; h < r.h1 && !found; h++)
+      for (IDX w = r.w0; w < r.w1 && !found; w++) {
+        IDX i = at(li, p, h, w);
+        if (LOAD(xp, i) == yv) {
+          result = LOAD(gp, i);
+          found = true;
+        }
+      }
+  STORE(outp, o, result);
+}
+FORWARD(max_pool_grad_grad,
+        (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(const T, y),
+         OCL_TENSOR_ARG(const T, g), OCL_TENSOR_ARG(T, out)),
+        (OCL_PTR(const T, x), OCL_PTR(const T, y), OCL_PTR(const T, g),
+         OCL_PTR(T, out)))

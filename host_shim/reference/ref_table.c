@@ -16,6 +16,7 @@ extern const struct ref_op ref_ops_pool[];
 extern const struct ref_op ref_ops_random[];
 extern const struct ref_op ref_ops_scatter[];
 extern const struct ref_op ref_ops_linalg[];
+extern const struct ref_op ref_ops_pool_bn[];
 
 
 static const struct ref_op *const families[] = {
@@ -25,6 +26,7 @@ static const struct ref_op *const families[] = {
     ref_ops_conv,   ref_ops_pool,   ref_ops_random,
     ref_ops_scatter,
     ref_ops_linalg,
+    ref_ops_pool_bn,
 };
 
 #define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))

@@ -2,9 +2,10 @@
 """TensorFlow on /OPENCL:0 side by side with TensorFlow's own CPU kernels.
 
 The op cases of `tfocl bench` (MatMul, Conv2D, element-wise, reductions,
-softmax, copies), eager small-op overhead (tf.add on [4] tensors) and the
-train-step time of Keras models on scikit-learn's digits (examples/
-train_digits.py's MLP, and its CNN when it has --model cnn), each measured
+softmax, pooling, batch normalisation, copies), eager small-op overhead
+(tf.add on [4] tensors) and the train-step time of Keras models on
+scikit-learn's digits (examples/train_digits.py's MLP, and its CNN when it
+has --model cnn), each measured
 in one process on both devices, repetitions alternating OPENCL, CPU, ...
 after one untimed warm-up call each (tracing, program builds).
 
@@ -179,6 +180,45 @@ def op_cases(b, tf, np):
             lambda t: tf.reduce_sum(t, axis=1), [xm], b.reps(10, 3), red_note)
     op_case("softmax/rows", "GB/s", 8.0 * rows * cols, tf.nn.softmax, [xm], b.reps(10, 3), red_note)
 
+    # Pooling 3x3/2 SAME and fused batch normalisation on an NHWC image, in
+    # effective bandwidth (the bytes each op must read and write once).
+    n, hw, ch = (4, 28, 32) if b.args.quick else (16, 56, 64)
+    ohw = (hw + 1) // 2
+    xi, gi = rand(n, hw, hw, ch), rand(n, ohw, ohw, ch)
+    xb, yb = 4.0 * xi.size, 4.0 * gi.size
+    pool_note = f"NHWC [{n},{hw},{hw},{ch}] f32, 3x3/2 SAME"
+    pool = dict(ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME")
+    op_case("pool/max_forward", "GB/s", xb + yb,
+            lambda t: tf.raw_ops.MaxPool(input=t, **pool), [xi], b.reps(10, 3), pool_note)
+    op_case("pool/max_grad", "GB/s", 2 * xb + 2 * yb,
+            lambda t, g: tf.raw_ops.MaxPoolGrad(
+                orig_input=t, orig_output=tf.raw_ops.MaxPool(input=t, **pool), grad=g, **pool),
+            [xi, gi], b.reps(10, 3), pool_note + "; forward MaxPool included")
+    op_case("pool/avg_forward", "GB/s", xb + yb,
+            lambda t: tf.raw_ops.AvgPool(value=t, **pool), [xi], b.reps(10, 3), pool_note)
+    op_case("pool/avg_grad", "GB/s", xb + yb,
+            lambda g: tf.raw_ops.AvgPoolGrad(orig_input_shape=tf.constant([n, hw, hw, ch]), grad=g,
+                                             **pool), [gi], b.reps(10, 3), pool_note)
+    scale, offset = rand(ch) + 1.5, rand(ch)
+    var = rand(ch) ** 2 + 0.5
+    bn_note = f"[{n},{hw},{hw},{ch}] f32"
+    for name, training, fmt in (("batch_norm/training", True, "NHWC"),
+                                ("batch_norm/training_nchw", True, "NCHW"),
+                                ("batch_norm/inference", False, "NHWC")):
+        xs = xi if fmt == "NHWC" else np.ascontiguousarray(np.transpose(xi, (0, 3, 1, 2)))
+        op_case(name, "GB/s", 2 * xb,
+                lambda t, s_, o_, m_, v_, tr=training, f=fmt: tf.raw_ops.FusedBatchNormV3(
+                    x=t, scale=s_, offset=o_, mean=m_, variance=v_, epsilon=1e-3,
+                    is_training=tr, data_format=f)[0],
+                [xs, scale, offset, offset if not training else np.zeros(0, np.float32),
+                 var if not training else np.zeros(0, np.float32)],
+                b.reps(10, 3), f"{fmt} {bn_note}")
+    dyb = rand(n, hw, hw, ch)
+    op_case("batch_norm/grad", "GB/s", 3 * xb,
+            lambda d, t, s_, m_, v_: tf.raw_ops.FusedBatchNormGradV3(
+                y_backprop=d, x=t, scale=s_, reserve_space_1=m_, reserve_space_2=v_,
+                reserve_space_3=tf.zeros([0]), epsilon=1e-3, is_training=True)[0],
+            [dyb, xi, scale, offset, var], b.reps(10, 3), f"NHWC {bn_note}, training")
     # Sparse: an embedding lookup and its dense gradient (bytes read +
     # written), the same sizes as `tfocl bench`.
     srows, scols, segs = (8192 if b.args.quick else 65536), 128, 1024

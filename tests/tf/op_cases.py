@@ -85,23 +85,33 @@ APPROX_OPS = {
 # float32 within a few ulps of the sum's magnitude. Half is stored as half
 # and computed in float on OPENCL, rounded once; TensorFlow's CPU half
 # kernels round on their own schedule: up to one half ulp of results up to
-# ~30 (0.03). Pooling: MaxPool moves values (exact); AvgPool divides a sum
-# of at most 9 terms. Batch norm reduces over N*H*W in work-group trees
-# (OPENCL) vs Eigen's sums (CPU).
+# ~30 (0.03). Pooling: the max pools move values (exact); AvgPool divides
+# a sum of at most 27 terms.
 _CONV_TOL = {np.float32: dict(rtol=1e-4, atol=1e-4), np.float16: dict(rtol=1e-2, atol=3e-2),
              np.float64: dict(rtol=1e-9, atol=1e-9)}
-_BN_TOL = {np.float32: dict(rtol=1e-4, atol=1e-4), np.float16: dict(rtol=1e-2, atol=1e-2)}
+_BF16 = NP[14]
+# Pooling in bfloat16: one rounding of a float result on OPENCL, Eigen's
+# bfloat16 arithmetic on the CPU (a few bfloat16 ulps, 2^-8 each).
+_POOL_SUM_TOL = {np.float32: dict(rtol=1e-6, atol=1e-6), np.float16: dict(rtol=1e-3, atol=1e-3),
+                 _BF16: dict(rtol=2e-2, atol=2e-2)}
+# Batch norm reduces over N*H*W in trees of float partial sums (OPENCL)
+# vs Eigen's or oneDNN's sums (CPU).
+_BN_TOL = {np.float32: dict(rtol=1e-4, atol=1e-4), np.float16: dict(rtol=1e-2, atol=1e-2),
+           _BF16: dict(rtol=3e-2, atol=3e-2)}
+_EXACT = {np.float32: dict(rtol=0, atol=0), np.float16: dict(rtol=0, atol=0), _BF16: dict(rtol=0, atol=0)}
 TOLERANCES = {
     **{op: _CONV_TOL for op in (
         "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNative",
         "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
         "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "_FusedConv2D")},
-    "MaxPool": {np.float32: dict(rtol=0, atol=0), np.float16: dict(rtol=0, atol=0)},
+    # The max pools and their second gradients select: exact.
+    **{op: _EXACT for op in ("MaxPool", "MaxPoolV2", "MaxPool3D", "MaxPoolGradGrad",
+                             "MaxPoolGradGradV2", "MaxPool3DGradGrad")},
     # Overlapping windows sum gradients: in float on OPENCL, rounded once;
     # in half, per addition, by the CPU (one half ulp apart).
-    "MaxPoolGrad": {np.float32: dict(rtol=1e-6, atol=1e-6), np.float16: dict(rtol=2e-3, atol=2e-3)},
-    "AvgPool": {np.float32: dict(rtol=1e-6, atol=1e-6), np.float16: dict(rtol=1e-3, atol=1e-3)},
-    "AvgPoolGrad": {np.float32: dict(rtol=1e-6, atol=1e-6), np.float16: dict(rtol=1e-3, atol=1e-3)},
+    **{op: {**_POOL_SUM_TOL, np.float16: dict(rtol=2e-3, atol=2e-3)}
+       for op in ("MaxPoolGrad", "MaxPoolGradV2", "MaxPool3DGrad")},
+    **{op: _POOL_SUM_TOL for op in ("AvgPool", "AvgPoolGrad", "AvgPool3D", "AvgPool3DGrad")},
     "FusedBatchNormV3": _BN_TOL,
     # Householder QR: sums of up to max(m, n) products per entry, in an
     # order of its own on each side.
@@ -919,6 +929,8 @@ BUILDERS["StatelessRandomGetAlg"] = lambda c: [("alg", lambda: raw.StatelessRand
 # taps (dilation 1; the filter gradient then keeps every dilation-th tap).
 CPU_REFUSALS = (
     "only supports NHWC",
+    "only supports NDHWC",
+    "only supportsNDHWC",  # MaxPool3DGradGrad's CPU kernel (sic)
     "only supports the NHWC tensor format",
     "only support NHWC tensor format",
     "do not yet support dilation rates larger than 1",
@@ -1440,43 +1452,188 @@ def _pool_out(H, W, pad, k, s, ex):
             _out_size(W, k[1], s[1], 1, pad, ex[1] if ex else (0, 0)))
 
 
+# The pooling ops: 2-D (MaxPool[V2], AvgPool, MaxPoolGrad[V2], AvgPoolGrad,
+# MaxPoolGradGrad[V2]) and 3-D (MaxPool3D, AvgPool3D, MaxPool3DGrad,
+# AvgPool3DGrad, MaxPool3DGradGrad). The V2 ops take ksize and strides as
+# int32 inputs (host memory) instead of attributes. orig_output, where an op
+# reads it, is TensorFlow's CPU MaxPool of orig_input (in float32; the
+# distinct values are exact in every dtype).
+_POOL_ARGS = {
+    "MaxPool": (("input",), ("image",)),
+    "MaxPoolV2": (("input", "ksize", "strides"), ("image", "shape", "shape")),
+    "AvgPool": (("value",), ("image",)),
+    "MaxPoolGrad": (("orig_input", "orig_output", "grad"), ("image",) * 3),
+    "MaxPoolGradV2": (("orig_input", "orig_output", "grad", "ksize", "strides"),
+                      ("image",) * 3 + ("shape", "shape")),
+    "AvgPoolGrad": (("orig_input_shape", "grad"), ("shape", "image")),
+    "MaxPoolGradGrad": (("orig_input", "orig_output", "grad"), ("image",) * 3),
+    "MaxPoolGradGradV2": (("orig_input", "orig_output", "grad", "ksize", "strides"),
+                          ("image",) * 3 + ("shape", "shape")),
+    "MaxPool3D": (("input",), ("image",)),
+    "AvgPool3D": (("input",), ("image",)),
+    "MaxPool3DGrad": (("orig_input", "orig_output", "grad"), ("image",) * 3),
+    "AvgPool3DGrad": (("orig_input_shape", "grad"), ("shape", "image")),
+    "MaxPool3DGradGrad": (("orig_input", "orig_output", "grad"), ("image",) * 3),
+}
+
+
+def _call_v2(name, argnames):
+    """Like _call, with the V2 ops' ksize and strides moved from the
+    attributes to the trailing inputs (the case supplies them)."""
+    f = getattr(raw, name)
+    if "V2" not in name:
+        return _call(name, *argnames)
+
+    def make(attrs):
+        a = {k: v for k, v in attrs.items() if k not in ("ksize", "strides")}
+        return lambda *t: f(**dict(zip(argnames, t)), **a)
+    return make
+
+
 def _pool(name):
-    grad = name.endswith("Grad")
     maxpool = name.startswith("Max")
-    if name == "MaxPool":
-        make, kinds = _call(name, "input"), ("image",)
-    elif name == "AvgPool":
-        make, kinds = _call(name, "value"), ("image",)
-    elif name == "MaxPoolGrad":
-        make, kinds = _call(name, "orig_input", "orig_output", "grad"), ("image", "image", "image")
-    else:
-        make, kinds = _call(name, "orig_input_shape", "grad"), ("shape", "image")
+    argnames, kinds = _POOL_ARGS[name]
+    make = _call_v2(name, argnames)
 
     def build(c):
         cases = []
-        for label, fmt, pad, k, s, ex, (H, W) in _pool_geometries(maxpool):
+        for label, fmt, pad, k, s, ex, (H, W) in _pool_geometries(maxpool and "V2" not in name
+                                                                 and "GradGrad" not in name):
             attrs = _pool_attrs(fmt, pad, k, s, ex)
             OH, OW = _pool_out(H, W, pad, k, s, ex)
             x = _distinct(c, (2, H, W, 3), c.T) if maxpool else c.rand(2, H, W, 3)
-            if name == "MaxPoolGrad":
-                # orig_output must be MaxPool(orig_input): TensorFlow's CPU
-                # MaxPool in NHWC (float32; the values are exact in half).
+            if maxpool and name not in ("MaxPool", "MaxPoolV2"):
                 with tf.device("/CPU:0"):
                     y = raw.MaxPool(input=tf.constant(x.astype(np.float32)),
                                     **_pool_attrs("NHWC", pad, k, s, ex)).numpy().astype(c.T)
-                inputs = [x, y, c.rand(2, OH, OW, 3)]
+                g = c.rand(2, H, W, 3) if "GradGrad" in name else c.rand(2, OH, OW, 3)
+                inputs = [x, y, g]
             elif name == "AvgPoolGrad":
                 inputs = [np.array(_fmt4([2, H, W, 3], fmt), np.int32), c.rand(2, OH, OW, 3)]
             else:
                 inputs = [x]
+            if "V2" in name:
+                inputs += [np.array(attrs["ksize"], np.int32), np.array(attrs["strides"], np.int32)]
             inputs = [_fmt(a, fmt) if kind == "image" else a for kind, a in zip(kinds, inputs)]
             cases.append((label, make(attrs), inputs, {"fallback": _via_nhwc(make, attrs, kinds)}))
+        if maxpool and name not in ("MaxPool", "MaxPoolV2"):
+            # Ties: the CPU kernels' tie rules (the first maximum; within
+            # 1e-5 in MaxPool3DGrad, every one) on many equal values.
+            cases += _pool_ties(c, name, make, kinds)
         return cases
     return build
 
 
-for _n in ("MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad"):
+def _pool_ties(c, name, make, kinds):
+    three = "3D" in name
+    shape = (2, 3, 5, 4, 2) if three else (2, 5, 4, 2)
+    x = (np.arange(int(np.prod(shape))) % 3).astype(c.T).reshape(shape)
+    k = [1, 2, 2, 2, 1] if three else [1, 2, 2, 1]
+    attrs = dict(ksize=k, strides=[1] * len(k), padding="SAME",
+                 data_format="NDHWC" if three else "NHWC")
+    pool = raw.MaxPool3D if three else raw.MaxPool
+    with tf.device("/CPU:0"):
+        y = pool(input=tf.constant(x.astype(np.float32)), **attrs).numpy().astype(c.T)
+    g = c.rand(*shape) if "GradGrad" in name else c.rand(*y.shape)
+    inputs = [x, y, g]
+    if "V2" in name:
+        inputs += [np.array(k, np.int32), np.array([1] * len(k), np.int32)]
+    return [("NHWC ties 2x2 SAME", make(attrs), inputs)]
+
+
+def _ndhwc(a):
+    return np.ascontiguousarray(np.transpose(a, (0, 2, 3, 4, 1)))
+
+
+def _ncdhw(a):
+    return np.ascontiguousarray(np.transpose(a, (0, 4, 1, 2, 3)))
+
+
+def _5d(v, fmt):
+    """A per-dimension attribute or shape given in NDHWC order, in fmt's."""
+    v = [int(a) for a in v]
+    return [v[0], v[4], v[1], v[2], v[3]] if fmt == "NCDHW" else v
+
+
+def _via_ndhwc(make, attrs, kinds):
+    """_via_nhwc for the 3-D ops: TensorFlow's CPU kernel on the NDHWC
+    transposes (half computed in float32: the CPU has no half kernel)."""
+    fmt = attrs["data_format"]
+    a = dict(attrs, data_format="NDHWC")
+    if fmt == "NCDHW":
+        for key in ("ksize", "strides"):
+            v = attrs[key]
+            a[key] = [v[0], v[2], v[3], v[4], v[1]]
+    fn = make(a)
+
+    def ref(*inputs):
+        args, half = [], False
+        for kind, x in zip(kinds, inputs):
+            if kind == "image":
+                half |= x.dtype == np.float16
+                x = x.astype(np.float32) if x.dtype == np.float16 else x
+                if fmt == "NCDHW":
+                    x = _ndhwc(x)
+            elif kind == "shape" and fmt == "NCDHW":
+                x = np.array([x[0], x[2], x[3], x[4], x[1]], x.dtype)
+            args.append(tf.constant(x))
+        with tf.device("/CPU:0"):
+            out = fn(*args).numpy()
+        if half:
+            out = out.astype(np.float16)
+        return [_ncdhw(out) if fmt == "NCDHW" else out]
+    return ("TensorFlow's CPU kernel" + (" on the NDHWC transposes, transposed back"
+                                         if fmt == "NCDHW" else "")), ref
+
+
+# (label, data_format, padding, ksize (d, h, w), strides (d, h, w), input (D, H, W))
+POOL3D_GEOMETRIES = [
+    ("NDHWC VALID 2x2x2 s2", "NDHWC", "VALID", (2, 2, 2), (2, 2, 2), (4, 5, 6)),
+    ("NDHWC SAME 3x3x2 s2x1x2", "NDHWC", "SAME", (3, 3, 2), (2, 1, 2), (3, 5, 5)),
+    ("NDHWC SAME 1x3x3 s1", "NDHWC", "SAME", (1, 3, 3), (1, 1, 1), (2, 4, 5)),
+    ("NCDHW SAME 2x3x3 s2", "NCDHW", "SAME", (2, 3, 3), (2, 2, 2), (3, 6, 5)),
+    ("NCDHW VALID 3x2x2 s1x2x1", "NCDHW", "VALID", (3, 2, 2), (1, 2, 1), (4, 4, 5)),
+]
+
+
+def _pool3d(name):
+    maxpool = name.startswith("Max")
+    argnames, kinds = _POOL_ARGS[name]
+    make = _call(name, *argnames)
+
+    def build(c):
+        cases = []
+        for label, fmt, pad, k, s, (D, H, W) in POOL3D_GEOMETRIES:
+            attrs = dict(ksize=_5d([1, *k, 1], fmt), strides=_5d([1, *s, 1], fmt), padding=pad,
+                         data_format=fmt)
+            out = [_out_size(n, kk, ss, 1, pad) for n, kk, ss in zip((D, H, W), k, s)]
+            shape, oshape = (2, D, H, W, 2), (2, *out, 2)
+            x = _distinct(c, shape, c.T) if maxpool else c.rand(*shape)
+            if maxpool and name != "MaxPool3D":
+                with tf.device("/CPU:0"):
+                    y = raw.MaxPool3D(input=tf.constant(x.astype(np.float32)),
+                                      ksize=[1, *k, 1], strides=[1, *s, 1],
+                                      padding=pad).numpy().astype(c.T)
+                g = c.rand(*shape) if "GradGrad" in name else c.rand(*oshape)
+                inputs = [x, y, g]
+            elif name == "AvgPool3DGrad":
+                inputs = [np.array(_5d(shape, fmt), np.int32), c.rand(*oshape)]
+            else:
+                inputs = [x]
+            if fmt == "NCDHW":
+                inputs = [_ncdhw(a) if kind == "image" else a for kind, a in zip(kinds, inputs)]
+            cases.append((label, make(attrs), inputs, {"fallback": _via_ndhwc(make, attrs, kinds)}))
+        if name in ("MaxPool3DGrad", "MaxPool3DGradGrad"):
+            cases += _pool_ties(c, name, make, kinds)
+        return cases
+    return build
+
+
+for _n in ("MaxPool", "MaxPoolV2", "AvgPool", "MaxPoolGrad", "MaxPoolGradV2", "AvgPoolGrad",
+           "MaxPoolGradGrad", "MaxPoolGradGradV2"):
     BUILDERS[_n] = _pool(_n)
+for _n in ("MaxPool3D", "AvgPool3D", "MaxPool3DGrad", "AvgPool3DGrad", "MaxPool3DGradGrad"):
+    BUILDERS[_n] = _pool3d(_n)
 
 # FusedBatchNormV3's outputs: y, batch_mean, batch_variance, reserve_space_1,
 # reserve_space_2, reserve_space_3. TensorFlow's CPU kernel defines
