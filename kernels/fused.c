@@ -27,6 +27,7 @@
  * one work-item per output element. More than 8 collapsed dims take one
  * launch per index of the leading ones; more than 2^31 - 1 elements in the
  * flat kernels take one launch per 2^30. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -98,6 +99,32 @@ static void text_put(struct text *t, const char *fmt, ...)
   }
 }
 
+/* f rounded to the nearest half (ties to even), as a float: fused.cl's
+ * fused_round_half, for constants, on the host. */
+static float round_half(float f)
+{
+  uint32_t u, sign, a;
+  memcpy(&u, &f, sizeof(u));
+  sign = u & 0x80000000u;
+  a = u ^ sign;
+  if (a >= 0x7f800000u)
+    return f;
+  if (a >= 0x477ff000u) {
+    a = 0x7f800000u;
+  } else if (a < 0x38800000u) {
+    float m;
+    memcpy(&m, &a, sizeof(m));
+    m = rintf(m * 0x1p24f) * 0x1p-24f;
+    memcpy(&a, &m, sizeof(a));
+  } else {
+    a += 0x0fffu + ((a >> 13) & 1u);
+    a &= ~0x1fffu;
+  }
+  u = sign | a;
+  memcpy(&f, &u, sizeof(f));
+  return f;
+}
+
 static char type_char(int dtype) { return dtype == FUSED_DT_HALF ? 'h' : 'f'; }
 static const char *storage(int dtype)
 {
@@ -118,10 +145,12 @@ static void put_chain(struct text *t, const struct fused_program *p)
     text_put(t, "  float v%d = ", n + j);
     switch (in->op) {
     case FUSED_CONST: {
-      /* The value by its bits: exact, NaN and infinities included. The
-       * pass rounded half constants already. */
+      /* The value by its bits: exact, NaN and infinities included; a
+       * half constant rounded to half (the pass's are already). */
+      float value = half ? round_half(p->constants[in->a])
+                         : p->constants[in->a];
       uint32_t bits;
-      memcpy(&bits, &p->constants[in->a], sizeof(bits));
+      memcpy(&bits, &value, sizeof(bits));
       text_put(t, "as_float(0x%08xu);\n", (unsigned)bits);
       continue;
     }

@@ -66,6 +66,8 @@ static float f_relu6(float a)
   return r > 6.0f ? 6.0f : r;
 }
 static float f_elu(float a) { return a < 0.0f ? expm1(a) : a; }
+static float f_erf(float a) { return erf(a); }
+static float f_erfc(float a) { return erfc(a); }
 
 static float f_add(float a, float b) { return a + b; }
 static float f_sub(float a, float b) { return a - b; }
@@ -84,6 +86,8 @@ static float f_squared_difference(float a, float b)
 {
   return (a - b) * (a - b);
 }
+static float f_pow(float a, float b) { return pow(a, b); }
+static float f_div_no_nan(float a, float b) { return b == 0.0f ? 0.0f : a / b; }
 /* The relu gradients multiply by the mask: NaN or Inf gradients give NaN
  * where it is 0, as TensorFlow's. */
 static float f_relu_grad(float a, float b) { return a * (float)(b > 0.0f); }
@@ -94,5 +98,7 @@ static float f_relu6_grad(float a, float b)
 /* (y, dy) */
 static float f_sigmoid_grad(float a, float b) { return b * a * (1.0f - a); }
 static float f_tanh_grad(float a, float b) { return b * fma(-a, a, 1.0f); }
+static float f_sqrt_grad(float a, float b) { return 0.5f * b / a; }
+static float f_rsqrt_grad(float a, float b) { return -0.5f * (a * a) * (a * b); }
 
 /* The generated part follows. */

@@ -35,6 +35,8 @@ static const char *tf_name(int op)
   case FUSED_RELU: return "Relu";
   case FUSED_RELU6: return "Relu6";
   case FUSED_ELU: return "Elu";
+  case FUSED_ERF: return "Erf";
+  case FUSED_ERFC: return "Erfc";
   case FUSED_ADD: return "AddV2";
   case FUSED_SUB: return "Sub";
   case FUSED_MUL: return "Mul";
@@ -42,10 +44,14 @@ static const char *tf_name(int op)
   case FUSED_MAXIMUM: return "Maximum";
   case FUSED_MINIMUM: return "Minimum";
   case FUSED_SQUARED_DIFFERENCE: return "SquaredDifference";
+  case FUSED_POW: return "Pow";
+  case FUSED_DIV_NO_NAN: return "DivNoNan";
   case FUSED_RELU_GRAD: return "ReluGrad";
   case FUSED_RELU6_GRAD: return "Relu6Grad";
   case FUSED_SIGMOID_GRAD: return "SigmoidGrad";
   case FUSED_TANH_GRAD: return "TanhGrad";
+  case FUSED_SQRT_GRAD: return "SqrtGrad";
+  case FUSED_RSQRT_GRAD: return "RsqrtGrad";
   default: return NULL;
   }
 }
@@ -183,6 +189,14 @@ static const struct program_case programs[] = {
      {FUSED_RELU_GRAD, 0, 1, FUSED_SIGMOID_GRAD, 2, 3, FUSED_TANH_GRAD, 2, 4,
       FUSED_RELU6_GRAD, 5, 1},
      0, {0}, 0},
+    /* Keras' exact gelu, x * 0.5 * erfc(-x / sqrt(2)), plus erf(y), and
+     * the square-root gradients of y = sqrt(|x| + 1). */
+    {"gelu_sqrt", 2, {T, T}, {REF_ANY, REF_ANY}, T, 14,
+     {FUSED_CONST, 0, T, FUSED_MUL, 0, 2, FUSED_CONST, 1, T, FUSED_MUL, 0, 4,
+      FUSED_ERFC, 5, -1, FUSED_MUL, 6, 3, FUSED_ERF, 1, -1, FUSED_ADD, 7, 8,
+      FUSED_ABS, 0, -1, FUSED_CONST, 2, T, FUSED_ADD, 10, 11, FUSED_SQRT, 12,
+      -1, FUSED_SQRT_GRAD, 13, 9, FUSED_RSQRT_GRAD, 13, 14},
+     3, {0.5f, -0.70710678f, 1.0f}, 0},
     /* The rest of the unary ops and SquaredDifference. */
     {"misc", 2, {T, T}, {REF_ANY, REF_ANY}, T, 12,
      {FUSED_NEG, 0, -1, FUSED_ABS, 2, -1, FUSED_SQUARE, 1, -1, FUSED_CONST,
@@ -196,6 +210,16 @@ static const struct program_case programs[] = {
      {FUSED_SUB, 0, 1, FUSED_MUL, 2, 2, FUSED_ADD, 3, 2, FUSED_CONST, 0, T,
       FUSED_MUL, 4, 5},
      1, {0.5f}, 0},
+    /* Keras' Adam step size, t a tensor: lr * sqrt(1 - 0.25^t) /
+     * (1 - 0.5^t) (Adam's 0.999 and 0.9 would leave the float pow's last
+     * ulp to the cancellation), times x / (t - 1) with DivNoNan's 0 at
+     * t = 1. */
+    {"adam_alpha", 3, {T, T, T}, {REF_POSITIVE, REF_POSITIVE, REF_ANY}, T, 13,
+     {FUSED_CONST, 0, T, FUSED_POW, 3, 0, FUSED_CONST, 1, T, FUSED_POW, 5, 0,
+      FUSED_CONST, 2, T, FUSED_SUB, 7, 4, FUSED_SQRT, 8, -1, FUSED_SUB, 7, 6,
+      FUSED_DIV, 9, 10, FUSED_MUL, 1, 11, FUSED_SUB, 0, 7,
+      FUSED_DIV_NO_NAN, 2, 13, FUSED_MUL, 12, 14},
+     3, {0.25f, 0.5f, 1.0f}, 0},
     /* Mixed precision: half x, float y; float(half(float(x) * y) + x). */
     {"cast_to_float", 2, {H, F}, {REF_ANY, REF_ANY}, F, 5,
      {FUSED_CAST, 0, F, FUSED_MUL, 2, 1, FUSED_CAST, 3, H, FUSED_ADD, 4, 0,

@@ -27,6 +27,8 @@ static const struct op_entry ops[] = {
     {FUSED_RELU, "relu", 1},
     {FUSED_RELU6, "relu6", 1},
     {FUSED_ELU, "elu", 1},
+    {FUSED_ERF, "erf", 1},
+    {FUSED_ERFC, "erfc", 1},
     {FUSED_ADD, "add", 2},
     {FUSED_SUB, "sub", 2},
     {FUSED_MUL, "mul", 2},
@@ -34,10 +36,14 @@ static const struct op_entry ops[] = {
     {FUSED_MAXIMUM, "maximum", 2},
     {FUSED_MINIMUM, "minimum", 2},
     {FUSED_SQUARED_DIFFERENCE, "squared_difference", 2},
+    {FUSED_POW, "pow", 2},
+    {FUSED_DIV_NO_NAN, "div_no_nan", 2},
     {FUSED_RELU_GRAD, "relu_grad", 2},
     {FUSED_RELU6_GRAD, "relu6_grad", 2},
     {FUSED_SIGMOID_GRAD, "sigmoid_grad", 2},
     {FUSED_TANH_GRAD, "tanh_grad", 2},
+    {FUSED_SQRT_GRAD, "sqrt_grad", 2},
+    {FUSED_RSQRT_GRAD, "rsqrt_grad", 2},
 };
 
 #define NUM_OPS (sizeof(ops) / sizeof(ops[0]))
@@ -61,6 +67,8 @@ static const struct {
     {"Relu", FUSED_RELU},
     {"Relu6", FUSED_RELU6},
     {"Elu", FUSED_ELU},
+    {"Erf", FUSED_ERF},
+    {"Erfc", FUSED_ERFC},
     {"AddV2", FUSED_ADD},
     {"Add", FUSED_ADD},
     {"Sub", FUSED_SUB},
@@ -69,10 +77,14 @@ static const struct {
     {"Maximum", FUSED_MAXIMUM},
     {"Minimum", FUSED_MINIMUM},
     {"SquaredDifference", FUSED_SQUARED_DIFFERENCE},
+    {"Pow", FUSED_POW},
+    {"DivNoNan", FUSED_DIV_NO_NAN},
     {"ReluGrad", FUSED_RELU_GRAD},
     {"Relu6Grad", FUSED_RELU6_GRAD},
     {"SigmoidGrad", FUSED_SIGMOID_GRAD},
     {"TanhGrad", FUSED_TANH_GRAD},
+    {"SqrtGrad", FUSED_SQRT_GRAD},
+    {"RsqrtGrad", FUSED_RSQRT_GRAD},
 };
 
 static const struct op_entry *entry_of(int op)

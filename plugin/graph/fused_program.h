@@ -63,6 +63,8 @@ enum fused_opcode {
   FUSED_RELU = 20,
   FUSED_RELU6 = 21,
   FUSED_ELU = 22,
+  FUSED_ERF = 23,
+  FUSED_ERFC = 24,
   /* binary */
   FUSED_ADD = 40,
   FUSED_SUB = 41,
@@ -71,11 +73,15 @@ enum fused_opcode {
   FUSED_MAXIMUM = 44,
   FUSED_MINIMUM = 45,
   FUSED_SQUARED_DIFFERENCE = 46,
+  FUSED_POW = 47,
+  FUSED_DIV_NO_NAN = 48,
   /* gradients, operands in TensorFlow's order */
   FUSED_RELU_GRAD = 60,     /* (gradients, features) */
   FUSED_RELU6_GRAD = 61,    /* (gradients, features) */
   FUSED_SIGMOID_GRAD = 62,  /* (y, dy) */
   FUSED_TANH_GRAD = 63,     /* (y, dy) */
+  FUSED_SQRT_GRAD = 64,     /* (y, dy) */
+  FUSED_RSQRT_GRAD = 65,    /* (y, dy) */
 };
 
 struct fused_insn {
