@@ -125,26 +125,46 @@ static float round_half(float f)
   return f;
 }
 
-static char type_char(int dtype) { return dtype == FUSED_DT_HALF ? 'h' : 'f'; }
+static char type_char(int dtype)
+{
+  return dtype == FUSED_DT_HALF ? 'h' : dtype == FUSED_DT_INT64 ? 'l' : 'f';
+}
 static const char *storage(int dtype)
 {
-  return dtype == FUSED_DT_HALF ? "half" : "float";
+  return dtype == FUSED_DT_HALF    ? "half"
+         : dtype == FUSED_DT_INT64 ? "long"
+                                   : "float";
+}
+/* The type a value is computed in. */
+static const char *compute_type(int dtype)
+{
+  return dtype == FUSED_DT_INT64 ? "long" : "float";
 }
 
-/* fused_chain(x0, ..., xn-1): the program on floats. */
+/* fused_chain(x0, ..., xn-1): the program, on floats (int64 values on
+ * longs). */
 static void put_chain(struct text *t, const struct fused_program *p)
 {
   int n = p->num_inputs;
+  int dtypes[FUSED_MAX_VALUES];
   text_put(t, "static float fused_chain(");
-  for (int k = 0; k < n; k++)
-    text_put(t, "%sfloat v%d", k ? ", " : "", k);
+  for (int k = 0; k < n; k++) {
+    dtypes[k] = p->input_dtypes[k];
+    text_put(t, "%s%s v%d", k ? ", " : "", compute_type(dtypes[k]), k);
+  }
   text_put(t, ")\n{\n");
   for (int j = 0; j < p->num_insns; j++) {
     const struct fused_insn *in = &p->insns[j];
     bool half = in->dtype == FUSED_DT_HALF;
-    text_put(t, "  float v%d = ", n + j);
+    dtypes[n + j] = in->dtype;
+    text_put(t, "  %s v%d = ", compute_type(in->dtype), n + j);
     switch (in->op) {
     case FUSED_CONST: {
+      if (in->dtype == FUSED_DT_INT64) {
+        /* The decoder checked it is an integer. */
+        text_put(t, "%lldL;\n", (long long)p->constants[in->a]);
+        continue;
+      }
       /* The value by its bits: exact, NaN and infinities included; a
        * half constant rounded to half (the pass's are already). */
       float value = half ? round_half(p->constants[in->a])
@@ -155,21 +175,25 @@ static void put_chain(struct text *t, const struct fused_program *p)
       continue;
     }
     case FUSED_CAST:
-      /* float -> half rounds; half -> float and same-type casts are
-       * exact. */
+      /* To float from int64: the nearest float; to half: through float
+       * and rounded (what the unfused Cast gives); half to float and
+       * same-type casts are exact. */
       if (half)
-        text_put(t, "fused_round_half(v%d);\n", in->a);
+        text_put(t, "fused_round_half((float)v%d);\n", in->a);
       else
-        text_put(t, "v%d;\n", in->a);
+        text_put(t, "(float)v%d;\n", in->a);
       continue;
     default:
       break;
     }
+    /* int64 ops are l_<op>, the float ones f_<op>. */
+    char prefix = dtypes[in->a] == FUSED_DT_INT64 ? 'l' : 'f';
     text_put(t, "%s", half ? "fused_round_half(" : "");
     if (fused_op_arity(in->op) == 1)
-      text_put(t, "f_%s(v%d)", fused_op_text(in->op), in->a);
+      text_put(t, "%c_%s(v%d)", prefix, fused_op_text(in->op), in->a);
     else
-      text_put(t, "f_%s(v%d, v%d)", fused_op_text(in->op), in->a, in->b);
+      text_put(t, "%c_%s(v%d, v%d)", prefix, fused_op_text(in->op), in->a,
+               in->b);
     text_put(t, "%s;\n", half ? ")" : "");
   }
   text_put(t, "  return v%d;\n}\n\n", n + p->num_insns - 1);

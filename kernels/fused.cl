@@ -16,6 +16,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 
 #define FUSED_LD_f(p, i) ((p)[i])
+#define FUSED_LD_l(p, i) ((p)[i])
 #define FUSED_LD_h(p, i) vload_half((i), (p))
 #define FUSED_ST_f(p, i, v) ((p)[i] = (v))
 #define FUSED_ST_h(p, i, v) vstore_half_rte((v), (i), (p))
@@ -100,5 +101,16 @@ static float f_sigmoid_grad(float a, float b) { return b * a * (1.0f - a); }
 static float f_tanh_grad(float a, float b) { return b * fma(-a, a, 1.0f); }
 static float f_sqrt_grad(float a, float b) { return 0.5f * b / a; }
 static float f_rsqrt_grad(float a, float b) { return -0.5f * (a * a) * (a * b); }
+
+/* int64, wrapping around as TensorFlow's integer kernels (binary.cl's and
+ * unary.cl's long ones). */
+static long l_add(long a, long b) { return (long)((ulong)a + (ulong)b); }
+static long l_sub(long a, long b) { return (long)((ulong)a - (ulong)b); }
+static long l_mul(long a, long b) { return (long)((ulong)a * (ulong)b); }
+static long l_maximum(long a, long b) { return max(a, b); }
+static long l_minimum(long a, long b) { return min(a, b); }
+static long l_neg(long a) { return (long)(0ul - (ulong)a); }
+static long l_abs(long a) { return a < 0 ? (long)(0ul - (ulong)a) : a; }
+static long l_square(long a) { return (long)((ulong)a * (ulong)a); }
 
 /* The generated part follows. */

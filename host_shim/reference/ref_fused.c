@@ -151,6 +151,7 @@ static int fused_compute(const struct ref_case *c, struct ref_tensor *out,
 #define T (-2)
 #define F FUSED_DT_FLOAT
 #define H FUSED_DT_HALF
+#define I FUSED_DT_INT64
 
 struct program_case {
   const char *name;
@@ -220,6 +221,15 @@ static const struct program_case programs[] = {
       FUSED_DIV, 9, 10, FUSED_MUL, 1, 11, FUSED_SUB, 0, 7,
       FUSED_DIV_NO_NAN, 2, 13, FUSED_MUL, 12, 14},
      3, {0.25f, 0.5f, 1.0f}, 0},
+    /* Keras' step counter: int64 it + 1, 0.5^(it + 1) * x, and the int64
+     * ops: max(min(|-((it + 1)^2 - it)|, it + 1), it) * 3, added. */
+    {"int64_step", 2, {I, T}, {REF_ANY, REF_ANY}, T, 16,
+     {FUSED_CONST, 0, I, FUSED_ADD, 0, 2, FUSED_CAST, 3, T, FUSED_CONST, 1, T,
+      FUSED_POW, 5, 4, FUSED_MUL, 6, 1, FUSED_SQUARE, 3, -1, FUSED_SUB, 8, 0,
+      FUSED_NEG, 9, -1, FUSED_ABS, 10, -1, FUSED_MINIMUM, 11, 3, FUSED_MAXIMUM,
+      12, 0, FUSED_CONST, 2, I, FUSED_MUL, 13, 14, FUSED_CAST, 15, T,
+      FUSED_ADD, 7, 16},
+     3, {1.0f, 0.5f, 3.0f}, 0},
     /* Mixed precision: half x, float y; float(half(float(x) * y) + x). */
     {"cast_to_float", 2, {H, F}, {REF_ANY, REF_ANY}, F, 5,
      {FUSED_CAST, 0, F, FUSED_MUL, 2, 1, FUSED_CAST, 3, H, FUSED_ADD, 4, 0,
@@ -323,7 +333,13 @@ static void fused_cases(const struct ref_op *op, TF_DataType dtype,
       }
     for (int k = 0; k < p->num_inputs; k++) {
       TF_DataType t = (TF_DataType)resolve(p->input_dtypes[k], dtype);
-      if (k < 2)
+      if (t == TF_INT64) {
+        /* No NaN or infinity to an integer: small ones. */
+        double ints[NS * NS];
+        for (int e = 0; e < NS * NS; e++)
+          ints[e] = (double)(e % 11) - 5.0;
+        ref_case_input_values(c, t, (int64_t[]){NS, NS}, 2, ints);
+      } else if (k < 2)
         ref_case_input_values(c, t, (int64_t[]){NS, NS}, 2, k ? y : x);
       else
         ref_case_input_values(c, t, (int64_t[]){1}, 0, (double[]){0.5});

@@ -116,9 +116,28 @@ int fused_opcode_of(const uint8_t *name, size_t len)
   return 0;
 }
 
+/* A float value's dtype (an output's, a CAST's destination). */
 static bool valid_dtype(int64_t t)
 {
   return t == FUSED_DT_FLOAT || t == FUSED_DT_HALF;
+}
+
+/* Any value's dtype. */
+static bool valid_value_dtype(int64_t t)
+{
+  return valid_dtype(t) || t == FUSED_DT_INT64;
+}
+
+bool fused_op_takes_int64(int op)
+{
+  switch (op) {
+  case FUSED_CONST: case FUSED_CAST: case FUSED_ADD: case FUSED_SUB:
+  case FUSED_MUL: case FUSED_MAXIMUM: case FUSED_MINIMUM: case FUSED_NEG:
+  case FUSED_ABS: case FUSED_SQUARE:
+    return true;
+  default:
+    return false;
+  }
 }
 
 static bool fail(char *why, size_t why_size, const char *fmt, ...)
@@ -159,8 +178,9 @@ bool fused_program_decode(const int64_t *program, size_t program_len,
   int dtypes[FUSED_MAX_VALUES];
   out->num_inputs = (int)num_inputs;
   for (size_t k = 0; k < num_inputs; k++) {
-    if (!valid_dtype(input_dtypes[k]))
-      return fail(why, why_size, "input %zu has dtype %d (float or half)", k,
+    if (!valid_value_dtype(input_dtypes[k]))
+      return fail(why, why_size,
+                  "input %zu has dtype %d (float, half or int64)", k,
                   input_dtypes[k]);
     out->input_dtypes[k] = dtypes[k] = input_dtypes[k];
   }
@@ -179,11 +199,18 @@ bool fused_program_decode(const int64_t *program, size_t program_len,
     struct fused_insn *insn = &out->insns[j];
     insn->op = (int)op;
     if (op == FUSED_CONST) {
-      if (a < 0 || a >= (int64_t)num_constants || !valid_dtype(b))
+      if (a < 0 || a >= (int64_t)num_constants || !valid_value_dtype(b))
         return fail(why, why_size,
                     "instruction %zu: constant %lld of dtype %lld (%zu "
-                    "constants, float or half)",
+                    "constants, float, half or int64)",
                     j, (long long)a, (long long)b, num_constants);
+      float c = constants[a];
+      /* |c| < 2^62: an integer the conversion to long keeps. */
+      if (b == FUSED_DT_INT64 &&
+          !(c > -0x1p62f && c < 0x1p62f && c == (float)(int64_t)c))
+        return fail(why, why_size,
+                    "instruction %zu: int64 constant %g is no integer", j,
+                    (double)c);
       insn->a = (int)a;
       insn->b = -1;
       insn->dtype = (int)b;
@@ -202,6 +229,10 @@ bool fused_program_decode(const int64_t *program, size_t program_len,
                       j, (long long)b);
         insn->b = -1;
         insn->dtype = (int)b;
+      } else if (dtypes[a] == FUSED_DT_INT64 &&
+                 !fused_op_takes_int64((int)op)) {
+        return fail(why, why_size, "instruction %zu (%s): int64 operands",
+                    j, fused_op_text((int)op));
       } else if (arity == 1) {
         if (b != -1)
           return fail(why, why_size,
@@ -231,7 +262,7 @@ bool fused_program_decode(const int64_t *program, size_t program_len,
 
 static char dtype_char(int dtype)
 {
-  return dtype == FUSED_DT_HALF ? 'h' : 'f';
+  return dtype == FUSED_DT_HALF ? 'h' : dtype == FUSED_DT_INT64 ? 'l' : 'f';
 }
 
 /* Appends to buf like snprintf, tracking the length it would need. */

@@ -22,9 +22,15 @@
  *   unary ops     v = op(v[a]); b is -1
  *   binary ops    v = op(v[a], v[b]); both of one dtype
  *
- * Every value is float or half (TF_FLOAT 1, TF_HALF 19), computed in float;
- * a half value is rounded to half after the instruction that makes it, as
- * the unfused ops round on store, so a fused chain gives what the ops one
+ * Every value is float, half or int64 (TF_FLOAT 1, TF_HALF 19, TF_INT64 9).
+ * float and half are computed in float; a half value is rounded to half
+ * after the instruction that makes it, as the unfused ops round on store,
+ * so a fused chain gives what the ops one by one give. int64 values (Keras'
+ * step counter on its way to a float) take only Add, Sub, Mul, Maximum,
+ * Minimum, Neg, Abs and Square, wrapping around as TensorFlow's integer
+ * kernels do, and a Cast to float or half; nothing converts to int64, and
+ * the output is float or half. An int64 CONST holds an integer the float
+ * represents exactly. The whole chain gives what the ops one
  * by one give. Opcode numbers are part of the format: never renumber. */
 #ifndef TFOCL_PLUGIN_GRAPH_FUSED_PROGRAM_H_
 #define TFOCL_PLUGIN_GRAPH_FUSED_PROGRAM_H_
@@ -36,6 +42,7 @@
 #define FUSED_OP_NAME "_TfoclFusedElementwise"
 
 #define FUSED_DT_FLOAT 1
+#define FUSED_DT_INT64 9
 #define FUSED_DT_HALF 19
 
 /* Limits of one program. 8 inputs keep a kernel's arguments (a buffer and
@@ -103,9 +110,11 @@ struct fused_program {
 
 /* Checks a program as it comes from a graph (anything at all) and decodes
  * it. False, with the reason in why, for: a count out of the limits, a
- * dtype other than float/half, an unknown opcode, an operand that is not
- * an earlier value, a CONST index out of range, operands of two dtypes,
- * an unused operand slot other than -1, or a last value whose dtype is not
+ * dtype other than float/half/int64 (float/half for the output and a
+ * CAST's destination), an unknown opcode, an op int64 does not take, an
+ * operand that is not an earlier value, a CONST index out of range or an
+ * int64 CONST that is no integer, operands of two dtypes, an unused
+ * operand slot other than -1, or a last value whose dtype is not
  * out_dtype. Never reads past the arrays' stated lengths. */
 bool fused_program_decode(const int64_t *program, size_t program_len,
                           const float *constants, size_t num_constants,
@@ -121,6 +130,9 @@ int fused_op_arity(int op);
  * it is one of the element-wise ops a program can hold (Cast and Const
  * aside, which the pass handles itself), else 0. */
 int fused_opcode_of(const uint8_t *name, size_t len);
+
+/* Whether an op takes int64 operands. */
+bool fused_op_takes_int64(int op);
 
 /* A short name of an opcode ("sub"), for texts and messages. */
 const char *fused_op_text(int op);

@@ -19,8 +19,9 @@
  *   fusion     MatMul/Conv2D + BiasAdd (+ Relu, Relu6, Elu, LeakyRelu, Tanh,
  *              Sigmoid) as TensorFlow's _FusedMatMul/_FusedConv2D, where the
  *              plugin has a kernel for the fused op and dtype;
- *   elementwise  trees of element-wise float/half ops (arithmetic,
- *              activations, their gradients, Cast, scalar Consts) as one
+ *   elementwise  regions of element-wise ops whose inner results nothing
+ *              outside reads (float/half arithmetic, activations, their
+ *              gradients, int64 counters, Cast, scalar Consts) as one
  *              _TfoclFusedElementwise (fused_program.h), where the plugin
  *              has its kernel for the dtype.
  *

@@ -1,31 +1,37 @@
-/* The element-wise fusion: a tree of element-wise ops on one OPENCL device
- * whose inner results nothing else sees becomes one _TfoclFusedElementwise
- * node (fused_program.h), one kernel launch instead of one per op.
+/* The element-wise fusion: a region of element-wise ops on one OPENCL
+ * device whose inner results nothing outside it reads becomes one
+ * _TfoclFusedElementwise node (fused_program.h), one kernel launch instead
+ * of one per op.
  *
  *   Sub(grad, m) -> Mul(., 0.1) -> AddV2(m, .)   =>   _TfoclFusedElementwise
- *                                                     (grad, m), 3 ops
+ *                                                     (m, grad), 3 ops
  *
- * The ops: fused_opcode_of()'s list (arithmetic, activations and their
- * gradients), Cast between float and half (Truncate false), and scalar
- * float/half Consts, whose values go into the program (a Const nothing
- * else reads then goes). float and half only.
+ * The ops: fused_opcode_of()'s list (arithmetic, Pow, activations and
+ * their gradients) on float and half, the integer ones on int64, Cast from
+ * float, half or int64 to float or half (Truncate false), and scalar
+ * float/half/int64 Consts, whose values go into the program (a Const
+ * nothing else reads then goes).
  *
- * A tree grows from a root through the data inputs: a producer joins when
- * it is such an op on the root's device, every data use of it is by the
- * node taking it in, and nothing else can see it (no control edge in or
- * out, not on the keep list). The root is an op that cannot join its
- * consumer that way; it keeps its name, its control inputs, its internal
- * "_" attributes and so its consumers, control dependants and fetches. A
- * tree fuses when it has at least two ops and one input tensor, fits the
- * program's limits (8 inputs, 64 instructions: a tree that does not is cut
- * at a smaller depth, the cut subtrees fusing on their own), and the plugin
- * has the fused kernel for the output's dtype. The output shape is the
- * broadcast of the inputs' shapes: broadcasting composes, so a tree of
- * broadcasting ops is one broadcast; only graphs that would fail anyway
+ * A region grows from a float or half root through the data inputs: a
+ * producer joins when it is such an op on the root's device, every node
+ * reading it is already in the region, and nothing else can see it (no
+ * control edge in or out, not on the keep list). So a value the region
+ * reads twice (Keras' step counter, cast once, raised to two powers) is
+ * computed once inside it. Roots are taken consumers first (the graph in
+ * reverse topological order): an op that joined no region of its readers
+ * is one. The root keeps its name, its control inputs, its internal "_"
+ * attributes and so its consumers, control dependants and fetches. A
+ * region fuses when it has at least two ops and one input tensor, fits the
+ * program's limits (8 inputs, 64 instructions: a region that does not is
+ * cut at a smaller depth, the cut parts becoming roots later), and the
+ * plugin has the fused kernel for the output's dtype. The output shape is
+ * the broadcast of the inputs' shapes: broadcasting composes, so a region
+ * of broadcasting ops is one broadcast; only graphs that would fail anyway
  * (the relu gradients' equal-shape check) fail differently.
  *
  * Idempotent: the fused node is no op this pass knows, so a second run
- * finds only what the first left alone, for the same reasons. */
+ * finds only what the first left alone, for the same reasons. Nodes on a
+ * cycle (no graph TensorFlow runs has one) are left alone. */
 #include <string.h>
 
 #include "fused_program.h"
@@ -39,9 +45,14 @@ struct eop {
   int operand_dtype; /* of its inputs */
 };
 
-static bool is_fusable_dtype(int dtype)
+static bool is_float_dtype(int dtype)
 {
   return dtype == GRAPH_DT_FLOAT || dtype == GRAPH_DT_HALF;
+}
+
+static bool is_value_dtype(int dtype)
+{
+  return is_float_dtype(dtype) || dtype == GRAPH_DT_INT64;
 }
 
 /* Whether node n is an element-wise op a program can hold. */
@@ -55,8 +66,8 @@ static bool classify(const struct gnode *n, struct eop *e)
     int src, dst;
     bool truncate = false;
     if (!node_attr_type(def, "SrcT", &src) ||
-        !node_attr_type(def, "DstT", &dst) || !is_fusable_dtype(src) ||
-        !is_fusable_dtype(dst) || num_data != 1)
+        !node_attr_type(def, "DstT", &dst) || !is_value_dtype(src) ||
+        !is_float_dtype(dst) || num_data != 1)
       return false;
     if (node_attr(def, "Truncate") != NULL &&
         (!node_attr_bool(def, "Truncate", &truncate) || truncate))
@@ -67,15 +78,41 @@ static bool classify(const struct gnode *n, struct eop *e)
   int opcode = fused_opcode_of(def->op.data, def->op.len);
   int dtype;
   if (opcode == 0 || !node_attr_type(def, "T", &dtype) ||
-      !is_fusable_dtype(dtype) ||
+      !is_value_dtype(dtype) ||
+      (dtype == GRAPH_DT_INT64 && !fused_op_takes_int64(opcode)) ||
       num_data != (size_t)fused_op_arity(opcode))
     return false;
   *e = (struct eop){opcode, fused_op_arity(opcode), dtype, dtype};
   return true;
 }
 
-/* A rank-0 float or half Const with no control inputs: its value (half
- * values exactly, as floats). */
+/* binary16 bits to float, exactly. */
+static float half_to_float(uint16_t bits)
+{
+  uint32_t sign = (uint32_t)(bits & 0x8000u) << 16;
+  uint32_t exp = (bits >> 10) & 0x1fu, mant = bits & 0x3ffu, out;
+  if (exp == 0x1f) {
+    out = sign | 0x7f800000u | (mant << 13);
+  } else if (exp != 0) {
+    out = sign | ((exp + 112) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    out = sign;
+  } else {
+    int e = -1; /* subnormal: normalise */
+    do {
+      mant <<= 1;
+      e++;
+    } while (!(mant & 0x400u));
+    out = sign | ((uint32_t)(112 - e) << 23) | ((mant & 0x3ffu) << 13);
+  }
+  float f;
+  memcpy(&f, &out, sizeof(f));
+  return f;
+}
+
+/* A rank-0 Const of `dtype` with no control inputs: its value as a float
+ * (half exactly; int64 only when the float holds it exactly). Values from
+ * tensor_content assume a little-endian host, as TensorFlow's do. */
 static bool scalar_const(const struct gnode *n, int dtype, float *value)
 {
   const Tfg__NodeDef *def = n->def;
@@ -88,65 +125,112 @@ static bool scalar_const(const struct gnode *n, int dtype, float *value)
       v->tensor == NULL || v->tensor->dtype != dtype)
     return false;
   const Tfg__TensorProto *tp = v->tensor;
+  size_t content = tp->tensor_content.len;
   if (tp->tensor_shape != NULL &&
       (tp->tensor_shape->n_dim != 0 || tp->tensor_shape->unknown_rank))
     return false;
-  if (dtype == GRAPH_DT_FLOAT) {
-    if (tp->n_float_val == 1 && tp->tensor_content.len == 0) {
+  switch (dtype) {
+  case GRAPH_DT_FLOAT:
+    if (tp->n_float_val == 1 && content == 0)
       *value = tp->float_val[0];
-      return true;
-    }
-    if (tp->n_float_val == 0 && tp->tensor_content.len == sizeof(float)) {
+    else if (tp->n_float_val == 0 && content == sizeof(float))
       memcpy(value, tp->tensor_content.data, sizeof(float));
-      return true;
-    }
+    else
+      return false;
+    return true;
+  case GRAPH_DT_HALF: {
+    uint16_t bits;
+    if (tp->n_half_val == 1 && content == 0)
+      bits = (uint16_t)tp->half_val[0];
+    else if (tp->n_half_val == 0 && content == 2)
+      memcpy(&bits, tp->tensor_content.data, 2);
+    else
+      return false;
+    *value = half_to_float(bits);
+    return true;
+  }
+  case GRAPH_DT_INT64: {
+    int64_t i;
+    if (tp->n_int64_val == 1 && content == 0)
+      i = tp->int64_val[0];
+    else if (tp->n_int64_val == 0 && content == sizeof(i))
+      memcpy(&i, tp->tensor_content.data, sizeof(i));
+    else
+      return false;
+    /* What the program's decoder takes: |i| < 2^24 is always exact. */
+    if (i <= -(1 << 24) || i >= (1 << 24))
+      return false;
+    *value = (float)i;
+    return true;
+  }
+  default:
     return false;
   }
-  uint16_t bits;
-  if (tp->n_half_val == 1 && tp->tensor_content.len == 0)
-    bits = (uint16_t)tp->half_val[0];
-  else if (tp->n_half_val == 0 && tp->tensor_content.len == 2)
-    memcpy(&bits, tp->tensor_content.data, 2); /* little-endian hosts */
-  else
-    return false;
-  /* binary16 to float, exactly. */
-  uint32_t sign = (uint32_t)(bits & 0x8000u) << 16;
-  uint32_t exp = (bits >> 10) & 0x1fu, mant = bits & 0x3ffu, out;
-  if (exp == 0x1f) {
-    out = sign | 0x7f800000u | (mant << 13);
-  } else if (exp != 0) {
-    out = sign | ((exp + 112) << 23) | (mant << 13);
-  } else if (mant == 0) {
-    out = sign;
-  } else {
-    /* subnormal: normalise */
-    int e = -1;
-    do {
-      mant <<= 1;
-      e++;
-    } while (!(mant & 0x400u));
-    out = sign | ((uint32_t)(112 - e) << 23) | ((mant & 0x3ffu) << 13);
-  }
-  memcpy(value, &out, sizeof(*value));
-  return true;
 }
 
-/* Per-run bookkeeping: who consumes each node. */
-struct uses {
-  long *consumer; /* the one node reading it, -1 none */
-  bool *multi;    /* read by more than one node */
-};
+/* ---- The graph's order --------------------------------------------------- */
 
-static bool count_uses(struct graph *g, struct uses *u)
+/* Every node, producers before consumers (data and control edges); nodes
+ * on a cycle are missing. Returns the count, -1 out of memory. */
+static long topo_order(struct graph *g, size_t *order)
 {
-  u->consumer = ocl_arena_alloc(&g->arena, g->num_nodes * sizeof(long) + 1);
-  u->multi = ocl_arena_alloc(&g->arena, g->num_nodes * sizeof(bool) + 1);
-  if (u->consumer == NULL || u->multi == NULL)
-    return false;
-  for (size_t i = 0; i < g->num_nodes; i++) {
-    u->consumer[i] = -1;
-    g->nodes[i].data_fanout = g->nodes[i].ctrl_fanout = 0;
+  size_t n = g->num_nodes;
+  uint32_t *pending = ocl_arena_alloc(&g->arena, (n + 1) * sizeof(*pending));
+  /* Consumers of each node, as a compressed list. */
+  size_t *start = ocl_arena_alloc(&g->arena, (n + 2) * sizeof(*start));
+  if (pending == NULL || start == NULL)
+    return -1;
+  size_t edges = 0;
+  for (size_t i = 0; i < n; i++) {
+    const Tfg__NodeDef *def = g->nodes[i].def;
+    if (g->nodes[i].removed)
+      continue;
+    for (size_t j = 0; j < def->n_input; j++) {
+      struct gnode *p = graph_producer(g, &def->input[j], NULL);
+      if (p != NULL && !p->removed) {
+        start[(size_t)(p - g->nodes) + 1]++;
+        pending[i]++;
+        edges++;
+      }
+    }
   }
+  for (size_t i = 0; i < n; i++)
+    start[i + 1] += start[i];
+  size_t *fill = ocl_arena_alloc(&g->arena, (n + 1) * sizeof(*fill));
+  size_t *consumers =
+      ocl_arena_alloc(&g->arena, (edges + 1) * sizeof(*consumers));
+  if (fill == NULL || consumers == NULL)
+    return -1;
+  memcpy(fill, start, n * sizeof(*fill));
+  for (size_t i = 0; i < n; i++) {
+    const Tfg__NodeDef *def = g->nodes[i].def;
+    if (g->nodes[i].removed)
+      continue;
+    for (size_t j = 0; j < def->n_input; j++) {
+      struct gnode *p = graph_producer(g, &def->input[j], NULL);
+      if (p != NULL && !p->removed)
+        consumers[fill[p - g->nodes]++] = i;
+    }
+  }
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!g->nodes[i].removed && pending[i] == 0)
+      order[count++] = i;
+  for (size_t k = 0; k < count; k++) {
+    size_t p = order[k];
+    for (size_t c = start[p]; c < start[p + 1]; c++)
+      if (--pending[consumers[c]] == 0)
+        order[count++] = consumers[c];
+  }
+  return (long)count;
+}
+
+/* Data uses of every node by the others, counted again (earlier passes
+ * added and dropped nodes). */
+static void count_uses(struct graph *g)
+{
+  for (size_t i = 0; i < g->num_nodes; i++)
+    g->nodes[i].data_fanout = g->nodes[i].ctrl_fanout = 0;
   for (size_t i = 0; i < g->num_nodes; i++) {
     const Tfg__NodeDef *def = g->nodes[i].def;
     if (g->nodes[i].removed)
@@ -156,195 +240,240 @@ static bool count_uses(struct graph *g, struct uses *u)
       struct gnode *p = graph_producer(g, &def->input[j], &port);
       if (p == NULL)
         continue;
-      size_t pi = (size_t)(p - g->nodes);
-      if (port < 0) {
+      if (port < 0)
         p->ctrl_fanout++;
-        continue;
-      }
-      p->data_fanout++;
-      if (u->consumer[pi] < 0)
-        u->consumer[pi] = (long)i;
-      else if (u->consumer[pi] != (long)i)
-        u->multi[pi] = true;
+      else
+        p->data_fanout++;
     }
   }
-  return true;
 }
 
-/* Whether producer p (read at `port`) can join the tree of `consumer`,
- * which reads it as `dtype`. */
-static bool joins(struct graph *g, const struct uses *u, size_t p, int port,
-                  size_t consumer, int dtype)
-{
-  const struct gnode *n = &g->nodes[p];
-  struct eop e;
-  size_t num_data;
-  return port == 0 && classify(n, &e) && e.dtype == dtype && !n->kept &&
-         n->ctrl_fanout == 0 && u->consumer[p] == (long)consumer &&
-         !u->multi[p] && node_split_inputs(n->def, &num_data) &&
-         num_data == n->def->n_input &&
-         bin_eq_bin(&n->def->device, &g->nodes[consumer].def->device);
-}
+/* ---- One region ------------------------------------------------------------ */
 
-/* Whether node i joins its consumer's tree (and so is no root). */
-static bool joins_consumer(struct graph *g, const struct uses *u, size_t i,
-                           int dtype)
-{
-  long c = u->consumer[i];
-  struct eop ce;
-  if (c < 0 || u->multi[i] || !classify(&g->nodes[c], &ce) ||
-      ce.operand_dtype != dtype)
-    return false;
-  return joins(g, u, i, 0, (size_t)c, dtype);
-}
+/* Per-node state of the region being grown, reset after each. */
+struct marks {
+  int *level;   /* distance from the root; -1 outside the region */
+  int *reads;   /* data reads of the node by region members */
+  int *want;    /* the deepest level a reader asks for it at */
+  size_t *touched;
+  size_t num_touched;
+};
 
-/* One tree being built. Operands refer to inputs as -(k + 1) and to
- * instructions by index until the program is written. */
-struct tree {
+/* A region and the program written from it. Operands refer to inputs as
+ * -(k + 1) and to instructions by index until the program is written. */
+struct region {
   struct graph *g;
-  const struct uses *u;
+  struct marks *m;
   size_t root;
-  int depth_limit;
+  int level_limit;
+  int deepest; /* level of the deepest member */
   bool overflow;
-  int deepest;
+  size_t members[FUSED_MAX_INSNS + 1]; /* the root first */
+  int num_members;
   int num_inputs;
   struct ginput inputs[FUSED_MAX_INPUTS];
   ProtobufCBinaryData input_refs[FUSED_MAX_INPUTS];
   int input_dtypes[FUSED_MAX_INPUTS];
   int num_insns, real_ops;
   int ops[FUSED_MAX_INSNS], a[FUSED_MAX_INSNS], b[FUSED_MAX_INSNS];
+  int value_of[FUSED_MAX_INSNS + 1]; /* per member, -1 not yet written */
   int num_constants;
   float constants[FUSED_MAX_CONSTANTS];
-  /* Nodes taken in (the root's producers, not the root), and the value
-   * each node of the tree defines. */
-  int num_members;
-  size_t members[FUSED_MAX_INSNS];
-  size_t memo_node[FUSED_MAX_INSNS + 1];
-  int memo_value[FUSED_MAX_INSNS + 1];
-  int num_memo;
-  /* Consts read (one entry per read) and producers left out by the depth
-   * limit. */
+  /* Consts read (one entry per read). */
   int num_const_reads;
   size_t const_reads[2 * FUSED_MAX_INSNS];
-  int num_cut;
-  size_t cut[2 * FUSED_MAX_INSNS];
 };
 
-static int add_insn(struct tree *t, int op, int a, int b)
+static void touch(struct marks *m, size_t i)
 {
-  if (t->num_insns == FUSED_MAX_INSNS) {
-    t->overflow = true;
-    return 0;
-  }
-  t->ops[t->num_insns] = op;
-  t->a[t->num_insns] = a;
-  t->b[t->num_insns] = b;
-  return t->num_insns++;
+  if (m->reads[i] == 0 && m->level[i] < 0 && m->want[i] < 0)
+    m->touched[m->num_touched++] = i;
 }
 
-static int add_input(struct tree *t, const ProtobufCBinaryData *ref,
+static void marks_reset(struct marks *m)
+{
+  for (size_t k = 0; k < m->num_touched; k++) {
+    size_t i = m->touched[k];
+    m->level[i] = m->want[i] = -1;
+    m->reads[i] = 0;
+  }
+  m->num_touched = 0;
+}
+
+/* Whether producer p, read at `port` as `dtype` by a member, may join a
+ * region rooted on `device` (its readers aside). */
+static bool joinable(const struct gnode *p, int port, int dtype,
+                     const ProtobufCBinaryData *device)
+{
+  struct eop e;
+  size_t num_data;
+  return port == 0 && classify(p, &e) && e.dtype == dtype && !p->kept &&
+         p->ctrl_fanout == 0 && node_split_inputs(p->def, &num_data) &&
+         num_data == p->def->n_input && bin_eq_bin(&p->def->device, device);
+}
+
+/* Grows the region of r->root: members breadth first; a producer joins
+ * once every read of it is by a member, at one level below its deepest
+ * reader, if that is within the limit. */
+static void grow(struct region *r)
+{
+  struct graph *g = r->g;
+  struct marks *m = r->m;
+  const ProtobufCBinaryData *device = &g->nodes[r->root].def->device;
+  touch(m, r->root);
+  m->level[r->root] = 0;
+  r->members[0] = r->root;
+  r->num_members = 1;
+  for (int k = 0; k < r->num_members; k++) {
+    size_t i = r->members[k];
+    struct eop e;
+    if (!classify(&g->nodes[i], &e))
+      continue;
+    const Tfg__NodeDef *def = g->nodes[i].def;
+    for (int j = 0; j < e.arity; j++) {
+      int port;
+      struct gnode *p = graph_producer(g, &def->input[j], &port);
+      if (p == NULL)
+        continue;
+      size_t pi = (size_t)(p - g->nodes);
+      /* A read at another dtype (no graph TensorFlow builds has one)
+       * is not counted, so the producer never joins. */
+      if (pi == r->root || m->level[pi] >= 0 ||
+          !joinable(p, port, e.operand_dtype, device))
+        continue;
+      touch(m, pi);
+      m->reads[pi]++;
+      if (m->want[pi] < m->level[i] + 1)
+        m->want[pi] = m->level[i] + 1;
+      if (m->reads[pi] < p->data_fanout || m->want[pi] > r->level_limit)
+        continue;
+      if (r->num_members == FUSED_MAX_INSNS + 1) {
+        r->overflow = true;
+        return;
+      }
+      m->level[pi] = m->want[pi];
+      if (m->level[pi] > r->deepest)
+        r->deepest = m->level[pi];
+      r->members[r->num_members++] = pi;
+    }
+  }
+}
+
+static int add_insn(struct region *r, int op, int a, int b)
+{
+  if (r->num_insns == FUSED_MAX_INSNS) {
+    r->overflow = true;
+    return 0;
+  }
+  r->ops[r->num_insns] = op;
+  r->a[r->num_insns] = a;
+  r->b[r->num_insns] = b;
+  return r->num_insns++;
+}
+
+static int add_input(struct region *r, const ProtobufCBinaryData *ref,
                      int dtype)
 {
   struct ginput in;
   ginput_parse(ref, &in);
-  for (int k = 0; k < t->num_inputs; k++)
-    if (t->inputs[k].len == in.len && t->inputs[k].port == in.port &&
-        memcmp(t->inputs[k].name, in.name, in.len) == 0)
+  for (int k = 0; k < r->num_inputs; k++)
+    if (r->inputs[k].len == in.len && r->inputs[k].port == in.port &&
+        memcmp(r->inputs[k].name, in.name, in.len) == 0)
       return -(k + 1);
-  if (t->num_inputs == FUSED_MAX_INPUTS) {
-    t->overflow = true;
+  if (r->num_inputs == FUSED_MAX_INPUTS) {
+    r->overflow = true;
     return -1;
   }
-  t->inputs[t->num_inputs] = in;
-  t->input_refs[t->num_inputs] = *ref;
-  t->input_dtypes[t->num_inputs] = dtype;
-  t->num_inputs++;
-  return -t->num_inputs;
+  r->inputs[r->num_inputs] = in;
+  r->input_refs[r->num_inputs] = *ref;
+  r->input_dtypes[r->num_inputs] = dtype;
+  r->num_inputs++;
+  return -r->num_inputs;
 }
 
-static int add_const(struct tree *t, float value, int dtype)
+static int add_const(struct region *r, float value, int dtype)
 {
-  for (int j = 0; j < t->num_insns; j++)
-    if (t->ops[j] == FUSED_CONST && t->b[j] == dtype &&
-        memcmp(&t->constants[t->a[j]], &value, sizeof(value)) == 0)
+  for (int j = 0; j < r->num_insns; j++)
+    if (r->ops[j] == FUSED_CONST && r->b[j] == dtype &&
+        memcmp(&r->constants[r->a[j]], &value, sizeof(value)) == 0)
       return j;
-  if (t->num_constants == FUSED_MAX_CONSTANTS) {
-    t->overflow = true;
+  if (r->num_constants == FUSED_MAX_CONSTANTS) {
+    r->overflow = true;
     return 0;
   }
-  t->constants[t->num_constants] = value;
-  return add_insn(t, FUSED_CONST, t->num_constants++, dtype);
+  r->constants[r->num_constants] = value;
+  return add_insn(r, FUSED_CONST, r->num_constants++, dtype);
 }
 
-/* The value node i defines, its producers taken in first. */
-static int grow(struct tree *t, size_t i, int depth)
+static int member_index(const struct region *r, size_t node)
 {
-  for (int m = 0; m < t->num_memo; m++)
-    if (t->memo_node[m] == i)
-      return t->memo_value[m];
+  for (int k = 0; k < r->num_members; k++)
+    if (r->members[k] == node)
+      return k;
+  return -1;
+}
+
+/* The value member k defines, its operands written first (so the program
+ * is in dependency order, and equal regions give equal programs). The
+ * recursion is bounded by the region's depth. */
+static int emit(struct region *r, int k)
+{
+  if (r->value_of[k] >= 0)
+    return r->value_of[k];
+  size_t i = r->members[k];
   struct eop e;
-  if (t->overflow || depth > FUSED_MAX_INSNS || !classify(&t->g->nodes[i], &e)) {
-    t->overflow = true;
+  if (r->overflow || !classify(&r->g->nodes[i], &e)) {
+    r->overflow = true;
     return 0;
   }
-  if (depth > t->deepest)
-    t->deepest = depth;
   int operand[2] = {-1, -1};
-  const Tfg__NodeDef *def = t->g->nodes[i].def;
-  for (int j = 0; j < e.arity && !t->overflow; j++) {
+  const Tfg__NodeDef *def = r->g->nodes[i].def;
+  for (int j = 0; j < e.arity && !r->overflow; j++) {
     int port;
-    struct gnode *p = graph_producer(t->g, &def->input[j], &port);
-    size_t pi = p != NULL ? (size_t)(p - t->g->nodes) : 0;
+    struct gnode *p = graph_producer(r->g, &def->input[j], &port);
+    size_t pi = p != NULL ? (size_t)(p - r->g->nodes) : 0;
+    int pk = p != NULL && r->m->level[pi] >= 0 ? member_index(r, pi) : -1;
     float value;
-    if (p != NULL && pi != t->root &&
-        joins(t->g, t->u, pi, port, i, e.operand_dtype)) {
-      if (depth + 1 <= t->depth_limit) {
-        operand[j] = grow(t, pi, depth + 1);
-        continue;
-      }
-      if (t->num_cut < (int)(sizeof(t->cut) / sizeof(t->cut[0])))
-        t->cut[t->num_cut++] = pi;
+    if (pk >= 0) {
+      operand[j] = emit(r, pk);
     } else if (p != NULL && port == 0 &&
                scalar_const(p, e.operand_dtype, &value)) {
-      if (t->num_const_reads <
-          (int)(sizeof(t->const_reads) / sizeof(t->const_reads[0])))
-        t->const_reads[t->num_const_reads++] = pi;
-      else
-        t->overflow = true;
-      operand[j] = add_const(t, value, e.operand_dtype);
-      continue;
+      if (r->num_const_reads ==
+          (int)(sizeof(r->const_reads) / sizeof(r->const_reads[0]))) {
+        r->overflow = true;
+        return 0;
+      }
+      r->const_reads[r->num_const_reads++] = pi;
+      operand[j] = add_const(r, value, e.operand_dtype);
+    } else {
+      operand[j] = add_input(r, &def->input[j], e.operand_dtype);
     }
-    operand[j] = add_input(t, &def->input[j], e.operand_dtype);
   }
-  if (t->overflow)
+  if (r->overflow)
     return 0;
-  int v = add_insn(t, e.opcode, operand[0],
+  int v = add_insn(r, e.opcode, operand[0],
                    e.opcode == FUSED_CAST ? e.dtype : operand[1]);
-  t->real_ops++;
-  if (i != t->root) {
-    if (t->num_members == FUSED_MAX_INSNS) {
-      t->overflow = true;
-      return 0;
-    }
-    t->members[t->num_members++] = i;
-  }
-  if (t->num_memo < FUSED_MAX_INSNS + 1) {
-    t->memo_node[t->num_memo] = i;
-    t->memo_value[t->num_memo++] = v;
-  }
+  r->real_ops++;
+  r->value_of[k] = v;
   return v;
 }
 
-/* The tree of `root` with producers at most depth_limit away. */
-static void build(struct tree *t, struct graph *g, const struct uses *u,
-                  size_t root, int depth_limit)
+/* The region of `root` with members at most level_limit away, and its
+ * program. */
+static void build(struct region *r, struct graph *g, struct marks *m,
+                  size_t root, int level_limit)
 {
-  memset(t, 0, sizeof(*t));
-  t->g = g;
-  t->u = u;
-  t->root = root;
-  t->depth_limit = depth_limit;
-  grow(t, root, 0);
+  marks_reset(m);
+  memset(r, 0, sizeof(*r));
+  r->g = g;
+  r->m = m;
+  r->root = root;
+  r->level_limit = level_limit;
+  grow(r);
+  for (int k = 0; k <= FUSED_MAX_INSNS; k++)
+    r->value_of[k] = -1;
+  if (!r->overflow)
+    emit(r, 0);
 }
 
 #define NAME_ARGS(def) \
@@ -353,18 +482,18 @@ static void build(struct tree *t, struct graph *g, const struct uses *u,
 
 /* The root becomes the fused node. False (graph unchanged) when the
  * program does not check out or memory runs out. */
-static bool rewrite(struct tree *t, int out_dtype)
+static bool rewrite(struct region *r, int out_dtype)
 {
-  struct graph *g = t->g;
-  Tfg__NodeDef *root = g->nodes[t->root].def;
-  int n = t->num_inputs;
+  struct graph *g = r->g;
+  Tfg__NodeDef *root = g->nodes[r->root].def;
+  int n = r->num_inputs;
 
   /* The program: inputs first, so instruction j is value n + j. */
   int64_t program[3 * FUSED_MAX_INSNS];
-  for (int j = 0; j < t->num_insns; j++) {
-    int op = t->ops[j];
+  for (int j = 0; j < r->num_insns; j++) {
+    int op = r->ops[j];
     int arity = fused_op_arity(op);
-    int64_t a = t->a[j], b = t->b[j];
+    int64_t a = r->a[j], b = r->b[j];
     if (op != FUSED_CONST)
       a = a < 0 ? -a - 1 : n + a;
     if (arity == 2)
@@ -377,8 +506,8 @@ static bool rewrite(struct tree *t, int out_dtype)
   }
   struct fused_program check;
   char why[160];
-  if (!fused_program_decode(program, 3 * (size_t)t->num_insns, t->constants,
-                            (size_t)t->num_constants, t->input_dtypes,
+  if (!fused_program_decode(program, 3 * (size_t)r->num_insns, r->constants,
+                            (size_t)r->num_constants, r->input_dtypes,
                             (size_t)n, out_dtype, &check, why, sizeof(why))) {
     graph_trace(g, "elementwise: '%.*s' left alone: %s", NAME_ARGS(root),
                 why);
@@ -397,7 +526,7 @@ static bool rewrite(struct tree *t, int out_dtype)
   if (inputs == NULL || attrs == NULL)
     return false;
   for (int k = 0; k < n; k++)
-    inputs[k] = t->input_refs[k];
+    inputs[k] = r->input_refs[k];
   for (size_t c = 0; c < num_ctrl; c++)
     inputs[n + c] = root->input[root_data + c];
 
@@ -414,13 +543,13 @@ static bool rewrite(struct tree *t, int out_dtype)
   }
   bool ok =
       node_set_attr(g, &fused, "Targs",
-                    attr_type_list(g, t->input_dtypes, (size_t)n)) &&
+                    attr_type_list(g, r->input_dtypes, (size_t)n)) &&
       node_set_attr(g, &fused, "T", attr_type(g, out_dtype)) &&
       node_set_attr(g, &fused, "program",
-                    attr_int_list(g, program, 3 * (size_t)t->num_insns)) &&
+                    attr_int_list(g, program, 3 * (size_t)r->num_insns)) &&
       node_set_attr(g, &fused, "constants",
-                    attr_float_list(g, t->constants,
-                                    (size_t)t->num_constants));
+                    attr_float_list(g, r->constants,
+                                    (size_t)r->num_constants));
   ProtobufCBinaryData op_name = graph_bytes(g, FUSED_OP_NAME);
   if (!ok || op_name.data == NULL ||
       !node_set_inputs(g, root, inputs, (size_t)n + num_ctrl)) {
@@ -430,47 +559,40 @@ static bool rewrite(struct tree *t, int out_dtype)
   root->attr = fused.attr;
   root->n_attr = fused.n_attr;
   root->op = op_name;
-  g->nodes[t->root].touched = true;
-  for (int m = 0; m < t->num_members; m++) {
-    g->nodes[t->members[m]].removed = true;
-    g->nodes[t->members[m]].touched = true;
+  g->nodes[r->root].touched = true;
+  for (int k = 1; k < r->num_members; k++) {
+    g->nodes[r->members[k]].removed = true;
+    g->nodes[r->members[k]].touched = true;
   }
-  /* A Const read only by the tree goes. */
-  for (int c = 0; c < t->num_const_reads; c++) {
-    struct gnode *k = &g->nodes[t->const_reads[c]];
+  /* A Const read only by the region goes. */
+  for (int c = 0; c < r->num_const_reads; c++) {
+    struct gnode *k = &g->nodes[r->const_reads[c]];
     if (--k->data_fanout == 0 && k->ctrl_fanout == 0 && !k->kept)
       k->removed = true;
   }
   g->changed = true;
   g->stats.elementwise++;
-  g->stats.elementwise_ops += t->real_ops;
+  g->stats.elementwise_ops += r->real_ops;
   char text[200];
   fused_program_text(&check, text, sizeof(text));
   graph_trace(g, "elementwise: '%.*s' is now %s of %d ops, %d inputs: %s%s",
-              NAME_ARGS(root), FUSED_OP_NAME, t->real_ops, n, text,
+              NAME_ARGS(root), FUSED_OP_NAME, r->real_ops, n, text,
               fused_program_text(&check, NULL, 0) >= sizeof(text) ? "..."
                                                                   : "");
   return true;
 }
 
-/* Fuses the tree of root i if it is worth it; producers the depth limit
- * left out go on the worklist. */
-static void fuse_root(struct graph *g, const struct uses *u, struct tree *t,
-                      size_t i, size_t *worklist, size_t *num_work,
-                      size_t cap_work)
+/* Fuses the region rooted at i if it is worth it. */
+static void fuse_root(struct graph *g, struct marks *m, struct region *r,
+                      size_t i)
 {
   struct eop e;
-  if (!classify(&g->nodes[i], &e))
+  if (!classify(&g->nodes[i], &e) || !is_float_dtype(e.dtype))
     return;
-  int limit = FUSED_MAX_INSNS;
-  build(t, g, u, i, limit);
-  while (t->overflow && t->deepest > 0) {
-    limit = t->deepest - 1;
-    build(t, g, u, i, limit);
-  }
-  for (int c = 0; c < t->num_cut && *num_work < cap_work; c++)
-    worklist[(*num_work)++] = t->cut[c];
-  if (t->overflow || t->real_ops < 2 || t->num_inputs < 1)
+  build(r, g, m, i, FUSED_MAX_INSNS);
+  while (r->overflow && r->deepest > 0)
+    build(r, g, m, i, r->deepest - 1);
+  if (r->overflow || r->real_ops < 2 || r->num_inputs < 1)
     return;
   if (!graph_has_kernel(g, FUSED_OP_NAME, e.dtype)) {
     graph_trace(g, "elementwise: '%.*s' left alone: no OPENCL %s kernel "
@@ -479,29 +601,30 @@ static void fuse_root(struct graph *g, const struct uses *u, struct tree *t,
     g->stats.skipped++;
     return;
   }
-  rewrite(t, e.dtype);
+  rewrite(r, e.dtype);
 }
 
 void pass_elementwise(struct graph *g)
 {
-  struct uses u;
-  size_t num = g->num_nodes;
-  if (!count_uses(g, &u))
+  size_t n = g->num_nodes;
+  count_uses(g);
+  size_t *order = ocl_arena_alloc(&g->arena, (n + 1) * sizeof(*order));
+  struct marks m = {
+      .level = ocl_arena_alloc(&g->arena, (n + 1) * sizeof(int)),
+      .reads = ocl_arena_alloc(&g->arena, (n + 1) * sizeof(int)),
+      .want = ocl_arena_alloc(&g->arena, (n + 1) * sizeof(int)),
+      .touched = ocl_arena_alloc(&g->arena, (n + 1) * sizeof(size_t)),
+  };
+  struct region *r = ocl_arena_alloc(&g->arena, sizeof(*r));
+  if (order == NULL || m.level == NULL || m.reads == NULL ||
+      m.want == NULL || m.touched == NULL || r == NULL)
     return;
-  /* Roots found in order, then the subtrees depth limits cut off. Each
-   * node is in at most one tree, so the worklist cannot grow past the node
-   * count. */
-  size_t *work = ocl_arena_alloc(&g->arena, (num + 1) * sizeof(*work));
-  struct tree *t = ocl_arena_alloc(&g->arena, sizeof(*t));
-  if (work == NULL || t == NULL)
-    return;
-  size_t num_work = 0;
-  for (size_t i = 0; i < num && !g->arena.failed; i++) {
-    struct eop e;
-    if (classify(&g->nodes[i], &e) && !joins_consumer(g, &u, i, e.dtype))
-      fuse_root(g, &u, t, i, work, &num_work, num);
-  }
-  for (size_t w = 0; w < num_work && !g->arena.failed; w++)
-    if (!g->nodes[work[w]].removed)
-      fuse_root(g, &u, t, work[w], work, &num_work, num);
+  for (size_t i = 0; i < n; i++)
+    m.level[i] = m.want[i] = -1;
+  long count = topo_order(g, order);
+  /* Consumers first: a node still there when its turn comes joined no
+   * region of its readers, and roots one. */
+  for (long k = count - 1; k >= 0 && !g->arena.failed; k--)
+    if (!g->nodes[order[k]].removed)
+      fuse_root(g, &m, r, order[k]);
 }

@@ -176,6 +176,19 @@ def elementwise():
         acc = ph(f32, [4, 3], name="w0")
         for k in range(1, 10):
             acc = tf.add(acc, ph(f32, [4, 3], name=f"w{k}"), name=f"wide_{k}")
+        # Keras' Adam step size from the int64 step counter: the Cast read
+        # by both Pows is computed once inside one region, the int64 add
+        # with it.
+        it = ph(tf.int64, [], name="it")
+        lr = ph(f32, [], name="lr")
+        step = tf.cast(tf.add(it, tf.constant(1, tf.int64, name="one64"), name="st_add"),
+                       f32, name="st_cast")
+        b1 = tf.pow(tf.constant(0.9, name="beta1"), step, name="st_pow1")
+        b2 = tf.pow(tf.constant(0.999, name="beta2"), step, name="st_pow2")
+        tf.math.divide(lr * tf.sqrt(1.0 - b2, name="st_sqrt"), 1.0 - b1, name="st_alpha")
+        # A value read twice by one op.
+        dd = tf.subtract(x, y, name="dd_sub")
+        tf.multiply(dd, dd, name="dd_mul")
         # An op the program cannot hold splits a chain.
         sm = tf.nn.softmax(tf.multiply(x, 3.0, name="sm_mul"), name="sm")
         tf.negative(tf.square(sm, name="sm_square"), name="sm_neg")

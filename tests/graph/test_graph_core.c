@@ -621,13 +621,33 @@ START_TEST(elementwise_fuses_private_chains)
   }
   ck_assert_ptr_null(find_node(g, "wide_1"));
 
+  /* The step counter: int64 add and the Cast both Pows read, in the
+   * region of the step size, computed once. */
+  const Tfg__NodeDef *alpha = must(g, "st_alpha");
+  p = program_of(alpha);
+  assert_ops(&p, "c,c,c,add,cast,pow,sub,sqrt,mul,c,pow,sub,div");
+  ck_assert_int_eq(p.num_inputs, 2);
+  ck_assert(has_input(alpha, "lr") && has_input(alpha, "it"));
+  ck_assert_int_eq(p.input_dtypes[1], 9);
+  ck_assert_int_eq(p.insns[2].dtype, 9);
+  ck_assert_int_eq(p.insns[3].dtype, 9);
+  static const char *const gone[] = {"st_add", "st_cast", "st_pow1",
+                                     "st_pow2", "st_sqrt", "one64", "beta1",
+                                     "beta2", "sub_1"};
+  for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+    ck_assert_msg(find_node(g, gone[i]) == NULL, "%s stayed", gone[i]);
+  /* A value one op reads twice joins it. */
+  p = program_of(must(g, "dd_mul"));
+  assert_ops(&p, "sub,mul");
+  ck_assert_ptr_null(find_node(g, "dd_sub"));
+
   /* An op the program cannot hold ends a chain: one op alone stays. */
   assert_op(g, "sm_mul", "Mul");
   assert_op(g, "sm", "Softmax");
   p = program_of(must(g, "sm_neg"));
   assert_ops(&p, "square,neg");
 
-  ck_assert_int_eq(r.stats.elementwise, 12);
+  ck_assert_int_eq(r.stats.elementwise, 14);
   assert_idempotent(&r, &cfg);
   tfg__graph_def__free_unpacked(g, NULL);
   free(r.out);
@@ -772,6 +792,32 @@ START_TEST(fused_program_decoder_rejects_malformed)
     many[k] = 1;
   ck_assert(!fused_program_decode(good, 9, &one, 1, many, FUSED_MAX_INPUTS + 1,
                                   1, &p, why, sizeof(why)));
+  /* int64: the integer ops and Cast only; integral constants only; never
+   * the output. */
+  const int li[2] = {9, 1};
+  const int64_t l_ok[] = {FUSED_CONST, 0, 9, FUSED_ADD, 0, 2, FUSED_CAST, 3, 1,
+                          FUSED_MUL, 4, 1};
+  ck_assert_msg(fused_program_decode(l_ok, 12, &one, 1, li, 2, 1, &p, why,
+                                     sizeof(why)),
+                "%s", why);
+  fused_program_text(&p, text, sizeof(text));
+  ck_assert_str_eq(text, "l,f>f:cl(3f800000);add(0,2);castf(3);mul(4,1)");
+  const int64_t l_exp[] = {FUSED_EXP, 0, -1};
+  ck_assert(!fused_program_decode(l_exp, 3, &one, 1, li, 2, 1, &p, why,
+                                  sizeof(why)));
+  ck_assert(strstr(why, "int64 operands") != NULL);
+  const float half_one = 0.5f;
+  const int64_t l_const[] = {FUSED_CONST, 0, 9, FUSED_CAST, 2, 1};
+  ck_assert(!fused_program_decode(l_const, 6, &half_one, 1, li, 2, 1, &p, why,
+                                  sizeof(why)));
+  ck_assert(strstr(why, "no integer") != NULL);
+  const int64_t l_out[] = {FUSED_ADD, 0, 0};
+  ck_assert(!fused_program_decode(l_out, 3, &one, 1, li, 2, 9, &p, why,
+                                  sizeof(why)));
+  const int64_t to_l[] = {FUSED_CAST, 1, 9};
+  ck_assert(!fused_program_decode(to_l, 3, &one, 1, li, 2, 1, &p, why,
+                                  sizeof(why)));
+
   /* The largest program decodes; one more instruction does not. */
   int64_t big[3 * (FUSED_MAX_INSNS + 1)];
   for (int j = 0; j <= FUSED_MAX_INSNS; j++) {
