@@ -298,6 +298,61 @@ START_TEST(half_rounding_equals_op_by_op)
 }
 END_TEST
 
+/* Keras' Adam step size from its int64 step counter: lr * sqrt(1 -
+ * 0.999^t) / (1 - 0.9^t), t = float(it + 1), the Cast read twice. */
+START_TEST(step_counter_equals_op_by_op)
+{
+  TF_DataType t = float_types[_i];
+  TF_Status *st = TF_NewStatus();
+  const int64_t dims[1] = {7};
+  struct ref_tensor its;
+  ck_assert(ref_tensor_alloc(&its, TF_INT64, dims, 1));
+  for (int k = 0; k < 7; k++)
+    its.v[k] = k * 37 - 1; /* -1, 36, ..., 221 */
+  TF_Tensor *host = ref_tensor_to_tf(&its, st);
+  TF_Tensor *it = tfocl_tensor_to_device(device, host, st);
+  ck_assert_ok(st);
+  TF_Tensor *lr = scalar(t, 0.001), *one64 = scalar(TF_INT64, 1);
+  TF_Tensor *one = scalar(t, 1.0), *b1 = scalar(t, 0.9), *b2 = scalar(t, 0.999);
+
+  TF_Tensor *k[10];
+  k[0] = run1("AddV2", NULL, 0, it, one64);
+  k[1] = cast(k[0], t);
+  k[2] = run1("Pow", NULL, 0, b1, k[1]);
+  k[3] = run1("Pow", NULL, 0, b2, k[1]);
+  k[4] = run1("Sub", NULL, 0, one, k[3]);
+  k[5] = run1("Sqrt", NULL, 0, k[4], NULL);
+  k[6] = run1("Mul", NULL, 0, lr, k[5]);
+  k[7] = run1("Sub", NULL, 0, one, k[2]);
+  k[8] = run1("RealDiv", NULL, 0, k[6], k[7]);
+  const int64_t p[] = {
+      FUSED_CONST, 0, TF_INT64, /* 2 */
+      FUSED_ADD, 0, 2,          /* 3 */
+      FUSED_CAST, 3, t,         /* 4 */
+      FUSED_CONST, 1, t,        /* 5: 0.9 */
+      FUSED_POW, 5, 4,          /* 6 */
+      FUSED_CONST, 2, t,        /* 7: 0.999 */
+      FUSED_POW, 7, 4,          /* 8 */
+      FUSED_CONST, 0, t,        /* 9: 1 */
+      FUSED_SUB, 9, 8,          /* 10 */
+      FUSED_SQRT, 10, -1,       /* 11 */
+      FUSED_MUL, 1, 11,         /* 12 */
+      FUSED_SUB, 9, 6,          /* 13 */
+      FUSED_DIV, 12, 13,
+  };
+  TF_Tensor *in[2] = {it, lr};
+  TF_Tensor *f = fused(p, (int)(sizeof(p) / sizeof(p[0])),
+                       (const float[]){1.0f, 0.9f, 0.999f}, 3, t, in, 2, st);
+  ck_assert_ok(st);
+  assert_same_bits(k[8], f, "step size");
+  release(k, 9);
+  TF_Tensor *rest[] = {host, it, lr, one64, one, b1, b2, f};
+  release(rest, 8);
+  ref_tensor_finish(&its);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
 /* Broadcasts that collapse to more than 8 dims: the kernel splits the
  * leading ones on the host. x + 10 y over [2,1,2,1,2,1,2,1,2,3] and
  * [1,2,1,2,1,2,1,2,1,3]: exact in float, so against the host. */
@@ -504,6 +559,7 @@ int main(void)
   tcase_add_loop_test(tc, adam_equals_op_by_op, 0, 2);
   tcase_add_loop_test(tc, activations_equal_op_by_op, 0, 2);
   tcase_add_test(tc, half_rounding_equals_op_by_op);
+  tcase_add_loop_test(tc, step_counter_equals_op_by_op, 0, 2);
   tcase_add_test(tc, more_than_eight_collapsed_dims);
   tcase_add_test(tc, shape_function_broadcasts);
   suite_add_tcase(s, tc);
