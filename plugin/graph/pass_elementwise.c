@@ -29,6 +29,16 @@
  * of broadcasting ops is one broadcast; only graphs that would fail anyway
  * (the relu gradients' equal-shape check) fail differently.
  *
+ * A value of one element (a scalar Const, a scalar variable's read, what
+ * is computed from those only) is the same for every output element, but
+ * a program computes it again for each. Where it involves a libm function
+ * (Pow, Exp, Log, the activations' tanh, exp, erf) and the region's output
+ * is not known to be one element too, it stays out of the region: it
+ * becomes a (one-element) region of its own, one short launch, instead of
+ * a pow per element (Keras' Adam: beta_1^t per weight). Shapes come from
+ * what the GraphDef says (Const values, the _handle_shapes of variable
+ * handles, Placeholder shapes, _output_shapes); unknown counts as more.
+ *
  * Idempotent: the fused node is no op this pass knows, so a second run
  * finds only what the first left alone, for the same reasons. Nodes on a
  * cycle (no graph TensorFlow runs has one) are left alone. */
@@ -248,10 +258,117 @@ static void count_uses(struct graph *g)
   }
 }
 
+/* ---- Values of one element ------------------------------------------------ */
+
+/* A shape of known dims holding one element. */
+static bool shape_single(const Tfg__TensorShapeProto *shape)
+{
+  if (shape == NULL)
+    return true; /* a TensorProto without a shape is a scalar */
+  if (shape->unknown_rank)
+    return false;
+  for (size_t d = 0; d < shape->n_dim; d++)
+    if (shape->dim[d] == NULL || shape->dim[d]->size != 1)
+      return false;
+  return true;
+}
+
+/* A list(shape) attribute of one shape holding one element. */
+static bool shape_list_single(const Tfg__AttrValue *v)
+{
+  return v != NULL && v->value_case == TFG__ATTR_VALUE__VALUE_LIST &&
+         v->list != NULL && v->list->n_shape == 1 &&
+         shape_single(v->list->shape[0]);
+}
+
+/* Whether a resource input names a variable of one element. */
+static bool handle_single(const struct gnode *h)
+{
+  if (h == NULL)
+    return false;
+  const Tfg__AttrValue *shape = node_attr(h->def, "shape");
+  if (bin_eq(&h->def->op, "VarHandleOp"))
+    return shape != NULL &&
+           shape->value_case == TFG__ATTR_VALUE__VALUE_SHAPE &&
+           shape_single(shape->shape);
+  return shape_list_single(node_attr(h->def, "_handle_shapes"));
+}
+
+/* Whether node i's output 0 is known to hold one element; `single` holds
+ * the answer for its producers already (topological order). */
+static bool known_single(struct graph *g, size_t i, const bool *single)
+{
+  const struct gnode *n = &g->nodes[i];
+  const Tfg__NodeDef *def = n->def;
+  if (shape_list_single(node_attr(def, "_output_shapes")))
+    return true;
+  if (bin_eq(&def->op, "Const")) {
+    const Tfg__AttrValue *v = node_attr(def, "value");
+    return v != NULL && v->value_case == TFG__ATTR_VALUE__VALUE_TENSOR &&
+           v->tensor != NULL && shape_single(v->tensor->tensor_shape);
+  }
+  if (bin_eq(&def->op, "Placeholder")) {
+    const Tfg__AttrValue *v = node_attr(def, "shape");
+    return v != NULL && v->value_case == TFG__ATTR_VALUE__VALUE_SHAPE &&
+           v->shape != NULL && shape_single(v->shape);
+  }
+  if (bin_eq(&def->op, "ReadVariableOp"))
+    return def->n_input > 0 &&
+           handle_single(graph_producer(g, &def->input[0], NULL));
+  /* Element-wise ops, fused ones included: one element from one element. */
+  struct eop e;
+  if (!classify(n, &e) && !bin_eq(&def->op, FUSED_OP_NAME))
+    return false;
+  size_t num_data;
+  if (!node_split_inputs(def, &num_data) || num_data == 0)
+    return false;
+  for (size_t j = 0; j < num_data; j++) {
+    struct gnode *p = graph_producer(g, &def->input[j], NULL);
+    if (p == NULL || !single[p - g->nodes])
+      return false;
+  }
+  return true;
+}
+
+/* The ops that call a libm function per element. */
+static bool is_costly(int opcode)
+{
+  switch (opcode) {
+  case FUSED_POW: case FUSED_EXP: case FUSED_LOG: case FUSED_TANH:
+  case FUSED_SIGMOID: case FUSED_ELU: case FUSED_ERF: case FUSED_ERFC:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* single[i]: node i holds one element; costly[i]: it is, or is computed
+ * from, a costly op of one-element values (what a region of many
+ * elements must not take in). Producers first. */
+static void find_singles(struct graph *g, const size_t *order, long count,
+                         bool *single, bool *costly)
+{
+  for (long k = 0; k < count; k++) {
+    size_t i = order[k];
+    single[i] = known_single(g, i, single);
+    struct eop e;
+    if (!single[i] || !classify(&g->nodes[i], &e))
+      continue;
+    costly[i] = is_costly(e.opcode);
+    const Tfg__NodeDef *def = g->nodes[i].def;
+    for (int j = 0; j < e.arity && !costly[i]; j++) {
+      struct gnode *p = graph_producer(g, &def->input[j], NULL);
+      costly[i] = p != NULL && costly[p - g->nodes];
+    }
+  }
+}
+
 /* ---- One region ------------------------------------------------------------ */
 
 /* Per-node state of the region being grown, reset after each. */
 struct marks {
+  const bool *single; /* find_singles' answers */
+  const bool *costly;
   int *level;   /* distance from the root; -1 outside the region */
   int *reads;   /* data reads of the node by region members */
   int *want;    /* the deepest level a reader asks for it at */
@@ -320,6 +437,7 @@ static void grow(struct region *r)
   struct graph *g = r->g;
   struct marks *m = r->m;
   const ProtobufCBinaryData *device = &g->nodes[r->root].def->device;
+  bool root_single = m->single[r->root];
   touch(m, r->root);
   m->level[r->root] = 0;
   r->members[0] = r->root;
@@ -339,7 +457,8 @@ static void grow(struct region *r)
       /* A read at another dtype (no graph TensorFlow builds has one)
        * is not counted, so the producer never joins. */
       if (pi == r->root || m->level[pi] >= 0 ||
-          !joinable(p, port, e.operand_dtype, device))
+          !joinable(p, port, e.operand_dtype, device) ||
+          (!root_single && m->single[pi] && m->costly[pi]))
         continue;
       touch(m, pi);
       m->reads[pi]++;
@@ -615,13 +734,21 @@ void pass_elementwise(struct graph *g)
       .want = ocl_arena_alloc(&g->arena, (n + 1) * sizeof(int)),
       .touched = ocl_arena_alloc(&g->arena, (n + 1) * sizeof(size_t)),
   };
+  bool *single = ocl_arena_alloc(&g->arena, (n + 1) * sizeof(bool));
+  bool *costly = ocl_arena_alloc(&g->arena, (n + 1) * sizeof(bool));
   struct region *r = ocl_arena_alloc(&g->arena, sizeof(*r));
   if (order == NULL || m.level == NULL || m.reads == NULL ||
-      m.want == NULL || m.touched == NULL || r == NULL)
+      m.want == NULL || m.touched == NULL || r == NULL || single == NULL ||
+      costly == NULL)
     return;
   for (size_t i = 0; i < n; i++)
     m.level[i] = m.want[i] = -1;
   long count = topo_order(g, order);
+  if (count < 0)
+    return;
+  find_singles(g, order, count, single, costly);
+  m.single = single;
+  m.costly = costly;
   /* Consumers first: a node still there when its turn comes joined no
    * region of its readers, and roots one. */
   for (long k = count - 1; k >= 0 && !g->arena.failed; k--)

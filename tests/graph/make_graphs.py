@@ -189,6 +189,17 @@ def elementwise():
         # A value read twice by one op.
         dd = tf.subtract(x, y, name="dd_sub")
         tf.multiply(dd, dd, name="dd_mul")
+        # A one-element value with a pow in it stays out of a region of many
+        # elements (its own region, computed once); a cheap one joins.
+        t2 = ph(f32, [], name="t2")
+        sc = tf.subtract(1.0, tf.pow(0.9, t2, name="sc_pow"), name="sc_sub")
+        tf.add(tf.multiply(x, sc, name="sc_mul"), y, name="sc_add")
+        tf.add(tf.multiply(x, tf.add(t2, 1.0, name="ch_add"), name="ch_mul"), y,
+               name="ch_out")
+        # A scalar variable's read counts as one element too.
+        hv = tf.raw_ops.VarHandleOp(dtype=f32, shape=[], shared_name="hv", name="hv")
+        hr = tf.raw_ops.ReadVariableOp(resource=hv, dtype=f32, name="hv_read")
+        tf.add(x, tf.exp(hr, name="vr_exp"), name="vr_add")
         # An op the program cannot hold splits a chain.
         sm = tf.nn.softmax(tf.multiply(x, 3.0, name="sm_mul"), name="sm")
         tf.negative(tf.square(sm, name="sm_square"), name="sm_neg")

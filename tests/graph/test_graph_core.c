@@ -641,13 +641,26 @@ START_TEST(elementwise_fuses_private_chains)
   assert_ops(&p, "sub,mul");
   ck_assert_ptr_null(find_node(g, "dd_sub"));
 
+  /* A one-element pow stays out of the [4,3] region and fuses apart; a
+   * one-element add without one joins. */
+  p = program_of(must(g, "sc_add"));
+  assert_ops(&p, "mul,add");
+  ck_assert(has_input(must(g, "sc_add"), "sc_sub"));
+  p = program_of(must(g, "sc_sub"));
+  assert_ops(&p, "c,c,pow,sub");
+  p = program_of(must(g, "ch_out"));
+  assert_ops(&p, "c,add,mul,add");
+  ck_assert_ptr_null(find_node(g, "ch_add"));
+  assert_op(g, "vr_exp", "Exp");
+  assert_op(g, "vr_add", "AddV2");
+
   /* An op the program cannot hold ends a chain: one op alone stays. */
   assert_op(g, "sm_mul", "Mul");
   assert_op(g, "sm", "Softmax");
   p = program_of(must(g, "sm_neg"));
   assert_ops(&p, "square,neg");
 
-  ck_assert_int_eq(r.stats.elementwise, 14);
+  ck_assert_int_eq(r.stats.elementwise, 17);
   assert_idempotent(&r, &cfg);
   tfg__graph_def__free_unpacked(g, NULL);
   free(r.out);
