@@ -272,6 +272,7 @@ static char *generate(const struct fused_program *p)
   put_bcast_prologue(&pro, p, "int");
   put_kernel(&t, p, variant_name[BCAST], "int", ", fused_bcast32_t s",
              pro.data ? pro.data : "", INDEX_LOOP);
+  t.failed = t.failed || pro.failed || pro.data == NULL;
   free(pro.data);
   pro = (struct text){0};
   put_bcast_prologue(&pro, p, "long");
