@@ -110,7 +110,6 @@ static long l_mul(long a, long b) { return (long)((ulong)a * (ulong)b); }
 static long l_maximum(long a, long b) { return max(a, b); }
 static long l_minimum(long a, long b) { return min(a, b); }
 static long l_neg(long a) { return (long)(0ul - (ulong)a); }
-static long l_abs(long a) { return a < 0 ? (long)(0ul - (ulong)a) : a; }
 static long l_square(long a) { return (long)((ulong)a * (ulong)a); }
 
 /* The generated part follows. */

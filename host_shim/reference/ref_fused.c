@@ -160,7 +160,7 @@ struct program_case {
   enum ref_domain domains[FUSED_MAX_INPUTS];
   int out_dtype;
   int num_insns;
-  int64_t insns[3 * 16];
+  int64_t insns[3 * 18];
   int num_constants;
   float constants[4];
   /* Only for this case dtype (0: both). */
@@ -222,13 +222,13 @@ static const struct program_case programs[] = {
       FUSED_DIV_NO_NAN, 2, 13, FUSED_MUL, 12, 14},
      3, {0.25f, 0.5f, 1.0f}, 0},
     /* Keras' step counter: int64 it + 1, 0.5^(it + 1) * x, and the int64
-     * ops: max(min(|-((it + 1)^2 - it)|, it + 1), it) * 3, added. */
-    {"int64_step", 2, {I, T}, {REF_ANY, REF_ANY}, T, 16,
+     * ops: max(min(-((it + 1)^2 - it), -it), it) * 3 - it, added. */
+    {"int64_step", 2, {I, T}, {REF_ANY, REF_ANY}, T, 17,
      {FUSED_CONST, 0, I, FUSED_ADD, 0, 2, FUSED_CAST, 3, T, FUSED_CONST, 1, T,
       FUSED_POW, 5, 4, FUSED_MUL, 6, 1, FUSED_SQUARE, 3, -1, FUSED_SUB, 8, 0,
-      FUSED_NEG, 9, -1, FUSED_ABS, 10, -1, FUSED_MINIMUM, 11, 3, FUSED_MAXIMUM,
-      12, 0, FUSED_CONST, 2, I, FUSED_MUL, 13, 14, FUSED_CAST, 15, T,
-      FUSED_ADD, 7, 16},
+      FUSED_NEG, 9, -1, FUSED_NEG, 0, -1, FUSED_MINIMUM, 10, 11, FUSED_MAXIMUM,
+      12, 0, FUSED_CONST, 2, I, FUSED_MUL, 13, 14, FUSED_SUB, 15, 0,
+      FUSED_CAST, 16, T, FUSED_ADD, 7, 17},
      3, {1.0f, 0.5f, 3.0f}, 0},
     /* Mixed precision: half x, float y; float(half(float(x) * y) + x). */
     {"cast_to_float", 2, {H, F}, {REF_ANY, REF_ANY}, F, 5,
@@ -252,7 +252,7 @@ static struct ref_case *program_case_add(struct ref_cases *out,
                                          const struct program_case *p,
                                          TF_DataType dtype, const char *what)
 {
-  int64_t insns[3 * 16];
+  int64_t insns[3 * 18];
   struct ref_case *c = ref_case_add(out, op->op, "%s %s", p->name, what);
   for (int j = 0; j < 3 * p->num_insns; j++) {
     insns[j] = p->insns[j];

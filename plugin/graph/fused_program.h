@@ -27,7 +27,7 @@
  * after the instruction that makes it, as the unfused ops round on store,
  * so a fused chain gives what the ops one by one give. int64 values (Keras'
  * step counter on its way to a float) take only Add, Sub, Mul, Maximum,
- * Minimum, Neg, Abs and Square, wrapping around as TensorFlow's integer
+ * Minimum, Neg and Square, wrapping around as TensorFlow's integer
  * kernels do, and a Cast to float or half; nothing converts to int64, and
  * the output is float or half. An int64 CONST holds an integer the float
  * represents exactly. The whole chain gives what the ops one

@@ -815,7 +815,7 @@ START_TEST(fused_program_decoder_rejects_malformed)
                 "%s", why);
   fused_program_text(&p, text, sizeof(text));
   ck_assert_str_eq(text, "l,f>f:cl(3f800000);add(0,2);castf(3);mul(4,1)");
-  const int64_t l_exp[] = {FUSED_EXP, 0, -1};
+  const int64_t l_exp[] = {FUSED_ABS, 0, -1};
   ck_assert(!fused_program_decode(l_exp, 3, &one, 1, li, 2, 1, &p, why,
                                   sizeof(why)));
   ck_assert(strstr(why, "int64 operands") != NULL);
