@@ -23,13 +23,18 @@ static bool all_kernels(void *ctx, const char *op, int dtype)
   return dtype != 3; /* not int32: a "missing kernel" path too */
 }
 
-static const Tfg__AttrValue *attr_of(const Tfg__NodeDef *n, const char *key)
+/* Attribute `key` if it holds a `kind` value (the oneof's case). */
+static const Tfg__AttrValue *attr_of(const Tfg__NodeDef *n, const char *key,
+                                     Tfg__AttrValue__ValueCase kind)
 {
   size_t len = strlen(key);
   for (size_t i = 0; i < n->n_attr; i++)
     if (n->attr[i] != NULL && n->attr[i]->key.len == len &&
         memcmp(n->attr[i]->key.data, key, len) == 0)
-      return n->attr[i]->value;
+      return n->attr[i]->value != NULL &&
+                     n->attr[i]->value->value_case == kind
+                 ? n->attr[i]->value
+                 : NULL;
   return NULL;
 }
 
@@ -47,9 +52,13 @@ static int decode_programs(const uint8_t *data, size_t size)
     if (n == NULL || n->op.len != strlen(FUSED_OP_NAME) ||
         memcmp(n->op.data, FUSED_OP_NAME, n->op.len) != 0)
       continue;
-    const Tfg__AttrValue *targs = attr_of(n, "Targs"), *t = attr_of(n, "T");
-    const Tfg__AttrValue *prog = attr_of(n, "program");
-    const Tfg__AttrValue *consts = attr_of(n, "constants");
+    const Tfg__AttrValue *targs =
+        attr_of(n, "Targs", TFG__ATTR_VALUE__VALUE_LIST);
+    const Tfg__AttrValue *t = attr_of(n, "T", TFG__ATTR_VALUE__VALUE_TYPE);
+    const Tfg__AttrValue *prog =
+        attr_of(n, "program", TFG__ATTR_VALUE__VALUE_LIST);
+    const Tfg__AttrValue *consts =
+        attr_of(n, "constants", TFG__ATTR_VALUE__VALUE_LIST);
     int types[FUSED_MAX_INPUTS];
     size_t num_types = 0, len = 0, num_consts = 0;
     if (targs != NULL && targs->list != NULL) {
