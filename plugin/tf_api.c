@@ -81,6 +81,8 @@ static void resolve(void) {
     ocl_tf.GetInputTensorFromVariable = NULL;
     ocl_tf.ReleaseVariableInputLockHolder = NULL;
     ocl_tf.OpKernelConstruction_GetAttrTensorShape = NULL;
+    ocl_tf.AddNVariant = NULL;
+    ocl_tf.ZerosLikeVariant = NULL;
     OCL_TRACE("TF C API: kernels_experimental.h hidden (test hook)");
   }
 

@@ -114,7 +114,9 @@
   X(MaybeLockVariableInputMutexesInOrder, 0)          \
   X(GetInputTensorFromVariable, 0)                    \
   X(ReleaseVariableInputLockHolder, 0)                \
-  X(OpKernelConstruction_GetAttrTensorShape, 0)     \
+  X(OpKernelConstruction_GetAttrTensorShape, 0)      \
+  X(AddNVariant, 0)                                   \
+  X(ZerosLikeVariant, 0)                              \
   /* ops.h: the plugin's own op (kernels/fused.c) */  \
   X(NewOpDefinitionBuilder, 0)                        \
   X(RegisterOpDefinition, 0)                          \

@@ -107,9 +107,16 @@ double ref_round_to(TF_DataType dtype, double v)
     return isnan(v) ? 0 : v < 0 ? (double)(uint64_t)(int64_t)v : v;
   case TF_BFLOAT16:
     return bfloat16_to_float(float_to_bfloat16((float)v));
+  case TF_COMPLEX64:
+    return (double)(float)v;
   default:
     return v;
   }
+}
+
+int ref_lanes(TF_DataType dtype)
+{
+  return dtype == TF_COMPLEX64 || dtype == TF_COMPLEX128 ? 2 : 1;
 }
 
 /* ---- Tensors --------------------------------------------------------------- */
@@ -127,7 +134,9 @@ bool ref_tensor_alloc(struct ref_tensor *t, TF_DataType dtype,
     t->dims[i] = dims[i];
     t->elements *= dims[i];
   }
-  t->v = calloc((size_t)(t->elements > 0 ? t->elements : 1), sizeof(double));
+  t->v = calloc((size_t)(t->elements > 0 ? t->elements : 1) *
+                    (size_t)ref_lanes(dtype),
+                sizeof(double));
   return t->v != NULL;
 }
 
@@ -154,6 +163,16 @@ TF_Tensor *ref_tensor_to_tf(const struct ref_tensor *t, TF_Status *status)
     return NULL;
   }
   void *data = TF_TensorData(tensor);
+  if (ref_lanes(t->dtype) == 2) {
+    for (int64_t i = 0; i < 2 * t->elements; i++) {
+      if (t->dtype == TF_COMPLEX64)
+        ((float *)data)[i] = (float)t->v[i];
+      else
+        ((double *)data)[i] = t->v[i];
+    }
+    TF_SetStatus(status, TF_OK, "");
+    return tensor;
+  }
   for (int64_t i = 0; i < t->elements; i++) {
     double v = t->v[i];
     switch (t->dtype) {
@@ -194,6 +213,12 @@ bool ref_tensor_from_tf(struct ref_tensor *t, const TF_Tensor *tensor)
   if (!ref_tensor_alloc(t, TF_TensorType(tensor), dims, rank))
     return false;
   const void *data = TF_TensorData(tensor);
+  if (ref_lanes(t->dtype) == 2) {
+    for (int64_t i = 0; i < 2 * t->elements; i++)
+      t->v[i] = t->dtype == TF_COMPLEX64 ? ((const float *)data)[i]
+                                         : ((const double *)data)[i];
+    return true;
+  }
   for (int64_t i = 0; i < t->elements; i++) {
     switch (t->dtype) {
     case TF_FLOAT: t->v[i] = ((const float *)data)[i]; break;
@@ -231,7 +256,8 @@ int64_t ref_compare(const struct ref_tensor *got, const struct ref_tensor *want,
     if (got->dims[i] != want->dims[i])
       return -1;
   int64_t bad = 0;
-  for (int64_t i = 0; i < got->elements; i++) {
+  int64_t values = got->elements * ref_lanes(got->dtype);
+  for (int64_t i = 0; i < values; i++) {
     double g = got->v[i], w = want->v[i];
     bool ok;
     if (isnan(w) || isnan(g)) {
@@ -284,7 +310,7 @@ static double random_value(uint64_t *state, TF_DataType dtype,
   double u = (double)(splitmix64(state) >> 11) / 9007199254740992.0; /* [0,1) */
   if (dtype == TF_BOOL || domain == REF_BOOL)
     return u < 0.5 ? 0.0 : 1.0;
-  if (!is_float_type(dtype)) {
+  if (!is_float_type(dtype) && ref_lanes(dtype) == 1) {
     int64_t lo = -10, hi = 10;
     if (domain == REF_POSITIVE)
       lo = 1;
@@ -366,7 +392,8 @@ struct ref_tensor *ref_case_input_values(struct ref_case *c, TF_DataType dtype,
   if (!ref_tensor_alloc(t, dtype, dims, rank))
     abort();
   c->num_inputs++;
-  for (int64_t i = 0; i < t->elements; i++)
+  /* A complex input takes two values (real, imaginary) per element. */
+  for (int64_t i = 0; i < t->elements * ref_lanes(dtype); i++)
     t->v[i] = values != NULL ? ref_round_to(dtype, values[i]) : 0.0;
   return t;
 }
@@ -377,7 +404,7 @@ struct ref_tensor *ref_case_input(struct ref_case *c, TF_DataType dtype,
 {
   struct ref_tensor *t = ref_case_input_values(c, dtype, dims, rank, NULL);
   uint64_t state = seed_of(c);
-  for (int64_t i = 0; i < t->elements; i++)
+  for (int64_t i = 0; i < t->elements * ref_lanes(dtype); i++)
     t->v[i] = ref_round_to(dtype, random_value(&state, dtype, domain));
   return t;
 }

@@ -159,7 +159,11 @@ static bool covered_elsewhere(const char *op)
   static const char *const ops[] = {
       "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
       "ResourceApplyGradientDescent", "ResourceApplyMomentum",
-      "ResourceApplyAdam"};
+      "ResourceApplyAdam", "ResourceGather", "ResourceGatherNd",
+      "ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterMul",
+      "ResourceScatterDiv", "ResourceScatterMin", "ResourceScatterMax",
+      "ResourceScatterUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
+      "ResourceScatterNdUpdate", "ResourceStridedSliceAssign"};
   for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
     if (strcmp(op, ops[i]) == 0)
       return true;
