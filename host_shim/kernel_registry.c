@@ -21,6 +21,11 @@ void shim_registry_set_loading_plugin(struct tfocl_plugin *p)
   loading_plugin = p;
 }
 
+struct tfocl_plugin *shim_registry_loading_plugin(void)
+{
+  return loading_plugin;
+}
+
 /* ---- builders ----------------------------------------------------------- */
 
 static TF_KernelBuilder *builder_new(const char *op_name,

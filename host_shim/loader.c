@@ -235,6 +235,7 @@ fail_registered:
    * code they point into. */
   shim_registry_set_loading_plugin(NULL);
   shim_registry_remove_plugin(p);
+  shim_op_defs_remove_plugin(p);
   if (!env_flag("TFOCL_NO_DLCLOSE"))
     shim_dl_close(p->dl);
 fail:
@@ -261,6 +262,7 @@ void tfocl_plugin_unload(struct tfocl_plugin *p)
     }
   }
   shim_registry_remove_plugin(p);
+  shim_op_defs_remove_plugin(p);
   shim_profiler_finish(p);
   if (p->has_se)
     undo_platform(p, STAGE_DONE);

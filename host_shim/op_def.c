@@ -529,7 +529,7 @@ static struct shim_op_def *op_def_parse(const char *name, const char *inputs,
 static const struct shim_op_def *find_locked(const char *name)
 {
   for (int i = 0; i < num_op_defs; i++)
-    if (strcmp(op_defs[i]->name, name) == 0)
+    if (!op_defs[i]->retired && strcmp(op_defs[i]->name, name) == 0)
       return op_defs[i];
   return NULL;
 }
@@ -607,6 +607,48 @@ void tfocl_op_def_add(const char *op_name, const char *inputs,
     return;
   pthread_mutex_lock(&op_lock);
   add_locked(def, status);
+  pthread_mutex_unlock(&op_lock);
+}
+
+void shim_op_def_register(const char *name, const char *inputs,
+                          const char *outputs, const char *attrs,
+                          void (*shape_fn)(TF_ShapeInferenceContext *,
+                                           TF_Status *),
+                          TF_Status *status)
+{
+  struct shim_op_def *def;
+
+  /* OpDefBuilder's name rule: an internal "_" name, or a capital first. */
+  if (name == NULL || !is_ident(name) ||
+      !(name[0] == '_' || (name[0] >= 'A' && name[0] <= 'Z'))) {
+    shim_set_status(status, TF_INVALID_ARGUMENT, "Invalid name: %s",
+                    name != NULL ? name : "(null)");
+    return;
+  }
+  pthread_once(&builtin_once, load_builtins);
+  def = op_def_parse(name, inputs, outputs, attrs, status);
+  if (def == NULL)
+    return;
+  def->shape_fn = shape_fn;
+  def->owner = shim_registry_loading_plugin();
+  pthread_mutex_lock(&op_lock);
+  add_locked(def, status);
+  pthread_mutex_unlock(&op_lock);
+}
+
+void shim_op_defs_remove_plugin(const struct tfocl_plugin *p)
+{
+  if (p == NULL)
+    return;
+  pthread_mutex_lock(&op_lock);
+  for (int i = 0; i < num_op_defs; i++) {
+    if (op_defs[i]->owner == p) {
+      /* Its shape function points into the library going away. */
+      op_defs[i]->retired = true;
+      op_defs[i]->shape_fn = NULL;
+      op_defs[i]->owner = NULL;
+    }
+  }
   pthread_mutex_unlock(&op_lock);
 }
 

@@ -152,6 +152,73 @@ int tfocl_op_num_outputs(const struct tfocl_op *op)
   return op != NULL ? op->node.num_outputs : 0;
 }
 
+/* An op registered with a shape function (TF_RegisterOpDefinition): what
+ * TensorFlow would have inferred from the inputs' shapes must be what the
+ * kernel produced. TensorFlow infers at graph construction and never
+ * checks again; the shim checks both sides of the contract. */
+static void check_shapes(const struct tfocl_op *op, TF_Tensor *const *inputs,
+                         TF_Tensor *const *outputs, TF_Status *status)
+{
+  const struct shim_node *node = &op->node;
+  struct tfocl_shape *in = calloc((size_t)node->num_inputs + 1, sizeof(*in));
+  struct tfocl_shape_result *out =
+      calloc((size_t)node->num_outputs + 1, sizeof(*out));
+  int64_t **dims = calloc((size_t)node->num_inputs + 1, sizeof(*dims));
+  bool ok = in != NULL && out != NULL && dims != NULL;
+  for (int i = 0; ok && i < node->num_inputs; i++) {
+    int rank = TF_NumDims(inputs[i]);
+    dims[i] = calloc((size_t)rank + 1, sizeof(int64_t));
+    ok = dims[i] != NULL;
+    for (int d = 0; ok && d < rank; d++)
+      dims[i][d] = TF_Dim(inputs[i], d);
+    in[i] = (struct tfocl_shape){dims[i], rank};
+  }
+  if (!ok) {
+    shim_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    goto done;
+  }
+  if (!shim_infer_shapes(node, in, out, status)) {
+    shim_set_status(status, TF_INTERNAL,
+                    "%s: the kernel ran, but the op's shape function rejects "
+                    "its inputs: %s",
+                    node->name, TF_Message(status));
+    goto done;
+  }
+  for (int i = 0; i < node->num_outputs; i++) {
+    int rank = TF_NumDims(outputs[i]);
+    bool same = out[i].num_dims < 0 || out[i].num_dims == rank;
+    for (int d = 0; same && out[i].num_dims >= 0 && d < rank; d++)
+      same = out[i].dims[d] < 0 || out[i].dims[d] == TF_Dim(outputs[i], d);
+    if (!same) {
+      struct shim_strbuf want = {0}, got = {0};
+      int64_t *got_dims = calloc((size_t)rank + 1, sizeof(int64_t));
+      for (int d = 0; got_dims != NULL && d < rank; d++)
+        got_dims[d] = TF_Dim(outputs[i], d);
+      shim_format_shape(&want, out[i].dims, out[i].num_dims);
+      if (got_dims != NULL)
+        shim_format_shape(&got, got_dims, rank);
+      shim_set_status(status, TF_INTERNAL,
+                      "%s: the shape function says output %d is %s, the "
+                      "kernel made %s",
+                      node->name, i, shim_strbuf_str(&want),
+                      shim_strbuf_str(&got));
+      shim_strbuf_finish(&want);
+      shim_strbuf_finish(&got);
+      free(got_dims);
+      goto done;
+    }
+  }
+  shim_set_ok(status);
+done:
+  for (int i = 0; dims != NULL && i < node->num_inputs; i++)
+    free(dims[i]);
+  for (int i = 0; out != NULL && i < node->num_outputs; i++)
+    free(out[i].dims);
+  free(dims);
+  free(in);
+  free(out);
+}
+
 /* A reference to `t` where input i must live. */
 static TF_Tensor *place_input(struct tfocl_op *op, int i, const TF_Tensor *t,
                               TF_Status *status)
@@ -262,6 +329,11 @@ void tfocl_op_compute(struct tfocl_op *op, TF_Tensor *const *inputs,
                       op->kernel->kernel_name, op->node.name, i);
       goto done;
     }
+  }
+  if (op->node.def->shape_fn != NULL) {
+    check_shapes(op, ctx.inputs, ctx.outputs, status);
+    if (!shim_ok(status))
+      goto done;
   }
   for (int i = 0; i < n_out; i++) {
     outputs[i] = ctx.outputs[i];

@@ -27,6 +27,7 @@
 #include "tensorflow/c/experimental/grappler/grappler.h"
 #include "tensorflow/c/experimental/pluggable_profiler/pluggable_profiler.h"
 #include "tensorflow/c/kernels.h"
+#include "tensorflow/c/ops.h"
 #include "tfocl/host.h"
 
 /* Reads a trailing member only when the writer's struct_size covers it. */
@@ -294,6 +295,14 @@ struct shim_op_def {
   int num_outputs;
   struct shim_attr_def *attrs;
   int num_attrs;
+  /* Registered through TF_RegisterOpDefinition (ops_api.c): the shape
+   * function (NULL: none), and the plugin whose TF_InitKernel registered it
+   * (NULL: none, the op stays). An owner's ops are retired at its unload:
+   * unknown to lookups from then on, kept in memory for the nodes made of
+   * them, their shape function forgotten. */
+  void (*shape_fn)(TF_ShapeInferenceContext *ctx, TF_Status *status);
+  const struct tfocl_plugin *owner;
+  bool retired;
 };
 
 /* Built-in op signatures (op_def_table.c), one row per op. */
@@ -308,6 +317,29 @@ extern const int shim_num_builtin_op_defs;
 
 /* Never freed while the process lives; NULL if unknown. */
 const struct shim_op_def *shim_op_def_find(const char *name);
+/* Adds an op as TF_RegisterOpDefinition does: ALREADY_EXISTS with
+ * TensorFlow's words for a name taken, INVALID_ARGUMENT for a malformed
+ * signature. Tagged with the plugin being loaded, if any. */
+void shim_op_def_register(const char *name, const char *inputs,
+                          const char *outputs, const char *attrs,
+                          void (*shape_fn)(TF_ShapeInferenceContext *,
+                                           TF_Status *),
+                          TF_Status *status);
+/* Retires the ops plugin p registered (its unload). */
+void shim_op_defs_remove_plugin(const struct tfocl_plugin *p);
+
+/* ---- shape functions (ops_api.c) ----------------------------------------- */
+struct tfocl_shape_result {
+  int num_dims; /* -1: unknown rank */
+  int64_t *dims; /* -1: unknown dim; malloc'ed, the caller frees */
+};
+struct shim_node;
+/* Runs node's op's shape function on input shapes (num_inputs of them):
+ * the node's outputs into `outputs`. NOT_FOUND when the op has none; the
+ * function's own status when it fails. */
+bool shim_infer_shapes(const struct shim_node *node,
+                       const struct tfocl_shape *input_shapes,
+                       struct tfocl_shape_result *outputs, TF_Status *status);
 const struct shim_attr_def *shim_op_def_attr(const struct shim_op_def *def,
                                              const char *name);
 
@@ -375,6 +407,8 @@ struct shim_kernel {
 /* The plugin whose SE_InitPlugin/TF_InitKernel is running (loader.c sets it
  * under the load lock): kernels registered meanwhile belong to it. */
 void shim_registry_set_loading_plugin(struct tfocl_plugin *p);
+/* The plugin whose init runs on this thread, or NULL. */
+struct tfocl_plugin *shim_registry_loading_plugin(void);
 void shim_registry_remove_plugin(const struct tfocl_plugin *p);
 /* Picks the kernel for `node` on `device_type` as TensorFlow's
  * FindKernelRegistration does, with a reference the caller drops with

@@ -21,5 +21,6 @@ void ocl_register_pool_bn_kernels(void);
 void ocl_register_random_kernels(void);
 void ocl_register_scatter_kernels(void);
 void ocl_register_linalg_kernels(void);
+void ocl_register_fused_kernels(void);
 
 #endif /* TFOCL_KERNELS_KERNEL_FAMILIES_H_ */

@@ -456,6 +456,104 @@ bool ocl_bcast3_init(struct ocl_bcast3 *b, const int64_t *const dims[3],
   return true;
 }
 
+bool ocl_bcastn_init(struct ocl_bcastn *b, const int64_t *const dims[],
+                     const int ranks[], int num, TF_Status *status)
+{
+  enum { MAX_IN = OCL_MAX_RANK, MAX_OPS = OCL_BCASTN_MAX };
+  int rank = 0;
+  int64_t aligned[MAX_OPS][MAX_IN], out[MAX_IN];
+
+  b->same_shape = b->flat = false;
+  b->num = num;
+  if (num < 1 || num > MAX_OPS) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "%d operands to broadcast (1 to %d)", num, MAX_OPS);
+    return false;
+  }
+  for (int k = 0; k < num; k++)
+    rank = ranks[k] > rank ? ranks[k] : rank;
+  if (rank > MAX_IN)
+    return fail_rank(rank, status);
+  for (int k = 0; k < num; k++)
+    right_align(dims[k], ranks[k], rank, aligned[k]);
+  for (int i = 0; i < rank; i++) {
+    out[i] = 1;
+    for (int k = 0; k < num; k++) {
+      int64_t d = aligned[k][i];
+      if (d == out[i] || d == 1)
+        continue;
+      if (out[i] != 1) {
+        /* Only the error path formats shapes. */
+        char msg[1024], s[160];
+        size_t len = 0;
+        msg[0] = '\0';
+        for (int j = 0; j < num && len < sizeof(msg); j++) {
+          ocl_shape_format(dims[j], ranks[j], s, sizeof(s));
+          int w = snprintf(msg + len, sizeof(msg) - len, "%s%s",
+                           j ? " vs. " : "", s);
+          len += w > 0 ? (size_t)w : 0;
+        }
+        ocl_set_status(status, TF_INVALID_ARGUMENT,
+                       "Incompatible shapes: %s", msg);
+        return false;
+      }
+      out[i] = d;
+    }
+  }
+  b->out_rank = rank;
+  b->out_elements = ocl_shape_elements(out, rank);
+  memcpy(b->out_dims, out, sizeof(int64_t) * (size_t)rank);
+
+  /* Merge adjacent dims whose broadcast states agree for every operand
+   * (bit k of a state: operand k runs along the dim); output dims of size 1
+   * are dropped. */
+  int n = 0;
+  int64_t merged[MAX_IN];
+  unsigned state[MAX_IN];
+  for (int i = 0; i < rank; i++) {
+    if (out[i] == 1)
+      continue;
+    unsigned st = 0;
+    for (int k = 0; k < num; k++)
+      st |= (unsigned)bcast_state(aligned[k][i], out[i]) << k;
+    if (n > 0 && state[n - 1] == st) {
+      merged[n - 1] *= out[i];
+    } else {
+      merged[n] = out[i];
+      state[n] = st;
+      n++;
+    }
+  }
+  unsigned all = (1u << num) - 1;
+  if (n == 0) {
+    merged[0] = 1;
+    state[0] = all;
+    n = 1;
+  }
+  b->rank = n;
+  int64_t stride[MAX_OPS];
+  for (int k = 0; k < num; k++)
+    stride[k] = 1;
+  for (int i = n - 1; i >= 0; i--) {
+    b->dims[i] = merged[i];
+    for (int k = 0; k < num; k++) {
+      bool runs = (state[i] >> k) & 1u;
+      b->strides[k][i] = runs ? stride[k] : 0;
+      if (runs)
+        stride[k] *= merged[i];
+    }
+  }
+  b->same_shape = true;
+  b->flat = true;
+  for (int k = 0; k < num; k++) {
+    int64_t elements = ocl_shape_elements(dims[k], ranks[k]);
+    b->single[k] = elements == 1;
+    b->same_shape = b->same_shape && elements == b->out_elements;
+    b->flat = b->flat && (elements == b->out_elements || elements == 1);
+  }
+  return true;
+}
+
 /* ---- Data movement ------------------------------------------------------ */
 
 void ocl_shape_strides(const int64_t *dims, int rank, int64_t *strides)

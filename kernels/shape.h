@@ -138,6 +138,30 @@ struct ocl_bcast3 {
 bool ocl_bcast3_init(struct ocl_bcast3 *b, const int64_t *const dims[3],
                      const int ranks[3], TF_Status *status);
 
+/* Broadcasting of up to OCL_BCASTN_MAX operands (the fused element-wise
+ * op, kernels/fused.c): like ocl_bcast3 for `num` operands. `flat` means
+ * every operand holds the output's element count or a single element, so a
+ * flat index (times 0 for the single ones) addresses it; `same_shape` that
+ * every operand holds the output's element count. INVALID_ARGUMENT
+ * "Incompatible shapes: [2] vs. [3] vs. [1]" when they do not broadcast. */
+#define OCL_BCASTN_MAX 8
+struct ocl_bcastn {
+  int num;
+  int out_rank;
+  int64_t out_dims[OCL_MAX_RANK];
+  int64_t out_elements;
+
+  int rank;
+  int64_t dims[OCL_MAX_RANK];
+  int64_t strides[OCL_BCASTN_MAX][OCL_MAX_RANK];
+  bool same_shape;
+  bool flat;
+  bool single[OCL_BCASTN_MAX]; /* operand k holds one element */
+};
+
+bool ocl_bcastn_init(struct ocl_bcastn *b, const int64_t *const dims[],
+                     const int ranks[], int num, TF_Status *status);
+
 /* ---- Data movement (kernels/movement.c) -------------------------------- */
 
 /* Row-major element strides of a shape. */

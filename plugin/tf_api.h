@@ -22,6 +22,7 @@
 #include "tensorflow/c/experimental/grappler/grappler.h"
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/kernels_experimental.h"
+#include "tensorflow/c/ops.h"
 #include "tensorflow/c/tf_datatype.h"
 #include "tensorflow/c/tf_status.h"
 #include "tensorflow/c/tf_tensor.h"
@@ -115,7 +116,31 @@
   X(ReleaseVariableInputLockHolder, 0)                \
   X(OpKernelConstruction_GetAttrTensorShape, 0)      \
   X(AddNVariant, 0)                                   \
-  X(ZerosLikeVariant, 0)
+  X(ZerosLikeVariant, 0)                              \
+  /* ops.h: the plugin's own op (kernels/fused.c) */  \
+  X(NewOpDefinitionBuilder, 0)                        \
+  X(RegisterOpDefinition, 0)                          \
+  X(DeleteOpDefinitionBuilder, 0)                     \
+  X(OpDefinitionBuilderAddAttr, 0)                    \
+  X(OpDefinitionBuilderAddInput, 0)                   \
+  X(OpDefinitionBuilderAddOutput, 0)                  \
+  X(OpDefinitionBuilderSetShapeInferenceFunction, 0)  \
+  X(ShapeInferenceContextNumInputs, 0)                \
+  X(ShapeInferenceContextGetInput, 0)                 \
+  X(ShapeInferenceContextSetOutput, 0)                \
+  X(ShapeInferenceContextScalar, 0)                   \
+  X(ShapeInferenceContextRank, 0)                     \
+  X(ShapeInferenceContextRankKnown, 0)                \
+  X(ShapeInferenceContextDim, 0)                      \
+  X(ShapeInferenceContextSubshape, 0)                 \
+  X(ShapeInferenceContextSetUnknownShape, 0)          \
+  X(ShapeInferenceContextConcatenateShapes, 0)        \
+  X(NewShapeHandle, 0)                                \
+  X(DeleteShapeHandle, 0)                             \
+  X(NewDimensionHandle, 0)                            \
+  X(DeleteDimensionHandle, 0)                         \
+  X(DimensionHandleValueKnown, 0)                     \
+  X(DimensionHandleValue, 0)
 
 /* X(name): the graph optimizer helpers of grappler.h. Inside TensorFlow
  * they live in libtensorflow_cc.so.2, not in the framework library (both

@@ -216,6 +216,12 @@ static void addn_cases(const struct ref_op *op, TF_DataType dtype,
   c->expect_code = TF_INVALID_ARGUMENT;
 }
 
+/* For other references that compose these ops (ref_fused.c). */
+double ref_binary_value(const char *op, TF_DataType dtype, double a, double b)
+{
+  return apply(op, dtype, a, b);
+}
+
 #define EXACT 0.0, 0.0
 #define ROUNDED 1e-6, 1e-30
 

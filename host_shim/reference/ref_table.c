@@ -17,6 +17,7 @@ extern const struct ref_op ref_ops_random[];
 extern const struct ref_op ref_ops_scatter[];
 extern const struct ref_op ref_ops_linalg[];
 extern const struct ref_op ref_ops_pool_bn[];
+extern const struct ref_op ref_ops_fused[];
 
 
 static const struct ref_op *const families[] = {
@@ -27,6 +28,7 @@ static const struct ref_op *const families[] = {
     ref_ops_scatter,
     ref_ops_linalg,
     ref_ops_pool_bn,
+    ref_ops_fused,
 };
 
 #define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))

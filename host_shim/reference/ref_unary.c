@@ -499,6 +499,17 @@ static void cast_cases(const struct ref_op *op, TF_DataType dtype,
   }
 }
 
+/* For other references that compose these ops (ref_fused.c). */
+double ref_unary_value(const char *op, TF_DataType dtype, double a)
+{
+  return unary_value(op, dtype, a, 0.2);
+}
+
+double ref_grad_value(const char *op, double a, double b)
+{
+  return grad_value(op, a, b, 0.2);
+}
+
 #define EXACT 0.0, 0.0
 #define ROUNDED 1e-6, 1e-30
 #define BUILTIN 4e-6, 1e-30

@@ -161,6 +161,15 @@ void ref_broadcast_index(const struct ref_tensor *x, const struct ref_tensor *y,
 
 void ref_cases_finish(struct ref_cases *cases);
 
+/* One element of an op of the unary and binary families, in float64 and
+ * unrounded (ref_unary.c, ref_binary.c): other references compose them.
+ * `op` is TensorFlow's name; gradients take their inputs in TensorFlow's
+ * order. */
+double ref_unary_value(const char *op, TF_DataType dtype, double a);
+double ref_grad_value(const char *op, double a, double b);
+double ref_binary_value(const char *op, TF_DataType dtype, double a,
+                        double b);
+
 /* Standard shape sets, shared by families. */
 /* Unary: scalar, [1], [7], [3,5], [2,3,7], [1031] (odd), [0], [4,0]. */
 void ref_cases_unary(const struct ref_op *op, TF_DataType dtype,

@@ -266,6 +266,21 @@ TFOCL_HOST_EXPORT void tfocl_op_def_add(const char *op_name,
                                         TF_Status *status);
 TFOCL_HOST_EXPORT bool tfocl_op_def_exists(const char *op_name);
 
+/* Runs the shape function an op was registered with
+ * (TF_OpDefinitionBuilderSetShapeInferenceFunction, tensorflow/c/ops.h) as
+ * TensorFlow's shape inference does: attributes completed as for a run,
+ * input shapes with num_dims -1 for an unknown rank and -1 for an unknown
+ * dim. Output `output`'s shape goes to dims[max_dims] and *num_dims (-1:
+ * unknown rank). NOT_FOUND for an op without one; the function's status
+ * when it fails. tfocl_op_compute runs it too, after every successful run
+ * of such an op, and fails with INTERNAL when it disagrees with the
+ * kernel. */
+TFOCL_HOST_EXPORT bool tfocl_infer_shape(
+    const char *op_name, const struct tfocl_attr *attrs, int num_attrs,
+    const TF_DataType *input_types, const struct tfocl_shape *input_shapes,
+    int num_inputs, int output, int64_t *dims, int max_dims, int *num_dims,
+    TF_Status *status);
+
 /* ---- Running ops -------------------------------------------------------- */
 
 /* A kernel instance for one node: op, attributes and input types fixed,

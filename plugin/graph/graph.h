@@ -18,7 +18,12 @@
  *              kernels_experimental.h;
  *   fusion     MatMul/Conv2D + BiasAdd (+ Relu, Relu6, Elu, LeakyRelu, Tanh,
  *              Sigmoid) as TensorFlow's _FusedMatMul/_FusedConv2D, where the
- *              plugin has a kernel for the fused op and dtype.
+ *              plugin has a kernel for the fused op and dtype;
+ *   elementwise  regions of element-wise ops whose inner results nothing
+ *              outside reads (float/half arithmetic, activations, their
+ *              gradients, int64 counters, Cast, scalar Consts) as one
+ *              _TfoclFusedElementwise (fused_program.h), where the plugin
+ *              has its kernel for the dtype.
  *
  * Any problem leaves the graph as it came: the caller gets
  * OCL_GRAPH_UNCHANGED or OCL_GRAPH_REJECTED (with the reason) and passes
@@ -32,6 +37,7 @@
 struct ocl_graph_config {
   bool variables; /* run the variable-update rewrite */
   bool fusion;    /* run the contraction fusion */
+  bool elementwise; /* run the element-wise fusion */
   /* Whether the plugin registered an OPENCL kernel for `op` whose type
    * attribute is `dtype` (a TF_DataType value). NULL: none is. */
   bool (*has_kernel)(void *ctx, const char *op, int dtype);
@@ -49,6 +55,8 @@ struct ocl_graph_stats {
   int opencl_nodes;     /* of which placed on OPENCL */
   int variable_updates; /* update nodes rewritten */
   int fusions;          /* contractions fused */
+  int elementwise;      /* _TfoclFusedElementwise nodes made */
+  int elementwise_ops;  /* ops they took in */
   int skipped;          /* matches left alone (see the trace) */
 };
 

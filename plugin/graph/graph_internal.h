@@ -119,6 +119,10 @@ Tfg__AttrValue *attr_string_list(struct graph *g, const char *const *items,
                                  size_t count);
 Tfg__AttrValue *attr_type_list(struct graph *g, const int *items,
                                size_t count);
+Tfg__AttrValue *attr_int_list(struct graph *g, const int64_t *items,
+                              size_t count);
+Tfg__AttrValue *attr_float_list(struct graph *g, const float *items,
+                                size_t count);
 /* A scalar tensor of `dtype` (float, half or int64) holding 1. NULL for
  * another dtype. */
 Tfg__AttrValue *attr_scalar_one(struct graph *g, int dtype);
@@ -129,10 +133,11 @@ void graph_trace(struct graph *g, const char *fmt, ...)
 /* Whether the plugin has an OPENCL kernel for op/dtype. */
 bool graph_has_kernel(const struct graph *g, const char *op, int dtype);
 
-/* ---- Passes (pass_variables.c, pass_fusion.c) ---------------------------- */
+/* ---- Passes (pass_variables.c, pass_fusion.c, pass_elementwise.c) --------- */
 
 void pass_variables(struct graph *g);
 void pass_fusion(struct graph *g);
+void pass_elementwise(struct graph *g);
 void pass_parallel_concat(struct graph *g);
 
 /* TensorFlow's DataType values the passes name. */

@@ -14,13 +14,15 @@
  * Environment (read at every graph):
  *   TFOCL_GRAPH=0            the optimizer changes nothing
  *   TFOCL_GRAPH_VARIABLES=0  no variable-update rewrite
- *   TFOCL_GRAPH_FUSION=0     no contraction fusion */
+ *   TFOCL_GRAPH_FUSION=0     no contraction fusion
+ *   TFOCL_GRAPH_ELEMENTWISE=0  no element-wise fusion */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "../ocl.h"
+#include "fused_program.h"
 #include "graph.h"
 
 static bool env_off(const char *name)
@@ -44,6 +46,14 @@ static bool fused_kernels_exist(void)
         ocl_kernel_registered("_FusedConv2D", types[i]))
       return true;
   return false;
+}
+
+/* Whether the element-wise fusion could fuse anything: the plugin
+ * registered its op and kernel (kernels/fused.c). */
+static bool fused_elementwise_exists(void)
+{
+  return ocl_kernel_registered(FUSED_OP_NAME, TF_FLOAT) ||
+         ocl_kernel_registered(FUSED_OP_NAME, TF_HALF);
 }
 
 static void trace_line(void *ctx, const char *line)
@@ -137,6 +147,8 @@ static void optimize(void *optimizer, const TF_Buffer *graph,
       .variables = !env_off("TFOCL_GRAPH_VARIABLES") &&
                    !ocl_tf_has_variable_api(),
       .fusion = !env_off("TFOCL_GRAPH_FUSION") && fused_kernels_exist(),
+      .elementwise = !env_off("TFOCL_GRAPH_ELEMENTWISE") &&
+                     fused_elementwise_exists(),
       .has_kernel = has_kernel,
   };
   struct name_list keep = {0};
@@ -148,7 +160,7 @@ static void optimize(void *optimizer, const TF_Buffer *graph,
 
   ocl_set_ok(status);
   if (env_off("TFOCL_GRAPH") || ocl_tf_grappler_missing() != NULL ||
-      (!config.variables && !config.fusion))
+      (!config.variables && !config.fusion && !config.elementwise))
     goto pass_through;
 
   TF_Status *list_status = ocl_tf.NewStatus();
@@ -178,9 +190,11 @@ static void optimize(void *optimizer, const TF_Buffer *graph,
     report_rejection(why);
   else
     OCL_TRACE("graph: %d nodes (%d on OPENCL), %zu bytes: %d variable "
-              "updates rewritten, %d fusions, %d left alone, in %ld us",
+              "updates rewritten, %d fusions, %d element-wise fusions of %d "
+              "ops, %d left alone, in %ld us",
               stats.nodes, stats.opencl_nodes, graph->length,
-              stats.variable_updates, stats.fusions, stats.skipped,
+              stats.variable_updates, stats.fusions, stats.elementwise,
+              stats.elementwise_ops, stats.skipped,
               (long)((t1.tv_sec - t0.tv_sec) * 1000000L +
                      (t1.tv_nsec - t0.tv_nsec) / 1000));
   if (outcome == OCL_GRAPH_CHANGED) {

@@ -497,6 +497,34 @@ Tfg__AttrValue *attr_type_list(struct graph *g, const int *items, size_t count)
   return v;
 }
 
+Tfg__AttrValue *attr_int_list(struct graph *g, const int64_t *items,
+                              size_t count)
+{
+  Tfg__AttrValue *v = attr_list(g);
+  int64_t *i = ocl_arena_alloc(&g->arena, (count ? count : 1) * sizeof(*i));
+  if (v == NULL || i == NULL)
+    return NULL;
+  if (count > 0)
+    memcpy(i, items, count * sizeof(*i));
+  v->list->i = i;
+  v->list->n_i = count;
+  return v;
+}
+
+Tfg__AttrValue *attr_float_list(struct graph *g, const float *items,
+                                size_t count)
+{
+  Tfg__AttrValue *v = attr_list(g);
+  float *f = ocl_arena_alloc(&g->arena, (count ? count : 1) * sizeof(*f));
+  if (v == NULL || f == NULL)
+    return NULL;
+  if (count > 0)
+    memcpy(f, items, count * sizeof(*f));
+  v->list->f = f;
+  v->list->n_f = count;
+  return v;
+}
+
 Tfg__AttrValue *attr_scalar_one(struct graph *g, int dtype)
 {
   Tfg__AttrValue *v = attr_new(g);
@@ -720,6 +748,8 @@ enum ocl_graph_outcome ocl_graph_optimize(
     pass_variables(&g);
   if (config->fusion && !g.arena.failed)
     pass_fusion(&g);
+  if (config->elementwise && !g.arena.failed)
+    pass_elementwise(&g);
   if (!g.arena.failed)
     pass_parallel_concat(&g);
   if (g.arena.failed) {

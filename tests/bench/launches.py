@@ -10,9 +10,11 @@ block of tests/tf/model_zoo.py) runs its Keras train_step in a tf.function
 on batches already on the device. Launches per step are counted from a
 tf.profiler trace (the profiler plugin's OPENCL plane: every kernel, copy
 and fill the device ran, divided by the steps profiled); ms per step is the
-median of the steps timed without the profiler. TFOCL_GRAPH_FUSION=0|1
-switches the fusion pass for each new graph, so both variants are traced
-in one process. Prints a markdown table."""
+median of the steps timed without the profiler. "fusion" is the graph
+optimizer's two fusion passes, the contraction fusion and the element-wise
+one: TFOCL_GRAPH_FUSION and TFOCL_GRAPH_ELEMENTWISE (0|1) switch them for
+each new graph, so both variants are traced in one process. Prints a
+markdown table."""
 import argparse
 import glob
 import json
@@ -106,6 +108,7 @@ def main():
         row = {"model": name, "cpu_ms": cpu_ms}
         for fusion in ("0", "1"):
             os.environ["TFOCL_GRAPH_FUSION"] = fusion
+            os.environ["TFOCL_GRAPH_ELEMENTWISE"] = fusion
             ms, launches = measure(tf, keras, name, "/device:OPENCL:0", args.steps,
                                    args.profile_steps)
             row[f"opencl_ms_fusion{fusion}"] = ms

@@ -121,6 +121,93 @@ def dense():
     return g.as_graph_def()
 
 
+def elementwise():
+    """Element-wise chains for the element-wise fusion: what fuses, what
+    must stay (shared, controlled, fetched, other dtypes, the CPU's), and a
+    tree too wide for one program."""
+    g = tf.Graph()
+    f32, f16 = tf.float32, tf.float16
+    with g.as_default(), tf.device(OPENCL):
+        ph = tf.compat.v1.placeholder
+        x = ph(f32, [4, 3], name="x")
+        y = ph(f32, [4, 3], name="y")
+        grad = ph(f32, [4, 3], name="grad")
+        m = ph(f32, [4, 3], name="m")
+        # Keras' Adam: m + (grad - m) * 0.1 -> one node under "am_add".
+        beta = tf.constant(0.1, name="am_beta")
+        tf.add(m, tf.multiply(tf.subtract(grad, m, name="am_sub"), beta, name="am_mul"),
+               name="am_add")
+        # A shared intermediate stays; each reader's chain fuses on its own.
+        s = tf.subtract(x, y, name="sh_sub")
+        two = tf.constant(2.0, name="two")
+        tf.nn.relu(tf.multiply(s, two, name="sh_mul"), name="sh_relu")
+        tf.tanh(tf.add(s, 1.0, name="sh_add"), name="sh_tanh")
+        # A control consumer keeps cd_mul; its readers fuse.
+        c1 = tf.multiply(x, y, name="cd_mul")
+        with tf.control_dependencies([c1]):
+            tf.no_op(name="after_cd")
+        tf.add(tf.exp(c1, name="cd_exp"), 1.0, name="cd_add")
+        # A control input on an inner op keeps it; on the root it stays.
+        gate = tf.no_op(name="gate")
+        with tf.control_dependencies([gate]):
+            ci = tf.subtract(x, y, name="ci_sub")
+        tf.sqrt(tf.abs(ci, name="ci_abs"), name="ci_sqrt")
+        inner = tf.multiply(x, y, name="cr_mul")
+        with tf.control_dependencies([gate]):
+            tf.sigmoid(inner, name="cr_sigmoid")
+        # The C tests keep "ft_add": it fuses with its producer under its
+        # name, the Relu reading it stays apart.
+        ft = tf.add(tf.multiply(x, y, name="ft_mul"), y, name="ft_add")
+        tf.nn.relu(ft, name="ft_relu")
+        # float -> half -> float: one program of two dtypes.
+        half = tf.cast(x, f16, name="mx_cast")
+        tf.cast(tf.multiply(half, tf.constant(0.5, f16, name="mx_half"), name="mx_mul"),
+                f32, name="mx_back")
+        # int32 and float64 chains are not the op's.
+        i = ph(tf.int32, [3], name="i")
+        tf.add(tf.multiply(i, 2, name="int_mul"), 1, name="int_add")
+        d = ph(tf.float64, [3], name="d")
+        tf.add(tf.multiply(d, d, name="dbl_mul"), 1.0, name="dbl_add")
+        # Broadcasting inputs: [3,1] + [4] -> [3,4].
+        bx = ph(f32, [3, 1], name="bx")
+        by = ph(f32, [4], name="by")
+        tf.nn.relu(tf.add(bx, by, name="bc_add"), name="bc_relu")
+        # Ten inputs: more than one program takes.
+        acc = ph(f32, [4, 3], name="w0")
+        for k in range(1, 10):
+            acc = tf.add(acc, ph(f32, [4, 3], name=f"w{k}"), name=f"wide_{k}")
+        # Keras' Adam step size from the int64 step counter: the Cast read
+        # by both Pows is computed once inside one region, the int64 add
+        # with it.
+        it = ph(tf.int64, [], name="it")
+        lr = ph(f32, [], name="lr")
+        step = tf.cast(tf.add(it, tf.constant(1, tf.int64, name="one64"), name="st_add"),
+                       f32, name="st_cast")
+        b1 = tf.pow(tf.constant(0.9, name="beta1"), step, name="st_pow1")
+        b2 = tf.pow(tf.constant(0.999, name="beta2"), step, name="st_pow2")
+        tf.math.divide(lr * tf.sqrt(1.0 - b2, name="st_sqrt"), 1.0 - b1, name="st_alpha")
+        # A value read twice by one op.
+        dd = tf.subtract(x, y, name="dd_sub")
+        tf.multiply(dd, dd, name="dd_mul")
+        # A one-element value with a pow in it stays out of a region of many
+        # elements (its own region, computed once); a cheap one joins.
+        t2 = ph(f32, [], name="t2")
+        sc = tf.subtract(1.0, tf.pow(0.9, t2, name="sc_pow"), name="sc_sub")
+        tf.add(tf.multiply(x, sc, name="sc_mul"), y, name="sc_add")
+        tf.add(tf.multiply(x, tf.add(t2, 1.0, name="ch_add"), name="ch_mul"), y,
+               name="ch_out")
+        # A scalar variable's read counts as one element too.
+        hv = tf.raw_ops.VarHandleOp(dtype=f32, shape=[], shared_name="hv", name="hv")
+        hr = tf.raw_ops.ReadVariableOp(resource=hv, dtype=f32, name="hv_read")
+        tf.add(x, tf.exp(hr, name="vr_exp"), name="vr_add")
+        # An op the program cannot hold splits a chain.
+        sm = tf.nn.softmax(tf.multiply(x, 3.0, name="sm_mul"), name="sm")
+        tf.negative(tf.square(sm, name="sm_square"), name="sm_neg")
+    with g.as_default(), tf.device(CPU):
+        tf.nn.relu(tf.add(x, y, name="cpu_add"), name="cpu_relu")
+    return g.as_graph_def()
+
+
 def parallel_concat():
     """ParallelConcatRemovePass's output, as placed on a TensorFlow without
     an OPENCL _ParallelConcatStart: Start and updates on the CPU, the
@@ -163,6 +250,7 @@ def main():
         "apply.pb": apply_ops(),
         "dense.pb": dense(),
         "parallel_concat.pb": parallel_concat(),
+        "elementwise.pb": elementwise(),
     }
     for name, gd in graphs.items():
         data = gd.SerializeToString(deterministic=True)

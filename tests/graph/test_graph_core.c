@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fused_program.h"
 #include "graph.h"
 #include "graph_test_util.h"
 
@@ -76,7 +77,8 @@ static void assert_idempotent(const struct result *first,
 START_TEST(round_trip_keeps_every_byte)
 {
   static const char *const files[] = {"variables.pb", "variables_cpu.pb",
-                                      "apply.pb", "dense.pb"};
+                                      "apply.pb", "dense.pb",
+                                      "elementwise.pb"};
   for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
     struct blob b = load_graph(files[i]);
     void *out;
@@ -466,6 +468,383 @@ START_TEST(parallel_concat_identity_follows_start)
 }
 END_TEST
 
+/* ---- Element-wise fusion -------------------------------------------------- */
+
+static struct ocl_graph_config elementwise_config(enum kernel_set *kernels)
+{
+  struct ocl_graph_config cfg = config(false, false, kernels);
+  cfg.elementwise = true;
+  return cfg;
+}
+
+/* The node's program, checked by the kernel's own decoder. */
+static struct fused_program program_of(const Tfg__NodeDef *n)
+{
+  ck_assert_msg(bytes_is(&n->op, FUSED_OP_NAME), "%.*s is %.*s",
+                (int)n->name.len, (const char *)n->name.data, (int)n->op.len,
+                (const char *)n->op.data);
+  const Tfg__AttrValue *targs = get_attr(n, "Targs");
+  const Tfg__AttrValue *t = get_attr(n, "T");
+  const Tfg__AttrValue *prog = get_attr(n, "program");
+  const Tfg__AttrValue *consts = get_attr(n, "constants");
+  ck_assert(targs && t && prog && consts && targs->list && prog->list &&
+            consts->list);
+  int types[FUSED_MAX_INPUTS];
+  ck_assert_uint_le(targs->list->n_type, FUSED_MAX_INPUTS);
+  for (size_t k = 0; k < targs->list->n_type; k++)
+    types[k] = targs->list->type[k];
+  struct fused_program p;
+  char why[256];
+  ck_assert_msg(fused_program_decode(prog->list->i, prog->list->n_i,
+                                     consts->list->f, consts->list->n_f, types,
+                                     targs->list->n_type, t->type, &p, why,
+                                     sizeof(why)),
+                "%s", why);
+  /* Every data input is one of Targs. */
+  size_t data = 0;
+  while (data < n->n_input && n->input[data].data[0] != '^')
+    data++;
+  ck_assert_uint_eq(data, targs->list->n_type);
+  return p;
+}
+
+/* The opcodes of a program, in order, as a string "sub,c,mul,add". */
+static void assert_ops(const struct fused_program *p, const char *want)
+{
+  char got[512] = "";
+  for (int j = 0; j < p->num_insns; j++) {
+    strcat(got, j ? "," : "");
+    strcat(got, fused_op_text(p->insns[j].op));
+  }
+  ck_assert_str_eq(got, want);
+}
+
+static void assert_op(const Tfg__GraphDef *g, const char *name, const char *op)
+{
+  const Tfg__NodeDef *n = must(g, name);
+  ck_assert_msg(bytes_is(&n->op, op), "%s is %.*s, not %s", name,
+                (int)n->op.len, (const char *)n->op.data, op);
+}
+
+START_TEST(elementwise_fuses_private_chains)
+{
+  struct blob b = load_graph("elementwise.pb");
+  static const char *const keep[] = {"ft_add"};
+  static const size_t keep_len[] = {6};
+  struct ocl_graph_config cfg = elementwise_config(&kernels_all);
+  cfg.keep = keep;
+  cfg.keep_lengths = keep_len;
+  cfg.num_keep = 1;
+  struct result r = optimize(&b, &cfg);
+  ck_assert_msg(r.outcome == OCL_GRAPH_CHANGED, "%s", r.why);
+  Tfg__GraphDef *g = decode_graph(r.out, r.size);
+  assert_closed(g);
+
+  /* Adam's m: m + (grad - m) * 0.1 under the AddV2's name, the 0.1 in the
+   * program and its Const gone. */
+  const Tfg__NodeDef *am = must(g, "am_add");
+  struct fused_program p = program_of(am);
+  assert_ops(&p, "sub,c,mul,add");
+  ck_assert_uint_eq(am->n_input, 2);
+  ck_assert(bytes_is(&am->input[0], "m"));
+  ck_assert(bytes_is(&am->input[1], "grad"));
+  ck_assert(p.constants[0] == 0.1f);
+  ck_assert_int_eq(p.out_dtype, 1);
+  ck_assert(on_device(am, OPENCL_DEVICE));
+  ck_assert_ptr_null(find_node(g, "am_sub"));
+  ck_assert_ptr_null(find_node(g, "am_mul"));
+  ck_assert_ptr_null(find_node(g, "am_beta"));
+
+  /* A shared Sub stays; each reader's chain fuses. */
+  assert_op(g, "sh_sub", "Sub");
+  p = program_of(must(g, "sh_relu"));
+  assert_ops(&p, "c,mul,relu");
+  ck_assert(has_input(must(g, "sh_relu"), "sh_sub"));
+  p = program_of(must(g, "sh_tanh"));
+  assert_ops(&p, "c,add,tanh");
+  ck_assert_ptr_null(find_node(g, "two"));
+  ck_assert_ptr_null(find_node(g, "sh_add/y"));
+
+  /* Control edges: a controlled producer stays outside, a root keeps its
+   * control input. */
+  assert_op(g, "cd_mul", "Mul");
+  ck_assert(has_input(must(g, "after_cd"), "^cd_mul"));
+  p = program_of(must(g, "cd_add"));
+  assert_ops(&p, "exp,c,add");
+  assert_op(g, "ci_sub", "Sub");
+  p = program_of(must(g, "ci_sqrt"));
+  assert_ops(&p, "abs,sqrt");
+  p = program_of(must(g, "cr_sigmoid"));
+  assert_ops(&p, "mul,sigmoid");
+  ck_assert(has_input(must(g, "cr_sigmoid"), "^gate"));
+  ck_assert_ptr_null(find_node(g, "cr_mul"));
+
+  /* The kept AddV2 takes its Mul in under its name; its Relu stays. */
+  p = program_of(must(g, "ft_add"));
+  assert_ops(&p, "mul,add");
+  assert_op(g, "ft_relu", "Relu");
+  ck_assert(has_input(must(g, "ft_relu"), "ft_add"));
+
+  /* float -> half -> float: one float program with a half constant. */
+  const Tfg__NodeDef *mx = must(g, "mx_back");
+  p = program_of(mx);
+  assert_ops(&p, "cast,c,mul,cast");
+  ck_assert_int_eq(p.input_dtypes[0], 1);
+  ck_assert_int_eq(p.insns[0].dtype, 19);
+  ck_assert_int_eq(p.insns[1].dtype, 19);
+  ck_assert(p.constants[0] == 0.5f);
+  ck_assert_ptr_null(find_node(g, "mx_half"));
+
+  /* Not the op's dtypes, or on the CPU: untouched. */
+  assert_op(g, "int_add", "AddV2");
+  assert_op(g, "int_mul", "Mul");
+  assert_op(g, "dbl_add", "AddV2");
+  assert_op(g, "cpu_relu", "Relu");
+  assert_op(g, "cpu_add", "AddV2");
+
+  /* Broadcasting inputs fuse; the output's shape is theirs. */
+  const Tfg__NodeDef *bc = must(g, "bc_relu");
+  p = program_of(bc);
+  assert_ops(&p, "add,relu");
+  ck_assert(has_input(bc, "bx") && has_input(bc, "by"));
+
+  /* Ten inputs: the tree is cut to 8 inputs, the rest fuses apart. */
+  p = program_of(must(g, "wide_9"));
+  ck_assert_int_eq(p.num_inputs, 8);
+  ck_assert(has_input(must(g, "wide_9"), "wide_2"));
+  p = program_of(must(g, "wide_2"));
+  ck_assert_int_eq(p.num_inputs, 3);
+  for (int k = 3; k <= 8; k++) {
+    char name[16];
+    snprintf(name, sizeof(name), "wide_%d", k);
+    ck_assert_ptr_null(find_node(g, name));
+  }
+  ck_assert_ptr_null(find_node(g, "wide_1"));
+
+  /* The step counter: int64 add and the Cast both Pows read, in the
+   * region of the step size, computed once. */
+  const Tfg__NodeDef *alpha = must(g, "st_alpha");
+  p = program_of(alpha);
+  assert_ops(&p, "c,c,c,add,cast,pow,sub,sqrt,mul,c,pow,sub,div");
+  ck_assert_int_eq(p.num_inputs, 2);
+  ck_assert(has_input(alpha, "lr") && has_input(alpha, "it"));
+  ck_assert_int_eq(p.input_dtypes[1], 9);
+  ck_assert_int_eq(p.insns[2].dtype, 9);
+  ck_assert_int_eq(p.insns[3].dtype, 9);
+  static const char *const gone[] = {"st_add", "st_cast", "st_pow1",
+                                     "st_pow2", "st_sqrt", "one64", "beta1",
+                                     "beta2", "sub_1"};
+  for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+    ck_assert_msg(find_node(g, gone[i]) == NULL, "%s stayed", gone[i]);
+  /* A value one op reads twice joins it. */
+  p = program_of(must(g, "dd_mul"));
+  assert_ops(&p, "sub,mul");
+  ck_assert_ptr_null(find_node(g, "dd_sub"));
+
+  /* A one-element pow stays out of the [4,3] region and fuses apart; a
+   * one-element add without one joins. */
+  p = program_of(must(g, "sc_add"));
+  assert_ops(&p, "mul,add");
+  ck_assert(has_input(must(g, "sc_add"), "sc_sub"));
+  p = program_of(must(g, "sc_sub"));
+  assert_ops(&p, "c,c,pow,sub");
+  p = program_of(must(g, "ch_out"));
+  assert_ops(&p, "c,add,mul,add");
+  ck_assert_ptr_null(find_node(g, "ch_add"));
+  assert_op(g, "vr_exp", "Exp");
+  assert_op(g, "vr_add", "AddV2");
+
+  /* An op the program cannot hold ends a chain: one op alone stays. */
+  assert_op(g, "sm_mul", "Mul");
+  assert_op(g, "sm", "Softmax");
+  p = program_of(must(g, "sm_neg"));
+  assert_ops(&p, "square,neg");
+
+  ck_assert_int_eq(r.stats.elementwise, 17);
+  assert_idempotent(&r, &cfg);
+  tfg__graph_def__free_unpacked(g, NULL);
+  free(r.out);
+  free(b.data);
+}
+END_TEST
+
+START_TEST(elementwise_fetched_intermediates_stay)
+{
+  /* Fetching the inner Mul and the Sub keeps them: ft_relu takes ft_add
+   * only, am_add nothing but its Mul. */
+  struct blob b = load_graph("elementwise.pb");
+  static const char *const keep[] = {"ft_mul:0", "^am_sub"};
+  static const size_t keep_len[] = {8, 7};
+  struct ocl_graph_config cfg = elementwise_config(&kernels_all);
+  cfg.keep = keep;
+  cfg.keep_lengths = keep_len;
+  cfg.num_keep = 2;
+  struct result r = optimize(&b, &cfg);
+  ck_assert_int_eq(r.outcome, OCL_GRAPH_CHANGED);
+  Tfg__GraphDef *g = decode_graph(r.out, r.size);
+  assert_op(g, "ft_mul", "Mul");
+  struct fused_program p = program_of(must(g, "ft_relu"));
+  assert_ops(&p, "add,relu");
+  ck_assert(has_input(must(g, "ft_relu"), "ft_mul"));
+  assert_op(g, "am_sub", "Sub");
+  p = program_of(must(g, "am_add"));
+  assert_ops(&p, "c,mul,add");
+  ck_assert(has_input(must(g, "am_add"), "am_sub"));
+  assert_idempotent(&r, &cfg);
+  tfg__graph_def__free_unpacked(g, NULL);
+  free(r.out);
+  free(b.data);
+}
+END_TEST
+
+START_TEST(elementwise_needs_kernel_and_switch)
+{
+  struct blob b = load_graph("elementwise.pb");
+  /* No fused kernel: nothing changes, and the pass says why. */
+  struct ocl_graph_config cfg = elementwise_config(&kernels_none);
+  struct result r = optimize(&b, &cfg);
+  ck_assert_int_eq(r.outcome, OCL_GRAPH_UNCHANGED);
+  ck_assert_int_eq(r.stats.elementwise, 0);
+  ck_assert_int_gt(r.stats.skipped, 0);
+  /* Switched off. */
+  cfg = config(true, true, &kernels_all);
+  r = optimize(&b, &cfg);
+  ck_assert_int_eq(r.stats.elementwise, 0);
+  free(r.out);
+  /* The other graphs: dense.pb's Tanh/Sigmoid roots with a BiasAdd under
+   * them are no element-wise chains (BiasAdd is not the program's). */
+  struct blob d = load_graph("dense.pb");
+  cfg = elementwise_config(&kernels_all);
+  r = optimize(&d, &cfg);
+  ck_assert_int_eq(r.outcome, OCL_GRAPH_UNCHANGED);
+  free(d.data);
+  free(b.data);
+}
+END_TEST
+
+/* The variable-update rewrite's arithmetic (as on TensorFlow 2.21) fuses
+ * further, and the result still decodes, stays closed and idempotent. */
+START_TEST(elementwise_after_variable_rewrite)
+{
+  struct blob b = load_graph("apply.pb");
+  struct ocl_graph_config cfg = config(true, true, &kernels_all);
+  cfg.elementwise = true;
+  struct result r = optimize(&b, &cfg);
+  ck_assert_msg(r.outcome == OCL_GRAPH_CHANGED, "%s", r.why);
+  ck_assert_int_gt(r.stats.variable_updates, 0);
+  ck_assert_int_gt(r.stats.elementwise, 0);
+  Tfg__GraphDef *g = decode_graph(r.out, r.size);
+  assert_closed(g);
+  size_t fused = 0;
+  for (size_t i = 0; i < g->n_node; i++)
+    if (bytes_is(&g->node[i]->op, FUSED_OP_NAME)) {
+      program_of(g->node[i]);
+      fused++;
+    }
+  ck_assert_uint_eq(fused, (size_t)r.stats.elementwise);
+  assert_idempotent(&r, &cfg);
+  tfg__graph_def__free_unpacked(g, NULL);
+  free(r.out);
+  free(b.data);
+}
+END_TEST
+
+/* The decoder on programs no pass writes. */
+START_TEST(fused_program_decoder_rejects_malformed)
+{
+  struct fused_program p;
+  char why[256];
+  const int ff[2] = {1, 1};
+  const float one = 1.0f;
+  /* A good one first. */
+  const int64_t good[] = {FUSED_SUB, 0, 1, FUSED_CONST, 0, 1,
+                          FUSED_MUL, 2, 3};
+  ck_assert(fused_program_decode(good, 9, &one, 1, ff, 2, 1, &p, why,
+                                 sizeof(why)));
+  ck_assert_int_eq(p.num_insns, 3);
+  char text[128];
+  fused_program_text(&p, text, sizeof(text));
+  ck_assert_str_eq(text, "f,f>f:sub(0,1);cf(3f800000);mul(2,3)");
+  ck_assert_uint_eq(fused_program_text(&p, NULL, 0), strlen(text));
+
+  static const struct {
+    int64_t prog[6];
+    size_t len;
+    int out;
+    const char *says;
+  } bad[] = {
+      {{FUSED_SUB, 0, 2}, 3, 1, "earlier values"},
+      {{FUSED_SUB, 0, 1, FUSED_NEG, 3, -1}, 6, 1, "earlier values"},
+      {{7, 0, 1}, 3, 1, "unknown opcode"},
+      {{-5, 0, 1}, 3, 1, "unknown opcode"},
+      {{INT64_MAX, 0, 1}, 3, 1, "unknown opcode"},
+      {{FUSED_NEG, 0, 0}, 3, 1, "not -1"},
+      {{FUSED_CONST, 1, 1}, 3, 1, "constant"},
+      {{FUSED_CONST, 0, 3}, 3, 1, "constant"},
+      {{FUSED_CAST, 0, 2}, 3, 1, "cast to dtype"},
+      {{FUSED_ADD, 0, 1}, 3, 19, "output dtype"},
+      {{FUSED_ADD, 0, 1}, 3, 7, "output dtype"},
+      {{FUSED_ADD, 0}, 2, 1, "3 per instruction"},
+      {{0}, 0, 1, "3 per instruction"},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    ck_assert_msg(!fused_program_decode(bad[i].prog, bad[i].len, &one, 1, ff,
+                                        2, bad[i].out, &p, why, sizeof(why)),
+                  "case %zu decoded", i);
+    ck_assert_msg(strstr(why, bad[i].says) != NULL, "case %zu: %s", i, why);
+  }
+  /* Operands of two dtypes; inputs of other dtypes; too many inputs. */
+  const int fh[2] = {1, 19}, fi[2] = {1, 3};
+  ck_assert(!fused_program_decode(good, 9, &one, 1, fh, 2, 1, &p, why,
+                                  sizeof(why)));
+  ck_assert(strstr(why, "dtypes") != NULL);
+  ck_assert(!fused_program_decode(good, 9, &one, 1, fi, 2, 1, &p, why,
+                                  sizeof(why)));
+  int many[FUSED_MAX_INPUTS + 1];
+  for (int k = 0; k <= FUSED_MAX_INPUTS; k++)
+    many[k] = 1;
+  ck_assert(!fused_program_decode(good, 9, &one, 1, many, FUSED_MAX_INPUTS + 1,
+                                  1, &p, why, sizeof(why)));
+  /* int64: the integer ops and Cast only; integral constants only; never
+   * the output. */
+  const int li[2] = {9, 1};
+  const int64_t l_ok[] = {FUSED_CONST, 0, 9, FUSED_ADD, 0, 2, FUSED_CAST, 3, 1,
+                          FUSED_MUL, 4, 1};
+  ck_assert_msg(fused_program_decode(l_ok, 12, &one, 1, li, 2, 1, &p, why,
+                                     sizeof(why)),
+                "%s", why);
+  fused_program_text(&p, text, sizeof(text));
+  ck_assert_str_eq(text, "l,f>f:cl(3f800000);add(0,2);castf(3);mul(4,1)");
+  const int64_t l_exp[] = {FUSED_ABS, 0, -1};
+  ck_assert(!fused_program_decode(l_exp, 3, &one, 1, li, 2, 1, &p, why,
+                                  sizeof(why)));
+  ck_assert(strstr(why, "int64 operands") != NULL);
+  const float half_one = 0.5f;
+  const int64_t l_const[] = {FUSED_CONST, 0, 9, FUSED_CAST, 2, 1};
+  ck_assert(!fused_program_decode(l_const, 6, &half_one, 1, li, 2, 1, &p, why,
+                                  sizeof(why)));
+  ck_assert(strstr(why, "no integer") != NULL);
+  const int64_t l_out[] = {FUSED_ADD, 0, 0};
+  ck_assert(!fused_program_decode(l_out, 3, &one, 1, li, 2, 9, &p, why,
+                                  sizeof(why)));
+  const int64_t to_l[] = {FUSED_CAST, 1, 9};
+  ck_assert(!fused_program_decode(to_l, 3, &one, 1, li, 2, 1, &p, why,
+                                  sizeof(why)));
+
+  /* The largest program decodes; one more instruction does not. */
+  int64_t big[3 * (FUSED_MAX_INSNS + 1)];
+  for (int j = 0; j <= FUSED_MAX_INSNS; j++) {
+    big[3 * j] = FUSED_ADD;
+    big[3 * j + 1] = j + 1;
+    big[3 * j + 2] = 0;
+  }
+  ck_assert(fused_program_decode(big, 3 * FUSED_MAX_INSNS, NULL, 0, ff, 2, 1,
+                                 &p, why, sizeof(why)));
+  ck_assert(!fused_program_decode(big, 3 * (FUSED_MAX_INSNS + 1), NULL, 0,
+                                  ff, 2, 1, &p, why, sizeof(why)));
+}
+END_TEST
+
 /* ---- Malformed input ------------------------------------------------------ */
 
 START_TEST(malformed_bytes_are_rejected)
@@ -504,8 +883,9 @@ END_TEST
  * and whatever comes out decodes. */
 START_TEST(damaged_graphs_never_crash)
 {
-  struct blob b = load_graph("apply.pb");
+  struct blob b = load_graph(_i == 0 ? "apply.pb" : "elementwise.pb");
   struct ocl_graph_config cfg = config(true, true, &kernels_all);
+  cfg.elementwise = true;
   int changed = 0, rejected = 0;
   for (size_t n = 0; n < b.size; n += 7) {
     struct blob prefix = {b.data, n};
@@ -546,8 +926,13 @@ static Suite *graph_core_suite(void)
   tcase_add_test(tc, fusion_needs_the_fused_kernel);
   tcase_add_test(tc, fusion_keeps_fetched_outputs);
   tcase_add_test(tc, parallel_concat_identity_follows_start);
+  tcase_add_test(tc, elementwise_fuses_private_chains);
+  tcase_add_test(tc, elementwise_fetched_intermediates_stay);
+  tcase_add_test(tc, elementwise_needs_kernel_and_switch);
+  tcase_add_test(tc, elementwise_after_variable_rewrite);
+  tcase_add_test(tc, fused_program_decoder_rejects_malformed);
   tcase_add_test(tc, malformed_bytes_are_rejected);
-  tcase_add_test(tc, damaged_graphs_never_crash);
+  tcase_add_loop_test(tc, damaged_graphs_never_crash, 0, 2);
   suite_add_tcase(s, tc);
   return s;
 }

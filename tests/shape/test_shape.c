@@ -276,6 +276,72 @@ START_TEST(bcast3_select_shapes)
 }
 END_TEST
 
+START_TEST(bcastn_fused_shapes)
+{
+  /* Adam's update: three full operands and two scalars: flat, one dim. */
+  struct ocl_bcastn b;
+  const int64_t *adam[5] = {DIMS(64, 10), DIMS(0), DIMS(64, 10), DIMS(0),
+                            DIMS(64, 10)};
+  ck_assert(ocl_bcastn_init(&b, adam, (const int[]){2, 0, 2, 0, 2}, 5,
+                            status));
+  ck_assert_int_eq(b.out_rank, 2);
+  ck_assert_int_eq(b.out_elements, 640);
+  ck_assert_int_eq(b.rank, 1);
+  ck_assert(b.flat);
+  ck_assert(!b.same_shape);
+  ck_assert(b.single[1] && b.single[3] && !b.single[0]);
+  ck_assert_int_eq(b.strides[0][0], 1);
+  ck_assert_int_eq(b.strides[1][0], 0);
+
+  /* Four operands, each along other dims; the output takes the longest
+   * rank, size-1 output dims drop out. */
+  const int64_t *mixed[4] = {DIMS(2, 1, 1, 4), DIMS(3, 1), DIMS(1, 1, 3, 4),
+                             DIMS(1)};
+  ck_assert(ocl_bcastn_init(&b, mixed, (const int[]){4, 2, 4, 1}, 4, status));
+  ck_assert_int_eq(b.out_rank, 4);
+  ck_assert_int_eq(b.out_dims[0], 2);
+  ck_assert_int_eq(b.out_dims[1], 1);
+  ck_assert_int_eq(b.out_dims[2], 3);
+  ck_assert_int_eq(b.out_dims[3], 4);
+  ck_assert_int_eq(b.out_elements, 24);
+  ck_assert_int_eq(b.rank, 3);
+  ck_assert_int_eq(b.dims[0], 2);
+  ck_assert_int_eq(b.dims[1], 3);
+  ck_assert_int_eq(b.dims[2], 4);
+  /* [2,1,1,4]: strides 4, 0, 1; [3,1]: 0, 1, 0; [1,1,3,4]: 0, 4, 1. */
+  ck_assert_int_eq(b.strides[0][0], 4);
+  ck_assert_int_eq(b.strides[0][1], 0);
+  ck_assert_int_eq(b.strides[0][2], 1);
+  ck_assert_int_eq(b.strides[1][0], 0);
+  ck_assert_int_eq(b.strides[1][1], 1);
+  ck_assert_int_eq(b.strides[1][2], 0);
+  ck_assert_int_eq(b.strides[2][0], 0);
+  ck_assert_int_eq(b.strides[2][1], 4);
+  ck_assert_int_eq(b.strides[2][2], 1);
+  ck_assert_int_eq(b.strides[3][2], 0);
+  ck_assert(!b.flat);
+
+  /* Equal shapes: one flat dim. */
+  const int64_t *same[2] = {DIMS(3, 5), DIMS(3, 5)};
+  ck_assert(ocl_bcastn_init(&b, same, (const int[]){2, 2}, 2, status));
+  ck_assert(b.same_shape && b.flat);
+  ck_assert_int_eq(b.rank, 1);
+  ck_assert_int_eq(b.dims[0], 15);
+
+  /* A 0 against 1s is empty; against 3 it is an error naming all. */
+  const int64_t *empty[3] = {DIMS(0, 1), DIMS(1, 3), DIMS(1)};
+  ck_assert(ocl_bcastn_init(&b, empty, (const int[]){2, 2, 1}, 3, status));
+  ck_assert_int_eq(b.out_elements, 0);
+  const int64_t *bad[4] = {DIMS(2), DIMS(1), DIMS(3), DIMS(0)};
+  ck_assert(!ocl_bcastn_init(&b, bad, (const int[]){1, 1, 1, 0}, 4, status));
+  ck_assert_int_eq(TF_GetCode(status), TF_INVALID_ARGUMENT);
+  ck_assert_str_eq(TF_Message(status),
+                   "Incompatible shapes: [2] vs. [1] vs. [3] vs. []");
+  ck_assert(!ocl_bcastn_init(&b, bad, (const int[]){1, 1, 1, 0}, 9, status));
+  ck_assert_int_eq(TF_GetCode(status), TF_INVALID_ARGUMENT);
+}
+END_TEST
+
 START_TEST(strided_copy_collapses_rows)
 {
   /* Concat block: [3 rows, 4 cols] into rows of 10 at column 6. */
@@ -637,6 +703,7 @@ static Suite *shape_suite(void)
   tcase_add_test(tc, transpose_collapses_adjacent_dims);
   tcase_add_test(tc, transpose_bad_perm_messages);
   tcase_add_test(tc, bcast3_select_shapes);
+  tcase_add_test(tc, bcastn_fused_shapes);
   tcase_add_test(tc, strided_copy_collapses_rows);
   tcase_add_test(tc, strided_slice_masks_and_shapes);
   tcase_add_test(tc, strided_slice_error_messages);

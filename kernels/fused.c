@@ -1,0 +1,750 @@
+/* _TfoclFusedElementwise: the plugin's own op, one kernel launch for a
+ * chain of element-wise ops the graph optimizer fused
+ * (plugin/graph/pass_elementwise.c; the program format and the op's
+ * signature are in plugin/graph/fused_program.h).
+ *
+ * The op is registered here, at TF_InitKernel, through TensorFlow's
+ * op-definition C API (tensorflow/c/ops.h), with a shape function: the
+ * output's shape is the broadcast shape of the inputs. Without that API (or
+ * the attribute getters the kernel needs) neither the op nor its kernel is
+ * registered, and the graph pass, which only fuses where the kernel exists,
+ * stays off.
+ *
+ * At create time the kernel decodes and checks the program (a malformed one
+ * fails the construction with INVALID_ARGUMENT), generates OpenCL C for it
+ * (fused.cl's helpers, one function evaluating the chain, four kernels) and
+ * names its cl_kernels in an OpenCL program keyed by the program's
+ * canonical text: equal chains, in one graph or many, share one program
+ * per context; each distinct chain costs one clBuildProgram (and on PoCL a
+ * compilation of each of the four kernels at its first launch), paid once
+ * per process (PoCL's disk cache keeps builds across runs). Compute is
+ * allocation- and formatting-free: read the input shapes, broadcast them
+ * (kernels/shape.h), launch the kernel that fits:
+ *   _same     every input has the output's elements: x[i]
+ *   _flat     some inputs are single elements: x[i * step], step 0 or 1
+ *   _bcast    general strides over up to 8 collapsed dims, 32-bit indices
+ *   _bcast64  the same in 64 bits, for more than 2^31 - 1 elements
+ * one work-item per output element. More than 8 collapsed dims take one
+ * launch per index of the leading ones; more than 2^31 - 1 elements in the
+ * flat kernels take one launch per 2^30. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/fused_program.h"
+#include "kernel_families.h"
+#include "runtime.h"
+
+extern const char ocl_cl_source_fused[];
+
+enum variant { SAME, FLAT, BCAST, BCAST64, NUM_VARIANTS };
+static const char *const variant_name[NUM_VARIANTS] = {
+    "fused_same", "fused_flat", "fused_bcast", "fused_bcast64"};
+
+struct fused_kernel {
+  struct fused_program prog;
+  TF_DataType out_type;
+  size_t in_size[FUSED_MAX_INPUTS];
+  size_t out_size;
+  /* The OpenCL program: its name (the program text, the program cache's
+   * key) and its source, both owned here; the cache keeps its own copy of
+   * the name and the built cl_program. */
+  char *name;
+  char *source;
+  struct ocl_program program;
+  struct ocl_kernel k[NUM_VARIANTS];
+};
+
+/* ---- Source generation (create time) ------------------------------------- */
+
+struct text {
+  char *data;
+  size_t len, cap;
+  bool failed;
+};
+
+static void text_put(struct text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void text_put(struct text *t, const char *fmt, ...)
+{
+  va_list ap;
+  if (t->failed)
+    return;
+  for (;;) {
+    va_start(ap, fmt);
+    int n = vsnprintf(t->data ? t->data + t->len : NULL,
+                      t->data ? t->cap - t->len : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      t->failed = true;
+      return;
+    }
+    if (t->data != NULL && t->len + (size_t)n < t->cap) {
+      t->len += (size_t)n;
+      return;
+    }
+    size_t cap = t->cap ? t->cap : 4096;
+    while (cap <= t->len + (size_t)n)
+      cap *= 2;
+    char *grown = realloc(t->data, cap);
+    if (grown == NULL) {
+      t->failed = true;
+      return;
+    }
+    t->data = grown;
+    t->cap = cap;
+  }
+}
+
+/* f rounded to the nearest half (ties to even), as a float: fused.cl's
+ * fused_round_half, for constants, on the host. */
+static float round_half(float f)
+{
+  uint32_t u, sign, a;
+  memcpy(&u, &f, sizeof(u));
+  sign = u & 0x80000000u;
+  a = u ^ sign;
+  if (a >= 0x7f800000u)
+    return f;
+  if (a >= 0x477ff000u) {
+    a = 0x7f800000u;
+  } else if (a < 0x38800000u) {
+    float m;
+    memcpy(&m, &a, sizeof(m));
+    m = rintf(m * 0x1p24f) * 0x1p-24f;
+    memcpy(&a, &m, sizeof(a));
+  } else {
+    a += 0x0fffu + ((a >> 13) & 1u);
+    a &= ~0x1fffu;
+  }
+  u = sign | a;
+  memcpy(&f, &u, sizeof(f));
+  return f;
+}
+
+static char type_char(int dtype)
+{
+  return dtype == FUSED_DT_HALF ? 'h' : dtype == FUSED_DT_INT64 ? 'l' : 'f';
+}
+static const char *storage(int dtype)
+{
+  return dtype == FUSED_DT_HALF    ? "half"
+         : dtype == FUSED_DT_INT64 ? "long"
+                                   : "float";
+}
+/* The type a value is computed in. */
+static const char *compute_type(int dtype)
+{
+  return dtype == FUSED_DT_INT64 ? "long" : "float";
+}
+
+/* fused_chain(x0, ..., xn-1): the program, on floats (int64 values on
+ * longs). */
+static void put_chain(struct text *t, const struct fused_program *p)
+{
+  int n = p->num_inputs;
+  int dtypes[FUSED_MAX_VALUES];
+  text_put(t, "static float fused_chain(");
+  for (int k = 0; k < n; k++) {
+    dtypes[k] = p->input_dtypes[k];
+    text_put(t, "%s%s v%d", k ? ", " : "", compute_type(dtypes[k]), k);
+  }
+  text_put(t, ")\n{\n");
+  for (int j = 0; j < p->num_insns; j++) {
+    const struct fused_insn *in = &p->insns[j];
+    bool half = in->dtype == FUSED_DT_HALF;
+    dtypes[n + j] = in->dtype;
+    text_put(t, "  %s v%d = ", compute_type(in->dtype), n + j);
+    switch (in->op) {
+    case FUSED_CONST: {
+      if (in->dtype == FUSED_DT_INT64) {
+        /* The decoder checked it is an integer. */
+        text_put(t, "%lldL;\n", (long long)p->constants[in->a]);
+        continue;
+      }
+      /* The value by its bits: exact, NaN and infinities included; a
+       * half constant rounded to half (the pass's are already). */
+      float value = half ? round_half(p->constants[in->a])
+                         : p->constants[in->a];
+      uint32_t bits;
+      memcpy(&bits, &value, sizeof(bits));
+      text_put(t, "as_float(0x%08xu);\n", (unsigned)bits);
+      continue;
+    }
+    case FUSED_CAST:
+      /* To float from int64: the nearest float; to half: through float
+       * and rounded (what the unfused Cast gives); half to float and
+       * same-type casts are exact. */
+      if (half)
+        text_put(t, "fused_round_half((float)v%d);\n", in->a);
+      else
+        text_put(t, "(float)v%d;\n", in->a);
+      continue;
+    default:
+      break;
+    }
+    /* int64 ops are l_<op>, the float ones f_<op>. */
+    char prefix = dtypes[in->a] == FUSED_DT_INT64 ? 'l' : 'f';
+    text_put(t, "%s", half ? "fused_round_half(" : "");
+    if (fused_op_arity(in->op) == 1)
+      text_put(t, "%c_%s(v%d)", prefix, fused_op_text(in->op), in->a);
+    else
+      text_put(t, "%c_%s(v%d, v%d)", prefix, fused_op_text(in->op), in->a,
+               in->b);
+    text_put(t, "%s;\n", half ? ")" : "");
+  }
+  text_put(t, "  return v%d;\n}\n\n", n + p->num_insns - 1);
+}
+
+/* How a kernel indexes input k: i, i * s.step[k], or the j<k> its
+ * broadcast loop computed. */
+enum indexing { INDEX_SAME, INDEX_STEP, INDEX_LOOP };
+
+/* One kernel: the arguments, the per-input index, the call and the store. */
+static void put_kernel(struct text *t, const struct fused_program *p,
+                       const char *name, const char *itype,
+                       const char *extra_arg, const char *prologue,
+                       enum indexing index)
+{
+  int n = p->num_inputs;
+  text_put(t, "__kernel void %s(", name);
+  for (int k = 0; k < n; k++)
+    text_put(t, "OCL_TENSOR_ARG(const %s, in%d), ",
+             storage(p->input_dtypes[k]), k);
+  text_put(t, "OCL_TENSOR_ARG(%s, out), %s n%s)\n{\n", storage(p->out_dtype),
+           itype, extra_arg);
+  text_put(t, "  %s i = get_global_id(0);\n  OCL_GUARD(i, n);\n%s", itype,
+           prologue);
+  text_put(t, "  FUSED_ST_%c(OCL_PTR(%s, out), i, fused_chain(",
+           type_char(p->out_dtype), storage(p->out_dtype));
+  for (int k = 0; k < n; k++) {
+    text_put(t, "%s\n      FUSED_LD_%c(OCL_PTR(const %s, in%d), ",
+             k ? "," : "", type_char(p->input_dtypes[k]),
+             storage(p->input_dtypes[k]), k);
+    if (index == INDEX_SAME)
+      text_put(t, "i)");
+    else if (index == INDEX_STEP)
+      text_put(t, "i * s.step[%d])", k);
+    else
+      text_put(t, "j%d)", k);
+  }
+  text_put(t, "));\n}\n\n");
+}
+
+/* The broadcast kernels' index loop over the collapsed dims. */
+static void put_bcast_prologue(struct text *t, const struct fused_program *p,
+                               const char *itype)
+{
+  int n = p->num_inputs;
+  text_put(t, "  %s rem = i", itype);
+  for (int k = 0; k < n; k++)
+    text_put(t, ", j%d = 0", k);
+  text_put(t, ";\n  for (%s d = s.rank - 1; d >= 0; d--) {\n"
+              "    %s c = rem %% s.dims[d];\n    rem /= s.dims[d];\n",
+           itype, itype);
+  for (int k = 0; k < n; k++)
+    text_put(t, "    j%d += c * s.strides[%d + d];\n", k, 8 * k);
+  text_put(t, "  }\n");
+}
+
+/* The whole program's source: fused.cl, the argument structs (their
+ * layout is the host's int32/int64 arrays below), the chain, the kernels. */
+static char *generate(const struct fused_program *p)
+{
+  struct text t = {0};
+  int n = p->num_inputs;
+  text_put(&t, "%s\n", ocl_cl_source_fused);
+  text_put(&t,
+           "typedef struct { int step[%d]; } fused_steps_t;\n"
+           "typedef struct { int dims[8]; int strides[%d]; int rank; } "
+           "fused_bcast32_t;\n"
+           "typedef struct { long dims[8]; long strides[%d]; long rank; } "
+           "fused_bcast64_t;\n\n",
+           n, 8 * n, 8 * n);
+  put_chain(&t, p);
+  put_kernel(&t, p, variant_name[SAME], "int", "", "", INDEX_SAME);
+  put_kernel(&t, p, variant_name[FLAT], "int", ", fused_steps_t s", "",
+             INDEX_STEP);
+  struct text pro = {0};
+  put_bcast_prologue(&pro, p, "int");
+  put_kernel(&t, p, variant_name[BCAST], "int", ", fused_bcast32_t s",
+             pro.data ? pro.data : "", INDEX_LOOP);
+  t.failed = t.failed || pro.failed || pro.data == NULL;
+  free(pro.data);
+  pro = (struct text){0};
+  put_bcast_prologue(&pro, p, "long");
+  put_kernel(&t, p, variant_name[BCAST64], "long", ", fused_bcast64_t s",
+             pro.data ? pro.data : "", INDEX_LOOP);
+  t.failed = t.failed || pro.failed || pro.data == NULL;
+  free(pro.data);
+  if (t.failed) {
+    free(t.data);
+    return NULL;
+  }
+  return t.data;
+}
+
+/* ---- Kernel callbacks ---------------------------------------------------- */
+
+static void fused_delete(void *kernel)
+{
+  struct fused_kernel *k = kernel;
+  if (k == NULL)
+    return;
+  free(k->name);
+  free(k->source);
+  free(k);
+}
+
+/* The attribute's list length, or -1 with the status set. */
+static int64_t attr_size(TF_OpKernelConstruction *ctx, const char *name,
+                         TF_Status *status)
+{
+  int32_t list_size = -1, total_size = -1;
+  ocl_tf.OpKernelConstruction_GetAttrSize(ctx, name, &list_size, &total_size,
+                                          status);
+  return ocl_tf.GetCode(status) == TF_OK ? list_size : -1;
+}
+
+static void *fused_create(TF_OpKernelConstruction *ctx)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct fused_kernel *k = calloc(1, sizeof(*k));
+  int64_t program[3 * FUSED_MAX_INSNS];
+  float constants[FUSED_MAX_CONSTANTS];
+  TF_DataType targs[FUSED_MAX_INPUTS];
+  int in_types[FUSED_MAX_INPUTS];
+  char why[256];
+
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    goto fail;
+  }
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->out_type, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    goto fail;
+  int64_t num_inputs = attr_size(ctx, "Targs", status);
+  int64_t program_len = num_inputs >= 0 ? attr_size(ctx, "program", status)
+                                        : -1;
+  int64_t num_constants =
+      program_len >= 0 ? attr_size(ctx, "constants", status) : -1;
+  if (num_constants < 0)
+    goto fail;
+  /* Only what fits is read; the decoder rejects counts beyond the limits. */
+  if (num_inputs > FUSED_MAX_INPUTS || num_inputs < 1 ||
+      program_len > 3 * FUSED_MAX_INSNS || program_len < 1 ||
+      num_constants > FUSED_MAX_CONSTANTS) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "%s: %lld inputs, %lld program integers and %lld "
+                   "constants (at most %d, %d and %d)",
+                   FUSED_OP_NAME, (long long)num_inputs,
+                   (long long)program_len, (long long)num_constants,
+                   FUSED_MAX_INPUTS, 3 * FUSED_MAX_INSNS, FUSED_MAX_CONSTANTS);
+    goto fail;
+  }
+  ocl_tf.OpKernelConstruction_GetAttrTypeList(ctx, "Targs", targs,
+                                              (int)num_inputs, status);
+  if (ocl_tf.GetCode(status) == TF_OK)
+    ocl_tf.OpKernelConstruction_GetAttrInt64List(ctx, "program", program,
+                                                 (int)program_len, status);
+  if (ocl_tf.GetCode(status) == TF_OK && num_constants > 0)
+    ocl_tf.OpKernelConstruction_GetAttrFloatList(ctx, "constants", constants,
+                                                 (int)num_constants, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    goto fail;
+  for (int64_t i = 0; i < num_inputs; i++)
+    in_types[i] = (int)targs[i];
+  if (!fused_program_decode(program, (size_t)program_len, constants,
+                            (size_t)num_constants, in_types,
+                            (size_t)num_inputs, (int)k->out_type, &k->prog,
+                            why, sizeof(why))) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT, "%s: malformed program: %s",
+                   FUSED_OP_NAME, why);
+    goto fail;
+  }
+  for (int i = 0; i < k->prog.num_inputs; i++)
+    k->in_size[i] = ocl_tf.DataTypeSize(targs[i]);
+  k->out_size = ocl_tf.DataTypeSize(k->out_type);
+
+  size_t text_len = fused_program_text(&k->prog, NULL, 0);
+  k->name = malloc(text_len + 8);
+  k->source = generate(&k->prog);
+  if (k->name == NULL || k->source == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    goto fail;
+  }
+  memcpy(k->name, "fused:", 6);
+  fused_program_text(&k->prog, k->name + 6, text_len + 2);
+  k->program = (struct ocl_program){k->name, k->source, NULL};
+  for (int v = 0; v < NUM_VARIANTS; v++)
+    ocl_kernel_init(&k->k[v], &k->program, variant_name[v]);
+  ocl_tf.DeleteStatus(status);
+  return k;
+fail:
+  if (k != NULL) {
+    free(k->name);
+    free(k->source);
+  }
+  return ocl_create_failed(ctx, status, k);
+}
+
+/* Launch arguments: the inputs, the output, n, the struct. */
+struct launch {
+  struct ocl_arg args[FUSED_MAX_INPUTS + 3];
+  int num_args;
+};
+
+/* Resolves input k from element `at` on and the output's n elements from
+ * `out_at`. */
+static bool bind(struct ocl_op *op, const struct fused_kernel *k,
+                 TF_Tensor *const *in, const int64_t *at, TF_Tensor *out,
+                 int64_t out_at, int64_t n, struct launch *l)
+{
+  int num = k->prog.num_inputs;
+  for (int i = 0; i < num; i++) {
+    struct ocl_buffer b;
+    size_t offset = (size_t)at[i] * k->in_size[i];
+    if (!ocl_op_buffer(op, in[i], offset,
+                       ocl_tf.TensorByteSize(in[i]) - offset, &b))
+      return false;
+    l->args[i] = OCL_BUF(b);
+  }
+  struct ocl_buffer ob;
+  if (!ocl_op_buffer(op, out, (size_t)out_at * k->out_size,
+                     (size_t)n * k->out_size, &ob))
+    return false;
+  l->args[num] = OCL_BUF(ob);
+  l->num_args = num + 1;
+  return true;
+}
+
+/* The flat kernels (same, flat): one launch per 2^30 elements, so that
+ * the index fits an int. */
+static bool launch_flat(struct ocl_op *op, struct fused_kernel *k,
+                        const struct ocl_bcastn *b, TF_Tensor *const *in,
+                        TF_Tensor *out)
+{
+  const int64_t chunk = (int64_t)1 << 30;
+  int num = k->prog.num_inputs;
+  enum variant v = b->same_shape ? SAME : FLAT;
+  int32_t steps[FUSED_MAX_INPUTS];
+  for (int i = 0; i < num; i++)
+    steps[i] = b->single[i] ? 0 : 1;
+  for (int64_t at = 0; at < b->out_elements; at += chunk) {
+    int64_t n = b->out_elements - at < chunk ? b->out_elements - at : chunk;
+    int64_t in_at[FUSED_MAX_INPUTS];
+    for (int i = 0; i < num; i++)
+      in_at[i] = at * steps[i];
+    struct launch l;
+    if (!bind(op, k, in, in_at, out, at, n, &l))
+      return false;
+    l.args[l.num_args++] = OCL_INT(n);
+    if (v == FLAT)
+      l.args[l.num_args++] =
+          OCL_BYTES(steps, sizeof(int32_t) * (size_t)num);
+    if (!ocl_launch_1d(op, &k->k[v], (size_t)n, l.args, l.num_args))
+      return false;
+  }
+  return true;
+}
+
+/* One launch of the _bcast kernels over collapsed dims [first, b->rank)
+ * (at most 8), inputs from element offsets in_at, the output from out_at. */
+static bool launch_bcast(struct ocl_op *op, struct fused_kernel *k,
+                         const struct ocl_bcastn *b, int first,
+                         TF_Tensor *const *in, const int64_t *in_at,
+                         TF_Tensor *out, int64_t out_at, int64_t n)
+{
+  int num = k->prog.num_inputs;
+  int rank = b->rank - first;
+  struct launch l;
+  if (!bind(op, k, in, in_at, out, out_at, n, &l))
+    return false;
+  /* dims[8], strides[8 * num], rank: the generated structs' layout. */
+  if (n <= INT32_MAX) {
+    int32_t s[8 + 8 * FUSED_MAX_INPUTS + 1] = {0};
+    for (int d = 0; d < rank; d++) {
+      s[d] = (int32_t)b->dims[first + d];
+      for (int i = 0; i < num; i++)
+        s[8 + 8 * i + d] = (int32_t)b->strides[i][first + d];
+    }
+    s[8 + 8 * num] = rank;
+    l.args[l.num_args++] = OCL_INT(n);
+    l.args[l.num_args++] = OCL_BYTES(s, sizeof(int32_t) * (size_t)(9 + 8 * num));
+    return ocl_launch_1d(op, &k->k[BCAST], (size_t)n, l.args, l.num_args);
+  }
+  int64_t s[8 + 8 * FUSED_MAX_INPUTS + 1] = {0};
+  for (int d = 0; d < rank; d++) {
+    s[d] = b->dims[first + d];
+    for (int i = 0; i < num; i++)
+      s[8 + 8 * i + d] = b->strides[i][first + d];
+  }
+  s[8 + 8 * num] = rank;
+  l.args[l.num_args++] = OCL_LONG(n);
+  l.args[l.num_args++] = OCL_BYTES(s, sizeof(int64_t) * (size_t)(9 + 8 * num));
+  return ocl_launch_1d(op, &k->k[BCAST64], (size_t)n, l.args, l.num_args);
+}
+
+/* More collapsed dims than a kernel takes: one launch per index of the
+ * leading dims (it takes alternating broadcasts in 9 or more dims). */
+static bool launch_bcast_split(struct ocl_op *op, struct fused_kernel *k,
+                               const struct ocl_bcastn *b,
+                               TF_Tensor *const *in, TF_Tensor *out)
+{
+  int num = k->prog.num_inputs;
+  int outer = b->rank - OCL_MAX_DIMS;
+  int64_t inner = 1, index[OCL_MAX_RANK] = {0};
+  for (int d = outer; d < b->rank; d++)
+    inner *= b->dims[d];
+  for (int64_t out_at = 0; out_at < b->out_elements; out_at += inner) {
+    int64_t in_at[FUSED_MAX_INPUTS] = {0};
+    for (int d = 0; d < outer; d++)
+      for (int i = 0; i < num; i++)
+        in_at[i] += index[d] * b->strides[i][d];
+    if (!launch_bcast(op, k, b, outer, in, in_at, out, out_at, inner))
+      return false;
+    for (int d = outer - 1; d >= 0 && ++index[d] == b->dims[d]; d--)
+      index[d] = 0;
+  }
+  return true;
+}
+
+static void fused_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct fused_kernel *k = kernel;
+  struct ocl_op op;
+  int num = k->prog.num_inputs;
+  TF_Tensor *in[FUSED_MAX_INPUTS];
+  int64_t dims[FUSED_MAX_INPUTS][OCL_MAX_RANK];
+  const int64_t *dim_ptrs[FUSED_MAX_INPUTS];
+  int ranks[FUSED_MAX_INPUTS];
+  struct ocl_bcastn b;
+
+  ocl_op_begin(&op, ctx);
+  if (ocl_tf.NumInputs(ctx) != num) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT, "%s: %d inputs, the program has %d",
+                FUSED_OP_NAME, ocl_tf.NumInputs(ctx), num);
+    goto out;
+  }
+  for (int i = 0; i < num; i++) {
+    in[i] = ocl_op_input(&op, i);
+    if (in[i] == NULL)
+      goto out;
+    ranks[i] = ocl_tf.NumDims(in[i]);
+    if (ranks[i] > OCL_MAX_RANK) {
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT, "input %d has rank %d", i,
+                  ranks[i]);
+      goto out;
+    }
+    for (int d = 0; d < ranks[i]; d++)
+      dims[i][d] = ocl_tf.Dim(in[i], d);
+    dim_ptrs[i] = dims[i];
+  }
+  if (!ocl_bcastn_init(&b, dim_ptrs, ranks, num, op.status))
+    goto out;
+  TF_Tensor *z = ocl_op_output(&op, 0, k->out_type, b.out_dims, b.out_rank);
+  if (z == NULL || b.out_elements == 0)
+    goto out;
+  if (b.flat)
+    launch_flat(&op, k, &b, in, z);
+  else if (b.rank > OCL_MAX_DIMS)
+    launch_bcast_split(&op, k, &b, in, z);
+  else
+    launch_bcast(&op, k, &b, 0, in, (const int64_t[FUSED_MAX_INPUTS]){0}, z,
+                 0, b.out_elements);
+out:
+  ocl_op_end(&op);
+}
+
+/* ---- The op definition ---------------------------------------------------- */
+
+/* The output: the broadcast of the inputs' shapes. Dim by dim from the
+ * right: a known dim other than 1 wins (two different ones are an error),
+ * else an unknown one, else 1; an input of unknown rank makes it all
+ * unknown. Built from the inputs' own dims (Subshape + Concatenate), the
+ * only way the C API has to make a shape of given dims. */
+static void fused_shape_fn(TF_ShapeInferenceContext *ctx, TF_Status *status)
+{
+  int64_t num = ocl_tf.ShapeInferenceContextNumInputs(ctx);
+  TF_ShapeHandle *in[FUSED_MAX_INPUTS] = {NULL};
+  int64_t ranks[FUSED_MAX_INPUTS];
+  TF_ShapeHandle *result = NULL, *piece = NULL;
+  TF_DimensionHandle *dim = ocl_tf.NewDimensionHandle();
+  int64_t rank = 0;
+
+  ocl_set_ok(status);
+  if (num < 1 || num > FUSED_MAX_INPUTS) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT, "%s takes 1 to %d inputs",
+                   FUSED_OP_NAME, FUSED_MAX_INPUTS);
+    goto out;
+  }
+  for (int64_t i = 0; i < num; i++) {
+    in[i] = ocl_tf.NewShapeHandle();
+    ocl_tf.ShapeInferenceContextGetInput(ctx, (int)i, in[i], status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      goto out;
+    if (!ocl_tf.ShapeInferenceContextRankKnown(ctx, in[i])) {
+      ocl_tf.ShapeInferenceContextSetUnknownShape(ctx, status);
+      goto out;
+    }
+    ranks[i] = ocl_tf.ShapeInferenceContextRank(ctx, in[i]);
+    rank = ranks[i] > rank ? ranks[i] : rank;
+  }
+  result = ocl_tf.ShapeInferenceContextScalar(ctx);
+  piece = ocl_tf.NewShapeHandle();
+  for (int64_t d = 0; d < rank; d++) {
+    /* The first input with a known dim other than 1, else the first
+     * unknown one, else the first 1. */
+    int64_t known = -1, known_at = 0, known_value = 0;
+    int64_t unknown = -1, unknown_at = 0, one = -1, one_at = 0;
+    for (int64_t i = 0; i < num; i++) {
+      int64_t at = ranks[i] - rank + d;
+      if (at < 0)
+        continue;
+      ocl_tf.ShapeInferenceContextDim(ctx, in[i], at, dim);
+      if (!ocl_tf.DimensionHandleValueKnown(dim)) {
+        if (unknown < 0) {
+          unknown = i;
+          unknown_at = at;
+        }
+        continue;
+      }
+      int64_t v = ocl_tf.DimensionHandleValue(dim);
+      if (v == 1) {
+        if (one < 0) {
+          one = i;
+          one_at = at;
+        }
+      } else if (known < 0) {
+        known = i;
+        known_at = at;
+        known_value = v;
+      } else if (v != known_value) {
+        ocl_set_status(status, TF_INVALID_ARGUMENT,
+                       "Incompatible shapes: dimension %lld is %lld in input "
+                       "%lld and %lld in input %lld",
+                       (long long)(d - rank), (long long)known_value,
+                       (long long)known, (long long)v, (long long)i);
+        goto out;
+      }
+    }
+    int64_t pick = known >= 0 ? known : unknown >= 0 ? unknown : one;
+    int64_t pick_at = known >= 0 ? known_at : unknown >= 0 ? unknown_at
+                                                            : one_at;
+    ocl_tf.ShapeInferenceContextSubshape(ctx, in[pick], pick_at, pick_at + 1,
+                                         piece, status);
+    if (ocl_tf.GetCode(status) == TF_OK)
+      ocl_tf.ShapeInferenceContextConcatenateShapes(ctx, result, piece,
+                                                    result, status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      goto out;
+  }
+  ocl_tf.ShapeInferenceContextSetOutput(ctx, 0, result, status);
+out:
+  for (int64_t i = 0; i < FUSED_MAX_INPUTS; i++)
+    ocl_tf.DeleteShapeHandle(in[i]);
+  ocl_tf.DeleteShapeHandle(result);
+  ocl_tf.DeleteShapeHandle(piece);
+  ocl_tf.DeleteDimensionHandle(dim);
+}
+
+/* The first function of the op-definition API or of the attribute getters
+ * the kernel needs that this TensorFlow lacks, or NULL. */
+static const char *missing_api(void)
+{
+#define NEED(name)            \
+  if (ocl_tf.name == NULL)    \
+    return "TF_" #name;
+  NEED(NewOpDefinitionBuilder)
+  NEED(RegisterOpDefinition)
+  NEED(DeleteOpDefinitionBuilder)
+  NEED(OpDefinitionBuilderAddAttr)
+  NEED(OpDefinitionBuilderAddInput)
+  NEED(OpDefinitionBuilderAddOutput)
+  NEED(OpDefinitionBuilderSetShapeInferenceFunction)
+  NEED(ShapeInferenceContextNumInputs)
+  NEED(ShapeInferenceContextGetInput)
+  NEED(ShapeInferenceContextSetOutput)
+  NEED(ShapeInferenceContextScalar)
+  NEED(ShapeInferenceContextRank)
+  NEED(ShapeInferenceContextRankKnown)
+  NEED(ShapeInferenceContextDim)
+  NEED(ShapeInferenceContextSubshape)
+  NEED(ShapeInferenceContextSetUnknownShape)
+  NEED(ShapeInferenceContextConcatenateShapes)
+  NEED(NewShapeHandle)
+  NEED(DeleteShapeHandle)
+  NEED(NewDimensionHandle)
+  NEED(DeleteDimensionHandle)
+  NEED(DimensionHandleValueKnown)
+  NEED(DimensionHandleValue)
+  NEED(OpKernelConstruction_GetAttrSize)
+  NEED(OpKernelConstruction_GetAttrTypeList)
+  NEED(OpKernelConstruction_GetAttrInt64List)
+  NEED(OpKernelConstruction_GetAttrFloatList)
+#undef NEED
+  return NULL;
+}
+
+static void say_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say_once(const char *fmt, ...)
+{
+  static atomic_flag said = ATOMIC_FLAG_INIT;
+  va_list ap;
+  if (atomic_flag_test_and_set(&said))
+    return;
+  va_start(ap, fmt);
+  fprintf(stderr, "tfocl: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+}
+
+/* Registers the op. Inside TensorFlow a definition it rejects aborts the
+ * process, so this one is fixed text that TensorFlow's OpDefBuilder
+ * accepts; the host shim reports problems through the status. */
+static bool register_op(void)
+{
+  TF_OpDefinitionBuilder *b = ocl_tf.NewOpDefinitionBuilder(FUSED_OP_NAME);
+  if (b == NULL)
+    return false;
+  ocl_tf.OpDefinitionBuilderAddInput(b, "args: Targs");
+  ocl_tf.OpDefinitionBuilderAddOutput(b, "output: T");
+  ocl_tf.OpDefinitionBuilderAddAttr(b, "Targs: list(type) >= 1");
+  ocl_tf.OpDefinitionBuilderAddAttr(b, "T: {float, half}");
+  ocl_tf.OpDefinitionBuilderAddAttr(b, "program: list(int)");
+  ocl_tf.OpDefinitionBuilderAddAttr(b, "constants: list(float) = []");
+  ocl_tf.OpDefinitionBuilderSetShapeInferenceFunction(b, fused_shape_fn);
+  TF_Status *status = ocl_tf.NewStatus();
+  ocl_tf.RegisterOpDefinition(b, status); /* takes b */
+  bool ok = ocl_tf.GetCode(status) == TF_OK;
+  if (!ok)
+    say_once("element-wise fusion off: registering %s failed: %s",
+             FUSED_OP_NAME, ocl_tf.Message(status));
+  ocl_tf.DeleteStatus(status);
+  return ok;
+}
+
+void ocl_register_fused_kernels(void)
+{
+  static const TF_DataType types[] = {TF_FLOAT, TF_HALF};
+  const char *missing = missing_api();
+  if (missing != NULL) {
+    say_once("element-wise fusion off: this TensorFlow lacks %s", missing);
+    return;
+  }
+  if (!register_op())
+    return;
+  for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+    ocl_register_kernel(&(const struct ocl_kernel_spec){
+        .op = FUSED_OP_NAME,
+        .create = fused_create,
+        .compute = fused_compute,
+        .destroy = fused_delete,
+        .type_attrs = {"T"},
+        .types = {types[t]},
+    });
+}

@@ -1,0 +1,115 @@
+/* The fused element-wise op's building blocks (kernels/fused.c).
+ *
+ * Not a program on its own: fused.c appends, for each distinct program of
+ * the op (plugin/graph/fused_program.h), a function evaluating the chain on
+ * floats and the four kernels that load the inputs, call it and store the
+ * result (_same, _flat, _bcast, _bcast64). Everything is computed in float;
+ * a half value is rounded to half after the op that makes it, as the
+ * unfused half kernels round on store, and stored with vstore_half_rte: no
+ * cl_khr_fp16 needed.
+ *
+ * Each op is the same float expression as the unfused kernel's (binary.cl,
+ * unary.cl), and contraction is off, so that a * b + c stays two roundings
+ * as it is when Mul and AddV2 run one by one. */
+#include "common.clh"
+
+#pragma OPENCL FP_CONTRACT OFF
+
+#define FUSED_LD_f(p, i) ((p)[i])
+#define FUSED_LD_l(p, i) ((p)[i])
+#define FUSED_LD_h(p, i) vload_half((i), (p))
+#define FUSED_ST_f(p, i, v) ((p)[i] = (v))
+#define FUSED_ST_h(p, i, v) vstore_half_rte((v), (i), (p))
+
+/* x rounded to the nearest half (ties to even), kept as a float: what
+ * vstore_half_rte then vload_half give, without a round trip through
+ * memory. Overflow goes to infinity, NaN stays NaN, subnormal halves are
+ * kept. */
+static float fused_round_half(float x)
+{
+  uint u = as_uint(x);
+  uint sign = u & 0x80000000u;
+  uint a = u ^ sign;
+  if (a >= 0x7f800000u) /* Inf, NaN */
+    return x;
+  if (a >= 0x477ff000u) /* >= 65520: beyond the largest half, 65504 */
+    return as_float(sign | 0x7f800000u);
+  if (a < 0x38800000u) /* below 2^-14: half's subnormal grid, 2^-24 */
+    return as_float(sign | as_uint(rint(as_float(a) * 0x1p24f) * 0x1p-24f));
+  /* Drop 13 mantissa bits, ties to even. */
+  a += 0x0fffu + ((a >> 13) & 1u);
+  return as_float(sign | (a & ~0x1fffu));
+}
+
+/* ---- The ops, as binary.cl and unary.cl compute them --------------------- */
+
+static float f_neg(float a) { return -a; }
+static float f_abs(float a) { return fabs(a); }
+static float f_square(float a) { return a * a; }
+static float f_sqrt(float a) { return sqrt(a); }
+static float f_rsqrt(float a) { return rsqrt(a); }
+static float f_reciprocal(float a) { return 1.0f / a; }
+static float f_exp(float a) { return exp(a); }
+static float f_log(float a) { return log(a); }
+static float f_tanh(float a) { return tanh(a); }
+/* exp(-|a|) never overflows: large negative inputs give 0, not NaN. */
+static float f_sigmoid(float a)
+{
+  float e = exp(-fabs(a));
+  float s = 1.0f / (1.0f + e);
+  return a >= 0.0f ? s : e * s;
+}
+/* std::max(a, 0): NaN propagates, -0 stays -0. */
+static float f_relu(float a) { return a < 0.0f ? 0.0f : a; }
+static float f_relu6(float a)
+{
+  float r = a < 0.0f ? 0.0f : a;
+  return r > 6.0f ? 6.0f : r;
+}
+static float f_elu(float a) { return a < 0.0f ? expm1(a) : a; }
+static float f_erf(float a) { return erf(a); }
+static float f_erfc(float a) { return erfc(a); }
+
+static float f_add(float a, float b) { return a + b; }
+static float f_sub(float a, float b) { return a - b; }
+static float f_mul(float a, float b) { return a * b; }
+static float f_div(float a, float b) { return a / b; }
+/* TensorFlow's Maximum/Minimum propagate NaN. */
+static float f_maximum(float a, float b)
+{
+  return isnan(a) ? a : isnan(b) ? b : fmax(a, b);
+}
+static float f_minimum(float a, float b)
+{
+  return isnan(a) ? a : isnan(b) ? b : fmin(a, b);
+}
+static float f_squared_difference(float a, float b)
+{
+  return (a - b) * (a - b);
+}
+static float f_pow(float a, float b) { return pow(a, b); }
+static float f_div_no_nan(float a, float b) { return b == 0.0f ? 0.0f : a / b; }
+/* The relu gradients multiply by the mask: NaN or Inf gradients give NaN
+ * where it is 0, as TensorFlow's. */
+static float f_relu_grad(float a, float b) { return a * (float)(b > 0.0f); }
+static float f_relu6_grad(float a, float b)
+{
+  return a * (float)((b > 0.0f) & (b < 6.0f));
+}
+/* (y, dy) */
+static float f_sigmoid_grad(float a, float b) { return b * a * (1.0f - a); }
+static float f_tanh_grad(float a, float b) { return b * fma(-a, a, 1.0f); }
+static float f_sqrt_grad(float a, float b) { return 0.5f * b / a; }
+static float f_rsqrt_grad(float a, float b) { return -0.5f * (a * a) * (a * b); }
+
+/* int64, wrapping around as TensorFlow's integer kernels (binary.cl's and
+ * unary.cl's long ones). */
+static long l_add(long a, long b) { return (long)((ulong)a + (ulong)b); }
+static long l_sub(long a, long b) { return (long)((ulong)a - (ulong)b); }
+static long l_mul(long a, long b) { return (long)((ulong)a * (ulong)b); }
+static long l_maximum(long a, long b) { return max(a, b); }
+static long l_minimum(long a, long b) { return min(a, b); }
+static long l_neg(long a) { return (long)(0ul - (ulong)a); }
+static long l_square(long a) { return (long)((ulong)a * (ulong)a); }
+
+/* The generated part follows. */

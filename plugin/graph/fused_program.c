@@ -1,0 +1,320 @@
+/* The _TfoclFusedElementwise program format (fused_program.h). */
+#include "fused_program.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+struct op_entry {
+  int op;
+  const char *text;
+  int arity;
+};
+
+static const struct op_entry ops[] = {
+    {FUSED_CONST, "c", 0},
+    {FUSED_CAST, "cast", 1},
+    {FUSED_NEG, "neg", 1},
+    {FUSED_ABS, "abs", 1},
+    {FUSED_SQUARE, "square", 1},
+    {FUSED_SQRT, "sqrt", 1},
+    {FUSED_RSQRT, "rsqrt", 1},
+    {FUSED_RECIPROCAL, "reciprocal", 1},
+    {FUSED_EXP, "exp", 1},
+    {FUSED_LOG, "log", 1},
+    {FUSED_TANH, "tanh", 1},
+    {FUSED_SIGMOID, "sigmoid", 1},
+    {FUSED_RELU, "relu", 1},
+    {FUSED_RELU6, "relu6", 1},
+    {FUSED_ELU, "elu", 1},
+    {FUSED_ERF, "erf", 1},
+    {FUSED_ERFC, "erfc", 1},
+    {FUSED_ADD, "add", 2},
+    {FUSED_SUB, "sub", 2},
+    {FUSED_MUL, "mul", 2},
+    {FUSED_DIV, "div", 2},
+    {FUSED_MAXIMUM, "maximum", 2},
+    {FUSED_MINIMUM, "minimum", 2},
+    {FUSED_SQUARED_DIFFERENCE, "squared_difference", 2},
+    {FUSED_POW, "pow", 2},
+    {FUSED_DIV_NO_NAN, "div_no_nan", 2},
+    {FUSED_RELU_GRAD, "relu_grad", 2},
+    {FUSED_RELU6_GRAD, "relu6_grad", 2},
+    {FUSED_SIGMOID_GRAD, "sigmoid_grad", 2},
+    {FUSED_TANH_GRAD, "tanh_grad", 2},
+    {FUSED_SQRT_GRAD, "sqrt_grad", 2},
+    {FUSED_RSQRT_GRAD, "rsqrt_grad", 2},
+};
+
+#define NUM_OPS (sizeof(ops) / sizeof(ops[0]))
+
+/* TensorFlow's op names. Add and AddV2 differ only for strings. */
+static const struct {
+  const char *name;
+  int op;
+} tf_ops[] = {
+    {"Neg", FUSED_NEG},
+    {"Abs", FUSED_ABS},
+    {"Square", FUSED_SQUARE},
+    {"Sqrt", FUSED_SQRT},
+    {"Rsqrt", FUSED_RSQRT},
+    {"Reciprocal", FUSED_RECIPROCAL},
+    {"Inv", FUSED_RECIPROCAL},
+    {"Exp", FUSED_EXP},
+    {"Log", FUSED_LOG},
+    {"Tanh", FUSED_TANH},
+    {"Sigmoid", FUSED_SIGMOID},
+    {"Relu", FUSED_RELU},
+    {"Relu6", FUSED_RELU6},
+    {"Elu", FUSED_ELU},
+    {"Erf", FUSED_ERF},
+    {"Erfc", FUSED_ERFC},
+    {"AddV2", FUSED_ADD},
+    {"Add", FUSED_ADD},
+    {"Sub", FUSED_SUB},
+    {"Mul", FUSED_MUL},
+    {"RealDiv", FUSED_DIV},
+    {"Maximum", FUSED_MAXIMUM},
+    {"Minimum", FUSED_MINIMUM},
+    {"SquaredDifference", FUSED_SQUARED_DIFFERENCE},
+    {"Pow", FUSED_POW},
+    {"DivNoNan", FUSED_DIV_NO_NAN},
+    {"ReluGrad", FUSED_RELU_GRAD},
+    {"Relu6Grad", FUSED_RELU6_GRAD},
+    {"SigmoidGrad", FUSED_SIGMOID_GRAD},
+    {"TanhGrad", FUSED_TANH_GRAD},
+    {"SqrtGrad", FUSED_SQRT_GRAD},
+    {"RsqrtGrad", FUSED_RSQRT_GRAD},
+};
+
+static const struct op_entry *entry_of(int op)
+{
+  for (size_t i = 0; i < NUM_OPS; i++)
+    if (ops[i].op == op)
+      return &ops[i];
+  return NULL;
+}
+
+int fused_op_arity(int op)
+{
+  const struct op_entry *e = entry_of(op);
+  return e != NULL ? e->arity : -1;
+}
+
+const char *fused_op_text(int op)
+{
+  const struct op_entry *e = entry_of(op);
+  return e != NULL ? e->text : "?";
+}
+
+int fused_opcode_of(const uint8_t *name, size_t len)
+{
+  for (size_t i = 0; i < sizeof(tf_ops) / sizeof(tf_ops[0]); i++)
+    if (strlen(tf_ops[i].name) == len &&
+        memcmp(tf_ops[i].name, name, len) == 0)
+      return tf_ops[i].op;
+  return 0;
+}
+
+/* A float value's dtype (an output's, a CAST's destination). */
+static bool valid_dtype(int64_t t)
+{
+  return t == FUSED_DT_FLOAT || t == FUSED_DT_HALF;
+}
+
+/* Any value's dtype. */
+static bool valid_value_dtype(int64_t t)
+{
+  return valid_dtype(t) || t == FUSED_DT_INT64;
+}
+
+bool fused_op_takes_int64(int op)
+{
+  switch (op) {
+  case FUSED_CONST: case FUSED_CAST: case FUSED_ADD: case FUSED_SUB:
+  case FUSED_MUL: case FUSED_MAXIMUM: case FUSED_MINIMUM: case FUSED_NEG:
+  case FUSED_SQUARE:
+    /* Not Abs: clang makes llvm.abs.i64 of it, which Oclgrind (the
+     * project's second OpenCL implementation) cannot run, and no counter
+     * needs it. */
+    return true;
+  default:
+    return false;
+  }
+}
+
+static bool fail(char *why, size_t why_size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bool fail(char *why, size_t why_size, const char *fmt, ...)
+{
+  va_list ap;
+  if (why != NULL && why_size > 0) {
+    va_start(ap, fmt);
+    vsnprintf(why, why_size, fmt, ap);
+    va_end(ap);
+  }
+  return false;
+}
+
+bool fused_program_decode(const int64_t *program, size_t program_len,
+                          const float *constants, size_t num_constants,
+                          const int *input_dtypes, size_t num_inputs,
+                          int out_dtype, struct fused_program *out,
+                          char *why, size_t why_size)
+{
+  memset(out, 0, sizeof(*out));
+  if (num_inputs < 1 || num_inputs > FUSED_MAX_INPUTS)
+    return fail(why, why_size, "%zu inputs (1 to %d)", num_inputs,
+                FUSED_MAX_INPUTS);
+  if (program_len == 0 || program_len % 3 != 0 ||
+      program_len / 3 > FUSED_MAX_INSNS)
+    return fail(why, why_size,
+                "a program of %zu integers (3 per instruction, 1 to %d "
+                "instructions)",
+                program_len, FUSED_MAX_INSNS);
+  if (num_constants > FUSED_MAX_CONSTANTS)
+    return fail(why, why_size, "%zu constants (at most %d)", num_constants,
+                FUSED_MAX_CONSTANTS);
+  if (!valid_dtype(out_dtype))
+    return fail(why, why_size, "output dtype %d (float or half)", out_dtype);
+
+  int dtypes[FUSED_MAX_VALUES];
+  out->num_inputs = (int)num_inputs;
+  for (size_t k = 0; k < num_inputs; k++) {
+    if (!valid_value_dtype(input_dtypes[k]))
+      return fail(why, why_size,
+                  "input %zu has dtype %d (float, half or int64)", k,
+                  input_dtypes[k]);
+    out->input_dtypes[k] = dtypes[k] = input_dtypes[k];
+  }
+  out->num_constants = (int)num_constants;
+  for (size_t c = 0; c < num_constants; c++)
+    out->constants[c] = constants[c];
+
+  int num_values = (int)num_inputs;
+  for (size_t j = 0; j < program_len / 3; j++) {
+    int64_t op = program[3 * j], a = program[3 * j + 1],
+            b = program[3 * j + 2];
+    int arity = op >= 0 && op <= 1000 ? fused_op_arity((int)op) : -1;
+    if (arity < 0)
+      return fail(why, why_size, "instruction %zu: unknown opcode %lld", j,
+                  (long long)op);
+    struct fused_insn *insn = &out->insns[j];
+    insn->op = (int)op;
+    if (op == FUSED_CONST) {
+      if (a < 0 || a >= (int64_t)num_constants || !valid_value_dtype(b))
+        return fail(why, why_size,
+                    "instruction %zu: constant %lld of dtype %lld (%zu "
+                    "constants, float, half or int64)",
+                    j, (long long)a, (long long)b, num_constants);
+      float c = constants[a];
+      /* |c| < 2^62: an integer the conversion to long keeps. */
+      if (b == FUSED_DT_INT64 &&
+          !(c > -0x1p62f && c < 0x1p62f && c == (float)(int64_t)c))
+        return fail(why, why_size,
+                    "instruction %zu: int64 constant %g is no integer", j,
+                    (double)c);
+      insn->a = (int)a;
+      insn->b = -1;
+      insn->dtype = (int)b;
+    } else {
+      if (a < 0 || a >= num_values || (arity == 2 && (b < 0 || b >= num_values)))
+        return fail(why, why_size,
+                    "instruction %zu (%s): operands %lld, %lld are not "
+                    "earlier values (0 to %d)",
+                    j, fused_op_text((int)op), (long long)a, (long long)b,
+                    num_values - 1);
+      insn->a = (int)a;
+      if (op == FUSED_CAST) {
+        if (!valid_dtype(b))
+          return fail(why, why_size,
+                      "instruction %zu: cast to dtype %lld (float or half)",
+                      j, (long long)b);
+        insn->b = -1;
+        insn->dtype = (int)b;
+      } else if (dtypes[a] == FUSED_DT_INT64 &&
+                 !fused_op_takes_int64((int)op)) {
+        return fail(why, why_size, "instruction %zu (%s): int64 operands",
+                    j, fused_op_text((int)op));
+      } else if (arity == 1) {
+        if (b != -1)
+          return fail(why, why_size,
+                      "instruction %zu (%s): unused operand %lld, not -1", j,
+                      fused_op_text((int)op), (long long)b);
+        insn->b = -1;
+        insn->dtype = dtypes[a];
+      } else {
+        if (dtypes[a] != dtypes[b])
+          return fail(why, why_size,
+                      "instruction %zu (%s): operands of dtypes %d and %d", j,
+                      fused_op_text((int)op), dtypes[a], dtypes[b]);
+        insn->b = (int)b;
+        insn->dtype = dtypes[a];
+      }
+    }
+    dtypes[num_values++] = insn->dtype;
+    out->num_insns = (int)j + 1;
+  }
+  if (dtypes[num_values - 1] != out_dtype)
+    return fail(why, why_size,
+                "the last value has dtype %d, the output dtype is %d",
+                dtypes[num_values - 1], out_dtype);
+  out->out_dtype = out_dtype;
+  return true;
+}
+
+static char dtype_char(int dtype)
+{
+  return dtype == FUSED_DT_HALF ? 'h' : dtype == FUSED_DT_INT64 ? 'l' : 'f';
+}
+
+/* Appends to buf like snprintf, tracking the length it would need. */
+static void put(char *buf, size_t size, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(*len < size ? buf + *len : NULL,
+                    *len < size ? size - *len : 0, fmt, ap);
+  va_end(ap);
+  if (n > 0)
+    *len += (size_t)n;
+}
+
+size_t fused_program_text(const struct fused_program *p, char *buf,
+                          size_t size)
+{
+  size_t len = 0;
+  if (size > 0)
+    buf[0] = '\0';
+  for (int k = 0; k < p->num_inputs; k++)
+    put(buf, size, &len, "%s%c", k ? "," : "", dtype_char(p->input_dtypes[k]));
+  put(buf, size, &len, ">%c:", dtype_char(p->out_dtype));
+  for (int j = 0; j < p->num_insns; j++) {
+    const struct fused_insn *in = &p->insns[j];
+    const char *sep = j ? ";" : "";
+    switch (fused_op_arity(in->op)) {
+    case 0: {
+      /* The bits: exact, NaN payloads included. */
+      uint32_t bits;
+      memcpy(&bits, &p->constants[in->a], sizeof(bits));
+      put(buf, size, &len, "%sc%c(%08x)", sep, dtype_char(in->dtype),
+          (unsigned)bits);
+      break;
+    }
+    case 1:
+      if (in->op == FUSED_CAST)
+        put(buf, size, &len, "%scast%c(%d)", sep, dtype_char(in->dtype),
+            in->a);
+      else
+        put(buf, size, &len, "%s%s(%d)", sep, fused_op_text(in->op), in->a);
+      break;
+    default:
+      put(buf, size, &len, "%s%s(%d,%d)", sep, fused_op_text(in->op), in->a,
+          in->b);
+      break;
+    }
+  }
+  return len;
+}

@@ -1,0 +1,147 @@
+/* The program of a _TfoclFusedElementwise node: a chain (in general a
+ * tree, with shared subexpressions) of element-wise ops that the graph
+ * pass (pass_elementwise.c) takes out of a graph and one kernel
+ * (kernels/fused.c) evaluates per output element. Plain C, no OpenCL and
+ * no TensorFlow: the pass that writes programs, the kernel that reads them,
+ * the host reference and the fuzz target share this file.
+ *
+ * The op (registered by the plugin at TF_InitKernel, kernels/fused.c):
+ *
+ *   _TfoclFusedElementwise(args: Targs) -> output: T
+ *     Targs: list(type) >= 1     each float or half
+ *     T: {float, half}
+ *     program: list(int)         3 integers per instruction
+ *     constants: list(float) = []
+ *
+ * Values: v[0 .. n) are the n inputs; instruction j defines v[n + j]; the
+ * output is the last value, broadcast (NumPy rules) to the broadcast shape
+ * of all inputs. An instruction is (opcode, a, b):
+ *
+ *   FUSED_CONST   v = constants[a] as dtype b (a scalar)
+ *   FUSED_CAST    v = v[a] converted to dtype b
+ *   unary ops     v = op(v[a]); b is -1
+ *   binary ops    v = op(v[a], v[b]); both of one dtype
+ *
+ * Every value is float, half or int64 (TF_FLOAT 1, TF_HALF 19, TF_INT64 9).
+ * float and half are computed in float; a half value is rounded to half
+ * after the instruction that makes it, as the unfused ops round on store,
+ * so a fused chain gives what the ops one by one give. int64 values (Keras'
+ * step counter on its way to a float) take only Add, Sub, Mul, Maximum,
+ * Minimum, Neg and Square, wrapping around as TensorFlow's integer
+ * kernels do, and a Cast to float or half; nothing converts to int64, and
+ * the output is float or half. An int64 CONST holds an integer the float
+ * represents exactly. The whole chain gives what the ops one
+ * by one give. Opcode numbers are part of the format: never renumber. */
+#ifndef TFOCL_PLUGIN_GRAPH_FUSED_PROGRAM_H_
+#define TFOCL_PLUGIN_GRAPH_FUSED_PROGRAM_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FUSED_OP_NAME "_TfoclFusedElementwise"
+
+#define FUSED_DT_FLOAT 1
+#define FUSED_DT_INT64 9
+#define FUSED_DT_HALF 19
+
+/* Limits of one program. 8 inputs keep a kernel's arguments (a buffer and
+ * an offset per tensor, 8 collapsed dims of strides per input) within the
+ * 1024 bytes every full-profile OpenCL device accepts. */
+#define FUSED_MAX_INPUTS 8
+#define FUSED_MAX_INSNS 64
+#define FUSED_MAX_CONSTANTS 64
+#define FUSED_MAX_VALUES (FUSED_MAX_INPUTS + FUSED_MAX_INSNS)
+
+enum fused_opcode {
+  FUSED_CONST = 1,
+  FUSED_CAST = 2,
+  /* unary */
+  FUSED_NEG = 10,
+  FUSED_ABS = 11,
+  FUSED_SQUARE = 12,
+  FUSED_SQRT = 13,
+  FUSED_RSQRT = 14,
+  FUSED_RECIPROCAL = 15,
+  FUSED_EXP = 16,
+  FUSED_LOG = 17,
+  FUSED_TANH = 18,
+  FUSED_SIGMOID = 19,
+  FUSED_RELU = 20,
+  FUSED_RELU6 = 21,
+  FUSED_ELU = 22,
+  FUSED_ERF = 23,
+  FUSED_ERFC = 24,
+  /* binary */
+  FUSED_ADD = 40,
+  FUSED_SUB = 41,
+  FUSED_MUL = 42,
+  FUSED_DIV = 43,
+  FUSED_MAXIMUM = 44,
+  FUSED_MINIMUM = 45,
+  FUSED_SQUARED_DIFFERENCE = 46,
+  FUSED_POW = 47,
+  FUSED_DIV_NO_NAN = 48,
+  /* gradients, operands in TensorFlow's order */
+  FUSED_RELU_GRAD = 60,     /* (gradients, features) */
+  FUSED_RELU6_GRAD = 61,    /* (gradients, features) */
+  FUSED_SIGMOID_GRAD = 62,  /* (y, dy) */
+  FUSED_TANH_GRAD = 63,     /* (y, dy) */
+  FUSED_SQRT_GRAD = 64,     /* (y, dy) */
+  FUSED_RSQRT_GRAD = 65,    /* (y, dy) */
+};
+
+struct fused_insn {
+  int op;    /* enum fused_opcode */
+  int a, b;  /* operands (value indices), or CONST's index, -1 unused */
+  int dtype; /* of the value it defines */
+};
+
+/* A decoded, checked program. */
+struct fused_program {
+  int num_inputs;
+  int input_dtypes[FUSED_MAX_INPUTS];
+  int num_insns;
+  struct fused_insn insns[FUSED_MAX_INSNS];
+  int num_constants;
+  float constants[FUSED_MAX_CONSTANTS];
+  int out_dtype;
+};
+
+/* Checks a program as it comes from a graph (anything at all) and decodes
+ * it. False, with the reason in why, for: a count out of the limits, a
+ * dtype other than float/half/int64 (float/half for the output and a
+ * CAST's destination), an unknown opcode, an op int64 does not take, an
+ * operand that is not an earlier value, a CONST index out of range or an
+ * int64 CONST that is no integer, operands of two dtypes, an unused
+ * operand slot other than -1, or a last value whose dtype is not
+ * out_dtype. Never reads past the arrays' stated lengths. */
+bool fused_program_decode(const int64_t *program, size_t program_len,
+                          const float *constants, size_t num_constants,
+                          const int *input_dtypes, size_t num_inputs,
+                          int out_dtype, struct fused_program *out,
+                          char *why, size_t why_size);
+
+/* Number of operands of an opcode (0 for CONST, 1 for CAST and the unary
+ * ops, 2 for the binary ones), -1 for an unknown opcode. */
+int fused_op_arity(int op);
+
+/* The opcode of TensorFlow op `name` (len bytes, not NUL-terminated) when
+ * it is one of the element-wise ops a program can hold (Cast and Const
+ * aside, which the pass handles itself), else 0. */
+int fused_opcode_of(const uint8_t *name, size_t len);
+
+/* Whether an op takes int64 operands. */
+bool fused_op_takes_int64(int op);
+
+/* A short name of an opcode ("sub"), for texts and messages. */
+const char *fused_op_text(int op);
+
+/* A canonical text of the program, e.g.
+ *   "f,f,h>f:sub(0,1);cf(3dcccccd);mul(3,4)"
+ * equal for equal programs only: the key of the kernel's OpenCL program.
+ * Returns the length it needs (snprintf's contract). */
+size_t fused_program_text(const struct fused_program *p, char *buf,
+                          size_t size);
+
+#endif /* TFOCL_PLUGIN_GRAPH_FUSED_PROGRAM_H_ */
