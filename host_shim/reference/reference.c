@@ -105,9 +105,21 @@ double ref_round_to(TF_DataType dtype, double v)
     return isnan(v) ? 0 : (double)(uint32_t)(int64_t)v;
   case TF_BFLOAT16:
     return bfloat16_to_float(float_to_bfloat16((float)v));
+  case TF_UINT64:
+    return isnan(v) || v < 0 ? 0 : v;
+  case TF_COMPLEX64:
+    return (double)(float)v;
   default:
     return v;
   }
+}
+
+/* Complex tensors hold value v as v - v*i: a real number per element, as
+ * every reference computes, and an imaginary part that tells a swapped or
+ * lost half from a moved one (read back as NaN when it does not match). */
+static double complex_from(double re, double im)
+{
+  return im == -re ? re : NAN;
 }
 
 /* ---- Tensors --------------------------------------------------------------- */
@@ -170,6 +182,14 @@ TF_Tensor *ref_tensor_to_tf(const struct ref_tensor *t, TF_Status *status)
       break;
     case TF_UINT32: ((uint32_t *)data)[i] = (uint32_t)v; break;
     case TF_UINT64: ((uint64_t *)data)[i] = (uint64_t)v; break;
+    case TF_COMPLEX64:
+      ((float *)data)[2 * i] = (float)v;
+      ((float *)data)[2 * i + 1] = (float)-v;
+      break;
+    case TF_COMPLEX128:
+      ((double *)data)[2 * i] = v;
+      ((double *)data)[2 * i + 1] = -v;
+      break;
     default:
       TF_DeleteTensor(tensor);
       TF_SetStatus(status, TF_INVALID_ARGUMENT,
@@ -209,6 +229,14 @@ bool ref_tensor_from_tf(struct ref_tensor *t, const TF_Tensor *tensor)
       break;
     case TF_UINT32: t->v[i] = ((const uint32_t *)data)[i]; break;
     case TF_UINT64: t->v[i] = (double)((const uint64_t *)data)[i]; break;
+    case TF_COMPLEX64:
+      t->v[i] = complex_from(((const float *)data)[2 * i],
+                             ((const float *)data)[2 * i + 1]);
+      break;
+    case TF_COMPLEX128:
+      t->v[i] = complex_from(((const double *)data)[2 * i],
+                             ((const double *)data)[2 * i + 1]);
+      break;
     default:
       ref_tensor_finish(t);
       return false;
