@@ -6,7 +6,9 @@
  *
  * Data inputs are filled with distinct, exactly representable values (a
  * different sequence per input) so that a wrong index cannot go unseen;
- * int64 data uses values above 2^32 so that all 8 bytes move. Host-memory
+ * 64-bit integer data uses values above 2^32 so that all 8 bytes move.
+ * Every op has cases of rank 9 to 12 whose dims do not collapse, so that
+ * the kernels split them into several launches. Host-memory
  * shape arguments (perm, axis, begin, ...) are int32 inputs, int64 in one
  * case per op. The StridedSlice reference follows Python's slice.indices
  * over the sparse spec, independently of kernels/shape.c. */
@@ -28,10 +30,17 @@ static struct ref_tensor *data(struct ref_case *c, TF_DataType dtype,
     int64_t h = i * 7919 + k * 104729;
     double v;
     switch (dtype) {
+    case TF_INT8: v = (double)(h % 255 - 127); break;
+    case TF_UINT8: v = (double)(h % 256); break;
+    case TF_INT16: v = (double)(h % 65535 - 32767); break;
+    case TF_UINT16: v = (double)(h % 65536); break;
     case TF_INT32: v = (double)(h % 2000003 - 1000000); break;
+    case TF_UINT32: v = (double)(h % 4000000007); break;
     case TF_INT64: v = (double)(h % 2000003 - 1000000) * 4294967296.0 + 7; break;
+    case TF_UINT64: v = (double)(h % 2000003) * 4294967296.0 + 7; break;
     case TF_BOOL: v = (h % 3) != 0; break;
-    /* Multiples of 1/64 in [-3, 3]: exact in half and float. */
+    /* Multiples of 1/64 in [-3, 3]: exact in half, bfloat16 and float
+     * (complex: the real part, see reference.c). */
     default: v = (double)(h % 385 - 192) / 64.0; break;
     }
     t->v[i] = ref_round_to(dtype, v);
@@ -148,6 +157,19 @@ static void transpose_cases(const struct ref_op *op, TF_DataType dtype,
                  false);
   transpose_case(out, dtype, "identity", D(4, 3), 2, V(0, 1), false);
   transpose_case(out, dtype, "empty [0,3]", D(0, 3), 2, V(1, 0), false);
+  transpose_case(out, dtype, "[37,45] tiles", D(37, 45), 2, V(1, 0), false);
+  transpose_case(out, dtype, "[3,70,33] batched", D(3, 70, 33), 3, V(0, 2, 1),
+                 false);
+  transpose_case(out, dtype, "rank 9 reversed", D(2, 3, 2, 2, 3, 2, 2, 3, 2), 9,
+                 V(8, 7, 6, 5, 4, 3, 2, 1, 0), false);
+  transpose_case(out, dtype, "rank 10 shuffled", D(2, 3, 2, 2, 3, 2, 2, 1, 3, 2),
+                 10, V(3, 9, 0, 6, 2, 8, 5, 1, 7, 4), true);
+  transpose_case(out, dtype, "rank 12 reversed",
+                 D(2, 2, 2, 3, 2, 2, 2, 2, 3, 2, 2, 2), 12,
+                 V(11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), false);
+  transpose_case(out, dtype, "rank 11 pairs swapped",
+                 D(2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2), 11,
+                 V(1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 10), false);
   transpose_case(out, dtype, "perm too long", D(4, 3), 2, V(0, 1, 2), false);
   out->items[out->count - 1].expect_code = TF_INVALID_ARGUMENT;
   transpose_case(out, dtype, "perm repeats", D(4, 3), 2, V(0, 0), false);
@@ -169,7 +191,7 @@ static int concat_compute(const struct ref_case *c, struct ref_tensor *out,
   if (!((axis >= 0 && axis < rank) || cd == 0))
     return fail(error, error_len, "axis");
   if (rank == 0)
-    axis = 0;
+    return fail(error, error_len, "Can't concatenate scalars");
   int64_t dims[REF_MAX_DIMS], coord[REF_MAX_DIMS];
   int out_rank = rank ? rank : 1;
   memcpy(dims, first->dims, sizeof(dims));
@@ -235,7 +257,16 @@ static void concat_cases(const struct ref_op *op, TF_DataType dtype,
               SHAPES(D(2, 3, 2, 5), D(2, 3, 3, 5)), 4, 2, false);
   concat_case(out, dtype, "long rows", 2, SHAPES(D(3, 300), D(3, 2)), 2, 1,
               false);
-  concat_case(out, dtype, "scalars", 3, SHAPES(NULL, NULL, NULL), 0, 0, false);
+  concat_case(out, dtype, "scalars", 3, SHAPES(NULL, NULL, NULL), 0, 0, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  concat_case(out, dtype, "rank 9 axis 4", 2,
+              SHAPES(D(2, 1, 2, 3, 2, 2, 1, 2, 3), D(2, 1, 2, 3, 3, 2, 1, 2, 3)),
+              9, 4, false);
+  concat_case(out, dtype, "rank 11 axis -1", 3,
+              SHAPES(D(2, 2, 1, 2, 2, 2, 1, 2, 2, 2, 3),
+                     D(2, 2, 1, 2, 2, 2, 1, 2, 2, 2, 1),
+                     D(2, 2, 1, 2, 2, 2, 1, 2, 2, 2, 2)),
+              11, -1, true);
   concat_case(out, dtype, "odd [1031]+[5]", 2, SHAPES(D(1031), D(5)), 1, 0,
               false);
   concat_case(out, dtype, "with empty", 3, SHAPES(D(2, 0), D(2, 3), D(2, 0)),
@@ -311,6 +342,9 @@ static void pack_cases(const struct ref_op *op, TF_DataType dtype,
   pack_case(out, dtype, "scalars", 5, NULL, 0, 0);
   pack_case(out, dtype, "odd [1031]", 2, D(1031), 1, 1);
   pack_case(out, dtype, "empty", 2, D(0, 2), 2, 1);
+  pack_case(out, dtype, "rank 9 axis 5", 3, D(2, 3, 2, 2, 3, 2, 2, 1, 2), 9, 5);
+  pack_case(out, dtype, "rank 11 axis -1", 2,
+            D(2, 2, 2, 3, 2, 2, 2, 1, 2, 2, 2), 11, -1);
   pack_case(out, dtype, "axis out of range", 2, D(2, 3), 2, 3)->expect_code =
       TF_INVALID_ARGUMENT;
   struct ref_case *c = ref_case_add(out, "Pack", "Pack shapes differ");
@@ -388,6 +422,8 @@ static void unpack_cases(const struct ref_op *op, TF_DataType dtype,
   unpack_case(out, dtype, "to scalars", D(4), 1, 4, 0);
   unpack_case(out, dtype, "odd [2,1031]", D(2, 1031), 2, 2, 0);
   unpack_case(out, dtype, "empty outputs", D(2, 0), 2, 2, 0);
+  unpack_case(out, dtype, "rank 10 axis 3", D(2, 2, 3, 3, 2, 2, 1, 2, 3, 2), 10,
+              3, 3);
   unpack_case(out, dtype, "num differs", D(3, 4), 2, 4, 0)->expect_code =
       TF_INVALID_ARGUMENT;
   unpack_case(out, dtype, "axis out of range", D(3, 4), 2, 3, 2)->expect_code =
@@ -432,6 +468,8 @@ static void split_cases(const struct ref_op *op, TF_DataType dtype,
   split_case(out, dtype, "one way", D(3, 5), 2, 1, 1);
   split_case(out, dtype, "odd [1030]", D(1030), 1, 2, 0);
   split_case(out, dtype, "empty", D(0, 4), 2, 2, 1);
+  split_case(out, dtype, "rank 10 dim 6", D(2, 3, 2, 2, 3, 2, 4, 2, 1, 3), 10, 2,
+             6);
   split_case(out, dtype, "uneven", D(5, 4), 2, 2, 0)->expect_code =
       TF_INVALID_ARGUMENT;
   split_case(out, dtype, "dim out of range", D(4, 4), 2, 2, -3)->expect_code =
@@ -493,6 +531,8 @@ static void split_v_cases(const struct ref_op *op, TF_DataType dtype,
   split_v_case(out, dtype, "dim -1 3-D", D(2, 3, 5), 3, 2, V(2, 3), -1, false);
   split_v_case(out, dtype, "one way", D(7), 1, 1, V(7), 0, false);
   split_v_case(out, dtype, "odd [1031]", D(1031), 1, 2, V(1000, -1), 0, false);
+  split_v_case(out, dtype, "rank 9 dim -3", D(2, 2, 3, 2, 2, 3, 5, 2, 3), 9, 3,
+               V(1, -1, 2), -3, false);
   struct ref_case *c =
       ref_case_add(out, "SplitV", "SplitV int8 size_splits");
   data(c, dtype, D(5, 4), 2);
@@ -516,7 +556,7 @@ static void split_v_cases(const struct ref_op *op, TF_DataType dtype,
 struct ref_slice {
   int64_t start[REF_MAX_DIMS], step[REF_MAX_DIMS], count[REF_MAX_DIMS];
   int out_rank;
-  int64_t out_dims[REF_MAX_DIMS];
+  int64_t out_dims[REF_MAX_DIMS + 8];
 };
 
 static int slice_compute(const struct ref_case *c, struct ref_tensor *out,
@@ -551,8 +591,10 @@ static struct ref_case *slice_case(struct ref_cases *out, TF_DataType dtype,
 {
   struct ref_case *c = ref_case_add(out, "Slice", "Slice %s", label);
   data(c, dtype, dims, rank);
-  ints(c, rank, begin, wide);
-  ints(c, rank, size, wide);
+  /* A scalar's cases with a begin and size pass one entry each. */
+  int n = rank == 0 && begin != NULL ? 1 : rank;
+  ints(c, n, begin, wide);
+  ints(c, n, size, wide);
   return c;
 }
 
@@ -570,6 +612,14 @@ static void slice_cases(const struct ref_op *op, TF_DataType dtype,
   slice_case(out, dtype, "whole", D(3, 4), 2, V(0, 0), V(3, 4), false);
   slice_case(out, dtype, "scalar", NULL, 0, NULL, NULL, false);
   slice_case(out, dtype, "odd [1031]", D(1031), 1, V(5), V(1000), false);
+  slice_case(out, dtype, "rank 10", D(3, 2, 3, 4, 3, 2, 3, 3, 2, 3), 10,
+             V(1, 0, 1, 1, 0, 1, 1, 0, 1, 1), V(2, 1, 2, 2, 2, 1, 1, 3, 1, 2),
+             true);
+  slice_case(out, dtype, "rank 12", D(2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3), 12,
+             V(1, 1, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1),
+             V(1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, -1), false);
+  slice_case(out, dtype, "scalar begin [0]", NULL, 0, V(0), V(1), false)
+      ->expect_code = TF_INVALID_ARGUMENT;
   slice_case(out, dtype, "begin past end", D(4, 6), 2, V(5, 0), V(1, 1), false)
       ->expect_code = TF_INVALID_ARGUMENT;
   slice_case(out, dtype, "size too big", D(4, 6), 2, V(1, 0), V(4, 1), false)
@@ -719,7 +769,7 @@ static int strided_slice_grad_compute(const struct ref_case *c,
 /* One StridedSlice spec: entries and masks. */
 struct spec {
   int n;
-  double begin[8], end[8], strides[8];
+  double begin[REF_MAX_DIMS], end[REF_MAX_DIMS], strides[REF_MAX_DIMS];
   int64_t bm, em, elm, nam, sam;
 };
 
@@ -757,7 +807,7 @@ static struct ref_case *strided_case(struct ref_cases *out, TF_DataType dtype,
 struct spec_case {
   const char *label;
   int rank;
-  int64_t dims[4];
+  int64_t dims[REF_MAX_DIMS];
   struct spec s;
 };
 
@@ -784,6 +834,13 @@ static const struct spec_case spec_cases[] = {
      {2, {0, 0}, {0, 0}, {1, -1}, 3, 3, 0, 0, 0}},
     {"[1031] 3:1030:7", 1, {1031}, {1, {3}, {1030}, {7}, 0, 0, 0, 0, 0}},
     {"scalar [newaxis]", 0, {0}, {1, {0}, {0}, {1}, 0, 0, 0, 1, 0}},
+    /* Strides in every dim: nothing collapses, two leading dims split. */
+    {"rank 10 strided", 10, {3, 2, 4, 3, 2, 5, 3, 2, 4, 3},
+     {10, {0, 1, 3, 0, 1, 4, 2, 0, 0, 2}, {3, 0, 0, 3, 2, 0, 0, 2, 4, 0},
+      {2, -1, -2, 2, 1, -2, -1, 1, 2, -1}, 0, 0, 0, 0, 0}},
+    {"rank 12 shrink and newaxis", 12, {2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3},
+     {12, {1, 0, 0, 2, 0, 0, 1, 0, 0, 0, 1, 0}, {2, 3, 2, 0, 2, 3, 2, 3, 2, 3, 0, 3},
+      {1, 2, 1, -1, 1, 2, 1, 2, 1, 2, -1, 2}, 0, 0, 0, 4, 1}},
 };
 
 #define NUM_SPEC_CASES ((int)(sizeof(spec_cases) / sizeof(spec_cases[0])))
@@ -807,6 +864,8 @@ static void strided_slice_cases(const struct ref_op *op, TF_DataType dtype,
       {"shrink negative stride", 1, {4}, {1, {1}, {0}, {-1}, 0, 0, 0, 0, 1}},
       {"two ellipses", 2, {4, 6}, {2, {0, 0}, {0, 0}, {1, 1}, 0, 0, 3, 0, 0}},
       {"too many indices", 1, {4}, {2, {0, 0}, {1, 1}, {1, 1}, 0, 0, 0, 0, 0}},
+      {"scalar index", 0, {0}, {1, {0}, {1}, {1}, 0, 0, 0, 0, 0}},
+      {"scalar shrink", 0, {0}, {1, {0}, {1}, {1}, 0, 0, 0, 0, 1}},
   };
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
     strided_case(out, dtype, bad[i].label, bad[i].dims, bad[i].rank, bad[i].s,
@@ -841,7 +900,7 @@ static void strided_slice_grad_cases(const struct ref_op *op,
       continue;
     struct ref_case *c = ref_case_add(out, "StridedSliceGrad",
                                       "StridedSliceGrad %s", sc->label);
-    double shape[4];
+    double shape[REF_MAX_DIMS];
     for (int d = 0; d < sc->rank; d++)
       shape[d] = (double)sc->dims[d];
     bool wide = i == 1;
@@ -912,6 +971,11 @@ static void tile_cases(const struct ref_op *op, TF_DataType dtype,
   tile_case(out, dtype, "zero multiple", D(3, 4), 2, V(2, 0), 2, false);
   tile_case(out, dtype, "empty input", D(0, 2), 2, V(2, 2), 2, false);
   tile_case(out, dtype, "odd [1031] x2", D(1031), 1, V(2), 1, false);
+  tile_case(out, dtype, "rank 10", D(2, 1, 3, 2, 1, 2, 3, 1, 2, 3), 10,
+            V(2, 3, 1, 2, 2, 1, 2, 3, 1, 2), 10, false);
+  tile_case(out, dtype, "rank 12", D(2, 2, 1, 2, 2, 1, 2, 2, 1, 2, 2, 1), 12,
+            V(2, 1, 2, 2, 1, 3, 2, 1, 2, 1, 2, 2), 12, true);
+  tile_case(out, dtype, "repeats merge", D(2, 3, 4), 3, V(2, 1, 1), 3, false);
   tile_case(out, dtype, "negative", D(3, 4), 2, V(2, -1), 2, false)
       ->expect_code = TF_INVALID_ARGUMENT;
   tile_case(out, dtype, "wrong length", D(3, 4), 2, V(2), 1, false)
@@ -979,6 +1043,14 @@ static void pad_cases(const struct ref_op *op, TF_DataType dtype,
   pad_case(out, o, dtype, "no padding", D(3, 4), 2, V(0, 0, 0, 0), 2, false);
   pad_case(out, o, dtype, "empty input", D(0, 3), 2, V(1, 1, 0, 0), 2, false);
   pad_case(out, o, dtype, "odd [1031]", D(1031), 1, V(3, 5), 1, false);
+  pad_case(out, o, dtype, "rank 10", D(2, 3, 1, 2, 2, 3, 1, 2, 3, 2), 10,
+           V(1, 0, 0, 1, 1, 1, 0, 2, 1, 0, 0, 1, 2, 0, 1, 1, 0, 1, 1, 1), 10,
+           false);
+  pad_case(out, o, dtype, "rank 12 some dims", D(2, 2, 3, 2, 2, 1, 2, 2, 3, 2, 2, 2),
+           12, V(1, 0, 0, 0, 0, 1, 0, 0, 2, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0),
+           12, true);
+  pad_case(out, o, dtype, "unpadded dims merge", D(3, 4, 5), 3,
+           V(1, 2, 0, 0, 0, 0), 3, false);
   pad_case(out, o, dtype, "negative", D(3), 1, V(-1, 2), 1, false)
       ->expect_code = TF_INVALID_ARGUMENT;
   pad_case(out, o, dtype, "wrong rows", D(3, 4), 2, V(1, 1), 1, false)
@@ -1140,6 +1212,8 @@ static void parallel_concat_update_cases(const struct ref_op *op,
   parallel_update_case(out, dtype, "last row of [1031,2]", D(1031, 2), 2,
                        D(1, 2), 2, 1030);
   parallel_update_case(out, dtype, "empty rows", D(3, 0), 2, D(1, 0), 2, 1);
+  parallel_update_case(out, dtype, "rank 9", D(3, 2, 1, 2, 2, 1, 2, 3, 2), 9,
+                       D(1, 2, 1, 2, 2, 1, 2, 3, 2), 9, 1);
   parallel_update_case(out, dtype, "scalar value", NULL, 0, NULL, 0, 0)
       ->expect_code = TF_INVALID_ARGUMENT;
   parallel_update_case(out, dtype, "loc past the rows", D(3, 2), 2, D(1, 2), 2,
