@@ -66,6 +66,9 @@ struct movement_op {
   /* int32's instead of host_args (NULL: the same): all in host memory,
    * computed on the host. */
   const char *const *int32_host_args;
+  /* A dtype of movement_types that TensorFlow has no kernel of the op for,
+   * on any device (0: none). */
+  TF_DataType unsupported;
 };
 
 static const char *const start_int32_host[] = {"output", NULL};
@@ -73,20 +76,21 @@ static const char *const update_int32_host[] = {"value", "update", "output",
                                                 NULL};
 
 static const struct movement_op movement_ops[] = {
-    {"Transpose", TRANSPOSE, {"perm", NULL}, NULL, NULL},
-    {"ConcatV2", CONCAT_V2, {"axis", NULL}, NULL, NULL},
-    {"Pack", PACK, {NULL}, NULL, NULL},
-    {"Unpack", UNPACK, {NULL}, NULL, NULL},
-    {"Split", SPLIT, {"split_dim", NULL}, NULL, NULL},
-    {"SplitV", SPLIT_V, {"size_splits", "split_dim", NULL}, NULL, NULL},
-    {"Slice", SLICE, {"begin", "size", NULL}, NULL, NULL},
+    {"Transpose", TRANSPOSE, {"perm", NULL}, NULL, NULL, 0},
+    {"ConcatV2", CONCAT_V2, {"axis", NULL}, NULL, NULL, 0},
+    {"Pack", PACK, {NULL}, NULL, NULL, 0},
+    {"Unpack", UNPACK, {NULL}, NULL, NULL, 0},
+    {"Split", SPLIT, {"split_dim", NULL}, NULL, NULL, 0},
+    {"SplitV", SPLIT_V, {"size_splits", "split_dim", NULL}, NULL, NULL, 0},
+    {"Slice", SLICE, {"begin", "size", NULL}, NULL, NULL, 0},
     {"StridedSlice", STRIDED_SLICE, {"begin", "end", "strides", NULL}, NULL,
-     NULL},
+     NULL, 0},
     {"StridedSliceGrad", STRIDED_SLICE_GRAD,
-     {"shape", "begin", "end", "strides", NULL}, NULL, NULL},
-    {"Tile", TILE, {"multiples", NULL}, NULL, NULL},
-    {"Pad", PAD, {"paddings", NULL}, NULL, NULL},
-    {"PadV2", PAD_V2, {"paddings", NULL}, NULL, NULL},
+     {"shape", "begin", "end", "strides", NULL}, NULL, NULL, 0},
+    /* TensorFlow's Tile takes no uint16 (its CPU kernel refuses it). */
+    {"Tile", TILE, {"multiples", NULL}, NULL, NULL, TF_UINT16},
+    {"Pad", PAD, {"paddings", NULL}, NULL, NULL, 0},
+    {"PadV2", PAD_V2, {"paddings", NULL}, NULL, NULL, 0},
     /* TensorFlow's parallel_concat rewrite makes a Start, one in-place
      * Update per value, and an Identity of Start's output that waits for
      * the updates by control edges only. All three must run on one device:
@@ -94,9 +98,9 @@ static const struct movement_op movement_ops[] = {
      * the device left before the updates and parallel_stack returned
      * zeros. */
     {"_ParallelConcatStart", PARALLEL_CONCAT_START, {NULL}, "dtype",
-     start_int32_host},
+     start_int32_host, 0},
     {"_ParallelConcatUpdate", PARALLEL_CONCAT_UPDATE, {NULL}, NULL,
-     update_int32_host},
+     update_int32_host, 0},
 };
 
 #define NUM_OPS ((int)(sizeof(movement_ops) / sizeof(movement_ops[0])))
@@ -1440,7 +1444,9 @@ void ocl_register_movement_kernels(void)
          ocl_tf.OpKernelConstruction_GetAttrSize == NULL))
       continue;
     for (size_t t = 0; t < sizeof(movement_types) / sizeof(movement_types[0]);
-         t++)
+         t++) {
+      if (movement_types[t] == op->unsupported)
+        continue;
       ocl_register_kernel(&(const struct ocl_kernel_spec){
           .op = op->op,
           .create = movement_creates[i],
@@ -1453,6 +1459,7 @@ void ocl_register_movement_kernels(void)
                            ? op->int32_host_args
                            : op->host_args,
       });
+    }
   }
 
   /* Unconstrained, as TensorFlow's GPU registration: every dtype, in

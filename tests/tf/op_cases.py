@@ -32,8 +32,9 @@ raw = tf.raw_ops
 # TensorFlow DataType enum -> numpy.
 NP = {
     1: np.float32, 2: np.float64, 3: np.int32, 4: np.uint8, 5: np.int16,
-    6: np.int8, 9: np.int64, 10: np.bool_, 17: np.uint16, 19: np.float16,
-    22: np.uint32, 23: np.uint64,
+    6: np.int8, 8: np.complex64, 9: np.int64, 10: np.bool_,
+    14: tf.bfloat16.as_numpy_dtype, 17: np.uint16, 18: np.complex128,
+    19: np.float16, 22: np.uint32, 23: np.uint64,
 }
 
 # Ops whose kernels need kernels_experimental.h (variable updates): their
@@ -123,6 +124,9 @@ class Case:
         if np.issubdtype(dtype, np.integer):
             lo_i = 0 if np.issubdtype(dtype, np.unsignedinteger) else int(np.floor(lo)) * 3
             return self.rng.integers(lo_i, int(np.ceil(hi)) * 3 + 1, size=shape).astype(dtype)
+        if np.issubdtype(dtype, np.complexfloating):
+            return (self.rng.uniform(lo, hi, size=shape) +
+                    1j * self.rng.uniform(lo, hi, size=shape)).astype(dtype)
         return self.rng.uniform(lo, hi, size=shape).astype(dtype)
 
     def pos(self, *shape, dtype=None):
@@ -440,27 +444,64 @@ BUILDERS["Reshape"] = lambda c: _one(lambda x, s: raw.Reshape(tensor=x, shape=s)
 BUILDERS["ExpandDims"] = lambda c: _one(lambda x, a: raw.ExpandDims(input=x, axis=a),
                                         c.rand(3, 4), _i(c, "Tdim", 1))
 BUILDERS["Squeeze"] = lambda c: _one(lambda x: raw.Squeeze(input=x, axis=[1]), c.rand(3, 1, 4))
+# Ranks 9 to 12 whose dims do not collapse: the kernels split them into
+# several launches (TensorFlow's own tests Tile and Transpose rank 10).
+_R10 = (2, 3, 2, 1, 3, 2, 2, 3, 1, 2)
+_R12 = (2, 2, 3, 2, 2, 1, 2, 2, 3, 2, 2, 2)
+
 BUILDERS["Transpose"] = lambda c: [
     ("2d", lambda x, p: raw.Transpose(x=x, perm=p), [c.rand(3, 4), _i(c, "Tperm", [1, 0])]),
     ("3d", lambda x, p: raw.Transpose(x=x, perm=p), [c.rand(2, 3, 4), _i(c, "Tperm", [2, 0, 1])]),
-    ("4d", lambda x, p: raw.Transpose(x=x, perm=p), [c.rand(2, 3, 4, 5), _i(c, "Tperm", [0, 2, 3, 1])])]
+    ("4d", lambda x, p: raw.Transpose(x=x, perm=p), [c.rand(2, 3, 4, 5), _i(c, "Tperm", [0, 2, 3, 1])]),
+    ("tiles", lambda x, p: raw.Transpose(x=x, perm=p), [c.rand(3, 37, 70), _i(c, "Tperm", [0, 2, 1])]),
+    ("rank10", lambda x, p: raw.Transpose(x=x, perm=p),
+     [c.rand(*_R10), _i(c, "Tperm", [9, 2, 7, 0, 5, 1, 8, 3, 6, 4])]),
+    ("rank12", lambda x, p: raw.Transpose(x=x, perm=p),
+     [c.rand(*_R12), _i(c, "Tperm", list(range(11, -1, -1)))])]
 BUILDERS["ConcatV2"] = lambda c: [
     ("axis0", lambda a, b, x: raw.ConcatV2(values=[a, b], axis=x), [c.rand(2, 4), c.rand(3, 4), _i(c, "Tidx", 0)]),
     ("axis1", lambda a, b, d, x: raw.ConcatV2(values=[a, b, d], axis=x),
-     [c.rand(2, 3), c.rand(2, 1), c.rand(2, 4), _i(c, "Tidx", -1)])]
+     [c.rand(2, 3), c.rand(2, 1), c.rand(2, 4), _i(c, "Tidx", -1)]),
+    ("rank10", lambda a, b, x: raw.ConcatV2(values=[a, b], axis=x),
+     [c.rand(*_R10), c.rand(*_R10[:4], 1, *_R10[5:]), _i(c, "Tidx", 4)])]
 BUILDERS["Pack"] = lambda c: [
     ("axis0", lambda a, b: raw.Pack(values=[a, b]), [c.rand(3, 4), c.rand(3, 4)]),
-    ("axis1", lambda a, b, d: raw.Pack(values=[a, b, d], axis=1), [c.rand(3, 4), c.rand(3, 4), c.rand(3, 4)])]
+    ("axis1", lambda a, b, d: raw.Pack(values=[a, b, d], axis=1), [c.rand(3, 4), c.rand(3, 4), c.rand(3, 4)]),
+    ("rank11", lambda a, b: raw.Pack(values=[a, b], axis=6), [c.rand(*_R10), c.rand(*_R10)])]
 BUILDERS["Unpack"] = lambda c: [
     ("axis0", lambda x: raw.Unpack(value=x, num=3), [c.rand(3, 4)]),
-    ("axis1", lambda x: raw.Unpack(value=x, num=4, axis=1), [c.rand(3, 4)])]
+    ("axis1", lambda x: raw.Unpack(value=x, num=4, axis=1), [c.rand(3, 4)]),
+    ("rank10", lambda x: raw.Unpack(value=x, num=3, axis=4), [c.rand(*_R10)])]
 BUILDERS["Split"] = lambda c: [
-    ("axis1", lambda d, x: raw.Split(axis=d, value=x, num_split=2), [np.array(1, np.int32), c.rand(3, 4)])]
+    ("axis1", lambda d, x: raw.Split(axis=d, value=x, num_split=2), [np.array(1, np.int32), c.rand(3, 4)]),
+    ("rank10", lambda d, x: raw.Split(axis=d, value=x, num_split=3), [np.array(7, np.int32), c.rand(*_R10)])]
 BUILDERS["SplitV"] = lambda c: [
     ("axis1", lambda x, s, d: raw.SplitV(value=x, size_splits=s, axis=d, num_split=3),
-     [c.rand(3, 6), _i(c, "Tlen", [1, 2, -1], np.int64), np.array(1, np.int32)])]
-BUILDERS["Slice"] = lambda c: _one(lambda x, b, s: raw.Slice(input=x, begin=b, size=s),
-                                   c.rand(4, 5), _i(c, "Index", [1, 2]), _i(c, "Index", [2, -1]))
+     [c.rand(3, 6), _i(c, "Tlen", [1, 2, -1], np.int64), np.array(1, np.int32)]),
+    ("rank10", lambda x, s, d: raw.SplitV(value=x, size_splits=s, axis=d, num_split=2),
+     [c.rand(*_R10), _i(c, "Tlen", [1, 2], np.int64), np.array(-3, np.int32)])]
+def _np_slice(x, b, s):
+    return [x[tuple(slice(i, x.shape[d] if n == -1 else i + n) for d, (i, n) in enumerate(zip(b, s)))]]
+
+
+def _np_pad(x, p, v=0):
+    return [np.pad(x, p, constant_values=v)]
+
+
+_HIGH_RANK = "numpy: TensorFlow's CPU kernel takes at most 8 dims"
+
+
+def _np_strided_slice_grad(sh, b, e, s, dy):
+    dx = np.zeros(sh, dy.dtype)
+    dx[tuple(slice(*t) for t in zip(b, e, s))] = dy
+    return [dx]
+
+BUILDERS["Slice"] = lambda c: [
+    ("basic", lambda x, b, s: raw.Slice(input=x, begin=b, size=s),
+     [c.rand(4, 5), _i(c, "Index", [1, 2]), _i(c, "Index", [2, -1])]),
+    ("rank12", lambda x, b, s: raw.Slice(input=x, begin=b, size=s),
+     [c.rand(*_R12), _i(c, "Index", [1, 0, 1, 0, 1, 0, 1, 0, 1, 1, 0, 1]),
+      _i(c, "Index", [1, 2, 2, 1, 1, 1, 1, 2, 1, 1, 1, -1])], {"fallback": (_HIGH_RANK, _np_slice)})]
 BUILDERS["StridedSlice"] = lambda c: [
     ("basic", lambda x, b, e, s: raw.StridedSlice(input=x, begin=b, end=e, strides=s),
      [c.rand(5, 6), _i(c, "Index", [1, 0]), _i(c, "Index", [4, 6]), _i(c, "Index", [1, 2])]),
@@ -468,18 +509,37 @@ BUILDERS["StridedSlice"] = lambda c: [
                                                   begin_mask=1, end_mask=2, shrink_axis_mask=0),
      [c.rand(5, 6), _i(c, "Index", [3, 1]), _i(c, "Index", [0, 0]), _i(c, "Index", [-1, 1])]),
     ("shrink", lambda x, b, e, s: raw.StridedSlice(input=x, begin=b, end=e, strides=s, shrink_axis_mask=1),
-     [c.rand(5, 6), _i(c, "Index", [2, 0]), _i(c, "Index", [3, 6]), _i(c, "Index", [1, 1])])]
-BUILDERS["StridedSliceGrad"] = lambda c: _one(
-    lambda sh, b, e, s, dy: raw.StridedSliceGrad(shape=sh, begin=b, end=e, strides=s, dy=dy),
-    _i(c, "Index", [5, 6]), _i(c, "Index", [1, 0]), _i(c, "Index", [4, 6]), _i(c, "Index", [1, 2]),
-    c.rand(3, 3))
-BUILDERS["Tile"] = lambda c: _one(lambda x, m: raw.Tile(input=x, multiples=m),
-                                  c.rand(2, 3), _i(c, "Tmultiples", [2, 3]))
-BUILDERS["Pad"] = lambda c: _one(lambda x, p: raw.Pad(input=x, paddings=p),
-                                 c.rand(2, 3), _i(c, "Tpaddings", [[1, 0], [2, 1]]))
-BUILDERS["PadV2"] = lambda c: _one(lambda x, p, v: raw.PadV2(input=x, paddings=p, constant_values=v),
-                                   c.rand(2, 3), _i(c, "Tpaddings", [[1, 0], [2, 1]]),
-                                   np.array(c.rand(1)[0], c.T))
+     [c.rand(5, 6), _i(c, "Index", [2, 0]), _i(c, "Index", [3, 6]), _i(c, "Index", [1, 1])]),
+    ("rank10", lambda x, b, e, s: raw.StridedSlice(input=x, begin=b, end=e, strides=s, end_mask=0b1010101010),
+     [c.rand(3, 4, 3, 2, 4, 3, 2, 3, 4, 3), _i(c, "Index", [0, 3, 1, 1, 0, 2, 0, 2, 3, 0]),
+      _i(c, "Index", [3, 0, 3, 0, 4, 0, 2, 0, 4, 0]), _i(c, "Index", [2, -1, 1, -1, 2, -2, 1, -1, -3, 2])])]
+BUILDERS["StridedSliceGrad"] = lambda c: [
+    ("basic", lambda sh, b, e, s, dy: raw.StridedSliceGrad(shape=sh, begin=b, end=e, strides=s, dy=dy),
+     [_i(c, "Index", [5, 6]), _i(c, "Index", [1, 0]), _i(c, "Index", [4, 6]), _i(c, "Index", [1, 2]),
+      c.rand(3, 3)]),
+    ("rank9", lambda sh, b, e, s, dy: raw.StridedSliceGrad(shape=sh, begin=b, end=e, strides=s, dy=dy),
+     [_i(c, "Index", [3, 2, 4, 3, 2, 3, 4, 2, 3]), _i(c, "Index", [0, 1, 0, 2, 0, 0, 3, 0, 1]),
+      _i(c, "Index", [3, 0, 4, 0, 2, 3, 0, 2, 3]), _i(c, "Index", [2, -1, 3, -2, 1, 2, -2, 1, 1]),
+      c.rand(2, 1, 2, 1, 2, 2, 2, 2, 2)],
+     {"reference": ("numpy: TensorFlow's CPU StridedSliceGrad of rank 9 returns uninitialised "
+                    "memory (2.19.1)", _np_strided_slice_grad)})]
+BUILDERS["Tile"] = lambda c: [
+    ("basic", lambda x, m: raw.Tile(input=x, multiples=m), [c.rand(2, 3), _i(c, "Tmultiples", [2, 3])]),
+    ("rank10", lambda x, m: raw.Tile(input=x, multiples=m),
+     [c.rand(*_R10), _i(c, "Tmultiples", [2, 1, 2, 3, 1, 2, 1, 2, 2, 1])])]
+BUILDERS["Pad"] = lambda c: [
+    ("basic", lambda x, p: raw.Pad(input=x, paddings=p), [c.rand(2, 3), _i(c, "Tpaddings", [[1, 0], [2, 1]])]),
+    ("rank10", lambda x, p: raw.Pad(input=x, paddings=p),
+     [c.rand(*_R10), _i(c, "Tpaddings", [[1, 0], [0, 1], [1, 1], [0, 2], [1, 0],
+                                          [0, 1], [1, 0], [0, 1], [2, 0], [1, 1]])],
+     {"fallback": (_HIGH_RANK, _np_pad)})]
+BUILDERS["PadV2"] = lambda c: [
+    ("basic", lambda x, p, v: raw.PadV2(input=x, paddings=p, constant_values=v),
+     [c.rand(2, 3), _i(c, "Tpaddings", [[1, 0], [2, 1]]), np.array(c.rand(1)[0], c.T)]),
+    ("rank10", lambda x, p, v: raw.PadV2(input=x, paddings=p, constant_values=v),
+     [c.rand(*_R10), _i(c, "Tpaddings", [[0, 1], [1, 0], [0, 0], [1, 1], [0, 1],
+                                          [1, 0], [0, 1], [1, 0], [0, 0], [1, 2]]),
+      np.array(c.rand(1)[0], c.T)], {"fallback": (_HIGH_RANK, _np_pad)})]
 BUILDERS["MirrorPad"] = lambda c: _one(lambda x, p: raw.MirrorPad(input=x, paddings=p, mode="REFLECT"),
                                        c.rand(3, 4), _i(c, "Tpaddings", [[1, 1], [2, 1]]))
 BUILDERS["BroadcastTo"] = lambda c: _one(lambda x, s: raw.BroadcastTo(input=x, shape=s),
@@ -693,6 +753,9 @@ CPU_REFUSALS = (
     "only support NHWC tensor format",
     "do not yet support dilation rates larger than 1",
     "only supported for NHWC format",
+    # Pad and Slice of more than 8 dims: the plugin takes any rank.
+    "inputs rank not in [0,8]",
+    "SliceOp : Unhandled input dimensions",
 )
 
 
