@@ -1,7 +1,7 @@
 /* Data movement: Transpose, ConcatV2, Pack, Unpack, Split, SplitV, Slice,
  * StridedSlice, StridedSliceGrad, Tile, Pad, PadV2, the
- * _ParallelConcatStart/_ParallelConcatUpdate pair of tf.parallel_stack, and
- * Bitcast.
+ * _ParallelConcatStart/_ParallelConcatUpdate pair of tf.parallel_stack,
+ * SpaceToBatchND, BatchToSpaceND and Bitcast.
  *
  * These ops move bytes, so one program per element size (and index width)
  * serves every dtype (movement.cl); 16-byte elements (complex128) move as
@@ -10,7 +10,9 @@
  * ocl_strided_copy): a contiguous one is a buffer copy, the rest one kernel
  * per at most OCL_MAX_DIMS collapsed dims (more are split into launches
  * over the leading dims). Concat/Split/Pack/Unpack are one [rows, cols]
- * block copy per input or output. Any rank TensorFlow allows is taken.
+ * block copy per input or output; SpaceToBatchND/BatchToSpaceND one
+ * strided copy per offset in the block. Any rank TensorFlow allows is
+ * taken.
  *
  * int32 data stays in device memory; only the shape-like arguments (perm,
  * axis, begin/end/strides, sizes, multiples, paddings) are HostMemory, read
@@ -55,7 +57,7 @@ static const char *const kernel_names[NUM_KERNELS] = {
 enum movement_kind {
   TRANSPOSE, CONCAT_V2, PACK, UNPACK, SPLIT, SPLIT_V, SLICE, STRIDED_SLICE,
   STRIDED_SLICE_GRAD, TILE, PAD, PAD_V2, PARALLEL_CONCAT_START,
-  PARALLEL_CONCAT_UPDATE
+  PARALLEL_CONCAT_UPDATE, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND
 };
 
 struct movement_op {
@@ -66,10 +68,12 @@ struct movement_op {
   /* int32's instead of host_args (NULL: the same): all in host memory,
    * computed on the host. */
   const char *const *int32_host_args;
-  /* A dtype of movement_types that TensorFlow has no kernel of the op for,
-   * on any device (0: none). */
-  TF_DataType unsupported;
+  /* The dtypes of movement_types that TensorFlow has no kernel of the op
+   * for on any device, as bits of TF_DataType. */
+  uint64_t unsupported;
 };
+
+#define TB(t) ((uint64_t)1 << (t))
 
 static const char *const start_int32_host[] = {"output", NULL};
 static const char *const update_int32_host[] = {"value", "update", "output",
@@ -88,7 +92,7 @@ static const struct movement_op movement_ops[] = {
     {"StridedSliceGrad", STRIDED_SLICE_GRAD,
      {"shape", "begin", "end", "strides", NULL}, NULL, NULL, 0},
     /* TensorFlow's Tile takes no uint16 (its CPU kernel refuses it). */
-    {"Tile", TILE, {"multiples", NULL}, NULL, NULL, TF_UINT16},
+    {"Tile", TILE, {"multiples", NULL}, NULL, NULL, TB(TF_UINT16)},
     {"Pad", PAD, {"paddings", NULL}, NULL, NULL, 0},
     {"PadV2", PAD_V2, {"paddings", NULL}, NULL, NULL, 0},
     /* TensorFlow's parallel_concat rewrite makes a Start, one in-place
@@ -101,6 +105,11 @@ static const struct movement_op movement_ops[] = {
      start_int32_host, 0},
     {"_ParallelConcatUpdate", PARALLEL_CONCAT_UPDATE, {NULL}, NULL,
      update_int32_host, 0},
+    /* Real numbers only, as TensorFlow registers them. */
+    {"SpaceToBatchND", SPACE_TO_BATCH_ND, {"block_shape", "paddings", NULL},
+     NULL, NULL, TB(TF_BOOL) | TB(TF_COMPLEX64) | TB(TF_COMPLEX128)},
+    {"BatchToSpaceND", BATCH_TO_SPACE_ND, {"block_shape", "crops", NULL},
+     NULL, NULL, TB(TF_BOOL) | TB(TF_COMPLEX64) | TB(TF_COMPLEX128)},
 };
 
 #define NUM_OPS ((int)(sizeof(movement_ops) / sizeof(movement_ops[0])))
@@ -1255,6 +1264,226 @@ static void parallel_concat_update(struct ocl_op *op,
   ocl_op_forward(op, 0, v);
 }
 
+/* ---- SpaceToBatchND, BatchToSpaceND ---------------------------------------- */
+
+/* ceil(a / b) for b > 0 and any a. */
+static int64_t ceil_div_signed(int64_t a, int64_t b)
+{
+  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+
+/* Rows of TensorFlow's spacetobatch_op.cc / batchtospace_op.cc checks:
+ * block_shape [M] and the [M, 2] paddings (crops) against the input; the
+ * values into block and pads. False with the status set. */
+static bool space_batch_args(struct ocl_op *op, bool to_batch, int rank,
+                             const TF_Tensor *bs, const TF_Tensor *pd,
+                             int64_t *block, int64_t *pads, int *m)
+{
+  int64_t b_dims[OCL_MAX_RANK], p_dims[OCL_MAX_RANK];
+  int b_rank = tensor_dims(bs, b_dims), p_rank = tensor_dims(pd, p_dims);
+  if (b_rank != 1)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "block_shape rank should be 1 instead of %d", b_rank);
+  int64_t block_dims = b_dims[0];
+  if (rank < 1 + block_dims)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "input rank should be >= %lld instead of %d",
+                       (long long)(1 + block_dims), rank);
+  if (!(p_rank == 2 && p_dims[0] == block_dims && p_dims[1] == 2))
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "%s should have shape [%lld, 2] instead of %s",
+                       to_batch ? "paddings" : "crops", (long long)block_dims,
+                       SHAPE(p_dims, p_rank));
+  *m = (int)block_dims;
+  for (int i = 0; i < *m; i++) {
+    block[i] = ocl_host_int(bs, i);
+    pads[2 * i] = ocl_host_int(pd, 2 * i);
+    pads[2 * i + 1] = ocl_host_int(pd, 2 * i + 1);
+  }
+  return true;
+}
+
+/* SpaceToBatchND: out[k * B + b, p_i, ...] = padded input[b, p_i * block_i
+ * + k_i, ...], k running over the offsets in the block (row-major);
+ * BatchToSpaceND the inverse, cropped. For each k, the positions that hit
+ * the (unpadded, uncropped) input form a box: one strided copy. */
+static void space_batch(struct ocl_op *op, struct movement_kernel *k)
+{
+  bool to_batch = k->op->kind == SPACE_TO_BATCH_ND;
+  int64_t x_dims[OCL_MAX_RANK], out_dims[OCL_MAX_RANK];
+  int64_t block[OCL_MAX_RANK], pads[2 * OCL_MAX_RANK];
+  int m = 0;
+
+  TF_Tensor *x = ocl_op_input(op, 0);
+  TF_Tensor *bs = x ? ocl_op_input(op, 1) : NULL;
+  TF_Tensor *pd = bs ? ocl_op_input(op, 2) : NULL;
+  if (pd == NULL)
+    return;
+  int rank = tensor_dims(x, x_dims);
+  if (!space_batch_args(op, to_batch, rank, bs, pd, block, pads, &m))
+    return;
+  /* Leading and trailing block dims of size 1 without padding combine into
+   * the batch and depth; TensorFlow counts the others. */
+  int prefix = 0, suffix = 0;
+  while (prefix < m && pads[2 * prefix] == 0 && pads[2 * prefix + 1] == 0 &&
+         block[prefix] == 1)
+    prefix++;
+  while (suffix < m - prefix && pads[2 * (m - 1 - suffix)] == 0 &&
+         pads[2 * (m - 1 - suffix) + 1] == 0 && block[m - 1 - suffix] == 1)
+    suffix++;
+  int64_t block_product = 1;
+  for (int i = 0; i < m; i++) {
+    if (to_batch && block[i] < 1) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "All values in block_shape must be positive, got value, "
+                  "%lld at index %d.",
+                  (long long)block[i], i);
+      return;
+    }
+    if (!to_batch) {
+      /* BatchToSpaceND multiplies plainly (wrapping, as int64 does). */
+      block_product = (int64_t)((uint64_t)block_product * (uint64_t)block[i]);
+    } else if (block_product > INT64_MAX / block[i]) {
+      /* SpaceToBatchND's MultiplyWithoutOverflow: -1 once it overflows. */
+      block_product = -1;
+    } else if (block_product >= 0) {
+      block_product *= block[i];
+    }
+  }
+  if (block_product <= 0) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Product of block sizes must be positive, got %lld",
+                (long long)block_product);
+    return;
+  }
+  if (!to_batch && x_dims[0] % block_product != 0) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Input batch dimension (%lld) is not divisible by product of "
+                "block sizes (%lld)",
+                (long long)x_dims[0], (long long)block_product);
+    return;
+  }
+  int internal = m - prefix - suffix;
+  if (internal > 4) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Maximum number of non-combined block dimensions is %d but "
+                "must not exceed 4",
+                internal);
+    return;
+  }
+  if (internal == 0) {
+    ocl_op_forward(op, 0, x);
+    return;
+  }
+  int64_t batch = x_dims[0];
+  if (to_batch) {
+    if (batch != 0 && block_product > INT64_MAX / batch) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "Negative output dimension size caused by overflow when "
+                  "multiplying %lld and %lld",
+                  (long long)batch, (long long)block_product);
+      return;
+    }
+    out_dims[0] = batch * block_product;
+  } else {
+    out_dims[0] = batch / block_product;
+  }
+  bool padded = false;
+  for (int i = 0; i < m; i++) {
+    int64_t before = pads[2 * i], after = pads[2 * i + 1], size = x_dims[i + 1];
+    out_dims[i + 1] = size;
+    if (i < prefix || i >= m - suffix)
+      continue;
+    if (before < 0 || after < 0) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT, "%s must be non-negative",
+                  to_batch ? "Paddings" : "Crops");
+      return;
+    }
+    if (to_batch) {
+      int64_t padded_size = size + before + after;
+      if (padded_size % block[i] != 0) {
+        ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                    "padded_shape[%d]=%lld is not divisible by "
+                    "block_shape[%d]=%lld",
+                    i, (long long)padded_size, i, (long long)block[i]);
+        return;
+      }
+      out_dims[i + 1] = padded_size / block[i];
+      padded |= before != 0 || after != 0;
+    } else {
+      int64_t cropped = size * block[i] - before - after;
+      if (cropped < 0) {
+        ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                    "cropped_shape[%d]=%lld must be non-negative", i,
+                    (long long)cropped);
+        return;
+      }
+      out_dims[i + 1] = cropped;
+    }
+  }
+  for (int d = m + 1; d < rank; d++)
+    out_dims[d] = x_dims[d];
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, out_dims, rank);
+  if (y == NULL)
+    return;
+  int64_t out_elements = product(out_dims, 0, rank);
+  if (out_elements == 0)
+    return;
+  if (padded) {
+    const cl_ulong zero = 0;
+    if (!ocl_op_fill(op, y, 0, &zero, k->unit,
+                     (size_t)out_elements * k->unit * (size_t)k->halves))
+      return;
+  }
+  /* Batch side (the one with B * block_product images) and space side. */
+  const int64_t *space_dims = to_batch ? x_dims : out_dims;
+  const int64_t *batch_side_dims = to_batch ? out_dims : x_dims;
+  int64_t space_strides[OCL_MAX_RANK], batch_strides[OCL_MAX_RANK];
+  ocl_shape_strides(space_dims, rank, space_strides);
+  ocl_shape_strides(batch_side_dims, rank, batch_strides);
+  int64_t small_batch = to_batch ? batch : out_dims[0];
+  int64_t dims[OCL_MAX_RANK], sp_view[OCL_MAX_RANK], off[OCL_MAX_RANK];
+  dims[0] = small_batch;
+  sp_view[0] = space_strides[0];
+  for (int d = m + 1; d < rank; d++) {
+    dims[d] = space_dims[d];
+    sp_view[d] = space_strides[d];
+  }
+  for (int i = 0; i < m; i++) {
+    off[i] = 0;
+    sp_view[i + 1] = space_strides[i + 1] * block[i];
+  }
+  /* off[] walks the offsets in the block; `flat` is their row-major index,
+   * the batch-side image group. */
+  for (int64_t flat = 0; flat < block_product && ocl_op_ok(op); flat++) {
+    int64_t sp_offset = 0, bt_offset = flat * small_batch * batch_strides[0];
+    bool empty = false;
+    for (int i = 0; i < m; i++) {
+      /* Space coordinate of batch-side position p: p * block + off - pad;
+       * keep the p whose coordinate lies in [0, space extent). */
+      int64_t lead = pads[2 * i] - off[i];
+      int64_t lo = ceil_div_signed(lead, block[i]);
+      int64_t hi = ceil_div_signed(space_dims[i + 1] + lead, block[i]);
+      lo = lo < 0 ? 0 : lo;
+      hi = hi > batch_side_dims[i + 1] ? batch_side_dims[i + 1] : hi;
+      dims[i + 1] = hi > lo ? hi - lo : 0;
+      empty |= hi <= lo;
+      sp_offset += (lo * block[i] - lead) * space_strides[i + 1];
+      bt_offset += lo * batch_strides[i + 1];
+    }
+    if (!empty) {
+      if (to_batch)
+        copy_view(op, k, x, y, dims, rank, sp_view, batch_strides, sp_offset,
+                  bt_offset);
+      else
+        copy_view(op, k, x, y, dims, rank, batch_strides, sp_view, bt_offset,
+                  sp_offset);
+    }
+    for (int i = m - 1; i >= 0 && ++off[i] == block[i]; i--)
+      off[i] = 0;
+  }
+}
+
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
 static void *movement_create(TF_OpKernelConstruction *ctx, int index)
@@ -1340,6 +1569,8 @@ static void movement_compute(void *kernel, TF_OpKernelContext *ctx)
   case PAD_V2: pad(&op, k); break;
   case PARALLEL_CONCAT_START: parallel_concat_start(&op, k); break;
   case PARALLEL_CONCAT_UPDATE: parallel_concat_update(&op, k); break;
+  case SPACE_TO_BATCH_ND:
+  case BATCH_TO_SPACE_ND: space_batch(&op, k); break;
   }
   ocl_op_end(&op);
 }
@@ -1445,7 +1676,7 @@ void ocl_register_movement_kernels(void)
       continue;
     for (size_t t = 0; t < sizeof(movement_types) / sizeof(movement_types[0]);
          t++) {
-      if (movement_types[t] == op->unsupported)
+      if (op->unsupported & TB(movement_types[t]))
         continue;
       ocl_register_kernel(&(const struct ocl_kernel_spec){
           .op = op->op,

@@ -1070,6 +1070,204 @@ static void pad_cases(const struct ref_op *op, TF_DataType dtype,
   }
 }
 
+/* ---- SpaceToBatchND, BatchToSpaceND ------------------------------------------ */
+
+/* Both ops map a batch-side tensor [B * prod(block), p_1..p_M, rest] and a
+ * space-side one [B, s_1..s_M, rest]: batch-side element (k * B + b, p, r)
+ * is space-side (b, p_i * block_i + k_i - pad_i, r), k the offsets in the
+ * block (row-major). False when TensorFlow rejects the arguments. */
+static bool space_batch_shapes(const struct ref_case *c, bool to_batch,
+                               int64_t *block, int64_t *pads, int *m,
+                               int64_t *out_dims)
+{
+  const struct ref_tensor *x = &c->inputs[0], *bs = &c->inputs[1],
+                          *pd = &c->inputs[2];
+  if (bs->rank != 1 || pd->rank != 2 || pd->dims[0] != bs->dims[0] ||
+      pd->dims[1] != 2 || x->rank < 1 + bs->dims[0])
+    return false;
+  *m = (int)bs->dims[0];
+  int64_t product = 1, internal = 0;
+  for (int i = 0; i < *m; i++) {
+    block[i] = at(bs, i);
+    pads[2 * i] = at(pd, 2 * i);
+    pads[2 * i + 1] = at(pd, 2 * i + 1);
+    if (block[i] < 1 || pads[2 * i] < 0 || pads[2 * i + 1] < 0)
+      return false;
+    product *= block[i];
+  }
+  /* Block dims of 1 without padding count only between others. */
+  int first = *m, last = -1;
+  for (int i = 0; i < *m; i++) {
+    if (!(block[i] == 1 && pads[2 * i] == 0 && pads[2 * i + 1] == 0)) {
+      first = i < first ? i : first;
+      last = i;
+    }
+  }
+  internal = last >= first ? last - first + 1 : 0;
+  if (internal > 4)
+    return false;
+  memcpy(out_dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+  if (to_batch) {
+    out_dims[0] = x->dims[0] * product;
+    for (int i = 0; i < *m; i++) {
+      int64_t padded = x->dims[i + 1] + pads[2 * i] + pads[2 * i + 1];
+      if (padded % block[i] != 0)
+        return false;
+      out_dims[i + 1] = padded / block[i];
+    }
+  } else {
+    if (x->dims[0] % product != 0)
+      return false;
+    out_dims[0] = x->dims[0] / product;
+    for (int i = 0; i < *m; i++) {
+      out_dims[i + 1] = x->dims[i + 1] * block[i] - pads[2 * i] - pads[2 * i + 1];
+      if (out_dims[i + 1] < 0)
+        return false;
+    }
+  }
+  return true;
+}
+
+static int space_batch_compute(const struct ref_case *c,
+                               struct ref_tensor *out, char *error,
+                               int error_len)
+{
+  bool to_batch = strcmp(c->op, "SpaceToBatchND") == 0;
+  const struct ref_tensor *x = &c->inputs[0];
+  int64_t block[REF_MAX_DIMS], pads[2 * REF_MAX_DIMS], dims[REF_MAX_DIMS];
+  int64_t coord[REF_MAX_DIMS], in_strides[REF_MAX_DIMS];
+  int m = 0;
+  if (!space_batch_shapes(c, to_batch, block, pads, &m, dims))
+    return fail(error, error_len, "block_shape, paddings or crops");
+  ref_tensor_alloc(&out[0], x->dtype, dims, x->rank);
+  strides_of(x->dims, x->rank, in_strides);
+  /* The space side's batch. */
+  int64_t small = to_batch ? x->dims[0] : dims[0];
+  for (int64_t i = 0; i < out[0].elements; i++) {
+    unravel(i, dims, x->rank, coord);
+    int64_t xi = 0;
+    bool inside = true;
+    if (to_batch) {
+      /* coord is batch-side: find the space-side element. */
+      int64_t kflat = coord[0] / small, b = coord[0] % small;
+      xi = b * in_strides[0];
+      for (int d = m - 1; d >= 0; d--) {
+        int64_t k = kflat % block[d];
+        kflat /= block[d];
+        int64_t sp = coord[d + 1] * block[d] + k - pads[2 * d];
+        inside &= sp >= 0 && sp < x->dims[d + 1];
+        xi += sp * in_strides[d + 1];
+      }
+    } else {
+      /* coord is space-side: find the batch-side element. */
+      int64_t kflat = 0;
+      for (int d = 0; d < m; d++) {
+        int64_t padded = coord[d + 1] + pads[2 * d];
+        kflat = kflat * block[d] + padded % block[d];
+        xi += padded / block[d] * in_strides[d + 1];
+      }
+      xi += (kflat * small + coord[0]) * in_strides[0];
+    }
+    for (int d = m + 1; d < x->rank; d++)
+      xi += coord[d] * in_strides[d];
+    out[0].v[i] = inside ? x->v[xi] : 0.0;
+  }
+  return 1;
+}
+
+static struct ref_case *space_batch_case(struct ref_cases *out, const char *op,
+                                         TF_DataType dtype, const char *label,
+                                         const int64_t *dims, int rank,
+                                         int m, const double *block,
+                                         const double *pads, bool wide)
+{
+  struct ref_case *c = ref_case_add(out, op, "%s %s", op, label);
+  data(c, dtype, dims, rank);
+  ints(c, m, block, wide);
+  ref_case_input_values(c, wide ? TF_INT64 : TF_INT32, D(m, 2), 2, pads);
+  return c;
+}
+
+static void space_to_batch_cases(const struct ref_op *op, TF_DataType dtype,
+                                 struct ref_cases *out)
+{
+  const char *o = op->op;
+  space_batch_case(out, o, dtype, "2x2", D(2, 4, 4, 3), 4, 2, V(2, 2),
+                   V(0, 0, 0, 0), false);
+  space_batch_case(out, o, dtype, "2x3 padded", D(1, 5, 3, 2), 4, 2, V(2, 3),
+                   V(1, 0, 0, 0), true);
+  space_batch_case(out, o, dtype, "padded both sides", D(2, 3, 5, 1), 4, 2,
+                   V(2, 2), V(1, 0, 2, 1), false);
+  space_batch_case(out, o, dtype, "one block dim", D(3, 7, 2), 3, 1, V(3),
+                   V(1, 1), false);
+  space_batch_case(out, o, dtype, "three block dims", D(1, 4, 2, 6, 2), 5, 3,
+                   V(2, 1, 3), V(0, 0, 0, 0, 0, 0), false);
+  space_batch_case(out, o, dtype, "dilation 2 of [2,9,9,5]", D(2, 9, 9, 5), 4,
+                   2, V(2, 2), V(2, 3, 2, 3), false);
+  space_batch_case(out, o, dtype, "rank 9", D(2, 4, 3, 2, 2, 3, 2, 1, 2), 9, 2,
+                   V(2, 3), V(0, 0, 1, 2), false);
+  space_batch_case(out, o, dtype, "identity", D(2, 3, 3), 3, 2, V(1, 1),
+                   V(0, 0, 0, 0), false);
+  space_batch_case(out, o, dtype, "empty batch", D(0, 4, 4, 1), 4, 2, V(2, 2),
+                   V(0, 0, 0, 0), false);
+  space_batch_case(out, o, dtype, "not divisible", D(1, 5, 4, 1), 4, 2,
+                   V(2, 2), V(0, 0, 0, 0), false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  space_batch_case(out, o, dtype, "negative padding", D(1, 4, 4, 1), 4, 2,
+                   V(2, 2), V(-2, 0, 0, 0), false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  space_batch_case(out, o, dtype, "block 0", D(1, 4, 4, 1), 4, 2, V(0, 2),
+                   V(0, 0, 0, 0), false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  space_batch_case(out, o, dtype, "input rank too small", D(4, 4), 2, 2,
+                   V(2, 2), V(0, 0, 0, 0), false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  space_batch_case(out, o, dtype, "five block dims", D(1, 2, 2, 2, 2, 2), 6, 5,
+                   V(2, 2, 2, 2, 2), V(0, 0, 0, 0, 0, 0, 0, 0, 0, 0), false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  struct ref_case *c = ref_case_add(out, o, "%s paddings shape", o);
+  data(c, dtype, D(1, 4, 4, 1), 4);
+  ints(c, 2, V(2, 2), false);
+  ints(c, 4, V(0, 0, 0, 0), false);
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
+static void batch_to_space_cases(const struct ref_op *op, TF_DataType dtype,
+                                 struct ref_cases *out)
+{
+  const char *o = op->op;
+  space_batch_case(out, o, dtype, "2x2", D(8, 2, 2, 3), 4, 2, V(2, 2),
+                   V(0, 0, 0, 0), false);
+  space_batch_case(out, o, dtype, "2x3 cropped", D(6, 3, 1, 2), 4, 2, V(2, 3),
+                   V(1, 0, 0, 0), true);
+  space_batch_case(out, o, dtype, "cropped both sides", D(8, 2, 4, 1), 4, 2,
+                   V(2, 2), V(1, 0, 2, 1), false);
+  space_batch_case(out, o, dtype, "one block dim", D(9, 3, 2), 3, 1, V(3),
+                   V(1, 1), false);
+  space_batch_case(out, o, dtype, "three block dims", D(6, 2, 2, 2, 2), 5, 3,
+                   V(2, 1, 3), V(0, 0, 0, 0, 0, 0), false);
+  space_batch_case(out, o, dtype, "dilation 2 of [8,7,7,5]", D(8, 7, 7, 5), 4,
+                   2, V(2, 2), V(2, 3, 2, 3), false);
+  space_batch_case(out, o, dtype, "rank 9", D(12, 2, 2, 2, 2, 3, 2, 1, 2), 9,
+                   2, V(2, 3), V(0, 0, 1, 2), false);
+  space_batch_case(out, o, dtype, "identity", D(2, 3, 3), 3, 2, V(1, 1),
+                   V(0, 0, 0, 0), false);
+  space_batch_case(out, o, dtype, "batch not divisible", D(6, 2, 2, 1), 4, 2,
+                   V(2, 2), V(0, 0, 0, 0), false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  space_batch_case(out, o, dtype, "negative crop", D(8, 2, 2, 1), 4, 2,
+                   V(2, 2), V(0, -1, 0, 0), false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  space_batch_case(out, o, dtype, "cropped below zero", D(4, 2, 2, 1), 4, 2,
+                   V(2, 2), V(3, 2, 0, 0), false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  struct ref_case *c = ref_case_add(out, o, "%s crops shape", o);
+  data(c, dtype, D(4, 2, 2, 1), 4);
+  ints(c, 2, V(2, 2), false);
+  ints(c, 4, V(0, 0, 0, 0), false);
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
 /* ---- NoOp ----------------------------------------------------------------- */
 
 static void noop_cases(const struct ref_op *op, TF_DataType dtype,
@@ -1275,5 +1473,9 @@ const struct ref_op ref_ops_movement[] = {
      parallel_concat_start_cases, parallel_concat_start_compute},
     {"_ParallelConcatUpdate", EXACT, REF_ANY, parallel_concat_update_cases,
      parallel_concat_update_compute},
+    {"SpaceToBatchND", EXACT, REF_ANY, space_to_batch_cases,
+     space_batch_compute},
+    {"BatchToSpaceND", EXACT, REF_ANY, batch_to_space_cases,
+     space_batch_compute},
     {.op = NULL},
 };

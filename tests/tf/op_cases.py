@@ -540,6 +540,22 @@ BUILDERS["PadV2"] = lambda c: [
      [c.rand(*_R10), _i(c, "Tpaddings", [[0, 1], [1, 0], [0, 0], [1, 1], [0, 1],
                                           [1, 0], [0, 1], [1, 0], [0, 0], [1, 2]]),
       np.array(c.rand(1)[0], c.T)], {"fallback": (_HIGH_RANK, _np_pad)})]
+BUILDERS["SpaceToBatchND"] = lambda c: [
+    ("2x2 padded", lambda x, b, p: raw.SpaceToBatchND(input=x, block_shape=b, paddings=p),
+     [c.rand(2, 5, 7, 3), _i(c, "Tblock_shape", [2, 2]), _i(c, "Tpaddings", [[1, 0], [0, 1]])]),
+    ("one dim", lambda x, b, p: raw.SpaceToBatchND(input=x, block_shape=b, paddings=p),
+     [c.rand(3, 7, 2), _i(c, "Tblock_shape", [3]), _i(c, "Tpaddings", [[1, 1]])]),
+    ("rank9", lambda x, b, p: raw.SpaceToBatchND(input=x, block_shape=b, paddings=p),
+     [c.rand(2, 4, 3, 2, 2, 3, 2, 1, 2), _i(c, "Tblock_shape", [2, 3]),
+      _i(c, "Tpaddings", [[0, 0], [1, 2]])])]
+BUILDERS["BatchToSpaceND"] = lambda c: [
+    ("2x2 cropped", lambda x, b, p: raw.BatchToSpaceND(input=x, block_shape=b, crops=p),
+     [c.rand(8, 3, 4, 3), _i(c, "Tblock_shape", [2, 2]), _i(c, "Tcrops", [[1, 0], [0, 1]])]),
+    ("one dim", lambda x, b, p: raw.BatchToSpaceND(input=x, block_shape=b, crops=p),
+     [c.rand(9, 3, 2), _i(c, "Tblock_shape", [3]), _i(c, "Tcrops", [[1, 1]])]),
+    ("rank9", lambda x, b, p: raw.BatchToSpaceND(input=x, block_shape=b, crops=p),
+     [c.rand(12, 2, 2, 2, 2, 3, 2, 1, 2), _i(c, "Tblock_shape", [2, 3]),
+      _i(c, "Tcrops", [[0, 0], [1, 2]])])]
 BUILDERS["MirrorPad"] = lambda c: _one(lambda x, p: raw.MirrorPad(input=x, paddings=p, mode="REFLECT"),
                                        c.rand(3, 4), _i(c, "Tpaddings", [[1, 1], [2, 1]]))
 BUILDERS["BroadcastTo"] = lambda c: _one(lambda x, s: raw.BroadcastTo(input=x, shape=s),
