@@ -17,5 +17,6 @@ void ocl_register_variables_kernels(void);
 void ocl_register_conv_kernels(void);
 void ocl_register_pool_kernels(void);
 void ocl_register_random_kernels(void);
+void ocl_register_image_kernels(void);
 
 #endif /* TFOCL_KERNELS_KERNEL_FAMILIES_H_ */

@@ -14,6 +14,7 @@ extern const struct ref_op ref_ops_gather[];
 extern const struct ref_op ref_ops_conv[];
 extern const struct ref_op ref_ops_pool[];
 extern const struct ref_op ref_ops_random[];
+extern const struct ref_op ref_ops_image[];
 
 
 static const struct ref_op *const families[] = {
@@ -21,6 +22,7 @@ static const struct ref_op *const families[] = {
     ref_ops_softmax, ref_ops_matmul, ref_ops_movement,
     ref_ops_gather,
     ref_ops_conv,   ref_ops_pool,   ref_ops_random,
+    ref_ops_image,
 };
 
 #define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))

@@ -1,5 +1,5 @@
-"""Bad inputs to the data-movement ops on /OPENCL:0 fail as TensorFlow's CPU
-kernels fail on the same inputs: the same error type and the same message
+"""Bad inputs to the data-movement and image ops on /OPENCL:0 fail as
+TensorFlow's CPU kernels fail on the same inputs: the same error type and the same message
 (TensorFlow's node prefix and op suffix aside), and the process goes on."""
 import re
 
@@ -121,6 +121,38 @@ CASES = [
      [_f32(4, 2, 2, 1), _i32([-2, 2]), _i32([[0, 0], [0, 0]])]),
     ("batch to space crops shape", lambda x, b, p: raw.BatchToSpaceND(input=x, block_shape=b, crops=p),
      [_f32(4, 2, 2, 1), _i32([2, 2]), _i32([[0, 0, 0, 0]])]),
+    ("resize bilinear both attrs", lambda x, s: raw.ResizeBilinear(
+        images=x, size=s, align_corners=True, half_pixel_centers=True), [_f32(1, 3, 3, 1), _i32([5, 5])]),
+    ("resize bilinear rank 3", lambda x, s: raw.ResizeBilinear(images=x, size=s),
+     [_f32(3, 3, 1), _i32([5, 5])]),
+    ("resize bilinear no channels", lambda x, s: raw.ResizeBilinear(images=x, size=s),
+     [_f32(1, 3, 3, 0), _i32([5, 5])]),
+    ("resize bilinear empty image", lambda x, s: raw.ResizeBilinear(images=x, size=s),
+     [_f32(1, 0, 3, 1), _i32([5, 5])]),
+    ("resize bilinear size 0", lambda x, s: raw.ResizeBilinear(images=x, size=s),
+     [_f32(1, 3, 3, 1), _i32([0, 5])]),
+    ("resize bilinear size of 3", lambda x, s: raw.ResizeBilinear(images=x, size=s),
+     [_f32(1, 3, 3, 1), _i32([5, 5, 5])]),
+    ("resize bilinear size 2-D", lambda x, s: raw.ResizeBilinear(images=x, size=s),
+     [_f32(1, 3, 3, 1), _i32([[5, 5]])]),
+    ("resize bilinear grad rank 3", lambda g, o: raw.ResizeBilinearGrad(grads=g, original_image=o),
+     [_f32(3, 3, 1), _f32(1, 2, 2, 1)]),
+    ("resize bilinear grad original rank 3", lambda g, o: raw.ResizeBilinearGrad(grads=g, original_image=o),
+     [_f32(1, 3, 3, 1), _f32(2, 2, 1)]),
+    ("resize bilinear grad original empty", lambda g, o: raw.ResizeBilinearGrad(grads=g, original_image=o),
+     [_f32(1, 3, 3, 1), _f32(1, 0, 2, 1)]),
+    ("resize bilinear grad resized empty", lambda g, o: raw.ResizeBilinearGrad(grads=g, original_image=o),
+     [_f32(1, 3, 0, 1), _f32(1, 2, 2, 1)]),
+    ("resize nearest both attrs", lambda x, s: raw.ResizeNearestNeighbor(
+        images=x, size=s, align_corners=True, half_pixel_centers=True), [_f32(1, 3, 3, 1), _i32([5, 5])]),
+    ("resize nearest size 0", lambda x, s: raw.ResizeNearestNeighbor(images=x, size=s),
+     [_f32(1, 3, 3, 1), _i32([5, 0])]),
+    ("resize nearest grad size 0", lambda g, s: raw.ResizeNearestNeighborGrad(grads=g, size=s),
+     [_f32(1, 3, 3, 1), _i32([0, 2])]),
+    ("resize nearest grad size of 3", lambda g, s: raw.ResizeNearestNeighborGrad(grads=g, size=s),
+     [_f32(1, 3, 3, 1), _i32([2, 2, 2])]),
+    ("resize nearest grad rank 3", lambda g, s: raw.ResizeNearestNeighborGrad(grads=g, size=s),
+     [_f32(3, 3, 1), _i32([2, 2])]),
     ("bitcast narrower last dim", lambda x: raw.Bitcast(input=x, type=tf.int64), [np.arange(3, dtype=np.int32)]),
     ("bitcast scalar to wider", lambda x: raw.Bitcast(input=x, type=tf.int64), [np.array(1, np.int32)]),
     ("bitcast to complex128", lambda x: raw.Bitcast(input=x, type=tf.complex128), [np.arange(3, dtype=np.int64)]),
