@@ -301,11 +301,15 @@ static bool copy_launch(struct ocl_op *op, struct movement_kernel *k,
       a.a.p = p;
       a.a.tiles_l = ceil_div(dims[l], 8);
       a.a.tiles_p = ceil_div(dims[p], 8);
-      a.a.n = batches * a.a.tiles_l * a.a.tiles_p;
-      size_t local = ocl_kernel_fit_local(op, &k->k[wide][COPY_TILES8], 64);
-      size_t global = (size_t)a.a.n;
-      return local > 0 && launch(op, k, COPY_TILES8, wide, b, 2, &a, 1,
-                                 &global, &local);
+      a.a.n = batches * a.a.tiles_p; /* dim 1 of the range */
+      size_t max = ocl_kernel_max_local(op, &k->k[wide][COPY_TILES8]);
+      size_t global[2] = {(size_t)a.a.tiles_l, (size_t)a.a.n};
+      size_t local[2] = {16, 4};
+      if (max == 0)
+        return false;
+      if (max < 64)
+        local[0] = local[1] = 1;
+      return launch(op, k, COPY_TILES8, wide, b, 2, &a, 2, global, local);
     }
     a.a.chunk = cpu_chunk(info, n);
     size_t items = (size_t)ceil_div(n, a.a.chunk);

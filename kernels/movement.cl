@@ -178,19 +178,18 @@ __kernel void copy_chunks(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
 }
 
 /* CPU shape for transposes: each work-item copies an 8x8 tile over (p,
- * l), so that both sides touch few cache lines; work-item w is tile (w %
- * tiles_l, w / tiles_l % tiles_p) of batch w / (tiles_l * tiles_p). */
+ * l), so that both sides touch few cache lines. A 2-D range: dim 0 the
+ * tiles along l, dim 1 the tiles along p of every batch (batch-major);
+ * work-groups of 16x4 tiles read whole cache lines of the input. */
 #define CPU_TILE 8
 __kernel void copy_tiles8(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
                           move_t s)
 {
-  size_t gid = get_global_id(0);
-  if (gid >= (size_t)s.n)
+  size_t g0 = get_global_id(0), g1 = get_global_id(1);
+  if (g0 >= (size_t)s.tiles_l || g1 >= (size_t)s.n)
     return;
-  idx_t g = (idx_t)gid;
+  idx_t tl = (idx_t)g0, g = (idx_t)g1;
   idx_t l = s.rank - 1;
-  idx_t tl = g % s.tiles_l;
-  g /= s.tiles_l;
   idx_t tp = g % s.tiles_p;
   g /= s.tiles_p;
   idx_t xi = s.in_offset, yi = s.out_offset;
