@@ -66,6 +66,8 @@ static void plugin_free(struct tfocl_plugin *p)
   free(p->devices);
   free(p->platform_name);
   free(p->device_type);
+  free(p->graph_device_type);
+  free(p->profiler_device_type);
   free(p->path);
   free(p);
 }
@@ -166,6 +168,8 @@ struct tfocl_plugin *tfocl_plugin_load(const char *path, TF_Status *status)
   struct tfocl_plugin *p;
   shim_se_init_fn se_init = NULL;
   shim_kernel_init_fn kernel_init = NULL;
+  shim_graph_init_fn graph_init = NULL;
+  shim_profiler_init_fn profiler_init = NULL;
 
   if (path == NULL) {
     shim_set_status(status, TF_INVALID_ARGUMENT, "plugin path is NULL");
@@ -187,6 +191,8 @@ struct tfocl_plugin *tfocl_plugin_load(const char *path, TF_Status *status)
   /* Every entry point is optional, as in RegisterPluggableDevicePlugin. */
   sym_as_fn(p->dl, "SE_InitPlugin", sizeof(se_init), &se_init);
   sym_as_fn(p->dl, "TF_InitKernel", sizeof(kernel_init), &kernel_init);
+  sym_as_fn(p->dl, "TF_InitGraph", sizeof(graph_init), &graph_init);
+  sym_as_fn(p->dl, "TF_InitProfiler", sizeof(profiler_init), &profiler_init);
 
   shim_registry_set_loading_plugin(p);
   if (se_init != NULL) {
@@ -197,6 +203,24 @@ struct tfocl_plugin *tfocl_plugin_load(const char *path, TF_Status *status)
   if (kernel_init != NULL) {
     SHIM_TRACE("%s: TF_InitKernel", path);
     kernel_init();
+  }
+  /* TensorFlow's order: device, kernels, graph (then the profiler). A
+   * failing graph module fails the whole load. */
+  if (graph_init != NULL) {
+    shim_graph_init(p, graph_init, status);
+    if (!shim_ok(status)) {
+      if (p->has_se)
+        undo_platform(p, STAGE_DONE);
+      goto fail_registered;
+    }
+  }
+  if (profiler_init != NULL) {
+    shim_profiler_init(p, profiler_init, status);
+    if (!shim_ok(status)) {
+      if (p->has_se)
+        undo_platform(p, STAGE_DONE);
+      goto fail_registered;
+    }
   }
   shim_registry_set_loading_plugin(NULL);
 
@@ -237,6 +261,7 @@ void tfocl_plugin_unload(struct tfocl_plugin *p)
     }
   }
   shim_registry_remove_plugin(p);
+  shim_profiler_finish(p);
   if (p->has_se)
     undo_platform(p, STAGE_DONE);
   if (!env_flag("TFOCL_NO_DLCLOSE"))
@@ -244,6 +269,8 @@ void tfocl_plugin_unload(struct tfocl_plugin *p)
   pthread_mutex_unlock(&load_lock);
   plugin_free(p);
 }
+
+struct tfocl_plugin *shim_loaded_plugins(void) { return loaded_plugins; }
 
 const char *tfocl_plugin_path(const struct tfocl_plugin *p)
 {

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tensorflow/c/experimental/grappler/grappler.h"
+#include "tensorflow/c/experimental/pluggable_profiler/pluggable_profiler.h"
 #include "tensorflow/c/kernels.h"
 #include "tfocl/host.h"
 
@@ -83,6 +85,18 @@ struct tfocl_plugin {
   void (*destroy_platform_fns)(SP_PlatformFns *platform_fns);
   char *platform_name; /* copies: the plugin's strings die with dlclose */
   char *device_type;
+  /* TF_InitGraph's registration (grappler.c); graph_device_type NULL
+   * without one. */
+  char *graph_device_type;
+  TP_Optimizer graph_optimizer;
+  TP_OptimizerConfigs graph_configs;
+  /* TF_InitProfiler's registration (profiler.c); profiler_device_type NULL
+   * without one. */
+  char *profiler_device_type;
+  TP_Profiler profiler;
+  TP_ProfilerFns profiler_fns;
+  void (*destroy_profiler)(TP_Profiler *profiler);
+  void (*destroy_profiler_fns)(TP_ProfilerFns *profiler_fns);
   pthread_mutex_t lock; /* devices list */
   struct tfocl_device **devices;
   int num_devices;
@@ -102,6 +116,50 @@ void shim_validate_device_type(const char *type, TF_Status *status);
 
 void shim_plugin_forget_device(struct tfocl_plugin *p,
                                struct tfocl_device *d);
+/* The loaded plugins (loader.c; read under the load lock). */
+struct tfocl_plugin *shim_loaded_plugins(void);
+
+/* ---- graph optimizers (grappler.c) -------------------------------------- */
+typedef void (*shim_graph_init_fn)(TP_OptimizerRegistrationParams *,
+                                   TF_Status *);
+/* InitGraphPlugin: TF_InitGraph with stamped tables, TensorFlow's
+ * validation, one optimizer per device type. Called with the load lock
+ * held; on failure registers nothing. */
+void shim_graph_init(struct tfocl_plugin *p, shim_graph_init_fn init,
+                     TF_Status *status);
+
+/* TensorFlow's checks of a plugin's tables (TF_VALIDATE_STRUCT_SIZE,
+ * TF_VALIDATE_NOT_NULL), for functions with a TF_Status *status that
+ * return void. */
+#define SHIM_VALIDATE_STRUCT_SIZE(STRUCT, obj, SIZE_NAME)                     \
+  do {                                                                        \
+    if ((obj)->struct_size == 0) {                                            \
+      shim_set_status(status, TF_FAILED_PRECONDITION,                         \
+                      "struct_size field in " #STRUCT " must be set to "      \
+                      #SIZE_NAME ".");                                        \
+      return;                                                                 \
+    }                                                                         \
+  } while (0)
+
+#define SHIM_VALIDATE_MEMBER(STRUCT, obj, field)                              \
+  do {                                                                        \
+    if ((obj)->field == 0) {                                                  \
+      shim_set_status(status, TF_FAILED_PRECONDITION,                         \
+                      "'" #field "' field in " #STRUCT " must be set.");      \
+      return;                                                                 \
+    }                                                                         \
+  } while (0)
+
+/* ---- profilers (profiler.c) ---------------------------------------------- */
+typedef void (*shim_profiler_init_fn)(TF_ProfilerRegistrationParams *,
+                                      TF_Status *);
+/* InitPluginProfiler: TF_InitProfiler with stamped tables and TensorFlow's
+ * validation. Called with the load lock held; on failure registers
+ * nothing. */
+void shim_profiler_init(struct tfocl_plugin *p, shim_profiler_init_fn init,
+                        TF_Status *status);
+/* Calls the plugin's destroy functions (unload). */
+void shim_profiler_finish(struct tfocl_plugin *p);
 
 /* ---- devices (device.c) ------------------------------------------------- */
 struct tfocl_device {

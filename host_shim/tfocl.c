@@ -7,6 +7,7 @@
 
 static const struct tfocl_cmd *const commands[] = {
     &tfocl_cmd_devices,
+    &tfocl_cmd_graph,
     &tfocl_cmd_kernels,
     &tfocl_cmd_run,
     &tfocl_cmd_bench,

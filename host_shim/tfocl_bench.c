@@ -817,6 +817,158 @@ static void bench_reduce(struct bench *b)
   free(hz);
 }
 
+/* ---- Sparse: gather, segment sum, scatter-add ---------------------------- */
+
+enum sparse_kind { SPARSE_GATHER, SPARSE_SEGMENT_SUM, SPARSE_SCATTER_ADD };
+
+struct sparse_host {
+  enum sparse_kind kind;
+  float *out;
+  const float *x;
+  const int32_t *idx;
+  size_t rows, cols, limit;
+};
+
+static bool sparse_host_rep(struct bench *b, void *p, double *seconds)
+{
+  struct sparse_host *h = p;
+  (void)b;
+  double t0 = bench_now();
+  switch (h->kind) {
+  case SPARSE_GATHER:
+    bench_host_gather(h->out, h->x, h->limit, h->idx, h->rows, h->cols);
+    break;
+  case SPARSE_SEGMENT_SUM:
+    bench_host_segment_sum(h->out, h->limit, h->x, h->idx, h->rows, h->cols);
+    break;
+  case SPARSE_SCATTER_ADD:
+    bench_host_scatter_add(h->out, h->limit, h->x, h->idx, h->rows, h->cols);
+    break;
+  }
+  *seconds = bench_now() - t0;
+  return true;
+}
+
+/* n random int32 indices in [0, limit), a host tensor. */
+static TF_Tensor *random_indices(int64_t n, int64_t limit, unsigned seed)
+{
+  int64_t dims[1] = {n};
+  TF_Tensor *t = TF_AllocateTensor(TF_INT32, dims, 1,
+                                   sizeof(int32_t) * (size_t)n);
+  int32_t *p = TF_TensorData(t);
+  for (int64_t i = 0; i < n; i++) {
+    seed = seed * 1103515245u + 12345u;
+    p[i] = (int32_t)((((uint64_t)seed << 8) ^ (uint64_t)i * 2654435761u) %
+                     (uint64_t)limit);
+  }
+  return t;
+}
+
+static TF_Tensor *int32_scalar(int32_t v)
+{
+  TF_Tensor *t = TF_AllocateTensor(TF_INT32, NULL, 0, sizeof(int32_t));
+  *(int32_t *)TF_TensorData(t) = v;
+  return t;
+}
+
+static void bench_sparse(struct bench *b)
+{
+  static const char *const names[] = {"gather/GatherV2_rows",
+                                      "segment_sum/UnsortedSegmentSum",
+                                      "scatter_add/ResourceScatterAdd"};
+  bool any = false;
+  for (int i = 0; i < 3; i++)
+    any |= want(b, names[i]);
+  if (!any)
+    return;
+  int64_t rows = b->quick ? 8192 : 65536, cols = 128, segments = 1024;
+  int64_t updates = rows / 4;
+  int reps = reps_or(b, 10, 3);
+  int64_t table_dims[2] = {rows, cols}, upd_dims[2] = {updates, cols};
+  TF_Tensor *h_table = host_random(table_dims, 2, 1);
+  TF_Tensor *h_upd = host_random(upd_dims, 2, 2);
+  TF_Tensor *h_idx = random_indices(rows, rows, 3);
+  TF_Tensor *h_ids = random_indices(rows, segments, 4);
+  TF_Tensor *h_uidx = random_indices(updates, rows, 5);
+  TF_Tensor *axis = int32_scalar(0), *num = int32_scalar((int32_t)segments);
+  TF_Tensor *d_table = to_device(b, h_table), *d_upd = to_device(b, h_upd);
+  TF_Tensor *d_idx = to_device(b, h_idx), *d_ids = to_device(b, h_ids);
+  TF_Tensor *d_uidx = to_device(b, h_uidx);
+  size_t table_bytes = sizeof(float) * (size_t)(rows * cols);
+  float *h_out = malloc(table_bytes), *h_var = malloc(table_bytes);
+  memcpy(h_var, TF_TensorData(h_table), table_bytes);
+  TF_Tensor *var = NULL;
+  if (d_table != NULL && d_upd != NULL && d_idx != NULL && d_ids != NULL &&
+      d_uidx != NULL && want(b, names[2])) {
+    var = tfocl_variable_create(b->dev, h_table, b->st);
+    if (!ok(b, "variable"))
+      var = NULL;
+  }
+  for (int i = 0; i < 3 && d_uidx != NULL; i++) {
+    if (!want(b, names[i]))
+      continue;
+    struct op_side o = {NULL, {NULL, NULL, NULL}, 3};
+    struct sparse_host h = {.out = h_out, .cols = (size_t)cols};
+    double work;
+    char note[160];
+    if (i == 0) {
+      const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("Tparams", TF_FLOAT),
+                                         TFOCL_ATTR_T("Tindices", TF_INT32),
+                                         TFOCL_ATTR_T("Taxis", TF_INT32)};
+      const TF_DataType types[] = {TF_FLOAT, TF_INT32, TF_INT32};
+      o.op = make_op(b, "GatherV2", attrs, 3, types, 3);
+      o.in[0] = d_table, o.in[1] = d_idx, o.in[2] = axis;
+      h = (struct sparse_host){SPARSE_GATHER, h_out, TF_TensorData(h_table),
+                               TF_TensorData(h_idx), (size_t)rows,
+                               (size_t)cols, (size_t)rows};
+      work = 2.0 * (double)table_bytes + 4.0 * (double)rows;
+      snprintf(note, sizeof(note), "%lld rows of %lld f32 from [%lld,%lld], "
+               "bytes read + written", (long long)rows, (long long)cols,
+               (long long)rows, (long long)cols);
+    } else if (i == 1) {
+      const struct tfocl_attr attrs[] = {
+          TFOCL_ATTR_T("T", TF_FLOAT), TFOCL_ATTR_T("Tindices", TF_INT32),
+          TFOCL_ATTR_T("Tnumsegments", TF_INT32)};
+      const TF_DataType types[] = {TF_FLOAT, TF_INT32, TF_INT32};
+      o.op = make_op(b, "UnsortedSegmentSum", attrs, 3, types, 3);
+      o.in[0] = d_table, o.in[1] = d_ids, o.in[2] = num;
+      h = (struct sparse_host){SPARSE_SEGMENT_SUM, h_out,
+                               TF_TensorData(h_table), TF_TensorData(h_ids),
+                               (size_t)rows, (size_t)cols, (size_t)segments};
+      work = (double)table_bytes + 4.0 * (double)rows +
+             4.0 * (double)(segments * cols);
+      snprintf(note, sizeof(note), "[%lld,%lld] f32 into %lld segments, "
+               "deterministic (index order) on both sides", (long long)rows,
+               (long long)cols, (long long)segments);
+    } else {
+      const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("dtype", TF_FLOAT),
+                                         TFOCL_ATTR_T("Tindices", TF_INT32)};
+      const TF_DataType types[] = {TF_RESOURCE, TF_INT32, TF_FLOAT};
+      if (var != NULL)
+        o.op = make_op(b, "ResourceScatterAdd", attrs, 2, types, 3);
+      o.in[0] = var, o.in[1] = d_uidx, o.in[2] = d_upd;
+      h = (struct sparse_host){SPARSE_SCATTER_ADD, h_var,
+                               TF_TensorData(h_upd), TF_TensorData(h_uidx),
+                               (size_t)updates, (size_t)cols, (size_t)rows};
+      work = 3.0 * 4.0 * (double)(updates * cols) + 4.0 * (double)updates;
+      snprintf(note, sizeof(note), "%lld rows of %lld f32 into a [%lld,%lld] "
+               "variable, duplicates included", (long long)updates,
+               (long long)cols, (long long)rows, (long long)cols);
+    }
+    struct side ours = op_side(&o, work);
+    struct side ref = {host_loop_name, sparse_host_rep, &h, work, true, NULL};
+    measure(b, names[i], GBPS, true, &ours, &ref, 1, reps, note);
+    tfocl_op_destroy(o.op);
+  }
+  TF_DeleteTensor(var);
+  TF_Tensor *all[] = {h_table, h_upd, h_idx, h_ids, h_uidx, axis, num,
+                      d_table, d_upd, d_idx, d_ids, d_uidx};
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+    TF_DeleteTensor(all[i]);
+  free(h_out);
+  free(h_var);
+}
+
 /* ---- Data movement: transposes and concat -------------------------------- */
 
 /* A host int32 vector (perm, axis: host-memory arguments). */
@@ -1128,7 +1280,9 @@ static int first_op_child(struct bench *b)
   return TFOCL_EXIT_OK;
 }
 
-/* Runs `tfocl bench --first-op` with POCL_CACHE_DIR=cache_dir; fills
+/* Runs `tfocl bench --first-op` with its driver's program cache in
+ * cache_dir (POCL_CACHE_DIR for PoCL, CUDA_CACHE_PATH for NVIDIA's OpenCL,
+ * which otherwise keeps ~/.nv/ComputeCache warm across the children); fills
  * out[0] = total, out[1] = first op, out[2] = second op (seconds). */
 static bool spawn_first_op(struct bench *b, const char *cache_dir,
                            double out[3])
@@ -1149,6 +1303,7 @@ static bool spawn_first_op(struct bench *b, const char *cache_dir,
     close(fds[0]);
     close(fds[1]);
     setenv("POCL_CACHE_DIR", cache_dir, 1);
+    setenv("CUDA_CACHE_PATH", cache_dir, 1);
     char dev[16];
     snprintf(dev, sizeof(dev), "%d", b->device_ordinal);
     char *args[] = {"tfocl", "bench", "--first-op", "--device", dev,
@@ -1254,9 +1409,9 @@ static void bench_first_op(struct bench *b)
       row->ref_ok = warm[i].n > 0;
       snprintf(row->ref_name, sizeof(row->ref_name), "warm program cache");
       snprintf(row->note, sizeof(row->note), "%s",
-               i == 0 ? "fresh process, empty POCL_CACHE_DIR: plugin load + "
+               i == 0 ? "fresh process, empty program cache: plugin load + "
                         "device open + uploads + first AddV2 synced"
-                      : "fresh process, empty POCL_CACHE_DIR: the first "
+                      : "fresh process, empty program cache: the first "
                         "AddV2 alone (create + compute + sync)");
       if (!row->ours_ok)
         b->failures++;
@@ -1512,6 +1667,7 @@ static int run(int argc, char **argv)
   bench_copies(&b);
   bench_elementwise(&b);
   bench_reduce(&b);
+  bench_sparse(&b);
   bench_movement(&b);
   bench_matmul(&b);
   bench_conv(&b);

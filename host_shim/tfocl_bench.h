@@ -42,6 +42,16 @@ void bench_host_transpose(float *out, const float *x, size_t batches,
  * [rows, b_cols] along axis 1) */
 void bench_host_concat_cols(float *out, const float *a, const float *b,
                             size_t rows, size_t a_cols, size_t b_cols);
+/* out[r] = params[idx[r]] (rows of `cols`; zeros out of [0, limit)) */
+void bench_host_gather(float *out, const float *params, size_t limit,
+                       const int32_t *idx, size_t rows, size_t cols);
+/* out[ids[r]] += data[r] over [segments, cols], zeroed first; ids out of
+ * range dropped; each thread owns a block of columns (deterministic). */
+void bench_host_segment_sum(float *out, size_t segments, const float *data,
+                            const int32_t *ids, size_t rows, size_t cols);
+/* var[idx[r]] += updates[r], the same way */
+void bench_host_scatter_add(float *var, size_t var_rows, const float *updates,
+                            const int32_t *idx, size_t rows, size_t cols);
 
 /* ---- OpenBLAS (dlopen) ---------------------------------------------------- */
 

@@ -257,6 +257,67 @@ void bench_host_concat_cols(float *out, const float *a, const float *b,
   pfor(rows, 1, concat_body, &m);
 }
 
+/* ---- Gather, segment sum, scatter-add ----------------------------------- */
+
+struct sparse_args {
+  float *out;
+  const float *x;
+  const int32_t *idx;
+  size_t rows, cols, limit;
+};
+
+/* Output rows [b, e): one memcpy each (zeros for an index out of range). */
+static void gather_body(void *p, size_t b, size_t e)
+{
+  struct sparse_args *a = p;
+  for (size_t r = b; r < e; r++) {
+    int32_t i = a->idx[r];
+    float *dst = a->out + r * a->cols;
+    if (i >= 0 && (size_t)i < a->limit)
+      memcpy(dst, a->x + (size_t)i * a->cols, sizeof(float) * a->cols);
+    else
+      memset(dst, 0, sizeof(float) * a->cols);
+  }
+}
+
+void bench_host_gather(float *out, const float *params, size_t limit,
+                       const int32_t *idx, size_t rows, size_t cols)
+{
+  struct sparse_args a = {out, params, idx, rows, cols, limit};
+  pfor(rows, 1, gather_body, &a);
+}
+
+/* Columns [b, e) of every row, in row order: the deterministic sum each
+ * thread owns a column block of. */
+static void accumulate_body(void *p, size_t b, size_t e)
+{
+  struct sparse_args *a = p;
+  for (size_t r = 0; r < a->rows; r++) {
+    int32_t t = a->idx[r];
+    if (t < 0 || (size_t)t >= a->limit)
+      continue;
+    float *restrict dst = a->out + (size_t)t * a->cols;
+    const float *restrict src = a->x + r * a->cols;
+    for (size_t c = b; c < e; c++)
+      dst[c] += src[c];
+  }
+}
+
+void bench_host_segment_sum(float *out, size_t segments, const float *data,
+                            const int32_t *ids, size_t rows, size_t cols)
+{
+  struct sparse_args a = {out, data, ids, rows, cols, segments};
+  memset(out, 0, sizeof(float) * segments * cols);
+  pfor(cols, 16, accumulate_body, &a);
+}
+
+void bench_host_scatter_add(float *var, size_t var_rows, const float *updates,
+                            const int32_t *idx, size_t rows, size_t cols)
+{
+  struct sparse_args a = {var, updates, idx, rows, cols, var_rows};
+  pfor(cols, 16, accumulate_body, &a);
+}
+
 /* ---- OpenBLAS ------------------------------------------------------------- */
 
 enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };

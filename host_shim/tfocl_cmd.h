@@ -20,6 +20,7 @@ struct tfocl_cmd {
 };
 
 extern const struct tfocl_cmd tfocl_cmd_devices;
+extern const struct tfocl_cmd tfocl_cmd_graph;
 extern const struct tfocl_cmd tfocl_cmd_kernels;
 extern const struct tfocl_cmd tfocl_cmd_run;
 extern const struct tfocl_cmd tfocl_cmd_bench;

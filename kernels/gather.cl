@@ -1,11 +1,15 @@
 /* Fill, gather and select: kernels that move elements without looking at
  * their values.
  *
- * Built once per element size, not per dtype: -DT=uchar|ushort|uint|ulong
- * with -DELEM_SIZE=1|2|4|8. float, half, int32, int64 and bool share the
- * program of their size (a half moves as a ushort, a bool as a uchar).
- * Range is the one op that computes: its float and int64 kernels live in
- * the 4- and 8-byte programs. */
+ * Built once per element size, not per dtype: -DT=uchar|ushort|uint|ulong|
+ * ulong2 with -DELEM_SIZE=1|2|4|8|16. Every dtype of a size shares the
+ * program of that size (a half moves as a ushort, a bool as a uchar, a
+ * complex64 as a ulong, a complex128 as a ulong2); bit patterns travel
+ * unchanged. Range is the one op that computes: its float and int64
+ * kernels live in the 4- and 8-byte programs.
+ *
+ * Index arithmetic comes in two widths: the kernels suffixed 32 index with
+ * int (the host picks them when every extent fits), the others with long. */
 #include "common.clh"
 
 /* out[i] = value[0]: Fill, whose value lives in device memory. */
@@ -17,39 +21,95 @@ __kernel void fill(OCL_TENSOR_ARG(const T, value), OCL_TENSOR_ARG(T, out),
   OCL_PTR(T, out)[i] = OCL_PTR(const T, value)[0];
 }
 
-/* GatherV2 over params viewed as [outer, limit, inner] and output as
- * [outer, num_indices, inner]. An index outside [0, limit) gives zeros, as
- * TensorFlow's GPU kernel does (its CPU kernel fails the op instead; the
- * host cannot check device-resident indices without blocking). */
-#define GATHER(NAME, IT)                                                     \
-  __kernel void NAME(OCL_TENSOR_ARG(const T, params),                        \
-                     OCL_TENSOR_ARG(const IT, indices),                      \
-                     OCL_TENSOR_ARG(T, out), long n, long limit, long inner, \
-                     long num_indices)                                       \
-  {                                                                          \
-    long i = get_global_id(0);                                               \
-    OCL_GUARD(i, n);                                                         \
-    long k = i % inner;                                                      \
-    long r = i / inner;                                                      \
-    long j = r % num_indices;                                                \
-    long o = r / num_indices;                                                \
-    long idx = (long)OCL_PTR(const IT, indices)[j];                          \
-    OCL_PTR(T, out)[i] = (idx >= 0 && idx < limit)                           \
-                             ? OCL_PTR(const T, params)[(o * limit + idx) *  \
-                                                            inner + k]       \
-                             : (T)0;                                         \
-  }
-GATHER(gather_i16, short)
-GATHER(gather_i32, int)
-GATHER(gather_i64, long)
+/* ---- GatherV2 --------------------------------------------------------------
+ *
+ * params viewed as [batch, outer, limit, inner], indices as [batch, nb] and
+ * the output as [batch, outer, nb, inner] (batch = 1 without batch_dims):
+ *   out[b, o, j, k] = params[b, o, indices[b, j], k].
+ * An index outside [0, limit) gives zeros, as TensorFlow's GPU kernel does
+ * (its CPU kernel fails the op instead; the host cannot check
+ * device-resident indices without waiting for the device). The index is
+ * compared at its own width before it is narrowed. */
 
-/* The collapsed three-way broadcast as gather.c's bcast3_args lays it out:
- * 8-byte members only, so host and device agree on the layout. */
+/* One work-item per output element: neighbouring work-items write
+ * neighbouring elements and read along a params row. */
+#define GATHER(NAME, IT, I)                                                   \
+  __kernel void NAME(OCL_TENSOR_ARG(const T, params),                         \
+                     OCL_TENSOR_ARG(const IT, indices),                       \
+                     OCL_TENSOR_ARG(T, out), I n, I limit, I inner, I nb,     \
+                     I outer)                                                 \
+  {                                                                           \
+    I i = (I)get_global_id(0);                                                \
+    OCL_GUARD(i, n);                                                          \
+    I k = i % inner;                                                          \
+    I r = i / inner;                                                          \
+    I j = r % nb;                                                             \
+    r /= nb;                                                                  \
+    I o = r % outer;                                                          \
+    I b = r / outer;                                                          \
+    IT raw = OCL_PTR(const IT, indices)[b * nb + j];                          \
+    T v = (T)0;                                                               \
+    if (raw >= 0 && (long)raw < (long)limit)                                  \
+      v = OCL_PTR(const T, params)[((b * outer + o) * limit + (I)raw) * inner \
+                                   + k];                                      \
+    OCL_PTR(T, out)[i] = v;                                                   \
+  }
+GATHER(gather32_i16, short, int)
+GATHER(gather32_i32, int, int)
+GATHER(gather32_i64, long, int)
+GATHER(gather_i16, short, long)
+GATHER(gather_i32, int, long)
+GATHER(gather_i64, long, long)
+
+/* CPU shape: one work-item per block of `per_item` output rows of `inner`
+ * elements, plain copy loops the compiler turns into vector moves (a
+ * work-group per row would cost PoCL more than the copy). */
+#define GATHER_ROWS(NAME, IT)                                                 \
+  __kernel void NAME(OCL_TENSOR_ARG(const T, params),                         \
+                     OCL_TENSOR_ARG(const IT, indices),                       \
+                     OCL_TENSOR_ARG(T, out), long rows, long limit,           \
+                     long inner, long nb, long outer, long per_item)          \
+  {                                                                           \
+    long r0 = get_global_id(0) * per_item;                                    \
+    OCL_GUARD(r0, rows);                                                      \
+    long r1 = min(r0 + per_item, rows);                                       \
+    for (long r = r0; r < r1; r++) {                                          \
+      long j = r % nb;                                                        \
+      long t = r / nb;                                                        \
+      long o = t % outer;                                                     \
+      long b = t / outer;                                                     \
+      IT raw = OCL_PTR(const IT, indices)[b * nb + j];                        \
+      __global T *dst = OCL_PTR(T, out) + r * inner;                          \
+      if (raw >= 0 && (long)raw < limit) {                                    \
+        __global const T *src = OCL_PTR(const T, params) +                    \
+                                ((b * outer + o) * limit + raw) * inner;      \
+        for (long k = 0; k < inner; k++)                                      \
+          dst[k] = src[k];                                                    \
+      } else {                                                                \
+        for (long k = 0; k < inner; k++)                                      \
+          dst[k] = (T)0;                                                      \
+      }                                                                       \
+    }                                                                         \
+  }
+GATHER_ROWS(gather_rows_i16, short)
+GATHER_ROWS(gather_rows_i32, int)
+GATHER_ROWS(gather_rows_i64, long)
+
+/* ---- Select, SelectV2 ------------------------------------------------------- */
+
+/* The collapsed three-way broadcast as gather.c's bcast3 structs lay it
+ * out: members of one width only, so host and device agree. */
 typedef struct {
   long dims[8];
   long strides[3][8];
   long rank;
 } bcast3_t;
+
+typedef struct {
+  int dims[8];
+  int strides[3][8];
+  int rank;
+} bcast3_32_t;
 
 /* Select/SelectV2 with condition, then and else of one shape. */
 __kernel void select_flat(OCL_TENSOR_ARG(const uchar, cond),
@@ -64,70 +124,93 @@ __kernel void select_flat(OCL_TENSOR_ARG(const uchar, cond),
                            : OCL_PTR(const T, else_)[i];
 }
 
-/* Select/SelectV2 with any broadcast of the three. */
-__kernel void select_bcast(OCL_TENSOR_ARG(const uchar, cond),
-                           OCL_TENSOR_ARG(const T, then_),
-                           OCL_TENSOR_ARG(const T, else_),
-                           OCL_TENSOR_ARG(T, out), long n, bcast3_t s)
-{
-  long i = get_global_id(0);
-  OCL_GUARD(i, n);
-  long rem = i, ci = 0, ti = 0, ei = 0;
-  for (long d = s.rank - 1; d >= 0; d--) {
-    long c = rem % s.dims[d];
-    rem /= s.dims[d];
-    ci += c * s.strides[0][d];
-    ti += c * s.strides[1][d];
-    ei += c * s.strides[2][d];
+/* Select/SelectV2 with any broadcast of the three (collapsed to at most 8
+ * dims; the host splits higher ranks). */
+#define SELECT_BCAST(NAME, S, I)                                             \
+  __kernel void NAME(OCL_TENSOR_ARG(const uchar, cond),                      \
+                     OCL_TENSOR_ARG(const T, then_),                         \
+                     OCL_TENSOR_ARG(const T, else_), OCL_TENSOR_ARG(T, out), \
+                     I n, S s)                                               \
+  {                                                                          \
+    I i = (I)get_global_id(0);                                               \
+    OCL_GUARD(i, n);                                                         \
+    I rem = i, ci = 0, ti = 0, ei = 0;                                       \
+    for (I d = s.rank - 1; d >= 0; d--) {                                    \
+      I c = rem % s.dims[d];                                                 \
+      rem /= s.dims[d];                                                      \
+      ci += c * s.strides[0][d];                                             \
+      ti += c * s.strides[1][d];                                             \
+      ei += c * s.strides[2][d];                                             \
+    }                                                                        \
+    OCL_PTR(T, out)[i] = OCL_PTR(const uchar, cond)[ci]                      \
+                             ? OCL_PTR(const T, then_)[ti]                   \
+                             : OCL_PTR(const T, else_)[ei];                  \
   }
-  OCL_PTR(T, out)[i] = OCL_PTR(const uchar, cond)[ci]
-                           ? OCL_PTR(const T, then_)[ti]
-                           : OCL_PTR(const T, else_)[ei];
-}
+SELECT_BCAST(select_bcast, bcast3_t, long)
+SELECT_BCAST(select_bcast32, bcast3_32_t, int)
+
+/* ---- OneHot ------------------------------------------------------------------ */
 
 /* OneHot with the output viewed as [prefix, depth, suffix] and indices as
  * [prefix, suffix]. Negative and too-large indices match no position, so
  * their row is all off_value. */
-#define ONE_HOT(NAME, IT)                                                    \
-  __kernel void NAME(OCL_TENSOR_ARG(const IT, indices),                      \
+#define ONE_HOT(NAME, IT, I)                                                  \
+  __kernel void NAME(OCL_TENSOR_ARG(const IT, indices),                       \
                      OCL_TENSOR_ARG(const T, on), OCL_TENSOR_ARG(const T, off), \
-                     OCL_TENSOR_ARG(T, out), long n, long depth, long suffix) \
-  {                                                                          \
-    long i = get_global_id(0);                                               \
-    OCL_GUARD(i, n);                                                         \
-    long s = i % suffix;                                                     \
-    long r = i / suffix;                                                     \
-    long d = r % depth;                                                      \
-    long p = r / depth;                                                      \
-    long idx = (long)OCL_PTR(const IT, indices)[p * suffix + s];             \
-    OCL_PTR(T, out)[i] = idx == d ? OCL_PTR(const T, on)[0]                  \
-                                  : OCL_PTR(const T, off)[0];                \
+                     OCL_TENSOR_ARG(T, out), I n, I depth, I suffix)          \
+  {                                                                           \
+    I i = (I)get_global_id(0);                                                \
+    OCL_GUARD(i, n);                                                          \
+    I s = i % suffix;                                                         \
+    I r = i / suffix;                                                         \
+    I d = r % depth;                                                          \
+    I p = r / depth;                                                          \
+    long idx = (long)OCL_PTR(const IT, indices)[p * suffix + s];              \
+    OCL_PTR(T, out)[i] = idx == (long)d ? OCL_PTR(const T, on)[0]             \
+                                        : OCL_PTR(const T, off)[0];           \
   }
-ONE_HOT(one_hot_u8, uchar)
-ONE_HOT(one_hot_i8, char)
-ONE_HOT(one_hot_i32, int)
-ONE_HOT(one_hot_i64, long)
+ONE_HOT(one_hot_u8, uchar, long)
+ONE_HOT(one_hot_i8, char, long)
+ONE_HOT(one_hot_i32, int, long)
+ONE_HOT(one_hot_i64, long, long)
+ONE_HOT(one_hot32_u8, uchar, int)
+ONE_HOT(one_hot32_i8, char, int)
+ONE_HOT(one_hot32_i32, int, int)
+ONE_HOT(one_hot32_i64, long, int)
 
-/* The collapsed broadcast of BroadcastTo (struct ocl_broadcast_to). */
+/* ---- BroadcastTo --------------------------------------------------------------- */
+
+/* The collapsed broadcast (struct ocl_broadcast_to), at most 8 dims. */
 typedef struct {
   long dims[8];
   long in_strides[8];
   long rank;
 } bto_t;
 
-__kernel void broadcast_to(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, out),
-                           long n, bto_t s)
-{
-  long i = get_global_id(0);
-  OCL_GUARD(i, n);
-  long rem = i, src = 0;
-  for (long d = s.rank - 1; d >= 0; d--) {
-    long c = rem % s.dims[d];
-    rem /= s.dims[d];
-    src += c * s.in_strides[d];
+typedef struct {
+  int dims[8];
+  int in_strides[8];
+  int rank;
+} bto32_t;
+
+#define BROADCAST_TO(NAME, S, I)                                              \
+  __kernel void NAME(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, out),     \
+                     I n, S s)                                                \
+  {                                                                           \
+    I i = (I)get_global_id(0);                                                \
+    OCL_GUARD(i, n);                                                          \
+    I rem = i, src = 0;                                                       \
+    for (I d = s.rank - 1; d >= 0; d--) {                                     \
+      I c = rem % s.dims[d];                                                  \
+      rem /= s.dims[d];                                                       \
+      src += c * s.in_strides[d];                                             \
+    }                                                                         \
+    OCL_PTR(T, out)[i] = OCL_PTR(const T, in)[src];                           \
   }
-  OCL_PTR(T, out)[i] = OCL_PTR(const T, in)[src];
-}
+BROADCAST_TO(broadcast_to, bto_t, long)
+BROADCAST_TO(broadcast_to32, bto32_t, int)
+
+/* ---- Range ------------------------------------------------------------------------ */
 
 /* Range as TensorFlow's GPU kernel computes it: start + i * delta (its CPU
  * kernel accumulates instead). fma rounds once. */
@@ -148,3 +231,66 @@ __kernel void range_long(OCL_TENSOR_ARG(long, out), long n, long start,
   OCL_PTR(long, out)[i] = start + i * delta;
 }
 #endif
+
+/* ---- GatherNd, strided assignment (ResourceGatherNd,
+ * ResourceStridedSliceAssign; kernels/scatter.c) ----------------------------- */
+
+/* params viewed as [dims[0], ..., dims[k-1], slice], k <= 7 (k = 0: the
+ * whole params per row); indices [n / slice, k]. An index tuple outside
+ * params gives zeros, as TensorFlow's GPU kernel. */
+typedef struct {
+  long dims[8];
+  long strides[8]; /* in slices */
+  long k;
+} gather_nd_t;
+
+#define GATHER_ND(NAME, IT, I)                                                \
+  __kernel void NAME(OCL_TENSOR_ARG(const T, params),                         \
+                     OCL_TENSOR_ARG(const IT, indices),                       \
+                     OCL_TENSOR_ARG(T, out), I n, I slice, gather_nd_t s)     \
+  {                                                                           \
+    I i = (I)get_global_id(0);                                                \
+    OCL_GUARD(i, n);                                                          \
+    I r = i / slice;                                                          \
+    I c = i - r * slice;                                                      \
+    __global const IT *idx = OCL_PTR(const IT, indices) + (long)r * s.k;      \
+    long at = 0;                                                              \
+    bool ok = true;                                                           \
+    for (int d = 0; d < s.k; d++) {                                           \
+      long v = (long)idx[d];                                                  \
+      ok = ok && v >= 0 && v < s.dims[d];                                     \
+      at += v * s.strides[d];                                                 \
+    }                                                                         \
+    OCL_PTR(T, out)[i] = ok ? OCL_PTR(const T, params)[(I)at * slice + c]     \
+                            : (T)0;                                           \
+  }
+GATHER_ND(gather_nd32_i32, int, int)
+GATHER_ND(gather_nd32_i64, long, int)
+GATHER_ND(gather_nd_i32, int, long)
+GATHER_ND(gather_nd_i64, long, long)
+
+/* var[out_offset + c . out_strides] = value[c . in_strides] over the
+ * collapsed index space (struct ocl_strided_copy, at most 8 dims); value
+ * strides are 0 where it is broadcast. */
+typedef struct {
+  long dims[8];
+  long in_strides[8];
+  long out_strides[8];
+  long rank;
+  long out_offset;
+} assign_t;
+
+__kernel void strided_assign(OCL_TENSOR_ARG(const T, value),
+                             OCL_TENSOR_ARG(T, var), long n, assign_t s)
+{
+  long i = get_global_id(0);
+  OCL_GUARD(i, n);
+  long rem = i, vi = s.out_offset, xi = 0;
+  for (long d = s.rank - 1; d >= 0; d--) {
+    long c = rem % s.dims[d];
+    rem /= s.dims[d];
+    xi += c * s.in_strides[d];
+    vi += c * s.out_strides[d];
+  }
+  OCL_PTR(T, var)[vi] = OCL_PTR(const T, value)[xi];
+}

@@ -14,5 +14,6 @@ void ocl_register_kernel_families(void)
   ocl_register_conv_kernels();
   ocl_register_pool_kernels();
   ocl_register_random_kernels();
+  ocl_register_scatter_kernels();
   ocl_register_image_kernels();
 }

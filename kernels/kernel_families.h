@@ -17,6 +17,7 @@ void ocl_register_variables_kernels(void);
 void ocl_register_conv_kernels(void);
 void ocl_register_pool_kernels(void);
 void ocl_register_random_kernels(void);
+void ocl_register_scatter_kernels(void);
 void ocl_register_image_kernels(void);
 
 #endif /* TFOCL_KERNELS_KERNEL_FAMILIES_H_ */

@@ -19,12 +19,20 @@
 #include <sys/random.h>
 
 #include "kernel_families.h"
-#include "launch.h"
+#include "runtime.h"
 
 extern const char ocl_cl_source_random[];
 
-static const struct ocl_family families[OCL_NUM_STORAGES] =
-    OCL_TYPED_FAMILIES("random", ocl_cl_source_random);
+/* Per storage type; the float and half programs again with -DRANDOM_FP64
+ * (random.cl), used on CPU devices with cl_khr_fp64. */
+static const struct ocl_program programs[OCL_NUM_STORAGES] =
+    OCL_TYPED_PROGRAMS("random", ocl_cl_source_random);
+static const struct ocl_program fp64_programs[2] = {
+    {"random_float_fp64", ocl_cl_source_random,
+     "-DT=float -DT_IS_FLOAT -DRANDOM_FP64"},
+    {"random_half_fp64", ocl_cl_source_random,
+     "-DT=half -DT_IS_HALF -DRANDOM_FP64"},
+};
 
 /* rng_alg.h */
 enum { RNG_ALG_PHILOX = 1, RNG_ALG_THREEFRY = 2, RNG_ALG_AUTO_SELECT = 3 };
@@ -75,6 +83,8 @@ struct random_kernel {
   /* Stateful ops: the generator, advanced by every call. */
   pthread_mutex_t lock;
   struct philox_state state;
+  /* The distribution's kernel, plain and with fp64 Box-Muller steps. */
+  struct ocl_kernel kernel, kernel_fp64;
 };
 
 /* ---- Philox on the host ---------------------------------------------------- */
@@ -115,13 +125,23 @@ static void philox_skip(cl_uint c[4], uint64_t count)
 
 /* ---- Argument checks, in TensorFlow's order and words -------------------- */
 
+/* A host tensor's dims (rank <= OCL_MAX_RANK, as TensorFlow's). */
+static int dims_of(const TF_Tensor *t, int64_t *dims)
+{
+  int rank = ocl_tf.NumDims(t);
+  for (int i = 0; i < rank; i++)
+    dims[i] = ocl_tf.Dim(t, i);
+  return rank;
+}
+
+
 /* tensor::MakeShape / AllocateOutputWithShape: the output shape from a
  * host int32 or int64 vector. */
 static int shape_from_tensor(const TF_Tensor *shape, int64_t *dims,
                              TF_Status *status)
 {
-  int64_t sdims[OCL_MAX_DIMS];
-  int srank = ocl_tensor_dims(shape, sdims, status);
+  int64_t sdims[OCL_MAX_RANK];
+  int srank = dims_of(shape, sdims);
   if (srank < 0)
     return -1;
   if (srank != 1) {
@@ -133,9 +153,9 @@ static int shape_from_tensor(const TF_Tensor *shape, int64_t *dims,
     return -1;
   }
   int64_t rank = ocl_tf.TensorElementCount(shape);
-  if (rank > OCL_MAX_DIMS) {
-    ocl_set_status(status, TF_UNIMPLEMENTED,
-                   "random outputs of more than %d dimensions", OCL_MAX_DIMS);
+  if (rank > OCL_MAX_RANK) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "random outputs of more than %d dimensions", OCL_MAX_RANK);
     return -1;
   }
   for (int64_t d = 0; d < rank; d++) {
@@ -154,9 +174,9 @@ static int shape_from_tensor(const TF_Tensor *shape, int64_t *dims,
  * key and counter. */
 static bool key_counter_alg(TF_Tensor *const *in, int *alg, TF_Status *status)
 {
-  int64_t dims[OCL_MAX_DIMS];
+  int64_t dims[OCL_MAX_RANK];
   char text[160];
-  int rank = ocl_tensor_dims(in[3], dims, status);
+  int rank = dims_of(in[3], dims);
   if (rank < 0)
     return false;
   if (rank != 0) {
@@ -168,7 +188,7 @@ static bool key_counter_alg(TF_Tensor *const *in, int *alg, TF_Status *status)
   *alg = *(const int32_t *)ocl_host_data(in[3]);
   if (*alg == RNG_ALG_AUTO_SELECT)
     *alg = RNG_ALG_PHILOX;
-  rank = ocl_tensor_dims(in[1], dims, status);
+  rank = dims_of(in[1], dims);
   if (rank < 0)
     return false;
   if (!(rank == 1 && dims[0] == 1)) {
@@ -183,7 +203,7 @@ static bool key_counter_alg(TF_Tensor *const *in, int *alg, TF_Status *status)
    * length (so Philox accepts a counter of 1 and reads past it); Philox
    * needs 2 here. */
   int64_t counter_size = *alg == RNG_ALG_PHILOX ? 2 : *alg;
-  rank = ocl_tensor_dims(in[2], dims, status);
+  rank = dims_of(in[2], dims);
   if (rank < 0)
     return false;
   if (!(rank == 1 && dims[0] >= counter_size)) {
@@ -201,8 +221,8 @@ static bool key_counter_alg(TF_Tensor *const *in, int *alg, TF_Status *status)
 static bool scalar_bound(const TF_Tensor *t, const char *name,
                          TF_Status *status)
 {
-  int64_t dims[OCL_MAX_DIMS];
-  int rank = ocl_tensor_dims(t, dims, status);
+  int64_t dims[OCL_MAX_RANK];
+  int rank = dims_of(t, dims);
   if (rank < 0)
     return false;
   if (rank != 0) {
@@ -246,11 +266,11 @@ static bool check_alg(int alg, TF_Status *status)
   return false;
 }
 
-static bool run_uniform_int(TF_OpKernelContext *ctx,
-                            const struct random_kernel *k, TF_Tensor *const *in,
-                            TF_Tensor *out, int64_t n, int alg,
-                            TF_Status *status)
+static bool run_uniform_int(struct ocl_op *op, struct random_kernel *k,
+                            TF_Tensor *const *in, TF_Tensor *out, int64_t n,
+                            int alg)
 {
+  TF_Status *status = op->status;
   if (!scalar_bound(in[4], "minval", status) ||
       !scalar_bound(in[5], "maxval", status))
     return false;
@@ -276,42 +296,36 @@ static bool run_uniform_int(TF_OpKernelContext *ctx,
                        ocl_host_data(out), n);
     return true;
   }
-  struct ocl_launch launch;
-  if (!ocl_launch_init(&launch, ctx, status))
-    return false;
   cl_ulong range = (cl_ulong)hi - (cl_ulong)lo;
   const struct ocl_arg argv[] = {
       OCL_TENSOR(out),  OCL_LONG(n),
       OCL_TENSOR(in[1]), OCL_TENSOR(in[2]),
       OCL_LONG(lo),     OCL_BYTES(&range, sizeof(range)),
   };
-  return ocl_enqueue_1d(&launch, &families[OCL_STORAGE_LONG], "uniform_int_kc",
-                        (size_t)((n + 1) / 2), argv, 6, status);
+  return ocl_launch_1d(op, &k->kernel, (size_t)((n + 1) / 2), argv, 6);
 }
 
 /* One work item per group of 4 elements (one Philox block). */
-static bool run_real(TF_OpKernelContext *ctx, const struct random_kernel *k,
+static bool run_real(struct ocl_op *op, struct random_kernel *k,
                      TF_Tensor *const *in, TF_Tensor *out, int64_t n,
-                     const struct philox_state *state, TF_Status *status)
+                     const struct philox_state *state)
 {
-  struct ocl_launch launch;
-  if (!ocl_launch_init(&launch, ctx, status))
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
     return false;
-  char name[32];
-  snprintf(name, sizeof(name), "%s_%s", k->op->kernel,
-           state != NULL ? "st" : "kc");
+  struct ocl_kernel *kernel =
+      info->cpu_shape && info->has_fp64 ? &k->kernel_fp64 : &k->kernel;
   size_t groups = (size_t)((n + 3) / 4);
-  const struct ocl_family *family = &families[ocl_storage_of(k->dtype)];
   if (state != NULL) {
     const struct ocl_arg argv[] = {
         OCL_TENSOR(out), OCL_LONG(n), OCL_BYTES(state, sizeof(*state)),
     };
-    return ocl_enqueue_1d(&launch, family, name, groups, argv, 3, status);
+    return ocl_launch_1d(op, kernel, groups, argv, 3);
   }
   const struct ocl_arg argv[] = {
       OCL_TENSOR(out), OCL_LONG(n), OCL_TENSOR(in[1]), OCL_TENSOR(in[2]),
   };
-  return ocl_enqueue_1d(&launch, family, name, groups, argv, 4, status);
+  return ocl_launch_1d(op, kernel, groups, argv, 4);
 }
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
@@ -339,7 +353,14 @@ static void *random_create(TF_OpKernelConstruction *ctx, int index)
       ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "seed2", &seed2, status);
     if (ocl_tf.GetCode(status) != TF_OK)
       goto fail;
-    /* GuardedPhiloxRandom::Init: no seed at all means random seeds. */
+    /* GuardedPhiloxRandom::Init: no seed at all means random seeds,
+     * which determinism forbids. */
+    if (seed == 0 && seed2 == 0 && ocl_tf_determinism_required()) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "When determinism is enabled, random ops must have a "
+                     "seed specified.");
+      goto fail;
+    }
     if (seed == 0 && seed2 == 0 &&
         (getrandom(&seed, sizeof(seed), 0) != sizeof(seed) ||
          getrandom(&seed2, sizeof(seed2), 0) != sizeof(seed2))) {
@@ -351,6 +372,16 @@ static void *random_create(TF_OpKernelConstruction *ctx, int index)
     k->state.key[1] = (cl_uint)((uint64_t)seed >> 32);
     k->state.counter[2] = (cl_uint)(uint64_t)seed2;
     k->state.counter[3] = (cl_uint)((uint64_t)seed2 >> 32);
+  }
+  if (op->kernel != NULL) {
+    enum ocl_storage st = ocl_storage_of(k->dtype);
+    if (st != OCL_STORAGE_HOST_INT32) {
+      ocl_kernel_initf(&k->kernel, &programs[st], "%s_%s", op->kernel,
+                       op->stateful ? "st" : "kc");
+      if (st == OCL_STORAGE_FLOAT || st == OCL_STORAGE_HALF)
+        ocl_kernel_initf(&k->kernel_fp64, &fp64_programs[st], "%s_%s",
+                         op->kernel, op->stateful ? "st" : "kc");
+    }
   }
   ocl_tf.DeleteStatus(status);
   return k;
@@ -385,69 +416,60 @@ static void generate_key(const TF_Tensor *seed, uint64_t *key,
   counter[1] = (uint64_t)mix[2] | (uint64_t)mix[3] << 32;
 }
 
-static void get_key_counter(const struct random_kernel *k,
-                            TF_OpKernelContext *ctx, TF_Status *status)
+static void get_key_counter(const struct random_kernel *k, struct ocl_op *op)
 {
-  TF_Tensor *seed = NULL, *outs[3] = {NULL, NULL, NULL};
-  int64_t dims[OCL_MAX_DIMS];
+  int64_t dims[OCL_MAX_RANK];
   if (k->op->kind != GET_ALG) {
-    if (!ocl_get_inputs(ctx, &seed, 1, status))
-      goto out;
-    int rank = ocl_tensor_dims(seed, dims, status);
+    TF_Tensor *seed = ocl_op_input(op, 0);
+    int rank = seed ? ocl_op_dims(op, seed, dims) : -1;
     if (rank < 0)
-      goto out;
+      return;
     if (!(rank == 1 && dims[0] == 2)) {
       char text[160];
       ocl_shape_format(dims, rank, text, sizeof(text));
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "seed must have shape [2], not %s", text);
-      goto out;
+      ocl_op_fail(op, TF_INVALID_ARGUMENT, "seed must have shape [2], not %s",
+                  text);
+      return;
     }
     int64_t key_dims[1] = {1}, counter_dims[1] = {2};
-    outs[0] = ocl_tf.AllocateOutput(ctx, 0, TF_UINT64, key_dims, 1, 8, status);
-    if (ocl_tf.GetCode(status) != TF_OK)
-      goto out;
-    outs[1] = ocl_tf.AllocateOutput(ctx, 1, TF_UINT64, counter_dims, 1, 16,
-                                    status);
-    if (ocl_tf.GetCode(status) != TF_OK)
-      goto out;
-    generate_key(seed, ocl_host_data(outs[0]), ocl_host_data(outs[1]));
+    TF_Tensor *key = ocl_op_output(op, 0, TF_UINT64, key_dims, 1);
+    TF_Tensor *counter =
+        key ? ocl_op_output(op, 1, TF_UINT64, counter_dims, 1) : NULL;
+    if (counter == NULL)
+      return;
+    generate_key(seed, ocl_host_data(key), ocl_host_data(counter));
   }
   if (k->op->kind != GET_KEY_COUNTER) {
     int index = k->op->kind == GET_ALG ? 0 : 2;
-    outs[2] = ocl_tf.AllocateOutput(ctx, index, TF_INT32, NULL, 0, 4, status);
-    if (ocl_tf.GetCode(status) != TF_OK)
-      goto out;
-    *(int32_t *)ocl_host_data(outs[2]) = RNG_ALG_PHILOX;
+    TF_Tensor *alg = ocl_op_output(op, index, TF_INT32, NULL, 0);
+    if (alg != NULL)
+      *(int32_t *)ocl_host_data(alg) = RNG_ALG_PHILOX;
   }
-out:
-  ocl_delete_tensors(outs, 3);
-  ocl_delete_tensors(&seed, 1);
 }
 
 static void random_compute(void *kernel, TF_OpKernelContext *ctx)
 {
   struct random_kernel *k = kernel;
-  TF_Status *status = ocl_tf.NewStatus();
+  struct ocl_op op;
   TF_Tensor *in[6] = {NULL};
-  TF_Tensor *out = NULL;
-  int64_t dims[OCL_MAX_DIMS];
+  int64_t dims[OCL_MAX_RANK];
   int alg = RNG_ALG_PHILOX;
 
+  ocl_op_begin(&op, ctx);
   if (k->op->kind >= GET_KEY_COUNTER) {
-    get_key_counter(k, ctx, status);
+    get_key_counter(k, &op);
     goto done;
   }
   int num_inputs = k->op->stateful ? 1 : k->op->kind == UNIFORM_INT ? 6 : 4;
-  if (!ocl_get_inputs(ctx, in, num_inputs, status))
+  for (int i = 0; i < num_inputs; i++)
+    if ((in[i] = ocl_op_input(&op, i)) == NULL)
+      goto done;
+  if (!k->op->stateful && !key_counter_alg(in, &alg, op.status))
     goto done;
-  if (!k->op->stateful && !key_counter_alg(in, &alg, status))
-    goto done;
-  int rank = shape_from_tensor(in[0], dims, status);
-  if (rank < 0)
-    goto done;
-  out = ocl_tf.AllocateOutput(ctx, 0, k->dtype, dims, rank, 0, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
+  int rank = shape_from_tensor(in[0], dims, op.status);
+  TF_Tensor *out = rank >= 0 ? ocl_op_output(&op, 0, k->dtype, dims, rank)
+                             : NULL;
+  if (out == NULL)
     goto done;
   int64_t n = ocl_tf.TensorElementCount(out);
 
@@ -460,20 +482,17 @@ static void random_compute(void *kernel, TF_OpKernelContext *ctx)
     philox_skip(k->state.counter, (uint64_t)n * RESERVED_SAMPLES_PER_OUTPUT);
     pthread_mutex_unlock(&k->lock);
     if (n > 0)
-      run_real(ctx, k, in, out, n, &local, status);
+      run_real(&op, k, in, out, n, &local);
     goto done;
   }
   if (n == 0)
     goto done;
   if (k->op->kind == UNIFORM_INT)
-    run_uniform_int(ctx, k, in, out, n, alg, status);
-  else if (check_alg(alg, status))
-    run_real(ctx, k, in, out, n, NULL, status);
+    run_uniform_int(&op, k, in, out, n, alg);
+  else if (check_alg(alg, op.status))
+    run_real(&op, k, in, out, n, NULL);
 done:
-  if (out != NULL)
-    ocl_tf.DeleteTensor(out);
-  ocl_delete_tensors(in, 6);
-  ocl_compute_done(ctx, status);
+  ocl_op_end(&op);
 }
 
 static void random_delete(void *kernel)

@@ -10,6 +10,7 @@
 
 #include "launch.h"
 #include "ocl.h"
+#include "profiler/profiler.h"
 
 /* ---- Kernel slots ------------------------------------------------------------ */
 
@@ -508,11 +509,15 @@ bool ocl_launch(struct ocl_op *op, struct ocl_kernel *kernel, cl_uint work_dim,
                        kernel->name, group, slot->max_local,
                        op->info->ordinal);
   bool ok = false;
+  /* An event only while a profile is taken (profiler.h). */
+  cl_event event = NULL;
+  bool profiling = ocl_profiler_active();
   pthread_mutex_lock(&slot->lock);
   if (!set_args(op, slot->kernel, kernel->name, args, num_args))
     goto out;
   cl_int err = clEnqueueNDRangeKernel(op->queue, slot->kernel, work_dim, NULL,
-                                      rounded, local, 0, NULL, NULL);
+                                      rounded, local, 0, NULL,
+                                      profiling ? &event : NULL);
   if (err != CL_SUCCESS) {
     char call[160];
     snprintf(call, sizeof(call), "clEnqueueNDRangeKernel(%s)", kernel->name);
@@ -522,6 +527,9 @@ bool ocl_launch(struct ocl_op *op, struct ocl_kernel *kernel, cl_uint work_dim,
   ok = true;
 out:
   pthread_mutex_unlock(&slot->lock);
+  if (event != NULL)
+    ocl_profiler_record(op->device, op->queue, event, OCL_ACTIVITY_KERNEL,
+                        kernel->name);
   return ok;
 }
 
@@ -573,12 +581,17 @@ bool ocl_op_copy(struct ocl_op *op, const TF_Tensor *src, size_t src_offset,
   if (!ocl_op_buffer(op, src, src_offset, bytes, &from) ||
       !ocl_op_buffer(op, dst, dst_offset, bytes, &to))
     return false;
+  cl_event event = NULL;
   cl_int err = clEnqueueCopyBuffer(op->queue, from.mem, to.mem, from.offset,
-                                   to.offset, bytes, 0, NULL, NULL);
+                                   to.offset, bytes, 0, NULL,
+                                   ocl_profiler_active() ? &event : NULL);
   if (err != CL_SUCCESS) {
     ocl_set_cl_error(op->status, err, "clEnqueueCopyBuffer");
     return false;
   }
+  if (event != NULL)
+    ocl_profiler_record(op->device, op->queue, event, OCL_ACTIVITY_COPY_D2D,
+                        NULL);
   return true;
 }
 
@@ -590,12 +603,17 @@ bool ocl_op_fill(struct ocl_op *op, TF_Tensor *t, size_t offset,
     return true;
   if (!ocl_op_buffer(op, t, offset, bytes, &b))
     return false;
+  cl_event event = NULL;
   cl_int err = clEnqueueFillBuffer(op->queue, b.mem, pattern, pattern_size,
-                                   b.offset, bytes, 0, NULL, NULL);
+                                   b.offset, bytes, 0, NULL,
+                                   ocl_profiler_active() ? &event : NULL);
   if (err != CL_SUCCESS) {
     ocl_set_cl_error(op->status, err, "clEnqueueFillBuffer");
     return false;
   }
+  if (event != NULL)
+    ocl_profiler_record(op->device, op->queue, event, OCL_ACTIVITY_FILL,
+                        NULL);
   return true;
 }
 

@@ -326,7 +326,7 @@ bool ocl_register_kernel(const struct ocl_kernel_spec *spec);
  * void *(*)(TF_OpKernelConstruction *, int index). Each family
  * _Static_asserts that its table fits. (The indices are written out: pasting
  * digits together would make octal literals such as 08.) */
-#define OCL_MAX_FAMILY_OPS 48
+#define OCL_MAX_FAMILY_OPS 64
 
 #define OCL_CREATE_THUNK_(prefix, fn, i)                              \
   static void *prefix##_create_##i(TF_OpKernelConstruction *ctx)       \
@@ -349,6 +349,10 @@ bool ocl_register_kernel(const struct ocl_kernel_spec *spec);
   OCL_CREATE_THUNKS4_(prefix, fn, 36, 37, 38, 39)                      \
   OCL_CREATE_THUNKS4_(prefix, fn, 40, 41, 42, 43)                      \
   OCL_CREATE_THUNKS4_(prefix, fn, 44, 45, 46, 47)                      \
+  OCL_CREATE_THUNKS4_(prefix, fn, 48, 49, 50, 51)                      \
+  OCL_CREATE_THUNKS4_(prefix, fn, 52, 53, 54, 55)                      \
+  OCL_CREATE_THUNKS4_(prefix, fn, 56, 57, 58, 59)                      \
+  OCL_CREATE_THUNKS4_(prefix, fn, 60, 61, 62, 63)                      \
   static void *(*const prefix##_creates[OCL_MAX_FAMILY_OPS])(          \
       TF_OpKernelConstruction *) = {                                   \
       prefix##_create_0, prefix##_create_1, prefix##_create_2,         \
@@ -367,6 +371,12 @@ bool ocl_register_kernel(const struct ocl_kernel_spec *spec);
       prefix##_create_39, prefix##_create_40, prefix##_create_41,      \
       prefix##_create_42, prefix##_create_43, prefix##_create_44,      \
       prefix##_create_45, prefix##_create_46, prefix##_create_47,      \
+      prefix##_create_48, prefix##_create_49, prefix##_create_50,      \
+      prefix##_create_51, prefix##_create_52, prefix##_create_53,      \
+      prefix##_create_54, prefix##_create_55, prefix##_create_56,      \
+      prefix##_create_57, prefix##_create_58, prefix##_create_59,      \
+      prefix##_create_60, prefix##_create_61, prefix##_create_62,      \
+      prefix##_create_63,                                              \
   }
 
 #endif /* TFOCL_KERNELS_RUNTIME_H_ */

@@ -12,16 +12,19 @@
 #include <string.h>
 
 #include "kernel_families.h"
-#include "launch.h"
+#include "runtime.h"
 
 extern const char ocl_cl_source_unary[];
 
-/* Cast is one program for every pair of types. */
-static const struct ocl_family cast_family = {"unary_cast", ocl_cl_source_unary,
-                                              "-DCAST"};
+/* Cast is one program for every pair of types, and one for the pairs with
+ * float64 (built only where the device has cl_khr_fp64). */
+static const struct ocl_program cast_program = {
+    "unary_cast", ocl_cl_source_unary, "-DCAST"};
+static const struct ocl_program cast_fp64_program = {
+    "unary_cast_fp64", ocl_cl_source_unary, "-DCAST -DCAST_FP64"};
 
-static const struct ocl_family families[OCL_NUM_STORAGES] =
-    OCL_TYPED_FAMILIES("unary", ocl_cl_source_unary);
+static const struct ocl_program programs[OCL_NUM_STORAGES] =
+    OCL_TYPED_PROGRAMS("unary", ocl_cl_source_unary);
 
 /* What the host must know of an op beyond its kernel's name. */
 enum unary_kind {
@@ -69,6 +72,18 @@ static const struct unary_op unary_ops[] = {
     {"Softplus", "unary_softplus", PLAIN, FLOATS, false, false},
     {"Softsign", "unary_softsign", PLAIN, FLOATS, false, false},
     {"Erf", "unary_erf", PLAIN, FLOATS, false, false},
+    {"Erfc", "unary_erfc", PLAIN, FLOATS, false, false},
+    {"Tan", "unary_tan", PLAIN, FLOATS, false, false},
+    {"Asin", "unary_asin", PLAIN, FLOATS, false, false},
+    {"Acos", "unary_acos", PLAIN, FLOATS, false, false},
+    {"Atan", "unary_atan", PLAIN, FLOATS, false, false},
+    {"Sinh", "unary_sinh", PLAIN, FLOATS, false, false},
+    {"Cosh", "unary_cosh", PLAIN, FLOATS, false, false},
+    {"Asinh", "unary_asinh", PLAIN, FLOATS, false, false},
+    {"Acosh", "unary_acosh", PLAIN, FLOATS, false, false},
+    {"Atanh", "unary_atanh", PLAIN, FLOATS, false, false},
+    {"Lgamma", "unary_lgamma", PLAIN, FLOATS, false, false},
+    {"Rint", "unary_rint", PLAIN, FLOATS, false, false},
     {"Sin", "unary_sin", PLAIN, FLOATS, false, false},
     {"Cos", "unary_cos", PLAIN, FLOATS, false, false},
     {"Floor", "unary_floor", PLAIN, FLOATS, false, false},
@@ -93,12 +108,13 @@ static const struct unary_op unary_ops[] = {
 
 #define NUM_UNARY_OPS ((int)(sizeof(unary_ops) / sizeof(unary_ops[0])))
 
-/* The kernel state: which op, on which storage. */
+/* The kernel state: which op, on which storage, and its cl_kernel. */
 struct unary_kernel {
   const struct unary_op *op;
   TF_DataType dtype;
   enum ocl_storage storage;
   float alpha;
+  struct ocl_kernel kernel; /* not for int32 (host) */
 };
 
 /* ---- int32 on the host ---------------------------------------------------- */
@@ -146,6 +162,8 @@ static void *unary_create(TF_OpKernelConstruction *ctx, int index)
       k->alpha = 0.2f;
     }
   }
+  if (k->storage != OCL_STORAGE_HOST_INT32)
+    ocl_kernel_init(&k->kernel, &programs[k->storage], op->kernel);
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
@@ -186,56 +204,44 @@ static bool check_grad_inputs(const struct unary_op *op, const int64_t *a_dims,
 
 static void unary_compute(void *kernel, TF_OpKernelContext *ctx)
 {
-  const struct unary_kernel *k = kernel;
+  struct unary_kernel *k = kernel;
   const struct unary_op *op = k->op;
-  TF_Status *status = ocl_tf.NewStatus();
-  TF_Tensor *in[2] = {NULL, NULL};
-  TF_Tensor *out = NULL;
-  int64_t dims[OCL_MAX_DIMS], b_dims[OCL_MAX_DIMS];
+  struct ocl_op o;
+  int64_t dims[OCL_MAX_RANK], b_dims[OCL_MAX_RANK];
   bool grad = op->kind == GRAD_SHAPE || op->kind == GRAD_ELEMENTS;
-  int num_inputs = grad ? 2 : 1;
 
-  if (!ocl_get_inputs(ctx, in, num_inputs, status))
-    goto out;
-  int rank = ocl_tensor_dims(in[0], dims, status);
+  ocl_op_begin(&o, ctx);
+  TF_Tensor *x = ocl_op_input(&o, 0);
+  TF_Tensor *b = grad && x ? ocl_op_input(&o, 1) : NULL;
+  int rank = x && (!grad || b) ? ocl_op_dims(&o, x, dims) : -1;
   if (rank < 0)
     goto out;
   if (grad) {
-    int b_rank = ocl_tensor_dims(in[1], b_dims, status);
+    int b_rank = ocl_op_dims(&o, b, b_dims);
     if (b_rank < 0 ||
-        !check_grad_inputs(op, dims, rank, b_dims, b_rank, status))
+        !check_grad_inputs(op, dims, rank, b_dims, b_rank, o.status))
       goto out;
   }
-  out = ocl_tf.AllocateOutput(ctx, 0, op->bool_out ? TF_BOOL : k->dtype, dims,
-                              rank, 0, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
-    goto out;
+  TF_Tensor *y =
+      ocl_op_output(&o, 0, op->bool_out ? TF_BOOL : k->dtype, dims, rank);
   int64_t n = ocl_shape_elements(dims, rank);
-  if (n == 0)
+  if (y == NULL || n == 0)
     goto out;
   if (k->storage == OCL_STORAGE_HOST_INT32) {
-    host_unary_int32(op->kind, ocl_host_data(in[0]), ocl_host_data(out), n);
+    host_unary_int32(op->kind, ocl_host_data(x), ocl_host_data(y), n);
     goto out;
   }
-
-  struct ocl_launch launch;
-  if (!ocl_launch_init(&launch, ctx, status))
-    goto out;
   struct ocl_arg argv[5];
   int argc = 0;
-  argv[argc++] = OCL_TENSOR(in[0]);
+  argv[argc++] = OCL_TENSOR(x);
   if (grad)
-    argv[argc++] = OCL_TENSOR(in[1]);
-  argv[argc++] = OCL_TENSOR(out);
+    argv[argc++] = OCL_TENSOR(b);
+  argv[argc++] = OCL_TENSOR(y);
   argv[argc++] = OCL_LONG(n);
   argv[argc++] = OCL_FLOAT(k->alpha);
-  ocl_enqueue_1d(&launch, &families[k->storage], op->kernel, (size_t)n, argv,
-                 argc, status);
+  ocl_launch_1d(&o, &k->kernel, (size_t)n, argv, argc);
 out:
-  if (out != NULL)
-    ocl_tf.DeleteTensor(out);
-  ocl_delete_tensors(in, 2);
-  ocl_compute_done(ctx, status);
+  ocl_op_end(&o);
 }
 
 static void unary_delete(void *kernel) { free(kernel); }
@@ -249,17 +255,28 @@ OCL_FAMILY_CREATES(unary, unary_create);
 struct cast_kernel {
   TF_DataType src, dst;
   bool truncate;
+  bool fp64; /* its kernel is in cast_fp64_program */
+  struct ocl_kernel kernel;
 };
 
-/* The type's name in unary.cl's cast kernels. */
+/* The type's name in unary.cl's cast kernels; NULL if Cast lacks it. */
 static const char *cast_type_name(TF_DataType t)
 {
   switch (t) {
-  case TF_FLOAT: return "float";
-  case TF_HALF: return "half";
-  case TF_INT32: return "int";
-  case TF_INT64: return "long";
-  default: return "bool";
+  case TF_FLOAT: return "f32";
+  case TF_HALF: return "f16";
+  case TF_BFLOAT16: return "bf16";
+  case TF_DOUBLE: return "f64";
+  case TF_INT8: return "i8";
+  case TF_UINT8: return "u8";
+  case TF_INT16: return "i16";
+  case TF_UINT16: return "u16";
+  case TF_INT32: return "i32";
+  case TF_UINT32: return "u32";
+  case TF_INT64: return "i64";
+  case TF_UINT64: return "u64";
+  case TF_BOOL: return "b";
+  default: return NULL;
   }
 }
 
@@ -282,6 +299,17 @@ static void *cast_create(TF_OpKernelConstruction *ctx)
   /* Absent from older graphs: TensorFlow's default is false. */
   ocl_set_ok(status);
   k->truncate = truncate != 0;
+  const char *src = cast_type_name(k->src), *dst = cast_type_name(k->dst);
+  if (src == NULL || dst == NULL) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "Cast from type %d to type %d is not supported on the "
+                   "OPENCL device",
+                   (int)k->src, (int)k->dst);
+    goto fail;
+  }
+  k->fp64 = k->src == TF_DOUBLE || k->dst == TF_DOUBLE;
+  ocl_kernel_initf(&k->kernel, k->fp64 ? &cast_fp64_program : &cast_program,
+                   "cast_%s_%s", src, dst);
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
@@ -290,45 +318,40 @@ fail:
 
 static void cast_compute(void *kernel, TF_OpKernelContext *ctx)
 {
-  const struct cast_kernel *k = kernel;
-  TF_Status *status = ocl_tf.NewStatus();
-  TF_Tensor *x = NULL, *y = NULL;
-  int64_t dims[OCL_MAX_DIMS];
+  struct cast_kernel *k = kernel;
+  struct ocl_op o;
+  int64_t dims[OCL_MAX_RANK];
 
-  ocl_tf.GetInput(ctx, 0, &x, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
+  ocl_op_begin(&o, ctx);
+  TF_Tensor *x = ocl_op_input(&o, 0);
+  if (x == NULL)
     goto out;
   if (k->src == k->dst) {
     /* TensorFlow forwards the input: no copy. */
-    ocl_tf.SetOutput(ctx, 0, x, status);
+    ocl_op_forward(&o, 0, x);
     goto out;
   }
-  int rank = ocl_tensor_dims(x, dims, status);
-  if (rank < 0)
-    goto out;
-  y = ocl_tf.AllocateOutput(ctx, 0, k->dst, dims, rank, 0, status);
-  if (ocl_tf.GetCode(status) != TF_OK)
-    goto out;
+  int rank = ocl_op_dims(&o, x, dims);
+  TF_Tensor *y = rank >= 0 ? ocl_op_output(&o, 0, k->dst, dims, rank) : NULL;
   int64_t n = ocl_shape_elements(dims, rank);
-  if (n == 0)
+  if (y == NULL || n == 0)
     goto out;
-  struct ocl_launch launch;
-  if (!ocl_launch_init(&launch, ctx, status))
+  const struct ocl_device_info *info = ocl_op_info(&o);
+  if (info == NULL)
     goto out;
-  char name[32];
-  snprintf(name, sizeof(name), "cast_%s_%s", cast_type_name(k->src),
-           cast_type_name(k->dst));
+  if (k->fp64 && !info->has_fp64) {
+    ocl_op_fail(&o, TF_UNIMPLEMENTED,
+                "Cast to or from float64 needs an OpenCL device with "
+                "cl_khr_fp64; OpenCL device %d has none",
+                info->ordinal);
+    goto out;
+  }
   const struct ocl_arg argv[] = {
       OCL_TENSOR(x), OCL_TENSOR(y), OCL_LONG(n), OCL_INT(k->truncate),
   };
-  ocl_enqueue_1d(&launch, &cast_family, name, (size_t)n, argv, 4,
-                 status);
+  ocl_launch_1d(&o, &k->kernel, (size_t)n, argv, 4);
 out:
-  if (y != NULL)
-    ocl_tf.DeleteTensor(y);
-  if (x != NULL)
-    ocl_tf.DeleteTensor(x);
-  ocl_compute_done(ctx, status);
+  ocl_op_end(&o);
 }
 
 /* ---- Registration ------------------------------------------------------ */
@@ -362,14 +385,21 @@ void ocl_register_unary_kernels(void)
     }
   }
 
-  for (size_t s = 0; s < NUM_REGISTER_TYPES; s++)
-    for (size_t d = 0; d < NUM_REGISTER_TYPES; d++)
+  /* Cast between every pair of these, as TensorFlow's GPU kernels (their
+   * complex types aside). int32 stays on the device: casting is how data
+   * moves between int32 and the types the device computes in. */
+  static const TF_DataType cast_types[] = {
+      TF_FLOAT, TF_HALF,  TF_BFLOAT16, TF_DOUBLE, TF_INT8,   TF_UINT8, TF_INT16,
+      TF_UINT16, TF_INT32, TF_UINT32,  TF_INT64,  TF_UINT64, TF_BOOL};
+  enum { NUM_CAST_TYPES = sizeof(cast_types) / sizeof(cast_types[0]) };
+  for (size_t s = 0; s < NUM_CAST_TYPES; s++)
+    for (size_t d = 0; d < NUM_CAST_TYPES; d++)
       ocl_register_kernel(&(const struct ocl_kernel_spec){
           .op = "Cast",
           .create = cast_create,
           .compute = cast_compute,
           .destroy = unary_delete,
           .type_attrs = {"SrcT", "DstT"},
-          .types = {register_types[s], register_types[d]},
+          .types = {cast_types[s], cast_types[d]},
       });
 }

@@ -1,7 +1,8 @@
 /* Unary element-wise ops, their gradients, and Cast.
  *
  * Built once per storage type: -DT=float|half|long|uchar (uchar = bool), and
- * once with -DCAST for Cast's kernels (every source/destination pair). half
+ * once with -DCAST for Cast's kernels (every source/destination pair; those
+ * with float64 in a -DCAST -DCAST_FP64 program of their own). half
  * is stored as half and computed in float, rounded to nearest even on store:
  * what TensorFlow's CPU kernels do, and it needs no cl_khr_fp16.
  *
@@ -16,30 +17,61 @@
 #if defined(CAST)
 
 /* ---- Cast ------------------------------------------------------------------
- * Storage, load and store per type name. A value travels as its type's
- * compute type (half as float, bool as uchar). */
-#define ST_float float
-#define ST_half half
-#define ST_int int
-#define ST_long long
-#define ST_bool uchar
+ * Every pair of the 13 types below (one program; pairs with float64 in a
+ * second one, -DCAST_FP64, built only on devices with cl_khr_fp64). A value
+ * is loaded into its class's type (F: float, for float, half and
+ * bfloat16; D: double; I: long, for the signed integers, the narrower
+ * unsigned ones and bool; U: ulong) and converted to the destination from
+ * there, as TensorFlow's static_casts do on x86-64. Names: f32 f16 bf16
+ * f64 i8 u8 i16 u16 i32 u32 i64 u64 b. */
+#define ST_f32 float
+#define ST_f16 half
+#define ST_bf16 ushort
+#define ST_f64 double
+#define ST_i8 char
+#define ST_u8 uchar
+#define ST_i16 short
+#define ST_u16 ushort
+#define ST_i32 int
+#define ST_u32 uint
+#define ST_i64 long
+#define ST_u64 ulong
+#define ST_b uchar
 
-#define LD_float(p, i) ((p)[i])
-#define LD_half(p, i) vload_half((i), (p))
-#define LD_int(p, i) ((p)[i])
-#define LD_long(p, i) ((p)[i])
-#define LD_bool(p, i) ((p)[i])
+#define CLASS_f32 F
+#define CLASS_f16 F
+#define CLASS_bf16 F
+#define CLASS_f64 D
+#define CLASS_i8 I
+#define CLASS_u8 I
+#define CLASS_i16 I
+#define CLASS_u16 I
+#define CLASS_i32 I
+#define CLASS_u32 I
+#define CLASS_i64 I
+#define CLASS_u64 U
+#define CLASS_b I
 
-#define SV_float(p, i, v) ((p)[i] = (v))
-#define SV_half(p, i, v) vstore_half_rte((v), (i), (p))
-#define SV_int(p, i, v) ((p)[i] = (v))
-#define SV_long(p, i, v) ((p)[i] = (v))
-#define SV_bool(p, i, v) ((p)[i] = (v))
+#define LD_f32(p, i) ((p)[i])
+#define LD_f16(p, i) vload_half((i), (p))
+#define LD_bf16(p, i) ocl_bf16_to_float((p)[i])
+#define LD_f64(p, i) ((p)[i])
+#define LD_I(p, i) ((long)(p)[i])
+#define LD_i8 LD_I
+#define LD_u8 LD_I
+#define LD_i16 LD_I
+#define LD_u16 LD_I
+#define LD_i32 LD_I
+#define LD_u32 LD_I
+#define LD_i64 LD_I
+#define LD_u64(p, i) ((p)[i])
+#define LD_b LD_I
 
 /* Float to integer truncates toward zero (static_cast). NaN and values out
  * of range give the most negative integer: what TensorFlow's CPU kernel
  * produces on x86-64 (cvttss2si's "integer indefinite"), made explicit so
- * every device agrees. */
+ * every device agrees. Narrower integers take the low bits of the int32
+ * conversion (uint32 of the int64 one), as the compiled casts do. */
 static int float_to_int(float v)
 {
   return (isnan(v) || v >= 0x1p31f || v < -0x1p31f) ? INT_MIN
@@ -50,6 +82,17 @@ static long float_to_long(float v)
   return (isnan(v) || v >= 0x1p63f || v < -0x1p63f) ? LONG_MIN
                                                      : convert_long_rtz(v);
 }
+/* uint64 as TensorFlow's CPU kernel gives it: [2^63, 2^64) exactly, the
+ * rest (negatives wrap) through the int64 conversion. TensorFlow's results
+ * for NaN and values out of range of uint32/uint64 depend on an element's
+ * position (vectorised body vs scalar tail): these definitions are the
+ * scalar ones, for every element. */
+static ulong float_to_ulong(float v)
+{
+  return (v >= 0x1p63f && v < 0x1p64f)
+             ? ((ulong)convert_long_rtz(v - 0x1p63f) ^ 0x8000000000000000ul)
+             : (ulong)float_to_long(v);
+}
 
 /* Truncate=true (float to half only, as TensorFlow): the low 13 mantissa
  * bits are cleared before rounding, so the conversion truncates. */
@@ -58,24 +101,96 @@ static float truncate_to_half(float v, int truncate)
   return (truncate && !isnan(v)) ? as_float(as_uint(v) & 0xffffe000u) : v;
 }
 
-/* Conversions by (destination, source class): F = float or half, I = an
- * integer or bool. Integers reach half through float, as Eigen does. */
-#define CV_float_F(v) (v)
-#define CV_float_I(v) ((float)(v))
-#define CV_half_F(v) truncate_to_half((v), truncate)
-#define CV_half_I(v) ((float)(v))
-#define CV_int_F(v) float_to_int(v)
-#define CV_int_I(v) ((int)(v))
-#define CV_long_F(v) float_to_long(v)
-#define CV_long_I(v) ((long)(v))
-#define CV_bool_F(v) ((uchar)((v) != 0.0f))
-#define CV_bool_I(v) ((uchar)((v) != 0))
+#if defined(CAST_FP64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+static int double_to_int(double v)
+{
+  return (isnan(v) || v >= 0x1p31 || v < -0x1p31) ? INT_MIN
+                                                   : convert_int_rtz(v);
+}
+static long double_to_long(double v)
+{
+  return (isnan(v) || v >= 0x1p63 || v < -0x1p63) ? LONG_MIN
+                                                   : convert_long_rtz(v);
+}
+static ulong double_to_ulong(double v)
+{
+  return (v >= 0x1p63 && v < 0x1p64)
+             ? ((ulong)convert_long_rtz(v - 0x1p63) ^ 0x8000000000000000ul)
+             : (ulong)double_to_long(v);
+}
+/* Eigen's half and bfloat16 from double go through float. */
+#define CV_f32_D(v) ((float)(v))
+#define CV_f16_D(v) ((float)(v))
+#define CV_bf16_D(v) ocl_float_to_bf16((float)(v))
+#define CV_f64_F(v) ((double)(v))
+#define CV_f64_D(v) (v)
+#define CV_f64_I(v) ((double)(v))
+#define CV_f64_U(v) ((double)(v))
+#define CV_i8_D(v) ((char)double_to_int(v))
+#define CV_u8_D(v) ((uchar)double_to_int(v))
+#define CV_i16_D(v) ((short)double_to_int(v))
+#define CV_u16_D(v) ((ushort)double_to_int(v))
+#define CV_i32_D(v) double_to_int(v)
+#define CV_u32_D(v) ((uint)double_to_long(v))
+#define CV_i64_D(v) double_to_long(v)
+#define CV_u64_D(v) double_to_ulong(v)
+#define CV_b_D(v) ((uchar)((v) != 0.0))
+#endif
 
-#define CLASS_float F
-#define CLASS_half F
-#define CLASS_int I
-#define CLASS_long I
-#define CLASS_bool I
+/* Conversions by (destination, source class). */
+#define CV_f32_F(v) (v)
+#define CV_f32_I(v) ((float)(v))
+#define CV_f32_U(v) ((float)(v))
+#define CV_f16_F(v) truncate_to_half((v), truncate)
+#define CV_f16_I(v) ((float)(v))
+#define CV_f16_U(v) ((float)(v))
+#define CV_bf16_F(v) ocl_float_to_bf16(v)
+#define CV_bf16_I(v) ocl_float_to_bf16((float)(v))
+#define CV_bf16_U(v) ocl_float_to_bf16((float)(v))
+#define CV_i8_F(v) ((char)float_to_int(v))
+#define CV_u8_F(v) ((uchar)float_to_int(v))
+#define CV_i16_F(v) ((short)float_to_int(v))
+#define CV_u16_F(v) ((ushort)float_to_int(v))
+#define CV_i32_F(v) float_to_int(v)
+#define CV_u32_F(v) ((uint)float_to_long(v))
+#define CV_i64_F(v) float_to_long(v)
+#define CV_u64_F(v) float_to_ulong(v)
+#define CV_b_F(v) ((uchar)((v) != 0.0f))
+#define CV_i8_I(v) ((char)(v))
+#define CV_u8_I(v) ((uchar)(v))
+#define CV_i16_I(v) ((short)(v))
+#define CV_u16_I(v) ((ushort)(v))
+#define CV_i32_I(v) ((int)(v))
+#define CV_u32_I(v) ((uint)(v))
+#define CV_i64_I(v) ((long)(v))
+#define CV_u64_I(v) ((ulong)(v))
+#define CV_b_I(v) ((uchar)((v) != 0))
+#define CV_i8_U(v) ((char)(v))
+#define CV_u8_U(v) ((uchar)(v))
+#define CV_i16_U(v) ((short)(v))
+#define CV_u16_U(v) ((ushort)(v))
+#define CV_i32_U(v) ((int)(v))
+#define CV_u32_U(v) ((uint)(v))
+#define CV_i64_U(v) ((long)(v))
+#define CV_u64_U(v) (v)
+#define CV_b_U(v) ((uchar)((v) != 0))
+
+/* Stores: half through vstore_half_rte; everything else as converted. */
+#define SV_f16(p, i, v) vstore_half_rte((v), (i), (p))
+#define SV_PLAIN(p, i, v) ((p)[i] = (v))
+#define SV_f32 SV_PLAIN
+#define SV_bf16 SV_PLAIN
+#define SV_f64 SV_PLAIN
+#define SV_i8 SV_PLAIN
+#define SV_u8 SV_PLAIN
+#define SV_i16 SV_PLAIN
+#define SV_u16 SV_PLAIN
+#define SV_i32 SV_PLAIN
+#define SV_u32 SV_PLAIN
+#define SV_i64 SV_PLAIN
+#define SV_u64 SV_PLAIN
+#define SV_b SV_PLAIN
 
 #define CV_(DST, CLS, v) CV_##DST##_##CLS(v)
 #define CV(DST, CLS, v) CV_(DST, CLS, v)
@@ -92,18 +207,40 @@ static float truncate_to_half(float v, int truncate)
              CV(DST, CLASS_##SRC, LD_##SRC(OCL_PTR(const ST_##SRC, x), i))); \
   }
 
-#define CASTS_FROM(SRC)  \
-  CAST_KERNEL(SRC, float) \
-  CAST_KERNEL(SRC, half)  \
-  CAST_KERNEL(SRC, int)   \
-  CAST_KERNEL(SRC, long)  \
-  CAST_KERNEL(SRC, bool)
-
-CASTS_FROM(float)
-CASTS_FROM(half)
-CASTS_FROM(int)
-CASTS_FROM(long)
-CASTS_FROM(bool)
+#if defined(CAST_FP64)
+#define CASTS_WITH_DOUBLE(T) CAST_KERNEL(T, f64) CAST_KERNEL(f64, T)
+CASTS_WITH_DOUBLE(f32)
+CASTS_WITH_DOUBLE(f16)
+CASTS_WITH_DOUBLE(bf16)
+CASTS_WITH_DOUBLE(i8)
+CASTS_WITH_DOUBLE(u8)
+CASTS_WITH_DOUBLE(i16)
+CASTS_WITH_DOUBLE(u16)
+CASTS_WITH_DOUBLE(i32)
+CASTS_WITH_DOUBLE(u32)
+CASTS_WITH_DOUBLE(i64)
+CASTS_WITH_DOUBLE(u64)
+CASTS_WITH_DOUBLE(b)
+CAST_KERNEL(f64, f64)
+#else
+#define CASTS_FROM(SRC)                                                   \
+  CAST_KERNEL(SRC, f32) CAST_KERNEL(SRC, f16) CAST_KERNEL(SRC, bf16)      \
+  CAST_KERNEL(SRC, i8) CAST_KERNEL(SRC, u8) CAST_KERNEL(SRC, i16)         \
+  CAST_KERNEL(SRC, u16) CAST_KERNEL(SRC, i32) CAST_KERNEL(SRC, u32)       \
+  CAST_KERNEL(SRC, i64) CAST_KERNEL(SRC, u64) CAST_KERNEL(SRC, b)
+CASTS_FROM(f32)
+CASTS_FROM(f16)
+CASTS_FROM(bf16)
+CASTS_FROM(i8)
+CASTS_FROM(u8)
+CASTS_FROM(i16)
+CASTS_FROM(u16)
+CASTS_FROM(i32)
+CASTS_FROM(u32)
+CASTS_FROM(i64)
+CASTS_FROM(u64)
+CASTS_FROM(b)
+#endif
 
 #else /* !CAST */
 
@@ -205,6 +342,18 @@ UNARY(unary_leaky_relu, a > (CT)0 ? a : a * (CT)alpha)
 UNARY(unary_softplus, softplus_of(a))
 UNARY(unary_softsign, a / (fabs(a) + (CT)1))
 UNARY(unary_erf, erf(a))
+UNARY(unary_erfc, erfc(a))
+UNARY(unary_tan, tan(a))
+UNARY(unary_asin, asin(a))
+UNARY(unary_acos, acos(a))
+UNARY(unary_atan, atan(a))
+UNARY(unary_sinh, sinh(a))
+UNARY(unary_cosh, cosh(a))
+UNARY(unary_asinh, asinh(a))
+UNARY(unary_acosh, acosh(a))
+UNARY(unary_atanh, atanh(a))
+UNARY(unary_lgamma, lgamma(a))
+UNARY(unary_rint, rint(a))
 UNARY(unary_sin, sin(a))
 UNARY(unary_cos, cos(a))
 UNARY(unary_floor, floor(a))

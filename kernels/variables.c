@@ -5,7 +5,7 @@
  * The variables themselves belong to TensorFlow core: a kernel reaches them
  * only through kernels_experimental.h (TF_AssignUpdateVariable,
  * TF_MaybeLockVariableInputMutexesInOrder, TF_GetInputTensorFromVariable),
- * handing it two callbacks: copy_tensor (copy on write, a device-to-device
+ * handing it two callbacks: ocl_variable_copy (copy on write, a device-to-device
  * copy on the compute stream) and update_tensor (var += / -= value).
  *
  * The 2.20 and 2.21 wheels export none of kernels_experimental.h
@@ -13,8 +13,11 @@
  * kernel that fails with UNIMPLEMENTED and says why: without our
  * registration TensorFlow would pick its DEVICE_DEFAULT kernel, which runs
  * CPU Eigen code on our device addresses (they fault by design). The
- * ResourceApply* kernels are registered only when the API is there (no
- * DEFAULT kernel exists for them, so TensorFlow reports a missing kernel).
+ * ResourceApply* kernels are registered only when the API is there;
+ * without it plugin/graph/init.c registers stand-ins that explain the
+ * failure. In tf.function graphs the graph optimizer (plugin/graph/)
+ * rewrites all of these updates into ReadVariableOp, arithmetic and
+ * AssignVariableOp, so only eager updates reach the failing kernels.
  *
  * Registration follows TensorFlow's GPU kernels: resource inputs in host
  * memory; AssignAdd/Sub for every number type TensorFlow's DEVICE_DEFAULT
@@ -27,7 +30,8 @@
 #include <string.h>
 
 #include "kernel_families.h"
-#include "launch.h"
+#include "runtime.h"
+#include "variables.h"
 
 extern const char ocl_cl_source_variables[];
 
@@ -36,7 +40,7 @@ enum storage {
   ST_COUNT
 };
 
-static const struct ocl_family families[ST_COUNT] = {
+static const struct ocl_program programs[ST_COUNT] = {
     [ST_FLOAT] = {"variables_float", ocl_cl_source_variables,
                   "-DT=float -DT_IS_FLOAT"},
     [ST_HALF] = {"variables_half", ocl_cl_source_variables,
@@ -57,6 +61,11 @@ static const struct ocl_family families[ST_COUNT] = {
 
 /* TensorFlow's DenseUpdateType values, the `Op` of TF_AssignUpdateVariable. */
 enum { UPDATE_ADD = 0, UPDATE_SUB = 1 };
+
+/* The update callback's kernels, per storage and DenseUpdateType. TensorFlow
+ * calls update_tensor back with no kernel instance (the callback takes no
+ * user data), so these live here, named once at registration. */
+static struct ocl_kernel update_kernels[ST_COUNT][2];
 
 /* Every dtype TensorFlow registers AssignAdd/SubVariableOp for on
  * DEVICE_DEFAULT (resource_variable_ops.cc, TF_CALL_NUMBER_TYPES): each one
@@ -115,16 +124,18 @@ static const char *dtype_name(TF_DataType dtype)
 
 /* float64 programs need cl_khr_fp64: without it, a clear error instead of a
  * build failure. */
-static bool storage_available(const struct ocl_launch *launch, enum storage st,
-                              TF_DataType dtype, TF_Status *status)
+static bool storage_available(struct ocl_op *op, enum storage st,
+                              TF_DataType dtype)
 {
-  if (st != ST_DOUBLE || ocl_device_has_fp64(launch->device))
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  if (st != ST_DOUBLE || info->has_fp64)
     return true;
-  ocl_set_status(status, TF_UNIMPLEMENTED,
-                 "%s variables need an OpenCL device with cl_khr_fp64; "
-                 "OpenCL device %d has none",
-                 dtype_name(dtype), launch->device->ordinal);
-  return false;
+  return ocl_op_fail(op, TF_UNIMPLEMENTED,
+                     "%s variables need an OpenCL device with cl_khr_fp64; "
+                     "OpenCL device %d has none",
+                     dtype_name(dtype), info->ordinal);
 }
 
 static bool ok(const TF_Status *status)
@@ -138,67 +149,50 @@ static bool ok(const TF_Status *status)
  * TF_TensorFromTensor and never deletes them (kernels_experimental.cc), and
  * an undeleted one would keep the variable's old buffer alive. */
 
-/* dest := source, both device tensors of one shape, in compute-stream order. */
-static void copy_tensor(TF_OpKernelContext *ctx, TF_Tensor *source,
-                        TF_Tensor *dest)
+/* dest := source, both device tensors of one shape, in compute-stream order.
+ * A callback runs inside the calling kernel's compute, on its context: its
+ * own struct ocl_op fails the kernel on error. */
+void ocl_variable_copy(TF_OpKernelContext *ctx, TF_Tensor *source,
+                       TF_Tensor *dest)
 {
-  TF_Status *status = ocl_tf.NewStatus();
+  struct ocl_op op;
   size_t bytes = ocl_tf.TensorByteSize(source);
-  struct ocl_launch launch;
-  cl_mem src_mem, dst_mem;
-  size_t src_off, dst_off;
 
-  if (ocl_tf.TensorByteSize(dest) != bytes) {
-    ocl_set_status(status, TF_INTERNAL,
-                   "variable copy: %zu bytes into %zu bytes", bytes,
-                   ocl_tf.TensorByteSize(dest));
-    goto out;
-  }
+  ocl_op_begin(&op, ctx);
+  if (ocl_tf.TensorByteSize(dest) != bytes)
+    ocl_op_fail(&op, TF_INTERNAL, "variable copy: %zu bytes into %zu bytes",
+                bytes, ocl_tf.TensorByteSize(dest));
   /* 0 elements: host dummy pointers, nothing to copy (contract 7). */
-  if (bytes == 0 || ocl_tf.TensorElementCount(source) == 0)
-    goto out;
-  if (!ocl_launch_init(&launch, ctx, status) ||
-      !ocl_resolve(launch.device, ocl_tf.TensorData(source), bytes, &src_mem,
-                   &src_off, status) ||
-      !ocl_resolve(launch.device, ocl_tf.TensorData(dest), bytes, &dst_mem,
-                   &dst_off, status))
-    goto out;
-  cl_int err = clEnqueueCopyBuffer(launch.queue, src_mem, dst_mem, src_off,
-                                   dst_off, bytes, 0, NULL, NULL);
-  if (err != CL_SUCCESS)
-    ocl_set_cl_error(status, err, "clEnqueueCopyBuffer (variable copy)");
-out:
+  else if (bytes != 0 && ocl_tf.TensorElementCount(source) != 0)
+    ocl_op_copy(&op, source, 0, dest, 0, bytes);
   ocl_tf.DeleteTensor(source);
   ocl_tf.DeleteTensor(dest);
-  ocl_compute_done(ctx, status);
+  ocl_op_end(&op);
 }
 
 /* tensor (op)= value: the variable's (unshared) tensor and the op's value,
  * same shape and dtype (checked by TensorFlow). */
 static void update_tensor(TF_OpKernelContext *ctx, TF_Tensor *tensor,
-                          TF_Tensor *value, int op)
+                          TF_Tensor *value, int update)
 {
-  TF_Status *status = ocl_tf.NewStatus();
-  struct ocl_launch launch;
+  struct ocl_op op;
   enum storage st;
   int lanes;
   TF_DataType dtype = ocl_tf.TensorType(tensor);
   int64_t n = ocl_tf.TensorElementCount(tensor);
 
-  if (n == 0 || !storage_of(dtype, &st, &lanes, status) ||
-      !ocl_launch_init(&launch, ctx, status) ||
-      !storage_available(&launch, st, dtype, status))
-    goto out;
-  n *= lanes;
-  const struct ocl_arg args[] = {OCL_TENSOR(tensor), OCL_TENSOR(value),
-                                 OCL_LONG(n)};
-  ocl_enqueue_1d(&launch, &families[st],
-                 op == UPDATE_SUB ? "assign_sub" : "assign_add", (size_t)n,
-                 args, 3, status);
-out:
+  ocl_op_begin(&op, ctx);
+  if (n != 0 && storage_of(dtype, &st, &lanes, op.status) &&
+      storage_available(&op, st, dtype)) {
+    n *= lanes;
+    const struct ocl_arg args[] = {OCL_TENSOR(tensor), OCL_TENSOR(value),
+                                   OCL_LONG(n)};
+    ocl_launch_1d(&op, &update_kernels[st][update == UPDATE_SUB], (size_t)n,
+                  args, 3);
+  }
   ocl_tf.DeleteTensor(tensor);
   ocl_tf.DeleteTensor(value);
-  ocl_compute_done(ctx, status);
+  ocl_op_end(&op);
 }
 
 /* ---- AssignVariableOp, AssignAddVariableOp, AssignSubVariableOp ---------- */
@@ -247,13 +241,15 @@ static void *assign_variable_create(TF_OpKernelConstruction *ctx)
 static void assign_compute(void *kernel, TF_OpKernelContext *ctx)
 {
   const struct assign_kernel *k = kernel;
-  TF_Status *status = ocl_tf.NewStatus();
+  struct ocl_op op;
+  ocl_op_begin(&op, ctx);
   if (k->op < 0)
-    ocl_tf.AssignVariable(ctx, 0, 1, k->validate_shape, copy_tensor, status);
+    ocl_tf.AssignVariable(ctx, 0, 1, k->validate_shape, ocl_variable_copy,
+                          op.status);
   else
-    ocl_tf.AssignUpdateVariable(ctx, 0, 1, k->op, 0, copy_tensor,
-                                update_tensor, status);
-  ocl_compute_done(ctx, status);
+    ocl_tf.AssignUpdateVariable(ctx, 0, 1, k->op, 0, ocl_variable_copy,
+                                update_tensor, op.status);
+  ocl_op_end(&op);
 }
 
 /* This TensorFlow cannot update a variable from a plugin: say so instead of
@@ -261,17 +257,18 @@ static void assign_compute(void *kernel, TF_OpKernelContext *ctx)
 static void assign_unavailable_compute(void *kernel, TF_OpKernelContext *ctx)
 {
   const struct assign_kernel *k = kernel;
-  TF_Status *status = ocl_tf.NewStatus();
-  ocl_set_status(
-      status, TF_UNIMPLEMENTED,
+  struct ocl_op op;
+  ocl_op_begin(&op, ctx);
+  ocl_op_fail(
+      &op, TF_UNIMPLEMENTED,
       "%s cannot run on %s: this TensorFlow does not export "
       "TF_AssignUpdateVariable (none of tensorflow/c/kernels_experimental.h "
       "is exported by the TensorFlow 2.20 and 2.21 wheels, "
       "tensorflow#126374, fixed after 2.21), so no PluggableDevice can "
       "update a variable. Use TensorFlow 2.19, or a release with the fix.",
       k->op == UPDATE_SUB ? "AssignSubVariableOp" : "AssignAddVariableOp",
-      OCL_DEVICE_TYPE);
-  ocl_compute_done(ctx, status);
+      OCL_RUNTIME_DEVICE_TYPE);
+  ocl_op_end(&op);
 }
 
 /* ---- ResourceApply* ----------------------------------------------------- */
@@ -317,6 +314,7 @@ struct apply_kernel {
   enum storage storage;
   bool use_locking;
   bool use_nesterov;
+  struct ocl_kernel kernel;
 };
 
 static void *apply_create(TF_OpKernelConstruction *ctx, int index)
@@ -342,6 +340,11 @@ static void *apply_create(TF_OpKernelConstruction *ctx, int index)
     ocl_tf.OpKernelConstruction_GetAttrBool(ctx, "use_nesterov", &flag,
                                             status);
     k->use_nesterov = ok(status) && flag;
+  }
+  ocl_set_ok(status);
+  if (!ocl_kernel_init(&k->kernel, &programs[k->storage], op->kernel)) {
+    ocl_set_status(status, TF_INTERNAL, "%s: kernel name too long", op->op);
+    goto fail;
   }
   ocl_tf.DeleteStatus(status);
   return k;
@@ -423,16 +426,17 @@ static bool apply_validate(const struct apply_kernel *k,
 
 static void apply_compute(void *kernel, TF_OpKernelContext *ctx)
 {
-  const struct apply_kernel *k = kernel;
+  struct apply_kernel *k = kernel;
   const struct apply_op *op = k->op;
-  TF_Status *status = ocl_tf.NewStatus();
+  struct ocl_op o;
   TF_VariableInputLockHolder *locks = NULL;
   TF_Tensor *in[MAX_APPLY_INPUTS] = {NULL};
   int num_inputs = ocl_tf.NumInputs(ctx);
   static const int var_inputs[] = {0, 1, 2};
 
+  ocl_op_begin(&o, ctx);
   if (num_inputs > MAX_APPLY_INPUTS) {
-    ocl_set_status(status, TF_INTERNAL, "%s: %d inputs", op->op, num_inputs);
+    ocl_op_fail(&o, TF_INTERNAL, "%s: %d inputs", op->op, num_inputs);
     goto out;
   }
   /* As TensorFlow: the variables' locks (exclusive with use_locking) are
@@ -440,42 +444,42 @@ static void apply_compute(void *kernel, TF_OpKernelContext *ctx)
    * first if a reader still shares them. */
   ocl_tf.MaybeLockVariableInputMutexesInOrder(
       ctx, k->use_locking, false, var_inputs, (size_t)op->num_vars,
-      copy_tensor, &locks, status);
-  if (!ok(status))
+      ocl_variable_copy, &locks, o.status);
+  if (!ocl_op_ok(&o))
     goto out;
   for (int i = 0; i < op->num_vars; i++) {
     ocl_tf.GetInputTensorFromVariable(ctx, i, k->use_locking, false, false,
-                                      copy_tensor, &in[i], status);
-    if (!ok(status))
+                                      ocl_variable_copy, &in[i], o.status);
+    if (!ocl_op_ok(&o))
       goto out;
   }
   for (int i = op->num_vars; i < num_inputs; i++) {
-    ocl_tf.GetInput(ctx, i, &in[i], status);
-    if (!ok(status))
+    ocl_tf.GetInput(ctx, i, &in[i], o.status);
+    if (!ocl_op_ok(&o))
       goto out;
   }
-  if (!apply_validate(k, ctx, in, status))
+  if (!apply_validate(k, ctx, in, o.status))
     goto out;
 
   int64_t n = ocl_tf.TensorElementCount(in[0]);
-  struct ocl_launch launch;
   struct ocl_arg args[MAX_APPLY_INPUTS + 2];
   int num_args = 0;
-  if (n == 0 || !ocl_launch_init(&launch, ctx, status))
+  if (n == 0 || !storage_available(&o, k->storage, k->dtype))
     goto out;
   for (int i = 0; i < num_inputs; i++)
     args[num_args++] = OCL_TENSOR(in[i]);
   args[num_args++] = OCL_LONG(n);
   if (op->has_nesterov)
     args[num_args++] = OCL_INT(k->use_nesterov ? 1 : 0);
-  ocl_enqueue_1d(&launch, &families[k->storage], op->kernel, (size_t)n, args,
-                 num_args, status);
+  ocl_launch_1d(&o, &k->kernel, (size_t)n, args, num_args);
 out:
-  ocl_delete_tensors(in, MAX_APPLY_INPUTS);
+  for (int i = 0; i < MAX_APPLY_INPUTS; i++)
+    if (in[i] != NULL)
+      ocl_tf.DeleteTensor(in[i]);
   /* After the enqueue: later updates are ordered by the stream. */
   if (locks != NULL)
     ocl_tf.ReleaseVariableInputLockHolder(locks);
-  ocl_compute_done(ctx, status);
+  ocl_op_end(&o);
 }
 
 #define NUM_APPLY_OPS ((int)(sizeof(apply_ops) / sizeof(apply_ops[0])))
@@ -522,9 +526,14 @@ void ocl_register_variables_kernels(void)
                    ocl_tf.ReleaseVariableInputLockHolder != NULL &&
                    ocl_tf.GetInputTensorFromVariable != NULL;
 
-  if (!can_update)
-    OCL_TRACE("no TF_AssignUpdateVariable: AssignAdd/SubVariableOp fail "
-              "with UNIMPLEMENTED");
+  for (int st = 0; st < ST_COUNT; st++) {
+    ocl_kernel_init(&update_kernels[st][UPDATE_ADD], &programs[st],
+                    "assign_add");
+    ocl_kernel_init(&update_kernels[st][UPDATE_SUB], &programs[st],
+                    "assign_sub");
+  }
+  /* Without TF_AssignUpdateVariable, AssignAdd/SubVariableOp fail with
+   * UNIMPLEMENTED (assign_unavailable_compute). */
   for (size_t t = 0; t < sizeof(update_types) / sizeof(update_types[0]);
        t++) {
     TF_DataType dtype = update_types[t];

@@ -20,6 +20,7 @@
 #include <CL/cl_ext.h>
 
 #include "ocl.h"
+#include "profiler/profiler.h"
 
 static struct {
   pthread_mutex_t lock;
@@ -351,8 +352,12 @@ bool ocl_device_open(struct ocl_device *dev, TF_Status *status) {
                                    NULL, &err);
   pthread_mutex_unlock(&ctx->lock);
   OCL_CHECK(err, status, "clCreateContext");
+  /* Profiling on (every queue of the plugin): a profile can start at any
+   * time (plugin/profiler). */
+  const cl_queue_properties profiled[] = {CL_QUEUE_PROPERTIES,
+                                          CL_QUEUE_PROFILING_ENABLE, 0};
   dev->service_queue = clCreateCommandQueueWithProperties(ctx->context, dev->id,
-                                                          NULL, &err);
+                                                          profiled, &err);
   OCL_CHECK(err, status, "clCreateCommandQueueWithProperties");
   /* Twice the device memory, rounded up to 1 GiB: room for fragmentation;
    * MAP_NORESERVE costs nothing until touched, and nothing is touched. */
@@ -376,6 +381,8 @@ out:
 }
 
 void ocl_devices_teardown(void) {
+  /* Recorded profiling events reference the queues. */
+  ocl_profiler_teardown();
   /* cl_kernels of the families reference the programs: they go first. */
   ocl_kernel_cache_clear();
   pthread_mutex_lock(&g.lock);

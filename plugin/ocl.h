@@ -62,7 +62,9 @@ void ocl_trace_printf(const char *file, int line, const char *fmt, ...)
       ocl_trace_printf(__FILE__, __LINE__, __VA_ARGS__); \
   } while (0)
 /* The one line the plugin prints without TFOCL_TRACE: why it offers no
- * devices or registers no kernels. Printed at most once per process. */
+ * devices or registers no kernels. Printed at most once per process. (The
+ * graph optimizer has one more, also once: the first graph it had to hand
+ * back unchanged, graph/init.c.) */
 void ocl_report_unusable(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
@@ -407,6 +409,14 @@ void ocl_program_cache_destroy(struct ocl_program_cache *cache);
 /* Registers every kernel family (TF_InitKernel, after the TF API was
  * resolved). */
 void ocl_register_kernels(void);
+/* Whether a kernel for `op` on OPENCL was registered whose type
+ * constraints admit `dtype`: a registration named "<op>_OPENCL" (no type
+ * constraint) or "<op>_OPENCL_<n>[_<n>...]" with dtype among the numbers,
+ * as ocl_register_kernel names them. Thread-safe. */
+bool ocl_kernel_registered(const char *op, TF_DataType dtype);
+/* The kernels the graph optimizer needs from the plugin (graph/init.c),
+ * registered after the families. */
+void ocl_graph_register_kernels(void);
 /* Defined by the kernel families (kernels/kernel_families.c, launch.c):
  * registers every family (called by ocl_register_kernels), and releases
  * the families' cl_kernel cache (called at teardown, before the programs

@@ -1,5 +1,6 @@
-/* tfocl plugin: the two exported entry points, SE_InitPlugin (platform) and
- * TF_InitKernel (kernels).
+/* tfocl plugin: the entry points SE_InitPlugin (platform) and TF_InitKernel
+ * (kernels); the third, TF_InitGraph (the graph optimizer), is in
+ * graph/init.c.
  *
  * SE_InitPlugin never returns a failing status: TensorFlow aborts the
  * process on one (contract 4). Anything that makes the plugin unusable

@@ -83,9 +83,13 @@ void ocl_create_stream(const SP_Device *device, SP_Stream *stream,
   s->dev = dev;
   s->refs = 1;
   pthread_mutex_init(&s->lock, NULL);
-  /* In order, no profiling: markers and barriers give the ordering. */
+  /* In order (markers and barriers give the ordering across queues), with
+   * profiling on so that a profile can start at any time
+   * (plugin/profiler). */
+  const cl_queue_properties profiled[] = {CL_QUEUE_PROPERTIES,
+                                          CL_QUEUE_PROFILING_ENABLE, 0};
   s->queue = clCreateCommandQueueWithProperties(ocl_device_context(dev),
-                                                dev->id, NULL, &err);
+                                                dev->id, profiled, &err);
   OCL_CHECK(err, status, "clCreateCommandQueueWithProperties");
   pthread_mutex_lock(&dev->streams_lock);
   s->next = dev->streams;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ocl.h"
 
@@ -25,6 +26,7 @@ static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 static bool resolve_ok;
 static bool in_tensorflow; /* TensorFlow's framework library is loaded */
 static const char *resolve_missing;
+static const char *grappler_missing;
 
 static void *lookup(void *const *handles, size_t num_handles,
                     const char *symbol) {
@@ -79,14 +81,30 @@ static void resolve(void) {
     ocl_tf.GetInputTensorFromVariable = NULL;
     ocl_tf.ReleaseVariableInputLockHolder = NULL;
     ocl_tf.OpKernelConstruction_GetAttrTensorShape = NULL;
+    ocl_tf.AddNVariant = NULL;
+    ocl_tf.ZerosLikeVariant = NULL;
     OCL_TRACE("TF C API: kernels_experimental.h hidden (test hook)");
   }
 
-  /* TF_Version is in libtensorflow_cc.so.2 inside TensorFlow. */
+  /* TF_Version and the grappler helpers are in libtensorflow_cc.so.2
+   * inside TensorFlow. */
   void *cc = dlopen("libtensorflow_cc.so.2", RTLD_NOW | RTLD_NOLOAD);
   void *version = cc ? dlsym(cc, "TF_Version") : NULL;
   if (!version) version = lookup(handles, num_handles, "TF_Version");
   set_fn(&ocl_tf.Version, sizeof ocl_tf.Version, version);
+  set_fn(&ocl_tf.OpDeterminismRequired, sizeof ocl_tf.OpDeterminismRequired,
+         in_tensorflow ? lookup(handles, num_handles,
+                                "_ZN3tsl21OpDeterminismRequiredEv")
+                       : NULL);
+#define RESOLVE_GRAPPLER(name)                                             \
+  {                                                                        \
+    void *fn = cc ? dlsym(cc, "TF_" #name) : NULL;                         \
+    if (!fn) fn = lookup(handles, num_handles, "TF_" #name);               \
+    set_fn(&ocl_tf.name, sizeof ocl_tf.name, fn);                          \
+    if (!fn && !grappler_missing) grappler_missing = "TF_" #name;          \
+  }
+  OCL_TF_GRAPPLER_FUNCTIONS(RESOLVE_GRAPPLER)
+#undef RESOLVE_GRAPPLER
   OCL_TRACE("TF C API resolved: %s%s", resolve_ok ? "complete" : "missing ",
             resolve_ok ? "" : resolve_missing);
 }
@@ -94,6 +112,26 @@ static void resolve(void) {
 bool ocl_tf_in_tensorflow(void) {
   pthread_once(&resolve_once, resolve);
   return in_tensorflow;
+}
+
+bool ocl_tf_determinism_required(void) {
+  pthread_once(&resolve_once, resolve);
+  if (ocl_tf.OpDeterminismRequired) return ocl_tf.OpDeterminismRequired();
+  const char *v = getenv("TF_DETERMINISTIC_OPS");
+  return v && (strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0);
+}
+
+bool ocl_tf_has_variable_api(void) {
+  pthread_once(&resolve_once, resolve);
+  return ocl_tf.AssignUpdateVariable != NULL &&
+         ocl_tf.MaybeLockVariableInputMutexesInOrder != NULL &&
+         ocl_tf.GetInputTensorFromVariable != NULL &&
+         ocl_tf.ReleaseVariableInputLockHolder != NULL;
+}
+
+const char *ocl_tf_grappler_missing(void) {
+  pthread_once(&resolve_once, resolve);
+  return grappler_missing;
 }
 
 bool ocl_tf_resolve(const char **missing) {

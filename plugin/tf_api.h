@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 
+#include "tensorflow/c/experimental/grappler/grappler.h"
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/kernels_experimental.h"
 #include "tensorflow/c/tf_datatype.h"
@@ -112,17 +113,37 @@
   X(MaybeLockVariableInputMutexesInOrder, 0)          \
   X(GetInputTensorFromVariable, 0)                    \
   X(ReleaseVariableInputLockHolder, 0)                \
-  X(OpKernelConstruction_GetAttrTensorShape, 0)
+  X(OpKernelConstruction_GetAttrTensorShape, 0)      \
+  X(AddNVariant, 0)                                   \
+  X(ZerosLikeVariant, 0)
+
+/* X(name): the graph optimizer helpers of grappler.h. Inside TensorFlow
+ * they live in libtensorflow_cc.so.2, not in the framework library (both
+ * the 2.19 and the 2.21 wheels); all optional: without them the graph
+ * optimizer passes every graph through unchanged. */
+#define OCL_TF_GRAPPLER_FUNCTIONS(X) \
+  X(GetNodesToPreserveListSize)      \
+  X(GetNodesToPreserveList)          \
+  X(GetFetchNodesListSize)           \
+  X(GetFetchNodesList)
 
 /* __typeof__ of a declaration references no symbol. */
 #define OCL_TF_API_MEMBER(name, required) __typeof__(&TF_##name) name;
+#define OCL_TF_GRAPPLER_MEMBER(name) __typeof__(&TF_##name) name;
 struct ocl_tf_api {
   OCL_TF_API_FUNCTIONS(OCL_TF_API_MEMBER)
+  OCL_TF_GRAPPLER_FUNCTIONS(OCL_TF_GRAPPLER_MEMBER)
   /* const char *TF_Version(void), from libtensorflow_cc.so.2; NULL outside
    * TensorFlow (the host shim has none). */
   const char *(*Version)(void);
+  /* bool tsl::OpDeterminismRequired(), what tf.config.experimental.
+   * enable_op_determinism() turns on. A C++ function with no arguments and
+   * a bool result, called through a C pointer: both wheels export it, and
+   * there is no C API for it. NULL outside TensorFlow. */
+  bool (*OpDeterminismRequired)(void);
 };
 #undef OCL_TF_API_MEMBER
+#undef OCL_TF_GRAPPLER_MEMBER
 
 extern struct ocl_tf_api ocl_tf;
 
@@ -130,8 +151,20 @@ extern struct ocl_tf_api ocl_tf;
  * answer). False if a required function is missing; then `missing` names the
  * first one missing (static storage). */
 bool ocl_tf_resolve(const char **missing);
+/* True when this TensorFlow lets a plugin update variables in place
+ * (kernels_experimental.h: TF_AssignUpdateVariable and the ResourceApply*
+ * helpers); false on the 2.20/2.21 wheels and under
+ * TFOCL_HIDE_TF_EXPERIMENTAL=1. Resolves first. */
+bool ocl_tf_has_variable_api(void);
+/* The first grappler helper missing (static storage), NULL when all are
+ * there. Resolves first. */
+const char *ocl_tf_grappler_missing(void);
 /* True when running inside TensorFlow (its framework library is loaded),
  * false under the host shim. */
 bool ocl_tf_in_tensorflow(void);
+/* Whether ops must be deterministic: TensorFlow's flag where it is known,
+ * else TF_DETERMINISTIC_OPS=1|true in the environment (how TensorFlow reads
+ * it too). */
+bool ocl_tf_determinism_required(void);
 
 #endif /* TFOCL_PLUGIN_TF_API_H_ */

@@ -6,14 +6,27 @@
  * to float (the device uses fma), rtol 1e-6.
  *
  * GatherV2 gives zeros for indices outside [0, n): TensorFlow's GPU
- * behaviour, which the device follows (its CPU kernel fails instead). */
+ * behaviour, which the device follows (its CPU kernel fails instead).
+ * batch_dims (positive or negative) as TensorFlow's GatherOp. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "reference.h"
 
-static bool is_float(TF_DataType t) { return t == TF_FLOAT || t == TF_HALF; }
+static bool is_float(TF_DataType t)
+{
+  return t == TF_FLOAT || t == TF_HALF || t == TF_DOUBLE || t == TF_BFLOAT16;
+}
+
+/* Copies element `from` of src to element `to` of dst, every lane. */
+static void copy_element(struct ref_tensor *dst, int64_t to,
+                         const struct ref_tensor *src, int64_t from)
+{
+  int lanes = ref_lanes(src->dtype);
+  for (int l = 0; l < lanes; l++)
+    dst->v[to * lanes + l] = src->v[from * lanes + l];
+}
 
 static int fail(char *error, int error_len, const char *why)
 {
@@ -49,9 +62,11 @@ static void int_input(struct ref_case *c, TF_DataType dtype,
   ref_case_input_values(c, dtype, dims, rank, values);
 }
 
+/* A scalar of value v (a complex one: v + 0.5i). */
 static void scalar_input(struct ref_case *c, TF_DataType dtype, double v)
 {
-  ref_case_input_values(c, dtype, NULL, 0, &v);
+  double lanes[2] = {v, 0.5};
+  ref_case_input_values(c, dtype, NULL, 0, lanes);
 }
 
 /* ---- Fill, ZerosLike, OnesLike --------------------------------------------- */
@@ -72,7 +87,7 @@ static int fill_compute(const struct ref_case *c, struct ref_tensor *out,
   }
   ref_tensor_alloc(&out[0], value->dtype, shape, (int)dims->elements);
   for (int64_t i = 0; i < out[0].elements; i++)
-    out[0].v[i] = value->v[0];
+    copy_element(&out[0], i, value, 0);
   return 1;
 }
 
@@ -123,8 +138,9 @@ static int like_compute(const struct ref_case *c, struct ref_tensor *out,
   const struct ref_tensor *x = &c->inputs[0];
   ref_tensor_alloc(&out[0], x->dtype, x->dims, x->rank);
   double v = strcmp(c->op, "OnesLike") == 0 ? 1.0 : 0.0;
+  int lanes = ref_lanes(x->dtype);
   for (int64_t i = 0; i < out[0].elements; i++)
-    out[0].v[i] = v;
+    out[0].v[i * lanes] = v; /* the imaginary part stays 0 */
   return 1;
 }
 
@@ -135,8 +151,7 @@ static int gather_compute(const struct ref_case *c, struct ref_tensor *out,
 {
   const struct ref_tensor *params = &c->inputs[0], *indices = &c->inputs[1],
                           *axis_t = &c->inputs[2];
-  if (ref_case_attr_int_or(c, "batch_dims", 0) != 0)
-    return fail(error, error_len, "batch_dims != 0");
+  int64_t batch_dims = ref_case_attr_int_or(c, "batch_dims", 0);
   if (params->rank < 1)
     return fail(error, error_len, "params must be at least 1 dimensional");
   if (axis_t->rank != 0)
@@ -146,26 +161,45 @@ static int gather_compute(const struct ref_case *c, struct ref_tensor *out,
     return fail(error, error_len, "axis out of range");
   if (axis < 0)
     axis += params->rank;
+  /* TensorFlow's GatherOp: batch_dims in [-rank(indices), rank(indices)],
+   * below rank(params), at most axis, leading dims equal. */
+  if (batch_dims < -indices->rank || batch_dims > indices->rank)
+    return fail(error, error_len, "batch_dims out of range");
+  if (batch_dims < 0)
+    batch_dims += indices->rank;
+  if (batch_dims >= params->rank || axis < batch_dims)
+    return fail(error, error_len, "batch_dims too large");
+  for (int d = 0; d < batch_dims; d++)
+    if (params->dims[d] != indices->dims[d])
+      return fail(error, error_len, "batch dims differ");
   int64_t dims[REF_MAX_DIMS * 2];
   int rank = 0;
-  int64_t outer = 1, inner = 1, limit = params->dims[axis];
-  for (int d = 0; d < axis; d++)
+  int64_t batch = 1, outer = 1, inner = 1, limit = params->dims[axis];
+  for (int d = 0; d < batch_dims; d++)
+    batch *= dims[rank++] = params->dims[d];
+  for (int d = (int)batch_dims; d < axis; d++)
     outer *= dims[rank++] = params->dims[d];
-  for (int d = 0; d < indices->rank; d++)
+  for (int d = (int)batch_dims; d < indices->rank; d++)
     dims[rank++] = indices->dims[d];
   for (int d = (int)axis + 1; d < params->rank; d++)
     inner *= dims[rank++] = params->dims[d];
   if (!ref_tensor_alloc(&out[0], params->dtype, dims, rank))
     return fail(error, error_len, "output rank too high");
-  int64_t n = indices->elements;
-  for (int64_t o = 0; o < outer; o++)
-    for (int64_t j = 0; j < n; j++) {
-      int64_t idx = (int64_t)indices->v[j];
-      for (int64_t k = 0; k < inner; k++)
-        out[0].v[(o * n + j) * inner + k] =
-            idx >= 0 && idx < limit ? params->v[(o * limit + idx) * inner + k]
-                                    : 0.0;
-    }
+  int lanes = ref_lanes(params->dtype);
+  int64_t nb = batch > 0 ? indices->elements / batch : 0;
+  for (int64_t b = 0; b < batch; b++)
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t j = 0; j < nb; j++) {
+        int64_t idx = (int64_t)indices->v[b * nb + j];
+        for (int64_t k = 0; k < inner * lanes; k++) {
+          int64_t at = (((b * outer + o) * nb + j) * inner) * lanes + k;
+          out[0].v[at] =
+              idx >= 0 && idx < limit
+                  ? params->v[(((b * outer + o) * limit + idx) * inner) *
+                                  lanes + k]
+                  : 0.0;
+        }
+      }
   return 1;
 }
 
@@ -174,38 +208,67 @@ static void gather_cases(const struct ref_op *op, TF_DataType dtype,
 {
   static const struct {
     int p_rank;
-    int64_t p_dims[3];
+    int64_t p_dims[4];
     int i_rank;
-    int64_t i_dims[2];
+    int64_t i_dims[3];
     int64_t axis;
     TF_DataType itype, atype;
     int64_t lo, hi_extra; /* index range [lo, dim - 1 + hi_extra] */
+    int64_t batch_dims;
+    TF_Code code;
   } shapes[] = {
-      {2, {5, 3}, 1, {4}, 0, TF_INT32, TF_INT32, 0, 0},
-      {3, {2, 7, 3}, 2, {2, 2}, 1, TF_INT64, TF_INT32, 0, 0},
-      {3, {3, 4, 5}, 1, {6}, -1, TF_INT32, TF_INT64, 0, 0},
-      {2, {7, 3}, 0, {0}, 0, TF_INT32, TF_INT32, 0, 0},
-      {1, {1031}, 1, {1031}, 0, TF_INT64, TF_INT64, 0, 0},
-      {2, {3, 9}, 1, {13}, 1, TF_INT32, TF_INT32, -3, 4}, /* out of range */
-      {2, {4, 6}, 1, {5}, -2, TF_INT16, TF_INT32, 0, 0},
-      {2, {5, 3}, 1, {0}, 0, TF_INT32, TF_INT32, 0, 0},  /* no indices */
-      {2, {0, 3}, 1, {2}, 0, TF_INT32, TF_INT32, 0, 2},  /* nothing to pick */
-      {2, {5, 3}, 1, {2}, 2, TF_INT32, TF_INT32, 0, 0},  /* axis too big */
-      {2, {5, 3}, 1, {2}, -3, TF_INT32, TF_INT32, 0, 0}, /* axis too small */
+      {2, {5, 3}, 1, {4}, 0, TF_INT32, TF_INT32, 0, 0, 0, TF_OK},
+      {3, {2, 7, 3}, 2, {2, 2}, 1, TF_INT64, TF_INT32, 0, 0, 0, TF_OK},
+      {3, {3, 4, 5}, 1, {6}, -1, TF_INT32, TF_INT64, 0, 0, 0, TF_OK},
+      {2, {7, 3}, 0, {0}, 0, TF_INT32, TF_INT32, 0, 0, 0, TF_OK},
+      {1, {1031}, 1, {1031}, 0, TF_INT64, TF_INT64, 0, 0, 0, TF_OK},
+      /* out of range: zeros */
+      {2, {3, 9}, 1, {13}, 1, TF_INT32, TF_INT32, -3, 4, 0, TF_OK},
+      {2, {4, 6}, 1, {5}, -2, TF_INT16, TF_INT32, 0, 0, 0, TF_OK},
+      {2, {5, 3}, 1, {0}, 0, TF_INT32, TF_INT32, 0, 0, 0, TF_OK},
+      /* nothing to pick from */
+      {2, {0, 3}, 1, {2}, 0, TF_INT32, TF_INT32, 0, 2, 0, TF_OK},
+      /* rows of 37 (the CPU shape's row kernel) */
+      {2, {11, 37}, 1, {9}, 0, TF_INT64, TF_INT32, -1, 1, 0, TF_OK},
+      {2, {5, 3}, 1, {2}, 2, TF_INT32, TF_INT32, 0, 0, 0, TF_INVALID_ARGUMENT},
+      {2, {5, 3}, 1, {2}, -3, TF_INT32, TF_INT32, 0, 0, 0, TF_INVALID_ARGUMENT},
+      /* batch_dims */
+      {2, {3, 5}, 2, {3, 4}, 1, TF_INT32, TF_INT32, 0, 0, 1, TF_OK},
+      {3, {2, 3, 5}, 2, {2, 4}, 2, TF_INT64, TF_INT32, -1, 1, 1, TF_OK},
+      {4, {2, 3, 7, 2}, 3, {2, 3, 5}, 2, TF_INT32, TF_INT64, 0, 0, 2, TF_OK},
+      {4, {2, 3, 7, 2}, 3, {2, 3, 5}, 2, TF_INT32, TF_INT32, 0, 0, -1, TF_OK},
+      {3, {2, 3, 17}, 2, {2, 3}, -1, TF_INT32, TF_INT32, 0, 0, -1, TF_OK},
+      {3, {4, 6, 19}, 2, {4, 9}, 1, TF_INT64, TF_INT32, -2, 3, 1, TF_OK},
+      {3, {2, 0, 3}, 2, {2, 4}, 1, TF_INT32, TF_INT32, 0, 1, 1, TF_OK},
+      {2, {0, 5}, 2, {0, 4}, 1, TF_INT32, TF_INT32, 0, 0, 1, TF_OK},
+      {3, {2, 3, 5}, 2, {2, 3}, 2, TF_INT32, TF_INT32, 0, 0, 2, TF_OK},
+      /* batch_dims errors: out of [-rank(indices), rank(indices)], not
+       * below rank(params), above axis, leading dims differ */
+      {2, {3, 5}, 2, {3, 4}, 1, TF_INT32, TF_INT32, 0, 0, 3,
+       TF_INVALID_ARGUMENT},
+      {2, {3, 5}, 2, {3, 4}, 1, TF_INT32, TF_INT32, 0, 0, -3,
+       TF_INVALID_ARGUMENT},
+      {2, {3, 5}, 2, {3, 5}, 1, TF_INT32, TF_INT32, 0, 0, 2,
+       TF_INVALID_ARGUMENT},
+      {3, {2, 3, 5}, 2, {2, 3}, 0, TF_INT32, TF_INT32, 0, 0, 1,
+       TF_INVALID_ARGUMENT},
+      {2, {3, 5}, 2, {4, 4}, 1, TF_INT32, TF_INT32, 0, 0, 1,
+       TF_INVALID_ARGUMENT},
   };
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
     struct ref_case *c = ref_case_add(out, op->op, "GatherV2 shape#%zu", i);
     ref_case_input(c, dtype, shapes[i].p_dims, shapes[i].p_rank, REF_ANY);
     int64_t axis = shapes[i].axis;
-    bool bad = axis >= shapes[i].p_rank || axis < -shapes[i].p_rank;
-    int64_t dim = bad ? 1
-                      : shapes[i].p_dims[axis < 0 ? axis + shapes[i].p_rank
-                                                  : axis];
+    bool bad_axis = axis >= shapes[i].p_rank || axis < -shapes[i].p_rank;
+    int64_t dim = bad_axis ? 1
+                           : shapes[i].p_dims[axis < 0 ? axis + shapes[i].p_rank
+                                                       : axis];
     index_input(c, shapes[i].itype, shapes[i].i_dims, shapes[i].i_rank,
                 shapes[i].lo, dim - 1 + shapes[i].hi_extra);
     scalar_input(c, shapes[i].atype, (double)axis);
-    if (bad)
-      c->expect_code = TF_INVALID_ARGUMENT;
+    if (shapes[i].batch_dims != 0)
+      ref_case_attr_int(c, "batch_dims", shapes[i].batch_dims);
+    c->expect_code = bad_axis ? TF_INVALID_ARGUMENT : shapes[i].code;
   }
   struct ref_case *c = ref_case_add(out, op->op, "GatherV2 scalar params");
   ref_case_input(c, dtype, NULL, 0, REF_ANY);
@@ -217,12 +280,6 @@ static void gather_cases(const struct ref_op *op, TF_DataType dtype,
   index_input(c, TF_INT32, (int64_t[]){2}, 1, 0, 4);
   int_input(c, TF_INT32, (int64_t[]){1}, 1, (double[]){0});
   c->expect_code = TF_INVALID_ARGUMENT;
-  c = ref_case_add(out, op->op, "GatherV2 batch_dims 1");
-  ref_case_input(c, dtype, (int64_t[]){2, 3}, 2, REF_ANY);
-  index_input(c, TF_INT32, (int64_t[]){2, 2}, 2, 0, 2);
-  scalar_input(c, TF_INT32, 1);
-  ref_case_attr_int(c, "batch_dims", 1);
-  c->expect_code = TF_UNIMPLEMENTED;
 }
 
 /* ---- Select, SelectV2 ---------------------------------------------------------- */
@@ -275,7 +332,7 @@ static int select_compute(const struct ref_case *c, struct ref_tensor *out,
       int64_t ci = cond->rank == 0 ? 0
                    : rows > 0      ? i / (t->elements / rows)
                                    : i;
-      out[0].v[i] = cond->v[ci] != 0 ? t->v[i] : e->v[i];
+      copy_element(&out[0], i, cond->v[ci] != 0 ? t : e, i);
     }
     return 1;
   }
@@ -296,9 +353,10 @@ static int select_compute(const struct ref_case *c, struct ref_tensor *out,
   }
   ref_tensor_alloc(&out[0], t->dtype, dims, rank);
   for (int64_t i = 0; i < out[0].elements; i++)
-    out[0].v[i] = cond->v[bcast_index(cond, dims, rank, i)] != 0
-                      ? t->v[bcast_index(t, dims, rank, i)]
-                      : e->v[bcast_index(e, dims, rank, i)];
+    if (cond->v[bcast_index(cond, dims, rank, i)] != 0)
+      copy_element(&out[0], i, t, bcast_index(t, dims, rank, i));
+    else
+      copy_element(&out[0], i, e, bcast_index(e, dims, rank, i));
   return 1;
 }
 
@@ -374,8 +432,8 @@ static int one_hot_compute(const struct ref_case *c, struct ref_tensor *out,
   for (int64_t i = 0; i < out[0].elements; i++) {
     int64_t s = i % suffix, r = i / suffix;
     int64_t d = r % depth, p = r / depth;
-    out[0].v[i] =
-        (int64_t)indices->v[p * suffix + s] == d ? on->v[0] : off->v[0];
+    copy_element(&out[0], i,
+                 (int64_t)indices->v[p * suffix + s] == d ? on : off, 0);
   }
   return 1;
 }
@@ -446,7 +504,7 @@ static int broadcast_to_compute(const struct ref_case *c,
   }
   ref_tensor_alloc(&out[0], x->dtype, dims, rank);
   for (int64_t i = 0; i < out[0].elements; i++)
-    out[0].v[i] = x->v[bcast_index(x, dims, rank, i)];
+    copy_element(&out[0], i, x, bcast_index(x, dims, rank, i));
   return 1;
 }
 

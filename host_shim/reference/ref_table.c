@@ -14,6 +14,7 @@ extern const struct ref_op ref_ops_gather[];
 extern const struct ref_op ref_ops_conv[];
 extern const struct ref_op ref_ops_pool[];
 extern const struct ref_op ref_ops_random[];
+extern const struct ref_op ref_ops_scatter[];
 extern const struct ref_op ref_ops_image[];
 
 
@@ -22,6 +23,7 @@ static const struct ref_op *const families[] = {
     ref_ops_softmax, ref_ops_matmul, ref_ops_movement,
     ref_ops_gather,
     ref_ops_conv,   ref_ops_pool,   ref_ops_random,
+    ref_ops_scatter,
     ref_ops_image,
 };
 

@@ -31,6 +31,12 @@
 
 static bool is_float(TF_DataType t) { return t == TF_FLOAT || t == TF_HALF; }
 
+/* Any floating type Cast takes. */
+static bool is_floating(TF_DataType t)
+{
+  return is_float(t) || t == TF_BFLOAT16 || t == TF_DOUBLE;
+}
+
 /* float constants, as the device holds them. */
 #define SELU_SCALE ((double)1.0507009873554804934193349852946f)
 #define SELU_SCALE_ALPHA                        \
@@ -111,6 +117,30 @@ static double unary_value(const char *op, TF_DataType dtype, double a,
     return a / (fabs(a) + 1);
   if (!strcmp(op, "Erf"))
     return erf(a);
+  if (!strcmp(op, "Erfc"))
+    return erfc(a);
+  if (!strcmp(op, "Tan"))
+    return tan(a);
+  if (!strcmp(op, "Asin"))
+    return asin(a);
+  if (!strcmp(op, "Acos"))
+    return acos(a);
+  if (!strcmp(op, "Atan"))
+    return atan(a);
+  if (!strcmp(op, "Sinh"))
+    return sinh(a);
+  if (!strcmp(op, "Cosh"))
+    return cosh(a);
+  if (!strcmp(op, "Asinh"))
+    return asinh(a);
+  if (!strcmp(op, "Acosh"))
+    return acosh(a);
+  if (!strcmp(op, "Atanh"))
+    return atanh(a);
+  if (!strcmp(op, "Lgamma"))
+    return lgamma(a);
+  if (!strcmp(op, "Rint"))
+    return nearbyint(a);
   if (!strcmp(op, "Sin"))
     return sin(a);
   if (!strcmp(op, "Cos"))
@@ -344,10 +374,41 @@ static double float_to_integer(double v, double limit)
   return (isnan(v) || v >= limit || v < -limit) ? -limit : trunc(v);
 }
 
+/* float to uint64 (see unary.cl's float_to_ulong): [2^63, 2^64) exactly,
+ * the rest through the int64 conversion. */
+static double float_to_uint64(double v)
+{
+  if (v >= 9223372036854775808.0 && v < 18446744073709551616.0)
+    return trunc(v);
+  return (double)(uint64_t)(int64_t)float_to_integer(v, 9223372036854775808.0);
+}
+
 static double cast_value(TF_DataType src, TF_DataType dst, double v,
                          bool truncate)
 {
+  /* Narrow integers take the low bits of the int32 conversion, uint32 of
+   * the int64 one. */
+  double as_int32 = is_floating(src) ? float_to_integer(v, 2147483648.0) : v;
+  double as_int64 =
+      is_floating(src) ? float_to_integer(v, 9223372036854775808.0) : v;
   switch (dst) {
+  case TF_INT8:
+    return (double)(int8_t)(int64_t)as_int32;
+  case TF_UINT8:
+    return (double)(uint8_t)(int64_t)as_int32;
+  case TF_INT16:
+    return (double)(int16_t)(int64_t)as_int32;
+  case TF_UINT16:
+    return (double)(uint16_t)(int64_t)as_int32;
+  case TF_UINT32:
+    return (double)(uint32_t)(int64_t)as_int64;
+  case TF_UINT64:
+    return is_floating(src) ? float_to_uint64(v)
+                            : (double)(uint64_t)(int64_t)v;
+  case TF_DOUBLE:
+    return v;
+  case TF_BFLOAT16:
+    return ref_round_to(TF_BFLOAT16, ref_round_to(TF_FLOAT, v));
   case TF_FLOAT:
     return ref_round_to(TF_FLOAT, v);
   case TF_HALF:
@@ -362,10 +423,9 @@ static double cast_value(TF_DataType src, TF_DataType dst, double v,
     /* Integers reach half through float, as Eigen does. */
     return ref_round_to(TF_HALF, ref_round_to(TF_FLOAT, v));
   case TF_INT32:
-    return is_float(src) ? float_to_integer(v, 2147483648.0)
-                         : ref_round_to(TF_INT32, v);
+    return is_floating(src) ? as_int32 : ref_round_to(TF_INT32, v);
   case TF_INT64:
-    return is_float(src) ? float_to_integer(v, 9223372036854775808.0) : v;
+    return as_int64;
   default:
     return v != 0;
   }
@@ -395,7 +455,7 @@ static void cast_cases(const struct ref_op *op, TF_DataType dtype,
 {
   ref_cases_unary(op, dtype, out);
   struct ref_case *c;
-  if (is_float(dtype)) {
+  if (is_floating(dtype)) {
     /* Truncation toward zero, rounding to half, the int32 and int64 range
      * edges and beyond them. */
     static const double values[] = {
@@ -409,21 +469,32 @@ static void cast_cases(const struct ref_op *op, TF_DataType dtype,
     c = ref_case_add(out, op->op, "Cast edges, Truncate");
     ref_case_input_values(c, dtype, &n, 1, values);
     ref_case_attr_bool(c, "Truncate", true);
-  } else if (dtype == TF_INT32 || dtype == TF_INT64) {
+  } else if (dtype != TF_BOOL) {
     static const double values[] = {0,     1,     -1,         127,
                                     255,   256,   -129,       2049,
                                     65504, 70000, 2147483647, -2147483648.0,
                                     16777217};
     static const double wide[] = {4294967301.0, -4294967296.0,
                                   9007199254740992.0, 1099511627776.0};
-    int64_t n = sizeof(values) / sizeof(values[0]);
+    bool is_unsigned = dtype == TF_UINT8 || dtype == TF_UINT16 ||
+                       dtype == TF_UINT32 || dtype == TF_UINT64;
+    double held[sizeof(values) / sizeof(values[0])];
+    int64_t n = 0;
+    /* What the source type holds: unsigned sources drop the negatives. */
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+      if (!is_unsigned || values[i] >= 0)
+        held[n++] = ref_round_to(dtype, values[i]);
     c = ref_case_add(out, op->op, "Cast integers");
-    ref_case_input_values(c, dtype, &n, 1, values);
-    if (dtype == TF_INT64) {
+    ref_case_input_values(c, dtype, &n, 1, held);
+    if (dtype == TF_INT64 || dtype == TF_UINT64) {
       /* Wrap-around into int32, rounding into float. */
-      int64_t m = sizeof(wide) / sizeof(wide[0]);
-      c = ref_case_add(out, op->op, "Cast wide int64");
-      ref_case_input_values(c, dtype, &m, 1, wide);
+      double wide_held[sizeof(wide) / sizeof(wide[0])];
+      int64_t m = 0;
+      for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
+        if (!is_unsigned || wide[i] >= 0)
+          wide_held[m++] = wide[i];
+      c = ref_case_add(out, op->op, "Cast wide %s", tfocl_type_name(dtype));
+      ref_case_input_values(c, dtype, &m, 1, wide_held);
     }
   }
 }
@@ -431,6 +502,9 @@ static void cast_cases(const struct ref_op *op, TF_DataType dtype,
 #define EXACT 0.0, 0.0
 #define ROUNDED 1e-6, 1e-30
 #define BUILTIN 4e-6, 1e-30
+/* lgamma has no accuracy bound in OpenCL; near its zeros (1, 2) only an
+ * absolute one makes sense. */
+#define LGAMMA 1e-5, 1e-5
 
 const struct ref_op ref_ops_unary[] = {
     {"Neg", EXACT, REF_ANY, unary_cases, unary_compute},
@@ -454,6 +528,18 @@ const struct ref_op ref_ops_unary[] = {
     {"Softplus", BUILTIN, REF_ANY, unary_cases, unary_compute},
     {"Softsign", BUILTIN, REF_ANY, unary_cases, unary_compute},
     {"Erf", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Erfc", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Tan", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Asin", BUILTIN, REF_UNIT, unary_cases, unary_compute},
+    {"Acos", BUILTIN, REF_UNIT, unary_cases, unary_compute},
+    {"Atan", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Sinh", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Cosh", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Asinh", BUILTIN, REF_ANY, unary_cases, unary_compute},
+    {"Acosh", BUILTIN, REF_POSITIVE, unary_cases, unary_compute},
+    {"Atanh", BUILTIN, REF_UNIT, unary_cases, unary_compute},
+    {"Lgamma", LGAMMA, REF_POSITIVE, unary_cases, unary_compute},
+    {"Rint", EXACT, REF_ANY, unary_cases, unary_compute},
     {"Sin", BUILTIN, REF_ANY, unary_cases, unary_compute},
     {"Cos", BUILTIN, REF_ANY, unary_cases, unary_compute},
     {"Floor", EXACT, REF_ANY, unary_cases, unary_compute},

@@ -103,10 +103,10 @@ double ref_round_to(TF_DataType dtype, double v)
     return isnan(v) ? 0 : (double)(uint16_t)(int64_t)v;
   case TF_UINT32:
     return isnan(v) ? 0 : (double)(uint32_t)(int64_t)v;
+  case TF_UINT64:
+    return isnan(v) ? 0 : v < 0 ? (double)(uint64_t)(int64_t)v : v;
   case TF_BFLOAT16:
     return bfloat16_to_float(float_to_bfloat16((float)v));
-  case TF_UINT64:
-    return isnan(v) || v < 0 ? 0 : v;
   case TF_COMPLEX64:
     return (double)(float)v;
   default:
@@ -114,12 +114,9 @@ double ref_round_to(TF_DataType dtype, double v)
   }
 }
 
-/* Complex tensors hold value v as v - v*i: a real number per element, as
- * every reference computes, and an imaginary part that tells a swapped or
- * lost half from a moved one (read back as NaN when it does not match). */
-static double complex_from(double re, double im)
+int ref_lanes(TF_DataType dtype)
 {
-  return im == -re ? re : NAN;
+  return dtype == TF_COMPLEX64 || dtype == TF_COMPLEX128 ? 2 : 1;
 }
 
 /* ---- Tensors --------------------------------------------------------------- */
@@ -137,7 +134,9 @@ bool ref_tensor_alloc(struct ref_tensor *t, TF_DataType dtype,
     t->dims[i] = dims[i];
     t->elements *= dims[i];
   }
-  t->v = calloc((size_t)(t->elements > 0 ? t->elements : 1), sizeof(double));
+  t->v = calloc((size_t)(t->elements > 0 ? t->elements : 1) *
+                    (size_t)ref_lanes(dtype),
+                sizeof(double));
   return t->v != NULL;
 }
 
@@ -164,6 +163,16 @@ TF_Tensor *ref_tensor_to_tf(const struct ref_tensor *t, TF_Status *status)
     return NULL;
   }
   void *data = TF_TensorData(tensor);
+  if (ref_lanes(t->dtype) == 2) {
+    for (int64_t i = 0; i < 2 * t->elements; i++) {
+      if (t->dtype == TF_COMPLEX64)
+        ((float *)data)[i] = (float)t->v[i];
+      else
+        ((double *)data)[i] = t->v[i];
+    }
+    TF_SetStatus(status, TF_OK, "");
+    return tensor;
+  }
   for (int64_t i = 0; i < t->elements; i++) {
     double v = t->v[i];
     switch (t->dtype) {
@@ -182,14 +191,6 @@ TF_Tensor *ref_tensor_to_tf(const struct ref_tensor *t, TF_Status *status)
       break;
     case TF_UINT32: ((uint32_t *)data)[i] = (uint32_t)v; break;
     case TF_UINT64: ((uint64_t *)data)[i] = (uint64_t)v; break;
-    case TF_COMPLEX64:
-      ((float *)data)[2 * i] = (float)v;
-      ((float *)data)[2 * i + 1] = (float)-v;
-      break;
-    case TF_COMPLEX128:
-      ((double *)data)[2 * i] = v;
-      ((double *)data)[2 * i + 1] = -v;
-      break;
     default:
       TF_DeleteTensor(tensor);
       TF_SetStatus(status, TF_INVALID_ARGUMENT,
@@ -212,6 +213,12 @@ bool ref_tensor_from_tf(struct ref_tensor *t, const TF_Tensor *tensor)
   if (!ref_tensor_alloc(t, TF_TensorType(tensor), dims, rank))
     return false;
   const void *data = TF_TensorData(tensor);
+  if (ref_lanes(t->dtype) == 2) {
+    for (int64_t i = 0; i < 2 * t->elements; i++)
+      t->v[i] = t->dtype == TF_COMPLEX64 ? ((const float *)data)[i]
+                                         : ((const double *)data)[i];
+    return true;
+  }
   for (int64_t i = 0; i < t->elements; i++) {
     switch (t->dtype) {
     case TF_FLOAT: t->v[i] = ((const float *)data)[i]; break;
@@ -229,14 +236,6 @@ bool ref_tensor_from_tf(struct ref_tensor *t, const TF_Tensor *tensor)
       break;
     case TF_UINT32: t->v[i] = ((const uint32_t *)data)[i]; break;
     case TF_UINT64: t->v[i] = (double)((const uint64_t *)data)[i]; break;
-    case TF_COMPLEX64:
-      t->v[i] = complex_from(((const float *)data)[2 * i],
-                             ((const float *)data)[2 * i + 1]);
-      break;
-    case TF_COMPLEX128:
-      t->v[i] = complex_from(((const double *)data)[2 * i],
-                             ((const double *)data)[2 * i + 1]);
-      break;
     default:
       ref_tensor_finish(t);
       return false;
@@ -257,7 +256,8 @@ int64_t ref_compare(const struct ref_tensor *got, const struct ref_tensor *want,
     if (got->dims[i] != want->dims[i])
       return -1;
   int64_t bad = 0;
-  for (int64_t i = 0; i < got->elements; i++) {
+  int64_t values = got->elements * ref_lanes(got->dtype);
+  for (int64_t i = 0; i < values; i++) {
     double g = got->v[i], w = want->v[i];
     bool ok;
     if (isnan(w) || isnan(g)) {
@@ -310,11 +310,12 @@ static double random_value(uint64_t *state, TF_DataType dtype,
   double u = (double)(splitmix64(state) >> 11) / 9007199254740992.0; /* [0,1) */
   if (dtype == TF_BOOL || domain == REF_BOOL)
     return u < 0.5 ? 0.0 : 1.0;
-  if (!is_float_type(dtype)) {
+  if (!is_float_type(dtype) && ref_lanes(dtype) == 1) {
     int64_t lo = -10, hi = 10;
     if (domain == REF_POSITIVE)
       lo = 1;
-    if (dtype == TF_UINT8)
+    if (dtype == TF_UINT8 || dtype == TF_UINT16 || dtype == TF_UINT32 ||
+        dtype == TF_UINT64)
       lo = lo < 0 ? 0 : lo;
     int64_t v = lo + (int64_t)(u * (double)(hi - lo + 1));
     if (domain == REF_NONZERO && v == 0)
@@ -391,7 +392,8 @@ struct ref_tensor *ref_case_input_values(struct ref_case *c, TF_DataType dtype,
   if (!ref_tensor_alloc(t, dtype, dims, rank))
     abort();
   c->num_inputs++;
-  for (int64_t i = 0; i < t->elements; i++)
+  /* A complex input takes two values (real, imaginary) per element. */
+  for (int64_t i = 0; i < t->elements * ref_lanes(dtype); i++)
     t->v[i] = values != NULL ? ref_round_to(dtype, values[i]) : 0.0;
   return t;
 }
@@ -402,7 +404,7 @@ struct ref_tensor *ref_case_input(struct ref_case *c, TF_DataType dtype,
 {
   struct ref_tensor *t = ref_case_input_values(c, dtype, dims, rank, NULL);
   uint64_t state = seed_of(c);
-  for (int64_t i = 0; i < t->elements; i++)
+  for (int64_t i = 0; i < t->elements * ref_lanes(dtype); i++)
     t->v[i] = ref_round_to(dtype, random_value(&state, dtype, domain));
   return t;
 }

@@ -27,7 +27,9 @@ struct ref_tensor {
   int rank;
   int64_t dims[REF_MAX_DIMS];
   int64_t elements;
-  double *v; /* elements values, row-major */
+  /* elements * ref_lanes(dtype) values, row-major (complex: real and
+   * imaginary parts interleaved). */
+  double *v;
 };
 
 /* One op invocation: attributes and inputs; the reference fills outputs.
@@ -160,7 +162,10 @@ void ref_tensor_finish(struct ref_tensor *t);
 TF_Tensor *ref_tensor_to_tf(const struct ref_tensor *t, TF_Status *status);
 /* Reads a host TF_Tensor into t (float64). */
 bool ref_tensor_from_tf(struct ref_tensor *t, const TF_Tensor *tensor);
-/* Rounds v to what dtype can hold (float32/half rounding, integer wrap). */
+/* Values per element: 2 for complex64/complex128 (real, imaginary), else 1. */
+int ref_lanes(TF_DataType dtype);
+/* Rounds v to what dtype can hold (float32/half rounding, integer wrap; a
+ * complex dtype rounds each part). */
 double ref_round_to(TF_DataType dtype, double v);
 /* Widening of the tolerance for half precision. */
 #define REF_HALF_FACTOR 400.0

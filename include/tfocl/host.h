@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tensorflow/c/experimental/grappler/grappler.h"
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/tf_datatype.h"
@@ -71,6 +72,63 @@ TFOCL_HOST_EXPORT const SP_StreamExecutor *tfocl_plugin_stream_executor(
 /* get_device_count; 0 for a plugin without devices. */
 TFOCL_HOST_EXPORT int tfocl_plugin_device_count(struct tfocl_plugin *p,
                                                 TF_Status *status);
+
+/* ---- Graph optimizers --------------------------------------------------- */
+
+/* A plugin that exports TF_InitGraph registers a graph optimizer at load,
+ * after TF_InitKernel, as in TensorFlow (InitGraphPlugin): stamped
+ * TP_OptimizerRegistrationParams, TP_Optimizer and TP_OptimizerConfigs,
+ * TensorFlow's validation and messages, and one optimizer per device type
+ * (a second one for a type fails the load with ALREADY_EXISTS where
+ * TensorFlow aborts). A failing TF_InitGraph fails the load. */
+
+/* The device type the plugin's optimizer registered for; NULL without
+ * one. */
+TFOCL_HOST_EXPORT const char *tfocl_plugin_graph_device_type(
+    const struct tfocl_plugin *p);
+/* The TP_OptimizerConfigs the plugin filled; false without an optimizer. */
+TFOCL_HOST_EXPORT bool tfocl_plugin_graph_configs(
+    const struct tfocl_plugin *p, TP_OptimizerConfigs *configs);
+
+/* What Grappler's GrapplerItem tells an optimizer besides the graph: the
+ * fetch nodes ("name" or "name:port"), and more nodes to preserve (feeds,
+ * keep ops, init ops). The nodes to preserve a plugin sees are the fetch
+ * nodes' names and these, each once, as in GrapplerItem::NodesToPreserve. */
+struct tfocl_graph_item {
+  const char *const *fetch;
+  int num_fetch;
+  const char *const *preserve;
+  int num_preserve;
+};
+
+/* Runs the plugin's optimizer on a serialized GraphDef as Grappler's
+ * CGraphOptimizer does: create_func, optimize_func with the graph and the
+ * item, destroy_func. On success *out (free with tfocl_graph_free) holds
+ * the *out_size bytes the optimizer wrote; the status is the optimizer's
+ * (TensorFlow keeps its graph when it is not OK). `item` may be NULL. */
+TFOCL_HOST_EXPORT void tfocl_graph_optimize(struct tfocl_plugin *p,
+                                            const void *graph, size_t size,
+                                            const struct tfocl_graph_item *item,
+                                            void **out, size_t *out_size,
+                                            TF_Status *status);
+TFOCL_HOST_EXPORT void tfocl_graph_free(void *graph);
+
+/* A plugin that exports TF_InitProfiler registers its profiler at load,
+ * after its graph optimizer, as in TensorFlow (InitPluginProfiler: stamped
+ * tables, TensorFlow's validation; a failing one fails the load). The
+ * device type it profiles, or NULL without one. */
+TFOCL_HOST_EXPORT const char *tfocl_plugin_profiler_device_type(
+    const struct tfocl_plugin *p);
+/* A profile, as TensorFlow takes one: start, ... , stop, then collect: the
+ * serialized XSpace (tsl/profiler/protobuf/xplane.proto) in *out (free
+ * with free()), *size bytes. FAILED_PRECONDITION without a profiler. */
+TFOCL_HOST_EXPORT void tfocl_profiler_start(struct tfocl_plugin *p,
+                                            TF_Status *status);
+TFOCL_HOST_EXPORT void tfocl_profiler_stop(struct tfocl_plugin *p,
+                                           TF_Status *status);
+TFOCL_HOST_EXPORT void tfocl_profiler_collect(struct tfocl_plugin *p,
+                                              void **out, size_t *size,
+                                              TF_Status *status);
 
 /* ---- Devices ------------------------------------------------------------ */
 

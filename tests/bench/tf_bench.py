@@ -178,7 +178,53 @@ def op_cases(b, tf, np):
     op_case("reduce/sum_over_cols", "GB/s", 4.0 * (rows * cols + rows),
             lambda t: tf.reduce_sum(t, axis=1), [xm], b.reps(10, 3), red_note)
     op_case("softmax/rows", "GB/s", 8.0 * rows * cols, tf.nn.softmax, [xm], b.reps(10, 3), red_note)
+
+    # Sparse: an embedding lookup and its dense gradient (bytes read +
+    # written), the same sizes as `tfocl bench`.
+    srows, scols, segs = (8192 if b.args.quick else 65536), 128, 1024
+    table = rand(srows, scols)
+    idx = rng.integers(0, srows, size=srows).astype(np.int32)
+    ids = rng.integers(0, segs, size=srows).astype(np.int32)
+    op_case("gather/GatherV2_rows", "GB/s", 8.0 * srows * scols + 4.0 * srows,
+            lambda t, i: tf.gather(t, i), [table, idx], b.reps(10, 3),
+            f"{srows} rows of {scols} f32 from [{srows},{scols}]")
+    op_case("segment_sum/UnsortedSegmentSum", "GB/s", 4.0 * (srows * scols + srows + segs * scols),
+            lambda d, s: tf.math.unsorted_segment_sum(d, s, segs), [table, ids], b.reps(10, 3),
+            f"[{srows},{scols}] f32 into {segs} segments")
     return cases, xa
+
+
+def bench_scatter(b, tf, np):
+    """ResourceScatterAdd into a variable (a sparse optimizer step): the
+    variable lives on each device; a call returns a 1-element read."""
+    name = "scatter_add/ResourceScatterAdd"
+    if not b.want(name):
+        return
+    rows, cols = (8192 if b.args.quick else 65536), 128
+    upd_rows = rows // 4
+    rng = np.random.default_rng(2)
+    table = rng.uniform(-1, 1, size=(rows, cols)).astype(np.float32)
+    idx = rng.integers(0, rows, size=upd_rows).astype(np.int32)
+    upd = rng.uniform(-1, 1, size=(upd_rows, cols)).astype(np.float32)
+
+    def build(device):
+        with tf.device(device):
+            v = tf.Variable(table)
+            i = tf.identity(tf.constant(idx))
+            u = tf.identity(tf.constant(upd))
+
+        @tf.function(jit_compile=False)
+        def step():
+            tf.raw_ops.ResourceScatterAdd(resource=v.handle, indices=i, updates=u)
+            return tf.raw_ops.ResourceGather(resource=v.handle, indices=i[:1], dtype=tf.float32)[0, :1]
+
+        def call():
+            with tf.device(device):
+                step().numpy()
+        return call
+    b.measure(name, "GB/s", 12.0 * upd_rows * cols + 4.0 * upd_rows, build("/device:OPENCL:0"),
+              build("/device:CPU:0"), b.reps(10, 3),
+              f"{upd_rows} rows of {cols} f32 into a [{rows},{cols}] variable, duplicates included")
 
 
 def bench_ops(b, tf, np):
@@ -390,6 +436,7 @@ def main():
     tf.config.set_soft_device_placement(False)
     bench_eager(b, tf, np)
     bench_ops(b, tf, np)
+    bench_scatter(b, tf, np)
     bench_keras(b, tf, np)
 
     header = (f"tf_bench: TensorFlow {tf.__version__}, /OPENCL:0 vs /CPU:0 "

@@ -686,6 +686,785 @@ START_TEST(lock_order)
 }
 END_TEST
 
+/* ---- sparse access: gathers, scatters, strided assignment --------------------- */
+
+/* Every dtype a sparse kernel may be registered for; each test runs the
+ * ones the plugin registers (registered_for), so a dtype added to a
+ * registration is tested at once. */
+static const TF_DataType sparse_types[] = {
+    TF_FLOAT, TF_HALF,  TF_BFLOAT16, TF_DOUBLE, TF_COMPLEX64, TF_COMPLEX128,
+    TF_INT8,  TF_UINT8, TF_INT16,    TF_UINT16, TF_INT32,     TF_UINT32,
+    TF_INT64, TF_UINT64, TF_BOOL,
+};
+#define NUM_SPARSE_TYPES \
+  ((int)(sizeof(sparse_types) / sizeof(sparse_types[0])))
+
+#define MAX_V 4096
+
+static int lanes_of(TF_DataType dtype) { return ref_lanes(dtype); }
+
+/* Random values for n elements of dtype (every lane), small enough that
+ * products of a few stay exact in float64. */
+static void fill_values(double *v, int64_t n, TF_DataType dtype, unsigned seed)
+{
+  int64_t count = n * lanes_of(dtype);
+  if (dtype == TF_BOOL) {
+    fill(v, count, TF_UINT8, seed, 0, 2);
+    return;
+  }
+  if (is_unsigned(dtype))
+    fill(v, count, dtype, seed, 1, 12);
+  else if (is_integer(dtype))
+    fill(v, count, dtype, seed, -12, 12);
+  else
+    fill(v, count, dtype == TF_COMPLEX64 ? TF_FLOAT
+                   : dtype == TF_COMPLEX128 ? TF_DOUBLE : dtype,
+         seed, -3, 3);
+}
+
+/* Unsigned variables start high enough that a few subtractions stay
+ * positive (the float64 expectation does not wrap uint64). */
+static void lift_unsigned(double *v, int64_t n, TF_DataType dtype)
+{
+  if (is_unsigned(dtype))
+    for (int64_t i = 0; i < n; i++)
+      v[i] += 100;
+}
+
+/* A host tensor holding n elements of dtype (every lane of v). */
+static TF_Tensor *values_tensor(TF_DataType dtype, const int64_t *dims,
+                                int rank, const double *v)
+{
+  struct ref_tensor t;
+  TF_Status *st = TF_NewStatus();
+  ck_assert(ref_tensor_alloc(&t, dtype, dims, rank));
+  for (int64_t i = 0; i < t.elements * lanes_of(dtype); i++)
+    t.v[i] = ref_round_to(dtype, v[i]);
+  TF_Tensor *r = ref_tensor_to_tf(&t, st);
+  ck_assert_msg(r != NULL, "%s", TF_Message(st));
+  ref_tensor_finish(&t);
+  TF_DeleteStatus(st);
+  return r;
+}
+
+static TF_Tensor *index_tensor(TF_DataType itype, const int64_t *dims,
+                               int rank, const int64_t *values)
+{
+  int64_t n = 1;
+  double v[256] = {0};
+  for (int d = 0; d < rank; d++)
+    n *= dims[d];
+  ck_assert(n <= 256);
+  for (int64_t i = 0; i < n; i++)
+    v[i] = (double)values[i];
+  return host_tensor(itype, dims, rank, v);
+}
+
+static TF_Tensor *sparse_var(TF_DataType dtype, const int64_t *dims, int rank,
+                             const double *v)
+{
+  TF_Status *st = TF_NewStatus();
+  TF_Tensor *h = values_tensor(dtype, dims, rank, v);
+  TF_Tensor *var = tfocl_variable_create(device, h, st);
+  ck_assert_msg(var != NULL, "%s", TF_Message(st));
+  TF_DeleteTensor(h);
+  TF_DeleteStatus(st);
+  return var;
+}
+
+/* A tensor's values (every lane) as doubles; returns the element count. */
+static int64_t tensor_values(const TF_Tensor *t, double *out, int64_t max)
+{
+  TF_Status *st = TF_NewStatus();
+  TF_Tensor *h = tfocl_tensor_to_host(t, st);
+  ck_assert_msg(h != NULL, "%s", TF_Message(st));
+  struct ref_tensor r;
+  ck_assert(ref_tensor_from_tf(&r, h));
+  int64_t n = r.elements * lanes_of(r.dtype);
+  ck_assert(n <= max);
+  memcpy(out, r.v, sizeof(double) * (size_t)n);
+  ref_tensor_finish(&r);
+  TF_DeleteTensor(h);
+  TF_DeleteStatus(st);
+  return n;
+}
+
+static int64_t var_values(const TF_Tensor *handle, double *out, int64_t max)
+{
+  TF_Status *st = TF_NewStatus();
+  TF_Tensor *h = tfocl_variable_read(handle, st);
+  ck_assert_msg(h != NULL, "%s", TF_Message(st));
+  int64_t n = tensor_values(h, out, max);
+  TF_DeleteTensor(h);
+  TF_DeleteStatus(st);
+  return n;
+}
+
+/* |got - want| within dtype's tolerance for n values (lanes included). */
+static void expect_values(const char *what, TF_DataType dtype,
+                          const double *got, const double *want, int64_t n)
+{
+  double rtol, atol;
+  TF_DataType part = dtype == TF_COMPLEX64    ? TF_FLOAT
+                     : dtype == TF_COMPLEX128 ? TF_DOUBLE
+                                              : dtype;
+  tolerance(part, &rtol, &atol);
+  for (int64_t i = 0; i < n; i++) {
+    double w = ref_round_to(dtype, want[i]);
+    ck_assert_msg(fabs(got[i] - w) <= atol + rtol * fabs(w),
+                  "%s [%s] value %lld: got %.9g, want %.9g", what,
+                  tfocl_type_name(dtype), (long long)i, got[i], w);
+  }
+}
+
+/* Runs op with one output into *out (NULL: none); returns the code. */
+static TF_Code run_out(const char *op, const struct tfocl_attr *attrs,
+                       int num_attrs, TF_Tensor *const *in, int num_in,
+                       TF_Tensor **out, TF_Status *st)
+{
+  int num_out = 0;
+  TF_Tensor *outs[2] = {NULL, NULL};
+  tfocl_run_op(device, op, attrs, num_attrs, in, num_in, outs, 2, &num_out,
+               st);
+  if (out != NULL)
+    *out = outs[0];
+  else
+    TF_DeleteTensor(outs[0]);
+  TF_DeleteTensor(outs[1]);
+  return TF_GetCode(st);
+}
+
+/* The float64 value of one scatter step, as the device computes it:
+ * rounded to dtype, integers wrapping, x / 0 = 0 for integers. */
+enum sparse_update { SU_ASSIGN, SU_ADD, SU_SUB, SU_MUL, SU_DIV, SU_MIN, SU_MAX };
+
+static double apply_update(enum sparse_update u, TF_DataType dtype, double a,
+                           double x)
+{
+  double r;
+  switch (u) {
+  case SU_ASSIGN: r = x; break;
+  case SU_ADD: r = a + x; break;
+  case SU_SUB: r = a - x; break;
+  case SU_MUL: r = a * x; break;
+  case SU_DIV:
+    if (is_integer(dtype))
+      r = x == 0 ? 0 : trunc(a / x);
+    else
+      r = a / x;
+    break;
+  case SU_MIN: r = x < a ? x : a; break;
+  default: r = a < x ? x : a; break;
+  }
+  return ref_round_to(dtype, r);
+}
+
+static const struct {
+  const char *op;
+  enum sparse_update u;
+} scatter_ops[] = {
+    {"ResourceScatterAdd", SU_ADD},    {"ResourceScatterSub", SU_SUB},
+    {"ResourceScatterMul", SU_MUL},    {"ResourceScatterDiv", SU_DIV},
+    {"ResourceScatterMin", SU_MIN},    {"ResourceScatterMax", SU_MAX},
+    {"ResourceScatterUpdate", SU_ASSIGN},
+};
+#define NUM_SCATTER_OPS ((int)(sizeof(scatter_ops) / sizeof(scatter_ops[0])))
+
+/* Whether op has a kernel for (dtype, index type). */
+static bool registered_for2(const char *op, TF_DataType dtype,
+                            TF_DataType itype)
+{
+  int n = tfocl_kernel_count();
+  for (int i = 0; i < n; i++) {
+    struct tfocl_kernel_info info;
+    if (!tfocl_kernel_get(i, &info) || strcmp(info.op_name, op) != 0 ||
+        strcmp(info.device_type, "OPENCL") != 0 || info.num_constraints < 2)
+      continue;
+    bool d = false, x = false;
+    for (int c = 0; c < info.num_constraints; c++)
+      for (int t = 0; t < info.constraints[c].num_types; t++) {
+        TF_DataType ct = info.constraints[c].types[t];
+        if (strcmp(info.constraints[c].attr, "Tindices") == 0)
+          x = x || ct == itype;
+        else
+          d = d || ct == dtype;
+      }
+    if (d && x)
+      return true;
+  }
+  return false;
+}
+
+/* ResourceScatter*: duplicate and out-of-range indices (dropped, as
+ * TensorFlow's GPU kernels), then a scalar update, then no indices at all;
+ * every registered (dtype, index type); against the float64 sequence. */
+START_TEST(resource_scatter)
+{
+  int o = _i / 2;
+  TF_DataType itype = _i % 2 ? TF_INT64 : TF_INT32;
+  const char *op = scatter_ops[o].op;
+  enum sparse_update u = scatter_ops[o].u;
+  static double init[MAX_V], upd[MAX_V], want[MAX_V], got[MAX_V];
+  TF_Status *st = TF_NewStatus();
+  int tested = 0;
+
+  for (int t = 0; t < NUM_SPARSE_TYPES; t++) {
+    TF_DataType dtype = sparse_types[t];
+    if (!registered_for2(op, dtype, itype))
+      continue;
+    tested++;
+    /* [37, 5] rows: odd sizes; 41 updates with duplicates of row 3 and 36,
+     * indices -1, 37 and 1000 dropped. */
+    int64_t rows = 37, w = 5, m = 41;
+    int64_t vdims[] = {rows, w}, idims[] = {m}, udims[] = {m, w};
+    int64_t idx[41];
+    for (int64_t j = 0; j < m; j++)
+      idx[j] = (j * 7) % rows;
+    idx[5] = 3, idx[9] = 3, idx[17] = 3, idx[20] = 36, idx[30] = 36;
+    idx[11] = -1, idx[23] = rows, idx[29] = 1000;
+    fill_values(init, rows * w, dtype, 11u + (unsigned)t);
+    lift_unsigned(init, rows * w, dtype);
+    fill_values(upd, m * w, dtype, 101u + (unsigned)t);
+    if (u == SU_DIV)
+      for (int64_t i = 0; i < m * w; i++)
+        if (upd[i] == 0)
+          upd[i] = 1;
+    /* Integer division by zero gives 0: one of them. */
+    if (u == SU_DIV && is_integer(dtype))
+      upd[3 * w] = 0;
+    TF_Tensor *var = sparse_var(dtype, vdims, 2, init);
+    TF_Tensor *ind = index_tensor(itype, idims, 1, idx);
+    TF_Tensor *val = values_tensor(dtype, udims, 2, upd);
+    TF_Tensor *in[3] = {var, ind, val};
+    ck_assert_msg(run(op, NULL, 0, in, 3, st) == TF_OK, "%s %s: %s", op,
+                  tfocl_type_name(dtype), TF_Message(st));
+    memcpy(want, init, sizeof(double) * (size_t)(rows * w));
+    for (int64_t j = 0; j < m; j++)
+      if (idx[j] >= 0 && idx[j] < rows)
+        for (int64_t k = 0; k < w; k++)
+          want[idx[j] * w + k] =
+              apply_update(u, dtype, ref_round_to(dtype, want[idx[j] * w + k]),
+                           ref_round_to(dtype, upd[j * w + k]));
+    var_values(var, got, MAX_V);
+    expect_values(op, dtype, got, want, rows * w);
+
+    /* A scalar update to rows 2 (twice) and 30. */
+    int64_t sdims[] = {3}, sidx[] = {2, 30, 2};
+    double scalar = u == SU_DIV || u == SU_MUL ? 2 : 1;
+    TF_Tensor *ind2 = index_tensor(itype, sdims, 1, sidx);
+    TF_Tensor *val2 = values_tensor(dtype, NULL, 0, (double[]){scalar, 0});
+    TF_Tensor *in2[3] = {var, ind2, val2};
+    ck_assert_msg(run(op, NULL, 0, in2, 3, st) == TF_OK, "%s scalar: %s", op,
+                  TF_Message(st));
+    for (int j = 0; j < 3; j++)
+      for (int64_t k = 0; k < w; k++)
+        want[sidx[j] * w + k] = apply_update(
+            u, dtype, want[sidx[j] * w + k], ref_round_to(dtype, scalar));
+    var_values(var, got, MAX_V);
+    expect_values(op, dtype, got, want, rows * w);
+
+    /* No indices: nothing changes. */
+    int64_t zero[] = {0}, zdims[] = {0, w};
+    TF_Tensor *ind3 = index_tensor(itype, zero, 1, NULL);
+    TF_Tensor *val3 = values_tensor(dtype, zdims, 2, NULL);
+    TF_Tensor *in3[3] = {var, ind3, val3};
+    ck_assert_msg(run(op, NULL, 0, in3, 3, st) == TF_OK, "%s empty: %s", op,
+                  TF_Message(st));
+    var_values(var, got, MAX_V);
+    expect_values(op, dtype, got, want, rows * w);
+
+    TF_DeleteTensor(val3);
+    TF_DeleteTensor(ind3);
+    TF_DeleteTensor(val2);
+    TF_DeleteTensor(ind2);
+    TF_DeleteTensor(val);
+    TF_DeleteTensor(ind);
+    TF_DeleteTensor(var);
+  }
+  ck_assert_msg(tested > 0, "%s has no OPENCL kernel", op);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+/* Many duplicates of one row (a hot embedding row): float sums in index
+ * order, the same bits on every run. */
+START_TEST(resource_scatter_add_deterministic)
+{
+  int64_t rows = 3, w = 19, m = 1500;
+  static int64_t idx[1500];
+  static double init[64], upd[1500 * 19], want[64], got[64], first[64];
+  TF_Status *st = TF_NewStatus();
+  for (int64_t j = 0; j < m; j++)
+    idx[j] = j % 7 == 0 ? 2 : 1;
+  fill_values(init, rows * w, TF_FLOAT, 3);
+  fill(upd, m * w, TF_FLOAT, 5, -1000, 1000);
+  for (int run_no = 0; run_no < 3; run_no++) {
+    int64_t vdims[] = {rows, w}, idims[] = {m}, udims[] = {m, w};
+    TF_Tensor *var = sparse_var(TF_FLOAT, vdims, 2, init);
+    struct ref_tensor it;
+    ck_assert(ref_tensor_alloc(&it, TF_INT64, idims, 1));
+    for (int64_t j = 0; j < m; j++)
+      it.v[j] = (double)idx[j];
+    TF_Tensor *ind = ref_tensor_to_tf(&it, st);
+    ref_tensor_finish(&it);
+    TF_Tensor *val = values_tensor(TF_FLOAT, udims, 2, upd);
+    TF_Tensor *in[3] = {var, ind, val};
+    ck_assert_msg(run("ResourceScatterAdd", NULL, 0, in, 3, st) == TF_OK, "%s",
+                  TF_Message(st));
+    var_values(var, got, 64);
+    if (run_no == 0) {
+      memcpy(want, init, sizeof(want));
+      for (int64_t j = 0; j < m; j++)
+        for (int64_t k = 0; k < w; k++)
+          want[idx[j] * w + k] = (double)(float)(want[idx[j] * w + k] +
+                                                 (double)(float)upd[j * w + k]);
+      /* float sums in index order: the sequence itself. */
+      for (int64_t i = 0; i < rows * w; i++)
+        ck_assert_msg(got[i] == want[i], "element %lld: %.9g, want %.9g",
+                      (long long)i, got[i], want[i]);
+      memcpy(first, got, sizeof(first));
+    } else {
+      ck_assert(memcmp(first, got, sizeof(double) * (size_t)(rows * w)) == 0);
+    }
+    TF_DeleteTensor(val);
+    TF_DeleteTensor(ind);
+    TF_DeleteTensor(var);
+  }
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+static const struct {
+  const char *op;
+  enum sparse_update u;
+} scatter_nd_ops[] = {
+    {"ResourceScatterNdAdd", SU_ADD},
+    {"ResourceScatterNdSub", SU_SUB},
+    {"ResourceScatterNdUpdate", SU_ASSIGN},
+};
+
+/* ResourceScatterNd*: index pairs into [6, 4, 3] (slices of 3), duplicates,
+ * out-of-range pairs dropped; rank-1 indices address rows. */
+START_TEST(resource_scatter_nd)
+{
+  int o = _i / 2;
+  TF_DataType itype = _i % 2 ? TF_INT64 : TF_INT32;
+  const char *op = scatter_nd_ops[o].op;
+  enum sparse_update u = scatter_nd_ops[o].u;
+  static double init[MAX_V], upd[MAX_V], want[MAX_V], got[MAX_V];
+  TF_Status *st = TF_NewStatus();
+  int tested = 0;
+  for (int t = 0; t < NUM_SPARSE_TYPES; t++) {
+    TF_DataType dtype = sparse_types[t];
+    if (!registered_for2(op, dtype, itype))
+      continue;
+    tested++;
+    int L = lanes_of(dtype);
+    int64_t vdims[] = {6, 4, 3}, idims[] = {7, 2}, udims[] = {7, 3};
+    int64_t idx[14] = {5, 3, 0, 0, 5, 3, 2, 1, 6, 0, 1, -1, 5, 3};
+    fill_values(init, 72, dtype, 21u + (unsigned)t);
+    lift_unsigned(init, 72, dtype);
+    fill_values(upd, 21, dtype, 31u + (unsigned)t);
+    TF_Tensor *var = sparse_var(dtype, vdims, 3, init);
+    TF_Tensor *ind = index_tensor(itype, idims, 2, idx);
+    TF_Tensor *val = values_tensor(dtype, udims, 2, upd);
+    TF_Tensor *in[3] = {var, ind, val};
+    ck_assert_msg(run(op, NULL, 0, in, 3, st) == TF_OK, "%s %s: %s", op,
+                  tfocl_type_name(dtype), TF_Message(st));
+    memcpy(want, init, sizeof(double) * (size_t)(72 * L));
+    for (int j = 0; j < 7; j++) {
+      int64_t a = idx[2 * j], b = idx[2 * j + 1];
+      if (a < 0 || a >= 6 || b < 0 || b >= 4)
+        continue;
+      for (int k = 0; k < 3 * L; k++) {
+        double *wv = &want[((a * 4 + b) * 3) * L + k];
+        /* Complex parts add and subtract independently. */
+        *wv = apply_update(u, dtype, ref_round_to(dtype, *wv),
+                           ref_round_to(dtype, upd[j * 3 * L + k]));
+      }
+    }
+    var_values(var, got, MAX_V);
+    expect_values(op, dtype, got, want, 72 * L);
+
+    /* Rank-1 indices: whole [4, 3] rows. */
+    int64_t rdims[] = {2}, ridx[] = {4, 4}, rudims[] = {2, 4, 3};
+    fill_values(upd, 24, dtype, 41u + (unsigned)t);
+    TF_Tensor *ind2 = index_tensor(itype, rdims, 1, ridx);
+    TF_Tensor *val2 = values_tensor(dtype, rudims, 3, upd);
+    TF_Tensor *in2[3] = {var, ind2, val2};
+    ck_assert_msg(run(op, NULL, 0, in2, 3, st) == TF_OK, "%s rows: %s", op,
+                  TF_Message(st));
+    for (int j = 0; j < 2; j++)
+      for (int k = 0; k < 12 * L; k++)
+        want[4 * 12 * L + k] = apply_update(
+            u, dtype, want[4 * 12 * L + k],
+            ref_round_to(dtype, upd[j * 12 * L + k]));
+    var_values(var, got, MAX_V);
+    expect_values(op, dtype, got, want, 72 * L);
+
+    TF_DeleteTensor(val2);
+    TF_DeleteTensor(ind2);
+    TF_DeleteTensor(val);
+    TF_DeleteTensor(ind);
+    TF_DeleteTensor(var);
+  }
+  ck_assert_msg(tested > 0, "%s has no OPENCL kernel", op);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+/* ResourceGather: rows with duplicates, out-of-range indices give zeros,
+ * batch_dims 1; ResourceGatherNd: index pairs, out-of-range pairs give
+ * zeros, an empty index list. */
+START_TEST(resource_gather)
+{
+  TF_DataType itype = _i ? TF_INT64 : TF_INT32;
+  static double init[MAX_V], got[MAX_V], want[MAX_V];
+  TF_Status *st = TF_NewStatus();
+  int tested = 0;
+  for (int t = 0; t < NUM_SPARSE_TYPES; t++) {
+    TF_DataType dtype = sparse_types[t];
+    if (!registered_for2("ResourceGather", dtype, itype))
+      continue;
+    tested++;
+    int L = lanes_of(dtype);
+    int64_t vdims[] = {4, 7, 3}, idims[] = {2, 3};
+    int64_t idx[6] = {6, 0, 6, -1, 3, 7};
+    fill_values(init, 84, dtype, 51u + (unsigned)t);
+    TF_Tensor *var = sparse_var(dtype, vdims, 3, init);
+    TF_Tensor *ind = index_tensor(itype, idims, 2, idx);
+    struct tfocl_attr attrs[] = {TFOCL_ATTR_T("dtype", dtype)};
+    TF_Tensor *in[2] = {var, ind}, *out = NULL;
+    /* axis 0: [2, 3] + [7, 3]; indices past 4 give zeros */
+    ck_assert_msg(run_out("ResourceGather", attrs, 1, in, 2, &out, st) ==
+                      TF_OK,
+                  "%s: %s", tfocl_type_name(dtype), TF_Message(st));
+    ck_assert_int_eq(TF_NumDims(out), 4);
+    int64_t n = tensor_values(out, got, MAX_V);
+    ck_assert_int_eq(n, 6 * 21 * L);
+    for (int j = 0; j < 6; j++)
+      for (int k = 0; k < 21 * L; k++)
+        want[j * 21 * L + k] =
+            idx[j] >= 0 && idx[j] < 4 ? init[idx[j] * 21 * L + k] : 0;
+    expect_values("ResourceGather", dtype, got, want, n);
+    TF_DeleteTensor(out);
+
+    /* batch_dims 1: [4, 7, 3] by [4, 2] -> [4, 2, 3] */
+    int64_t bdims[] = {4, 2}, bidx[8] = {6, 0, 1, 1, 7, -2, 3, 5};
+    TF_Tensor *bind = index_tensor(itype, bdims, 2, bidx);
+    struct tfocl_attr battrs[] = {TFOCL_ATTR_T("dtype", dtype),
+                                  TFOCL_ATTR_I("batch_dims", 1)};
+    TF_Tensor *bin[2] = {var, bind};
+    ck_assert_msg(run_out("ResourceGather", battrs, 2, bin, 2, &out, st) ==
+                      TF_OK,
+                  "batch_dims: %s", TF_Message(st));
+    n = tensor_values(out, got, MAX_V);
+    ck_assert_int_eq(n, 24 * L);
+    for (int b = 0; b < 4; b++)
+      for (int j = 0; j < 2; j++)
+        for (int k = 0; k < 3 * L; k++) {
+          int64_t x = bidx[b * 2 + j];
+          want[(b * 2 + j) * 3 * L + k] =
+              x >= 0 && x < 7 ? init[(b * 7 + x) * 3 * L + k] : 0;
+        }
+    expect_values("ResourceGather batch_dims", dtype, got, want, n);
+    TF_DeleteTensor(out);
+    TF_DeleteTensor(bind);
+
+    if (registered_for2("ResourceGatherNd", dtype, itype)) {
+      int64_t ndims[] = {3, 2}, nidx[6] = {3, 6, 0, 0, 4, 1};
+      TF_Tensor *nind = index_tensor(itype, ndims, 2, nidx);
+      TF_Tensor *nin[2] = {var, nind};
+      ck_assert_msg(run_out("ResourceGatherNd", attrs, 1, nin, 2, &out, st) ==
+                        TF_OK,
+                    "ResourceGatherNd %s: %s", tfocl_type_name(dtype),
+                    TF_Message(st));
+      n = tensor_values(out, got, MAX_V);
+      ck_assert_int_eq(n, 9 * L);
+      for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 3 * L; k++) {
+          int64_t a = nidx[2 * j], b = nidx[2 * j + 1];
+          want[j * 3 * L + k] = a >= 0 && a < 4 && b >= 0 && b < 7
+                                    ? init[(a * 7 + b) * 3 * L + k]
+                                    : 0;
+        }
+      expect_values("ResourceGatherNd", dtype, got, want, n);
+      TF_DeleteTensor(out);
+      TF_DeleteTensor(nind);
+      int64_t edims[] = {0, 1};
+      TF_Tensor *eind = index_tensor(itype, edims, 2, NULL);
+      TF_Tensor *ein[2] = {var, eind};
+      ck_assert_msg(run_out("ResourceGatherNd", attrs, 1, ein, 2, &out, st) ==
+                        TF_OK,
+                    "%s", TF_Message(st));
+      ck_assert_int_eq(TF_NumDims(out), 3);
+      ck_assert_int_eq(TF_Dim(out, 0), 0);
+      TF_DeleteTensor(out);
+      TF_DeleteTensor(eind);
+    }
+    TF_DeleteTensor(ind);
+    TF_DeleteTensor(var);
+  }
+  ck_assert(tested > 0);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+/* ResourceStridedSliceAssign: strides, negative strides, broadcast value,
+ * shrink and new axis, an empty slice; every registered dtype. */
+START_TEST(strided_slice_assign)
+{
+  static double init[MAX_V], val[MAX_V], want[MAX_V], got[MAX_V];
+  TF_Status *st = TF_NewStatus();
+  int tested = 0;
+  for (int t = 0; t < NUM_SPARSE_TYPES; t++) {
+    TF_DataType dtype = sparse_types[t];
+    if (!registered_for("ResourceStridedSliceAssign", dtype))
+      continue;
+    tested++;
+    int L = lanes_of(dtype);
+    int64_t vdims[] = {5, 6};
+    fill_values(init, 30, dtype, 61u + (unsigned)t);
+    TF_Tensor *var = sparse_var(dtype, vdims, 2, init);
+    memcpy(want, init, sizeof(double) * (size_t)(30 * L));
+    static const struct {
+      int64_t begin[2], end[2], strides[2];
+      int v_rank;
+      int64_t v_dims[3];
+      int64_t shrink, new_axis;
+      /* the elements written: count, then (row, col, value index) */
+      int count;
+      int64_t at[12][3];
+    } cases[] = {
+        /* var[1:4, 0:6:2] = [3, 3] */
+        {{1, 0}, {4, 6}, {1, 2}, 2, {3, 3}, 0, 0, 9,
+         {{1, 0, 0}, {1, 2, 1}, {1, 4, 2}, {2, 0, 3}, {2, 2, 4}, {2, 4, 5},
+          {3, 0, 6}, {3, 2, 7}, {3, 4, 8}}},
+        /* var[4:0:-2, 5:0:-3] = [2, 2] */
+        {{4, 5}, {0, 0}, {-2, -3}, 2, {2, 2}, 0, 0, 4,
+         {{4, 5, 0}, {4, 2, 1}, {2, 5, 2}, {2, 2, 3}}},
+        /* var[0:2, 1:5] = [4] (broadcast over rows) */
+        {{0, 1}, {2, 5}, {1, 1}, 1, {4}, 0, 0, 8,
+         {{0, 1, 0}, {0, 2, 1}, {0, 3, 2}, {0, 4, 3}, {1, 1, 0}, {1, 2, 1},
+          {1, 3, 2}, {1, 4, 3}}},
+        /* var[3, 2:5] = [1, 3] (shrink row, a leading 1 in the value) */
+        {{3, 2}, {4, 5}, {1, 1}, 2, {1, 3}, 1, 0, 3,
+         {{3, 2, 0}, {3, 3, 1}, {3, 4, 2}}},
+        /* var[tf.newaxis, 2:3] = [1, 1]: broadcast over [1, 1, 6] */
+        {{0, 2}, {0, 3}, {1, 1}, 2, {1, 1}, 0, 1, 6,
+         {{2, 0, 0}, {2, 1, 0}, {2, 2, 0}, {2, 3, 0}, {2, 4, 0}, {2, 5, 0}}},
+        /* var[2:2, :] = [0, 6]: nothing */
+        {{2, 0}, {2, 6}, {1, 1}, 2, {0, 6}, 0, 0, 0, {{0}}},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+      int64_t two[] = {2}, count = 1;
+      for (int d = 0; d < cases[c].v_rank; d++)
+        count *= cases[c].v_dims[d];
+      fill_values(val, count, dtype, 71u + (unsigned)(t * 10 + (int)c));
+      TF_Tensor *b = index_tensor(TF_INT32, two, 1, cases[c].begin);
+      TF_Tensor *e = index_tensor(TF_INT32, two, 1, cases[c].end);
+      TF_Tensor *s = index_tensor(TF_INT32, two, 1, cases[c].strides);
+      TF_Tensor *v = values_tensor(dtype, cases[c].v_dims, cases[c].v_rank,
+                                   val);
+      struct tfocl_attr attrs[] = {
+          TFOCL_ATTR_I("shrink_axis_mask", cases[c].shrink),
+          TFOCL_ATTR_I("new_axis_mask", cases[c].new_axis)};
+      TF_Tensor *in[5] = {var, b, e, s, v};
+      ck_assert_msg(run("ResourceStridedSliceAssign", attrs, 2, in, 5, st) ==
+                        TF_OK,
+                    "case %zu %s: %s", c, tfocl_type_name(dtype),
+                    TF_Message(st));
+      for (int i = 0; i < cases[c].count; i++)
+        for (int l = 0; l < L; l++)
+          want[(cases[c].at[i][0] * 6 + cases[c].at[i][1]) * L + l] =
+              val[cases[c].at[i][2] * L + l];
+      var_values(var, got, MAX_V);
+      expect_values("ResourceStridedSliceAssign", dtype, got, want, 30 * L);
+      TF_DeleteTensor(v);
+      TF_DeleteTensor(s);
+      TF_DeleteTensor(e);
+      TF_DeleteTensor(b);
+    }
+    TF_DeleteTensor(var);
+  }
+  ck_assert(tested > 0);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+/* TensorFlow's errors, in its words (resource_variable_ops.cc,
+ * scatter_nd_op.cc, gather_nd_op.h, strided_slice_op.cc). */
+START_TEST(sparse_errors)
+{
+  static const double v12[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  int64_t d43[] = {4, 3}, d1[] = {1}, d2[] = {2}, d12[] = {1, 2},
+          d22[] = {2, 2}, d13[] = {1, 3}, d21[] = {2, 1}, d23[] = {2, 3},
+          d13x[] = {1, 3};
+  int64_t one[] = {1}, idx2[] = {1, 2}, idx3[] = {1, 1, 1}, i21[] = {1, 3};
+  TF_Status *st = TF_NewStatus();
+  TF_Tensor *var = sparse_var(TF_FLOAT, d43, 2, v12);
+  TF_Tensor *i1 = index_tensor(TF_INT32, d1, 1, one);
+  TF_Tensor *u2 = values_tensor(TF_FLOAT, d2, 1, v12);
+  TF_Tensor *u12 = values_tensor(TF_FLOAT, d12, 2, v12);
+  TF_Tensor *uh = values_tensor(TF_HALF, d13, 2, v12);
+  TF_Tensor *in[3] = {var, i1, u2};
+
+  ck_assert_int_eq(run("ResourceScatterAdd", NULL, 0, in, 3, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "Must have updates.shape = indices.shape + "
+                    "params.shape[1:] or updates.shape = [], got "
+                    "updates.shape [2], indices.shape [1], params.shape "
+                    "[4,3]");
+  /* Trailing dims that differ from the variable's (TensorFlow would write
+   * out of bounds): the same message. */
+  in[2] = u12;
+  ck_assert_int_eq(run("ResourceScatterMul", NULL, 0, in, 3, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "Must have updates.shape");
+  in[2] = uh;
+  ck_assert_int_eq(run("ResourceScatterUpdate", NULL, 0, in, 3, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "DType of scatter resource and updates does not match.");
+  TF_Tensor *i12 = index_tensor(TF_INT32, d12, 2, idx2);
+  TF_Tensor *u213 = values_tensor(TF_FLOAT, (int64_t[]){2, 1, 3}, 3, v12);
+  TF_Tensor *inp[3] = {var, i12, u213};
+  ck_assert_int_eq(run("ResourceScatterSub", NULL, 0, inp, 3, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "The shape of indices ([1,2]) must be a prefix of the "
+                    "shape of updates ([2,1,3])");
+
+  /* ScatterNd */
+  TF_Tensor *n21 = index_tensor(TF_INT32, d21, 2, i21);
+  TF_Tensor *u22 = values_tensor(TF_FLOAT, d22, 2, v12);
+  TF_Tensor *u13 = values_tensor(TF_FLOAT, d13x, 2, v12);
+  TF_Tensor *nd[3] = {var, n21, u22};
+  ck_assert_int_eq(run("ResourceScatterNdAdd", NULL, 0, nd, 3, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "Dimensions [1,2) of input[shape=[4,3]] must match "
+                    "dimensions [1,2) of updates[shape=[2,2]]");
+  nd[2] = u13;
+  ck_assert_int_eq(run("ResourceScatterNdUpdate", NULL, 0, nd, 3, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "Dimensions [0,1) of indices[shape=[2,1]] = 2 must "
+                    "match dimensions [0,1) of updates[shape=[1,3]] = 1");
+  TF_Tensor *n13 = index_tensor(TF_INT32, d13, 2, idx3);
+  TF_Tensor *u1 = values_tensor(TF_FLOAT, d1, 1, v12);
+  TF_Tensor *nd3[3] = {var, n13, u1};
+  ck_assert_int_eq(run("ResourceScatterNdSub", NULL, 0, nd3, 3, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "Dimensions [3,2) of input[shape=[4,3]] must match "
+                    "dimensions [3,1) of updates[shape=[1]]");
+
+  /* Gathers */
+  TF_Tensor *scalar = sparse_var(TF_FLOAT, NULL, 0, v12);
+  struct tfocl_attr fa[] = {TFOCL_ATTR_T("dtype", TF_FLOAT)};
+  TF_Tensor *g[2] = {scalar, i1};
+  ck_assert_int_eq(run_out("ResourceGather", fa, 1, g, 2, NULL, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "params must be at least 1 dimensional");
+  ck_assert_int_eq(run_out("ResourceGatherNd", fa, 1, g, 2, NULL, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "params must be at least a vector");
+  TF_Tensor *gnd[2] = {var, n13};
+  ck_assert_int_eq(run_out("ResourceGatherNd", fa, 1, gnd, 2, NULL, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "index innermost dimension length must be <= params "
+                    "rank; saw: 3 vs. 2");
+  struct tfocl_attr neg[] = {TFOCL_ATTR_T("dtype", TF_FLOAT),
+                             TFOCL_ATTR_I("batch_dims", -1)};
+  g[0] = var;
+  ck_assert_int_eq(run_out("ResourceGather", neg, 2, g, 2, NULL, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "batch_dims is negative (-1)");
+  struct tfocl_attr hf[] = {TFOCL_ATTR_T("dtype", TF_HALF)};
+  ck_assert_int_eq(run_out("ResourceGather", hf, 1, g, 2, NULL, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "wrong dtype");
+
+  /* Strided assignment */
+  int64_t b0[] = {1, 0}, e0[] = {3, 3}, s0[] = {1, 2}, s00[] = {1, 0};
+  TF_Tensor *b = index_tensor(TF_INT32, d2, 1, b0);
+  TF_Tensor *e = index_tensor(TF_INT32, d2, 1, e0);
+  TF_Tensor *s = index_tensor(TF_INT32, d2, 1, s0);
+  TF_Tensor *sz = index_tensor(TF_INT32, d2, 1, s00);
+  TF_Tensor *v23 = values_tensor(TF_FLOAT, d23, 2, v12);
+  TF_Tensor *v22d = values_tensor(TF_DOUBLE, d22, 2, v12);
+  TF_Tensor *sa[5] = {var, b, e, s, v23};
+  ck_assert_int_eq(run("ResourceStridedSliceAssign", NULL, 0, sa, 5, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "Cannot broadcast input shape [2,3] into final shape "
+                    "[2,2]");
+  sa[4] = v22d;
+  ck_assert_int_eq(run("ResourceStridedSliceAssign", NULL, 0, sa, 5, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "l-value dtype float does not match r-value dtype "
+                    "double");
+  sa[3] = sz;
+  sa[4] = u22;
+  ck_assert_int_eq(run("ResourceStridedSliceAssign", NULL, 0, sa, 5, st),
+                   TF_INVALID_ARGUMENT);
+  ck_assert_has(st, "strides[1] must be non-zero");
+
+  /* A variable never assigned. */
+  TF_Tensor *uninit =
+      tfocl_variable_create_uninitialized(device, TF_FLOAT, st);
+  TF_Tensor *un[3] = {uninit, i1, u13};
+  ck_assert_int_ne(run("ResourceScatterAdd", NULL, 0, un, 3, st), TF_OK);
+  ck_assert_has(st, "Could not find variable ");
+
+  /* Nothing above changed the variable. */
+  double got[12];
+  var_values(var, got, 12);
+  for (int i = 0; i < 12; i++)
+    ck_assert(got[i] == v12[i]);
+
+  TF_Tensor *all[] = {uninit, v22d, v23, sz, s, e, b, n13, u1, u13, u22,
+                      n21, u213, i12, scalar, uh, u12, u2, i1, var};
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+    TF_DeleteTensor(all[i]);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+/* Sparse access turns the variable to copy-on-read (TensorFlow's
+ * EnsureSparseVariableAccess): a value read before a scatter keeps its
+ * contents, the scatter writes the variable in place, and reads after it
+ * get copies. */
+START_TEST(sparse_copy_on_read)
+{
+  static const double init[] = {1, 2, 3, 4, 5, 6}, upd[] = {10, 20, 30};
+  int64_t dims[] = {2, 3}, idims[] = {1}, udims[] = {1, 3}, one[] = {1};
+  double got[6];
+  TF_Status *st = TF_NewStatus();
+  TF_Tensor *var = sparse_var(TF_FLOAT, dims, 2, init);
+  TF_Tensor *before = tfocl_variable_value(var, st);
+  ck_assert_msg(before != NULL, "%s", TF_Message(st));
+  TF_Tensor *ind = index_tensor(TF_INT64, idims, 1, one);
+  TF_Tensor *val = values_tensor(TF_FLOAT, udims, 2, upd);
+  TF_Tensor *in[3] = {var, ind, val};
+  ck_assert_msg(run("ResourceScatterAdd", NULL, 0, in, 3, st) == TF_OK, "%s",
+                TF_Message(st));
+  tensor_values(before, got, 6);
+  for (int i = 0; i < 6; i++)
+    ck_assert(got[i] == init[i]);
+  TF_Tensor *after = tfocl_variable_value(var, st);
+  ck_assert_msg(after != NULL, "%s", TF_Message(st));
+  ck_assert_msg(run("ResourceScatterAdd", NULL, 0, in, 3, st) == TF_OK, "%s",
+                TF_Message(st));
+  /* `after` is a copy: the second scatter does not show in it. */
+  tensor_values(after, got, 6);
+  ck_assert(got[3] == 14 && got[5] == 36);
+  var_values(var, got, 6);
+  ck_assert(got[3] == 24 && got[5] == 66 && got[0] == 1);
+  TF_DeleteTensor(after);
+  TF_DeleteTensor(val);
+  TF_DeleteTensor(ind);
+  TF_DeleteTensor(before);
+  TF_DeleteTensor(var);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
 /* ---- without kernels_experimental.h ----------------------------------------- */
 
 START_TEST(missing_api_fails_clearly)
@@ -698,10 +1477,21 @@ START_TEST(missing_api_fails_clearly)
                 "AssignAddVariableOp must be registered to keep TensorFlow's "
                 "DEFAULT kernel off device memory");
   ck_assert(registered("AssignSubVariableOp"));
-  ck_assert(!registered("ResourceApplyAdam"));
-  ck_assert(!registered("ResourceApplyGradientDescent"));
-  ck_assert(!registered("ResourceApplyMomentum"));
+  /* The optimizers are stand-ins (plugin/graph/init.c) that keep them on
+   * the device for the graph rewrite, and fail when reached. */
+  ck_assert(registered("ResourceApplyAdam"));
+  ck_assert(registered("ResourceApplyGradientDescent"));
+  ck_assert(registered("ResourceApplyMomentum"));
   ck_assert(!registered("AssignVariableOp"));
+  static const char *const sparse_ops[] = {
+      "ResourceGather", "ResourceGatherNd", "ResourceScatterAdd",
+      "ResourceScatterUpdate", "ResourceScatterNdAdd",
+      "ResourceStridedSliceAssign"};
+  for (size_t i = 0; i < sizeof(sparse_ops) / sizeof(sparse_ops[0]); i++)
+    ck_assert_msg(!registered(sparse_ops[i]), "%s is registered",
+                  sparse_ops[i]);
+  /* The segment reductions need no variable. */
+  ck_assert(registered("UnsortedSegmentSum"));
 
   TF_Tensor *var = new_var(TF_FLOAT, dims, 1, v);
   TF_Tensor *value = host_tensor(TF_FLOAT, dims, 1, v);
@@ -713,6 +1503,13 @@ START_TEST(missing_api_fails_clearly)
   ck_assert_has(st, "2.19");
   ck_assert_int_eq(run("AssignSubVariableOp", NULL, 0, in, 2, st),
                    TF_UNIMPLEMENTED);
+  TF_Tensor *alpha = host_scalar(TF_FLOAT, 0.5);
+  TF_Tensor *gd[3] = {var, alpha, value};
+  ck_assert_int_eq(run("ResourceApplyGradientDescent", NULL, 0, gd, 3, st),
+                   TF_UNIMPLEMENTED);
+  ck_assert_has(st, "kernels_experimental.h");
+  ck_assert_has(st, "tf.function");
+  TF_DeleteTensor(alpha);
   /* The variable is untouched. */
   read_var(var, got, 2);
   ck_assert(got[0] == 1 && got[1] == 2);
@@ -768,6 +1565,19 @@ int main(void)
     tcase_add_test(tc, lock_order);
   }
   suite_add_tcase(s, tc);
+  /* The sparse ops: a case of their own (CK_RUN_CASE=sparse). */
+  TCase *sparse = tcase_create("sparse");
+  tcase_set_timeout(sparse, 300);
+  if (!hidden) {
+    tcase_add_loop_test(sparse, resource_scatter, 0, 2 * NUM_SCATTER_OPS);
+    tcase_add_test(sparse, resource_scatter_add_deterministic);
+    tcase_add_loop_test(sparse, resource_scatter_nd, 0, 6);
+    tcase_add_loop_test(sparse, resource_gather, 0, 2);
+    tcase_add_test(sparse, strided_slice_assign);
+    tcase_add_test(sparse, sparse_errors);
+    tcase_add_test(sparse, sparse_copy_on_read);
+    suite_add_tcase(s, sparse);
+  }
   SRunner *sr = srunner_create(s);
   /* The device lives in this process: OpenCL state does not survive fork. */
   srunner_set_fork_status(sr, CK_NOFORK);

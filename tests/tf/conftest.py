@@ -94,8 +94,9 @@ def has_variable_api():
 NO_VARIABLE_API_REASON = (
     "this TensorFlow wheel exports none of kernels_experimental.h "
     "(tensorflow#126374: every 2.20/2.21 wheel; tensorflow-cpu 2.19.1 too): "
-    "no PluggableDevice can implement "
-    "AssignAddVariableOp/AssignSubVariableOp/ResourceApply*")
+    "no PluggableDevice kernel can run "
+    "AssignAddVariableOp/AssignSubVariableOp/ResourceApply* (tfocl's graph "
+    "optimizer rewrites them in tf.function graphs; eager calls fail)")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -22,6 +22,8 @@ HEADERS = [
     ("tensorflow/c/experimental/stream_executor/stream_executor.h", "c"),
     ("tensorflow/c/kernels.h", "c++"),
     ("tensorflow/c/tf_tensor.h", "c++"),
+    ("tensorflow/c/tf_buffer.h", "c"),
+    ("tensorflow/c/experimental/grappler/grappler.h", "c"),
 ]
 
 
@@ -78,7 +80,8 @@ def parse_header(path):
             if ident:
                 members.append(ident[-1])
         structs[name] = members
-    macros = re.findall(r"#define\s+(\w+_STRUCT_SIZE|SE_MAJOR|SE_MINOR|SE_PATCH)\b", text)
+    macros = re.findall(
+        r"#define\s+(\w+_STRUCT_SIZE|SE_MAJOR|SE_MINOR|SE_PATCH|GO_MAJOR|GO_MINOR|GO_PATCH)\b", text)
     # kernels.h spells one size as a const, not a macro.
     macros += re.findall(r"const\s+size_t\s+(\w+_STRUCT_SIZE)\s*=", text)
     return structs, enums, sorted(set(macros))

@@ -66,15 +66,16 @@ def test_subprocess_sees_device():
     assert "OPENCL" in _devices(out)
 
 
-def test_plugin_exports_two_entry_points_and_imports_no_tf_symbol():
-    """The plugin resolves TensorFlow's C API at run time: no TF_* import
-    (one missing from a wheel would abort `import tensorflow`)."""
+def test_plugin_exports_its_entry_points_and_imports_no_tf_symbol():
+    """The plugin exports the device, kernel and graph entry points and
+    resolves TensorFlow's C API at run time: no TF_* import (one missing
+    from a wheel would abort `import tensorflow`)."""
     import subprocess
     from conftest import PLUGIN
     defined = subprocess.run(["nm", "-D", "--defined-only", PLUGIN],
                              capture_output=True, text=True, check=True).stdout
     funcs = sorted(line.split()[-1] for line in defined.splitlines() if " T " in line)
-    assert funcs == ["SE_InitPlugin", "TF_InitKernel"], funcs
+    assert funcs == ["SE_InitPlugin", "TF_InitGraph", "TF_InitKernel", "TF_InitProfiler"], funcs
     undefined = subprocess.run(["nm", "-D", "--undefined-only", PLUGIN],
                                capture_output=True, text=True, check=True).stdout
     tf_imports = [line.split()[-1] for line in undefined.splitlines()

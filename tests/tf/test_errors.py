@@ -194,3 +194,24 @@ def test_variable_update_every_default_dtype(tf):
             assert where == "HOST", f"{name} {op} ran on OPENCL without the variable API"
     if has_variable_api():
         assert on_device >= 2 * (len(dtypes) - 1), out.stdout
+
+
+def test_unseeded_random_ops_refused_under_determinism(tf):
+    """With op determinism on, TensorFlow's random kernels refuse to run
+    without a seed; the OPENCL ones must too, with the same message."""
+    from tensorflow.python.framework import config
+    from tensorflow.python.ops import gen_random_ops
+    config.enable_op_determinism()
+    try:
+        with tf.device(DEVICE):
+            for op in (gen_random_ops.truncated_normal, gen_random_ops.random_standard_normal,
+                       gen_random_ops.random_uniform):
+                with pytest.raises(tf.errors.InvalidArgumentError,
+                                   match="When determinism is enabled, random ops must have a seed specified"):
+                    op((1,), tf.float32)
+            # Seeded ones still run.
+            v = gen_random_ops.truncated_normal((3,), tf.float32, seed=1, seed2=2)
+            assert v.device.endswith("OPENCL:0") and v.shape == (3,)
+    finally:
+        config.disable_op_determinism()
+    _still_works(tf)

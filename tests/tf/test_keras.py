@@ -9,7 +9,13 @@ Dropout masks (Keras' seed generator is an integer counter, and the OPENCL
 StatelessRandomUniformV2 equals TensorFlow's CPU stream), but they are not
 bit-identical: the convolutions' and matmuls' sums run in another order on
 OPENCL (differences of ~1e-6 relative per step) and Adam compounds them over
-the epochs. So the accuracies agree to within 1 %, not exactly."""
+the epochs. So the accuracies agree to within 1 % and the test losses to
+within 2 %, not exactly.
+
+On a TensorFlow without kernels_experimental.h (2.20, 2.21) the variable
+updates of the train step run through the plugin's graph optimizer
+(ReadVariableOp -> AddV2/Sub -> AssignVariableOp on OPENCL); on 2.19.1 they
+run on the plugin's update kernels and the rewrite stays off."""
 import json
 import os
 import subprocess
@@ -17,7 +23,7 @@ import sys
 
 import pytest
 
-from conftest import PLUGIN, PLUGIN_MODE, REPO, subprocess_env
+from conftest import PLUGIN, PLUGIN_MODE, REPO, has_variable_api, subprocess_env
 
 EXAMPLE = os.path.join(REPO, "examples", "train_digits.py")
 
@@ -55,8 +61,7 @@ def result(request, tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.variables
-def test_fit_runs_on_opencl(result):
+def test_fit_runs_on_opencl(tf, result):
     r, cp = result
     run = r["runs"]["opencl"]
     assert "error" not in run, run.get("error")
@@ -68,11 +73,19 @@ def test_fit_runs_on_opencl(result):
     assert sum(on_opencl.values()) > 100, run["placement"]
     missing = MODEL_OPS[r["model"]] - set(on_opencl)
     assert not missing, f"{r['model']}: not in the train step on OPENCL: {sorted(missing)}"
+    # Keras' optimizer updates with assign_add/assign_sub: the plugin's
+    # kernels where TensorFlow lets them update variables, else the graph
+    # rewrite (and then no update op is left in the graph).
+    updates = {"AssignAddVariableOp", "AssignSubVariableOp"}
+    if has_variable_api():
+        assert updates <= set(on_opencl), f"rewrite active on {r['tensorflow']}? {sorted(on_opencl)}"
+    else:
+        assert not updates & set(on_opencl), f"updates not rewritten: {sorted(on_opencl)}"
+        assert {"ReadVariableOp", "AssignVariableOp", "AddV2", "Sub"} <= set(on_opencl)
     print(f"{r['model']}: OPENCL {sum(on_opencl.values())} nodes; host by design: {on_cpu}")
 
 
 @pytest.mark.slow
-@pytest.mark.variables
 def test_fit_accuracy_matches_cpu(result):
     r, _ = result
     o, c = r["runs"]["opencl"], r["runs"]["cpu"]
@@ -80,5 +93,7 @@ def test_fit_accuracy_matches_cpu(result):
     assert "error" not in c, c.get("error")
     assert c["test_accuracy"] > 0.9, c
     assert abs(o["test_accuracy"] - c["test_accuracy"]) <= 0.01, (o["test_accuracy"], c["test_accuracy"])
-    print(f"{r['model']}: accuracy OPENCL {o['test_accuracy']:.4f} CPU {c['test_accuracy']:.4f}; "
+    assert abs(o["test_loss"] - c["test_loss"]) <= 0.02 * abs(c["test_loss"]), (o["test_loss"], c["test_loss"])
+    print(f"{r['model']}: accuracy OPENCL {o['test_accuracy']:.4f} CPU {c['test_accuracy']:.4f}, "
+          f"loss {o['test_loss']:.6f} vs {c['test_loss']:.6f}; "
           f"{o['step_ms']:.2f} vs {c['step_ms']:.2f} ms/step")

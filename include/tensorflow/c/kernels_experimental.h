@@ -44,6 +44,21 @@ TF_CAPI_EXPORT extern void TF_OpKernelConstruction_GetAttrTensorShape(
     TF_OpKernelConstruction *ctx, const char *attr_name, int64_t *dims,
     size_t num_dims, TF_Status *status);
 
+/* AddN and ZerosLike of DT_VARIANT (TensorList, Optional): TensorFlow
+ * unwraps the variants and calls back for each pair of tensors inside
+ * (out = a + b, out = zeros like input); the callback owns and deletes its
+ * tensor arguments. Exported by the 2.19 wheels, not by 2.20/2.21. */
+TF_CAPI_EXPORT extern void TF_AddNVariant(
+    TF_OpKernelContext *ctx,
+    void (*binary_add_func)(TF_OpKernelContext *ctx, TF_Tensor *a,
+                            TF_Tensor *b, TF_Tensor *out),
+    TF_Status *status);
+TF_CAPI_EXPORT extern void TF_ZerosLikeVariant(
+    TF_OpKernelContext *ctx,
+    void (*zeros_like_func)(TF_OpKernelContext *ctx, TF_Tensor *input,
+                            TF_Tensor *out),
+    TF_Status *status);
+
 #ifdef __cplusplus
 }
 #endif

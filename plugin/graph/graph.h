@@ -1,0 +1,77 @@
+/* tfocl graph optimizer: GraphDef in, GraphDef out (plugin/graph/).
+ *
+ * The core knows neither OpenCL nor TensorFlow: it decodes a serialized
+ * GraphDef (protobuf-c, graph.proto), runs the passes on the nodes placed
+ * on an OPENCL device, and encodes the result. What it must know of the
+ * world comes in a struct ocl_graph_config: which passes are on, which
+ * kernels this plugin registered, which nodes the caller must keep. The
+ * plugin's TF_InitGraph (init.c) fills it from TensorFlow; the C tests and
+ * the fuzz target fill it themselves.
+ *
+ * Passes (each one only on OPENCL-placed nodes, idempotent, keeping every
+ * name a consumer, a control dependency, a fetch or the preserve list
+ * refers to):
+ *   variables  AssignAdd/AssignSubVariableOp and ResourceApplyGradientDescent,
+ *              ResourceApplyMomentum, ResourceApplyAdam as ReadVariableOp ->
+ *              arithmetic -> AssignVariableOp (TensorFlow's DEVICE_DEFAULT
+ *              kernels), for a TensorFlow that exports no
+ *              kernels_experimental.h;
+ *   fusion     MatMul/Conv2D + BiasAdd (+ Relu, Relu6, Elu, LeakyRelu, Tanh,
+ *              Sigmoid) as TensorFlow's _FusedMatMul/_FusedConv2D, where the
+ *              plugin has a kernel for the fused op and dtype.
+ *
+ * Any problem leaves the graph as it came: the caller gets
+ * OCL_GRAPH_UNCHANGED or OCL_GRAPH_REJECTED (with the reason) and passes
+ * its input on. */
+#ifndef TFOCL_PLUGIN_GRAPH_GRAPH_H_
+#define TFOCL_PLUGIN_GRAPH_GRAPH_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ocl_graph_config {
+  bool variables; /* run the variable-update rewrite */
+  bool fusion;    /* run the contraction fusion */
+  /* Whether the plugin registered an OPENCL kernel for `op` whose type
+   * attribute is `dtype` (a TF_DataType value). NULL: none is. */
+  bool (*has_kernel)(void *ctx, const char *op, int dtype);
+  void *has_kernel_ctx;
+  /* Node names the passes must keep (TensorFlow's fetch list and nodes to
+   * preserve): "name", "name:port" or "^name", `lengths[i]` bytes each
+   * (not NUL-terminated). */
+  const char *const *keep;
+  const size_t *keep_lengths;
+  size_t num_keep;
+};
+
+struct ocl_graph_stats {
+  int nodes;            /* in the input graph */
+  int opencl_nodes;     /* of which placed on OPENCL */
+  int variable_updates; /* update nodes rewritten */
+  int fusions;          /* contractions fused */
+  int skipped;          /* matches left alone (see the trace) */
+};
+
+enum ocl_graph_outcome {
+  OCL_GRAPH_UNCHANGED, /* nothing to do: pass the input on */
+  OCL_GRAPH_CHANGED,   /* *out holds the new graph */
+  OCL_GRAPH_REJECTED   /* not a graph we can work on: pass the input on */
+};
+
+/* Optimizes the `size` bytes of GraphDef at `graph`. On OCL_GRAPH_CHANGED,
+ * *out (malloc'ed, the caller frees) holds *out_size bytes; otherwise *out
+ * is NULL and, for OCL_GRAPH_REJECTED, `why` says why. `stats` and `why`
+ * may be NULL. `trace`, if not NULL, receives one line per decision the
+ * passes made (a node skipped and why). Thread-safe: no global state. */
+enum ocl_graph_outcome ocl_graph_optimize(
+    const void *graph, size_t size, const struct ocl_graph_config *config,
+    void **out, size_t *out_size, struct ocl_graph_stats *stats, char *why,
+    size_t why_size, void (*trace)(void *ctx, const char *line),
+    void *trace_ctx);
+
+/* Decodes and encodes again, changing nothing: the codec's round trip
+ * (tests, fuzzing). False, with *out NULL, if the bytes do not decode. */
+bool ocl_graph_round_trip(const void *graph, size_t size, void **out,
+                          size_t *out_size);
+
+#endif /* TFOCL_PLUGIN_GRAPH_GRAPH_H_ */

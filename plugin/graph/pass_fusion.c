@@ -1,0 +1,248 @@
+/* The contraction fusion, as TensorFlow's remapper does it for CPU and GPU
+ * (grappler/optimizers/remapper.cc):
+ *
+ *   MatMul(a, b) -> BiasAdd(., bias) [-> activation]  =>  _FusedMatMul
+ *   Conv2D(x, f) -> BiasAdd(., bias) [-> activation]  =>  _FusedConv2D
+ *
+ * activation: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid. The fused node
+ * takes the name (and so the consumers, control dependencies and fetches)
+ * of the last node of the chain, and TensorFlow's attributes for the fused
+ * ops (math_ops.cc, nn_ops.cc): T, transpose_a/transpose_b or the
+ * convolution's strides, padding, explicit_paddings, dilations,
+ * data_format, use_cudnn_on_gpu (plus TArgs = [T] and num_host_args = 0 for
+ * _FusedConv2D); num_args = 1; fused_ops = ["BiasAdd"(, activation)];
+ * epsilon = 0; leakyrelu_alpha = the LeakyRelu's alpha.
+ *
+ * A chain fuses only where nothing else can see its inner nodes: each one
+ * has exactly one consumer (the next node), no control edge in or out, is
+ * not on the caller's keep list, and all sit on the same OPENCL device with
+ * one dtype. And only where this plugin registered an OPENCL kernel for
+ * the fused op at that dtype (the caller's has_kernel): without one the
+ * pass leaves every graph as it is. */
+#include <string.h>
+
+#include "graph_internal.h"
+
+static const char *const activations[] = {"Relu", "Relu6", "Elu",
+                                          "LeakyRelu", "Tanh", "Sigmoid"};
+
+static bool is_activation(const Tfg__NodeDef *node)
+{
+  for (size_t i = 0; i < sizeof(activations) / sizeof(activations[0]); i++)
+    if (bin_eq(&node->op, activations[i]))
+      return true;
+  return false;
+}
+
+/* Copies attribute `key` from one node to another if it has it. */
+static bool copy_attr(struct graph *g, Tfg__NodeDef *to,
+                      const Tfg__NodeDef *from, const char *key)
+{
+  Tfg__AttrValue *v = node_attr(from, key);
+  return v == NULL || node_set_attr(g, to, key, v);
+}
+
+/* The producer of node's data input 0, if it can disappear into a fusion:
+ * an OPENCL node on the same device as `node`, consumed by `node` alone,
+ * with no control edges, not kept, not already part of a rewrite. */
+static struct gnode *inner_producer(struct graph *g, const Tfg__NodeDef *node)
+{
+  int port;
+  if (node->n_input < 1)
+    return NULL;
+  struct gnode *p = graph_producer(g, &node->input[0], &port);
+  if (p == NULL || port != 0 || !p->opencl || p->removed || p->touched ||
+      p->kept || p->data_fanout != 1 || p->ctrl_fanout != 0 ||
+      !bin_eq_bin(&p->def->device, &node->device))
+    return NULL;
+  size_t num_data;
+  if (!node_split_inputs(p->def, &num_data) || num_data != p->def->n_input)
+    return NULL; /* control inputs */
+  return p;
+}
+
+static bool same_type(const Tfg__NodeDef *a, const Tfg__NodeDef *b, int *t)
+{
+  int ta, tb;
+  if (!node_attr_type(a, "T", &ta) || !node_attr_type(b, "T", &tb) || ta != tb)
+    return false;
+  *t = ta;
+  return true;
+}
+
+/* BiasAdd's data_format, "NHWC" when absent (its default). */
+static bool format_is(const Tfg__NodeDef *node, const char *format)
+{
+  const Tfg__AttrValue *v = node_attr(node, "data_format");
+  if (v == NULL)
+    return strcmp(format, "NHWC") == 0;
+  return v->value_case == TFG__ATTR_VALUE__VALUE_S && bin_eq(&v->s, format);
+}
+
+#define NAME_ARGS(def) \
+  (int)((def)->name.len > 200 ? 200 : (def)->name.len), \
+      (const char *)(def)->name.data
+
+/* Tries the chain that ends at node `index`; true if it fused. */
+static bool fuse_at(struct graph *g, size_t index)
+{
+  struct gnode *root = &g->nodes[index];
+  Tfg__NodeDef *act = NULL, *bias_add, *contraction;
+  struct gnode *bias_node, *contraction_node;
+  int dtype, t2;
+
+  size_t num_data;
+  if (is_activation(root->def)) {
+    act = root->def;
+    if (!node_split_inputs(act, &num_data) || num_data != 1)
+      return false;
+    bias_node = inner_producer(g, act);
+    if (bias_node == NULL || !bin_eq(&bias_node->def->op, "BiasAdd"))
+      return false;
+  } else if (bin_eq(&root->def->op, "BiasAdd")) {
+    bias_node = root;
+  } else {
+    return false;
+  }
+  bias_add = bias_node->def;
+  if (!node_split_inputs(bias_add, &num_data) || num_data != 2)
+    return false;
+  contraction_node = inner_producer(g, bias_add);
+  if (contraction_node == NULL)
+    return false;
+  contraction = contraction_node->def;
+  bool matmul = bin_eq(&contraction->op, "MatMul");
+  if ((!matmul && !bin_eq(&contraction->op, "Conv2D")) ||
+      contraction->n_input != 2 || !same_type(contraction, bias_add, &dtype) ||
+      (act != NULL && (!same_type(act, bias_add, &t2) || t2 != dtype)))
+    return false;
+  /* The bias runs along the channels: MatMul's last dimension (BiasAdd's
+   * NHWC), the convolution's channel dimension (the same data_format). */
+  if (matmul) {
+    if (!format_is(bias_add, "NHWC"))
+      return false;
+  } else {
+    bool nhwc = format_is(contraction, "NHWC");
+    if ((nhwc ? !format_is(bias_add, "NHWC")
+              : !(format_is(contraction, "NCHW") &&
+                  format_is(bias_add, "NCHW"))) ||
+        node_attr(contraction, "strides") == NULL ||
+        node_attr(contraction, "padding") == NULL)
+      return false;
+  }
+  const char *fused_op = matmul ? "_FusedMatMul" : "_FusedConv2D";
+  if (!graph_has_kernel(g, fused_op, dtype)) {
+    graph_trace(g, "fusion: '%.*s' left alone: no OPENCL %s kernel for "
+                "dtype %d",
+                NAME_ARGS(root->def), fused_op, dtype);
+    g->stats.skipped++;
+    return false;
+  }
+
+  /* The root keeps its name, its consumers and its own control inputs. */
+  Tfg__NodeDef *fused = root->def;
+  size_t root_data;
+  if (!node_split_inputs(fused, &root_data))
+    return false;
+  size_t num_ctrl = fused->n_input - root_data;
+  ProtobufCBinaryData *inputs =
+      ocl_arena_alloc(&g->arena, (3 + num_ctrl) * sizeof(*inputs));
+  if (inputs == NULL)
+    return false;
+  inputs[0] = contraction->input[0];
+  inputs[1] = contraction->input[1];
+  inputs[2] = bias_add->input[1];
+  for (size_t i = 0; i < num_ctrl; i++)
+    inputs[3 + i] = fused->input[root_data + i];
+
+  const Tfg__NodeDef *activation = act;
+  Tfg__AttrValue *alpha = NULL;
+  if (activation != NULL && bin_eq(&activation->op, "LeakyRelu")) {
+    alpha = node_attr(activation, "alpha");
+    if (alpha == NULL)
+      alpha = attr_float(g, 0.2f); /* LeakyRelu's default */
+  }
+  const char *ops[2] = {"BiasAdd", NULL};
+  size_t num_ops = 1;
+  if (activation != NULL) {
+    char *copy = ocl_arena_alloc(&g->arena, activation->op.len + 1);
+    if (copy == NULL)
+      return false;
+    memcpy(copy, activation->op.data, activation->op.len);
+    ops[num_ops++] = copy;
+  }
+  /* The fused node's attributes are built in a list of their own (the
+   * root's internal "_" ones, then the fused op's), swapped in at the end:
+   * a failure half way leaves the root as it was. */
+  Tfg__NodeDef attrs = *fused;
+  attrs.attr = ocl_arena_alloc(&g->arena, (fused->n_attr + 1) *
+                                              sizeof(*attrs.attr));
+  if (attrs.attr == NULL)
+    return false;
+  attrs.n_attr = 0;
+  for (size_t i = 0; i < fused->n_attr; i++) {
+    Tfg__AttrEntry *e = fused->attr[i];
+    if (e != NULL && e->key.len > 0 && e->key.data[0] == '_')
+      attrs.attr[attrs.n_attr++] = e;
+  }
+  bool ok;
+  ok = node_set_attr(g, &attrs, "T", attr_type(g, dtype));
+  if (matmul) {
+    ok = ok && copy_attr(g, &attrs, contraction, "transpose_a") &&
+         copy_attr(g, &attrs, contraction, "transpose_b");
+  } else {
+    const int targs[1] = {dtype};
+    ok = ok && node_set_attr(g, &attrs, "TArgs", attr_type_list(g, targs, 1)) &&
+         node_set_attr(g, &attrs, "num_host_args", attr_int(g, 0)) &&
+         copy_attr(g, &attrs, contraction, "strides") &&
+         copy_attr(g, &attrs, contraction, "padding") &&
+         copy_attr(g, &attrs, contraction, "explicit_paddings") &&
+         copy_attr(g, &attrs, contraction, "dilations") &&
+         copy_attr(g, &attrs, contraction, "data_format") &&
+         copy_attr(g, &attrs, contraction, "use_cudnn_on_gpu");
+  }
+  ok = ok && node_set_attr(g, &attrs, "num_args", attr_int(g, 1)) &&
+       node_set_attr(g, &attrs, "fused_ops",
+                     attr_string_list(g, ops, num_ops)) &&
+       node_set_attr(g, &attrs, "epsilon", attr_float(g, 0.0f)) &&
+       (alpha == NULL || node_set_attr(g, &attrs, "leakyrelu_alpha", alpha));
+  ProtobufCBinaryData op_name = graph_bytes(g, fused_op);
+  if (!ok || op_name.data == NULL) {
+    g->arena.failed = true;
+    return false;
+  }
+  if (!node_set_inputs(g, fused, inputs, 3 + num_ctrl)) {
+    g->arena.failed = true;
+    return false;
+  }
+  fused->attr = attrs.attr;
+  fused->n_attr = attrs.n_attr;
+  fused->op = op_name;
+  contraction_node->removed = true;
+  if (bias_node != root)
+    bias_node->removed = true;
+  root->touched = contraction_node->touched = bias_node->touched = true;
+  g->changed = true;
+  g->stats.fusions++;
+  graph_trace(g, "fusion: '%.*s' is now %s (BiasAdd%s%s)",
+              NAME_ARGS(fused), fused_op, num_ops > 1 ? ", " : "",
+              num_ops > 1 ? ops[1] : "");
+  return true;
+}
+
+void pass_fusion(struct graph *g)
+{
+  /* Longest chains first: an activation takes its BiasAdd before the
+   * BiasAdd is fused on its own. */
+  for (size_t i = 0; i < g->num_input_nodes && !g->arena.failed; i++) {
+    struct gnode *n = &g->nodes[i];
+    if (n->opencl && !n->removed && !n->touched && is_activation(n->def))
+      fuse_at(g, i);
+  }
+  for (size_t i = 0; i < g->num_input_nodes && !g->arena.failed; i++) {
+    struct gnode *n = &g->nodes[i];
+    if (n->opencl && !n->removed && !n->touched &&
+        bin_eq(&n->def->op, "BiasAdd"))
+      fuse_at(g, i);
+  }
+}

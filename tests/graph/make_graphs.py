@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Writes the GraphDefs of tests/graph/data/ (binary protobuf), built with
+TensorFlow's own graph construction so they carry its attributes, defaults,
+versions and function library exactly as Grappler would hand them over.
+
+    .venv-tf2.21/bin/python tests/graph/make_graphs.py tests/graph/data
+
+Only device strings are set (no device is needed to build a graph). Each
+graph's node names are fixed, the C tests (test_graph.c) refer to them."""
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import tensorflow as tf  # noqa: E402
+
+OPENCL = "/job:localhost/replica:0/task:0/device:OPENCL:0"
+CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def variables(device):
+    g = tf.Graph()
+    with g.as_default(), tf.device(device):
+        raw = tf.raw_ops
+        v = raw.VarHandleOp(dtype=tf.float32, shape=[3], shared_name="v", name="v")
+        it = raw.VarHandleOp(dtype=tf.int64, shape=[], shared_name="it", name="it")
+        x = tf.constant([1.0, 2.0, 3.0], name="x")
+        first = raw.AssignVariableOp(resource=v, value=x, name="init")
+        with tf.control_dependencies([first]):
+            add = raw.AssignAddVariableOp(resource=v, value=x, name="assign_add")
+        half = x * 0.5
+        with tf.control_dependencies([add]):
+            sub = raw.AssignSubVariableOp(resource=v, value=half, name="assign_sub")
+        step = raw.AssignAddVariableOp(resource=it, value=tf.constant(1, tf.int64),
+                                       name="count")
+        with tf.control_dependencies([sub, step]):
+            raw.ReadVariableOp(resource=v, dtype=tf.float32, name="result")
+        # An int32 update: the plugin has no int32 variable kernels, so the
+        # pass must leave it (and say why).
+        w = raw.VarHandleOp(dtype=tf.int32, shape=[], shared_name="w", name="w")
+        raw.AssignAddVariableOp(resource=w, value=tf.constant(2), name="assign_int32")
+
+        # A function in the library, so the graph has one to keep.
+        @tf.function
+        def double(t):
+            return t * 2.0
+        double.get_concrete_function(tf.TensorSpec([3], tf.float32)).add_to_graph(g)
+    return g.as_graph_def()
+
+
+def apply_ops():
+    g = tf.Graph()
+    raw = tf.raw_ops
+    with g.as_default(), tf.device(OPENCL):
+        def var(name):
+            return raw.VarHandleOp(dtype=tf.float32, shape=[4], shared_name=name, name=name)
+        c = {n: tf.constant(v, name=n) for n, v in
+             [("lr", 0.1), ("momentum", 0.9), ("beta1", 0.9), ("beta2", 0.999),
+              ("beta1_power", 0.81), ("beta2_power", 0.998), ("epsilon", 1e-7)]}
+        grad = tf.constant([0.5, -1.0, 2.0, 0.25], name="grad")
+        gate = tf.no_op(name="gate")
+        gd = var("gd")
+        with tf.control_dependencies([gate]):
+            raw.ResourceApplyGradientDescent(var=gd, alpha=c["lr"], delta=grad,
+                                             name="apply_gd")
+        for nesterov in (False, True):
+            suffix = "_nesterov" if nesterov else ""
+            raw.ResourceApplyMomentum(var=var("mom_var" + suffix), accum=var("mom_accum" + suffix),
+                                      lr=c["lr"], grad=grad, momentum=c["momentum"],
+                                      use_nesterov=nesterov, name="apply_momentum" + suffix)
+            raw.ResourceApplyAdam(var=var("adam_var" + suffix), m=var("adam_m" + suffix),
+                                  v=var("adam_v" + suffix), beta1_power=c["beta1_power"],
+                                  beta2_power=c["beta2_power"], lr=c["lr"], beta1=c["beta1"],
+                                  beta2=c["beta2"], epsilon=c["epsilon"], grad=grad,
+                                  use_nesterov=nesterov, name="apply_adam" + suffix)
+        with tf.control_dependencies([g.get_operation_by_name("apply_adam")]):
+            tf.no_op(name="after_adam")
+    return g.as_graph_def()
+
+
+def dense():
+    g = tf.Graph()
+    with g.as_default(), tf.device(OPENCL):
+        x = tf.constant(1.0, shape=[2, 8], name="x")
+        w = tf.constant(0.5, shape=[8, 4], name="w")
+        b = tf.constant(0.1, shape=[4], name="b")
+        # MatMul + BiasAdd + Relu: fuses into the Relu.
+        tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w, name="mm_relu"), b, name="ba_relu"),
+                   name="relu")
+        # + LeakyRelu(alpha 0.3).
+        tf.nn.leaky_relu(tf.nn.bias_add(tf.matmul(x, w, transpose_b=False, name="mm_leaky"), b,
+                                        name="ba_leaky"), alpha=0.3, name="leaky")
+        # MatMul + BiasAdd alone.
+        tf.nn.bias_add(tf.matmul(x, w, name="mm_plain"), b, name="ba_plain")
+        # The MatMul has a second consumer: nothing fuses.
+        mm_shared = tf.matmul(x, w, name="mm_shared")
+        tf.nn.bias_add(mm_shared, b, name="ba_shared")
+        tf.identity(mm_shared, name="mm_shared_reader")
+        # The C tests keep "ba_fetched": the Tanh cannot take it in, but the
+        # MatMul fuses into it under its name.
+        tf.tanh(tf.nn.bias_add(tf.matmul(x, w, name="mm_fetched"), b, name="ba_fetched"),
+                name="tanh_fetched")
+        # A control dependency on the MatMul: it must stay.
+        mm_ctrl = tf.matmul(x, w, name="mm_ctrl")
+        with tf.control_dependencies([mm_ctrl]):
+            tf.no_op(name="after_mm_ctrl")
+        tf.nn.sigmoid(tf.nn.bias_add(mm_ctrl, b, name="ba_ctrl"), name="sigmoid_ctrl")
+        # Conv2D + BiasAdd + Relu6 (NHWC).
+        img = tf.constant(1.0, shape=[1, 5, 5, 2], name="img")
+        f = tf.constant(0.2, shape=[3, 3, 2, 4], name="f")
+        tf.nn.relu6(tf.nn.bias_add(tf.nn.conv2d(img, f, strides=1, padding="SAME", name="conv"),
+                                   b, name="ba_conv"), name="relu6")
+        # Conv2D + BiasAdd + Elu with a control input on the Elu.
+        ba_elu = tf.nn.bias_add(tf.nn.conv2d(img, f, strides=1, padding="VALID",
+                                             name="conv_elu"), b, name="ba_elu")
+        with tf.control_dependencies([g.get_operation_by_name("relu6")]):
+            tf.nn.elu(ba_elu, name="elu")
+    with g.as_default(), tf.device(CPU):
+        # On the CPU: the pass must not touch it.
+        tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w, name="mm_cpu"), b, name="ba_cpu"),
+                   name="relu_cpu")
+    return g.as_graph_def()
+
+
+def parallel_concat():
+    """ParallelConcatRemovePass's output, as placed on a TensorFlow without
+    an OPENCL _ParallelConcatStart: Start and updates on the CPU, the
+    Identity that reads Start's buffer on OPENCL (after the updates through
+    a NoOp of grouped cross-device control edges). The node defs are
+    written by hand: the pass's ops are internal, no Python API makes
+    them."""
+    from tensorflow.core.framework import attr_value_pb2, graph_pb2, tensor_shape_pb2, types_pb2
+    gd = graph_pb2.GraphDef()
+
+    def node(name, op, device, inputs=(), **attrs):
+        n = gd.node.add(name=name, op=op, device=device)
+        n.input.extend(inputs)
+        for k, v in attrs.items():
+            n.attr[k].CopyFrom(v)
+        return n
+
+    f32 = attr_value_pb2.AttrValue(type=types_pb2.DT_FLOAT)
+    shape = tensor_shape_pb2.TensorShapeProto(dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=s)
+                                                   for s in (2, 3)])
+    value = tf.make_tensor_proto([[1.0, 2.0, 3.0]], dtype=tf.float32)
+    node("row", "Const", OPENCL, dtype=f32, value=attr_value_pb2.AttrValue(tensor=value))
+    node("start", "_ParallelConcatStart", CPU, dtype=f32,
+         shape=attr_value_pb2.AttrValue(shape=shape))
+    for i in range(2):
+        node(f"update_{i}", "_ParallelConcatUpdate", CPU, ["start", "row"], T=f32,
+             loc=attr_value_pb2.AttrValue(i=i))
+    node("group", "NoOp", CPU, ["^update_0", "^update_1"])
+    node("stacked", "Identity", OPENCL, ["start", "^group"], T=f32)
+    node("other", "Identity", OPENCL, ["row"], T=f32)
+    return gd
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "data")
+    os.makedirs(out, exist_ok=True)
+    graphs = {
+        "variables.pb": variables(OPENCL),
+        "variables_cpu.pb": variables(CPU),
+        "apply.pb": apply_ops(),
+        "dense.pb": dense(),
+        "parallel_concat.pb": parallel_concat(),
+    }
+    for name, gd in graphs.items():
+        data = gd.SerializeToString(deterministic=True)
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+        print(f"{name}: {len(gd.node)} nodes, {len(data)} bytes, "
+              f"{len(gd.library.function)} functions")
+
+
+if __name__ == "__main__":
+    main()

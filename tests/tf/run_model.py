@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""One model of model_zoo.py, trained a few steps on the CPU and on the
+OPENCL device from the same weights and batches, in strict placement.
+
+    python tests/tf/run_model.py --model lstm --steps 4 --json out.json
+    python tests/tf/run_model.py --model mobilenet --grad-check
+
+Prints, and writes as JSON: per device the loss of every step, the median
+time per step after the first (ms), where each op of the train step ran
+(from TensorFlow's partitioned graphs) or the error; with --grad-check, the
+first batch's gradients on both devices against a float64 CPU run
+(relative L2 error over all trainable variables).
+"""
+import argparse
+import collections
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import model_zoo  # noqa: E402
+
+DEVICES = {"cpu": "/device:CPU:0", "opencl": "/device:OPENCL:0"}
+
+
+def placement(tf, run_metadata):
+    where = collections.defaultdict(collections.Counter)
+    for fg in run_metadata.function_graphs:
+        for g in fg.partition_graphs:
+            for node in g.node:
+                dev = node.device.split("device:")[-1].split(":")[0] if node.device else "?"
+                where[dev][node.op] += 1
+    return {d: dict(c) for d, c in where.items()}
+
+
+def to_device(tf, value):
+    if isinstance(value, tuple):
+        return tuple(to_device(tf, v) for v in value)
+    return tf.identity(tf.constant(value))
+
+
+def build(tf, keras, name, steps, seed, weights=None):
+    keras.utils.set_random_seed(seed)
+    model, optimizer, loss, batches = model_zoo.MODELS[name](keras, np.random.default_rng(seed), steps)
+    if weights is not None:
+        model.set_weights([w.astype(model.weights[i].dtype) for i, w in enumerate(weights)])
+    return model, optimizer, loss, batches
+
+
+def train(tf, keras, name, device, steps, seed, weights):
+    from tensorflow.python.eager import context
+    tf.config.set_soft_device_placement(False)
+    with tf.device(DEVICES[device]):
+        model, optimizer, loss, batches = build(tf, keras, name, steps, seed, weights)
+        model.compile(optimizer=optimizer, loss=loss, jit_compile=False)
+        optimizer.build(model.trainable_variables)
+        data = [(to_device(tf, x), to_device(tf, y)) for x, y in batches]
+
+        @tf.function(jit_compile=False)
+        def step(x, y):
+            return model.train_step((x, y))["loss"]
+
+        losses, times = [], []
+        context.export_run_metadata()
+        context.enable_run_metadata()
+        try:
+            for i, (x, y) in enumerate(data):
+                t0 = time.perf_counter()
+                losses.append(float(step(x, y).numpy()))
+                times.append(time.perf_counter() - t0)
+                if i == 0:
+                    md = context.export_run_metadata()
+                    context.disable_run_metadata()
+        finally:
+            context.disable_run_metadata()
+    return {
+        "losses": losses,
+        "step_ms": 1000.0 * statistics.median(times[1:] or times),
+        "first_step_s": times[0],
+        "placement": placement(tf, md),
+    }
+
+
+def gradients(tf, keras, name, device, seed, weights, float64=False):
+    tf.config.set_soft_device_placement(False)
+    if float64:
+        keras.config.set_dtype_policy("float64")
+    try:
+        with tf.device(DEVICES[device]):
+            model, _, loss, batches = build(tf, keras, name, 1, seed, weights)
+            loss_fn = keras.losses.get(loss)
+            x, y = batches[0]
+            if float64:
+                x = tuple(v.astype(np.float64) if v.dtype == np.float32 else v for v in x) \
+                    if isinstance(x, tuple) else (x.astype(np.float64) if x.dtype == np.float32 else x)
+            x, y = to_device(tf, x), to_device(tf, y)
+
+            @tf.function(jit_compile=False)
+            def grads(x, y):
+                with tf.GradientTape() as tape:
+                    value = loss_fn(y, model(x, training=True))
+                    value = tf.reduce_mean(value)
+                return tape.gradient(value, model.trainable_variables)
+
+            return [g.numpy().astype(np.float64) for g in grads(x, y)]
+    finally:
+        keras.config.set_dtype_policy("float32")
+
+
+def rel_l2(got, want):
+    num = sum(float(np.sum((g - w) ** 2)) for g, w in zip(got, want))
+    den = sum(float(np.sum(w ** 2)) for w in want)
+    return (num / den) ** 0.5 if den > 0 else num ** 0.5
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", required=True, choices=sorted(model_zoo.MODELS))
+    ap.add_argument("--steps", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--devices", default="cpu,opencl")
+    ap.add_argument("--grad-check", action="store_true")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import tensorflow as tf
+    import keras
+
+    # The weights every run starts from: built once on the host.
+    with tf.device("/device:CPU:0"):
+        weights = [w.numpy() for w in build(tf, keras, args.model, 1, args.seed)[0].weights]
+    result = {"model": args.model, "tensorflow": tf.__version__, "keras": keras.__version__,
+              "host_ok": sorted(model_zoo.HOST_OK), "runs": {}}
+    for device in [d for d in args.devices.split(",") if d]:
+        try:
+            result["runs"][device] = train(tf, keras, args.model, device, args.steps, args.seed, weights)
+        except (tf.errors.OpError, ValueError, RuntimeError) as e:
+            msg = e.message if isinstance(e, tf.errors.OpError) else str(e)
+            result["runs"][device] = {"error": f"{type(e).__name__}: {msg[:4000]}"}
+    if args.grad_check:
+        try:
+            ref = gradients(tf, keras, args.model, "cpu", args.seed, weights, float64=True)
+            result["grad_error"] = {
+                d: rel_l2(gradients(tf, keras, args.model, d, args.seed, weights), ref)
+                for d in args.devices.split(",") if d}
+        except (tf.errors.OpError, ValueError, RuntimeError) as e:
+            result["grad_error"] = {"error": f"{type(e).__name__}: {str(e)[:4000]}"}
+    for device, run in result["runs"].items():
+        if "error" in run:
+            print(f"{args.model} on {device}: {run['error'][:800]}")
+            continue
+        other = {d: ops for d, ops in run["placement"].items() if d != device.upper()}
+        print(f"{args.model} on {device}: losses {['%.6f' % v for v in run['losses']]}, "
+              f"{run['step_ms']:.1f} ms/step; elsewhere: {other}")
+    if "grad_error" in result:
+        print(f"{args.model} gradient error vs float64: {result['grad_error']}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
