@@ -983,7 +983,7 @@ static TF_Tensor *host_ints(const int32_t *v, int64_t n, int rank)
 
 static void bench_movement(struct bench *b)
 {
-  static const char *const names[] = {"transpose/2d_4096x4096",
+  static const char *const names[] = {"transpose/2d",
                                       "transpose/nhwc_to_nchw",
                                       "concat/axis1"};
   bool any = false;
