@@ -283,6 +283,10 @@ __kernel void bilinear_grad_flat(OCL_TENSOR_ARG(const float, g),
                           y_hi, x_lo, x_hi));
 }
 
+/* CPU shape: a work-item per row of the original image; the channels of a
+ * pixel in blocks of CHUNK, so that each resized pixel's taps are computed
+ * once per block and its gradients read contiguously. */
+#define CHUNK 16
 __kernel void bilinear_grad_rows(OCL_TENSOR_ARG(const float, g),
                                  OCL_TENSOR_ARG(S, y), resize_t s)
 {
@@ -294,14 +298,46 @@ __kernel void bilinear_grad_rows(OCL_TENSOR_ARG(const float, g),
   idx_t y_lo, y_hi, x_lo, x_hi;
   bilinear_range(oy, s.in_h, s.height_scale, s.out_h, s.half_pixel, &y_lo,
                  &y_hi);
+  __global const float *grads = OCL_PTR(const float, g);
   __global S *out = OCL_PTR(S, y);
   for (idx_t ox = 0; ox < s.out_w; ox++) {
     bilinear_range(ox, s.in_w, s.width_scale, s.out_w, s.half_pixel, &x_lo,
                    &x_hi);
-    for (idx_t c = 0; c < C; c++)
-      STORE(out, (row * s.out_w + ox) * C + c,
-            bilinear_grad_sum(OCL_PTR(const float, g), s, b, oy, ox, c, y_lo,
-                              y_hi, x_lo, x_hi));
+    for (idx_t c0 = 0; c0 < C; c0 += CHUNK) {
+      idx_t nc = min((idx_t)CHUNK, C - c0);
+      ACC acc[CHUNK];
+      for (idx_t k = 0; k < CHUNK; k++)
+        acc[k] = 0;
+      for (idx_t yy = y_lo; yy < y_hi; yy++) {
+        taps_t ty = bilinear_taps(yy, s.height_scale, s.out_h, s.half_pixel);
+        float inv_y = 1.0f - ty.lerp;
+        __global const float *grow =
+            grads + (b * s.in_h + yy) * s.in_w * C + c0;
+        for (idx_t xx = x_lo; xx < x_hi; xx++) {
+          taps_t tx = bilinear_taps(xx, s.width_scale, s.out_w, s.half_pixel);
+          float inv_x = 1.0f - tx.lerp;
+          __global const float *gp = grow + xx * C;
+          /* The terms in the CPU kernel's order, each in float. */
+          for (idx_t k = 0; k < nc; k++) {
+            float v = gp[k];
+            if (ty.lower == oy) {
+              if (tx.lower == ox)
+                acc[k] += TO_ACC(v * inv_y * inv_x);
+              if (tx.upper == ox)
+                acc[k] += TO_ACC(v * inv_y * tx.lerp);
+            }
+            if (ty.upper == oy) {
+              if (tx.lower == ox)
+                acc[k] += TO_ACC(v * ty.lerp * inv_x);
+              if (tx.upper == ox)
+                acc[k] += TO_ACC(v * ty.lerp * tx.lerp);
+            }
+          }
+        }
+      }
+      for (idx_t k = 0; k < nc; k++)
+        STORE(out, (row * s.out_w + ox) * C + c0 + k, acc[k]);
+    }
   }
 }
 
@@ -366,6 +402,8 @@ __kernel void nn_grad_flat(OCL_TENSOR_ARG(const S, g), OCL_TENSOR_ARG(S, y),
         nn_grad_sum(OCL_PTR(const S, g), s, b, c, y_lo, y_hi, x_lo, x_hi));
 }
 
+/* CPU shape: a work-item per row of the original image, channels in
+ * blocks of CHUNK (each window's gradients read contiguously). */
 __kernel void nn_grad_rows(OCL_TENSOR_ARG(const S, g), OCL_TENSOR_ARG(S, y),
                            resize_t s)
 {
@@ -377,14 +415,25 @@ __kernel void nn_grad_rows(OCL_TENSOR_ARG(const S, g), OCL_TENSOR_ARG(S, y),
   idx_t y_lo, y_hi, x_lo, x_hi;
   nn_range(oy, s.in_h, s.height_scale, s.out_h, s.half_pixel,
            s.align_corners, &y_lo, &y_hi);
+  __global const S *grads = OCL_PTR(const S, g);
   __global S *out = OCL_PTR(S, y);
   for (idx_t ox = 0; ox < s.out_w; ox++) {
     nn_range(ox, s.in_w, s.width_scale, s.out_w, s.half_pixel,
              s.align_corners, &x_lo, &x_hi);
-    for (idx_t c = 0; c < C; c++)
-      STORE(out, (row * s.out_w + ox) * C + c,
-            nn_grad_sum(OCL_PTR(const S, g), s, b, c, y_lo, y_hi, x_lo,
-                        x_hi));
+    for (idx_t c0 = 0; c0 < C; c0 += CHUNK) {
+      idx_t nc = min((idx_t)CHUNK, C - c0);
+      ACC acc[CHUNK];
+      for (idx_t k = 0; k < CHUNK; k++)
+        acc[k] = 0;
+      for (idx_t yy = y_lo; yy < y_hi; yy++) {
+        idx_t base = ((b * s.in_h + yy) * s.in_w) * C + c0;
+        for (idx_t xx = x_lo; xx < x_hi; xx++)
+          for (idx_t k = 0; k < nc; k++)
+            acc[k] += LOAD_ACC(grads, base + xx * C + k);
+      }
+      for (idx_t k = 0; k < nc; k++)
+        STORE(out, (row * s.out_w + ox) * C + c0 + k, acc[k]);
+    }
   }
 }
 
