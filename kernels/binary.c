@@ -363,8 +363,15 @@ static void binary_compute(void *kernel, TF_OpKernelContext *ctx)
     }
     goto out;
   }
-  TF_Tensor *z = ocl_op_output(&op, 0, k->op->bool_out ? TF_BOOL : k->dtype,
-                               b.out_dims, b.out_rank);
+  /* An element-wise kernel may write over an input of the output's shape
+   * (each work-item reads its own index before writing it). */
+  static const int candidates[] = {0, 1};
+  int forwarded;
+  TF_Tensor *z =
+      k->op->bool_out
+          ? ocl_op_output(&op, 0, TF_BOOL, b.out_dims, b.out_rank)
+          : ocl_op_output_forward(&op, 0, candidates, 2, b.out_dims,
+                                  b.out_rank, &forwarded);
   if (z != NULL)
     run_binary(&op, k->op, &k->kernels, k->storage, &b, x, y, z);
 out:

@@ -338,6 +338,27 @@ TF_Tensor *ocl_op_output(struct ocl_op *op, int index, TF_DataType dtype,
   return own(op, t) ? t : NULL;
 }
 
+TF_Tensor *ocl_op_output_forward(struct ocl_op *op, int index,
+                                 const int *candidates, int num_candidates,
+                                 const int64_t *dims, int rank,
+                                 int *forwarded)
+{
+  *forwarded = -1;
+  if (ocl_tf.ForwardInputOrAllocateOutput == NULL)
+    return ocl_op_output(op, index, ocl_tf.ExpectedOutputDataType(op->ctx,
+                                                                  index),
+                         dims, rank);
+  TF_Tensor *t = ocl_tf.ForwardInputOrAllocateOutput(
+      op->ctx, candidates, num_candidates, index, dims, rank, forwarded,
+      op->status);
+  if (ocl_tf.GetCode(op->status) != TF_OK) {
+    if (t != NULL)
+      ocl_tf.DeleteTensor(t);
+    return NULL;
+  }
+  return own(op, t) ? t : NULL;
+}
+
 TF_Tensor *ocl_op_temp(struct ocl_op *op, TF_DataType dtype, int64_t elements)
 {
   if (ocl_tf.AllocateTemp == NULL) {

@@ -143,6 +143,18 @@ TF_Tensor *ocl_op_input(struct ocl_op *op, int index);
 /* Output i, allocated (owned by the op); NULL with the status set. */
 TF_Tensor *ocl_op_output(struct ocl_op *op, int index, TF_DataType dtype,
                          const int64_t *dims, int rank);
+/* Output i as one of the `candidates` inputs' buffers when TensorFlow can
+ * hand it over (an input no one else holds, of the output's type, size
+ * and memory), else allocated (TF_ForwardInputOrAllocateOutput; plain
+ * allocation on a TensorFlow without it). Element-wise kernels may write
+ * their output over an input they read at the same index. Some graphs
+ * require it (the collectives of tf.distribute's ring all-reduce): there
+ * TensorFlow refuses a plain allocation. *forwarded: the input used, or
+ * -1. */
+TF_Tensor *ocl_op_output_forward(struct ocl_op *op, int index,
+                                 const int *candidates, int num_candidates,
+                                 const int64_t *dims, int rank,
+                                 int *forwarded);
 /* A 1-D device temp (owned by the op; TF_AllocateTemp). Temps may be
  * deleted as soon as the work using them is enqueued: later work on the
  * in-order stream reuses the memory only after it. */

@@ -218,7 +218,15 @@ bool ocl_reduction_init(struct ocl_reduction *r, const int64_t *in_dims,
                      (long long)axis, in_rank);
       return false;
     }
-    reduce_axis[axis < 0 ? axis + in_rank : axis] = true;
+    int index = (int)(axis < 0 ? axis + in_rank : axis);
+    if (reduce_axis[index]) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "Invalid reduction arguments: Axes contains duplicate "
+                     "dimension: %d",
+                     index);
+      return false;
+    }
+    reduce_axis[index] = true;
   }
 
   r->in_elements = ocl_shape_elements(in_dims, in_rank);

@@ -88,9 +88,11 @@ struct ocl_reduction {
   int64_t outer, reduce, inner;
 };
 
-/* `axes` may be negative (counted from the end) and repeat, as in
- * TensorFlow. INVALID_ARGUMENT "Invalid reduction dimension (3 for input
- * with 2 dimension(s)" for an axis out of range. */
+/* `axes` may be negative (counted from the end), as in TensorFlow's
+ * ReductionHelper; checked in order, INVALID_ARGUMENT "Invalid reduction
+ * dimension (3 for input with 2 dimension(s)" for an axis out of range and
+ * "Invalid reduction arguments: Axes contains duplicate dimension: 1" for
+ * one already given (1 or -1 of 2 dims). */
 bool ocl_reduction_init(struct ocl_reduction *r, const int64_t *in_dims,
                         int in_rank, const int64_t *axes, int num_axes,
                         bool keep_dims, TF_Status *status);

@@ -1,18 +1,31 @@
 /* Softmax, LogSoftmax and the softmax cross-entropy losses, row by row over
  * the last dim.
  *
- * Built once per storage type: -DT=float|half; half is stored as half and
- * computed in float. Every op has two kernels with one body:
- *  _rows:  one work-item per row (short rows);
- *  _group: one work-group per row, partial results folded in local memory
- *          (long rows, GPUs).
- * Softmax and LogSoftmax have a third, softmax_rows_vec, for long rows on
- * CPU devices: a work-item per row on 16-wide vectors, so that exp runs
- * vectorised (14x the _group kernel on PoCL).
+ * Built once per storage type: -DT=float|half (half is stored as half and
+ * computed in float), and once more with -DIDX_64 for tensors whose element
+ * indices do not fit in an int (index arithmetic is 32-bit otherwise).
+ * Every op has three shapes with one formula:
+ *  _rows:     a work-item per row (short rows, or columns broadcast);
+ *  _group:    a work-group per row, partial maxima and sums folded in
+ *             local-memory trees (long rows on GPUs);
+ *  _rows_vec: a work-item per row on 16-wide vectors (CPU devices, where a
+ *             work-item is a thread and explicit vectors reach SIMD).
+ * Softmax, LogSoftmax and SparseSoftmaxCrossEntropyWithLogits over few long
+ * rows split each row into parts as well: softmax_parts_vec/_group find
+ * each part's max m and sum of exp(x - m), softmax_fold combines the parts
+ * of a row into its max M, 1 / S and log S (S = sum of exp(x - M)), and an
+ * element-wise kernel writes the outputs.
  * The formulas are TensorFlow's (XentEigenImpl, SoftmaxEigenImpl): shift by
  * the row max, so a row holding +Inf, or only -Inf, or a NaN comes out NaN
- * as in TensorFlow. */
+ * as in TensorFlow. Sums of exp add blocks of four terms as a tree, so that
+ * a work-item's run of additions is a quarter as long. */
 #include "common.clh"
+
+#ifdef IDX_64
+typedef long IDX;
+#else
+typedef int IDX;
+#endif
 
 #if defined(T_IS_HALF)
 #define LOAD(p, i) vload_half((i), (p))
@@ -28,14 +41,44 @@
 
 #define MAX_NAN(a, b) ((isnan(b) || (b) > (a)) ? (b) : (a))
 
-/* Both helpers are called by every work-item of the group; the leading
- * barrier keeps the previous call's readers of scratch[0] safe. */
-static float group_max(float v, long lid, long ls, __local float *scratch)
+/* ---- Work-item and work-group folds --------------------------------------- */
+
+/* The max of p[c * stride] over c = lid, lid + ls, ... < n. */
+static float item_max(const __global T *p, IDX stride, IDX lid, IDX ls, IDX n)
+{
+  float m = -INFINITY;
+  for (IDX c = lid; c < n; c += ls)
+    m = MAX_NAN(m, LOAD(p, c * stride));
+  return m;
+}
+
+/* The sum of exp(p[c * stride] - m) over the same columns. */
+static float item_sum_exp(const __global T *p, IDX stride, IDX lid, IDX ls,
+                          IDX n, float m)
+{
+  float s = 0.0f;
+  IDX c = lid;
+  for (; c + 3 * ls < n; c += 4 * ls) {
+    float a = exp(LOAD(p, c * stride) - m);
+    float b = exp(LOAD(p, (c + ls) * stride) - m);
+    float e = exp(LOAD(p, (c + 2 * ls) * stride) - m);
+    float f = exp(LOAD(p, (c + 3 * ls) * stride) - m);
+    s += (a + b) + (e + f);
+  }
+  for (; c < n; c += ls)
+    s += exp(LOAD(p, c * stride) - m);
+  return s;
+}
+
+/* Called by every work-item of the group; the leading barrier keeps the
+ * previous call's readers of scratch[0] safe, and each level of the tree
+ * reads only slots no work-item writes in it. */
+static float group_max(float v, IDX lid, IDX ls, __local float *scratch)
 {
   barrier(CLK_LOCAL_MEM_FENCE);
   scratch[lid] = v;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (long step = ls / 2; step > 0; step /= 2) {
+  for (IDX step = ls / 2; step > 0; step /= 2) {
     if (lid < step)
       scratch[lid] = MAX_NAN(scratch[lid], scratch[lid + step]);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -43,12 +86,12 @@ static float group_max(float v, long lid, long ls, __local float *scratch)
   return scratch[0];
 }
 
-static float group_sum(float v, long lid, long ls, __local float *scratch)
+static float group_sum(float v, IDX lid, IDX ls, __local float *scratch)
 {
   barrier(CLK_LOCAL_MEM_FENCE);
   scratch[lid] = v;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (long step = ls / 2; step > 0; step /= 2) {
+  for (IDX step = ls / 2; step > 0; step /= 2) {
     if (lid < step)
       scratch[lid] += scratch[lid + step];
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -60,111 +103,207 @@ static float group_sum(float v, long lid, long ls, __local float *scratch)
 #define GROUP_MAX(v) group_max((v), lid, ls, scratch)
 #define GROUP_SUM(v) group_sum((v), lid, ls, scratch)
 
-/* Row `o` of [rows, n]; work-item lid of ls takes columns lid, lid+ls, ... */
-#define ROW_MAX_SUM(RMAX, RSUM, XP, XI)                                       \
-  float m = -INFINITY;                                                        \
-  for (long c = lid; c < n; c += ls)                                          \
-    m = MAX_NAN(m, LOAD(XP, XI));                                             \
-  m = RMAX(m);                                                                \
-  float s = 0.0f;                                                             \
-  for (long c = lid; c < n; c += ls)                                          \
-    s += exp(LOAD(XP, XI) - m);                                               \
-  s = RSUM(s);
+/* The max of a contiguous run (n >= 0), 16-wide. */
+static float vec_max(const __global T *p, IDX n)
+{
+  float m = -INFINITY;
+  IDX c = 0;
+  if (n >= 16) {
+    float16 mv = LOAD16(p, 0);
+    for (c = 16; c + 16 <= n; c += 16) {
+      float16 v = LOAD16(p, c);
+      mv = MAX_NAN(mv, v);
+    }
+    float lanes[16];
+    vstore16(mv, 0, lanes);
+    m = lanes[0];
+    for (int l = 1; l < 16; l++)
+      m = MAX_NAN(m, lanes[l]);
+  }
+  for (; c < n; c++)
+    m = MAX_NAN(m, LOAD(p, c));
+  return m;
+}
 
-/* Softmax = exp(x - max) * (1 / sum); LogSoftmax = (x - max) - log(sum). */
+/* The sum of exp(p[c] - m) over a contiguous run, 16-wide: blocks of four
+ * vectors as a tree, then the lanes as a tree. */
+static float vec_sum_exp(const __global T *p, IDX n, float m)
+{
+  float16 sv = 0.0f;
+  IDX c = 0;
+  for (; c + 64 <= n; c += 64) {
+    float16 a = exp(LOAD16(p, c) - m), b = exp(LOAD16(p, c + 16) - m);
+    float16 e = exp(LOAD16(p, c + 32) - m), f = exp(LOAD16(p, c + 48) - m);
+    sv += (a + b) + (e + f);
+  }
+  for (; c + 16 <= n; c += 16)
+    sv += exp(LOAD16(p, c) - m);
+  float lanes[16];
+  vstore16(sv, 0, lanes);
+  for (int w = 8; w > 0; w /= 2)
+    for (int l = 0; l < w; l++)
+      lanes[l] += lanes[l + w];
+  float s = lanes[0];
+  for (; c < n; c++)
+    s += exp(LOAD(p, c) - m);
+  return s;
+}
+
+/* ---- Softmax, LogSoftmax --------------------------------------------------- */
+
+/* Row `o` of [rows, n]; work-item lid of ls takes columns lid, lid+ls, ...
+ * Softmax = exp(x - max) * (1 / sum); LogSoftmax = (x - max) - log(sum). */
 #define SOFTMAX_BODY(RMAX, RSUM)                                              \
-  const __global T *xp = OCL_PTR(const T, x);                                 \
-  __global T *yp = OCL_PTR(T, y);                                             \
-  long base = o * n;                                                          \
-  ROW_MAX_SUM(RMAX, RSUM, xp, base + c)                                       \
+  const __global T *xp = OCL_PTR(const T, x) + o * n;                         \
+  __global T *yp = OCL_PTR(T, y) + o * n;                                     \
+  float m = RMAX(item_max(xp, 1, lid, ls, n));                                \
+  float s = RSUM(item_sum_exp(xp, 1, lid, ls, n, m));                         \
   if (log_softmax) {                                                          \
     float log_sum = log(s);                                                   \
-    for (long c = lid; c < n; c += ls)                                        \
-      STORE(yp, base + c, (LOAD(xp, base + c) - m) - log_sum);                \
+    for (IDX c = lid; c < n; c += ls)                                         \
+      STORE(yp, c, (LOAD(xp, c) - m) - log_sum);                              \
   } else {                                                                    \
     float inv = 1.0f / s;                                                     \
-    for (long c = lid; c < n; c += ls)                                        \
-      STORE(yp, base + c, exp(LOAD(xp, base + c) - m) * inv);                 \
+    for (IDX c = lid; c < n; c += ls)                                         \
+      STORE(yp, c, exp(LOAD(xp, c) - m) * inv);                               \
   }
 
 __kernel void softmax_rows(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
-                           long n, int log_softmax, long rows)
+                           IDX n, int log_softmax, IDX rows)
 {
-  long o = get_global_id(0);
+  IDX o = (IDX)get_global_id(0);
   OCL_GUARD(o, rows);
-  const long lid = 0, ls = 1;
+  const IDX lid = 0, ls = 1;
   SOFTMAX_BODY(ITEM_ONLY, ITEM_ONLY)
 }
 
 __kernel void softmax_group(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
-                            long n, int log_softmax, __local float *scratch)
+                            IDX n, int log_softmax, __local float *scratch)
 {
-  long o = get_group_id(0);
-  long lid = get_local_id(0), ls = get_local_size(0);
+  IDX o = (IDX)get_group_id(0);
+  IDX lid = (IDX)get_local_id(0), ls = (IDX)get_local_size(0);
   SOFTMAX_BODY(GROUP_MAX, GROUP_SUM)
 }
 
-/* n >= 16. MAX_NAN works lane by lane on vectors (?: selects). */
 __kernel void softmax_rows_vec(OCL_TENSOR_ARG(const T, x),
-                               OCL_TENSOR_ARG(T, y), long n, int log_softmax,
-                               long rows)
+                               OCL_TENSOR_ARG(T, y), IDX n, int log_softmax,
+                               IDX rows)
 {
-  long o = get_global_id(0);
+  IDX o = (IDX)get_global_id(0);
   OCL_GUARD(o, rows);
   const __global T *xp = OCL_PTR(const T, x) + o * n;
   __global T *yp = OCL_PTR(T, y) + o * n;
-  long full = n / 16 * 16;
-  float lanes[16];
-  float16 mv = LOAD16(xp, 0);
-  for (long c = 16; c < full; c += 16) {
-    float16 v = LOAD16(xp, c);
-    mv = MAX_NAN(mv, v);
-  }
-  vstore16(mv, 0, lanes);
-  float m = lanes[0];
-  for (int l = 1; l < 16; l++)
-    m = MAX_NAN(m, lanes[l]);
-  for (long c = full; c < n; c++)
-    m = MAX_NAN(m, LOAD(xp, c));
-  float16 sv = 0.0f;
-  for (long c = 0; c < full; c += 16)
-    sv += exp(LOAD16(xp, c) - m);
-  vstore16(sv, 0, lanes);
-  float s = 0.0f;
-  for (int l = 0; l < 16; l++)
-    s += lanes[l];
-  for (long c = full; c < n; c++)
-    s += exp(LOAD(xp, c) - m);
+  float m = vec_max(xp, n);
+  float s = vec_sum_exp(xp, n, m);
+  IDX full = n / 16 * 16;
   if (log_softmax) {
     float log_sum = log(s);
-    for (long c = 0; c < full; c += 16)
+    for (IDX c = 0; c < full; c += 16)
       STORE16(yp, c, (LOAD16(xp, c) - m) - log_sum);
-    for (long c = full; c < n; c++)
+    for (IDX c = full; c < n; c++)
       STORE(yp, c, (LOAD(xp, c) - m) - log_sum);
   } else {
     float inv = 1.0f / s;
-    for (long c = 0; c < full; c += 16)
+    for (IDX c = 0; c < full; c += 16)
       STORE16(yp, c, exp(LOAD16(xp, c) - m) * inv);
-    for (long c = full; c < n; c++)
+    for (IDX c = full; c < n; c++)
       STORE(yp, c, exp(LOAD(xp, c) - m) * inv);
   }
 }
 
-/* SoftmaxCrossEntropyWithLogits, features and labels addressed through
- * (row, column) strides so either may be broadcast:
+/* ---- Rows split into parts --------------------------------------------------- */
+
+/* Part p of row o: columns [p * chunk, min((p + 1) * chunk, n)); its max
+ * and sum of exp(x - max) go to stats[(o * parts + p) * 2 + {0, 1}]. */
+__kernel void softmax_parts_vec(OCL_TENSOR_ARG(const T, x),
+                                OCL_TENSOR_ARG(float, stats), IDX n, IDX chunk,
+                                IDX parts, IDX items)
+{
+  IDX g = (IDX)get_global_id(0);
+  OCL_GUARD(g, items);
+  IDX p = g % parts, o = g / parts;
+  IDX c0 = p * chunk, len = min(chunk, n - c0);
+  const __global T *xp = OCL_PTR(const T, x) + o * n + c0;
+  float m = vec_max(xp, len);
+  __global float *sp = OCL_PTR(float, stats) + g * 2;
+  sp[0] = m;
+  sp[1] = vec_sum_exp(xp, len, m);
+}
+
+__kernel void softmax_parts_group(OCL_TENSOR_ARG(const T, x),
+                                  OCL_TENSOR_ARG(float, stats), IDX n,
+                                  IDX chunk, IDX parts,
+                                  __local float *scratch)
+{
+  IDX g = (IDX)get_group_id(0);
+  IDX lid = (IDX)get_local_id(0), ls = (IDX)get_local_size(0);
+  IDX p = g % parts, o = g / parts;
+  IDX c0 = p * chunk, len = min(chunk, n - c0);
+  const __global T *xp = OCL_PTR(const T, x) + o * n + c0;
+  float m = GROUP_MAX(item_max(xp, 1, lid, ls, len));
+  float s = GROUP_SUM(item_sum_exp(xp, 1, lid, ls, len, m));
+  if (lid == 0) {
+    __global float *sp = OCL_PTR(float, stats) + g * 2;
+    sp[0] = m;
+    sp[1] = s;
+  }
+}
+
+/* Row o's parts into row_stats[o * 4 + {0, 1, 2}] = M, 1 / S, log S. A part
+ * whose max is -Inf (all -Inf) adds nothing where M is finite; with M -Inf
+ * or NaN the outputs come out NaN through x - M, as unsplit. */
+__kernel void softmax_fold(OCL_TENSOR_ARG(const float, stats),
+                           OCL_TENSOR_ARG(float, row_stats), IDX parts,
+                           IDX rows)
+{
+  IDX o = (IDX)get_global_id(0);
+  OCL_GUARD(o, rows);
+  const __global float *sp = OCL_PTR(const float, stats) + o * parts * 2;
+  float m = -INFINITY;
+  for (IDX p = 0; p < parts; p++)
+    m = MAX_NAN(m, sp[p * 2]);
+  float s = 0.0f;
+  for (IDX p = 0; p < parts; p++)
+    if (sp[p * 2] != -INFINITY)
+      s += sp[p * 2 + 1] * exp(sp[p * 2] - m);
+  __global float *rp = OCL_PTR(float, row_stats) + o * 4;
+  rp[0] = m;
+  rp[1] = 1.0f / s;
+  rp[2] = log(s);
+}
+
+/* Element (o, c) of [rows, n]: dim 0 is the column, dim 1 the row. */
+__kernel void softmax_apply(OCL_TENSOR_ARG(const T, x),
+                            OCL_TENSOR_ARG(const float, row_stats),
+                            OCL_TENSOR_ARG(T, y), IDX n, int log_softmax,
+                            IDX rows)
+{
+  IDX c = (IDX)get_global_id(0), o = (IDX)get_global_id(1);
+  if (c >= n || o >= rows)
+    return;
+  const __global float *rp = OCL_PTR(const float, row_stats) + o * 4;
+  float v = LOAD(OCL_PTR(const T, x), o * n + c) - rp[0];
+  STORE(OCL_PTR(T, y), o * n + c, log_softmax ? v - rp[2] : exp(v) * rp[1]);
+}
+
+/* ---- SoftmaxCrossEntropyWithLogits ----------------------------------------- */
+
+/* Features and labels addressed through (row, column) strides so either
+ * may be broadcast:
  *   loss = sum(labels * (log(sum) - (f - max)))
  *   backprop = exp(f - max) / sum - labels */
 #define XENT_BODY(RMAX, RSUM)                                                 \
-  const __global T *fp = OCL_PTR(const T, features);                          \
-  const __global T *lp = OCL_PTR(const T, labels);                            \
-  __global T *bp = OCL_PTR(T, backprop);                                      \
-  ROW_MAX_SUM(RMAX, RSUM, fp, o * f_rs + c * f_cs)                            \
+  const __global T *fp = OCL_PTR(const T, features) + o * f_rs;               \
+  const __global T *lp = OCL_PTR(const T, labels) + o * l_rs;                 \
+  __global T *bp = OCL_PTR(T, backprop) + o * n;                              \
+  float m = RMAX(item_max(fp, f_cs, lid, ls, n));                             \
+  float s = RSUM(item_sum_exp(fp, f_cs, lid, ls, n, m));                      \
   float log_sum = log(s), part = 0.0f;                                        \
-  for (long c = lid; c < n; c += ls) {                                        \
-    float shifted = LOAD(fp, o * f_rs + c * f_cs) - m;                        \
-    float label = LOAD(lp, o * l_rs + c * l_cs);                              \
+  for (IDX c = lid; c < n; c += ls) {                                         \
+    float shifted = LOAD(fp, c * f_cs) - m;                                   \
+    float label = LOAD(lp, c * l_cs);                                         \
     part += label * (log_sum - shifted);                                      \
-    STORE(bp, o * n + c, exp(shifted) / s - label);                           \
+    STORE(bp, c, exp(shifted) / s - label);                                   \
   }                                                                           \
   part = RSUM(part);                                                          \
   if (lid == 0)                                                               \
@@ -172,62 +311,142 @@ __kernel void softmax_rows_vec(OCL_TENSOR_ARG(const T, x),
 
 #define XENT_ARGS                                                             \
   OCL_TENSOR_ARG(const T, features), OCL_TENSOR_ARG(const T, labels),         \
-      OCL_TENSOR_ARG(T, loss), OCL_TENSOR_ARG(T, backprop), long n,           \
-      long f_rs, long f_cs, long l_rs, long l_cs
+      OCL_TENSOR_ARG(T, loss), OCL_TENSOR_ARG(T, backprop), IDX n, IDX f_rs,  \
+      IDX f_cs, IDX l_rs, IDX l_cs
 
-__kernel void xent_rows(XENT_ARGS, long rows)
+__kernel void xent_rows(XENT_ARGS, IDX rows)
 {
-  long o = get_global_id(0);
+  IDX o = (IDX)get_global_id(0);
   OCL_GUARD(o, rows);
-  const long lid = 0, ls = 1;
+  const IDX lid = 0, ls = 1;
   XENT_BODY(ITEM_ONLY, ITEM_ONLY)
 }
 
 __kernel void xent_group(XENT_ARGS, __local float *scratch)
 {
-  long o = get_group_id(0);
-  long lid = get_local_id(0), ls = get_local_size(0);
+  IDX o = (IDX)get_group_id(0);
+  IDX lid = (IDX)get_local_id(0), ls = (IDX)get_local_size(0);
   XENT_BODY(GROUP_MAX, GROUP_SUM)
 }
 
-/* SparseSoftmaxCrossEntropyWithLogits: labels int32 or int64 (labels64).
- * An out-of-range label makes its row's loss and backprop NaN, as
- * TensorFlow's GPU kernel does (the CPU kernel fails the op, which needs
- * the labels on the host). */
+/* Columns not broadcast (f_cs == l_cs == 1). */
+__kernel void xent_rows_vec(XENT_ARGS, IDX rows)
+{
+  IDX o = (IDX)get_global_id(0);
+  OCL_GUARD(o, rows);
+  const __global T *fp = OCL_PTR(const T, features) + o * f_rs;
+  const __global T *lp = OCL_PTR(const T, labels) + o * l_rs;
+  __global T *bp = OCL_PTR(T, backprop) + o * n;
+  float m = vec_max(fp, n);
+  float s = vec_sum_exp(fp, n, m);
+  float log_sum = log(s), inv = 1.0f / s;
+  IDX full = n / 16 * 16;
+  float16 pv = 0.0f;
+  for (IDX c = 0; c < full; c += 16) {
+    float16 shifted = LOAD16(fp, c) - m;
+    float16 label = LOAD16(lp, c);
+    pv += label * (log_sum - shifted);
+    STORE16(bp, c, exp(shifted) * inv - label);
+  }
+  float lanes[16];
+  vstore16(pv, 0, lanes);
+  for (int w = 8; w > 0; w /= 2)
+    for (int l = 0; l < w; l++)
+      lanes[l] += lanes[l + w];
+  float part = lanes[0];
+  for (IDX c = full; c < n; c++) {
+    float shifted = LOAD(fp, c) - m;
+    float label = LOAD(lp, c);
+    part += label * (log_sum - shifted);
+    STORE(bp, c, exp(shifted) * inv - label);
+  }
+  STORE(OCL_PTR(T, loss), o, part);
+}
+
+/* ---- SparseSoftmaxCrossEntropyWithLogits ----------------------------------- */
+
+/* Labels int32 or int64 (labels64). An out-of-range label makes its row's
+ * loss and backprop NaN, as TensorFlow's GPU kernel does (the CPU kernel
+ * fails the op, which needs the labels on the host). */
+static long read_label(const __global int *labels, IDX o, int labels64)
+{
+  return labels64 ? ((const __global long *)labels)[o] : (long)labels[o];
+}
+
 #define SPARSE_BODY(RMAX, RSUM)                                               \
-  const __global T *fp = OCL_PTR(const T, features);                          \
-  __global T *bp = OCL_PTR(T, backprop);                                      \
-  long label = labels64 ? ((const __global long *)OCL_PTR(const int,          \
-                                                          labels))[o]         \
-                        : (long)OCL_PTR(const int, labels)[o];                \
+  const __global T *fp = OCL_PTR(const T, features) + o * n;                  \
+  __global T *bp = OCL_PTR(T, backprop) + o * n;                              \
+  long label = read_label(OCL_PTR(const int, labels), o, labels64);           \
   bool valid = label >= 0 && label < n;                                       \
-  long base = o * n;                                                          \
-  ROW_MAX_SUM(RMAX, RSUM, fp, base + c)                                       \
-  for (long c = lid; c < n; c += ls) {                                        \
-    float shifted = LOAD(fp, base + c) - m;                                   \
-    float g = exp(shifted) / s - (c == label ? 1.0f : 0.0f);                  \
-    STORE(bp, base + c, valid ? g : NAN);                                     \
+  float m = RMAX(item_max(fp, 1, lid, ls, n));                                \
+  float s = RSUM(item_sum_exp(fp, 1, lid, ls, n, m));                         \
+  float inv = 1.0f / s;                                                       \
+  for (IDX c = lid; c < n; c += ls) {                                         \
+    float g = exp(LOAD(fp, c) - m) * inv - (c == label ? 1.0f : 0.0f);        \
+    STORE(bp, c, valid ? g : NAN);                                            \
   }                                                                           \
   if (lid == 0)                                                               \
     STORE(OCL_PTR(T, loss), o,                                                \
-          valid ? log(s) - (LOAD(fp, base + label) - m) : NAN);
+          valid ? log(s) - (LOAD(fp, (IDX)label) - m) : NAN);
 
 #define SPARSE_ARGS                                                           \
   OCL_TENSOR_ARG(const T, features), OCL_TENSOR_ARG(const int, labels),       \
-      OCL_TENSOR_ARG(T, loss), OCL_TENSOR_ARG(T, backprop), long n,           \
+      OCL_TENSOR_ARG(T, loss), OCL_TENSOR_ARG(T, backprop), IDX n,            \
       int labels64
 
-__kernel void sparse_xent_rows(SPARSE_ARGS, long rows)
+__kernel void sparse_xent_rows(SPARSE_ARGS, IDX rows)
 {
-  long o = get_global_id(0);
+  IDX o = (IDX)get_global_id(0);
   OCL_GUARD(o, rows);
-  const long lid = 0, ls = 1;
+  const IDX lid = 0, ls = 1;
   SPARSE_BODY(ITEM_ONLY, ITEM_ONLY)
 }
 
 __kernel void sparse_xent_group(SPARSE_ARGS, __local float *scratch)
 {
-  long o = get_group_id(0);
-  long lid = get_local_id(0), ls = get_local_size(0);
+  IDX o = (IDX)get_group_id(0);
+  IDX lid = (IDX)get_local_id(0), ls = (IDX)get_local_size(0);
   SPARSE_BODY(GROUP_MAX, GROUP_SUM)
+}
+
+__kernel void sparse_xent_rows_vec(SPARSE_ARGS, IDX rows)
+{
+  IDX o = (IDX)get_global_id(0);
+  OCL_GUARD(o, rows);
+  const __global T *fp = OCL_PTR(const T, features) + o * n;
+  __global T *bp = OCL_PTR(T, backprop) + o * n;
+  long label = read_label(OCL_PTR(const int, labels), o, labels64);
+  bool valid = label >= 0 && label < n;
+  float m = vec_max(fp, n);
+  float s = vec_sum_exp(fp, n, m);
+  float inv = valid ? 1.0f / s : NAN;
+  IDX full = n / 16 * 16;
+  for (IDX c = 0; c < full; c += 16)
+    STORE16(bp, c, exp(LOAD16(fp, c) - m) * inv);
+  for (IDX c = full; c < n; c++)
+    STORE(bp, c, exp(LOAD(fp, c) - m) * inv);
+  if (valid)
+    STORE(bp, (IDX)label, exp(LOAD(fp, (IDX)label) - m) * inv - 1.0f);
+  STORE(OCL_PTR(T, loss), o,
+        valid ? log(s) - (LOAD(fp, (IDX)label) - m) : NAN);
+}
+
+/* The element-wise pass of a split row (softmax_fold's row_stats); the
+ * work-item of column 0 writes the row's loss. */
+__kernel void sparse_xent_apply(SPARSE_ARGS,
+                                OCL_TENSOR_ARG(const float, row_stats),
+                                IDX rows)
+{
+  IDX c = (IDX)get_global_id(0), o = (IDX)get_global_id(1);
+  if (c >= n || o >= rows)
+    return;
+  const __global T *fp = OCL_PTR(const T, features) + o * n;
+  const __global float *rp = OCL_PTR(const float, row_stats) + o * 4;
+  long label = read_label(OCL_PTR(const int, labels), o, labels64);
+  bool valid = label >= 0 && label < n;
+  float g = exp(LOAD(fp, c) - rp[0]) * rp[1] - (c == label ? 1.0f : 0.0f);
+  STORE(OCL_PTR(T, backprop) + o * n, c, valid ? g : NAN);
+  if (c == 0)
+    STORE(OCL_PTR(T, loss), o,
+          valid ? rp[2] - (LOAD(fp, (IDX)label) - rp[0]) : NAN);
 }

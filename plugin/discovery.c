@@ -7,7 +7,9 @@
  * at the first entry that is not a valid index). TFOCL_DEVICE_TYPES="gpu,cpu,
  * accelerator" then keeps only those types. One cl_context per platform
  * holds that platform's visible devices (so device-to-device copies work),
- * made when its first device opens. */
+ * made when its first device opens; TFOCL_CONTEXT_PER_DEVICE=1 gives each
+ * device a cl_context of its own instead, as two platforms would (what the
+ * cross-context paths are tested with, on one platform). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdatomic.h>
@@ -216,6 +218,8 @@ static const char *enumerate(void) {
   struct candidate *all = NULL;
   int *order = NULL, num_all = 0, kept = 0;
   const char *types = getenv("TFOCL_DEVICE_TYPES");
+  const char *split = getenv("TFOCL_CONTEXT_PER_DEVICE");
+  bool context_per_device = split && strcmp(split, "1") == 0;
   const char *why = NULL;
   cl_int err;
 
@@ -277,7 +281,7 @@ static const char *enumerate(void) {
     struct ocl_context *ctx = NULL;
 
     if (!type_wanted(types, c->type)) continue;
-    for (int i = 0; i < g.num_contexts; i++)
+    for (int i = 0; i < g.num_contexts && !context_per_device; i++)
       if (g.contexts[i].platform == c->platform) ctx = &g.contexts[i];
     if (!ctx) {
       ctx = &g.contexts[g.num_contexts++];

@@ -272,6 +272,14 @@ cl_int ocl_fault_clSetUserEventStatus(cl_event e, cl_int s) {
   return clSetUserEventStatus(e, s);
 }
 
+cl_int ocl_fault_clSetEventCallback(cl_event e, cl_int type,
+                                    void(CL_CALLBACK *fn)(cl_event, cl_int,
+                                                          void *),
+                                    void *arg) {
+  FAIL_CALL("clSetEventCallback", CL_OUT_OF_HOST_MEMORY);
+  return clSetEventCallback(e, type, fn, arg);
+}
+
 /* ---- Releases and retains: counted, never failed ------------------------ */
 
 #define COUNTED(counter, delta, call)             \

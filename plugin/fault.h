@@ -12,6 +12,7 @@
  *   clBuildProgram                CL_OUT_OF_HOST_MEMORY (transient)
  *   clCreate* (others)            CL_OUT_OF_HOST_MEMORY
  *   clEnqueue*, clFinish, ...     CL_OUT_OF_RESOURCES
+ *   clSetEventCallback            CL_OUT_OF_HOST_MEMORY
  *
  * <call> is a function name ("clEnqueueNDRangeKernel") or a prefix ending
  * in '*' ("clEnqueue*", "*" = any). The wrappers also count the OpenCL
@@ -99,6 +100,10 @@ cl_int ocl_fault_clFinish(cl_command_queue);
 cl_int ocl_fault_clFlush(cl_command_queue);
 cl_int ocl_fault_clWaitForEvents(cl_uint, const cl_event *);
 cl_int ocl_fault_clSetUserEventStatus(cl_event, cl_int);
+cl_int ocl_fault_clSetEventCallback(cl_event, cl_int,
+                                    void(CL_CALLBACK *)(cl_event, cl_int,
+                                                        void *),
+                                    void *);
 /* Counted only, never failed. */
 cl_int ocl_fault_clReleaseMemObject(cl_mem);
 cl_int ocl_fault_clReleaseEvent(cl_event);
@@ -137,6 +142,7 @@ cl_int ocl_fault_clReleaseProgram(cl_program);
 #define clFlush(...) ocl_fault_clFlush(__VA_ARGS__)
 #define clWaitForEvents(...) ocl_fault_clWaitForEvents(__VA_ARGS__)
 #define clSetUserEventStatus(...) ocl_fault_clSetUserEventStatus(__VA_ARGS__)
+#define clSetEventCallback(...) ocl_fault_clSetEventCallback(__VA_ARGS__)
 #define clReleaseMemObject(...) ocl_fault_clReleaseMemObject(__VA_ARGS__)
 #define clReleaseEvent(...) ocl_fault_clReleaseEvent(__VA_ARGS__)
 #define clRetainEvent(...) ocl_fault_clRetainEvent(__VA_ARGS__)

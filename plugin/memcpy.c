@@ -113,70 +113,116 @@ static cl_command_queue queue_for(struct ocl_device *dev, cl_command_queue q,
   return owner->ctx == dev->ctx ? q : owner->service_queue;
 }
 
+/* Sleeps until `done` (the last command of a copy, enqueued on q, a queue
+ * of dev) finished, and releases it. *call names the command: a failed
+ * command is its error. */
+static cl_int wait_done(struct ocl_device *dev, cl_command_queue q,
+                        cl_event done, const char **call) {
+  const char *wait_call = *call;
+  cl_int exec_status, err;
+
+  err = ocl_wait_event(dev, q, done, &exec_status, &wait_call);
+  clReleaseEvent(done);
+  if (err != CL_SUCCESS) {
+    *call = wait_call;
+    return err;
+  }
+  return exec_status < 0 ? exec_status : CL_SUCCESS;
+}
+
+/* A blocking copy through a mapping: map, parallel memcpy, unmap, each
+ * command waited for. to_device: host -> mapping, else mapping -> host. */
+static cl_int map_copy(struct ocl_device *dev, cl_command_queue q,
+                       cl_mem mem, size_t offset,
+                       size_t size, void *host, bool to_device,
+                       const char **call) {
+  cl_map_flags flags = to_device ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_READ;
+  cl_event done = NULL;
+  cl_int err, unmap_err;
+  void *p;
+
+  *call = "clEnqueueMapBuffer";
+  p = clEnqueueMapBuffer(q, mem, CL_FALSE, flags, offset, size, 0, NULL, &done,
+                         &err);
+  if (err != CL_SUCCESS) return err;
+  err = wait_done(dev, q, done, call);
+  if (err == CL_SUCCESS) {
+    if (to_device)
+      parallel_memcpy(p, host, size);
+    else
+      parallel_memcpy(host, p, size);
+  }
+  /* Unmapped whatever happened: the mapping is the buffer's. */
+  unmap_err = clEnqueueUnmapMemObject(q, mem, p, 0, NULL,
+                                      err == CL_SUCCESS ? &done : NULL);
+  if (err != CL_SUCCESS) return err;
+  *call = "clEnqueueUnmapMemObject";
+  if (unmap_err != CL_SUCCESS) return unmap_err;
+  return wait_done(dev, q, done, call);
+}
+
+/* Host to device. Every command is enqueued non-blocking: a blocking
+ * OpenCL copy or map waits inside the driver (spinning on NVIDIA), so a
+ * blocking copy waits for the command's event with ocl_wait_event. */
 static cl_int write_buffer(struct ocl_device *dev, cl_command_queue q,
                            cl_bool blocking, cl_mem mem, size_t offset,
                            size_t size, const void *src, const char **call) {
+  cl_event done = NULL;
   cl_int err;
 
-  if (blocking && dev->host_unified_memory && size >= OCL_MAP_COPY_THRESHOLD) {
-    void *p;
-    *call = "clEnqueueMapBuffer";
-    p = clEnqueueMapBuffer(q, mem, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION,
-                           offset, size, 0, NULL, NULL, &err);
-    if (err != CL_SUCCESS) return err;
-    parallel_memcpy(p, src, size);
-    *call = "clEnqueueUnmapMemObject";
-    err = clEnqueueUnmapMemObject(q, mem, p, 0, NULL, NULL);
-    if (err != CL_SUCCESS) return err;
-    *call = "clFinish";
-    return clFinish(q);
-  }
+  if (blocking && dev->host_unified_memory && size >= OCL_MAP_COPY_THRESHOLD)
+    return map_copy(dev, q, mem, offset, size, (void *)src, true, call);
   *call = "clEnqueueWriteBuffer";
-  return clEnqueueWriteBuffer(q, mem, blocking, offset, size, src, 0, NULL,
-                              NULL);
+  err = clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, size, src, 0, NULL,
+                             blocking ? &done : NULL);
+  if (err != CL_SUCCESS || !blocking) return err;
+  return wait_done(dev, q, done, call);
 }
 
+/* Device to host; as write_buffer. */
 static cl_int read_buffer(struct ocl_device *dev, cl_command_queue q,
                           cl_bool blocking, cl_mem mem, size_t offset,
                           size_t size, void *dst, const char **call) {
+  cl_event done = NULL;
   cl_int err;
 
-  if (blocking && dev->host_unified_memory && size >= OCL_MAP_COPY_THRESHOLD) {
-    void *p;
-    *call = "clEnqueueMapBuffer";
-    p = clEnqueueMapBuffer(q, mem, CL_TRUE, CL_MAP_READ, offset, size, 0, NULL,
-                           NULL, &err);
-    if (err != CL_SUCCESS) return err;
-    parallel_memcpy(dst, p, size);
-    *call = "clEnqueueUnmapMemObject";
-    err = clEnqueueUnmapMemObject(q, mem, p, 0, NULL, NULL);
-    if (err != CL_SUCCESS) return err;
-    *call = "clFinish";
-    return clFinish(q);
-  }
+  if (blocking && dev->host_unified_memory && size >= OCL_MAP_COPY_THRESHOLD)
+    return map_copy(dev, q, mem, offset, size, dst, false, call);
   *call = "clEnqueueReadBuffer";
-  return clEnqueueReadBuffer(q, mem, blocking, offset, size, dst, 0, NULL,
-                             NULL);
+  err = clEnqueueReadBuffer(q, mem, CL_FALSE, offset, size, dst, 0, NULL,
+                            blocking ? &done : NULL);
+  if (err != CL_SUCCESS || !blocking) return err;
+  return wait_done(dev, q, done, call);
 }
 
-/* Device to device. Within one cl_context: clEnqueueCopyBuffer on q (the
- * sender's stream, as TensorFlow asks). Across contexts (two OpenCL
- * platforms): staged through host memory, blocking. */
+/* Device to device, asked on q (a queue of dev; the sender's stream, as
+ * TensorFlow asks, or the service queue for the sync form). Within one
+ * cl_context, whichever devices own the buffers: clEnqueueCopyBuffer on q.
+ * Across contexts (two OpenCL platforms): staged through host memory on
+ * the host, in order: q's earlier work, the read, the write, each waited
+ * for without spinning, so later work on q comes after the copy. */
 static void copy_dtod(struct ocl_device *dev, cl_command_queue q,
                       cl_bool blocking, const struct where *dst,
                       const struct where *src, uint64_t size,
                       TF_Status *status) {
   const char *call = "clEnqueueCopyBuffer";
+  cl_command_queue src_q = queue_for(dev, q, src->owner);
+  cl_command_queue dst_q = queue_for(dev, q, dst->owner);
   void *staging = NULL;
+  cl_event done = NULL;
   cl_int err;
 
   if (dst->owner->ctx == src->owner->ctx) {
-    err = clEnqueueCopyBuffer(queue_for(dev, q, src->owner), src->mem, dst->mem,
-                              src->offset, dst->offset, size, 0, NULL, NULL);
-    if (err == CL_SUCCESS && blocking) {
-      call = "clFinish";
-      err = clFinish(queue_for(dev, q, src->owner));
-    }
+    /* Another context's queue is not ordered after q: q's work first. */
+    if (src_q != q)
+      OCL_CHECK(ocl_finish_queue(dev, q, NULL, &call), status, call);
+    blocking = blocking || src_q != q;
+    call = "clEnqueueCopyBuffer";
+    err = clEnqueueCopyBuffer(src_q, src->mem, dst->mem, src->offset,
+                              dst->offset, size, 0, NULL,
+                              blocking ? &done : NULL);
+    if (err == CL_SUCCESS && blocking)
+      err = wait_done(src_q == q ? dev : src->owner, src_q, done, &call);
     OCL_CHECK(err, status, call);
     return;
   }
@@ -189,11 +235,12 @@ static void copy_dtod(struct ocl_device *dev, cl_command_queue q,
                    size);
     return;
   }
-  err = read_buffer(src->owner, queue_for(dev, q, src->owner), CL_TRUE,
-                    src->mem, src->offset, size, staging, &call);
+  if (src_q != q) OCL_CHECK(ocl_finish_queue(dev, q, NULL, &call), status, call);
+  err = read_buffer(src->owner, src_q, CL_TRUE, src->mem, src->offset, size,
+                    staging, &call);
   OCL_CHECK(err, status, call);
-  err = write_buffer(dst->owner, queue_for(dev, q, dst->owner), CL_TRUE,
-                     dst->mem, dst->offset, size, staging, &call);
+  err = write_buffer(dst->owner, dst_q, CL_TRUE, dst->mem, dst->offset, size,
+                     staging, &call);
   OCL_CHECK(err, status, call);
 fail:
   free(staging);
@@ -281,20 +328,22 @@ static void copy_on_device(struct ocl_device *dev, cl_command_queue q,
   copy_dtod(dev, q, blocking, &d, &s, size, status);
 }
 
+/* The asynchronous copies run on the stream's own device (the one
+ * TensorFlow passes), whose memory or another device's may be either side. */
 void ocl_memcpy_dtoh(const SP_Device *device, SP_Stream stream, void *host_dst,
                      const SP_DeviceMemoryBase *device_src, uint64_t size,
                      TF_Status *status) {
   if (!ocl_stream_live(device, stream, "memcpy_dtoh", status)) return;
-  copy_to_host(ocl_sp_device(device), ocl_stream_queue(stream), CL_FALSE,
-               host_dst, device_src->opaque, size, status);
+  copy_to_host(stream->dev, stream->queue, CL_FALSE, host_dst,
+               device_src->opaque, size, status);
 }
 
 void ocl_memcpy_htod(const SP_Device *device, SP_Stream stream,
                      SP_DeviceMemoryBase *device_dst, const void *host_src,
                      uint64_t size, TF_Status *status) {
   if (!ocl_stream_live(device, stream, "memcpy_htod", status)) return;
-  copy_to_device(ocl_sp_device(device), ocl_stream_queue(stream), CL_FALSE,
-                 device_dst->opaque, host_src, size, status);
+  copy_to_device(stream->dev, stream->queue, CL_FALSE, device_dst->opaque,
+                 host_src, size, status);
 }
 
 void ocl_memcpy_dtod(const SP_Device *device, SP_Stream stream,
@@ -302,24 +351,27 @@ void ocl_memcpy_dtod(const SP_Device *device, SP_Stream stream,
                      const SP_DeviceMemoryBase *device_src, uint64_t size,
                      TF_Status *status) {
   if (!ocl_stream_live(device, stream, "memcpy_dtod", status)) return;
-  copy_on_device(ocl_sp_device(device), ocl_stream_queue(stream), CL_FALSE,
-                 device_dst->opaque, device_src->opaque, size, status);
+  copy_on_device(stream->dev, stream->queue, CL_FALSE, device_dst->opaque,
+                 device_src->opaque, size, status);
 }
 
 /* A synchronous copy comes after all work already enqueued on the device's
  * streams, as CUDA's legacy default stream orders cuMemcpy after every
  * blocking stream: TensorFlow code written against CUDA relies on that.
- * Returns the service queue to copy on, or NULL with status set. */
+ * The service queue waits for a marker of each stream (nothing blocks
+ * yet); the copy then waits once, for its own last command. Returns the
+ * service queue to copy on, or NULL with status set. */
 static cl_command_queue after_all_streams(const SP_Device *device,
                                           const char *what, TF_Status *status) {
   struct ocl_device *dev = ocl_sp_device(device);
+  const char *call = "clEnqueueBarrierWithWaitList";
 
   ocl_set_ok(status);
   if (!dev) {
     ocl_set_status(status, TF_INVALID_ARGUMENT, "%s: no device", what);
     return NULL;
   }
-  OCL_CHECK(ocl_device_finish_all(dev), status, "clFinish");
+  OCL_CHECK(ocl_service_queue_after_streams(dev, &call), status, call);
   return dev->service_queue;
 fail:
   return NULL;
@@ -362,7 +414,7 @@ void ocl_sync_memcpy_dtod(const SP_Device *device,
 static void fill(const SP_Device *device, SP_Stream stream, const void *p,
                  const uint8_t *pattern, size_t pattern_size, uint64_t size,
                  TF_Status *status) {
-  struct ocl_device *dev = ocl_sp_device(device);
+  struct ocl_device *dev;
   cl_command_queue q;
   cl_mem mem;
   size_t offset, head, middle, pos = 0;
@@ -370,7 +422,8 @@ static void fill(const SP_Device *device, SP_Stream stream, const void *p,
 
   ocl_set_ok(status);
   if (!ocl_stream_live(device, stream, "memset", status)) return;
-  q = ocl_stream_queue(stream);
+  dev = stream->dev;
+  q = stream->queue;
   if (size == 0) return;
   if (!dev || !q) {
     ocl_set_status(status, TF_INVALID_ARGUMENT, "memset: no device/stream");

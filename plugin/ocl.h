@@ -20,9 +20,16 @@
  *                                                          destroy_event
  *   cl_event (callback marker,  struct ocl_callback record host_callback / after it ran
  *     user event)
+ *   cl_event (relay user event  ocl_enqueue_wait_for + its  wait_for_event or
+ *     across cl_contexts)       event callback (one ref     create_stream_dependency across
+ *                               each)                       contexts / barrier enqueued +
+ *                                                           callback ran
  *
  * clRetain* is used only where a second owner really exists; each use says
  * which. Every destroy function accepts NULL.
+ *
+ * OpenCL event callbacks (host waits, host callbacks, relays) only signal;
+ * the plugin is linked -z nodelete because driver threads run them.
  *
  * Threads: TensorFlow calls every SP_* function from several threads at
  * once. struct ocl_device is created once and never moves; its lazy state is
@@ -199,6 +206,10 @@ struct ocl_device {
   /* Live streams, for synchronize_all_activity. */
   pthread_mutex_t streams_lock;
   struct SP_Stream_st *streams;
+
+  /* How the host waits for this device's work (event.c, host waits): an
+   * enum ocl_host_wait, chosen on first use (0: not yet). */
+  int host_wait;
 };
 
 /* Enumerates once (lazily) and returns the visible devices. */
@@ -290,10 +301,17 @@ void ocl_stream_set_error(SP_Stream stream, const TF_Status *error);
 void ocl_stream_set_error_code(SP_Stream stream, TF_Code code,
                                const char *message);
 void ocl_stream_ref(SP_Stream stream);
-/* Whether `stream` is a live (created, not yet destroyed) stream of
- * `device`; if not, status = INVALID_ARGUMENT naming `fn`. The SP_* entry
- * points taking a stream check it first, so a destroyed or foreign stream
- * is an error, never a use after free. */
+/* Records on the stream that work before `what` ended with the negative
+ * execution status `exec_status`. Accepts NULL. */
+void ocl_stream_set_work_failed(SP_Stream stream, cl_int exec_status,
+                                const char *what);
+/* Whether `stream` is a live (created, not yet destroyed) stream of any
+ * device of the plugin, looked up first among `device`'s (TensorFlow may
+ * pass a stream of another device: the other stream of
+ * create_stream_dependency in a device-to-device copy); if not, status =
+ * INVALID_ARGUMENT naming `fn`. The SP_* entry points taking a stream check
+ * it first and then use the stream's own device (stream->dev), so a
+ * destroyed or foreign stream is an error, never a use after free. */
 bool ocl_stream_live(const SP_Device *device, SP_Stream stream,
                      const char *fn, TF_Status *status);
 void ocl_stream_unref(SP_Stream stream);
@@ -308,7 +326,15 @@ void ocl_get_stream_status(const SP_Device *device, SP_Stream stream,
 void ocl_block_host_until_done(const SP_Device *device, SP_Stream stream,
                                TF_Status *status);
 void ocl_synchronize_all_activity(const SP_Device *device, TF_Status *status);
-cl_int ocl_device_finish_all(struct ocl_device *dev);
+/* Orders what is enqueued next on dev's service queue after all work
+ * already on dev's live streams (CUDA's legacy default stream). With
+ * callback waits: a barrier there behind a marker of each stream (nothing
+ * blocks; the caller's one wait covers all). With driver waits: each
+ * stream is finished (free when idle, as TensorFlow's per-step
+ * synchronize_all_activity mostly finds them). On failure *call names the
+ * failing call. */
+cl_int ocl_service_queue_after_streams(struct ocl_device *dev,
+                                       const char **call);
 
 TF_Bool ocl_host_callback(const SP_Device *device, SP_Stream stream,
                           SE_StatusCallbackFn callback_fn, void *callback_arg);
@@ -335,6 +361,51 @@ void ocl_wait_for_event(const SP_Device *const device, SP_Stream stream,
                         SP_Event event, TF_Status *const status);
 void ocl_block_host_for_event(const SP_Device *device, SP_Event event,
                               TF_Status *status);
+
+/* ---- Host waits and cross-context waits (event.c) ------------------------
+ *
+ * The only ways the plugin blocks the host. They never call clFinish or
+ * clWaitForEvents, which spin a CPU core on NVIDIA's OpenCL: the host
+ * sleeps on a condition variable that a CL_COMPLETE event callback signals
+ * (the callback does nothing else). */
+
+/* How the host sleeps until device work is done. Drivers whose own waits
+ * sleep (PoCL: condition variables; clFinish of an idle queue costs
+ * nothing) keep them; every other driver (NVIDIA's spin) gets the event
+ * callback. Oclgrind runs queued work only inside its own waits (no
+ * thread of its own), so there every wait is the driver's, even the
+ * host-callback worker's and a cross-context relay's. TFOCL_HOST_WAIT=
+ * callback|driver overrides the first two (tests, diagnosis). */
+enum ocl_host_wait {
+  OCL_HOST_WAIT_CALLBACK = 1, /* CL_COMPLETE callback + condition variable */
+  OCL_HOST_WAIT_DRIVER = 2,   /* clFinish / clWaitForEvents */
+  OCL_HOST_WAIT_DRIVER_ONLY = 3, /* as DRIVER, and no event callbacks */
+};
+/* dev's mechanism (decided once per device). */
+enum ocl_host_wait ocl_host_wait_kind(struct ocl_device *dev);
+
+/* Flushes `flush` (when not NULL: the queue of `event`, so that it runs)
+ * and sleeps until `event`, of dev's context, completed or failed. Returns
+ * CL_SUCCESS, or the error of an OpenCL call (*call, when not NULL, names
+ * it); *exec_status (may be NULL) = CL_COMPLETE, or the event's negative
+ * status when the work failed. Must not be called from an OpenCL event
+ * callback. */
+cl_int ocl_wait_event(struct ocl_device *dev, cl_command_queue flush,
+                      cl_event event, cl_int *exec_status, const char **call);
+/* Sleeps until everything enqueued on q (a queue of dev) finished: a
+ * marker waited for by ocl_wait_event, or the driver's clFinish. Same
+ * results (a failed command shows in *exec_status with the marker only). */
+cl_int ocl_finish_queue(struct ocl_device *dev, cl_command_queue q,
+                        cl_int *exec_status, const char **call);
+/* Makes work enqueued on q (a queue of q_dev) after this wait for `event`,
+ * a submitted (flushed) event of event_dev. One cl_context: a barrier.
+ * Across contexts: a barrier on a user event of q_dev's context that an
+ * event callback of `event` completes (with its status), so no host thread
+ * waits; the host waits here instead if the driver refuses the callback or
+ * event_dev's driver runs work only inside its own waits. */
+cl_int ocl_enqueue_wait_for(cl_command_queue q, struct ocl_device *q_dev,
+                            cl_event event, struct ocl_device *event_dev,
+                            const char **call);
 
 /* ---- Timers (timer.c; TensorFlow no longer calls them) ----------------- */
 

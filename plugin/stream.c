@@ -33,22 +33,48 @@ void ocl_stream_set_error(SP_Stream stream, const TF_Status *error) {
                             ocl_tf.Message(error));
 }
 
+void ocl_stream_set_work_failed(SP_Stream stream, cl_int exec_status,
+                                const char *what) {
+  char message[160];
+
+  if (!stream) return;
+  snprintf(message, sizeof message, "%s: the work before it failed: %s (%d)",
+           what, ocl_cl_error_name(exec_status), (int)exec_status);
+  ocl_stream_set_error_code(stream, ocl_cl_error_code(exec_status), message);
+}
+
+/* Compares addresses only: never reads a stream that is not listed. */
+static bool listed(struct ocl_device *dev, SP_Stream stream) {
+  bool found = false;
+
+  pthread_mutex_lock(&dev->streams_lock);
+  for (struct SP_Stream_st *s = dev->streams; s && !found; s = s->next)
+    found = s == stream;
+  pthread_mutex_unlock(&dev->streams_lock);
+  return found;
+}
+
 bool ocl_stream_live(const SP_Device *device, SP_Stream stream,
                      const char *fn, TF_Status *status) {
-  struct ocl_device *dev = ocl_sp_device(device);
+  struct ocl_device *hint = ocl_sp_device(device);
   bool live = false;
 
-  if (dev && stream) {
-    /* Compares addresses only: never reads a stream that is not listed. */
-    pthread_mutex_lock(&dev->streams_lock);
-    for (struct SP_Stream_st *s = dev->streams; s && !live; s = s->next)
-      live = s == stream;
-    pthread_mutex_unlock(&dev->streams_lock);
+  if (stream) {
+    /* TensorFlow passes the device of the stream it calls on, but the
+     * other stream of create_stream_dependency (and the memory of a copy)
+     * may be another device's: each stream is checked against the live
+     * set of its own device, the caller's first. */
+    live = hint && listed(hint, stream);
+    for (int i = 0, n = live ? 0 : ocl_device_count(); i < n && !live; i++) {
+      struct ocl_device *dev = ocl_device_get(i);
+      live = dev && dev != hint && listed(dev, stream);
+    }
   }
   if (!live)
     ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "%s: stream %p is not a live stream of this device", fn,
-                   (void *)stream);
+                   "%s: stream %p is not a live stream of any OpenCL device "
+                   "of tfocl",
+                   fn, (void *)stream);
   return live;
 }
 
@@ -121,7 +147,7 @@ void ocl_destroy_stream(const SP_Device *device, SP_Stream stream) {
   clFlush(stream->queue);
   ocl_callback_worker_destroy(stream->worker);
   stream->worker = NULL;
-  clFinish(stream->queue);
+  ocl_finish_queue(dev, stream->queue, NULL, NULL);
   clReleaseCommandQueue(stream->queue);
   stream->queue = NULL;
   ocl_stream_unref(stream);
@@ -129,10 +155,13 @@ void ocl_destroy_stream(const SP_Device *device, SP_Stream stream) {
 
 void ocl_create_stream_dependency(const SP_Device *device, SP_Stream dependent,
                                   SP_Stream other, TF_Status *status) {
+  const char *call = "clEnqueueMarkerWithWaitList";
   cl_event marker = NULL;
 
   ocl_set_ok(status);
   if (!dependent || !other || dependent == other) return;
+  /* `other` may be a stream of another device: a device-to-device copy
+   * waits on the sender's stream for the receiver's compute stream. */
   if (!ocl_stream_live(device, dependent, "create_stream_dependency", status) ||
       !ocl_stream_live(device, other, "create_stream_dependency", status))
     return;
@@ -140,8 +169,9 @@ void ocl_create_stream_dependency(const SP_Device *device, SP_Stream dependent,
             "clEnqueueMarkerWithWaitList");
   /* A cross-queue wait needs the marker submitted. */
   OCL_CHECK(clFlush(other->queue), status, "clFlush");
-  OCL_CHECK(clEnqueueBarrierWithWaitList(dependent->queue, 1, &marker, NULL),
-            status, "clEnqueueBarrierWithWaitList");
+  OCL_CHECK(ocl_enqueue_wait_for(dependent->queue, dependent->dev, marker,
+                                 other->dev, &call),
+            status, call);
 fail:
   if (marker) clReleaseEvent(marker);
 }
@@ -159,48 +189,114 @@ void ocl_get_stream_status(const SP_Device *device, SP_Stream stream,
 
 void ocl_block_host_until_done(const SP_Device *device, SP_Stream stream,
                                TF_Status *status) {
+  const char *call = "clFinish";
+  cl_int exec_status;
+
   ocl_set_ok(status);
   if (!stream) return;
   if (!ocl_stream_live(device, stream, "block_host_until_done", status)) return;
-  OCL_CHECK(clFinish(stream->queue), status, "clFinish");
+  OCL_CHECK(ocl_finish_queue(stream->dev, stream->queue, &exec_status, &call),
+            status, call);
+  if (exec_status < 0) {
+    ocl_stream_set_work_failed(stream, exec_status, "block_host_until_done");
+    ocl_get_stream_status(device, stream, status);
+  }
 fail:
   return;
 }
 
-/* Finishes every stream of dev, then its service queue. */
-cl_int ocl_device_finish_all(struct ocl_device *dev) {
-  cl_command_queue *queues = NULL;
-  size_t n = 0, cap = 0;
+/* Driver waits: finishes every stream of dev in turn. Outside the lock: a
+ * host callback that a queue waits for may itself create or destroy
+ * streams. Each queue is retained meanwhile (the second owner is this
+ * function, for its duration). */
+static cl_int finish_streams(struct ocl_device *dev, const char **call) {
+  cl_command_queue few[8], *queues = few;
+  size_t n = 0, count = 0;
   cl_int err = CL_SUCCESS;
 
-  /* Finish outside the lock: a host callback that a queue waits for may
-   * itself create or destroy streams. Each queue is retained meanwhile (the
-   * second owner is this function, for its duration). */
   pthread_mutex_lock(&dev->streams_lock);
-  for (struct SP_Stream_st *s = dev->streams; s; s = s->next) cap++;
-  queues = calloc(cap ? cap : 1, sizeof *queues);
+  for (struct SP_Stream_st *s = dev->streams; s; s = s->next) count++;
+  if (count > sizeof few / sizeof few[0])
+    queues = calloc(count, sizeof *queues);
   for (struct SP_Stream_st *s = dev->streams; queues && s; s = s->next) {
     clRetainCommandQueue(s->queue);
     queues[n++] = s->queue;
   }
   pthread_mutex_unlock(&dev->streams_lock);
-  if (!queues) return CL_OUT_OF_HOST_MEMORY;
+  if (!queues) {
+    *call = "calloc";
+    return CL_OUT_OF_HOST_MEMORY;
+  }
   for (size_t i = 0; i < n; i++) {
-    cl_int e = clFinish(queues[i]);
-    if (err == CL_SUCCESS) err = e;
+    const char *c = "clFinish";
+    cl_int e = ocl_finish_queue(dev, queues[i], NULL, &c);
+    if (err == CL_SUCCESS && e != CL_SUCCESS) {
+      err = e;
+      *call = c;
+    }
     clReleaseCommandQueue(queues[i]);
   }
-  free(queues);
-  if (err == CL_SUCCESS) err = clFinish(dev->service_queue);
+  if (queues != few) free(queues);
+  return err;
+}
+
+cl_int ocl_service_queue_after_streams(struct ocl_device *dev,
+                                       const char **call) {
+  cl_event few[8], *markers = few;
+  size_t n = 0, count = 0;
+  cl_int err = CL_SUCCESS;
+
+  if (ocl_host_wait_kind(dev) != OCL_HOST_WAIT_CALLBACK)
+    return finish_streams(dev, call);
+  /* Markers are enqueued under the lock (enqueueing never blocks), so no
+   * stream can be destroyed meanwhile. */
+  pthread_mutex_lock(&dev->streams_lock);
+  for (struct SP_Stream_st *s = dev->streams; s; s = s->next) count++;
+  if (count > sizeof few / sizeof few[0])
+    markers = calloc(count, sizeof *markers);
+  if (!markers) {
+    pthread_mutex_unlock(&dev->streams_lock);
+    *call = "calloc";
+    return CL_OUT_OF_HOST_MEMORY;
+  }
+  for (struct SP_Stream_st *s = dev->streams; s && err == CL_SUCCESS;
+       s = s->next) {
+    *call = "clEnqueueMarkerWithWaitList";
+    err = clEnqueueMarkerWithWaitList(s->queue, 0, NULL, &markers[n]);
+    if (err != CL_SUCCESS) break;
+    n++;
+    /* The service queue waits for it: it must be submitted. */
+    *call = "clFlush";
+    err = clFlush(s->queue);
+  }
+  pthread_mutex_unlock(&dev->streams_lock);
+  if (err == CL_SUCCESS && n > 0) {
+    *call = "clEnqueueBarrierWithWaitList";
+    err = clEnqueueBarrierWithWaitList(dev->service_queue, (cl_uint)n, markers,
+                                       NULL);
+  }
+  for (size_t i = 0; i < n; i++) clReleaseEvent(markers[i]);
+  if (markers != few) free(markers);
   return err;
 }
 
 void ocl_synchronize_all_activity(const SP_Device *device, TF_Status *status) {
   struct ocl_device *dev = ocl_sp_device(device);
+  const char *call = "clFinish";
+  cl_int exec_status;
 
   ocl_set_ok(status);
   if (!dev) return;
-  OCL_CHECK(ocl_device_finish_all(dev), status, "clFinish");
+  /* With callback waits, one host wait for every stream: the service
+   * queue's marker comes after a barrier on a marker of each. */
+  OCL_CHECK(ocl_service_queue_after_streams(dev, &call), status, call);
+  OCL_CHECK(ocl_finish_queue(dev, dev->service_queue, &exec_status, &call),
+            status, call);
+  if (exec_status < 0)
+    ocl_set_status(status, ocl_cl_error_code(exec_status),
+                   "synchronize_all_activity: the work before it failed: %s "
+                   "(%d)",
+                   ocl_cl_error_name(exec_status), (int)exec_status);
 fail:
   return;
 }

@@ -1,12 +1,16 @@
 /* References of the reduce kernel family: Sum, Mean, Prod, Max, Min, All,
  * Any, ArgMax, ArgMin, BiasAddGrad, L2Loss.
  *
- * Tolerances (float32): Sum, Mean, BiasAddGrad and L2Loss accumulate in a
- * different order than TensorFlow (and this float64 reference): strided
- * partial sums folded as a tree. The error grows with the reduced length n
- * as about n * eps * max|x| in the worst case; cases here reduce at most
- * 1031 elements of |x| <= 3, which bounds it by ~2e-4 absolute (typical
- * errors are far smaller), hence rtol 1e-5 plus atol 2e-4. Prod rounds once
+ * Tolerances (float32): Sum, Mean, BiasAddGrad and L2Loss add blocks of
+ * four terms as a tree and the block sums with Kahan's compensation, then
+ * fold lanes, work-items and parts as trees: within about one ulp of the
+ * exact sum where the terms share a sign (the accuracy cases: 1000 +
+ * [-0.5, 0.5) down columns of up to 50000 rows), hence rtol 2.5e-7 (two
+ * ulps); where random terms in [-3, 3] cancel, the tree's partials (up to
+ * ~sqrt(n) * 3) round at eps each: atol 2e-4. A sequential float32 sum
+ * (these kernels before compensation, ~sqrt(n) ulps: up to 2e-6 relative)
+ * fails the accuracy cases; TensorFlow's CPU stays within ~1.5e-6 on them
+ * (tests/tf/test_reductions.py compares the two). Prod rounds once
  * per factor (cases multiply at most 14 factors): rtol 2e-6. Max, Min, All,
  * Any, ArgMax, ArgMin and every integer reduction are exact.
  *
@@ -148,6 +152,10 @@ static int read_axes(const struct ref_case *c, int rank, bool *reduce,
                (long long)a);
       return -1;
     }
+    if (reduce[a < 0 ? a + rank : a]) {
+      snprintf(error, (size_t)error_len, "axis %lld repeated", (long long)a);
+      return -1;
+    }
     reduce[a < 0 ? a + rank : a] = true;
   }
   return 0;
@@ -200,6 +208,10 @@ static int arg_compute(const struct ref_case *c, struct ref_tensor *out,
     axis += x->rank;
   if (axis < 0 || axis >= x->rank || x->dims[axis] == 0) {
     snprintf(error, (size_t)error_len, "bad or empty axis");
+    return -1;
+  }
+  if (x->rank > 7 && x->elements / x->dims[axis] > 0) {
+    snprintf(error, (size_t)error_len, "rank above 7");
     return -1;
   }
   TF_DataType index_type = TF_INT64;
@@ -260,7 +272,7 @@ static const struct reduce_shape reduce_shapes[] = {
     {2, {3, 5}, 1, {0}, true, TF_OK},
     {3, {2, 3, 7}, 2, {0, 2}, false, TF_OK},       /* general form */
     {3, {2, 3, 7}, 1, {-1}, true, TF_OK},
-    {3, {2, 3, 7}, 3, {1, 1, -2}, false, TF_OK},   /* repeated axes */
+    {3, {2, 3, 7}, 3, {1, 2, -2}, false, TF_INVALID_ARGUMENT}, /* repeat */
     {3, {2, 3, 7}, 3, {0, 1, 2}, false, TF_OK},    /* to a scalar */
     {4, {2, 3, 4, 5}, 2, {1, 3}, true, TF_OK},     /* general form */
     {1, {1031}, 1, {0}, false, TF_OK},             /* one long row */
@@ -353,15 +365,120 @@ static void add_shapes(const struct ref_op *op, TF_DataType dtype,
   }
 }
 
+/* Ranks above 8 (TensorFlow takes up to 254): collapsed, these alternate
+ * up to 12 kept and reduced groups, more than a kernel's argument struct
+ * holds, so the device reduces them one group per pass. Prod's (the last
+ * three) multiply at most 12 factors. */
+static const struct {
+  int rank;
+  int64_t dims[12];
+  int num_axes;
+  int64_t axes[12];
+  bool keep_dims;
+} rank_shapes[] = {
+    {9, {2, 3, 2, 3, 2, 3, 2, 3, 2}, 4, {1, 3, 5, 7}, false},
+    {10, {3, 2, 2, 3, 2, 2, 3, 2, 2, 3}, 5, {0, 2, 4, 6, 8}, false},
+    {11, {2, 2, 3, 2, 2, 3, 2, 2, 3, 2, 2}, 5, {1, 2, 5, 8, 9}, true},
+    {12, {2, 1, 3, 2, 1, 3, 2, 2, 3, 1, 2, 3}, 6, {0, -9, 4, 6, -4, 11}, false},
+    {10, {2, 3, 2, 3, 2, 3, 2, 3, 2, 3}, 0, {0}, false},
+    {10, {2, 3, 2, 3, 2, 3, 2, 3, 2, 3}, 1, {6}, true},
+    {10, {2, 1, 2, 1, 2, 1, 2, 1, 2, 7}, 10, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9},
+     false},
+    /* Several groups, one of them long: passes that split into parts. */
+    {3, {3, 2, 9000}, 2, {0, 2}, false},
+    {4, {3, 5000, 2, 7}, 2, {1, 3}, true},
+    {2, {40000, 3}, 1, {0}, false},
+    {9, {2, 3, 1, 2, 3, 1, 2, 1, 2}, 4, {0, 2, 4, 7}, false},
+    {10, {2, 2, 3, 1, 2, 3, 1, 2, 1, 3}, 3, {1, 4, 7}, false},
+    {12, {1, 2, 1, 2, 1, 2, 1, 2, 1, 3, 1, 2}, 6, {0, 3, 5, 6, 8, 11}, true},
+};
+#define RANK_SHAPES ((int)(sizeof(rank_shapes) / sizeof(rank_shapes[0])))
+#define PROD_RANK_SHAPES 3
+
+static void add_rank_shapes(const struct ref_op *op, TF_DataType dtype,
+                            struct ref_cases *out)
+{
+  bool prod = kind_of(op->op) == PROD;
+  for (int i = prod ? RANK_SHAPES - PROD_RANK_SHAPES : 0; i < RANK_SHAPES;
+       i++) {
+    if (!prod && i >= RANK_SHAPES - PROD_RANK_SHAPES)
+      break;
+    struct ref_case *c =
+        ref_case_add(out, op->op, "%s rank %d#%d", op->op, rank_shapes[i].rank, i);
+    ref_case_input(c, dtype, rank_shapes[i].dims, rank_shapes[i].rank,
+                   op->domain);
+    double axes[12];
+    for (int a = 0; a < rank_shapes[i].num_axes; a++)
+      axes[a] = (double)rank_shapes[i].axes[a];
+    int64_t n = rank_shapes[i].num_axes;
+    ref_case_input_values(c, i % 2 ? TF_INT64 : TF_INT32, &n, 1, axes);
+    if (rank_shapes[i].keep_dims)
+      ref_case_attr_bool(c, "keep_dims", true);
+  }
+}
+
+/* Accuracy of float32 sums: values of large mean and small spread (1000 +
+ * [-0.5, 0.5)), so that the sum's rounding error is relative to the sum
+ * itself. A sequential float32 sum of n such terms drifts by about
+ * sqrt(n) ulps of the sum (a column of 100000 rows: ~2e-6 relative), more
+ * than the tolerance of these ops allows (module comment); TensorFlow's
+ * CPU (Eigen's tree reductions) stays within ~1e-6. Columns (the mean of
+ * 32 rows, 1000 to 50000 rows, narrow and wide), rows, and everything to
+ * one value, each through its own kernel shape; sized for Oclgrind's
+ * ops-oclgrind run too. */
+static const struct {
+  int rank;
+  int64_t dims[2];
+  int64_t axis;
+} accuracy_shapes[] = {
+    {2, {32, 300}, 0},   {2, {1000, 37}, 0}, {2, {30000, 20}, 0},
+    {2, {50000, 3}, 0},  {2, {8, 50000}, 1}, {1, {100000}, 0},
+};
+
+static void add_accuracy_cases(const struct ref_op *op, struct ref_cases *out)
+{
+  for (size_t i = 0; i < sizeof(accuracy_shapes) / sizeof(accuracy_shapes[0]);
+       i++) {
+    if (kind_of(op->op) == BIAS_GRAD &&
+        (accuracy_shapes[i].rank != 2 || accuracy_shapes[i].axis != 0))
+      continue;
+    int64_t n = accuracy_shapes[i].dims[0] *
+                (accuracy_shapes[i].rank > 1 ? accuracy_shapes[i].dims[1] : 1);
+    double *values = malloc(sizeof(double) * (size_t)n);
+    if (values == NULL)
+      abort(); /* test code: out of memory is fatal here */
+    uint64_t state = 0x9e3779b97f4a7c15ull + i;
+    for (int64_t e = 0; e < n; e++) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      values[e] = 1000.0 + (double)(state >> 11) / 9007199254740992.0 - 0.5;
+    }
+    struct ref_case *c = ref_case_add(out, op->op, "%s accuracy #%zu [%lld,%lld]",
+                                      op->op, i, (long long)accuracy_shapes[i].dims[0],
+                                      (long long)(accuracy_shapes[i].rank > 1
+                                                      ? accuracy_shapes[i].dims[1]
+                                                      : 1));
+    ref_case_input_values(c, TF_FLOAT, accuracy_shapes[i].dims,
+                          accuracy_shapes[i].rank, values);
+    free(values);
+    if (kind_of(op->op) == BIAS_GRAD)
+      continue; /* BiasAddGrad's axes: all but the last */
+    double axis = (double)accuracy_shapes[i].axis;
+    ref_case_input_values(c, TF_INT32, NULL, 0, &axis);
+  }
+}
+
 static void reduce_cases(const struct ref_op *op, TF_DataType dtype,
                          struct ref_cases *out)
 {
+  if (dtype == TF_FLOAT && (kind_of(op->op) == SUM || kind_of(op->op) == MEAN))
+    add_accuracy_cases(op, out);
   if (kind_of(op->op) == PROD)
     add_shapes(op, dtype, prod_shapes,
                sizeof(prod_shapes) / sizeof(prod_shapes[0]), out);
   else
     add_shapes(op, dtype, reduce_shapes,
                sizeof(reduce_shapes) / sizeof(reduce_shapes[0]), out);
+  add_rank_shapes(op, dtype, out);
 }
 
 static void arg_cases(const struct ref_op *op, TF_DataType dtype,
@@ -369,7 +486,7 @@ static void arg_cases(const struct ref_op *op, TF_DataType dtype,
 {
   static const struct {
     int rank;
-    int64_t dims[3];
+    int64_t dims[10];
     int64_t axis;
     TF_Code code;
   } shapes[] = {
@@ -377,6 +494,14 @@ static void arg_cases(const struct ref_op *op, TF_DataType dtype,
       {3, {2, 3, 7}, -2, TF_OK},    {1, {1031}, 0, TF_OK},
       {2, {3, 300}, 1, TF_OK},      {2, {300, 5}, 0, TF_OK},
       {2, {0, 3}, 1, TF_OK},        {3, {4, 1, 5}, 1, TF_OK},
+      /* Long rows and columns into few outputs: split into parts. */
+      {2, {3, 30000}, 1, TF_OK},    {2, {20000, 5}, 0, TF_OK},
+      {2, {9000, 37}, 0, TF_OK},    {1, {70001}, 0, TF_OK},
+      /* TensorFlow's ArgMax stops at rank 7, unless the output is
+       * empty. */
+      {7, {2, 3, 2, 3, 2, 3, 17}, -1, TF_OK},
+      {9, {2, 1, 3, 2, 0, 3, 1, 2, 17}, -1, TF_OK},
+      {10, {2, 3, 1, 2, 3, 2, 1, 3, 2, 2}, 5, TF_INVALID_ARGUMENT},
       {2, {0, 3}, 0, TF_INVALID_ARGUMENT},
       {2, {3, 5}, 2, TF_INVALID_ARGUMENT},
       {0, {0}, 0, TF_INVALID_ARGUMENT},
@@ -390,12 +515,13 @@ static void arg_cases(const struct ref_op *op, TF_DataType dtype,
       ref_case_attr_type(c, "output_type", TF_INT32);
     c->expect_code = shapes[i].code;
   }
-  /* Ties go to the first index, in a short and in a long row. */
-  double ties[260];
-  for (int i = 0; i < 260; i++)
+  /* Ties go to the first index, in a short and in a long row, and across
+   * the parts of a split one. */
+  static double ties[20000];
+  for (int i = 0; i < 20000; i++)
     ties[i] = (i % 7 == 3) ? 5 : (i % 7 == 4) ? -5 : (double)(i % 3);
-  static const int64_t tie_lengths[] = {7, 260};
-  for (int i = 0; i < 2; i++) {
+  static const int64_t tie_lengths[] = {7, 260, 20000};
+  for (int i = 0; i < 3; i++) {
     struct ref_case *c = ref_case_add(out, op->op, "%s ties %d", op->op, i);
     ref_case_input_values(c, dtype, &tie_lengths[i], 1, ties);
     double axis = 0;
@@ -421,11 +547,14 @@ static void bias_grad_cases(const struct ref_op *op, TF_DataType dtype,
 {
   static const struct {
     int rank;
-    int64_t dims[4];
+    int64_t dims[10];
     const char *format;
     TF_Code code;
   } shapes[] = {
       {2, {5, 3}, NULL, TF_OK},
+      {10, {2, 3, 2, 1, 3, 2, 2, 1, 2, 3}, "NCHW", TF_OK},
+      {10, {2, 3, 2, 1, 3, 2, 2, 1, 2, 3}, "NHWC", TF_OK},
+      {3, {4, 5, 9000}, "NCHW", TF_OK},
       {4, {2, 3, 5, 7}, "NHWC", TF_OK},
       {4, {2, 7, 3, 5}, "NCHW", TF_OK},
       {2, {300, 4}, NULL, TF_OK},
@@ -433,6 +562,8 @@ static void bias_grad_cases(const struct ref_op *op, TF_DataType dtype,
       {2, {0, 4}, NULL, TF_OK},
       {1, {3}, NULL, TF_INVALID_ARGUMENT},
   };
+  if (dtype == TF_FLOAT)
+    add_accuracy_cases(op, out);
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
     struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
     ref_case_input(c, dtype, shapes[i].dims, shapes[i].rank, op->domain);
@@ -442,8 +573,17 @@ static void bias_grad_cases(const struct ref_op *op, TF_DataType dtype,
   }
 }
 
+static void l2_loss_cases(const struct ref_op *op, TF_DataType dtype,
+                          struct ref_cases *out)
+{
+  ref_cases_unary(op, dtype, out);
+  struct ref_case *c = ref_case_add(out, op->op, "%s rank 10", op->op);
+  ref_case_input(c, dtype, (int64_t[]){2, 3, 1, 2, 3, 2, 1, 3, 2, 2}, 10,
+                 op->domain);
+}
+
 #define EXACT 0.0, 0.0
-#define SUMMED 1e-5, 2e-4
+#define SUMMED 2.5e-7, 2e-4
 
 const struct ref_op ref_ops_reduce[] = {
     {"Sum", SUMMED, REF_ANY, reduce_cases, reduce_compute},
@@ -456,6 +596,6 @@ const struct ref_op ref_ops_reduce[] = {
     {"ArgMax", EXACT, REF_ANY, arg_cases, arg_compute},
     {"ArgMin", EXACT, REF_ANY, arg_cases, arg_compute},
     {"BiasAddGrad", SUMMED, REF_ANY, bias_grad_cases, reduce_compute},
-    {"L2Loss", SUMMED, REF_ANY, ref_cases_unary, reduce_compute},
+    {"L2Loss", SUMMED, REF_ANY, l2_loss_cases, reduce_compute},
     {.op = NULL},
 };

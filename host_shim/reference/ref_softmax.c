@@ -16,6 +16,7 @@
  * stay in device memory; TensorFlow's CPU kernel fails the op instead). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "reference.h"
@@ -72,9 +73,9 @@ static int xent_compute(const struct ref_case *c, struct ref_tensor *out,
   int64_t rows = dims[0], n = dims[1];
   ref_tensor_alloc(&out[0], f->dtype, dims, 1);
   ref_tensor_alloc(&out[1], f->dtype, dims, 2);
-  double shifted_row[2048];
-  if (n > 2048) {
-    snprintf(error, (size_t)error_len, "reference rows are at most 2048");
+  double *shifted_row = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+  if (shifted_row == NULL) {
+    snprintf(error, (size_t)error_len, "out of host memory");
     return -1;
   }
   for (int64_t r = 0; r < rows; r++) {
@@ -94,6 +95,7 @@ static int xent_compute(const struct ref_case *c, struct ref_tensor *out,
     }
     out[0].v[r] = ref_round_to(f->dtype, loss);
   }
+  free(shifted_row);
   return 2;
 }
 
@@ -139,11 +141,14 @@ static void softmax_cases(const struct ref_op *op, TF_DataType dtype,
 {
   static const struct {
     int rank;
-    int64_t dims[3];
+    int64_t dims[10];
   } shapes[] = {
       {1, {7}},    {2, {3, 5}},   {3, {2, 3, 7}}, {2, {2, 1031}},
       {2, {4, 200}}, {2, {0, 5}}, {2, {3, 0}},    {2, {1, 1}},
       {2, {3, 32}},
+      /* Few long rows: split into parts. */
+      {2, {2, 20000}}, {1, {70001}},
+      {10, {2, 1, 3, 2, 1, 2, 1, 2, 1, 9}},
   };
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
     struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
@@ -158,6 +163,18 @@ static void softmax_cases(const struct ref_op *op, TF_DataType dtype,
       wide[r][col] = special_rows[r][col % 4];
   c = ref_case_add(out, op->op, "%s special values [4,20]", op->op);
   ref_case_input_values(c, dtype, (int64_t[]){4, 20}, 2, &wide[0][0]);
+  /* Split rows holding a late NaN, only -Inf, a late +Inf, and -Inf over
+   * a whole first part. */
+  static double split_rows[4][20000];
+  for (int r = 0; r < 4; r++)
+    for (int col = 0; col < 20000; col++)
+      split_rows[r][col] = r == 1 || (r == 3 && col < 12000)
+                               ? -INFINITY
+                               : (double)(col % 13) * 0.25 - 1.5;
+  split_rows[0][15000] = NAN;
+  split_rows[2][17000] = INFINITY;
+  c = ref_case_add(out, op->op, "%s special values [4,20000]", op->op);
+  ref_case_input_values(c, dtype, (int64_t[]){4, 20000}, 2, &split_rows[0][0]);
   c = ref_case_add(out, op->op, "%s large logits", op->op);
   ref_case_input_values(c, dtype, (int64_t[]){1, 4}, 2,
                         (double[]){1000, 999, 998, -1000});
@@ -179,7 +196,11 @@ static void xent_cases(const struct ref_op *op, TF_DataType dtype,
       {2, {3, 5}, 2, {3, 5}, TF_OK},
       {2, {4, 200}, 2, {4, 200}, TF_OK},
       {2, {2, 1031}, 2, {2, 1031}, TF_OK},
+      {2, {2, 20000}, 2, {2, 20000}, TF_OK},
       {2, {3, 5}, 1, {5}, TF_OK},         /* labels broadcast over rows */
+      {2, {1, 40}, 2, {3, 40}, TF_OK},    /* features broadcast, long rows */
+      {2, {3, 1}, 2, {3, 40}, TF_OK},     /* over long columns */
+      {2, {3, 40}, 2, {3, 1}, TF_OK},     /* labels over long columns */
       {2, {1, 5}, 2, {3, 5}, TF_OK},      /* features broadcast */
       {2, {3, 1}, 2, {3, 4}, TF_OK},      /* features broadcast over cols */
       {2, {0, 5}, 2, {0, 5}, TF_OK},
@@ -216,6 +237,8 @@ static void sparse_cases(const struct ref_op *op, TF_DataType dtype,
       {2, {3, 5}, 1, {3}, TF_OK},
       {2, {4, 200}, 1, {4}, TF_OK},
       {2, {2, 1031}, 1, {2}, TF_OK},
+      {2, {3, 20000}, 1, {3}, TF_OK},     /* few long rows: split */
+      {2, {1, 50001}, 1, {1}, TF_OK},
       {2, {7, 1}, 1, {7}, TF_OK},
       {2, {0, 5}, 1, {0}, TF_OK},
       {1, {5}, 1, {5}, TF_INVALID_ARGUMENT},
@@ -237,14 +260,17 @@ static void sparse_cases(const struct ref_op *op, TF_DataType dtype,
                           shapes[i].l_rank, labels);
     c->expect_code = shapes[i].code;
   }
-  /* Out-of-range labels: NaN rows (TensorFlow's GPU behaviour). */
-  for (int wide = 0; wide < 2; wide++) {
-    struct ref_case *c =
-        ref_case_add(out, op->op, "%s labels out of range %d", op->op, wide);
-    ref_case_input(c, dtype, (int64_t[]){4, 5}, 2, op->domain);
-    ref_case_input_values(c, wide ? TF_INT64 : TF_INT32, (int64_t[]){4}, 1,
-                          (double[]){-1, 2, 5, 4});
-  }
+  /* Out-of-range labels: NaN rows (TensorFlow's GPU behaviour), in short,
+   * vector-long and split rows. */
+  static const int64_t classes[] = {5, 40, 20000};
+  for (int n = 0; n < 3; n++)
+    for (int wide = 0; wide < 2; wide++) {
+      struct ref_case *c = ref_case_add(
+          out, op->op, "%s labels out of range %d/%d", op->op, n, wide);
+      ref_case_input(c, dtype, (int64_t[]){4, classes[n]}, 2, op->domain);
+      ref_case_input_values(c, wide ? TF_INT64 : TF_INT32, (int64_t[]){4}, 1,
+                            (double[]){-1, 2, (double)classes[n], 4});
+    }
   struct ref_case *c = ref_case_add(out, op->op, "%s special values", op->op);
   ref_case_input_values(c, dtype, (int64_t[]){4, 4}, 2, &special_rows[0][0]);
   ref_case_input_values(c, TF_INT64, (int64_t[]){4}, 1,

@@ -18,7 +18,7 @@
 #include "tensorflow/c/tf_status.h"
 #include "tfocl/host.h"
 
-#define REF_MAX_DIMS 12
+#define REF_MAX_DIMS 16
 #define REF_MAX_TENSORS 16
 #define REF_MAX_ATTRS 12
 

@@ -126,7 +126,10 @@ static bool calibrate(struct ocl_device *dev, int64_t *offset)
   if (clEnqueueMarkerWithWaitList(dev->service_queue, 0, NULL, &marker) !=
       CL_SUCCESS)
     return false;
-  bool ok = clWaitForEvents(1, &marker) == CL_SUCCESS &&
+  cl_int exec_status;
+  bool ok = ocl_wait_event(dev, dev->service_queue, marker, &exec_status,
+                           NULL) == CL_SUCCESS &&
+            exec_status == CL_COMPLETE &&
             clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_END,
                                     sizeof(end), &end, NULL) == CL_SUCCESS;
   int64_t after = realtime_ns();
@@ -222,7 +225,12 @@ static bool build_space(Tfocl__Xplane__XSpace *space, struct record *items,
     struct record *r = &items[i];
     struct plane_builder *p = &builders[r->dev->ordinal];
     cl_ulong start = 0, end = 0;
-    if (clWaitForEvents(1, &r->event) != CL_SUCCESS ||
+    cl_int exec_status;
+    /* Not spinning (ocl_wait_event). Already submitted: the synchronisation
+     * TensorFlow does before it stops a profile flushed every queue. */
+    if (ocl_wait_event(r->dev, NULL, r->event, &exec_status, NULL) !=
+            CL_SUCCESS ||
+        exec_status != CL_COMPLETE ||
         clGetEventProfilingInfo(r->event, CL_PROFILING_COMMAND_START,
                                 sizeof(start), &start, NULL) != CL_SUCCESS ||
         clGetEventProfilingInfo(r->event, CL_PROFILING_COMMAND_END,

@@ -36,5 +36,8 @@ void clt_free(const struct clt *t, void *opaque);
 
 /* Runs the suite; 77 (skip) when no OpenCL device is present. */
 int clt_main(Suite *suite);
+/* Runs the suite; 77 (skip) when fewer than `min_devices` OpenCL devices
+ * (over all platforms) are present. */
+int clt_main_devices(Suite *suite, int min_devices);
 
 #endif /* TFOCL_TESTS_CL_FIXTURE_H_ */

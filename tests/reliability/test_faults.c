@@ -164,7 +164,7 @@ static const char *const calls[] = {
     "clSetKernelArg", "clEnqueueMapBuffer", "clEnqueueUnmapMemObject",
     "clEnqueueMarkerWithWaitList", "clEnqueueBarrierWithWaitList",
     "clFinish", "clFlush", "clWaitForEvents", "clCreateUserEvent",
-    "clSetUserEventStatus",
+    "clSetUserEventStatus", "clSetEventCallback",
 };
 #define NUM_CALLS (int)(sizeof(calls) / sizeof(calls[0]))
 static int injected[NUM_CALLS], failed_clean[NUM_CALLS], absorbed[NUM_CALLS];

@@ -144,8 +144,8 @@ START_TEST(reduction_general_and_all_axes)
   ck_assert_int_eq(r.rank, 3);
   ck_assert_int_eq(r.out_elements, 3);
 
-  /* Repeated and size-1 axes. */
-  ck_assert(ocl_reduction_init(&r, DIMS(2, 1, 4), 3, DIMS(0, 1, 2, 0), 4,
+  /* Size-1 axes. */
+  ck_assert(ocl_reduction_init(&r, DIMS(2, 1, 4), 3, DIMS(0, 1, 2), 3,
                                false, status));
   ck_assert(r.valid_3d);
   ck_assert_int_eq(r.reduce, 8);
@@ -168,6 +168,30 @@ START_TEST(reduction_bad_axis_message)
   ck_assert_str_eq(TF_Message(status),
                    "Invalid reduction dimension (2 for input with 2 "
                    "dimension(s)");
+
+  /* Repeats fail as TensorFlow's ReductionHelper does: the first repeat,
+   * normalised, in the order given. */
+  ck_assert(!ocl_reduction_init(&r, DIMS(2, 3, 4), 3, DIMS(1, 0, -3, 5), 4,
+                                false, status));
+  ck_assert_int_eq(TF_GetCode(status), TF_INVALID_ARGUMENT);
+  ck_assert_str_eq(TF_Message(status),
+                   "Invalid reduction arguments: Axes contains duplicate "
+                   "dimension: 0");
+  /* An out-of-range axis before the repeat is the error. */
+  ck_assert(!ocl_reduction_init(&r, DIMS(2, 3), 2, DIMS(0, 2, 0), 3, false,
+                                status));
+  ck_assert_str_eq(TF_Message(status),
+                   "Invalid reduction dimension (2 for input with 2 "
+                   "dimension(s)");
+
+  /* Rank 12 with alternating groups collapses into 12 dims. */
+  ck_assert(ocl_reduction_init(
+      &r, DIMS(2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3), 12,
+      DIMS(1, 3, 5, 7, 9, 11), 6, true, status));
+  ck_assert_int_eq(r.rank, 12);
+  ck_assert(!r.valid_3d);
+  ck_assert_int_eq(r.out_rank, 12);
+  ck_assert_int_eq(r.out_elements, 64);
 }
 END_TEST
 
