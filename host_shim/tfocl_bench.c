@@ -416,7 +416,7 @@ static bool copy_rep(struct bench *b, void *p, double *seconds)
 
 enum host_kind {
   HOST_ADD, HOST_MUL, HOST_RELU, HOST_SUM_ROWS, HOST_SUM_COLS, HOST_SOFTMAX,
-  HOST_MEMCPY, HOST_SGEMM
+  HOST_MEMCPY, HOST_SGEMM, HOST_TRANSPOSE, HOST_CONCAT
 };
 struct host_side {
   enum host_kind kind;
@@ -426,6 +426,8 @@ struct host_side {
   /* sgemm: batches of [m,k] x [k,n] (transposes as flagged) */
   int batches, m, n, k;
   bool ta, tb;
+  /* transpose: batches of [rows, cols]; concat: y's columns */
+  size_t y_cols;
 };
 
 static bool host_rep(struct bench *b, void *p, double *seconds)
@@ -442,6 +444,12 @@ static bool host_rep(struct bench *b, void *p, double *seconds)
   case HOST_SUM_COLS: bench_host_sum_cols(h->z, h->x, h->rows, h->cols); break;
   case HOST_SOFTMAX: bench_host_softmax(h->z, h->x, h->rows, h->cols); break;
   case HOST_MEMCPY: bench_host_memcpy(h->z, h->x, n * sizeof(float)); break;
+  case HOST_TRANSPOSE:
+    bench_host_transpose(h->z, h->x, (size_t)h->batches, h->rows, h->cols);
+    break;
+  case HOST_CONCAT:
+    bench_host_concat_cols(h->z, h->x, h->y, h->rows, h->cols, h->y_cols);
+    break;
   case HOST_SGEMM:
     for (int i = 0; i < h->batches; i++) {
       size_t sa = (size_t)h->m * (size_t)h->k, sb = (size_t)h->k * (size_t)h->n;
@@ -1214,6 +1222,107 @@ static void bench_sparse(struct bench *b)
   free(h_var);
 }
 
+/* ---- Data movement: transposes and concat -------------------------------- */
+
+/* A host int32 vector (perm, axis: host-memory arguments). */
+static TF_Tensor *host_ints(const int32_t *v, int64_t n, int rank)
+{
+  TF_Tensor *t = TF_AllocateTensor(TF_INT32, &n, rank,
+                                   sizeof(int32_t) * (size_t)n);
+  if (t != NULL)
+    memcpy(TF_TensorData(t), v, sizeof(int32_t) * (size_t)n);
+  return t;
+}
+
+static void bench_movement(struct bench *b)
+{
+  static const char *const names[] = {"transpose/2d",
+                                      "transpose/nhwc_to_nchw",
+                                      "concat/axis1"};
+  bool any = false;
+  for (int i = 0; i < 3; i++)
+    any |= want(b, names[i]);
+  if (!any)
+    return;
+  int reps = reps_or(b, 10, 3);
+  int64_t side = b->quick ? 1024 : 4096;
+  /* NHWC [n, h, w, c] -> NCHW: per image a [h*w, c] transpose. */
+  int64_t nhwc[4] = {b->quick ? 4 : 16, 64, 64, 64};
+  for (int i = 0; i < 3; i++) {
+    if (!want(b, names[i]))
+      continue;
+    int64_t dims[4] = {side, side}, half[2] = {side, side / 2};
+    int rank = i == 1 ? 4 : 2;
+    if (i == 1)
+      memcpy(dims, nhwc, sizeof(nhwc));
+    TF_Tensor *hx = i == 2 ? host_random(half, 2, 1) : host_random(dims, rank, 1);
+    TF_Tensor *hy = i == 2 ? host_random(half, 2, 2) : NULL;
+    TF_Tensor *dx = to_device(b, hx), *dy = hy ? to_device(b, hy) : NULL;
+    size_t bytes = sizeof(float) * (size_t)(side * side);
+    if (i == 1)
+      bytes = sizeof(float) * (size_t)(nhwc[0] * nhwc[1] * nhwc[2] * nhwc[3]);
+    float *hz = calloc(bytes / sizeof(float), sizeof(float));
+    TF_Tensor *arg = NULL;
+    struct op_side o = {NULL, {dx, NULL, NULL}, 2};
+    struct host_side h = {.z = hz, .x = hx ? TF_TensorData(hx) : NULL,
+                          .batches = 1};
+    const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT),
+                                       TFOCL_ATTR_T("Tperm", TF_INT32),
+                                       TFOCL_ATTR_T("Tidx", TF_INT32),
+                                       TFOCL_ATTR_I("N", 2)};
+    char note[160];
+    if (i < 2) {
+      static const int32_t perm2[2] = {1, 0}, perm4[4] = {0, 3, 1, 2};
+      arg = host_ints(i == 0 ? perm2 : perm4, rank, 1);
+      o.in[1] = arg;
+      o.op = dx != NULL ? make_op(b, "Transpose", attrs, 2,
+                                  (const TF_DataType[]){TF_FLOAT, TF_INT32}, 2)
+                        : NULL;
+      h.kind = HOST_TRANSPOSE;
+      h.batches = i == 0 ? 1 : (int)nhwc[0];
+      h.rows = i == 0 ? (size_t)side : (size_t)(nhwc[1] * nhwc[2]);
+      h.cols = i == 0 ? (size_t)side : (size_t)nhwc[3];
+      if (i == 0)
+        snprintf(note, sizeof(note), "[%lld,%lld] f32 perm (1,0); bytes read "
+                 "+ written", (long long)side, (long long)side);
+      else
+        snprintf(note, sizeof(note), "[%lld,64,64,64] f32 perm (0,3,1,2); "
+                 "bytes read + written", (long long)nhwc[0]);
+    } else {
+      static const int32_t axis = 1;
+      arg = host_ints(&axis, 1, 0);
+      o.in[1] = dy;
+      o.in[2] = arg;
+      o.n = 3;
+      o.op = dx != NULL && dy != NULL
+                 ? make_op(b, "ConcatV2",
+                           (const struct tfocl_attr[]){attrs[0], attrs[2],
+                                                       attrs[3]},
+                           3, (const TF_DataType[]){TF_FLOAT, TF_FLOAT,
+                                                    TF_INT32},
+                           3)
+                 : NULL;
+      h.kind = HOST_CONCAT;
+      h.y = hy ? TF_TensorData(hy) : NULL;
+      h.rows = (size_t)side;
+      h.cols = h.y_cols = (size_t)side / 2;
+      snprintf(note, sizeof(note), "2 x [%lld,%lld] f32 -> [%lld,%lld]; "
+               "bytes read + written", (long long)side, (long long)side / 2,
+               (long long)side, (long long)side);
+    }
+    struct side ours = op_side(&o, 2.0 * (double)bytes);
+    struct side ref = host_side(&h, 2.0 * (double)bytes);
+    measure(b, names[i], GBPS, true, &ours, &ref, 1, reps, note);
+    tfocl_op_destroy(o.op);
+    TF_DeleteTensor(arg);
+    TF_DeleteTensor(dx);
+    TF_DeleteTensor(dy);
+    TF_DeleteTensor(hx);
+    TF_DeleteTensor(hy);
+    free(hz);
+  }
+}
+
 /* ---- Tiny ops: enqueue cost and throughput ------------------------------ */
 
 struct tiny_side {
@@ -1812,6 +1921,7 @@ static int run(int argc, char **argv)
   bench_elementwise(&b);
   bench_reduce(&b);
   bench_sparse(&b);
+  bench_movement(&b);
   bench_matmul(&b);
   bench_conv(&b);
   bench_depthwise(&b);

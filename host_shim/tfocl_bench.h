@@ -34,6 +34,14 @@ void bench_host_sum_cols(float *out, const float *x, size_t rows, size_t cols);
 void bench_host_softmax(float *out, const float *x, size_t rows, size_t cols);
 /* plain single-call memcpy (what a program would write) */
 void bench_host_memcpy(void *dst, const void *src, size_t bytes);
+/* out[b, c, r] = x[b, r, c] for each of `batches` [rows, cols] matrices,
+ * in cache-sized blocks (Transpose [B,R,C] perm (0,2,1)) */
+void bench_host_transpose(float *out, const float *x, size_t batches,
+                          size_t rows, size_t cols);
+/* out[r, :] = a[r, :] ++ b[r, :] (ConcatV2 of [rows, a_cols] and
+ * [rows, b_cols] along axis 1) */
+void bench_host_concat_cols(float *out, const float *a, const float *b,
+                            size_t rows, size_t a_cols, size_t b_cols);
 /* out[r] = params[idx[r]] (rows of `cols`; zeros out of [0, limit)) */
 void bench_host_gather(float *out, const float *params, size_t limit,
                        const int32_t *idx, size_t rows, size_t cols);

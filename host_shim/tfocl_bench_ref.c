@@ -202,6 +202,61 @@ void bench_host_memcpy(void *dst, const void *src, size_t bytes)
   memcpy(dst, src, bytes);
 }
 
+/* ---- Data movement -------------------------------------------------------- */
+
+struct move_args {
+  float *out;
+  const float *x, *y;
+  size_t batches, rows, cols, y_cols;
+};
+
+/* Blocks of 32 rows [b, e) of the batches stacked: each 32x32 block read
+ * and written while it sits in L1. */
+static void transpose_body(void *p, size_t b, size_t e)
+{
+  struct move_args *a = p;
+  size_t rows = a->rows, cols = a->cols;
+  for (size_t rb = b; rb < e; rb += 32) {
+    size_t batch = rb / rows, r0 = rb % rows;
+    size_t r1 = r0 + 32 < rows ? r0 + 32 : rows;
+    const float *restrict x = a->x + batch * rows * cols;
+    float *restrict out = a->out + batch * rows * cols;
+    for (size_t c0 = 0; c0 < cols; c0 += 32) {
+      size_t c1 = c0 + 32 < cols ? c0 + 32 : cols;
+      for (size_t r = r0; r < r1; r++)
+        for (size_t c = c0; c < c1; c++)
+          out[c * rows + r] = x[r * cols + c];
+    }
+  }
+}
+
+void bench_host_transpose(float *out, const float *x, size_t batches,
+                          size_t rows, size_t cols)
+{
+  /* Row blocks never straddle two batches when rows is a multiple of 32,
+   * as in every bench case. */
+  struct move_args a = {out, x, NULL, batches, rows, cols, 0};
+  pfor(batches * rows, 32, transpose_body, &a);
+}
+
+static void concat_body(void *p, size_t b, size_t e)
+{
+  struct move_args *a = p;
+  size_t out_cols = a->cols + a->y_cols;
+  for (size_t r = b; r < e; r++) {
+    memcpy(a->out + r * out_cols, a->x + r * a->cols, sizeof(float) * a->cols);
+    memcpy(a->out + r * out_cols + a->cols, a->y + r * a->y_cols,
+           sizeof(float) * a->y_cols);
+  }
+}
+
+void bench_host_concat_cols(float *out, const float *a, const float *b,
+                            size_t rows, size_t a_cols, size_t b_cols)
+{
+  struct move_args m = {out, a, b, 1, rows, a_cols, b_cols};
+  pfor(rows, 1, concat_body, &m);
+}
+
 /* ---- Gather, segment sum, scatter-add ----------------------------------- */
 
 struct sparse_args {

@@ -17,4 +17,5 @@ void ocl_register_kernel_families(void)
   ocl_register_scatter_kernels();
   ocl_register_linalg_kernels();
   ocl_register_fused_kernels();
+  ocl_register_image_kernels();
 }

@@ -22,5 +22,6 @@ void ocl_register_random_kernels(void);
 void ocl_register_scatter_kernels(void);
 void ocl_register_linalg_kernels(void);
 void ocl_register_fused_kernels(void);
+void ocl_register_image_kernels(void);
 
 #endif /* TFOCL_KERNELS_KERNEL_FAMILIES_H_ */

@@ -1,38 +1,63 @@
 /* Data movement: Transpose, ConcatV2, Pack, Unpack, Split, SplitV, Slice,
- * StridedSlice, StridedSliceGrad, Tile, Pad, PadV2, and the
- * _ParallelConcatStart/_ParallelConcatUpdate pair of tf.parallel_stack.
+ * StridedSlice, StridedSliceGrad, Tile, Pad, PadV2, the
+ * _ParallelConcatStart/_ParallelConcatUpdate pair of tf.parallel_stack,
+ * SpaceToBatchND, BatchToSpaceND and Bitcast.
  *
- * These ops move bytes, so one program per element size serves every dtype
- * (movement.cl). Every op but Tile and Pad reduces on the host to strided
- * copies (kernels/shape.h ocl_strided_copy): a contiguous one becomes
- * clEnqueueCopyBuffer (a memcpy on CPU devices), the rest one kernel.
- * Concat/Split/Pack/Unpack are one [rows, cols] block copy per input or
- * output.
+ * These ops move bytes, so one program per element size (and index width)
+ * serves every dtype (movement.cl); 16-byte elements (complex128) move as
+ * two 8-byte halves, an innermost dim of 2 added on the host. Every op but
+ * Tile and Pad reduces on the host to strided copies (kernels/shape.h
+ * ocl_strided_copy): a contiguous one is a buffer copy, the rest one kernel
+ * per at most OCL_MAX_DIMS collapsed dims (more are split into launches
+ * over the leading dims). Concat/Split/Pack/Unpack are one [rows, cols]
+ * block copy per input or output; SpaceToBatchND/BatchToSpaceND one
+ * strided copy per offset in the block. Any rank TensorFlow allows is
+ * taken.
  *
  * int32 data stays in device memory; only the shape-like arguments (perm,
  * axis, begin/end/strides, sizes, multiples, paddings) are HostMemory, read
  * on the host in whatever integer width TensorFlow allows (no Tidx-style
  * constraint is registered: StridedSlice's Index may be int16, SplitV's
- * Tlen int8). Outputs equal to an input (identity slices,
- * perms, tiles, pads, one-way splits) forward the input, as TensorFlow
- * does. */
+ * Tlen int8). Outputs equal to an input (identity slices, perms, tiles,
+ * pads, one-way splits) forward the input, as TensorFlow does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel_families.h"
-#include "launch.h"
+#include "runtime.h"
 
 extern const char ocl_cl_source_movement[];
 
-/* One program per element size: 1, 2, 4, 8 bytes. */
-static const struct ocl_family families[4] =
-    OCL_SIZED_FAMILIES("movement", ocl_cl_source_movement);
+/* One program per element size (1, 2, 4, 8 bytes) and index width: the
+ * int programs whenever a launch's extents fit (see fits_int), the long
+ * ones beyond. */
+enum { IDX32, IDX64, NUM_WIDTHS };
+#define MOVEMENT_PROGRAMS(suffix, index)                                     \
+  {                                                                          \
+    {"movement_1" suffix, ocl_cl_source_movement, "-DT=uchar -DI=" index},   \
+    {"movement_2" suffix, ocl_cl_source_movement, "-DT=ushort -DI=" index},  \
+    {"movement_4" suffix, ocl_cl_source_movement, "-DT=uint -DI=" index},    \
+    {"movement_8" suffix, ocl_cl_source_movement, "-DT=ulong -DI=" index},   \
+  }
+static const struct ocl_program programs[NUM_WIDTHS][4] = {
+    MOVEMENT_PROGRAMS("_i32", "int"),
+    MOVEMENT_PROGRAMS("_i64", "long"),
+};
+
+/* movement.cl's kernels. */
+enum {
+  COPY_FLAT, COPY_TILE, COPY_CHUNKS, COPY_TILES8, TILE_FLAT, TILE_CHUNKS,
+  PAD_FLAT, PAD_CHUNKS, NUM_KERNELS
+};
+static const char *const kernel_names[NUM_KERNELS] = {
+    "copy_flat", "copy_tile", "copy_chunks", "copy_tiles8",
+    "tile_flat", "tile_chunks", "pad_flat", "pad_chunks"};
 
 enum movement_kind {
   TRANSPOSE, CONCAT_V2, PACK, UNPACK, SPLIT, SPLIT_V, SLICE, STRIDED_SLICE,
   STRIDED_SLICE_GRAD, TILE, PAD, PAD_V2, PARALLEL_CONCAT_START,
-  PARALLEL_CONCAT_UPDATE
+  PARALLEL_CONCAT_UPDATE, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND
 };
 
 struct movement_op {
@@ -43,27 +68,33 @@ struct movement_op {
   /* int32's instead of host_args (NULL: the same): all in host memory,
    * computed on the host. */
   const char *const *int32_host_args;
+  /* The dtypes of movement_types that TensorFlow has no kernel of the op
+   * for on any device, as bits of TF_DataType. */
+  uint64_t unsupported;
 };
+
+#define TB(t) ((uint64_t)1 << (t))
 
 static const char *const start_int32_host[] = {"output", NULL};
 static const char *const update_int32_host[] = {"value", "update", "output",
                                                 NULL};
 
 static const struct movement_op movement_ops[] = {
-    {"Transpose", TRANSPOSE, {"perm", NULL}, NULL, NULL},
-    {"ConcatV2", CONCAT_V2, {"axis", NULL}, NULL, NULL},
-    {"Pack", PACK, {NULL}, NULL, NULL},
-    {"Unpack", UNPACK, {NULL}, NULL, NULL},
-    {"Split", SPLIT, {"split_dim", NULL}, NULL, NULL},
-    {"SplitV", SPLIT_V, {"size_splits", "split_dim", NULL}, NULL, NULL},
-    {"Slice", SLICE, {"begin", "size", NULL}, NULL, NULL},
+    {"Transpose", TRANSPOSE, {"perm", NULL}, NULL, NULL, 0},
+    {"ConcatV2", CONCAT_V2, {"axis", NULL}, NULL, NULL, 0},
+    {"Pack", PACK, {NULL}, NULL, NULL, 0},
+    {"Unpack", UNPACK, {NULL}, NULL, NULL, 0},
+    {"Split", SPLIT, {"split_dim", NULL}, NULL, NULL, 0},
+    {"SplitV", SPLIT_V, {"size_splits", "split_dim", NULL}, NULL, NULL, 0},
+    {"Slice", SLICE, {"begin", "size", NULL}, NULL, NULL, 0},
     {"StridedSlice", STRIDED_SLICE, {"begin", "end", "strides", NULL}, NULL,
-     NULL},
+     NULL, 0},
     {"StridedSliceGrad", STRIDED_SLICE_GRAD,
-     {"shape", "begin", "end", "strides", NULL}, NULL, NULL},
-    {"Tile", TILE, {"multiples", NULL}, NULL, NULL},
-    {"Pad", PAD, {"paddings", NULL}, NULL, NULL},
-    {"PadV2", PAD_V2, {"paddings", NULL}, NULL, NULL},
+     {"shape", "begin", "end", "strides", NULL}, NULL, NULL, 0},
+    /* TensorFlow's Tile takes no uint16 (its CPU kernel refuses it). */
+    {"Tile", TILE, {"multiples", NULL}, NULL, NULL, TB(TF_UINT16)},
+    {"Pad", PAD, {"paddings", NULL}, NULL, NULL, 0},
+    {"PadV2", PAD_V2, {"paddings", NULL}, NULL, NULL, 0},
     /* TensorFlow's parallel_concat rewrite makes a Start, one in-place
      * Update per value, and an Identity of Start's output that waits for
      * the updates by control edges only. All three must run on one device:
@@ -71,9 +102,14 @@ static const struct movement_op movement_ops[] = {
      * the device left before the updates and parallel_stack returned
      * zeros. */
     {"_ParallelConcatStart", PARALLEL_CONCAT_START, {NULL}, "dtype",
-     start_int32_host},
+     start_int32_host, 0},
     {"_ParallelConcatUpdate", PARALLEL_CONCAT_UPDATE, {NULL}, NULL,
-     update_int32_host},
+     update_int32_host, 0},
+    /* Real numbers only, as TensorFlow registers them. */
+    {"SpaceToBatchND", SPACE_TO_BATCH_ND, {"block_shape", "paddings", NULL},
+     NULL, NULL, TB(TF_BOOL) | TB(TF_COMPLEX64) | TB(TF_COMPLEX128)},
+    {"BatchToSpaceND", BATCH_TO_SPACE_ND, {"block_shape", "crops", NULL},
+     NULL, NULL, TB(TF_BOOL) | TB(TF_COMPLEX64) | TB(TF_COMPLEX128)},
 };
 
 #define NUM_OPS ((int)(sizeof(movement_ops) / sizeof(movement_ops[0])))
@@ -83,65 +119,64 @@ enum { BEGIN_MASK, END_MASK, ELLIPSIS_MASK, NEW_AXIS_MASK, SHRINK_AXIS_MASK };
 struct movement_kernel {
   const struct movement_op *op;
   TF_DataType dtype;
-  size_t element_size;
-  const struct ocl_family *family;
-  int64_t axis; /* Pack, Unpack; _ParallelConcatUpdate's loc */
+  /* The device element: `unit` bytes, `halves` of them per element (2 for
+   * 16-byte dtypes, else 1). */
+  size_t unit;
+  int halves;
+  int64_t axis;     /* Pack, Unpack; _ParallelConcatUpdate's loc */
   int64_t masks[5]; /* StridedSlice(Grad) */
   int shape_rank;   /* _ParallelConcatStart's shape */
-  int64_t shape[OCL_MAX_DIMS];
+  int64_t shape[OCL_MAX_RANK];
+  struct ocl_kernel k[NUM_WIDTHS][NUM_KERNELS];
 };
 
-/* What movement.cl's movement_t reads: 8-byte members only. */
-struct movement_args {
-  cl_long dims[OCL_MAX_DIMS];
-  cl_long in_strides[OCL_MAX_DIMS];
-  cl_long out_strides[OCL_MAX_DIMS];
-  cl_long in_dims[OCL_MAX_DIMS];
-  cl_long before[OCL_MAX_DIMS];
-  cl_long rank;
-  cl_long in_offset;
-  cl_long out_offset;
+/* What movement.cl's move_t reads, in 64 bits; narrowed to int for the
+ * int programs. Every member is an int64_t: the union views it as an
+ * array. */
+#define MOVE_FIELDS (5 * OCL_MAX_DIMS + 10)
+union move_args {
+  struct {
+    int64_t dims[OCL_MAX_DIMS];
+    int64_t in_strides[OCL_MAX_DIMS];
+    int64_t out_strides[OCL_MAX_DIMS];
+    int64_t in_dims[OCL_MAX_DIMS];
+    int64_t before[OCL_MAX_DIMS];
+    int64_t rank, n, in_offset, out_offset, p, tiles_l, tiles_p, chunk, vmask,
+        has_value;
+  } a;
+  int64_t v[MOVE_FIELDS];
 };
+_Static_assert(sizeof(union move_args) == MOVE_FIELDS * sizeof(int64_t),
+               "move_args is an array of int64");
 
-/* One compute call. */
-struct run {
-  TF_OpKernelContext *ctx;
-  const struct movement_kernel *k;
-  TF_Status *status;
-  struct ocl_launch launch;
-  bool launch_ready;
-};
+/* The int programs take a launch whose elements and spans (in device
+ * elements) stay below this: the CPU kernels step one stride past a dim's
+ * end before they carry, so half of int's range is kept in reserve. */
+#define INT_EXTENT_MAX ((int64_t)1 << 30)
+
+/* CPU shape: a work-item copies at least this many elements, and a launch
+ * has about 4 work-items per compute unit. */
+#define CPU_CHUNK_MIN 8192
 
 /* ---- Helpers --------------------------------------------------------------- */
 
-static bool failed(const struct run *r)
+/* A tensor's dims, any rank TensorFlow allows. */
+static int tensor_dims(const TF_Tensor *t, int64_t *dims)
 {
-  return ocl_tf.GetCode(r->status) != TF_OK;
+  int rank = ocl_tf.NumDims(t);
+  for (int i = 0; i < rank; i++)
+    dims[i] = ocl_tf.Dim(t, i);
+  return rank;
 }
 
-static bool ensure_launch(struct run *r)
+/* "[2,3]" into buf (error paths only). */
+#define SHAPE_STR_LEN 512
+static const char *shape_str(const int64_t *dims, int rank, char *buf)
 {
-  if (!r->launch_ready)
-    r->launch_ready = ocl_launch_init(&r->launch, r->ctx, r->status);
-  return r->launch_ready;
+  ocl_shape_format(dims, rank, buf, SHAPE_STR_LEN);
+  return buf;
 }
-
-struct shape {
-  int rank;
-  int64_t dims[OCL_MAX_DIMS];
-  int64_t elements;
-  char str[192]; /* "[2,3]" */
-};
-
-static bool get_shape(struct run *r, const TF_Tensor *t, struct shape *s)
-{
-  s->rank = ocl_tensor_dims(t, s->dims, r->status);
-  if (s->rank < 0)
-    return false;
-  s->elements = ocl_shape_elements(s->dims, s->rank);
-  ocl_shape_format(s->dims, s->rank, s->str, sizeof(s->str));
-  return true;
-}
+#define SHAPE(dims, rank) shape_str(dims, rank, (char[SHAPE_STR_LEN]){0})
 
 static bool same_dims(const int64_t *a, int a_rank, const int64_t *b,
                       int b_rank)
@@ -158,505 +193,702 @@ static int64_t product(const int64_t *dims, int from, int to)
   return n;
 }
 
-static TF_Tensor *alloc_output(struct run *r, int index, const int64_t *dims,
-                               int rank)
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* The lowest and highest element a strided index space touches. */
+static void span(const int64_t *dims, int rank, const int64_t *strides,
+                 int64_t offset, int64_t *lo, int64_t *hi)
 {
-  TF_Tensor *t = ocl_tf.AllocateOutput(r->ctx, index, r->k->dtype, dims, rank,
-                                       0, r->status);
-  if (failed(r)) {
-    if (t != NULL)
-      ocl_tf.DeleteTensor(t);
-    return NULL;
+  *lo = *hi = offset;
+  for (int d = 0; d < rank; d++) {
+    int64_t reach = (dims[d] - 1) * strides[d];
+    if (reach < 0)
+      *lo += reach;
+    else
+      *hi += reach;
   }
-  return t;
 }
 
-/* Output `index` is input `x` itself. */
-static void forward(struct run *r, int index, const TF_Tensor *x)
+/* Resolves device elements [lo, hi] of t. */
+static bool resolve(struct ocl_op *op, const struct movement_kernel *k,
+                    const TF_Tensor *t, int64_t lo, int64_t hi,
+                    struct ocl_buffer *b)
 {
-  ocl_tf.SetOutput(r->ctx, index, x, r->status);
+  return ocl_op_buffer(op, t, (size_t)lo * k->unit,
+                       (size_t)(hi - lo + 1) * k->unit, b);
 }
 
-/* Resolves element `offset` of a device tensor and `elements` after it. */
-static bool resolve(struct run *r, const TF_Tensor *t, int64_t offset,
-                    int64_t elements, cl_mem *buffer, size_t *byte_offset)
+/* Enqueues kernel `which` of the width `a` needs, with `buffers` and the
+ * arguments struct last. */
+static bool launch(struct ocl_op *op, struct movement_kernel *k, int which,
+                   bool wide, const struct ocl_buffer *buffers,
+                   int num_buffers, const union move_args *a,
+                   cl_uint work_dim, const size_t *global, const size_t *local)
 {
-  size_t es = r->k->element_size;
-  const char *base = ocl_tf.TensorData(t);
-  return ocl_resolve(r->launch.device, base + (size_t)offset * es,
-                     (uint64_t)elements * es, buffer, byte_offset, r->status);
+  struct ocl_arg args[4];
+  cl_int narrow[MOVE_FIELDS];
+  for (int i = 0; i < num_buffers; i++)
+    args[i] = OCL_BUF(buffers[i]);
+  if (wide) {
+    args[num_buffers] = OCL_BYTES(a->v, sizeof(a->v));
+  } else {
+    for (int i = 0; i < MOVE_FIELDS; i++)
+      narrow[i] = (cl_int)a->v[i];
+    args[num_buffers] = OCL_BYTES(narrow, sizeof(narrow));
+  }
+  struct ocl_kernel *kernel = &k->k[wide][which];
+  if (global == NULL) /* a work-item per element */
+    return ocl_launch_1d(op, kernel, (size_t)a->a.n, args, num_buffers + 1);
+  if (local == NULL) /* a work-item per chunk, one per work-group */
+    return ocl_launch_rows(op, kernel, global[0], args, num_buffers + 1);
+  return ocl_launch(op, kernel, work_dim, global, local, args,
+                    num_buffers + 1);
 }
 
-static bool enqueue(struct run *r, const char *kernel,
-                    const struct ocl_arg *args, int num_args, int64_t n)
+/* CPU shape: elements per work-item for n elements. */
+static int64_t cpu_chunk(const struct ocl_device_info *info, int64_t n)
 {
-  return ocl_enqueue_1d(&r->launch, r->k->family, kernel, (size_t)n, args,
-                        num_args, r->status);
+  int64_t items = 4 * (int64_t)(info->compute_units > 0 ? info->compute_units
+                                                         : 1);
+  int64_t chunk = ceil_div(n, items);
+  return chunk < CPU_CHUNK_MIN ? CPU_CHUNK_MIN : chunk;
 }
 
-/* y[view] = x[view]: a buffer copy when contiguous, else a kernel. */
-static bool strided_copy(struct run *r, const TF_Tensor *x, TF_Tensor *y,
-                         const int64_t *dims, int rank,
-                         const int64_t *in_strides, const int64_t *out_strides,
-                         int64_t in_offset, int64_t out_offset)
+/* ---- Strided copies ------------------------------------------------------ */
+
+/* One launch over at most OCL_MAX_DIMS collapsed dims, at element offsets
+ * in_off and out_off (device elements). */
+static bool copy_launch(struct ocl_op *op, struct movement_kernel *k,
+                        const TF_Tensor *x, TF_Tensor *y, const int64_t *dims,
+                        int rank, const int64_t *in_strides,
+                        const int64_t *out_strides, int64_t in_off,
+                        int64_t out_off)
 {
-  struct ocl_strided_copy c;
-  ocl_strided_copy_init(&c, dims, rank, in_strides, out_strides, in_offset,
-                        out_offset);
-  if (c.elements == 0)
-    return true;
-  if (!ensure_launch(r))
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
     return false;
-  if (c.contiguous) {
-    cl_mem src, dst;
-    size_t src_offset, dst_offset;
-    if (!resolve(r, x, c.in_offset, c.elements, &src, &src_offset) ||
-        !resolve(r, y, c.out_offset, c.elements, &dst, &dst_offset))
-      return false;
-    cl_int err = clEnqueueCopyBuffer(r->launch.queue, src, dst, src_offset,
-                                     dst_offset,
-                                     (size_t)c.elements * r->k->element_size,
-                                     0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-      ocl_set_cl_error(r->status, err, "clEnqueueCopyBuffer");
-      return false;
-    }
-    return true;
-  }
-  struct movement_args a;
+  int64_t in_lo, in_hi, out_lo, out_hi, n = product(dims, 0, rank);
+  span(dims, rank, in_strides, in_off, &in_lo, &in_hi);
+  span(dims, rank, out_strides, out_off, &out_lo, &out_hi);
+  struct ocl_buffer b[2];
+  if (!resolve(op, k, x, in_lo, in_hi, &b[0]) ||
+      !resolve(op, k, y, out_lo, out_hi, &b[1]))
+    return false;
+  bool wide = n >= INT_EXTENT_MAX || in_hi - in_lo >= INT_EXTENT_MAX ||
+              out_hi - out_lo >= INT_EXTENT_MAX;
+  union move_args a;
   memset(&a, 0, sizeof(a));
-  a.in_offset = c.in_offset;
-  a.out_offset = c.out_offset;
-  /* Rank 1 runs as [1, n] through the 2-D kernel. */
-  int shift = c.rank == 1 ? 1 : 0;
-  a.rank = c.rank + shift;
-  a.dims[0] = 1;
-  for (int d = 0; d < c.rank; d++) {
-    a.dims[d + shift] = c.dims[d];
-    a.in_strides[d + shift] = c.in_strides[d];
-    a.out_strides[d + shift] = c.out_strides[d];
+  a.a.rank = rank;
+  a.a.n = n;
+  a.a.in_offset = in_off - in_lo;
+  a.a.out_offset = out_off - out_lo;
+  for (int d = 0; d < rank; d++) {
+    a.a.dims[d] = dims[d];
+    a.a.in_strides[d] = in_strides[d];
+    a.a.out_strides[d] = out_strides[d];
   }
-  if (a.rank == 2 && a.in_strides[1] != 1 && a.dims[0] >= 8 &&
-      a.dims[1] >= 8) {
-    /* Reads that stride along each output row (a transpose): 8x8 tiles
-     * per work item (movement.cl). */
-    size_t local[2] = {16, 4};
-    size_t global[2] = {(size_t)(a.dims[1] + 7) / 8,
-                        (size_t)(a.dims[0] + 7) / 8};
-    const struct ocl_arg args[] = {OCL_TENSOR(x), OCL_TENSOR(y),
-                                   OCL_BYTES(&a, sizeof(a))};
-    return ocl_enqueue(&r->launch, r->k->family, "strided_copy_tiles", 2,
-                       global, local, args, 3, r->status);
+  /* A transpose: the last output dim strides in the input while another
+   * dim (p) is contiguous there. */
+  int l = rank - 1, p = -1;
+  for (int d = 0; d < l && abs64(in_strides[l]) != 1; d++)
+    if (abs64(in_strides[d]) == 1)
+      p = d;
+  int64_t batches = p >= 0 ? n / (dims[l] * dims[p]) : 0;
+  if (info->cpu_shape) {
+    if (p >= 0 && dims[p] >= 8 && dims[l] >= 8) {
+      a.a.p = p;
+      a.a.tiles_l = ceil_div(dims[l], 8);
+      a.a.tiles_p = ceil_div(dims[p], 8);
+      a.a.n = batches * a.a.tiles_p; /* dim 1 of the range */
+      size_t max = ocl_kernel_max_local(op, &k->k[wide][COPY_TILES8]);
+      size_t global[2] = {(size_t)a.a.tiles_l, (size_t)a.a.n};
+      size_t local[2] = {16, 4};
+      if (max == 0)
+        return false;
+      if (max < 64)
+        local[0] = local[1] = 1;
+      return launch(op, k, COPY_TILES8, wide, b, 2, &a, 2, global, local);
+    }
+    a.a.chunk = cpu_chunk(info, n);
+    size_t items = (size_t)ceil_div(n, a.a.chunk);
+    return launch(op, k, COPY_CHUNKS, wide, b, 2, &a, 1, &items, NULL);
   }
-  if (a.rank == 2 && a.dims[1] >= 256) {
-    /* Rows of a work-group or more: a 2-D range, no index division. */
-    size_t local[2] = {ocl_elementwise_local_size(r->launch.device), 1};
-    size_t global[2] = {(size_t)a.dims[1], (size_t)a.dims[0]};
-    const struct ocl_arg args[] = {OCL_TENSOR(x), OCL_TENSOR(y),
-                                   OCL_BYTES(&a, sizeof(a))};
-    return ocl_enqueue(&r->launch, r->k->family, "strided_copy_rows", 2,
-                       global, local, args, 3, r->status);
+  if (p >= 0) {
+    size_t max = ocl_kernel_max_local(op, &k->k[wide][COPY_TILE]);
+    if (max == 0)
+      return false;
+    if (max >= 32 * 8) {
+      a.a.p = p;
+      a.a.tiles_l = ceil_div(dims[l], 32);
+      a.a.tiles_p = ceil_div(dims[p], 32);
+      size_t groups = (size_t)(batches * a.a.tiles_l * a.a.tiles_p);
+      size_t global[2] = {groups * 32, 8}, local[2] = {32, 8};
+      return launch(op, k, COPY_TILE, wide, b, 2, &a, 2, global, local);
+    }
   }
-  const struct ocl_arg args[] = {OCL_TENSOR(x), OCL_TENSOR(y),
-                                 OCL_LONG(c.elements),
-                                 OCL_BYTES(&a, sizeof(a))};
-  return enqueue(r, a.rank == 2 ? "strided_copy_2d" : "strided_copy", args, 4,
-                 c.elements);
+  return launch(op, k, COPY_FLAT, wide, b, 2, &a, 1, NULL, NULL);
+}
+
+/* y[view] = x[view]: element c of the index space `dims` reads x[in_offset
+ * + sum c_d * in_strides[d]] and writes y[out_offset + sum c_d *
+ * out_strides[d]] (dtype elements; strides may be negative). A buffer copy
+ * when contiguous, else kernels. */
+static bool copy_view(struct ocl_op *op, struct movement_kernel *k,
+                      const TF_Tensor *x, TF_Tensor *y, const int64_t *dims,
+                      int rank, const int64_t *in_strides,
+                      const int64_t *out_strides, int64_t in_offset,
+                      int64_t out_offset)
+{
+  if (product(dims, 0, rank) == 0)
+    return true;
+  struct ocl_strided_copy c;
+  if (k->halves == 2) {
+    /* Two 8-byte halves per element: one more, innermost dim. */
+    int64_t d2[OCL_MAX_RANK + 1], is2[OCL_MAX_RANK + 1], os2[OCL_MAX_RANK + 1];
+    for (int d = 0; d < rank; d++) {
+      d2[d] = dims[d];
+      is2[d] = 2 * in_strides[d];
+      os2[d] = 2 * out_strides[d];
+    }
+    d2[rank] = 2;
+    is2[rank] = os2[rank] = 1;
+    ocl_strided_copy_init(&c, d2, rank + 1, is2, os2, 2 * in_offset,
+                          2 * out_offset);
+  } else {
+    ocl_strided_copy_init(&c, dims, rank, in_strides, out_strides, in_offset,
+                          out_offset);
+  }
+  if (c.contiguous)
+    return ocl_op_copy(op, x, (size_t)c.in_offset * k->unit, y,
+                       (size_t)c.out_offset * k->unit,
+                       (size_t)c.elements * k->unit);
+  if (c.rank <= OCL_MAX_DIMS)
+    return copy_launch(op, k, x, y, c.dims, c.rank, c.in_strides,
+                       c.out_strides, c.in_offset, c.out_offset);
+  /* More dims than a kernel takes (alternating strides in 9 or more dims):
+   * a launch per index of the leading ones. */
+  int lead = c.rank - OCL_MAX_DIMS;
+  int64_t index[OCL_MAX_RANK];
+  for (int d = 0; d < lead; d++)
+    index[d] = 0;
+  for (;;) {
+    int64_t in_off = c.in_offset, out_off = c.out_offset;
+    for (int d = 0; d < lead; d++) {
+      in_off += index[d] * c.in_strides[d];
+      out_off += index[d] * c.out_strides[d];
+    }
+    if (!copy_launch(op, k, x, y, c.dims + lead, OCL_MAX_DIMS,
+                     c.in_strides + lead, c.out_strides + lead, in_off,
+                     out_off))
+      return false;
+    int d = lead - 1;
+    for (; d >= 0 && ++index[d] == c.dims[d]; d--)
+      index[d] = 0;
+    if (d < 0)
+      return true;
+  }
 }
 
 /* A [rows, cols] block between row-major matrices of in_row and out_row
  * columns, at column offsets in_col and out_col (concat, split). */
-static bool copy_block(struct run *r, const TF_Tensor *x, TF_Tensor *y,
-                       int64_t rows, int64_t cols, int64_t in_row,
-                       int64_t in_col, int64_t out_row, int64_t out_col)
+static bool copy_block(struct ocl_op *op, struct movement_kernel *k,
+                       const TF_Tensor *x, TF_Tensor *y, int64_t rows,
+                       int64_t cols, int64_t in_row, int64_t in_col,
+                       int64_t out_row, int64_t out_col)
 {
-  return strided_copy(r, x, y, (int64_t[]){rows, cols}, 2,
-                      (int64_t[]){in_row, 1}, (int64_t[]){out_row, 1}, in_col,
-                      out_col);
+  return copy_view(op, k, x, y, (int64_t[]){rows, cols}, 2,
+                   (int64_t[]){in_row, 1}, (int64_t[]){out_row, 1}, in_col,
+                   out_col);
+}
+
+/* ---- Tile and Pad -------------------------------------------------------- */
+
+/* One launch over the last `rank` groups of e (at most OCL_MAX_DIMS), the
+ * output block at device element out_off, its input block at in_off;
+ * `outside`: the block lies in the padding (Pad). */
+static bool expand_launch(struct ocl_op *op, struct movement_kernel *k,
+                          bool is_pad, const struct ocl_expand *e, int first,
+                          const TF_Tensor *x, TF_Tensor *y,
+                          const TF_Tensor *value, int64_t in_off,
+                          int64_t out_off, bool outside)
+{
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  int rank = e->rank - first;
+  int64_t n = product(e->dims, first, e->rank);
+  int64_t in_n = product(e->in_dims, first, e->rank);
+  union move_args a;
+  memset(&a, 0, sizeof(a));
+  a.a.rank = rank;
+  a.a.n = n;
+  for (int d = 0; d < rank; d++) {
+    a.a.dims[d] = e->dims[first + d];
+    a.a.in_dims[d] = e->in_dims[first + d];
+    a.a.before[d] = e->before[first + d];
+    a.a.in_strides[d] = e->in_strides[first + d];
+    a.a.out_strides[d] = e->out_strides[first + d];
+  }
+  struct ocl_buffer b[3] = {{NULL, 0}, {NULL, 0}, {NULL, 0}};
+  if (outside)
+    a.a.in_dims[0] = 0; /* nothing is inside */
+  else if (in_n > 0 && !resolve(op, k, x, in_off, in_off + in_n - 1, &b[0]))
+    return false;
+  if (!resolve(op, k, y, out_off, out_off + n - 1, &b[1]))
+    return false;
+  if (is_pad && value != NULL) {
+    a.a.has_value = 1;
+    a.a.vmask = k->halves - 1;
+    if (!resolve(op, k, value, 0, k->halves - 1, &b[2]))
+      return false;
+  }
+  bool wide = n >= INT_EXTENT_MAX || in_n >= INT_EXTENT_MAX;
+  int nb = is_pad ? 3 : 2;
+  if (info->cpu_shape) {
+    a.a.chunk = cpu_chunk(info, n);
+    size_t items = (size_t)ceil_div(n, a.a.chunk);
+    return launch(op, k, is_pad ? PAD_CHUNKS : TILE_CHUNKS, wide, b, nb, &a,
+                  1, &items, NULL);
+  }
+  return launch(op, k, is_pad ? PAD_FLAT : TILE_FLAT, wide, b, nb, &a, 1,
+                NULL, NULL);
+}
+
+/* The output of Tile or Pad over e: a launch per index of the groups
+ * beyond the last OCL_MAX_DIMS. */
+static bool expand_run(struct ocl_op *op, struct movement_kernel *k,
+                       bool is_pad, const struct ocl_expand *e,
+                       const TF_Tensor *x, TF_Tensor *y,
+                       const TF_Tensor *value)
+{
+  if (e->elements == 0)
+    return true;
+  int lead = e->rank > OCL_MAX_DIMS ? e->rank - OCL_MAX_DIMS : 0;
+  int64_t index[OCL_MAX_RANK];
+  for (int d = 0; d < lead; d++)
+    index[d] = 0;
+  for (;;) {
+    int64_t in_off = 0, out_off = 0;
+    bool outside = false;
+    for (int d = 0; d < lead; d++) {
+      int64_t c = is_pad ? index[d] - e->before[d] : index[d] % e->in_dims[d];
+      outside |= c < 0 || c >= e->in_dims[d];
+      in_off += c * e->in_strides[d];
+      out_off += index[d] * e->out_strides[d];
+    }
+    if (!expand_launch(op, k, is_pad, e, lead, x, y, value, in_off, out_off,
+                       outside))
+      return false;
+    int d = lead - 1;
+    for (; d >= 0 && ++index[d] == e->dims[d]; d--)
+      index[d] = 0;
+    if (d < 0)
+      return true;
+  }
 }
 
 /* ---- Transpose --------------------------------------------------------- */
 
-static void transpose(struct run *r, TF_Tensor **in)
+static void transpose(struct ocl_op *op, struct movement_kernel *k)
 {
-  struct shape xs, ps;
+  int64_t x_dims[OCL_MAX_RANK], p_dims[OCL_MAX_RANK], perm[OCL_MAX_RANK];
   struct ocl_transpose t;
-  int64_t perm[OCL_MAX_DIMS] = {0};
 
-  if (!get_shape(r, in[0], &xs) || !get_shape(r, in[1], &ps))
+  TF_Tensor *x = ocl_op_input(op, 0);
+  TF_Tensor *p = x ? ocl_op_input(op, 1) : NULL;
+  if (p == NULL)
     return;
-  if (ps.rank != 1) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "perm must be rank 1, got shape %s", ps.str);
+  int rank = tensor_dims(x, x_dims);
+  int p_rank = tensor_dims(p, p_dims);
+  if (p_rank != 1) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "perm must be rank 1, got shape %s",
+                SHAPE(p_dims, p_rank));
     return;
   }
+  int64_t n = p_dims[0];
   bool identity = true;
-  for (int64_t i = 0; i < ps.elements && i < OCL_MAX_DIMS; i++) {
-    perm[i] = ocl_host_int(in[1], i);
+  for (int64_t i = 0; i < n && i < OCL_MAX_RANK; i++) {
+    perm[i] = ocl_host_int(p, i);
     identity &= perm[i] == i;
   }
-  if (!ocl_transpose_init(&t, xs.dims, xs.rank, perm, (int)ps.elements,
-                          r->status))
+  if (!ocl_transpose_init(&t, x_dims, rank, perm, (int)n, op->status))
     return;
   if (identity) {
-    forward(r, 0, in[0]);
+    ocl_op_forward(op, 0, x);
     return;
   }
-  TF_Tensor *y = alloc_output(r, 0, t.out_dims, t.out_rank);
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, t.out_dims, t.out_rank);
   if (y == NULL)
     return;
-  int64_t out_strides[OCL_MAX_DIMS];
+  int64_t out_strides[OCL_MAX_RANK];
   ocl_shape_strides(t.dims, t.rank, out_strides);
-  strided_copy(r, in[0], y, t.dims, t.rank, t.in_strides, out_strides, 0, 0);
-  ocl_tf.DeleteTensor(y);
+  copy_view(op, k, x, y, t.dims, t.rank, t.in_strides, out_strides, 0, 0);
 }
 
 /* ---- ConcatV2, Pack ----------------------------------------------------- */
 
-static void concat(struct run *r, TF_Tensor **in, int num_inputs)
+/* Inputs are taken one at a time and released (ConcatV2 of hundreds):
+ * the checks in a first pass, the copies in a second. */
+static void concat(struct ocl_op *op, struct movement_kernel *k)
 {
-  int n = num_inputs - 1;
-  struct shape as, first, s;
+  int n = ocl_tf.NumInputs(op->ctx) - 1;
+  int64_t a_dims[OCL_MAX_RANK], first[OCL_MAX_RANK], dims[OCL_MAX_RANK];
 
-  if (!get_shape(r, in[n], &as) || !get_shape(r, in[0], &first))
+  TF_Tensor *axis_t = ocl_op_input(op, n);
+  TF_Tensor *x0 = axis_t ? ocl_op_input(op, 0) : NULL;
+  if (x0 == NULL)
     return;
-  if (!(as.rank == 0 || (as.rank == 1 && as.dims[0] == 1))) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "axis tensor should be a scalar integer, but got shape %s",
-                   as.str);
+  int a_rank = tensor_dims(axis_t, a_dims);
+  if (!(a_rank == 0 || (a_rank == 1 && a_dims[0] == 1))) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "axis tensor should be a scalar integer, but got shape %s",
+                SHAPE(a_dims, a_rank));
     return;
   }
-  int64_t concat_dim = ocl_host_int(in[n], 0);
-  int rank = first.rank;
+  int64_t concat_dim = ocl_host_int(axis_t, 0);
+  int rank = tensor_dims(x0, first);
   int64_t axis = concat_dim < 0 ? concat_dim + rank : concat_dim;
-  /* concat_dim 0 also concatenates scalars into a vector. */
   if (!((0 <= axis && axis < rank) || concat_dim == 0)) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "ConcatOp : Expected concatenating dimensions in the range "
-                   "[%d, %d), but got %lld",
-                   -rank, rank, (long long)concat_dim);
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "ConcatOp : Expected concatenating dimensions in the range "
+                "[%d, %d), but got %lld",
+                -rank, rank, (long long)concat_dim);
+    return;
+  }
+  if (rank == 0) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "ConcatOp : Can't concatenate scalars (use tf.stack instead)");
     return;
   }
   int64_t out_concat = 0;
   for (int i = 0; i < n; i++) {
-    if (!get_shape(r, in[i], &s))
+    TF_Tensor *x = i == 0 ? x0 : ocl_op_input(op, i);
+    if (x == NULL)
       return;
-    bool match = s.rank == rank;
-    const char *what = "Ranks of all input tensors should match";
-    for (int d = 0; match && d < rank; d++) {
-      if (d != axis && s.dims[d] != first.dims[d]) {
-        match = false;
-        what = "Dimensions of inputs should match";
+    int x_rank = tensor_dims(x, dims);
+    if (x_rank != rank) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "ConcatOp : Ranks of all input tensors should match: "
+                  "shape[0] = %s vs. shape[%d] = %s",
+                  SHAPE(first, rank), i, SHAPE(dims, x_rank));
+      return;
+    }
+    for (int d = 0; d < rank; d++) {
+      if (d != axis && dims[d] != first[d]) {
+        ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                    "ConcatOp : Dimension %d in both shapes must be equal: "
+                    "shape[0] = %s vs. shape[%d] = %s",
+                    d, SHAPE(first, rank), i, SHAPE(dims, x_rank));
+        return;
       }
     }
-    if (!match) {
-      ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                     "ConcatOp : %s: shape[0] = %s vs. shape[%d] = %s", what,
-                     first.str, i, s.str);
-      return;
-    }
-    out_concat += rank > 0 ? s.dims[axis] : 1;
+    out_concat += dims[axis];
+    if (x != x0)
+      ocl_op_release(op, x);
   }
-  int64_t out_dims[OCL_MAX_DIMS];
-  memcpy(out_dims, first.dims, sizeof(out_dims));
-  int out_rank = rank > 0 ? rank : 1;
-  out_dims[rank > 0 ? axis : 0] = out_concat;
-  TF_Tensor *y = alloc_output(r, 0, out_dims, out_rank);
+  memcpy(dims, first, sizeof(int64_t) * (size_t)rank);
+  dims[axis] = out_concat;
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, dims, rank);
   if (y == NULL)
     return;
   /* Each input is a [outer, cols] block of the [outer, out_cols] output. */
-  int64_t outer = product(first.dims, 0, (int)axis);
-  int64_t inner = rank > 0 ? product(first.dims, (int)axis + 1, rank) : 1;
+  int64_t outer = product(first, 0, (int)axis);
+  int64_t inner = product(first, (int)axis + 1, rank);
   int64_t out_cols = out_concat * inner, col = 0;
-  for (int i = 0; i < n && !failed(r); i++) {
-    int64_t cols = (rank > 0 ? ocl_tf.Dim(in[i], (int)axis) : 1) * inner;
-    copy_block(r, in[i], y, outer, cols, cols, 0, out_cols, col);
+  for (int i = 0; i < n && ocl_op_ok(op); i++) {
+    TF_Tensor *x = i == 0 ? x0 : ocl_op_input(op, i);
+    if (x == NULL)
+      return;
+    int64_t cols = ocl_tf.Dim(x, (int)axis) * inner;
+    copy_block(op, k, x, y, outer, cols, cols, 0, out_cols, col);
     col += cols;
+    if (x != x0)
+      ocl_op_release(op, x);
   }
-  ocl_tf.DeleteTensor(y);
 }
 
-static void pack(struct run *r, TF_Tensor **in, int n)
+static void pack(struct ocl_op *op, struct movement_kernel *k)
 {
-  struct shape first, s;
+  int n = ocl_tf.NumInputs(op->ctx);
+  int64_t first[OCL_MAX_RANK], dims[OCL_MAX_RANK + 1];
 
-  if (!get_shape(r, in[0], &first))
+  TF_Tensor *x0 = ocl_op_input(op, 0);
+  if (x0 == NULL)
     return;
-  int expanded = first.rank + 1;
-  int64_t axis = r->k->axis < 0 ? r->k->axis + expanded : r->k->axis;
+  int rank = tensor_dims(x0, first);
+  int expanded = rank + 1;
+  int64_t axis = k->axis < 0 ? k->axis + expanded : k->axis;
   if (axis < 0 || axis >= expanded) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)",
-                   (long long)r->k->axis, -expanded, expanded);
-    return;
-  }
-  if (expanded > OCL_MAX_DIMS) {
-    ocl_set_status(r->status, TF_UNIMPLEMENTED,
-                   "Pack to rank %d is not supported on the OPENCL device (at "
-                   "most %d)",
-                   expanded, OCL_MAX_DIMS);
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)",
+                (long long)k->axis, -expanded, expanded);
     return;
   }
   for (int i = 1; i < n; i++) {
-    if (!get_shape(r, in[i], &s))
+    TF_Tensor *x = ocl_op_input(op, i);
+    if (x == NULL)
       return;
-    if (!same_dims(s.dims, s.rank, first.dims, first.rank)) {
-      ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                     "Shapes of all inputs must match: values[0].shape = %s "
-                     "!= values[%d].shape = %s",
-                     first.str, i, s.str);
+    int x_rank = tensor_dims(x, dims);
+    if (!same_dims(dims, x_rank, first, rank)) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "Shapes of all inputs must match: values[0].shape = %s "
+                  "!= values[%d].shape = %s",
+                  SHAPE(first, rank), i, SHAPE(dims, x_rank));
       return;
     }
+    ocl_op_release(op, x);
   }
-  int64_t out_dims[OCL_MAX_DIMS];
   for (int d = 0, j = 0; d < expanded; d++)
-    out_dims[d] = d == axis ? n : first.dims[j++];
-  TF_Tensor *y = alloc_output(r, 0, out_dims, expanded);
+    dims[d] = d == axis ? n : first[j++];
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, dims, expanded);
   if (y == NULL)
     return;
-  int64_t outer = product(first.dims, 0, (int)axis);
-  int64_t inner = product(first.dims, (int)axis, first.rank);
-  for (int i = 0; i < n && !failed(r); i++)
-    copy_block(r, in[i], y, outer, inner, inner, 0, n * inner, i * inner);
-  ocl_tf.DeleteTensor(y);
+  int64_t outer = product(first, 0, (int)axis);
+  int64_t inner = product(first, (int)axis, rank);
+  for (int i = 0; i < n && ocl_op_ok(op); i++) {
+    TF_Tensor *x = i == 0 ? x0 : ocl_op_input(op, i);
+    if (x == NULL)
+      return;
+    copy_block(op, k, x, y, outer, inner, inner, 0, n * inner, i * inner);
+    if (x != x0)
+      ocl_op_release(op, x);
+  }
 }
 
 /* ---- Unpack, Split, SplitV ------------------------------------------------ */
 
-/* Output i takes sizes[i] of x's dim `axis` (removed from the output's
- * shape when `squeeze`, as Unpack does). */
-static void split_outputs(struct run *r, const TF_Tensor *x,
-                          const struct shape *xs, int axis,
-                          const int64_t *sizes, int num, bool squeeze)
+/* Output i takes size(i) of x's dim `axis` (removed from the output's
+ * shape when `squeeze`, as Unpack does): sizes[i], or `each` when sizes is
+ * NULL. */
+static void split_outputs(struct ocl_op *op, struct movement_kernel *k,
+                          const TF_Tensor *x, const int64_t *x_dims,
+                          int x_rank, int axis, const TF_Tensor *sizes,
+                          int64_t each, int num, bool squeeze)
 {
-  int64_t outer = product(xs->dims, 0, axis);
-  int64_t inner = product(xs->dims, axis + 1, xs->rank);
-  int64_t in_cols = xs->dims[axis] * inner, start = 0;
-  for (int i = 0; i < num && !failed(r); i++) {
-    int64_t dims[OCL_MAX_DIMS];
+  int64_t outer = product(x_dims, 0, axis);
+  int64_t inner = product(x_dims, axis + 1, x_rank);
+  int64_t in_cols = x_dims[axis] * inner, start = 0;
+  int64_t dims[OCL_MAX_RANK];
+  for (int i = 0; i < num && ocl_op_ok(op); i++) {
+    int64_t size = sizes != NULL ? ocl_host_int(sizes, i) : each;
+    if (sizes != NULL && size == -1) /* SplitV's one -1, resolved */
+      size = each;
     int rank = 0;
-    for (int d = 0; d < xs->rank; d++) {
+    for (int d = 0; d < x_rank; d++) {
       if (d != axis)
-        dims[rank++] = xs->dims[d];
+        dims[rank++] = x_dims[d];
       else if (!squeeze)
-        dims[rank++] = sizes[i];
+        dims[rank++] = size;
     }
-    TF_Tensor *y = alloc_output(r, i, dims, rank);
+    TF_Tensor *y = ocl_op_output(op, i, k->dtype, dims, rank);
     if (y == NULL)
       return;
-    int64_t cols = sizes[i] * inner;
-    copy_block(r, x, y, outer, cols, in_cols, start * inner, cols, 0);
-    start += sizes[i];
-    ocl_tf.DeleteTensor(y);
+    int64_t cols = size * inner;
+    copy_block(op, k, x, y, outer, cols, in_cols, start * inner, cols, 0);
+    start += size;
+    ocl_op_release(op, y);
   }
 }
 
-static void unpack(struct run *r, TF_Tensor **in)
+static void unpack(struct ocl_op *op, struct movement_kernel *k)
 {
-  struct shape xs;
-  int num = ocl_tf.NumOutputs(r->ctx);
+  int64_t x_dims[OCL_MAX_RANK];
+  int num = ocl_tf.NumOutputs(op->ctx);
 
-  if (!get_shape(r, in[0], &xs))
+  TF_Tensor *x = ocl_op_input(op, 0);
+  if (x == NULL)
     return;
-  int64_t axis = r->k->axis < 0 ? r->k->axis + xs.rank : r->k->axis;
-  if (axis < 0 || axis >= xs.rank) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)",
-                   (long long)r->k->axis, -xs.rank, xs.rank);
-    return;
-  }
-  if (xs.dims[axis] != num) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "Input shape axis %d must equal %d, got shape %s",
-                   (int)axis, num, xs.str);
+  int rank = tensor_dims(x, x_dims);
+  int64_t axis = k->axis < 0 ? k->axis + rank : k->axis;
+  if (axis < 0 || axis >= rank) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "axis = %lld not in [%d, %d)",
+                (long long)k->axis, -rank, rank);
     return;
   }
-  int64_t *sizes = malloc(sizeof(int64_t) * (size_t)(num > 0 ? num : 1));
-  if (sizes == NULL) {
-    ocl_set_status(r->status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+  if (x_dims[axis] != num) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Input shape axis %d must equal %d, got shape %s", (int)axis,
+                num, SHAPE(x_dims, rank));
     return;
   }
-  for (int i = 0; i < num; i++)
-    sizes[i] = 1;
-  split_outputs(r, in[0], &xs, (int)axis, sizes, num, true);
-  free(sizes);
+  split_outputs(op, k, x, x_dims, rank, (int)axis, NULL, 1, num, true);
 }
 
 /* The split dim, normalised and range-checked; -1 on error. */
-static int split_axis(struct run *r, int64_t split_dim, const struct shape *xs)
+static int split_axis(struct ocl_op *op, int64_t split_dim, int rank)
 {
-  int64_t axis = split_dim < 0 ? split_dim + xs->rank : split_dim;
-  if (axis < 0 || axis >= xs->rank) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "-input rank(-%d) <= split_dim < input rank (%d), but got "
-                   "%lld",
-                   xs->rank, xs->rank, (long long)split_dim);
+  int64_t axis = split_dim < 0 ? split_dim + rank : split_dim;
+  if (axis < 0 || axis >= rank) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "-input rank(-%d) <= split_dim < input rank (%d), but got "
+                "%lld",
+                rank, rank, (long long)split_dim);
     return -1;
   }
   return (int)axis;
 }
 
-static void split(struct run *r, TF_Tensor **in)
+static void split(struct ocl_op *op, struct movement_kernel *k)
 {
-  struct shape ds, xs;
-  int num = ocl_tf.NumOutputs(r->ctx);
-  int64_t *sizes = NULL;
+  int64_t d_dims[OCL_MAX_RANK], x_dims[OCL_MAX_RANK];
+  int num = ocl_tf.NumOutputs(op->ctx);
 
-  if (!get_shape(r, in[0], &ds) || !get_shape(r, in[1], &xs))
+  TF_Tensor *dim_t = ocl_op_input(op, 0);
+  TF_Tensor *x = dim_t ? ocl_op_input(op, 1) : NULL;
+  if (x == NULL)
     return;
-  if (ds.rank != 0) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "split_dim must be a scalar but has rank %d", ds.rank);
+  int d_rank = tensor_dims(dim_t, d_dims);
+  int rank = tensor_dims(x, x_dims);
+  if (d_rank != 0) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "split_dim must be a scalar but has rank %d", d_rank);
     return;
   }
-  int axis = split_axis(r, ocl_host_int(in[0], 0), &xs);
+  int axis = split_axis(op, ocl_host_int(dim_t, 0), rank);
   if (axis < 0)
     return;
-  if (xs.dims[axis] % num != 0) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "Number of ways to split should evenly divide the split "
-                   "dimension, but got split_dim %d (size = %lld) and "
-                   "num_split %d",
-                   axis, (long long)xs.dims[axis], num);
+  if (x_dims[axis] % num != 0) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Number of ways to split should evenly divide the split "
+                "dimension, but got split_dim %d (size = %lld) and num_split "
+                "%d",
+                axis, (long long)x_dims[axis], num);
     return;
   }
   if (num == 1) {
-    forward(r, 0, in[1]);
+    ocl_op_forward(op, 0, x);
     return;
   }
-  sizes = malloc(sizeof(int64_t) * (size_t)num);
-  if (sizes == NULL) {
-    ocl_set_status(r->status, TF_RESOURCE_EXHAUSTED, "out of host memory");
-    return;
-  }
-  for (int i = 0; i < num; i++)
-    sizes[i] = xs.dims[axis] / num;
-  split_outputs(r, in[1], &xs, axis, sizes, num, false);
-  free(sizes);
+  split_outputs(op, k, x, x_dims, rank, axis, NULL, x_dims[axis] / num, num,
+                false);
 }
 
-static void split_v(struct run *r, TF_Tensor **in)
+static void split_v(struct ocl_op *op, struct movement_kernel *k)
 {
-  struct shape xs, ss, ds;
-  int num = ocl_tf.NumOutputs(r->ctx);
-  int64_t *sizes = NULL;
+  int64_t x_dims[OCL_MAX_RANK], s_dims[OCL_MAX_RANK], d_dims[OCL_MAX_RANK];
+  int num = ocl_tf.NumOutputs(op->ctx);
 
-  if (!get_shape(r, in[0], &xs) || !get_shape(r, in[1], &ss) ||
-      !get_shape(r, in[2], &ds))
+  TF_Tensor *x = ocl_op_input(op, 0);
+  TF_Tensor *sizes = x ? ocl_op_input(op, 1) : NULL;
+  TF_Tensor *dim_t = sizes ? ocl_op_input(op, 2) : NULL;
+  if (dim_t == NULL)
     return;
-  if (ds.elements != 1) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "split_dim_tensor must have exactly one element.");
-    return;
-  }
-  if (ss.rank != 1 || ss.elements != num) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "size of the split_tensor must be 1-D and have the same "
-                   "elements as outputs got %d -D and %lld elements",
-                   ss.rank, (long long)ss.elements);
+  int rank = tensor_dims(x, x_dims);
+  int s_rank = tensor_dims(sizes, s_dims);
+  int d_rank = tensor_dims(dim_t, d_dims);
+  if (product(d_dims, 0, d_rank) != 1) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "split_dim_tensor must have exactly one element.");
     return;
   }
-  int axis = split_axis(r, ocl_host_int(in[2], 0), &xs);
+  int64_t s_elements = product(s_dims, 0, s_rank);
+  if (s_rank != 1 || s_elements != num) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "size of the split_tensor must be 1-D and have the same "
+                "elements as outputs got %d -D and %lld elements",
+                s_rank, (long long)s_elements);
+    return;
+  }
+  int axis = split_axis(op, ocl_host_int(dim_t, 0), rank);
   if (axis < 0)
     return;
-  int64_t input_size = xs.dims[axis];
+  int64_t input_size = x_dims[axis];
   if (num == 1) {
-    if (ocl_host_int(in[1], 0) != input_size) {
-      ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                     "If there is only one output, it must have the same size "
-                     "as the input. Input size: %lld output size: %lld",
-                     (long long)input_size, (long long)ocl_host_int(in[1], 0));
+    if (ocl_host_int(sizes, 0) != input_size) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "If there is only one output, it must have the same size "
+                  "as the input. Input size: %lld output size: %lld",
+                  (long long)input_size, (long long)ocl_host_int(sizes, 0));
       return;
     }
-    forward(r, 0, in[0]);
-    return;
-  }
-  sizes = malloc(sizeof(int64_t) * (size_t)num);
-  if (sizes == NULL) {
-    ocl_set_status(r->status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    ocl_op_forward(op, 0, x);
     return;
   }
   int neg_one = -1;
   int64_t determined = 0;
   for (int i = 0; i < num; i++) {
-    sizes[i] = ocl_host_int(in[1], i);
-    if (sizes[i] == -1) {
+    int64_t size = ocl_host_int(sizes, i);
+    if (size == -1) {
       if (neg_one != -1) {
-        ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                       "There can only be one -1 in the input.");
-        goto out;
+        ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                    "There can only be one -1 in the input.");
+        return;
       }
       neg_one = i;
     } else {
-      determined += sizes[i];
+      determined += size;
     }
   }
   if (!((neg_one == -1 && determined == input_size) ||
         (neg_one >= 0 && determined <= input_size))) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "Determined shape must either match input shape along "
-                   "split_dim exactly if fully specified, or be less than the "
-                   "size of the input along split_dim if not fully "
-                   "specified.  Got: %lld",
-                   (long long)determined);
-    goto out;
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Determined shape must either match input shape along "
+                "split_dim exactly if fully specified, or be less than the "
+                "size of the input along split_dim if not fully specified.  "
+                "Got: %lld",
+                (long long)determined);
+    return;
   }
-  if (neg_one >= 0)
-    sizes[neg_one] = input_size - determined;
   for (int i = 0; i < num; i++) {
-    if (sizes[i] < 0) {
-      ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                     "Split size at index %d must be >= 0. Got: %lld", i,
-                     (long long)sizes[i]);
-      goto out;
+    int64_t size = ocl_host_int(sizes, i);
+    if (i != neg_one && size < 0) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "Split size at index %d must be >= 0. Got: %lld", i,
+                  (long long)size);
+      return;
     }
   }
-  split_outputs(r, in[0], &xs, axis, sizes, num, false);
-out:
-  free(sizes);
+  split_outputs(op, k, x, x_dims, rank, axis, sizes, input_size - determined,
+                num, false);
 }
 
 /* ---- Slice, StridedSlice, StridedSliceGrad ------------------------------ */
 
-static void slice(struct run *r, TF_Tensor **in)
+static void slice(struct ocl_op *op, struct movement_kernel *k)
 {
-  struct shape xs, bs, ss;
-  int64_t begin[OCL_MAX_DIMS], size[OCL_MAX_DIMS];
+  int64_t x_dims[OCL_MAX_RANK], b_dims[OCL_MAX_RANK], s_dims[OCL_MAX_RANK];
+  int64_t begin[OCL_MAX_RANK], size[OCL_MAX_RANK];
 
-  if (!get_shape(r, in[0], &xs) || !get_shape(r, in[1], &bs) ||
-      !get_shape(r, in[2], &ss))
+  TF_Tensor *x = ocl_op_input(op, 0);
+  TF_Tensor *bt = x ? ocl_op_input(op, 1) : NULL;
+  TF_Tensor *st = bt ? ocl_op_input(op, 2) : NULL;
+  if (st == NULL)
     return;
-  if (bs.rank != 1 || ss.rank != 1 || bs.elements != xs.rank ||
-      ss.elements != xs.rank) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "Expected begin and size arguments to be 1-D tensors of "
-                   "size %d, but got shapes %s and %s instead.",
-                   xs.rank, bs.str, ss.str);
+  int rank = tensor_dims(x, x_dims);
+  int b_rank = tensor_dims(bt, b_dims), s_rank = tensor_dims(st, s_dims);
+  if (b_rank != 1 || s_rank != 1 || b_dims[0] != rank || s_dims[0] != rank) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Expected begin and size arguments to be 1-D tensors of size "
+                "%d, but got shapes %s and %s instead.",
+                rank, SHAPE(b_dims, b_rank), SHAPE(s_dims, s_rank));
     return;
   }
   bool identity = true;
-  for (int i = 0; i < xs.rank; i++) {
-    int64_t b = ocl_host_int(in[1], i), s = ocl_host_int(in[2], i);
-    int64_t dim = xs.dims[i];
+  for (int i = 0; i < rank; i++) {
+    int64_t b = ocl_host_int(bt, i), s = ocl_host_int(st, i);
+    int64_t dim = x_dims[i];
     if (s == -1)
       s = dim - b; /* all elements from begin[i] on */
     if (dim == 0) {
       if (b != 0 || s != 0) {
-        ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                       "Expected begin[%d] == 0 (got %lld) and size[%d] == 0 "
-                       "(got %lld) when input.dim_size(%d) == 0",
-                       i, (long long)b, i, (long long)s, i);
+        ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                    "Expected begin[%d] == 0 (got %lld) and size[%d] == 0 "
+                    "(got %lld) when input.dim_size(%d) == 0",
+                    i, (long long)b, i, (long long)s, i);
         return;
       }
     } else {
       if (b < 0 || b > dim) {
-        ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                       "Expected begin[%d] in [0, %lld], but got %lld", i,
-                       (long long)dim, (long long)b);
+        ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                    "Expected begin[%d] in [0, %lld], but got %lld", i,
+                    (long long)dim, (long long)b);
         return;
       }
       if (s < 0 || b + s > dim) {
-        ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                       "Expected size[%d] in [0, %lld], but got %lld", i,
-                       (long long)(dim - b), (long long)s);
+        ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                    "Expected size[%d] in [0, %lld], but got %lld", i,
+                    (long long)(dim - b), (long long)s);
         return;
       }
     }
@@ -665,61 +897,65 @@ static void slice(struct run *r, TF_Tensor **in)
     identity &= b == 0 && s == dim;
   }
   if (identity) {
-    forward(r, 0, in[0]);
+    ocl_op_forward(op, 0, x);
     return;
   }
-  TF_Tensor *y = alloc_output(r, 0, size, xs.rank);
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, size, rank);
   if (y == NULL)
     return;
-  int64_t in_strides[OCL_MAX_DIMS], out_strides[OCL_MAX_DIMS];
-  ocl_shape_strides(xs.dims, xs.rank, in_strides);
-  ocl_shape_strides(size, xs.rank, out_strides);
+  int64_t in_strides[OCL_MAX_RANK], out_strides[OCL_MAX_RANK];
+  ocl_shape_strides(x_dims, rank, in_strides);
+  ocl_shape_strides(size, rank, out_strides);
   int64_t offset = 0;
-  for (int i = 0; i < xs.rank; i++)
+  for (int i = 0; i < rank; i++)
     offset += begin[i] * in_strides[i];
-  strided_copy(r, in[0], y, size, xs.rank, in_strides, out_strides, offset, 0);
-  ocl_tf.DeleteTensor(y);
+  copy_view(op, k, x, y, size, rank, in_strides, out_strides, offset, 0);
 }
 
-/* begin/end/strides (in[first..first+2]) against a tensor of `dims`. */
-static bool strided_slice_spec(struct run *r, TF_Tensor **in, int first,
-                               const struct shape *xs,
+/* begin/end/strides (inputs first..first+2) against a tensor of dims. */
+static bool strided_slice_spec(struct ocl_op *op,
+                               const struct movement_kernel *k, int first,
+                               const int64_t *x_dims, int x_rank,
                                struct ocl_strided_slice *s)
 {
-  struct shape bs, es, ss;
+  int64_t dims[3][OCL_MAX_RANK];
+  int ranks[3];
   int64_t begin[OCL_SLICE_SPEC_MAX], end[OCL_SLICE_SPEC_MAX],
       strides[OCL_SLICE_SPEC_MAX];
+  TF_Tensor *t[3];
 
-  if (!get_shape(r, in[first], &bs) || !get_shape(r, in[first + 1], &es) ||
-      !get_shape(r, in[first + 2], &ss))
-    return false;
-  if (bs.rank != 1 || es.rank != 1 || ss.rank != 1 ||
-      bs.elements != ss.elements || es.elements != ss.elements ||
-      bs.elements >= OCL_SLICE_SPEC_MAX) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "Expected begin, end, and strides to be 1D equal size "
-                   "tensors, but got shapes %s, %s, and %s instead.",
-                   bs.str, es.str, ss.str);
-    return false;
+  for (int i = 0; i < 3; i++) {
+    t[i] = ocl_op_input(op, first + i);
+    if (t[i] == NULL)
+      return false;
+    ranks[i] = tensor_dims(t[i], dims[i]);
   }
-  int n = (int)ss.elements;
+  int64_t n = product(dims[2], 0, ranks[2]);
+  if (ranks[0] != 1 || ranks[1] != 1 || ranks[2] != 1 || dims[0][0] != n ||
+      dims[1][0] != n || n >= OCL_SLICE_SPEC_MAX)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "Expected begin, end, and strides to be 1D equal size "
+                       "tensors, but got shapes %s, %s, and %s instead.",
+                       SHAPE(dims[0], ranks[0]),
+                       SHAPE(dims[1], ranks[1]),
+                       SHAPE(dims[2], ranks[2]));
   for (int i = 0; i < n; i++) {
-    begin[i] = ocl_host_int(in[first], i);
-    end[i] = ocl_host_int(in[first + 1], i);
-    strides[i] = ocl_host_int(in[first + 2], i);
+    begin[i] = ocl_host_int(t[0], i);
+    end[i] = ocl_host_int(t[1], i);
+    strides[i] = ocl_host_int(t[2], i);
   }
-  const int64_t *m = r->k->masks;
-  return ocl_strided_slice_init(s, xs->dims, xs->rank, begin, end, strides, n,
+  const int64_t *m = k->masks;
+  return ocl_strided_slice_init(s, x_dims, x_rank, begin, end, strides, (int)n,
                                 m[BEGIN_MASK], m[END_MASK], m[ELLIPSIS_MASK],
                                 m[NEW_AXIS_MASK], m[SHRINK_AXIS_MASK],
-                                r->status);
+                                op->status);
 }
 
 /* The slice as a view of a tensor of `dims`: element strides and offset. */
 static int64_t slice_view(const struct ocl_strided_slice *s,
                           const int64_t *dims, int64_t *view_strides)
 {
-  int64_t strides[OCL_MAX_DIMS], offset = 0;
+  int64_t strides[OCL_MAX_RANK], offset = 0;
   ocl_shape_strides(dims, s->rank, strides);
   for (int d = 0; d < s->rank; d++) {
     view_strides[d] = s->strides[d] * strides[d];
@@ -728,228 +964,219 @@ static int64_t slice_view(const struct ocl_strided_slice *s,
   return offset;
 }
 
-static void strided_slice(struct run *r, TF_Tensor **in)
+static void strided_slice(struct ocl_op *op, struct movement_kernel *k)
 {
-  struct shape xs;
+  int64_t x_dims[OCL_MAX_RANK];
   struct ocl_strided_slice s;
 
-  if (!get_shape(r, in[0], &xs) || !strided_slice_spec(r, in, 1, &xs, &s))
+  TF_Tensor *x = ocl_op_input(op, 0);
+  if (x == NULL)
     return;
-  if (s.is_identity && same_dims(s.final_dims, s.final_rank, xs.dims, xs.rank)) {
-    forward(r, 0, in[0]);
+  int rank = tensor_dims(x, x_dims);
+  if (!strided_slice_spec(op, k, 1, x_dims, rank, &s))
+    return;
+  if (s.is_identity && same_dims(s.final_dims, s.final_rank, x_dims, rank)) {
+    ocl_op_forward(op, 0, x);
     return;
   }
-  TF_Tensor *y = alloc_output(r, 0, s.final_dims, s.final_rank);
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, s.final_dims, s.final_rank);
   if (y == NULL)
     return;
-  int64_t in_strides[OCL_MAX_DIMS], out_strides[OCL_MAX_DIMS];
-  int64_t offset = slice_view(&s, xs.dims, in_strides);
+  int64_t in_strides[OCL_MAX_RANK], out_strides[OCL_MAX_RANK];
+  int64_t offset = slice_view(&s, x_dims, in_strides);
   ocl_shape_strides(s.processing_dims, s.rank, out_strides);
-  strided_copy(r, in[0], y, s.processing_dims, s.rank, in_strides,
-               out_strides, offset, 0);
-  ocl_tf.DeleteTensor(y);
+  copy_view(op, k, x, y, s.processing_dims, s.rank, in_strides, out_strides,
+            offset, 0);
 }
 
 /* dx = zeros(shape); dx[slice] = dy. */
-static void strided_slice_grad(struct run *r, TF_Tensor **in)
+static void strided_slice_grad(struct ocl_op *op, struct movement_kernel *k)
 {
-  struct shape shs, dys, xs;
+  int64_t sh_dims[OCL_MAX_RANK], dy_dims[OCL_MAX_RANK], x_dims[OCL_MAX_RANK];
   struct ocl_strided_slice s;
 
-  if (!get_shape(r, in[0], &shs) || !get_shape(r, in[4], &dys))
+  TF_Tensor *shape = ocl_op_input(op, 0);
+  TF_Tensor *dy = shape ? ocl_op_input(op, 4) : NULL;
+  if (dy == NULL)
     return;
-  if (shs.rank != 1) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "shape must be 1-D, got shape.shape = %s", shs.str);
-    return;
-  }
-  if (shs.elements > OCL_MAX_DIMS) {
-    ocl_set_status(r->status, TF_UNIMPLEMENTED,
-                   "StridedSliceGrad of rank %lld is not supported on the "
-                   "OPENCL device (at most %d)",
-                   (long long)shs.elements, OCL_MAX_DIMS);
+  int sh_rank = tensor_dims(shape, sh_dims);
+  int dy_rank = tensor_dims(dy, dy_dims);
+  if (sh_rank != 1) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "shape must be 1-D, got shape.shape = %s",
+                SHAPE(sh_dims, sh_rank));
     return;
   }
-  xs.rank = (int)shs.elements;
-  for (int d = 0; d < xs.rank; d++) {
-    xs.dims[d] = ocl_host_int(in[0], d);
-    if (xs.dims[d] < 0) {
-      ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                     "Dimension %lld must be >= 0", (long long)xs.dims[d]);
+  if (sh_dims[0] > OCL_MAX_RANK) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Shapes of rank %lld exceed TensorFlow's limit of %d "
+                "dimensions",
+                (long long)sh_dims[0], OCL_MAX_RANK);
+    return;
+  }
+  int rank = (int)sh_dims[0];
+  for (int d = 0; d < rank; d++) {
+    x_dims[d] = ocl_host_int(shape, d);
+    if (x_dims[d] < 0) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT, "Dimension %lld must be >= 0",
+                  (long long)x_dims[d]);
       return;
     }
   }
-  xs.elements = ocl_shape_elements(xs.dims, xs.rank);
-  if (!strided_slice_spec(r, in, 1, &xs, &s))
+  if (!strided_slice_spec(op, k, 1, x_dims, rank, &s))
     return;
-  if (!same_dims(s.final_dims, s.final_rank, dys.dims, dys.rank)) {
-    char want[192];
-    ocl_shape_format(s.final_dims, s.final_rank, want, sizeof(want));
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "shape of dy was %s instead of %s", dys.str, want);
+  if (!same_dims(s.final_dims, s.final_rank, dy_dims, dy_rank)) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "shape of dy was %s instead of %s",
+                SHAPE(dy_dims, dy_rank),
+                SHAPE(s.final_dims, s.final_rank));
     return;
   }
-  TF_Tensor *dx = alloc_output(r, 0, xs.dims, xs.rank);
+  TF_Tensor *dx = ocl_op_output(op, 0, k->dtype, x_dims, rank);
   if (dx == NULL)
     return;
-  if (xs.elements > 0 && ensure_launch(r)) {
-    /* Zero bits are zero in every dtype. */
-    cl_mem buffer;
-    size_t offset;
-    cl_ulong zero = 0;
-    size_t es = r->k->element_size;
-    if (resolve(r, dx, 0, xs.elements, &buffer, &offset)) {
-      cl_int err = clEnqueueFillBuffer(r->launch.queue, buffer, &zero, es,
-                                       offset, (size_t)xs.elements * es, 0,
-                                       NULL, NULL);
-      if (err != CL_SUCCESS)
-        ocl_set_cl_error(r->status, err, "clEnqueueFillBuffer");
-    }
-    if (!failed(r)) {
-      int64_t in_strides[OCL_MAX_DIMS], out_strides[OCL_MAX_DIMS];
-      int64_t offset_out = slice_view(&s, xs.dims, out_strides);
-      ocl_shape_strides(s.processing_dims, s.rank, in_strides);
-      strided_copy(r, in[4], dx, s.processing_dims, s.rank, in_strides,
-                   out_strides, 0, offset_out);
-    }
-  }
-  ocl_tf.DeleteTensor(dx);
+  int64_t elements = product(x_dims, 0, rank);
+  if (elements == 0)
+    return;
+  /* Zero bits are zero in every dtype. */
+  const cl_ulong zero = 0;
+  if (!ocl_op_fill(op, dx, 0, &zero, k->unit,
+                   (size_t)elements * k->unit * (size_t)k->halves))
+    return;
+  int64_t in_strides[OCL_MAX_RANK], out_strides[OCL_MAX_RANK];
+  int64_t offset = slice_view(&s, x_dims, out_strides);
+  ocl_shape_strides(s.processing_dims, s.rank, in_strides);
+  copy_view(op, k, dy, dx, s.processing_dims, s.rank, in_strides, out_strides,
+            0, offset);
 }
 
 /* ---- Tile, Pad, PadV2 ------------------------------------------------------ */
 
-static void tile(struct run *r, TF_Tensor **in)
+/* The collapsed problem over device elements: dtype dims plus, for two
+ * halves per element, an innermost dim of 2 that neither repeats nor
+ * pads. */
+static void tile(struct ocl_op *op, struct movement_kernel *k)
 {
-  struct shape xs, ms;
+  int64_t x_dims[OCL_MAX_RANK + 1], m_dims[OCL_MAX_RANK];
+  int64_t multiples[OCL_MAX_RANK + 1], out_dims[OCL_MAX_RANK];
+  struct ocl_expand e;
 
-  if (!get_shape(r, in[0], &xs) || !get_shape(r, in[1], &ms))
+  TF_Tensor *x = ocl_op_input(op, 0);
+  TF_Tensor *m = x ? ocl_op_input(op, 1) : NULL;
+  if (m == NULL)
     return;
-  if (ms.rank != 1) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "Expected multiples to be 1-D, but got shape %s", ms.str);
-    return;
-  }
-  if (ms.elements != xs.rank) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "Expected multiples argument to be a vector of length %d "
-                   "but got length %lld",
-                   xs.rank, (long long)ms.dims[0]);
+  int rank = tensor_dims(x, x_dims);
+  int m_rank = tensor_dims(m, m_dims);
+  if (m_rank != 1) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Expected multiples to be 1-D, but got shape %s",
+                SHAPE(m_dims, m_rank));
     return;
   }
-  struct movement_args a;
-  memset(&a, 0, sizeof(a));
+  if (m_dims[0] != rank) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Expected multiples argument to be a vector of length %d but "
+                "got length %lld",
+                rank, (long long)m_dims[0]);
+    return;
+  }
   bool all_one = true;
-  for (int d = 0; d < xs.rank; d++) {
-    int64_t m = ocl_host_int(in[1], d);
-    if (m < 0) {
-      ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                     "Expected multiples[%d] >= 0, but got %lld", d,
-                     (long long)m);
+  for (int d = 0; d < rank; d++) {
+    multiples[d] = ocl_host_int(m, d);
+    if (multiples[d] < 0) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "Expected multiples[%d] >= 0, but got %lld", d,
+                  (long long)multiples[d]);
       return;
     }
-    all_one &= m == 1;
-    a.dims[d] = xs.dims[d] * m;
-    a.in_dims[d] = xs.dims[d];
+    all_one &= multiples[d] == 1;
+    out_dims[d] = x_dims[d] * multiples[d];
   }
   if (all_one) {
-    forward(r, 0, in[0]);
+    ocl_op_forward(op, 0, x);
     return;
   }
-  int64_t out_dims[OCL_MAX_DIMS], in_strides[OCL_MAX_DIMS];
-  for (int d = 0; d < xs.rank; d++)
-    out_dims[d] = a.dims[d];
-  ocl_shape_strides(xs.dims, xs.rank, in_strides);
-  for (int d = 0; d < xs.rank; d++)
-    a.in_strides[d] = in_strides[d];
-  a.rank = xs.rank;
-  TF_Tensor *y = alloc_output(r, 0, out_dims, xs.rank);
-  if (y == NULL)
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, out_dims, rank);
+  if (y == NULL || product(out_dims, 0, rank) == 0)
     return;
-  int64_t n = ocl_shape_elements(out_dims, xs.rank);
-  if (n > 0 && ensure_launch(r)) {
-    const struct ocl_arg args[] = {OCL_TENSOR(in[0]), OCL_TENSOR(y),
-                                   OCL_LONG(n), OCL_BYTES(&a, sizeof(a))};
-    enqueue(r, "tile", args, 4, n);
+  if (k->halves == 2) {
+    x_dims[rank] = 2;
+    multiples[rank] = 1;
   }
-  ocl_tf.DeleteTensor(y);
+  ocl_tile_collapse(&e, x_dims, rank + (k->halves == 2), multiples);
+  expand_run(op, k, false, &e, x, y, NULL);
 }
 
-static void pad(struct run *r, TF_Tensor **in)
+static void pad(struct ocl_op *op, struct movement_kernel *k)
 {
-  struct shape xs, ps, cs;
-  bool v2 = r->k->op->kind == PAD_V2;
+  int64_t x_dims[OCL_MAX_RANK + 1], p_dims[OCL_MAX_RANK], c_dims[OCL_MAX_RANK];
+  int64_t before[OCL_MAX_RANK + 1], after[OCL_MAX_RANK + 1];
+  int64_t out_dims[OCL_MAX_RANK];
+  struct ocl_expand e;
+  bool v2 = k->op->kind == PAD_V2;
 
-  if (!get_shape(r, in[0], &xs) || !get_shape(r, in[1], &ps))
+  TF_Tensor *x = ocl_op_input(op, 0);
+  TF_Tensor *p = x ? ocl_op_input(op, 1) : NULL;
+  TF_Tensor *value = p && v2 ? ocl_op_input(op, 2) : NULL;
+  if (p == NULL || (v2 && value == NULL))
     return;
-  if (ps.rank != 2 || ps.dims[1] != 2) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "paddings must be a matrix with 2 columns: %s", ps.str);
+  int rank = tensor_dims(x, x_dims);
+  int p_rank = tensor_dims(p, p_dims);
+  if (p_rank != 2 || p_dims[1] != 2) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "paddings must be a matrix with 2 columns: %s",
+                SHAPE(p_dims, p_rank));
     return;
   }
-  if (ps.dims[0] != xs.rank) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "The first dimension of paddings must be the rank of "
-                   "inputs%s %s",
-                   ps.str, xs.str);
+  if (p_dims[0] != rank) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "The first dimension of paddings must be the rank of "
+                "inputs%s %s",
+                SHAPE(p_dims, p_rank), SHAPE(x_dims, rank));
     return;
   }
   if (v2) {
-    if (!get_shape(r, in[2], &cs))
-      return;
-    if (cs.rank != 0) {
-      ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                     "constant_values must be a scalar. Found: %s", cs.str);
+    int c_rank = tensor_dims(value, c_dims);
+    if (c_rank != 0) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "constant_values must be a scalar. Found: %s",
+                  SHAPE(c_dims, c_rank));
       return;
     }
   }
-  struct movement_args a;
-  memset(&a, 0, sizeof(a));
-  int64_t out_dims[OCL_MAX_DIMS], in_strides[OCL_MAX_DIMS];
   bool no_padding = true;
-  for (int d = 0; d < xs.rank; d++) {
-    int64_t before = ocl_host_int(in[1], 2 * d), after = ocl_host_int(in[1], 2 * d + 1);
-    if (before < 0 || after < 0) {
-      ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                     "Paddings must be non-negative: %lld %lld",
-                     (long long)before, (long long)after);
+  for (int d = 0; d < rank; d++) {
+    before[d] = ocl_host_int(p, 2 * d);
+    after[d] = ocl_host_int(p, 2 * d + 1);
+    if (before[d] < 0 || after[d] < 0) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "Paddings must be non-negative: %lld %lld",
+                  (long long)before[d], (long long)after[d]);
       return;
     }
-    if (before > INT64_MAX - xs.dims[d] || after > INT64_MAX - xs.dims[d] - before) {
-      ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                     "Paddings %lld %lld of dimension %d overflow int64",
-                     (long long)before, (long long)after, d);
+    if (before[d] > INT64_MAX - x_dims[d] ||
+        after[d] > INT64_MAX - x_dims[d] - before[d]) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "Paddings %lld %lld of dimension %d overflow int64",
+                  (long long)before[d], (long long)after[d], d);
       return;
     }
-    no_padding &= before == 0 && after == 0;
-    out_dims[d] = before + xs.dims[d] + after;
-    a.dims[d] = out_dims[d];
-    a.before[d] = before;
-    a.in_dims[d] = xs.dims[d];
+    no_padding &= before[d] == 0 && after[d] == 0;
+    out_dims[d] = before[d] + x_dims[d] + after[d];
   }
   if (no_padding) {
-    forward(r, 0, in[0]);
+    ocl_op_forward(op, 0, x);
     return;
   }
-  ocl_shape_strides(xs.dims, xs.rank, in_strides);
-  for (int d = 0; d < xs.rank; d++)
-    a.in_strides[d] = in_strides[d];
-  a.rank = xs.rank;
-  TF_Tensor *y = alloc_output(r, 0, out_dims, xs.rank);
-  if (y == NULL)
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, out_dims, rank);
+  if (y == NULL || product(out_dims, 0, rank) == 0)
     return;
-  int64_t n = ocl_shape_elements(out_dims, xs.rank);
-  if (n > 0 && ensure_launch(r)) {
-    /* Pad passes x as the (unread) constant. */
-    const struct ocl_arg args[] = {
-        OCL_TENSOR(in[0]),          OCL_TENSOR(y),
-        OCL_TENSOR(in[v2 ? 2 : 0]), OCL_INT(v2),
-        OCL_LONG(n),                OCL_BYTES(&a, sizeof(a))};
-    enqueue(r, "pad", args, 6, n);
+  if (k->halves == 2) {
+    x_dims[rank] = 2;
+    before[rank] = after[rank] = 0;
   }
-  ocl_tf.DeleteTensor(y);
+  ocl_pad_collapse(&e, x_dims, rank + (k->halves == 2), before, after);
+  expand_run(op, k, true, &e, x, y, value);
 }
-
-/* ---- Kernel callbacks ---------------------------------------------------- */
 
 /* ---- _ParallelConcatStart, _ParallelConcatUpdate ----------------------- */
 
@@ -969,11 +1196,11 @@ static bool parallel_concat_shape(TF_OpKernelConstruction *ctx,
                    "_ParallelConcatStart needs a shape of known rank");
     return false;
   }
-  if (rank > OCL_MAX_DIMS) {
-    ocl_set_status(status, TF_UNIMPLEMENTED,
-                   "tensors of rank %d are not supported on the OPENCL device "
-                   "(at most %d)",
-                   (int)rank, OCL_MAX_DIMS);
+  if (rank > OCL_MAX_RANK) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "Shapes of rank %d exceed TensorFlow's limit of %d "
+                   "dimensions",
+                   (int)rank, OCL_MAX_RANK);
     return false;
   }
   ocl_tf.OpKernelConstruction_GetAttrTensorShape(ctx, "shape", k->shape,
@@ -992,54 +1219,276 @@ static bool parallel_concat_shape(TF_OpKernelConstruction *ctx,
 }
 
 /* Uninitialised, as TensorFlow's: every row is written by an update. */
-static void parallel_concat_start(struct run *r)
+static void parallel_concat_start(struct ocl_op *op, struct movement_kernel *k)
 {
-  TF_Tensor *y = alloc_output(r, 0, r->k->shape, r->k->shape_rank);
-  if (y != NULL)
-    ocl_tf.DeleteTensor(y);
+  ocl_op_output(op, 0, k->dtype, k->shape, k->shape_rank);
 }
 
 /* value[loc] = update[0], in place; the output is value itself. */
-static void parallel_concat_update(struct run *r, TF_Tensor **in)
+static void parallel_concat_update(struct ocl_op *op,
+                                   struct movement_kernel *k)
 {
-  struct shape vs, us;
-  if (!get_shape(r, in[0], &vs) || !get_shape(r, in[1], &us))
+  int64_t v_dims[OCL_MAX_RANK], u_dims[OCL_MAX_RANK];
+
+  TF_Tensor *v = ocl_op_input(op, 0);
+  TF_Tensor *u = v ? ocl_op_input(op, 1) : NULL;
+  if (u == NULL)
     return;
-  if (vs.rank < 1) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "value should be at least rank 1.");
-    return;
-  }
-  if (vs.dims[0] <= r->k->axis) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "0th dimension of value %lld is less than loc_=%lld",
-                   (long long)vs.dims[0], (long long)r->k->axis);
+  int v_rank = tensor_dims(v, v_dims), u_rank = tensor_dims(u, u_dims);
+  if (v_rank < 1) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "value should be at least rank 1.");
     return;
   }
-  bool same = vs.rank == us.rank;
-  for (int d = 1; same && d < vs.rank; d++)
-    same = vs.dims[d] == us.dims[d];
-  if (!same || us.dims[0] != 1) {
-    ocl_set_status(r->status, TF_INVALID_ARGUMENT,
-                   "%s shape doesn't match: %s vs. %s",
-                   vs.rank == us.rank ? "update" : "value and update",
-                   vs.str, us.str);
+  if (v_dims[0] <= k->axis) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "0th dimension of value %lld is less than loc_=%lld",
+                (long long)v_dims[0], (long long)k->axis);
     return;
   }
-  int64_t rows = vs.dims[0];
-  int64_t row = ((r->k->axis % rows) + rows) % rows;
-  int64_t cols = rows > 0 ? vs.elements / rows : 0;
-  if (r->k->dtype == TF_INT32) {
+  bool same = v_rank == u_rank;
+  for (int d = 1; same && d < v_rank; d++)
+    same = v_dims[d] == u_dims[d];
+  if (!same || u_dims[0] != 1) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "%s shape doesn't match: %s vs. %s",
+                v_rank == u_rank ? "update" : "value and update",
+                SHAPE(v_dims, v_rank), SHAPE(u_dims, u_rank));
+    return;
+  }
+  int64_t rows = v_dims[0];
+  int64_t row = ((k->axis % rows) + rows) % rows;
+  int64_t cols = product(v_dims, 1, v_rank);
+  if (k->dtype == TF_INT32) {
     /* Host memory, as int32 shape-like values are (int32_host_args). */
     if (cols > 0)
-      memcpy((int32_t *)ocl_host_data(in[0]) + row * cols,
-             ocl_host_data(in[1]), sizeof(int32_t) * (size_t)cols);
-  } else if (!copy_block(r, in[1], in[0], 1, cols, cols, 0, cols,
-                         row * cols)) {
+      memcpy((int32_t *)ocl_host_data(v) + row * cols, ocl_host_data(u),
+             sizeof(int32_t) * (size_t)cols);
+  } else if (!copy_block(op, k, u, v, 1, cols, cols, 0, cols, row * cols)) {
     return;
   }
-  forward(r, 0, in[0]);
+  ocl_op_forward(op, 0, v);
 }
+
+/* ---- SpaceToBatchND, BatchToSpaceND ---------------------------------------- */
+
+/* ceil(a / b) for b > 0 and any a. */
+static int64_t ceil_div_signed(int64_t a, int64_t b)
+{
+  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+
+/* Rows of TensorFlow's spacetobatch_op.cc / batchtospace_op.cc checks:
+ * block_shape [M] and the [M, 2] paddings (crops) against the input; the
+ * values into block and pads. False with the status set. */
+static bool space_batch_args(struct ocl_op *op, bool to_batch, int rank,
+                             const TF_Tensor *bs, const TF_Tensor *pd,
+                             int64_t *block, int64_t *pads, int *m)
+{
+  int64_t b_dims[OCL_MAX_RANK], p_dims[OCL_MAX_RANK];
+  int b_rank = tensor_dims(bs, b_dims), p_rank = tensor_dims(pd, p_dims);
+  if (b_rank != 1)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "block_shape rank should be 1 instead of %d", b_rank);
+  int64_t block_dims = b_dims[0];
+  if (rank < 1 + block_dims)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "input rank should be >= %lld instead of %d",
+                       (long long)(1 + block_dims), rank);
+  if (!(p_rank == 2 && p_dims[0] == block_dims && p_dims[1] == 2))
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "%s should have shape [%lld, 2] instead of %s",
+                       to_batch ? "paddings" : "crops", (long long)block_dims,
+                       SHAPE(p_dims, p_rank));
+  *m = (int)block_dims;
+  for (int i = 0; i < *m; i++) {
+    block[i] = ocl_host_int(bs, i);
+    pads[2 * i] = ocl_host_int(pd, 2 * i);
+    pads[2 * i + 1] = ocl_host_int(pd, 2 * i + 1);
+  }
+  return true;
+}
+
+/* SpaceToBatchND: out[k * B + b, p_i, ...] = padded input[b, p_i * block_i
+ * + k_i, ...], k running over the offsets in the block (row-major);
+ * BatchToSpaceND the inverse, cropped. For each k, the positions that hit
+ * the (unpadded, uncropped) input form a box: one strided copy. */
+static void space_batch(struct ocl_op *op, struct movement_kernel *k)
+{
+  bool to_batch = k->op->kind == SPACE_TO_BATCH_ND;
+  int64_t x_dims[OCL_MAX_RANK], out_dims[OCL_MAX_RANK];
+  int64_t block[OCL_MAX_RANK], pads[2 * OCL_MAX_RANK];
+  int m = 0;
+
+  TF_Tensor *x = ocl_op_input(op, 0);
+  TF_Tensor *bs = x ? ocl_op_input(op, 1) : NULL;
+  TF_Tensor *pd = bs ? ocl_op_input(op, 2) : NULL;
+  if (pd == NULL)
+    return;
+  int rank = tensor_dims(x, x_dims);
+  if (!space_batch_args(op, to_batch, rank, bs, pd, block, pads, &m))
+    return;
+  /* Leading and trailing block dims of size 1 without padding combine into
+   * the batch and depth; TensorFlow counts the others. */
+  int prefix = 0, suffix = 0;
+  while (prefix < m && pads[2 * prefix] == 0 && pads[2 * prefix + 1] == 0 &&
+         block[prefix] == 1)
+    prefix++;
+  while (suffix < m - prefix && pads[2 * (m - 1 - suffix)] == 0 &&
+         pads[2 * (m - 1 - suffix) + 1] == 0 && block[m - 1 - suffix] == 1)
+    suffix++;
+  int64_t block_product = 1;
+  for (int i = 0; i < m; i++) {
+    if (to_batch && block[i] < 1) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "All values in block_shape must be positive, got value, "
+                  "%lld at index %d.",
+                  (long long)block[i], i);
+      return;
+    }
+    if (!to_batch) {
+      /* BatchToSpaceND multiplies plainly (wrapping, as int64 does). */
+      block_product = (int64_t)((uint64_t)block_product * (uint64_t)block[i]);
+    } else if (block_product > INT64_MAX / block[i]) {
+      /* SpaceToBatchND's MultiplyWithoutOverflow: -1 once it overflows. */
+      block_product = -1;
+    } else if (block_product >= 0) {
+      block_product *= block[i];
+    }
+  }
+  if (block_product <= 0) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Product of block sizes must be positive, got %lld",
+                (long long)block_product);
+    return;
+  }
+  if (!to_batch && x_dims[0] % block_product != 0) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Input batch dimension (%lld) is not divisible by product of "
+                "block sizes (%lld)",
+                (long long)x_dims[0], (long long)block_product);
+    return;
+  }
+  int internal = m - prefix - suffix;
+  if (internal > 4) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Maximum number of non-combined block dimensions is %d but "
+                "must not exceed 4",
+                internal);
+    return;
+  }
+  if (internal == 0) {
+    ocl_op_forward(op, 0, x);
+    return;
+  }
+  int64_t batch = x_dims[0];
+  if (to_batch) {
+    if (batch != 0 && block_product > INT64_MAX / batch) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "Negative output dimension size caused by overflow when "
+                  "multiplying %lld and %lld",
+                  (long long)batch, (long long)block_product);
+      return;
+    }
+    out_dims[0] = batch * block_product;
+  } else {
+    out_dims[0] = batch / block_product;
+  }
+  bool padded = false;
+  for (int i = 0; i < m; i++) {
+    int64_t before = pads[2 * i], after = pads[2 * i + 1], size = x_dims[i + 1];
+    out_dims[i + 1] = size;
+    if (i < prefix || i >= m - suffix)
+      continue;
+    if (before < 0 || after < 0) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT, "%s must be non-negative",
+                  to_batch ? "Paddings" : "Crops");
+      return;
+    }
+    if (to_batch) {
+      int64_t padded_size = size + before + after;
+      if (padded_size % block[i] != 0) {
+        ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                    "padded_shape[%d]=%lld is not divisible by "
+                    "block_shape[%d]=%lld",
+                    i, (long long)padded_size, i, (long long)block[i]);
+        return;
+      }
+      out_dims[i + 1] = padded_size / block[i];
+      padded |= before != 0 || after != 0;
+    } else {
+      int64_t cropped = size * block[i] - before - after;
+      if (cropped < 0) {
+        ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                    "cropped_shape[%d]=%lld must be non-negative", i,
+                    (long long)cropped);
+        return;
+      }
+      out_dims[i + 1] = cropped;
+    }
+  }
+  for (int d = m + 1; d < rank; d++)
+    out_dims[d] = x_dims[d];
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, out_dims, rank);
+  if (y == NULL)
+    return;
+  int64_t out_elements = product(out_dims, 0, rank);
+  if (out_elements == 0)
+    return;
+  if (padded) {
+    const cl_ulong zero = 0;
+    if (!ocl_op_fill(op, y, 0, &zero, k->unit,
+                     (size_t)out_elements * k->unit * (size_t)k->halves))
+      return;
+  }
+  /* Batch side (the one with B * block_product images) and space side. */
+  const int64_t *space_dims = to_batch ? x_dims : out_dims;
+  const int64_t *batch_side_dims = to_batch ? out_dims : x_dims;
+  int64_t space_strides[OCL_MAX_RANK], batch_strides[OCL_MAX_RANK];
+  ocl_shape_strides(space_dims, rank, space_strides);
+  ocl_shape_strides(batch_side_dims, rank, batch_strides);
+  int64_t small_batch = to_batch ? batch : out_dims[0];
+  int64_t dims[OCL_MAX_RANK], sp_view[OCL_MAX_RANK], off[OCL_MAX_RANK];
+  dims[0] = small_batch;
+  sp_view[0] = space_strides[0];
+  for (int d = m + 1; d < rank; d++) {
+    dims[d] = space_dims[d];
+    sp_view[d] = space_strides[d];
+  }
+  for (int i = 0; i < m; i++) {
+    off[i] = 0;
+    sp_view[i + 1] = space_strides[i + 1] * block[i];
+  }
+  /* off[] walks the offsets in the block; `flat` is their row-major index,
+   * the batch-side image group. */
+  for (int64_t flat = 0; flat < block_product && ocl_op_ok(op); flat++) {
+    int64_t sp_offset = 0, bt_offset = flat * small_batch * batch_strides[0];
+    bool empty = false;
+    for (int i = 0; i < m; i++) {
+      /* Space coordinate of batch-side position p: p * block + off - pad;
+       * keep the p whose coordinate lies in [0, space extent). */
+      int64_t lead = pads[2 * i] - off[i];
+      int64_t lo = ceil_div_signed(lead, block[i]);
+      int64_t hi = ceil_div_signed(space_dims[i + 1] + lead, block[i]);
+      lo = lo < 0 ? 0 : lo;
+      hi = hi > batch_side_dims[i + 1] ? batch_side_dims[i + 1] : hi;
+      dims[i + 1] = hi > lo ? hi - lo : 0;
+      empty |= hi <= lo;
+      sp_offset += (lo * block[i] - lead) * space_strides[i + 1];
+      bt_offset += lo * batch_strides[i + 1];
+    }
+    if (!empty) {
+      if (to_batch)
+        copy_view(op, k, x, y, dims, rank, sp_view, batch_strides, sp_offset,
+                  bt_offset);
+      else
+        copy_view(op, k, x, y, dims, rank, batch_strides, sp_view, bt_offset,
+                  sp_offset);
+    }
+    for (int i = m - 1; i >= 0 && ++off[i] == block[i]; i--)
+      off[i] = 0;
+  }
+}
+
+/* ---- Kernel callbacks ---------------------------------------------------- */
 
 static void *movement_create(TF_OpKernelConstruction *ctx, int index)
 {
@@ -1055,15 +1504,21 @@ static void *movement_create(TF_OpKernelConstruction *ctx, int index)
       ctx, op->type_attr != NULL ? op->type_attr : "T", &k->dtype, status);
   if (ocl_tf.GetCode(status) != TF_OK)
     goto fail;
-  k->element_size = ocl_tf.DataTypeSize(k->dtype);
-  k->family = ocl_sized_family(families, k->dtype);
-  if (k->family == NULL) {
+  size_t size = ocl_tf.DataTypeSize(k->dtype);
+  k->halves = size == 16 ? 2 : 1;
+  k->unit = size / (size_t)k->halves;
+  int program = k->unit == 1 ? 0 : k->unit == 2 ? 1 : k->unit == 4 ? 2
+              : k->unit == 8 ? 3 : -1;
+  if (program < 0) {
     ocl_set_status(status, TF_UNIMPLEMENTED,
                    "%s of %zu-byte elements is not supported on the OPENCL "
                    "device",
-                   op->op, k->element_size);
+                   op->op, size);
     goto fail;
   }
+  for (int w = 0; w < NUM_WIDTHS; w++)
+    for (int i = 0; i < NUM_KERNELS; i++)
+      ocl_kernel_init(&k->k[w][i], &programs[w][program], kernel_names[i]);
   if (op->kind == PACK || op->kind == UNPACK) {
     ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "axis", &k->axis, status);
     /* Absent: TensorFlow's default, 0. */
@@ -1099,38 +1554,29 @@ fail:
 
 static void movement_compute(void *kernel, TF_OpKernelContext *ctx)
 {
-  const struct movement_kernel *k = kernel;
-  struct run r = {.ctx = ctx, .k = k, .status = ocl_tf.NewStatus()};
-  int n = ocl_tf.NumInputs(ctx);
-  TF_Tensor **in = calloc((size_t)(n > 0 ? n : 1), sizeof(*in));
+  struct movement_kernel *k = kernel;
+  struct ocl_op op;
 
-  if (in == NULL) {
-    ocl_set_status(r.status, TF_RESOURCE_EXHAUSTED, "out of host memory");
-    goto out;
-  }
-  if (!ocl_get_inputs(ctx, in, n, r.status))
-    goto out;
+  ocl_op_begin(&op, ctx);
   switch (k->op->kind) {
-  case TRANSPOSE: transpose(&r, in); break;
-  case CONCAT_V2: concat(&r, in, n); break;
-  case PACK: pack(&r, in, n); break;
-  case UNPACK: unpack(&r, in); break;
-  case SPLIT: split(&r, in); break;
-  case SPLIT_V: split_v(&r, in); break;
-  case SLICE: slice(&r, in); break;
-  case STRIDED_SLICE: strided_slice(&r, in); break;
-  case STRIDED_SLICE_GRAD: strided_slice_grad(&r, in); break;
-  case TILE: tile(&r, in); break;
+  case TRANSPOSE: transpose(&op, k); break;
+  case CONCAT_V2: concat(&op, k); break;
+  case PACK: pack(&op, k); break;
+  case UNPACK: unpack(&op, k); break;
+  case SPLIT: split(&op, k); break;
+  case SPLIT_V: split_v(&op, k); break;
+  case SLICE: slice(&op, k); break;
+  case STRIDED_SLICE: strided_slice(&op, k); break;
+  case STRIDED_SLICE_GRAD: strided_slice_grad(&op, k); break;
+  case TILE: tile(&op, k); break;
   case PAD:
-  case PAD_V2: pad(&r, in); break;
-  case PARALLEL_CONCAT_START: parallel_concat_start(&r); break;
-  case PARALLEL_CONCAT_UPDATE: parallel_concat_update(&r, in); break;
+  case PAD_V2: pad(&op, k); break;
+  case PARALLEL_CONCAT_START: parallel_concat_start(&op, k); break;
+  case PARALLEL_CONCAT_UPDATE: parallel_concat_update(&op, k); break;
+  case SPACE_TO_BATCH_ND:
+  case BATCH_TO_SPACE_ND: space_batch(&op, k); break;
   }
-out:
-  if (in != NULL)
-    ocl_delete_tensors(in, n);
-  free(in);
-  ocl_compute_done(ctx, r.status);
+  ocl_op_end(&op);
 }
 
 static void movement_delete(void *kernel) { free(kernel); }
@@ -1138,8 +1584,6 @@ static void movement_delete(void *kernel) { free(kernel); }
 _Static_assert(NUM_OPS <= OCL_MAX_FAMILY_OPS,
                "one create function per movement op");
 OCL_FAMILY_CREATES(movement, movement_create);
-
-/* ---- Registration ------------------------------------------------------ */
 
 /* ---- Bitcast ------------------------------------------------------------ */
 
@@ -1177,52 +1621,53 @@ static void *bitcast_create(TF_OpKernelConstruction *ctx)
 static void bitcast_compute(void *kernel, TF_OpKernelContext *ctx)
 {
   const struct bitcast_kernel *k = kernel;
-  TF_Status *status = ocl_tf.NewStatus();
-  TF_Tensor *in = NULL, *out = NULL;
-  int64_t dims[OCL_MAX_DIMS + 1];
+  struct ocl_op op;
+  int64_t dims[OCL_MAX_RANK + 1];
 
-  if (!ocl_get_inputs(ctx, &in, 1, status))
-    goto done;
-  int rank = ocl_tensor_dims(in, dims, status);
-  if (rank < 0)
-    goto done;
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *in = ocl_op_input(&op, 0);
+  if (in == NULL)
+    goto out;
+  int rank = tensor_dims(in, dims);
   size_t in_size = ocl_tf.DataTypeSize(k->in_type);
   size_t out_size = ocl_tf.DataTypeSize(k->out_type);
   if (in_size > out_size) {
     dims[rank++] = (int64_t)(in_size / out_size);
   } else if (in_size < out_size) {
+    /* TensorFlow names the dtypes by their enum values. */
     if (rank == 0 || dims[rank - 1] != (int64_t)(out_size / in_size)) {
-      char shape[160];
-      ocl_shape_format(dims, rank, shape, sizeof(shape));
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "Cannot bitcast from type %d to type %d: shape %s",
-                     (int)k->in_type, (int)k->out_type, shape);
-      goto done;
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT, "Cannot bitcast from %d to %d",
+                  (int)k->in_type, (int)k->out_type);
+      goto out;
     }
     rank--;
   }
   /* An empty tensor of the output type takes over the input's buffer. */
   int64_t empty = 0;
-  out = ocl_tf.AllocateTensor(k->out_type, &empty, 1, 0);
-  if (out == NULL) {
-    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
-    goto done;
+  TF_Tensor *y = ocl_tf.AllocateTensor(k->out_type, &empty, 1, 0);
+  if (y == NULL) {
+    ocl_op_fail(&op, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    goto out;
   }
-  ocl_tf.TensorBitcastFrom(in, k->out_type, out, dims, rank, status);
-  if (ocl_tf.GetCode(status) == TF_OK)
-    ocl_tf.SetOutput(ctx, 0, out, status);
-done:
-  if (out != NULL)
-    ocl_tf.DeleteTensor(out);
-  ocl_delete_tensors(&in, 1);
-  ocl_compute_done(ctx, status);
+  ocl_tf.TensorBitcastFrom(in, k->out_type, y, dims, rank, op.status);
+  if (ocl_op_ok(&op))
+    ocl_op_forward(&op, 0, y);
+  ocl_tf.DeleteTensor(y);
+out:
+  ocl_op_end(&op);
 }
+
+/* ---- Registration ------------------------------------------------------ */
+
+/* Every fixed-size dtype TensorFlow's GPU kernels of these ops take: they
+ * move bytes, so the dtype only picks the element size. */
+static const TF_DataType movement_types[] = {
+    TF_FLOAT,  TF_HALF,   TF_BFLOAT16, TF_DOUBLE, TF_INT8,
+    TF_UINT8,  TF_INT16,  TF_UINT16,   TF_INT32,  TF_UINT32,
+    TF_INT64,  TF_UINT64, TF_BOOL,     TF_COMPLEX64, TF_COMPLEX128};
 
 void ocl_register_movement_kernels(void)
 {
-  static const TF_DataType types[] = {TF_FLOAT, TF_HALF, TF_INT32, TF_INT64,
-                                      TF_BOOL};
-
   for (int i = 0; i < NUM_OPS; i++) {
     const struct movement_op *op = &movement_ops[i];
     /* The pair must run together (see the table); Start's shape attribute
@@ -1233,18 +1678,23 @@ void ocl_register_movement_kernels(void)
         (ocl_tf.OpKernelConstruction_GetAttrTensorShape == NULL ||
          ocl_tf.OpKernelConstruction_GetAttrSize == NULL))
       continue;
-    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+    for (size_t t = 0; t < sizeof(movement_types) / sizeof(movement_types[0]);
+         t++) {
+      if (op->unsupported & TB(movement_types[t]))
+        continue;
       ocl_register_kernel(&(const struct ocl_kernel_spec){
           .op = op->op,
           .create = movement_creates[i],
           .compute = movement_compute,
           .destroy = movement_delete,
           .type_attrs = {op->type_attr != NULL ? op->type_attr : "T"},
-          .types = {types[t]},
-          .host_args = types[t] == TF_INT32 && op->int32_host_args != NULL
+          .types = {movement_types[t]},
+          .host_args = movement_types[t] == TF_INT32 &&
+                               op->int32_host_args != NULL
                            ? op->int32_host_args
                            : op->host_args,
       });
+    }
   }
 
   /* Unconstrained, as TensorFlow's GPU registration: every dtype, in

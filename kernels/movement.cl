@@ -1,119 +1,377 @@
-/* Data movement: transposes, slices, concat/split blocks, tiles and pads.
+/* Data movement: strided copies (transposes, slices, concat/split blocks),
+ * tiles and pads.
  *
- * These ops only move bytes, so the program is built once per element
- * size, not per dtype: -DT=uchar|ushort|uint|ulong (bool and int8, half,
- * float and int32, int64 and double). Bit patterns travel unchanged (NaN
- * payloads, -0.0).
+ * These ops only move bytes, so a program is built per element size, not
+ * per dtype: -DT=uchar|ushort|uint|ulong (16-byte elements travel as two
+ * ulongs, the host doubling the innermost extent). Bit patterns travel
+ * unchanged (NaN payloads, -0.0). -DI=int|long is the index type: the host
+ * takes the int programs whenever the launch's elements and the spans of
+ * memory it touches fit in 2^30, so that no index arithmetic is 64-bit on a
+ * GPU; the long programs serve the rest.
  *
- * Index spaces have at most 8 dims, already collapsed on the host
- * (kernels/shape.h); strides are in elements and may be negative. */
+ * Index spaces have at most 8 dims, collapsed on the host (kernels/shape.h),
+ * which splits bigger problems into several launches. Strides are in
+ * elements and may be negative; the host rebases each tensor's buffer so
+ * that every address a launch touches is at or after its origin.
+ *
+ * Two shapes of each kernel: the CPU shape (a work-item copies a chunk of
+ * the output, walking coordinates incrementally, runs along contiguous
+ * memory as 16-wide vectors) and the GPU shape (a work-item per element,
+ * neighbouring work-items on neighbouring output addresses; transposes
+ * through 32x32 local-memory tiles). */
 #include "common.clh"
 
-/* struct movement_args in movement.c: 8-byte members only, so both sides
- * agree on the layout. Unused members are zero. */
-typedef struct {
-  long dims[8];       /* the index space (the output's, or dy's) */
-  long in_strides[8];
-  long out_strides[8];
-  long in_dims[8];    /* tile, pad */
-  long before[8];     /* pad */
-  long rank;
-  long in_offset;
-  long out_offset;
-} movement_t;
+typedef I idx_t;
 
-/* y[out_offset + c.out_strides] = x[in_offset + c.in_strides]. */
-__kernel void strided_copy(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
-                           long n, movement_t s)
+/* struct move_args of movement.c, at the width of I: every member the same
+ * type, so both sides agree on the layout. Unused members are zero. */
+typedef struct {
+  idx_t dims[8];        /* the index space (the output's) */
+  idx_t in_strides[8];
+  idx_t out_strides[8];
+  idx_t in_dims[8];     /* tile, pad */
+  idx_t before[8];      /* pad */
+  idx_t rank;
+  idx_t n;              /* elements of the index space */
+  idx_t in_offset;      /* element offsets into the rebased buffers */
+  idx_t out_offset;
+  idx_t p;              /* transposes: the dim read contiguously */
+  idx_t tiles_l;        /* transposes: tiles along the last dim, along p */
+  idx_t tiles_p;
+  idx_t chunk;          /* CPU shape: elements per work-item */
+  idx_t vmask;          /* pad: 1 when the constant is two halves, else 0 */
+  idx_t has_value;      /* pad: the constant is value[], else zero bits */
+} move_t;
+
+/* ---- Strided copies: y[out_offset + c.out_strides] = x[in_offset + c.in_strides] */
+
+/* GPU shape: work-item i writes output element i (in index-space order). */
+__kernel void copy_flat(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                        move_t s)
 {
-  long i = get_global_id(0);
-  OCL_GUARD(i, n);
-  long rem = i, xi = s.in_offset, yi = s.out_offset;
-  for (long d = s.rank - 1; d >= 0; d--) {
-    long c = rem % s.dims[d];
+  size_t gid = get_global_id(0);
+  if (gid >= (size_t)s.n)
+    return;
+  idx_t rem = (idx_t)gid, xi = s.in_offset, yi = s.out_offset;
+  for (idx_t d = s.rank - 1; d > 0; d--) {
+    idx_t c = rem % s.dims[d];
     rem /= s.dims[d];
     xi += c * s.in_strides[d];
     yi += c * s.out_strides[d];
   }
+  xi += rem * s.in_strides[0];
+  yi += rem * s.out_strides[0];
   OCL_PTR(T, y)[yi] = OCL_PTR(const T, x)[xi];
 }
 
-/* The common 2-D block copy (concat, split, 2-D slices and transposes):
- * one division per element instead of a loop. */
-__kernel void strided_copy_2d(OCL_TENSOR_ARG(const T, x),
-                              OCL_TENSOR_ARG(T, y), long n, movement_t s)
+/* GPU shape for copies whose last output dim (l) strides in the input while
+ * dim p is contiguous there (transposes): a work-group of 32x8 items moves
+ * a 32x32 tile, reading it along p and writing it along l, each item 4
+ * elements; the tile's +1 column keeps the transposed reads of local
+ * memory free of bank conflicts. The other dims are batches: group g is
+ * tile (g % tiles_l, g / tiles_l % tiles_p) of batch g / (tiles_l *
+ * tiles_p), so that the grid is 1-D and never meets a device's limit on
+ * its second or third dimension. */
+#define TILE_DIM 32
+#define TILE_ROWS 8
+__kernel void copy_tile(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                        move_t s)
 {
-  long i = get_global_id(0);
-  OCL_GUARD(i, n);
-  long r = i / s.dims[1], c = i - r * s.dims[1];
-  OCL_PTR(T, y)[s.out_offset + r * s.out_strides[0] + c * s.out_strides[1]] =
-      OCL_PTR(const T, x)[s.in_offset + r * s.in_strides[0] +
-                          c * s.in_strides[1]];
+  __local T tile[TILE_DIM][TILE_DIM + 1];
+  idx_t tx = (idx_t)get_local_id(0), ty = (idx_t)get_local_id(1);
+  idx_t g = (idx_t)get_group_id(0);
+  idx_t l = s.rank - 1;
+  idx_t tl = g % s.tiles_l;
+  g /= s.tiles_l;
+  idx_t tp = g % s.tiles_p;
+  g /= s.tiles_p;
+  idx_t xi = s.in_offset, yi = s.out_offset;
+  for (idx_t d = l - 1; d >= 0; d--) {
+    if (d == s.p)
+      continue;
+    idx_t c = g % s.dims[d];
+    g /= s.dims[d];
+    xi += c * s.in_strides[d];
+    yi += c * s.out_strides[d];
+  }
+  idx_t n_l = s.dims[l], n_p = s.dims[s.p];
+  idx_t l0 = tl * TILE_DIM, p0 = tp * TILE_DIM;
+  __global const T *in = OCL_PTR(const T, x);
+  __global T *out = OCL_PTR(T, y);
+  /* Reads: neighbouring items along p, contiguous in the input. */
+  idx_t pr = p0 + tx;
+  for (idx_t j = 0; j < TILE_DIM; j += TILE_ROWS) {
+    idx_t lr = l0 + ty + j;
+    if (pr < n_p && lr < n_l)
+      tile[ty + j][tx] =
+          in[xi + pr * s.in_strides[s.p] + lr * s.in_strides[l]];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* Writes: neighbouring items along l, contiguous in the output. */
+  idx_t lw = l0 + tx;
+  for (idx_t j = 0; j < TILE_DIM; j += TILE_ROWS) {
+    idx_t pw = p0 + ty + j;
+    if (pw < n_p && lw < n_l)
+      out[yi + lw * s.out_strides[l] + pw * s.out_strides[s.p]] =
+          tile[tx][ty + j];
+  }
 }
 
-/* The same over a 2-D range (columns, rows): no division at all, for
- * blocks whose rows are long enough to fill a work-group. */
-__kernel void strided_copy_rows(OCL_TENSOR_ARG(const T, x),
-                                OCL_TENSOR_ARG(T, y), movement_t s)
+/* n elements from xp to yp, 16 at a time. */
+static inline void copy_run(__global const T *xp, __global T *yp, idx_t n)
 {
-  long c = get_global_id(0), r = get_global_id(1);
-  OCL_GUARD(c, s.dims[1]);
-  OCL_PTR(T, y)[s.out_offset + r * s.out_strides[0] + c * s.out_strides[1]] =
-      OCL_PTR(const T, x)[s.in_offset + r * s.in_strides[0] +
-                          c * s.in_strides[1]];
+  idx_t k = 0;
+  for (; k + 16 <= n; k += 16)
+    vstore16(vload16(0, xp + k), 0, yp + k);
+  for (; k < n; k++)
+    yp[k] = xp[k];
 }
 
-/* 2-D copies whose reads stride along the rows being written
- * (transposes): each work item copies one 8x8 tile, so both sides touch
- * few cache lines. */
-#define TILE 8
-__kernel void strided_copy_tiles(OCL_TENSOR_ARG(const T, x),
-                                 OCL_TENSOR_ARG(T, y), movement_t s)
+/* CPU shape: work-item w copies output elements [w * chunk, (w + 1) *
+ * chunk) in index-space order: one division per dim to find its first
+ * coordinate, then runs along the last dim, the coordinates carried like
+ * an odometer. */
+__kernel void copy_chunks(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                          move_t s)
 {
-  long c0 = get_global_id(0) * TILE, r0 = get_global_id(1) * TILE;
-  if (c0 >= s.dims[1] || r0 >= s.dims[0])
+  idx_t i = (idx_t)get_global_id(0) * s.chunk;
+  if (i >= s.n)
     return;
-  long r_end = min(r0 + TILE, s.dims[0]), c_end = min(c0 + TILE, s.dims[1]);
-  __global const T *in = OCL_PTR(const T, x) + s.in_offset;
-  __global T *out = OCL_PTR(T, y) + s.out_offset;
-  for (long r = r0; r < r_end; r++)
-    for (long c = c0; c < c_end; c++)
-      out[r * s.out_strides[0] + c * s.out_strides[1]] =
-          in[r * s.in_strides[0] + c * s.in_strides[1]];
+  idx_t end = min(i + s.chunk, s.n);
+  idx_t c[8];
+  idx_t rem = i, xi = s.in_offset, yi = s.out_offset;
+  for (idx_t d = s.rank - 1; d >= 0; d--) {
+    c[d] = rem % s.dims[d];
+    rem /= s.dims[d];
+    xi += c[d] * s.in_strides[d];
+    yi += c[d] * s.out_strides[d];
+  }
+  __global const T *in = OCL_PTR(const T, x);
+  __global T *out = OCL_PTR(T, y);
+  idx_t l = s.rank - 1;
+  idx_t n_l = s.dims[l], is = s.in_strides[l], os = s.out_strides[l];
+  while (i < end) {
+    idx_t run = min(n_l - c[l], end - i);
+    if (is == 1 && os == 1) {
+      copy_run(in + xi, out + yi, run);
+    } else {
+      for (idx_t k = 0; k < run; k++)
+        out[yi + k * os] = in[xi + k * is];
+    }
+    i += run;
+    if (i == end)
+      break;
+    /* The run ended at the end of dim l: back to its start, and carry. */
+    xi -= c[l] * is;
+    yi -= c[l] * os;
+    c[l] = 0;
+    for (idx_t d = l - 1; d >= 0; d--) {
+      xi += s.in_strides[d];
+      yi += s.out_strides[d];
+      if (++c[d] < s.dims[d])
+        break;
+      xi -= s.dims[d] * s.in_strides[d];
+      yi -= s.dims[d] * s.out_strides[d];
+      c[d] = 0;
+    }
+  }
 }
 
-/* Dense output; input index of each output coordinate modulo the input's
- * dim. */
-__kernel void tile(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y), long n,
-                   movement_t s)
+/* CPU shape for transposes: each work-item copies an 8x8 tile over (p,
+ * l), so that both sides touch few cache lines. A 2-D range: dim 0 the
+ * tiles along l, dim 1 the tiles along p of every batch (batch-major);
+ * work-groups of 16x4 tiles read whole cache lines of the input. */
+#define CPU_TILE 8
+#define COPY_TILE8(xi, yi, p, l)                                             \
+  do {                                                                       \
+    idx_t l0 = tl * CPU_TILE, p0 = tp * CPU_TILE;                            \
+    idx_t l1 = min(l0 + CPU_TILE, s.dims[l]);                                \
+    idx_t p1 = min(p0 + CPU_TILE, s.dims[p]);                                \
+    __global const T *in = OCL_PTR(const T, x) + (xi);                       \
+    __global T *out = OCL_PTR(T, y) + (yi);                                  \
+    for (idx_t r = p0; r < p1; r++)                                          \
+      for (idx_t q = l0; q < l1; q++)                                        \
+        out[r * s.out_strides[p] + q * s.out_strides[l]] =                   \
+            in[r * s.in_strides[p] + q * s.in_strides[l]];                   \
+  } while (0)
+
+__kernel void copy_tiles8(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                          move_t s)
 {
-  long i = get_global_id(0);
-  OCL_GUARD(i, n);
-  long rem = i, xi = 0;
-  for (long d = s.rank - 1; d >= 0; d--) {
-    long c = rem % s.dims[d];
+  size_t g0 = get_global_id(0), g1 = get_global_id(1);
+  if (g0 >= (size_t)s.tiles_l || g1 >= (size_t)s.n)
+    return;
+  idx_t tl = (idx_t)g0, tp = (idx_t)g1;
+  if (s.rank == 2 && s.p == 0) {
+    /* The plain 2-D transpose: constant dims, which the compiler keeps in
+     * registers (10% faster on PoCL than the general walk). */
+    COPY_TILE8(s.in_offset, s.out_offset, 0, 1);
+    return;
+  }
+  idx_t l = s.rank - 1, g = tp / s.tiles_p;
+  tp -= g * s.tiles_p;
+  idx_t xi = s.in_offset, yi = s.out_offset;
+  for (idx_t d = l - 1; d >= 0; d--) {
+    if (d == s.p)
+      continue;
+    idx_t c = g % s.dims[d];
+    g /= s.dims[d];
+    xi += c * s.in_strides[d];
+    yi += c * s.out_strides[d];
+  }
+  COPY_TILE8(xi, yi, s.p, l);
+}
+
+/* ---- Tile: dense output, input index of each coordinate modulo in_dims */
+
+/* GPU shape: a work-item per output element. The host rebased both
+ * buffers to the launch's block: no offsets. */
+__kernel void tile_flat(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                        move_t s)
+{
+  size_t gid = get_global_id(0);
+  if (gid >= (size_t)s.n)
+    return;
+  idx_t rem = (idx_t)gid, xi = 0;
+  for (idx_t d = s.rank - 1; d >= 0; d--) {
+    idx_t c = rem % s.dims[d];
     rem /= s.dims[d];
     xi += (c % s.in_dims[d]) * s.in_strides[d];
   }
-  OCL_PTR(T, y)[i] = OCL_PTR(const T, x)[xi];
+  OCL_PTR(T, y)[gid] = OCL_PTR(const T, x)[xi];
 }
 
-/* Dense output; coordinates outside [before, before + in_dim) get the
- * constant: value[0] when has_value (PadV2), else zero bits (Pad). */
-__kernel void pad(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
-                  OCL_TENSOR_ARG(const T, value), int has_value, long n,
-                  movement_t s)
+/* CPU shape: chunks of the output, as copy_chunks; each run along the last
+ * dim copies the input's row piece by piece, wrapping at its end. */
+__kernel void tile_chunks(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                          move_t s)
 {
-  long i = get_global_id(0);
-  OCL_GUARD(i, n);
-  long rem = i, xi = 0;
-  bool inside = true;
-  for (long d = s.rank - 1; d >= 0; d--) {
-    long c = rem % s.dims[d] - s.before[d];
+  idx_t i = (idx_t)get_global_id(0) * s.chunk;
+  if (i >= s.n)
+    return;
+  idx_t end = min(i + s.chunk, s.n);
+  idx_t c[8], ic[8];
+  idx_t rem = i, xi = 0;
+  for (idx_t d = s.rank - 1; d >= 0; d--) {
+    c[d] = rem % s.dims[d];
     rem /= s.dims[d];
+    ic[d] = c[d] % s.in_dims[d];
+    xi += ic[d] * s.in_strides[d];
+  }
+  __global const T *in = OCL_PTR(const T, x);
+  __global T *out = OCL_PTR(T, y);
+  idx_t l = s.rank - 1, n_l = s.dims[l], in_l = s.in_dims[l];
+  /* The last dim's input stride is 1 (the input is dense): xi - ic[l] is
+   * the start of the input row. */
+  while (i < end) {
+    idx_t run = min(n_l - c[l], end - i);
+    idx_t row = xi - ic[l], at = ic[l];
+    for (idx_t left = run; left > 0;) {
+      idx_t piece = min(in_l - at, left);
+      copy_run(in + row + at, out + i + (run - left), piece);
+      left -= piece;
+      at = 0;
+    }
+    i += run;
+    if (i == end)
+      break;
+    xi = row;
+    c[l] = ic[l] = 0;
+    for (idx_t d = l - 1; d >= 0; d--) {
+      c[d]++;
+      if (++ic[d] == s.in_dims[d]) {
+        ic[d] = 0;
+        xi -= (s.in_dims[d] - 1) * s.in_strides[d];
+      } else {
+        xi += s.in_strides[d];
+      }
+      if (c[d] < s.dims[d])
+        break;
+      c[d] = ic[d] = 0;
+      /* dims[d] is a multiple of in_dims[d]: ic wrapped with c. */
+    }
+  }
+}
+
+/* ---- Pad: dense output; coordinates outside [before, before + in_dims)
+ * get the constant: value[c_last & vmask] when has_value (PadV2), else zero
+ * bits (Pad). The host rebased both buffers to the launch's block. */
+
+static inline T pad_value(__global const T *value, idx_t has_value,
+                          idx_t which)
+{
+  return has_value ? value[which] : (T)0;
+}
+
+/* GPU shape: a work-item per output element. */
+__kernel void pad_flat(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                       OCL_TENSOR_ARG(const T, value), move_t s)
+{
+  size_t gid = get_global_id(0);
+  if (gid >= (size_t)s.n)
+    return;
+  idx_t rem = (idx_t)gid, xi = 0, last = 0;
+  bool inside = true;
+  for (idx_t d = s.rank - 1; d >= 0; d--) {
+    idx_t c = rem % s.dims[d];
+    rem /= s.dims[d];
+    if (d == s.rank - 1)
+      last = c;
+    c -= s.before[d];
     inside = inside && c >= 0 && c < s.in_dims[d];
     xi += c * s.in_strides[d];
   }
-  T fill = has_value ? OCL_PTR(const T, value)[0] : (T)0;
-  OCL_PTR(T, y)[i] = inside ? OCL_PTR(const T, x)[xi] : fill;
+  OCL_PTR(T, y)[gid] =
+      inside ? OCL_PTR(const T, x)[xi]
+             : pad_value(OCL_PTR(const T, value), s.has_value, last & s.vmask);
+}
+
+/* CPU shape: chunks of the output; each run along the last dim is constant,
+ * then a copy of the input's row, then constant again. */
+__kernel void pad_chunks(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                         OCL_TENSOR_ARG(const T, value), move_t s)
+{
+  idx_t i = (idx_t)get_global_id(0) * s.chunk;
+  if (i >= s.n)
+    return;
+  idx_t end = min(i + s.chunk, s.n);
+  idx_t c[8];
+  idx_t rem = i;
+  for (idx_t d = s.rank - 1; d >= 0; d--) {
+    c[d] = rem % s.dims[d];
+    rem /= s.dims[d];
+  }
+  __global const T *in = OCL_PTR(const T, x);
+  __global T *out = OCL_PTR(T, y);
+  __global const T *value = OCL_PTR(const T, value);
+  idx_t l = s.rank - 1, n_l = s.dims[l];
+  idx_t b_l = s.before[l], in_l = s.in_dims[l];
+  while (i < end) {
+    idx_t run = min(n_l - c[l], end - i);
+    /* The input row of this run, if the other coordinates are inside. */
+    bool inside = true;
+    idx_t row = 0;
+    for (idx_t d = 0; d < l; d++) {
+      idx_t k = c[d] - s.before[d];
+      inside = inside && k >= 0 && k < s.in_dims[d];
+      row += k * s.in_strides[d];
+    }
+    idx_t from = c[l], to = c[l] + run;
+    /* [from, to) meets the input's [b_l, b_l + in_l) in [lo, hi). */
+    idx_t lo = inside ? clamp(b_l, from, to) : to;
+    idx_t hi = inside ? clamp(b_l + in_l, lo, to) : to;
+    __global T *o = out + i - from;
+    for (idx_t q = from; q < lo; q++)
+      o[q] = pad_value(value, s.has_value, q & s.vmask);
+    if (hi > lo)
+      copy_run(in + row + (lo - b_l), o + lo, hi - lo);
+    for (idx_t q = hi; q < to; q++)
+      o[q] = pad_value(value, s.has_value, q & s.vmask);
+    i += run;
+    c[l] += run;
+    for (idx_t d = l; d > 0 && c[d] == s.dims[d]; d--) {
+      c[d] = 0;
+      c[d - 1]++;
+    }
+  }
 }

@@ -302,12 +302,20 @@ bool ocl_transpose_init(struct ocl_transpose *t, const int64_t *in_dims,
                      "%lld is out of range [0 .. %d)", (long long)d, in_rank);
       return false;
     }
-    if (seen[d]) {
-      ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "%lld is duplicated in perm", (long long)d);
+    seen[d] = true;
+  }
+  for (int i = 0; i < in_rank; i++) {
+    if (!seen[i]) {
+      /* TensorFlow lists the whole perm: "1 is missing from {0,0}." */
+      char list[512];
+      int used = 0;
+      for (int j = 0; j < in_rank && used < (int)sizeof(list); j++)
+        used += snprintf(list + used, sizeof(list) - (size_t)used, "%s%lld",
+                         j ? "," : "", (long long)perm[j]);
+      ocl_set_status(status, TF_INVALID_ARGUMENT, "%d is missing from {%s}.",
+                     i, list);
       return false;
     }
-    seen[d] = true;
   }
 
   t->out_rank = in_rank;
@@ -602,6 +610,71 @@ void ocl_strided_copy_init(struct ocl_strided_copy *c, const int64_t *dims,
                                     c->out_strides[0] == 1));
 }
 
+/* Starts a new group of e: output extent out, input extent in, padding
+ * before. */
+static void expand_push(struct ocl_expand *e, int64_t out, int64_t in,
+                        int64_t before)
+{
+  e->dims[e->rank] = out;
+  e->in_dims[e->rank] = in;
+  e->before[e->rank] = before;
+  e->rank++;
+}
+
+/* A dim that neither pads nor repeats joins the group before it: with k its
+ * extent, group coordinate c and this one's j become c * k + j on both
+ * sides, and "inside" (pad) or "modulo the input" (tile) holds for c * k + j
+ * exactly when it holds for c. */
+static void expand_join(struct ocl_expand *e, int64_t k)
+{
+  int g = e->rank - 1;
+  e->dims[g] *= k;
+  e->in_dims[g] *= k;
+  e->before[g] *= k;
+}
+
+static void expand_finish(struct ocl_expand *e)
+{
+  if (e->rank == 0)
+    expand_push(e, 1, 1, 0);
+  ocl_shape_strides(e->dims, e->rank, e->out_strides);
+  ocl_shape_strides(e->in_dims, e->rank, e->in_strides);
+  e->elements = ocl_shape_elements(e->dims, e->rank);
+  e->in_elements = ocl_shape_elements(e->in_dims, e->rank);
+}
+
+void ocl_tile_collapse(struct ocl_expand *e, const int64_t *in_dims, int rank,
+                       const int64_t *multiples)
+{
+  e->rank = 0;
+  for (int d = 0; d < rank; d++) {
+    if (in_dims[d] == 1 && multiples[d] == 1)
+      continue;
+    if (multiples[d] == 1 && e->rank > 0)
+      expand_join(e, in_dims[d]);
+    else
+      expand_push(e, in_dims[d] * multiples[d], in_dims[d], 0);
+  }
+  expand_finish(e);
+}
+
+void ocl_pad_collapse(struct ocl_expand *e, const int64_t *in_dims, int rank,
+                      const int64_t *before, const int64_t *after)
+{
+  e->rank = 0;
+  for (int d = 0; d < rank; d++) {
+    bool padded = before[d] != 0 || after[d] != 0;
+    if (in_dims[d] == 1 && !padded)
+      continue;
+    if (!padded && e->rank > 0)
+      expand_join(e, in_dims[d]);
+    else
+      expand_push(e, before[d] + in_dims[d] + after[d], in_dims[d],
+                  before[d]);
+  }
+  expand_finish(e);
+}
+
 /* Where a final (output) dim comes from in the dense spec. */
 enum { SLICE_SHRINK = -1, SLICE_NEW_AXIS = -2 };
 
@@ -672,10 +745,14 @@ bool ocl_strided_slice_init(struct ocl_strided_slice *s,
       gather[num_gather++] = SLICE_NEW_AXIS;
     } else {
       if (full_index == in_rank) {
-        ocl_set_status(status, TF_INVALID_ARGUMENT,
-                       "Index out of range using input dim %d; input has "
-                       "only %d dims",
-                       full_index, in_rank);
+        if (in_rank == 0)
+          ocl_set_status(status, TF_INVALID_ARGUMENT,
+                         "Attempting to slice scalar input.");
+        else
+          ocl_set_status(status, TF_INVALID_ARGUMENT,
+                         "Index out of range using input dim %d; input has "
+                         "only %d dims",
+                         full_index, in_rank);
         return false;
       }
       s->begin[full_index] = begin[i];

@@ -189,6 +189,29 @@ void ocl_strided_copy_init(struct ocl_strided_copy *c, const int64_t *dims,
                            const int64_t *out_strides, int64_t in_offset,
                            int64_t out_offset);
 
+/* Tile and Pad, collapsed: the output and the input are dense, and group d
+ * of the output (extent dims[d]) reads input coordinate (c % in_dims[d])
+ * (Tile) or c - before[d] when that lies in [0, in_dims[d]) (Pad; else the
+ * constant). A dim that neither repeats nor pads joins the group before it,
+ * and size-1 dims that do neither go, so Tile [2,3,4] by [2,1,1] is one
+ * group [48] of input [24]. Strides are those of the dense dims. */
+struct ocl_expand {
+  int rank; /* >= 1 */
+  int64_t dims[OCL_MAX_RANK];
+  int64_t in_dims[OCL_MAX_RANK];
+  int64_t before[OCL_MAX_RANK]; /* Pad; 0 for Tile */
+  int64_t out_strides[OCL_MAX_RANK];
+  int64_t in_strides[OCL_MAX_RANK];
+  int64_t elements, in_elements;
+};
+
+/* multiples already checked (>= 0), as Tile's kernel checks them. */
+void ocl_tile_collapse(struct ocl_expand *e, const int64_t *in_dims, int rank,
+                       const int64_t *multiples);
+/* Paddings already checked (>= 0, no overflow), as Pad's kernel checks. */
+void ocl_pad_collapse(struct ocl_expand *e, const int64_t *in_dims, int rank,
+                      const int64_t *before, const int64_t *after);
+
 /* TensorFlow's ValidateStridedSliceOp (util/strided_slice_op.cc) with begin
  * and end given: the sparse spec (begin/end/strides of spec_len < 32
  * entries and the five masks) made dense over the input's dims, canonical

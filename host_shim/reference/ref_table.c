@@ -18,6 +18,7 @@ extern const struct ref_op ref_ops_scatter[];
 extern const struct ref_op ref_ops_linalg[];
 extern const struct ref_op ref_ops_pool_bn[];
 extern const struct ref_op ref_ops_fused[];
+extern const struct ref_op ref_ops_image[];
 
 
 static const struct ref_op *const families[] = {
@@ -29,6 +30,7 @@ static const struct ref_op *const families[] = {
     ref_ops_linalg,
     ref_ops_pool_bn,
     ref_ops_fused,
+    ref_ops_image,
 };
 
 #define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))

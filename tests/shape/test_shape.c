@@ -1,4 +1,5 @@
-/* Shape logic of kernels/shape.c: broadcasting, reductions, transposes. */
+/* Shape logic of kernels/shape.c: broadcasting, reductions, transposes,
+ * slices, tiles and pads. */
 #include <check.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -223,7 +224,11 @@ START_TEST(transpose_bad_perm_messages)
                    "transpose expects a vector of size 2. But input(1) is a "
                    "vector of size 3");
   ck_assert(!ocl_transpose_init(&t, DIMS(2, 3), 2, DIMS(0, 0), 2, status));
-  ck_assert_str_eq(TF_Message(status), "0 is duplicated in perm");
+  ck_assert_str_eq(TF_Message(status), "1 is missing from {0,0}.");
+  /* Ranges first, as TensorFlow checks them: the 3 before the missing 1. */
+  ck_assert(!ocl_transpose_init(&t, DIMS(2, 3, 4), 3, DIMS(0, 0, 3), 3,
+                                status));
+  ck_assert_str_eq(TF_Message(status), "3 is out of range [0 .. 3)");
 }
 END_TEST
 
@@ -444,6 +449,51 @@ START_TEST(strided_slice_error_messages)
                    1));
   ck_assert_str_eq(TF_Message(status),
                    "only stride 1 allowed on non-range indexing.");
+  /* A scalar takes new axes and an empty spec, never an index. */
+  ck_assert(!slice(&s, DIMS(0), 0, DIMS(0), DIMS(1), DIMS(1), 1, 0, 0, 0, 0,
+                   0));
+  ck_assert_str_eq(TF_Message(status), "Attempting to slice scalar input.");
+  ck_assert(slice(&s, DIMS(0), 0, DIMS(0), DIMS(1), DIMS(1), 1, 0, 0, 0, 1,
+                  0));
+  ck_assert_int_eq(s.final_rank, 1);
+}
+END_TEST
+
+START_TEST(tile_and_pad_collapse)
+{
+  struct ocl_expand e;
+  /* Tile [2,3,4] by [2,1,1]: the unrepeated dims join the repeated one. */
+  ocl_tile_collapse(&e, DIMS(2, 3, 4), 3, DIMS(2, 1, 1));
+  ck_assert_int_eq(e.rank, 1);
+  ck_assert_int_eq(e.dims[0], 48);
+  ck_assert_int_eq(e.in_dims[0], 24);
+  /* [2,1,3] by [1,5,2]: a leading unrepeated dim starts a group; the size-1
+   * dim repeated stays. */
+  ocl_tile_collapse(&e, DIMS(2, 1, 3), 3, DIMS(1, 5, 2));
+  ck_assert_int_eq(e.rank, 3);
+  ck_assert_int_eq(e.dims[1], 5);
+  ck_assert_int_eq(e.in_dims[1], 1);
+  ck_assert_int_eq(e.in_strides[0], 3);
+  ck_assert_int_eq(e.out_strides[0], 30);
+  ck_assert_int_eq(e.elements, 60);
+  ck_assert_int_eq(e.in_elements, 6);
+  /* All ones of size 1: one group of one element. */
+  ocl_tile_collapse(&e, DIMS(1, 1), 2, DIMS(1, 1));
+  ck_assert_int_eq(e.rank, 1);
+  ck_assert_int_eq(e.elements, 1);
+  /* Pad [3,4,5] by (1,2), none, none: one group, before scaled by 20. */
+  ocl_pad_collapse(&e, DIMS(3, 4, 5), 3, DIMS(1, 0, 0), DIMS(2, 0, 0));
+  ck_assert_int_eq(e.rank, 1);
+  ck_assert_int_eq(e.dims[0], 120);
+  ck_assert_int_eq(e.in_dims[0], 60);
+  ck_assert_int_eq(e.before[0], 20);
+  /* Padding in the last dim keeps two groups. */
+  ocl_pad_collapse(&e, DIMS(3, 4), 2, DIMS(0, 1), DIMS(0, 1));
+  ck_assert_int_eq(e.rank, 2);
+  ck_assert_int_eq(e.dims[1], 6);
+  ck_assert_int_eq(e.before[1], 1);
+  ck_assert_int_eq(e.in_strides[0], 4);
+  ck_assert_int_eq(e.out_strides[0], 6);
 }
 END_TEST
 
@@ -707,6 +757,7 @@ static Suite *shape_suite(void)
   tcase_add_test(tc, strided_copy_collapses_rows);
   tcase_add_test(tc, strided_slice_masks_and_shapes);
   tcase_add_test(tc, strided_slice_error_messages);
+  tcase_add_test(tc, tile_and_pad_collapse);
   tcase_add_test(tc, pool_output_sizes_and_padding);
   tcase_add_test(tc, pool2d_nhwc_nchw_shapes);
   tcase_add_test(tc, pool2d_error_messages);

@@ -142,8 +142,7 @@ def test_kernel_matches_cpu(tf, kernel):
             assert g_np.dtype == e_np.dtype and g_np.shape == e_np.shape, (
                 f"{op}/{label}: output {i} is {g_np.dtype}{g_np.shape}, CPU gave {e_np.dtype}{e_np.shape}")
             tol = opts.get("tol") or op_cases.tolerance(op, e_np.dtype.type)
-            # bfloat16 is numpy kind "V" (ml_dtypes): a float all the same.
-            if e_np.dtype.kind in "fc" or e_np.dtype == op_cases.NP[14]:
+            if e_np.dtype.kind in "fc" or e_np.dtype == op_cases.BF16:
                 wide = np.complex128 if e_np.dtype.kind == "c" else np.float64
                 np.testing.assert_allclose(
                     g_np.astype(wide), e_np.astype(wide), equal_nan=True,
