@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launch.h"
 #include "ocl.h"
 #include "profiler/profiler.h"
 
@@ -552,17 +551,6 @@ out:
     ocl_profiler_record(op->device, op->queue, event, OCL_ACTIVITY_KERNEL,
                         kernel->name);
   return ok;
-}
-
-bool ocl_launch_by_name(struct ocl_op *op, const struct ocl_program *program,
-                        const char *name, cl_uint work_dim,
-                        const size_t *global, const size_t *local,
-                        const struct ocl_arg *args, int num_args)
-{
-  struct ocl_kernel kernel;
-  if (!ocl_kernel_init(&kernel, program, name))
-    return ocl_op_fail(op, TF_INTERNAL, "kernel name too long: %s", name);
-  return ocl_launch(op, &kernel, work_dim, global, local, args, num_args);
 }
 
 bool ocl_launch_1d(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,

@@ -488,7 +488,7 @@ bool ocl_kernel_registered(const char *op, TF_DataType dtype);
 /* The kernels the graph optimizer needs from the plugin (graph/init.c),
  * registered after the families. */
 void ocl_graph_register_kernels(void);
-/* Defined by the kernel families (kernels/kernel_families.c, launch.c):
+/* Defined by the kernel families (kernels/kernel_families.c, runtime.c):
  * registers every family (called by ocl_register_kernels), and releases
  * the families' cl_kernel cache (called at teardown, before the programs
  * and contexts go). */
