@@ -124,6 +124,7 @@ static void qr_compute(void *kernel, TF_OpKernelContext *ctx)
       OCL_TENSOR(in),   OCL_TENSOR(q),     OCL_TENSOR(r),
       OCL_TENSOR(work), OCL_INT(m),        OCL_INT(n),
       OCL_INT(k->full_matrices),
+      OCL_LOCAL(local * ocl_tf.DataTypeSize(k->dtype)),
   };
   ocl_launch(&op, &k->qr, 1, &global, &local, args,
              (int)(sizeof(args) / sizeof(args[0])));

@@ -26,7 +26,6 @@
 
 /* Lanes along the columns: a warp's worth. */
 #define CW 32
-#define MAX_LOCAL 256
 
 /* Sum of x over the work-group (local size L, a power of two), in every
  * work-item. `scratch` is free again when it returns. */
@@ -72,12 +71,16 @@ static void reflect(__global T *X, int ld, int rows, int r0, int c0, int c1,
 }
 
 /* in [batch, M, N] -> q [batch, M, qc], r [batch, rr, N] with qc = rr = M
- * (full) or P. work: batch * (M * N + P) elements (W, then the taus). */
+ * (full) or P. work: batch * (M * N + P) elements (W, then the taus).
+ * scratch: a T per work-item, from the host. As an array declared in the
+ * kernel, and handed to the helpers above, PoCL 3.1 gave work-groups
+ * running at once on different threads the same memory: wrong q and r
+ * under load, never with one thread. */
 __kernel void qr_householder(OCL_TENSOR_ARG(const T, in),
                              OCL_TENSOR_ARG(T, q), OCL_TENSOR_ARG(T, r),
-                             OCL_TENSOR_ARG(T, work), int M, int N, int full)
+                             OCL_TENSOR_ARG(T, work), int M, int N, int full,
+                             __local T *scratch)
 {
-  __local T scratch[MAX_LOCAL];
   const int lid = get_local_id(0), L = get_local_size(0);
   const long b = get_group_id(0);
   const int P = min(M, N), qc = full ? M : P, rr = full ? M : P;
