@@ -189,9 +189,13 @@ bool gemm_blas_run(struct ocl_op *op, const struct gemm *g)
     job.batches = g->batches;
     gemm_batch_args_of(g, &job.batch);
     job.sgemm = blas.sgemm;
+    cl_event event = NULL;
     err = clEnqueueNativeKernel(op->queue, blas_native, &job, sizeof(job), 0,
-                                NULL, NULL, 0, NULL, NULL);
+                                NULL, NULL, 0, NULL,
+                                ocl_op_profiling() ? &event : NULL);
     call = "clEnqueueNativeKernel";
+    if (event != NULL)
+      ocl_op_record(op, event, "host_blas_sgemm");
   }
   /* Unmapped in any case: what was mapped must not stay mapped. */
   for (int i = 0; i < mapped; i++) {

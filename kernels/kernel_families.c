@@ -18,4 +18,5 @@ void ocl_register_kernel_families(void)
   ocl_register_linalg_kernels();
   ocl_register_fused_kernels();
   ocl_register_image_kernels();
+  ocl_register_einsum_kernels();
 }

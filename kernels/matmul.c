@@ -543,23 +543,26 @@ static bool clblast_gemm(struct ocl_op *op, const struct gemm *g, cl_mem a,
   CLBlastStatusCode err;
   const cl_half one = 0x3C00, zero = 0;
   cl_command_queue queue = op->queue;
+  cl_event event = NULL, *eventp = ocl_op_profiling() ? &event : NULL;
 
   if (count == 1 && !half)
     err = clblast.sgemm(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f, a, a_off,
-                        lda, b, b_off, ldb, 0.0f, c, c_off, n, &queue, NULL);
+                        lda, b, b_off, ldb, 0.0f, c, c_off, n, &queue, eventp);
   else if (count == 1)
     err = clblast.hgemm(CLBlastLayoutRowMajor, ta, tb, m, n, k, one, a, a_off,
-                        lda, b, b_off, ldb, zero, c, c_off, n, &queue, NULL);
+                        lda, b, b_off, ldb, zero, c, c_off, n, &queue, eventp);
   else if (!half)
     err = clblast.sgemm_batched(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f,
                                 a, a_off, lda, a_stride, b, b_off, ldb,
                                 b_stride, 0.0f, c, c_off, n, c_stride, count,
-                                &queue, NULL);
+                                &queue, eventp);
   else
     err = clblast.hgemm_batched(CLBlastLayoutRowMajor, ta, tb, m, n, k, one, a,
                                 a_off, lda, a_stride, b, b_off, ldb, b_stride,
                                 zero, c, c_off, n, c_stride, count, &queue,
-                                NULL);
+                                eventp);
+  if (event != NULL)
+    ocl_op_record(op, event, half ? "clblast_hgemm" : "clblast_sgemm");
   if (err != CLBlastSuccess)
     return ocl_op_fail(op, TF_INTERNAL,
                        "CLBlast %sgemm%s failed with status %d (m=%zu, "

@@ -553,6 +553,13 @@ out:
   return ok;
 }
 
+bool ocl_op_profiling(void) { return ocl_profiler_active(); }
+
+void ocl_op_record(struct ocl_op *op, cl_event event, const char *name)
+{
+  ocl_profiler_record(op->device, op->queue, event, OCL_ACTIVITY_KERNEL, name);
+}
+
 bool ocl_launch_1d(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
                    const struct ocl_arg *args, int num_args)
 {

@@ -251,6 +251,13 @@ bool ocl_launch_1d(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
 bool ocl_launch_rows(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
                      const struct ocl_arg *args, int num_args);
 
+/* Commands a family enqueues itself (a native kernel, a library's call)
+ * show in a profile too: where ocl_op_profiling() holds, pass an event
+ * pointer to the enqueue and hand the event to ocl_op_record, which takes
+ * it over (named `name`, copied). */
+bool ocl_op_profiling(void);
+void ocl_op_record(struct ocl_op *op, cl_event event, const char *name);
+
 /* The largest work-group `kernel` can run with on this device (its
  * CL_KERNEL_WORK_GROUP_SIZE: registers and local memory limit it below the
  * device's maximum); 0 with the status set if it cannot be built. */

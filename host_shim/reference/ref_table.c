@@ -16,6 +16,7 @@ extern const struct ref_op ref_ops_pool[];
 extern const struct ref_op ref_ops_random[];
 extern const struct ref_op ref_ops_scatter[];
 extern const struct ref_op ref_ops_linalg[];
+extern const struct ref_op ref_ops_einsum[];
 extern const struct ref_op ref_ops_pool_bn[];
 extern const struct ref_op ref_ops_fused[];
 extern const struct ref_op ref_ops_image[];
@@ -28,6 +29,7 @@ static const struct ref_op *const families[] = {
     ref_ops_conv,   ref_ops_pool,   ref_ops_random,
     ref_ops_scatter,
     ref_ops_linalg,
+    ref_ops_einsum,
     ref_ops_pool_bn,
     ref_ops_fused,
     ref_ops_image,

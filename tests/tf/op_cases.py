@@ -71,6 +71,7 @@ APPROX_OPS = {
     "SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad",
     "Softmax", "LogSoftmax", "Sum", "Mean", "Prod", "L2Loss", "BiasAddGrad",
     "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "_FusedMatMul", "AddN",
+    "Einsum",
     "FloorMod", "FloorDiv", "SquaredDifference",
     "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
     "UnsortedSegmentSum", "UnsortedSegmentProd",
@@ -123,6 +124,9 @@ TOLERANCES = {
     # (a few bfloat16 ulps apart: 2^-5 at values near 4).
     "ResizeNearestNeighborGrad": {BF16: dict(rtol=2e-2, atol=6e-2)},
     "ResizeBilinearGrad": {BF16: dict(rtol=2e-2, atol=6e-2)},
+    # Half: sums of up to 45 products rounded once on OPENCL, on the CPU's
+    # own schedule there (a few half ulps of sums near 10).
+    "Einsum": {np.float16: dict(rtol=1e-2, atol=2e-2)},
 }
 
 
@@ -549,6 +553,42 @@ def _qr(c):
 
 
 BUILDERS["Qr"] = _qr
+
+
+def _einsum(c):
+    """Keras' MultiHeadAttention and EinsumDense equations and their
+    gradients', transposed and swapped outputs, broadcast ellipses, reduce
+    labels, diagonals and one-operand forms; errors match the CPU's."""
+    cases = [
+        ("aecd,abcd->acbe", (2, 7, 3, 5), (2, 6, 3, 5)),
+        ("acbe,aecd->abcd", (2, 3, 6, 7), (2, 7, 3, 5)),
+        ("abc,cde->abde", (2, 6, 9), (9, 3, 5)),
+        ("abcd,cde->abe", (2, 6, 3, 5), (3, 5, 9)),
+        ("abde,abc->cde", (2, 6, 3, 5), (2, 6, 9)),
+        ("ij,jk->ki", (33, 17), (17, 29)),
+        ("ji,kj->ik", (17, 33), (29, 17)),
+        ("bij,jk->bik", (3, 9, 7), (7, 5)),
+        ("...ij,...jk->...ik", (2, 1, 4, 5), (3, 5, 6)),
+        ("ijk,jl->il", (4, 5, 6), (5, 3)),
+        ("ii,ij->ij", (4, 4), (4, 5)),
+        ("i,i->", (19,), (19,)),
+        ("bij,bjk->bik", (0, 3, 4), (0, 4, 5)),
+        ("ij,jk->ik", (3, 0), (0, 4)),
+        ("ijk->kij", (3, 4, 5), None),
+        ("ijk->j", (3, 4, 5), None),
+        ("ii->i", (6, 6), None),
+    ]
+    out = []
+    for eq, a, b in cases:
+        if b is None:
+            out.append((eq, lambda x, eq=eq: raw.Einsum(inputs=[x], equation=eq), [c.rand(*a)]))
+        else:
+            out.append((eq, lambda x, y, eq=eq: raw.Einsum(inputs=[x, y], equation=eq),
+                        [c.rand(*a), c.rand(*b)]))
+    return out
+
+
+BUILDERS["Einsum"] = _einsum
 
 
 # --- data movement ----------------------------------------------------------
@@ -1477,7 +1517,7 @@ _FUSED_ACT = {
 }
 
 
-def _fused_numpy(attrs, act, alpha):
+def _fused_conv_numpy(attrs, act, alpha):
     """TensorFlow's CPU Conv2D (float32, NHWC, zero-dilated filters, see
     _via_nhwc) + bias + activation in float64, rounded once to the inputs'
     type."""
@@ -1517,7 +1557,7 @@ def _fused_conv(c):
         fn = _fused_conv_call(ops, attrs, alpha)
         case = (f"{label} {'+'.join(ops)}", fn, [x, w, bias])
         if c.T != np.float32 or fmt != "NHWC" or act in ("Tanh", "Sigmoid"):
-            case += ({"reference": _fused_numpy(attrs, act, alpha)},)
+            case += ({"reference": _fused_conv_numpy(attrs, act, alpha)},)
         cases.append(case)
     return cases
 
@@ -1651,21 +1691,13 @@ def _pool_ties(c, name, make, kinds):
     return [("NHWC ties 2x2 SAME", make(attrs), inputs)]
 
 
-def _ndhwc(a):
-    return np.ascontiguousarray(np.transpose(a, (0, 2, 3, 4, 1)))
-
-
-def _ncdhw(a):
-    return np.ascontiguousarray(np.transpose(a, (0, 4, 1, 2, 3)))
-
-
 def _5d(v, fmt):
     """A per-dimension attribute or shape given in NDHWC order, in fmt's."""
     v = [int(a) for a in v]
     return [v[0], v[4], v[1], v[2], v[3]] if fmt == "NCDHW" else v
 
 
-def _via_ndhwc(make, attrs, kinds):
+def _pool_via_ndhwc(make, attrs, kinds):
     """_via_nhwc for the 3-D ops: TensorFlow's CPU kernel on the NDHWC
     transposes (half computed in float32: the CPU has no half kernel)."""
     fmt = attrs["data_format"]
@@ -1732,7 +1764,7 @@ def _pool3d(name):
                 inputs = [x]
             if fmt == "NCDHW":
                 inputs = [_ncdhw(a) if kind == "image" else a for kind, a in zip(kinds, inputs)]
-            cases.append((label, make(attrs), inputs, {"fallback": _via_ndhwc(make, attrs, kinds)}))
+            cases.append((label, make(attrs), inputs, {"fallback": _pool_via_ndhwc(make, attrs, kinds)}))
         if name in ("MaxPool3DGrad", "MaxPool3DGradGrad"):
             cases += _pool_ties(c, name, make, kinds)
         return cases

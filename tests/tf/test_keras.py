@@ -35,7 +35,9 @@ MODEL_ARGS = {
 
 # The kernels each model's train step must run on OPENCL.
 MODEL_OPS = {
-    "mlp": {"MatMul", "BiasAdd", "BiasAddGrad", "Relu", "ReluGrad", "Softmax"},
+    # The graph pass fuses Dense's MatMul + BiasAdd (+ Relu) into
+    # _FusedMatMul; the gradients stay MatMul, BiasAddGrad and ReluGrad.
+    "mlp": {"_FusedMatMul", "MatMul", "BiasAddGrad", "ReluGrad", "Softmax"},
     # Keras 3's BatchNormalization is moments plus element-wise ops (not
     # FusedBatchNormV3); Dropout draws StatelessRandomUniformV2. The
     # plugin's graph pass fuses Conv2D + BiasAdd + Relu into _FusedConv2D.

@@ -51,8 +51,9 @@ def test_profile_holds_opencl_kernels(tf, tmp_path):
     assert planes, f"no OPENCL plane among {[p.name for p in space.planes]}"
     events = list(_kernel_events(planes[0]))
     kernels = [e for e in events if e[0] not in ("MemcpyH2D", "MemcpyD2H", "MemcpyD2D", "Memset")]
-    # Each step launches its matmul, add and relu kernels at least.
-    assert len(kernels) >= 3 * steps, events[:20]
+    # Each step launches its product and its add and relu (one fused kernel
+    # when the graph pass fuses them) at least.
+    assert len(kernels) >= 2 * steps, events[:20]
     for name, start_ps, duration_ps in events:
         assert 0 < duration_ps < 10**12, (name, duration_ps)
     # Host time: within the span of TensorFlow's own host events.

@@ -1,0 +1,53 @@
+/* Einsum's data movement (einsum.c does the contraction with the GEMM).
+ *
+ * einsum_gather writes y[i] = sum over r of x[offset(i) + roffset(r)]: the
+ * offset of output element i through `dims` / `strides` (a permutation, a
+ * diagonal when a label repeats in the operand, stride 0 where a batch
+ * dimension broadcasts) and the sum over the operand's own labels that the
+ * output drops. One work-item per output element, so neighbouring
+ * work-items write neighbouring addresses; 32-bit index math (the host
+ * refuses tensors of 2^31 elements or more). Built per storage:
+ * -DT=float or -DT=half (stored as half, summed in float). */
+#include "common.clh"
+
+#define EINSUM_MAX_DIMS 8
+
+/* The host's struct einsum_map, field for field. */
+typedef struct {
+  int rank, reduce_rank, n, reduce_n;
+  int dims[EINSUM_MAX_DIMS], strides[EINSUM_MAX_DIMS];
+  int rdims[EINSUM_MAX_DIMS], rstrides[EINSUM_MAX_DIMS];
+} einsum_map;
+
+#ifdef T_IS_HALF
+#define LOAD(p, i) vload_half((i), (p))
+#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#else
+#define LOAD(p, i) ((p)[i])
+#define STORE(p, i, v) ((p)[i] = (v))
+#endif
+
+__kernel void einsum_gather(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                            einsum_map m)
+{
+  const int i = get_global_id(0);
+  OCL_GUARD(i, m.n);
+  __global const T *xp = OCL_PTR(const T, x);
+  int rest = i, base = 0;
+  for (int d = m.rank - 1; d >= 0; d--) {
+    const int q = rest / m.dims[d];
+    base += (rest - q * m.dims[d]) * m.strides[d];
+    rest = q;
+  }
+  float acc = 0;
+  for (int r = 0; r < m.reduce_n; r++) {
+    int rrest = r, off = base;
+    for (int d = m.reduce_rank - 1; d >= 0; d--) {
+      const int q = rrest / m.rdims[d];
+      off += (rrest - q * m.rdims[d]) * m.rstrides[d];
+      rrest = q;
+    }
+    acc += LOAD(xp, off);
+  }
+  STORE(OCL_PTR(T, y), i, acc);
+}
