@@ -136,3 +136,32 @@ __kernel void qr_householder(OCL_TENSOR_ARG(const T, in),
       reflect(Q, qc, M, j, j, qc, W + j, N, t, scratch, lid, L);
   }
 }
+
+/* MatrixDiagPartV3: out [batch, num_diags, max_len] (the host drops
+ * num_diags when it is 1). Diagonal m of the output is d = k_hi - m; its
+ * element n reads in[n + y, n + x], y = max(-d, 0) - offset,
+ * x = max(d, 0) - offset, where offset = max_len - len(d) for a diagonal
+ * aligned right (right_super: d >= 0 ones; right_sub: d < 0 ones), else 0;
+ * outside the matrix: the padding value. A work-item per output element. */
+__kernel void matrix_diag_part(OCL_TENSOR_ARG(const T, in),
+                               OCL_TENSOR_ARG(T, out), int M, int N,
+                               int k_hi, int num_diags, int max_len,
+                               int right_super, int right_sub, T padding,
+                               int total)
+{
+  const int i = get_global_id(0);
+  OCL_GUARD(i, total);
+  const int n = i % max_len;
+  const int rest = i / max_len;
+  const int m = rest % num_diags;
+  const int b = rest / num_diags;
+  const int d = k_hi - m;
+  const int len = min(M + min(0, d), N - max(0, d));
+  const int right = d >= 0 ? right_super : right_sub;
+  const int offset = right ? max_len - len : 0;
+  const int y = n + max(-d, 0) - offset, x = n + max(d, 0) - offset;
+  T v = padding;
+  if (y >= 0 && y < M && x >= 0 && x < N)
+    v = OCL_PTR(const T, in)[b * M * N + y * N + x];
+  OCL_PTR(T, out)[i] = v;
+}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ocl.h"
+#include "profiler/profiler.h"
 
 /* Blocking copies on a device that shares host memory (PoCL) go through
  * map + parallel memcpy + unmap at or above this size, else
@@ -130,6 +131,14 @@ static cl_int wait_done(struct ocl_device *dev, cl_command_queue q,
   return exec_status < 0 ? exec_status : CL_SUCCESS;
 }
 
+/* Hands a copy's or fill's event to the profile while one is taken
+ * (profiler.h); the caller keeps its own reference. */
+static void profile(struct ocl_device *dev, cl_command_queue q, cl_event ev,
+                    enum ocl_activity kind) {
+  if (ev != NULL && clRetainEvent(ev) == CL_SUCCESS)
+    ocl_profiler_record(dev, q, ev, kind, NULL);
+}
+
 /* A blocking copy through a mapping: map, parallel memcpy, unmap, each
  * command waited for. to_device: host -> mapping, else mapping -> host. */
 static cl_int map_copy(struct ocl_device *dev, cl_command_queue q,
@@ -173,9 +182,15 @@ static cl_int write_buffer(struct ocl_device *dev, cl_command_queue q,
   if (blocking && dev->host_unified_memory && size >= OCL_MAP_COPY_THRESHOLD)
     return map_copy(dev, q, mem, offset, size, (void *)src, true, call);
   *call = "clEnqueueWriteBuffer";
+  bool profiling = ocl_profiler_active();
   err = clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, size, src, 0, NULL,
-                             blocking ? &done : NULL);
-  if (err != CL_SUCCESS || !blocking) return err;
+                             blocking || profiling ? &done : NULL);
+  if (err != CL_SUCCESS) return err;
+  if (profiling) profile(dev, q, done, OCL_ACTIVITY_COPY_H2D);
+  if (!blocking) {
+    if (done) clReleaseEvent(done);
+    return CL_SUCCESS;
+  }
   return wait_done(dev, q, done, call);
 }
 
@@ -189,9 +204,15 @@ static cl_int read_buffer(struct ocl_device *dev, cl_command_queue q,
   if (blocking && dev->host_unified_memory && size >= OCL_MAP_COPY_THRESHOLD)
     return map_copy(dev, q, mem, offset, size, dst, false, call);
   *call = "clEnqueueReadBuffer";
+  bool profiling = ocl_profiler_active();
   err = clEnqueueReadBuffer(q, mem, CL_FALSE, offset, size, dst, 0, NULL,
-                            blocking ? &done : NULL);
-  if (err != CL_SUCCESS || !blocking) return err;
+                            blocking || profiling ? &done : NULL);
+  if (err != CL_SUCCESS) return err;
+  if (profiling) profile(dev, q, done, OCL_ACTIVITY_COPY_D2H);
+  if (!blocking) {
+    if (done) clReleaseEvent(done);
+    return CL_SUCCESS;
+  }
   return wait_done(dev, q, done, call);
 }
 
@@ -218,11 +239,17 @@ static void copy_dtod(struct ocl_device *dev, cl_command_queue q,
       OCL_CHECK(ocl_finish_queue(dev, q, NULL, &call), status, call);
     blocking = blocking || src_q != q;
     call = "clEnqueueCopyBuffer";
+    bool profiling = ocl_profiler_active();
+    struct ocl_device *q_dev = src_q == q ? dev : src->owner;
     err = clEnqueueCopyBuffer(src_q, src->mem, dst->mem, src->offset,
                               dst->offset, size, 0, NULL,
-                              blocking ? &done : NULL);
+                              blocking || profiling ? &done : NULL);
+    if (err == CL_SUCCESS && profiling)
+      profile(q_dev, src_q, done, OCL_ACTIVITY_COPY_D2D);
     if (err == CL_SUCCESS && blocking)
-      err = wait_done(src_q == q ? dev : src->owner, src_q, done, &call);
+      err = wait_done(q_dev, src_q, done, &call);
+    else if (done != NULL)
+      clReleaseEvent(done);
     OCL_CHECK(err, status, call);
     return;
   }
@@ -431,9 +458,12 @@ static void fill(const SP_Device *device, SP_Stream stream, const void *p,
   }
   if (!ocl_resolve(dev, p, size, &mem, &offset, status)) return;
   if (pattern_size == 1) {
+    cl_event ev = NULL;
+    bool profiling = ocl_profiler_active();
     OCL_CHECK(clEnqueueFillBuffer(q, mem, pattern, 1, offset, size, 0, NULL,
-                                  NULL),
+                                  profiling ? &ev : NULL),
               status, "clEnqueueFillBuffer");
+    if (ev != NULL) ocl_profiler_record(dev, q, ev, OCL_ACTIVITY_FILL, NULL);
     return;
   }
   head = (4 - offset % 4) % 4;

@@ -235,8 +235,113 @@ static void qr_cases(const struct ref_op *op, TF_DataType dtype,
   qr_case(out, dtype, D(3), false, TF_INVALID_ARGUMENT);
 }
 
+/* ---- MatrixDiagPartV3 --------------------------------------------------- */
+
+static int diag_compute(const struct ref_case *c, struct ref_tensor *out,
+                        char *error, int error_len)
+{
+  const struct ref_tensor *a = &c->inputs[0], *kt = &c->inputs[1];
+  double pad = c->inputs[2].v[0];
+  const char *align = ref_case_attr_string_or(c, "align", "RIGHT_LEFT");
+  if (a->rank < 2 || kt->rank > 1 || kt->elements < 1 || kt->elements > 2 ||
+      c->inputs[2].rank != 0) {
+    snprintf(error, (size_t)error_len, "bad shapes");
+    return -1;
+  }
+  int64_t lo = (int64_t)kt->v[0];
+  int64_t hi = kt->elements == 2 ? (int64_t)kt->v[1] : lo;
+  int64_t m = a->dims[a->rank - 2], n = a->dims[a->rank - 1];
+  if (lo > hi || ((m || n) && (lo <= -m || lo >= n || hi <= -m || hi >= n))) {
+    snprintf(error, (size_t)error_len, "diagonal out of range");
+    return -1;
+  }
+  bool right_super = strncmp(align, "RIGHT", 5) == 0;
+  bool right_sub = strcmp(align + strlen(align) - 5, "RIGHT") == 0;
+  int64_t num = hi - lo + 1;
+  int64_t max_len = 0;
+  for (int64_t d = lo; d <= hi; d++) {
+    int64_t len = (d >= 0 ? (m < n - d ? m : n - d) : (m + d < n ? m + d : n));
+    if (len > max_len)
+      max_len = len;
+  }
+  int64_t dims[REF_MAX_DIMS], batch = 1;
+  int rank = 0;
+  for (int i = 0; i < a->rank - 2; i++) {
+    dims[rank++] = a->dims[i];
+    batch *= a->dims[i];
+  }
+  if (num > 1)
+    dims[rank++] = num;
+  dims[rank++] = max_len;
+  ref_tensor_alloc(&out[0], a->dtype, dims, rank);
+  int64_t o = 0;
+  for (int64_t b = 0; b < batch; b++)
+    for (int64_t d = hi; d >= lo; d--) {
+      int64_t len = (d >= 0 ? (m < n - d ? m : n - d) : (m + d < n ? m + d : n));
+      bool right = d >= 0 ? right_super : right_sub;
+      int64_t offset = right ? max_len - len : 0;
+      for (int64_t i = 0; i < max_len; i++) {
+        int64_t j = i - offset; /* index along the diagonal */
+        int64_t row = j + (d < 0 ? -d : 0), col = j + (d > 0 ? d : 0);
+        out[0].v[o++] = j >= 0 && j < len ? a->v[(b * m + row) * n + col]
+                                          : pad;
+      }
+    }
+  return 1;
+}
+
+static struct ref_case *diag_case(struct ref_cases *out, TF_DataType dtype,
+                                  const int64_t *dims, int rank, int64_t lo,
+                                  int64_t hi, bool range, const char *align,
+                                  TF_Code expect)
+{
+  char shape[96] = "";
+  for (int i = 0; i < rank; i++)
+    snprintf(shape + strlen(shape), sizeof(shape) - strlen(shape), "%s%lld",
+             i ? "," : "", (long long)dims[i]);
+  struct ref_case *c = ref_case_add(out, "MatrixDiagPartV3",
+                                    "MatrixDiagPartV3 [%s] k=%lld..%lld %s",
+                                    shape, (long long)lo, (long long)hi,
+                                    align ? align : "");
+  ref_case_input(c, dtype, dims, rank, REF_ANY);
+  double kv[2] = {(double)lo, (double)hi};
+  int64_t kn = 2;
+  if (range)
+    ref_case_input_values(c, TF_INT32, &kn, 1, kv);
+  else
+    ref_case_input_values(c, TF_INT32, NULL, 0, kv);
+  double pad = 7;
+  ref_case_input_values(c, dtype, NULL, 0, &pad);
+  if (align != NULL)
+    ref_case_attr_string(c, "align", align);
+  c->expect_code = expect;
+  return c;
+}
+
+static void diag_cases(const struct ref_op *op, TF_DataType dtype,
+                       struct ref_cases *out)
+{
+  (void)op;
+  const TF_Code ok = TF_OK, bad = TF_INVALID_ARGUMENT;
+  diag_case(out, dtype, D(4, 4), 0, 0, false, NULL, ok);
+  diag_case(out, dtype, D(3, 5, 7), 0, 0, false, NULL, ok);
+  diag_case(out, dtype, D(2, 7, 5), 2, 2, false, NULL, ok);
+  diag_case(out, dtype, D(2, 7, 5), -3, -3, false, NULL, ok);
+  static const char *const aligns[] = {"RIGHT_LEFT", "LEFT_RIGHT",
+                                       "LEFT_LEFT", "RIGHT_RIGHT"};
+  for (int i = 0; i < 4; i++) {
+    diag_case(out, dtype, D(2, 5, 7), -2, 3, true, aligns[i], ok);
+    diag_case(out, dtype, D(6, 4), -4, 1, true, aligns[i], ok);
+  }
+  diag_case(out, dtype, D(0, 3, 3), 0, 0, false, NULL, ok);
+  diag_case(out, dtype, D(3), 0, 0, false, NULL, bad);
+  diag_case(out, dtype, D(3, 3), 1, 0, true, NULL, bad);
+  diag_case(out, dtype, D(3, 3), 3, 3, false, NULL, bad);
+}
+
 const struct ref_op ref_ops_linalg[] = {
     {"Qr", 1e-5, 1e-4, REF_ANY, qr_cases, qr_compute},
+    {"MatrixDiagPartV3", 0, 0, REF_ANY, diag_cases, diag_compute},
     {.op = NULL},
 };
 

@@ -100,6 +100,51 @@ START_TEST(profile_holds_kernel_events)
 }
 END_TEST
 
+/* Copies in both directions show as MemcpyH2D and MemcpyD2H events. */
+START_TEST(profile_holds_copy_events)
+{
+  struct clt t = {0};
+  clt_open(&t, 0);
+  int64_t n = 1024;
+  TF_Tensor *host = TF_AllocateTensor(TF_FLOAT, &n, 1, (size_t)n * 4);
+  memset(TF_TensorData(host), 0, (size_t)n * 4);
+  tfocl_profiler_start(t.plugin, t.st);
+  clt_ok(&t);
+  TF_Tensor *dev = tfocl_tensor_to_device(t.device, host, t.st);
+  clt_ok(&t);
+  TF_Tensor *back = tfocl_tensor_to_host(dev, t.st);
+  clt_ok(&t);
+  tfocl_profiler_stop(t.plugin, t.st);
+  clt_ok(&t);
+  Tfocl__Xplane__XSpace *space = collect(&t);
+  ck_assert_uint_eq(space->n_planes, 1);
+  const Tfocl__Xplane__XPlane *plane = space->planes[0];
+  int64_t h2d = 0, d2h = 0;
+  for (size_t m = 0; m < plane->n_event_metadata; m++) {
+    const char *name = plane->event_metadata[m]->value->name;
+    if (strcmp(name, "MemcpyH2D") == 0)
+      h2d = plane->event_metadata[m]->key;
+    if (strcmp(name, "MemcpyD2H") == 0)
+      d2h = plane->event_metadata[m]->key;
+  }
+  int seen_h2d = 0, seen_d2h = 0;
+  for (size_t l = 0; l < plane->n_lines; l++)
+    for (size_t e = 0; e < plane->lines[l]->n_events; e++) {
+      const Tfocl__Xplane__XEvent *ev = plane->lines[l]->events[e];
+      seen_h2d += h2d != 0 && ev->metadata_id == h2d;
+      seen_d2h += d2h != 0 && ev->metadata_id == d2h;
+      ck_assert_int_lt(ev->duration_ps, (int64_t)1000000000000);
+    }
+  ck_assert_int_ge(seen_h2d, 1);
+  ck_assert_int_ge(seen_d2h, 1);
+  tfocl__xplane__xspace__free_unpacked(space, NULL);
+  TF_DeleteTensor(back);
+  TF_DeleteTensor(dev);
+  TF_DeleteTensor(host);
+  clt_close(&t);
+}
+END_TEST
+
 START_TEST(nothing_recorded_outside_a_profile)
 {
   struct clt t = {0};
@@ -123,6 +168,7 @@ int main(void)
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, profiler_registered);
   tcase_add_test(tc, profile_holds_kernel_events);
+  tcase_add_test(tc, profile_holds_copy_events);
   tcase_add_test(tc, nothing_recorded_outside_a_profile);
   suite_add_tcase(s, tc);
   return clt_main(s);

@@ -591,6 +591,23 @@ def _einsum(c):
 BUILDERS["Einsum"] = _einsum
 
 
+def _matrix_diag_part(c):
+    """The main diagonal (Keras' Orthogonal initializer), one off it, and
+    ranges of diagonals in each alignment, padded."""
+    def f(align, k):
+        return lambda x: raw.MatrixDiagPartV3(input=x, k=np.array(k, np.int32),
+                                              padding_value=np.array(7, c.T), align=align)
+    cases = [("main", f("RIGHT_LEFT", 0), [c.rand(4, 4)]),
+             ("batch k=2", f("RIGHT_LEFT", 2), [c.rand(2, 7, 5)]),
+             ("k=-3", f("RIGHT_LEFT", -3), [c.rand(2, 7, 5)])]
+    for align in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"):
+        cases.append((f"range {align}", f(align, [-2, 3]), [c.rand(2, 5, 7)]))
+    return cases
+
+
+BUILDERS["MatrixDiagPartV3"] = _matrix_diag_part
+
+
 # --- data movement ----------------------------------------------------------
 def _i(c, name, values, default=np.int32):
     return np.array(values, dtype=c.t(name, default))

@@ -23,7 +23,11 @@ import model_zoo  # noqa: E402
 # batches (float32 sums in another order: ~1e-6 relative); later steps
 # compound Adam's updates of those differences.
 FIRST_RTOL = {"mobilenet": 1e-4}
-LATER_RTOL = {"mobilenet": 5e-3}
+# MobileNetV2: Adam's first updates divide by the root of near-zero second
+# moments, so gradients 1e-5 apart (both devices' distance from float64)
+# move the third loss by ~1e-2; the gradient check below is its accuracy
+# test.
+LATER_RTOL = {"mobilenet": 3e-2}
 # The OPENCL gradients may be this much further from float64 than the CPU's.
 GRAD_FACTOR = 3.0
 
