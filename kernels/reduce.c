@@ -143,7 +143,7 @@ static bool kernel_set_init(struct kernel_set *set, enum ocl_storage storage,
  * for global sizes rounded up to a work-group and a few rows read ahead. */
 #define IDX32_LIMIT ((int64_t)INT32_MAX - 65536)
 
-/* TFOCL_WIDE_INDICES=1 (read once, at registration) takes the 64-bit
+/* TFOCL_INDEX_WIDTH=64 (read once, at registration) takes the 64-bit
  * programs for every size: how the tests reach them without 8 GiB
  * tensors. */
 static bool force_wide;
@@ -775,8 +775,8 @@ static const TF_DataType register_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
 
 void ocl_register_reduce_kernels(void)
 {
-  const char *wide = getenv("TFOCL_WIDE_INDICES");
-  force_wide = wide != NULL && strcmp(wide, "1") == 0;
+  const char *width = getenv("TFOCL_INDEX_WIDTH");
+  force_wide = width != NULL && strcmp(width, "64") == 0;
   for (int i = 0; i < NUM_REDUCE_OPS; i++) {
     const struct reduce_op *op = &reduce_ops[i];
     bool typed = op->kind != ALL && op->kind != ANY;

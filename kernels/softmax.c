@@ -52,7 +52,7 @@ enum softmax_kind { SOFTMAX, LOG_SOFTMAX, XENT, SPARSE_XENT };
 /* Index arithmetic is 32-bit while every index fits in an int. */
 #define IDX32_LIMIT ((int64_t)INT32_MAX - 65536)
 
-/* TFOCL_WIDE_INDICES=1 (read once, at registration) takes the 64-bit
+/* TFOCL_INDEX_WIDTH=64 (read once, at registration) takes the 64-bit
  * programs for every size, for tests. */
 static bool force_wide;
 
@@ -481,8 +481,8 @@ static void softmax_delete(void *kernel) { free(kernel); }
 
 void ocl_register_softmax_kernels(void)
 {
-  const char *wide = getenv("TFOCL_WIDE_INDICES");
-  force_wide = wide != NULL && strcmp(wide, "1") == 0;
+  const char *width = getenv("TFOCL_INDEX_WIDTH");
+  force_wide = width != NULL && strcmp(width, "64") == 0;
   static const struct {
     const char *op;
     enum softmax_kind kind;

@@ -27,4 +27,4 @@ a=$(self_cost 2)
 b=$(self_cost 6)
 echo "plugin instructions per tiny op: $(( (b - a) / 8000 ))"
 echo "(the top functions, 6 repetitions:)"
-callgrind_annotate --inclusive=no "$tmp/out.6" 2>/dev/null | grep 'libtfocl\.so\]' | head -12
+callgrind_annotate --inclusive=no "$tmp/out.6" 2>/dev/null | grep 'libtfocl\.so\]' | head -${TOP:-12}

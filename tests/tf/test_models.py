@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import BUILDDIR, REPO, subprocess_env
+from conftest import BUILDDIR, REPO, has_variable_api, subprocess_env
 
 RUN = os.path.join(REPO, "tests", "tf", "run_model.py")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -28,6 +28,14 @@ FIRST_RTOL = {"mobilenet": 1e-4}
 # move the third loss by ~1e-2; the gradient check below is its accuracy
 # test.
 LATER_RTOL = {"mobilenet": 3e-2}
+# Where the wheel lacks kernels_experimental.h (2.20/2.21), ZerosLike and
+# AddN of the while loop's TensorList gradients have no OPENCL kernel (they
+# need TF_ZerosLikeVariant/TF_AddNVariant), and the loop's control-flow ops
+# carrying that value follow them to the CPU; the losses still match.
+TENSORLIST_ON_CPU = {"ZerosLike", "AddN", "Enter", "Merge", "Switch", "NextIteration"}
+TENSORLIST_REASON = ("this TensorFlow wheel exports no TF_ZerosLikeVariant/TF_AddNVariant "
+                     "(kernels_experimental.h, tensorflow#126374): the TensorList gradient "
+                     "accumulators of Keras' RNN loop run on the CPU")
 # The OPENCL gradients may be this much further from float64 than the CPU's.
 GRAD_FACTOR = 3.0
 
@@ -55,7 +63,6 @@ def _check(result):
     elsewhere = {d: {op: n for op, n in ops.items() if op not in model_zoo.HOST_OK}
                  for d, ops in ocl["placement"].items() if d != "OPENCL"}
     elsewhere = {d: ops for d, ops in elsewhere.items() if ops}
-    assert not elsewhere, f"{model}: train-step ops not on OPENCL: {elsewhere}"
     first = FIRST_RTOL.get(model, 2e-5)
     later = LATER_RTOL.get(model, 1e-3)
     for i, (o, c) in enumerate(zip(ocl["losses"], cpu["losses"])):
@@ -63,17 +70,19 @@ def _check(result):
         assert abs(o - c) <= tol * max(abs(c), 1e-3), \
             f"{model} step {i}: OPENCL loss {o:.7f}, CPU {c:.7f}"
     print(f"{model}: {ocl['step_ms']:.1f} ms/step on OPENCL, {cpu['step_ms']:.1f} on the CPU")
+    if (elsewhere and model in ("lstm", "gru") and not has_variable_api()
+            and set(elsewhere) == {"CPU"} and set(elsewhere["CPU"]) == TENSORLIST_ON_CPU):
+        pytest.xfail(TENSORLIST_REASON)
+    assert not elsewhere, f"{model}: train-step ops not on OPENCL: {elsewhere}"
 
 
 @pytest.mark.slow
-@pytest.mark.variables
 @pytest.mark.parametrize("model", sorted(set(model_zoo.MODELS) - {"mobilenet"}))
 def test_model_trains_on_opencl(model):
     _check(_run(model, "--steps", "3"))
 
 
 @pytest.mark.slow
-@pytest.mark.variables
 def test_mobilenet_gradients_as_accurate_as_cpu():
     result = _run("mobilenet", "--steps", "3", "--grad-check", timeout=1500)
     _check(result)
