@@ -24,6 +24,12 @@ START_TEST(add_rich_signatures)
   tfocl_op_def_add("TSplit", "split_dim: int32, value: T", "output: num_split * T",
                    "num_split: int >= 1, T: type", st);
   ck_assert_ok(st);
+  tfocl_op_def_add("TAlign", "input: T", "output: T",
+                   "T: type, align: {'LEFT_RIGHT', 'RIGHT_LEFT'} = "
+                   "'RIGHT_LEFT'",
+                   st);
+  ck_assert_ok(st);
+  ck_assert(tfocl_op_def_exists("MatrixDiagPartV3"));
   tfocl_op_def_add("TDefaults", "", "",
                    "a: int = -3, f: float = 1.5, s: string = 'x y', "
                    "l: list(int) = [1, 2], t: list(type) = [], "
