@@ -24,6 +24,7 @@
  * TensorFlow rejects. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "reference.h"
@@ -553,11 +554,24 @@ static int attr_at(const struct ref_case *c, const char *name)
   return 0;
 }
 
+/* t->elements from its (edited) dims; values added by a larger shape are
+ * zeros (the buffer grows with it). */
 static void set_elements(struct ref_tensor *t)
 {
+  int64_t old = t->elements, lanes = ref_lanes(t->dtype);
   t->elements = 1;
   for (int i = 0; i < t->rank; i++)
     t->elements *= t->dims[i];
+  if (t->elements > old) {
+    double *v = realloc(t->v, sizeof(double) * (size_t)(t->elements * lanes));
+    if (v == NULL) {
+      t->elements = old; /* the case then fails on its shape, not memory */
+      return;
+    }
+    memset(v + old * lanes, 0,
+           sizeof(double) * (size_t)((t->elements - old) * lanes));
+    t->v = v;
+  }
 }
 
 /* Shapes every op family rejects, per mode. */

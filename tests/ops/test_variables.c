@@ -1566,9 +1566,9 @@ int main(void)
   }
   suite_add_tcase(s, tc);
   /* The sparse ops: a case of their own (CK_RUN_CASE=sparse). */
-  TCase *sparse = tcase_create("sparse");
-  tcase_set_timeout(sparse, 300);
   if (!hidden) {
+    TCase *sparse = tcase_create("sparse");
+    tcase_set_timeout(sparse, 300);
     tcase_add_loop_test(sparse, resource_scatter, 0, 2 * NUM_SCATTER_OPS);
     tcase_add_test(sparse, resource_scatter_add_deterministic);
     tcase_add_loop_test(sparse, resource_scatter_nd, 0, 6);

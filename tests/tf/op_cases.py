@@ -113,7 +113,11 @@ TOLERANCES = {
     # in half, per addition, by the CPU (one half ulp apart).
     **{op: {**_POOL_SUM_TOL, np.float16: dict(rtol=2e-3, atol=2e-3)}
        for op in ("MaxPoolGrad", "MaxPoolGradV2", "MaxPool3DGrad")},
-    **{op: _POOL_SUM_TOL for op in ("AvgPool", "AvgPoolGrad", "AvgPool3D", "AvgPool3DGrad")},
+    **{op: _POOL_SUM_TOL for op in ("AvgPool", "AvgPool3D")},
+    # The average-pool gradients add up to 9 (27) shares per element: the
+    # CPU rounds each addition in half, OPENCL once (seen: 6 half ulps).
+    **{op: {**_POOL_SUM_TOL, np.float16: dict(rtol=5e-3, atol=5e-3)}
+       for op in ("AvgPoolGrad", "AvgPool3DGrad")},
     "FusedBatchNormV3": _BN_TOL,
     # Householder QR: sums of up to max(m, n) products per entry, in an
     # order of its own on each side.
