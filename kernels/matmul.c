@@ -910,83 +910,25 @@ static const struct matmul_op matmul_ops[] = {
 
 /* The activations _FusedMatMul takes after BiasAdd: TensorFlow's CPU
  * patterns (Relu, Relu6, Elu, LeakyRelu) and GPU ones (Tanh, Sigmoid,
- * GeluApproximate, GeluExact). */
-static const struct {
-  const char *name;
-  enum gemm_activation act;
-} fused_activations[] = {
-    {"Relu", ACT_RELU},
-    {"Relu6", ACT_RELU6},
-    {"Elu", ACT_ELU},
-    {"LeakyRelu", ACT_LEAKY_RELU},
-    {"Tanh", ACT_TANH},
-    {"Sigmoid", ACT_SIGMOID},
-    {"GeluApproximate", ACT_GELU_APPROXIMATE},
-    {"GeluExact", ACT_GELU_EXACT},
+ * GeluApproximate, GeluExact), in enum gemm_activation's order
+ * (ocl_fused_activation_attr). */
+static const char *const fused_activations[] = {
+    "Relu", "Relu6", "Elu", "LeakyRelu",
+    "Tanh", "Sigmoid", "GeluApproximate", "GeluExact",
 };
+#define NUM_FUSED_ACTIVATIONS \
+  ((int)(sizeof(fused_activations) / sizeof(fused_activations[0])))
 
 /* fused_ops, num_args and leakyrelu_alpha as TensorFlow's
  * InitializeFusedComputation reads them, with its messages. */
 static bool fused_attrs(TF_OpKernelConstruction *ctx, struct matmul_kernel *k,
                         TF_Status *status)
 {
-  int32_t count = 0, total = 0;
-  if (ocl_tf.OpKernelConstruction_GetAttrSize == NULL ||
-      ocl_tf.OpKernelConstruction_GetAttrStringList == NULL) {
-    ocl_set_status(status, TF_UNIMPLEMENTED,
-                   "this TensorFlow lacks list attributes in its C API");
+  int act = ocl_fused_activation_attr(ctx, "Fused MatMul", fused_activations,
+                                      NUM_FUSED_ACTIVATIONS, status);
+  if (act < 0)
     return false;
-  }
-  ocl_tf.OpKernelConstruction_GetAttrSize(ctx, "fused_ops", &count, &total,
-                                          status);
-  if (ocl_tf.GetCode(status) != TF_OK)
-    return false;
-  if (count == 0) {
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "Fused MatMul must have at least one fused op.");
-    return false;
-  }
-  /* Long lists and names match no pattern: read what fits to name them. */
-  enum { MAX_OPS = 8 };
-  char *names[MAX_OPS];
-  size_t lengths[MAX_OPS];
-  char storage[512];
-  int read = count < MAX_OPS ? count : MAX_OPS;
-  if (total > (int32_t)sizeof(storage)) {
-    ocl_set_status(status, TF_UNIMPLEMENTED,
-                   "Fusion is not implemented: (%d fused ops)", (int)count);
-    return false;
-  }
-  ocl_tf.OpKernelConstruction_GetAttrStringList(ctx, "fused_ops", names,
-                                                lengths, read, storage,
-                                                sizeof(storage), status);
-  if (ocl_tf.GetCode(status) != TF_OK)
-    return false;
-  char joined[600] = "";
-  size_t len = 0;
-  for (int i = 0; i < read && len < sizeof(joined); i++)
-    len += (size_t)snprintf(joined + len, sizeof(joined) - len, "%s%.*s",
-                            i ? "," : "", (int)lengths[i], names[i]);
-
-  bool matched = false;
-  k->act = ACT_NONE;
-  if (count <= 2 && lengths[0] == 7 && memcmp(names[0], "BiasAdd", 7) == 0) {
-    matched = count == 1;
-    for (size_t a = 0; count == 2 && a < sizeof(fused_activations) /
-                                             sizeof(fused_activations[0]);
-         a++) {
-      if (strlen(fused_activations[a].name) == lengths[1] &&
-          memcmp(fused_activations[a].name, names[1], lengths[1]) == 0) {
-        k->act = fused_activations[a].act;
-        matched = true;
-      }
-    }
-  }
-  if (!matched) {
-    ocl_set_status(status, TF_UNIMPLEMENTED,
-                   "Fusion is not implemented: [%s]", joined);
-    return false;
-  }
+  k->act = (enum gemm_activation)act;
   int64_t num_args = 0;
   ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "num_args", &num_args,
                                            status);

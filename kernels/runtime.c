@@ -671,6 +671,61 @@ void *ocl_create_failed(TF_OpKernelConstruction *ctx, TF_Status *status,
   return NULL;
 }
 
+int ocl_fused_activation_attr(TF_OpKernelConstruction *ctx, const char *what,
+                              const char *const *activations,
+                              int num_activations, TF_Status *status)
+{
+  int32_t count = 0, total = 0;
+  if (ocl_tf.OpKernelConstruction_GetAttrSize == NULL ||
+      ocl_tf.OpKernelConstruction_GetAttrStringList == NULL) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "this TensorFlow lacks list attributes in its C API");
+    return -1;
+  }
+  ocl_tf.OpKernelConstruction_GetAttrSize(ctx, "fused_ops", &count, &total,
+                                          status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return -1;
+  if (count == 0) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "%s must have at least one fused op.", what);
+    return -1;
+  }
+  /* Long lists and names match no pattern: read what fits to name them. */
+  enum { MAX_OPS = 8 };
+  char *names[MAX_OPS];
+  size_t lengths[MAX_OPS];
+  char storage[512];
+  int read = count < MAX_OPS ? count : MAX_OPS;
+  if (total > (int32_t)sizeof(storage)) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "Fusion is not implemented: (%d fused ops)", (int)count);
+    return -1;
+  }
+  ocl_tf.OpKernelConstruction_GetAttrStringList(ctx, "fused_ops", names,
+                                                lengths, read, storage,
+                                                sizeof(storage), status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return -1;
+  char joined[600] = "";
+  size_t len = 0;
+  for (int i = 0; i < read && len < sizeof(joined); i++)
+    len += (size_t)snprintf(joined + len, sizeof(joined) - len, "%s%.*s",
+                            i ? "," : "", (int)lengths[i], names[i]);
+
+  if (count <= 2 && lengths[0] == 7 && memcmp(names[0], "BiasAdd", 7) == 0) {
+    if (count == 1)
+      return 0;
+    for (int a = 0; a < num_activations; a++)
+      if (strlen(activations[a]) == lengths[1] &&
+          memcmp(activations[a], names[1], lengths[1]) == 0)
+        return a + 1;
+  }
+  ocl_set_status(status, TF_UNIMPLEMENTED, "Fusion is not implemented: [%s]",
+                 joined);
+  return -1;
+}
+
 bool ocl_register_kernel(const struct ocl_kernel_spec *spec)
 {
   char name[128];

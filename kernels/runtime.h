@@ -309,6 +309,17 @@ bool ocl_is_integer_type(TF_DataType dtype);
 void *ocl_create_failed(TF_OpKernelConstruction *ctx, TF_Status *status,
                         void *kernel);
 
+/* The fused_ops of TensorFlow's _FusedMatMul and _FusedConv2D where they
+ * are "BiasAdd" alone (returns 0) or "BiasAdd" and activations[i]
+ * (returns i + 1, so a family lists its names in the order of its
+ * activation enum after its "none"); anything else is TensorFlow's
+ * "Fusion is not implemented" (UNIMPLEMENTED) and returns -1 with the
+ * status set. `what` names the op in TensorFlow's messages ("Fused
+ * MatMul"). */
+int ocl_fused_activation_attr(TF_OpKernelConstruction *ctx, const char *what,
+                              const char *const *activations,
+                              int num_activations, TF_Status *status);
+
 /* ---- Registration ------------------------------------------------------------ */
 
 /* Type-constrained attributes per kernel: enough for BatchMatMulV3's
