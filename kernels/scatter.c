@@ -637,33 +637,55 @@ static void gather_nd_compute(struct scatter_kernel *k, struct ocl_op *op,
 
 /* ---- ResourceScatter* ---------------------------------------------------------------- */
 
+/* A scatter's indices and updates (inputs 1 and 2) with the dims of all
+ * three; the shapes as text only for an error message (scatter_shapes). */
+struct scatter_in {
+  TF_Tensor *indices, *updates;
+  int p_rank, i_rank, u_rank;
+  int64_t p_dims[OCL_MAX_RANK], i_dims[OCL_MAX_RANK], u_dims[OCL_MAX_RANK];
+  char ps[160], is[160], us[160];
+};
+
+static bool scatter_inputs(struct ocl_op *op, TF_Tensor *params,
+                           struct scatter_in *in)
+{
+  in->indices = ocl_op_input(op, 1);
+  in->updates = in->indices ? ocl_op_input(op, 2) : NULL;
+  if (in->updates == NULL)
+    return false;
+  if (ocl_tf.TensorType(params) != ocl_tf.TensorType(in->updates))
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "DType of scatter resource and updates does not "
+                       "match.");
+  in->p_rank = read_dims(params, in->p_dims);
+  in->i_rank = read_dims(in->indices, in->i_dims);
+  in->u_rank = read_dims(in->updates, in->u_dims);
+  return true;
+}
+
+static void scatter_shapes(struct scatter_in *in)
+{
+  ocl_shape_format(in->p_dims, in->p_rank, in->ps, sizeof(in->ps));
+  ocl_shape_format(in->i_dims, in->i_rank, in->is, sizeof(in->is));
+  ocl_shape_format(in->u_dims, in->u_rank, in->us, sizeof(in->us));
+}
+
 static void scatter_compute(struct scatter_kernel *k, struct ocl_op *op,
                             TF_Tensor *params)
 {
-  int64_t p_dims[OCL_MAX_RANK], i_dims[OCL_MAX_RANK], u_dims[OCL_MAX_RANK];
-  char ps[160], is[160], us[160];
-
-  TF_Tensor *indices = ocl_op_input(op, 1);
-  TF_Tensor *updates = indices ? ocl_op_input(op, 2) : NULL;
-  if (updates == NULL)
+  struct scatter_in in;
+  if (!scatter_inputs(op, params, &in))
     return;
-  if (ocl_tf.TensorType(params) != ocl_tf.TensorType(updates)) {
-    ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                "DType of scatter resource and updates does not match.");
-    return;
-  }
-  int p_rank = read_dims(params, p_dims);
-  int i_rank = read_dims(indices, i_dims);
-  int u_rank = read_dims(updates, u_dims);
-  ocl_shape_format(p_dims, p_rank, ps, sizeof(ps));
-  ocl_shape_format(i_dims, i_rank, is, sizeof(is));
-  ocl_shape_format(u_dims, u_rank, us, sizeof(us));
+  TF_Tensor *indices = in.indices, *updates = in.updates;
+  const int64_t *p_dims = in.p_dims, *i_dims = in.i_dims, *u_dims = in.u_dims;
+  const int p_rank = in.p_rank, i_rank = in.i_rank, u_rank = in.u_rank;
   if (!(u_rank == 0 || u_rank == i_rank + p_rank - 1)) {
+    scatter_shapes(&in);
     ocl_op_fail(op, TF_INVALID_ARGUMENT,
                 "Must have updates.shape = indices.shape + params.shape[1:] "
                 "or updates.shape = [], got updates.shape %s, indices.shape "
                 "%s, params.shape %s",
-                us, is, ps);
+                in.us, in.is, in.ps);
     return;
   }
   int64_t m = ocl_tf.TensorElementCount(indices);
@@ -691,10 +713,11 @@ static void scatter_compute(struct scatter_kernel *k, struct ocl_op *op,
   if (!scalar) {
     for (int d = 0; d < i_rank; d++) {
       if (u_dims[d] != i_dims[d]) {
+        scatter_shapes(&in);
         ocl_op_fail(op, TF_INVALID_ARGUMENT,
                     "The shape of indices (%s) must be a prefix of the shape "
                     "of updates (%s)",
-                    is, us);
+                    in.is, in.us);
         return;
       }
     }
@@ -702,11 +725,12 @@ static void scatter_compute(struct scatter_kernel *k, struct ocl_op *op,
      * differs. */
     for (int d = 1; d < p_rank; d++) {
       if (u_dims[i_rank + d - 1] != p_dims[d]) {
+        scatter_shapes(&in);
         ocl_op_fail(op, TF_INVALID_ARGUMENT,
                     "Must have updates.shape = indices.shape + "
                     "params.shape[1:] or updates.shape = [], got "
                     "updates.shape %s, indices.shape %s, params.shape %s",
-                    us, is, ps);
+                    in.us, in.is, in.ps);
         return;
       }
     }
@@ -720,46 +744,37 @@ static void scatter_compute(struct scatter_kernel *k, struct ocl_op *op,
 static void scatter_nd_compute(struct scatter_kernel *k, struct ocl_op *op,
                                TF_Tensor *params)
 {
-  int64_t p_dims[OCL_MAX_RANK], i_dims[OCL_MAX_RANK], u_dims[OCL_MAX_RANK];
-  char ps[160], is[160], us[160];
-
-  TF_Tensor *indices = ocl_op_input(op, 1);
-  TF_Tensor *updates = indices ? ocl_op_input(op, 2) : NULL;
-  if (updates == NULL)
+  struct scatter_in in;
+  if (!scatter_inputs(op, params, &in))
     return;
-  if (ocl_tf.TensorType(params) != ocl_tf.TensorType(updates)) {
-    ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                "DType of scatter resource and updates does not match.");
-    return;
-  }
-  int p_rank = read_dims(params, p_dims);
-  int i_rank = read_dims(indices, i_dims);
-  int u_rank = read_dims(updates, u_dims);
-  ocl_shape_format(p_dims, p_rank, ps, sizeof(ps));
-  ocl_shape_format(i_dims, i_rank, is, sizeof(is));
-  ocl_shape_format(u_dims, u_rank, us, sizeof(us));
+  TF_Tensor *indices = in.indices, *updates = in.updates;
+  const int64_t *p_dims = in.p_dims, *i_dims = in.i_dims, *u_dims = in.u_dims;
+  const int p_rank = in.p_rank, i_rank = in.i_rank, u_rank = in.u_rank;
   int64_t p_elements = ocl_tf.TensorElementCount(params);
   int64_t i_elements = ocl_tf.TensorElementCount(indices);
   int64_t u_elements = ocl_tf.TensorElementCount(updates);
   if (p_rank < 1) {
+    scatter_shapes(&in);
     ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                "Output must be at least 1-D, got shape: %s", ps);
+                "Output must be at least 1-D, got shape: %s", in.ps);
     return;
   }
   if (p_elements == 0 && !(i_elements == 0 && u_elements == 0)) {
+    scatter_shapes(&in);
     ocl_op_fail(op, TF_INVALID_ARGUMENT,
                 "Indices and updates specified for empty output.  indices "
                 "shape: %s",
-                is);
+                in.is);
     return;
   }
   /* A scalar's dim 0 reads as 1 (TensorFlow reads past its dims). */
   int64_t i0 = i_rank > 0 ? i_dims[0] : 1, u0 = u_rank > 0 ? u_dims[0] : 1;
   if (i0 != u0) {
+    scatter_shapes(&in);
     ocl_op_fail(op, TF_INVALID_ARGUMENT,
                 "Dimensions [0,1) of indices[shape=%s] = %lld must match "
                 "dimensions [0,1) of updates[shape=%s] = %lld",
-                is, (long long)i0, us, (long long)u0);
+                in.is, (long long)i0, in.us, (long long)u0);
     return;
   }
   int64_t slice_dim = i_rank > 1 ? i_dims[i_rank - 1] : 1;
@@ -772,18 +787,20 @@ static void scatter_nd_compute(struct scatter_kernel *k, struct ocl_op *op,
   for (int d = 0; prefix_ok && suffix_ok && d < u_rank - batch_dim; d++)
     suffix_ok = u_dims[d + batch_dim] == p_dims[d + slice_dim];
   if (!prefix_ok) {
+    scatter_shapes(&in);
     ocl_op_fail(op, TF_INVALID_ARGUMENT,
                 "Dimensions [0,%lld) of indices[shape=%s] must match "
                 "dimensions [0,%lld) of updates[shape=%s]",
-                (long long)batch_dim, is, (long long)batch_dim, us);
+                (long long)batch_dim, in.is, (long long)batch_dim, in.us);
     return;
   }
   if (!suffix_ok) {
+    scatter_shapes(&in);
     ocl_op_fail(op, TF_INVALID_ARGUMENT,
                 "Dimensions [%lld,%d) of input[shape=%s] must match "
                 "dimensions [%lld,%d) of updates[shape=%s]",
-                (long long)slice_dim, p_rank, ps, (long long)slice_dim, u_rank,
-                us);
+                (long long)slice_dim, p_rank, in.ps, (long long)slice_dim, u_rank,
+                in.us);
     return;
   }
   if (k->itype == TF_INT32 && i_elements > INT32_MAX) {
