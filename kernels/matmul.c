@@ -799,51 +799,44 @@ static bool matmul_shapes(struct ocl_op *op, const struct matmul_kernel *k,
                           int *out_rank)
 {
   char xs[160], ys[160];
-  ocl_shape_format(x, x_rank, xs, sizeof(xs));
-  ocl_shape_format(y, y_rank, ys, sizeof(ys));
+  /* Fails op; the shapes are formatted for the message only then. */
+#define FAIL_SHAPES(...)                          \
+  (ocl_shape_format(x, x_rank, xs, sizeof(xs)),   \
+   ocl_shape_format(y, y_rank, ys, sizeof(ys)),   \
+   ocl_op_fail(op, TF_INVALID_ARGUMENT, __VA_ARGS__))
 
   if (k->kind == FUSED_MATMUL) {
     if (x_rank != y_rank)
-      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                         "In[0] and In[1] has different ndims: %s vs. %s", xs,
+      return FAIL_SHAPES("In[0] and In[1] has different ndims: %s vs. %s", xs,
                          ys);
     if (x_rank != 2)
-      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                         "In[0] is not a matrix. Instead it has shape %s", xs);
+      return FAIL_SHAPES("In[0] is not a matrix. Instead it has shape %s", xs);
     if (y_rank != 2)
-      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                         "In[1] is not a matrix. Instead it has shape %s", ys);
+      return FAIL_SHAPES("In[1] is not a matrix. Instead it has shape %s", ys);
   } else if (k->kind == MATMUL || k->kind == BATCH_MATMUL) {
     if (x_rank != y_rank)
-      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                         "In[0] and In[1] has different ndims: %s vs. %s", xs,
+      return FAIL_SHAPES("In[0] and In[1] has different ndims: %s vs. %s", xs,
                          ys);
     if (k->kind == MATMUL && x_rank != 2)
-      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                         "In[0] and In[1] ndims must be == 2: %d", x_rank);
+      return FAIL_SHAPES("In[0] and In[1] ndims must be == 2: %d", x_rank);
     if (x_rank < 2)
-      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                         "In[0] and In[1] ndims must be >= 2: %d", x_rank);
+      return FAIL_SHAPES("In[0] and In[1] ndims must be >= 2: %d", x_rank);
     for (int i = 0; i < x_rank - 2; i++)
       if (x[i] != y[i])
-        return ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                           "In[0].dim(%d) and In[1].dim(%d) must be the "
+        return FAIL_SHAPES("In[0].dim(%d) and In[1].dim(%d) must be the "
                            "same: %s vs %s",
                            i, i, xs, ys);
   } else {
     if (x_rank < 2)
-      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                         "In[0] ndims must be >= 2: %d", x_rank);
+      return FAIL_SHAPES("In[0] ndims must be >= 2: %d", x_rank);
     if (y_rank < 2)
-      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                         "In[1] ndims must be >= 2: %d", y_rank);
+      return FAIL_SHAPES("In[1] ndims must be >= 2: %d", y_rank);
   }
 
   struct ocl_bcast bcast, *b = &bcast;
   if (!ocl_bcast_init(b, x, x_rank - 2, y, y_rank - 2, op->status)) {
     ocl_set_ok(op->status);
-    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                       "In[0] and In[1] must have compatible batch "
+    return FAIL_SHAPES("In[0] and In[1] must have compatible batch "
                        "dimensions: %s vs. %s",
                        xs, ys);
   }
@@ -861,9 +854,9 @@ static bool matmul_shapes(struct ocl_op *op, const struct matmul_kernel *k,
     d3 = t;
   }
   if (d1 != d2)
-    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                       "Matrix size-incompatible: In[0]: %s, In[1]: %s", xs,
+    return FAIL_SHAPES("Matrix size-incompatible: In[0]: %s, In[1]: %s", xs,
                        ys);
+#undef FAIL_SHAPES
 
   g->dtype = k->dtype;
   g->m = d0;
@@ -995,11 +988,13 @@ static bool check_bias(struct ocl_op *op, const TF_Tensor *bias,
   int64_t dims[OCL_MAX_RANK];
   int rank = full_dims(bias, dims);
   char bs[160], os[64];
-  ocl_shape_format(dims, rank, bs, sizeof(bs));
-  if (rank != 1)
+  if (rank != 1) {
+    ocl_shape_format(dims, rank, bs, sizeof(bs));
     return ocl_op_fail(op, TF_INVALID_ARGUMENT,
                        "bias must be 1-dimensional%s", bs);
+  }
   if (dims[0] != out_dims[1]) {
+    ocl_shape_format(dims, rank, bs, sizeof(bs));
     ocl_shape_format(out_dims, 2, os, sizeof(os));
     return ocl_op_fail(op, TF_INVALID_ARGUMENT,
                        "Must provide as many biases as the last dimension of "
