@@ -461,12 +461,59 @@ static int64_t product(const struct plan *p, const int *labels, int n)
 
 /* ---- Compute -------------------------------------------------------------- */
 
+/* One operand of the product: its free labels (in the output's order) and
+ * the labels it alone sums. */
 struct side {
-  int batch[MAX_SUBSCRIPT], nbatch; /* the batch labels this operand has */
   int free[MAX_SUBSCRIPT], nfree;
   int reduce[MAX_SUBSCRIPT], nreduce;
-  bool copy, trans, shared;
 };
+
+/* How an operand enters the GEMM. */
+enum operand_use { USE_COPY, USE_PLAIN, USE_TRANS, USE_SHARED, USE_SHARED_TRANS };
+
+/* dst = a, b, c (label lists); returns the count. */
+static int concat(int *dst, const int *a, int na, const int *b, int nb,
+                  const int *c, int nc)
+{
+  memcpy(dst, a, sizeof(int) * (size_t)na);
+  memcpy(dst + na, b, sizeof(int) * (size_t)nb);
+  memcpy(dst + na + nb, c, sizeof(int) * (size_t)nc);
+  return na + nb + nc;
+}
+
+static void add_unique(int *list, int *n, int label)
+{
+  for (int i = 0; i < *n; i++)
+    if (list[i] == label)
+      return;
+  list[(*n)++] = label;
+}
+
+/* Whether operand o can enter as it is: laid out [batch, first, second]
+ * (plain) or [batch, second, first] (transposed), or so without the batch
+ * labels (one matrix shared by every batch). An operand with labels of its
+ * own to sum is always gathered. */
+static enum operand_use operand_use(const struct plan *p,
+                                    const struct operand *o, bool sums,
+                                    const int *batch, int nbatch,
+                                    const int *first, int nfirst,
+                                    const int *second, int nsecond)
+{
+  int plain[3 * MAX_SUBSCRIPT], trans[3 * MAX_SUBSCRIPT];
+  int n = concat(plain, batch, nbatch, first, nfirst, second, nsecond);
+  concat(trans, batch, nbatch, second, nsecond, first, nfirst);
+  if (sums)
+    return USE_COPY;
+  if (in_place(p, o, plain, n))
+    return USE_PLAIN;
+  if (in_place(p, o, trans, n))
+    return USE_TRANS;
+  if (in_place(p, o, plain + nbatch, n - nbatch))
+    return USE_SHARED;
+  if (in_place(p, o, trans + nbatch, n - nbatch))
+    return USE_SHARED_TRANS;
+  return USE_COPY;
+}
 
 static void compute_two(struct ocl_op *op, struct einsum_kernel *k,
                         struct plan *p, struct operand *ops, TF_Tensor *out,
@@ -480,86 +527,61 @@ static void compute_two(struct ocl_op *op, struct einsum_kernel *k,
     int l = p->out_labels[i];
     if (p->kind[l] == L_BATCH)
       batch[nbatch++] = l;
+    else if (p->kind[l] == L_FREE0)
+      s[0].free[s[0].nfree++] = l;
     else
-      s[p->kind[l] == L_FREE0 ? 0 : 1].free[s[p->kind[l] == L_FREE0 ? 0 : 1]
-                                                .nfree++] = l;
+      s[1].free[s[1].nfree++] = l;
   }
-  /* Contract labels in each operand's own order (once each). */
+  /* Contract labels in each operand's own order; reduce labels once. */
   for (int i = 0; i < 2; i++) {
-    int n = 0;
+    ncontract = 0;
     for (int a = 0; a < ops[i].rank; a++) {
       int l = ops[i].labels[a];
-      bool seen = false;
-      for (int j = 0; j < n; j++)
-        seen = seen || contract_in[i][j] == l;
-      if (p->kind[l] == L_CONTRACT && !seen)
-        contract_in[i][n++] = l;
-      if (p->kind[l] == L_REDUCE) {
-        bool dup = false;
-        for (int j = 0; j < s[i].nreduce; j++)
-          dup = dup || s[i].reduce[j] == l;
-        if (!dup)
-          s[i].reduce[s[i].nreduce++] = l;
-      }
+      if (p->kind[l] == L_CONTRACT)
+        add_unique(contract_in[i], &ncontract, l);
+      else if (p->kind[l] == L_REDUCE)
+        add_unique(s[i].reduce, &s[i].nreduce, l);
     }
-    ncontract = n;
   }
-  int64_t bsize = product(p, batch, nbatch);
 
-  /* The GEMM's left operand: 0 unless the output reads [batch, free1,
-   * free0], which is the product with the operands swapped. */
-  int order[3 * MAX_SUBSCRIPT];
+  /* The GEMM's left operand: 0 unless the output reads [batch, free of 1,
+   * free of 0], the product with the operands swapped. */
+  int c_order[3 * MAX_SUBSCRIPT];
+  size_t out_bytes = sizeof(int) * (size_t)p->out_rank;
   int left = 0;
-  {
-    int n = 0;
-    memcpy(order + n, batch, sizeof(int) * (size_t)nbatch);
-    n += nbatch;
-    memcpy(order + n, s[1].free, sizeof(int) * (size_t)s[1].nfree);
-    n += s[1].nfree;
-    memcpy(order + n, s[0].free, sizeof(int) * (size_t)s[0].nfree);
-    n += s[0].nfree;
-    bool swapped_fits = memcmp(order, p->out_labels, sizeof(int) * (size_t)n) == 0;
-    memcpy(order + nbatch, s[0].free, sizeof(int) * (size_t)s[0].nfree);
-    memcpy(order + nbatch + s[0].nfree, s[1].free,
-           sizeof(int) * (size_t)s[1].nfree);
-    bool fits = memcmp(order, p->out_labels, sizeof(int) * (size_t)n) == 0;
-    if (swapped_fits && !fits)
-      left = 1;
-  }
+  concat(c_order, batch, nbatch, s[1].free, s[1].nfree, s[0].free,
+         s[0].nfree);
+  if (memcmp(c_order, p->out_labels, out_bytes) == 0)
+    left = 1;
+  concat(c_order, batch, nbatch, s[0].free, s[0].nfree, s[1].free,
+         s[1].nfree);
+  if (memcmp(c_order, p->out_labels, out_bytes) == 0)
+    left = 0;
   const int right = 1 - left;
 
-  /* The contraction order: the one that leaves more operands in place. */
-  int *contract = contract_in[left];
+  /* The contraction order: the one that leaves more operands in place.
+   * Left enters as [batch, free, contract], right as [batch, contract,
+   * free]. */
+  enum operand_use use[2] = {USE_COPY, USE_COPY};
+  const int *contract = contract_in[left];
   int best = -1;
   for (int c = 0; c < 2; c++) {
+    enum operand_use u[2];
     int placed = 0;
     for (int i = 0; i < 2; i++) {
-      bool is_left = i == left;
-      int o1[3 * MAX_SUBSCRIPT], o2[3 * MAX_SUBSCRIPT], n = 0;
-      memcpy(o1, batch, sizeof(int) * (size_t)nbatch);
-      n = nbatch;
-      const int *first = is_left ? s[i].free : contract_in[c];
-      int nfirst = is_left ? s[i].nfree : ncontract;
-      const int *second = is_left ? contract_in[c] : s[i].free;
-      int nsecond = is_left ? ncontract : s[i].nfree;
-      memcpy(o1 + n, first, sizeof(int) * (size_t)nfirst);
-      memcpy(o1 + n + nfirst, second, sizeof(int) * (size_t)nsecond);
-      memcpy(o2, batch, sizeof(int) * (size_t)nbatch);
-      memcpy(o2 + n, second, sizeof(int) * (size_t)nsecond);
-      memcpy(o2 + n + nsecond, first, sizeof(int) * (size_t)nfirst);
-      int total = n + nfirst + nsecond;
-      if (s[i].nreduce == 0 &&
-          (in_place(p, &ops[i], o1, total) || in_place(p, &ops[i], o2, total)))
-        placed++;
-      /* Without its batch labels (a matrix shared by every batch). */
-      else if (s[i].nreduce == 0 &&
-               (in_place(p, &ops[i], o1 + n, total - n) ||
-                in_place(p, &ops[i], o2 + n, total - n)))
-        placed++;
+      const int *fr = s[i].free, *ct = contract_in[c];
+      int nfr = s[i].nfree;
+      u[i] = i == left ? operand_use(p, &ops[i], s[i].nreduce > 0, batch,
+                                     nbatch, fr, nfr, ct, ncontract)
+                       : operand_use(p, &ops[i], s[i].nreduce > 0, batch,
+                                     nbatch, ct, ncontract, fr, nfr);
+      placed += u[i] != USE_COPY;
     }
     if (placed > best) {
       best = placed;
       contract = contract_in[c];
+      use[0] = u[0];
+      use[1] = u[1];
     }
   }
 
@@ -567,70 +589,35 @@ static void compute_two(struct ocl_op *op, struct einsum_kernel *k,
       .m = product(p, s[left].free, s[left].nfree),
       .n = product(p, s[right].free, s[right].nfree),
       .k = product(p, contract, ncontract),
-      .batches = bsize,
+      .batches = product(p, batch, nbatch),
+      .trans_a = use[left] == USE_TRANS || use[left] == USE_SHARED_TRANS,
+      .trans_b = use[right] == USE_TRANS || use[right] == USE_SHARED_TRANS,
+      .a_shared = use[left] == USE_SHARED || use[left] == USE_SHARED_TRANS,
+      .b_shared = use[right] == USE_SHARED || use[right] == USE_SHARED_TRANS,
   };
-  const TF_Tensor *operand[2];
+  const TF_Tensor *operand[2] = {ops[0].t, ops[1].t};
   for (int i = 0; i < 2; i++) {
-    bool is_left = i == left;
-    const int *first = is_left ? s[i].free : contract;
-    int nfirst = is_left ? s[i].nfree : ncontract;
-    const int *second = is_left ? contract : s[i].free;
-    int nsecond = is_left ? ncontract : s[i].nfree;
-    int o1[3 * MAX_SUBSCRIPT], o2[3 * MAX_SUBSCRIPT];
-    memcpy(o1, batch, sizeof(int) * (size_t)nbatch);
-    memcpy(o1 + nbatch, first, sizeof(int) * (size_t)nfirst);
-    memcpy(o1 + nbatch + nfirst, second, sizeof(int) * (size_t)nsecond);
-    memcpy(o2, batch, sizeof(int) * (size_t)nbatch);
-    memcpy(o2 + nbatch, second, sizeof(int) * (size_t)nsecond);
-    memcpy(o2 + nbatch + nsecond, first, sizeof(int) * (size_t)nfirst);
-    int total = nbatch + nfirst + nsecond;
-    bool shared = false, trans = false, copy = true;
-    if (s[i].nreduce == 0) {
-      if (in_place(p, &ops[i], o1, total)) {
-        copy = false;
-      } else if (in_place(p, &ops[i], o2, total)) {
-        copy = false;
-        trans = true;
-      } else if (in_place(p, &ops[i], o1 + nbatch, total - nbatch)) {
-        copy = false;
-        shared = true;
-      } else if (in_place(p, &ops[i], o2 + nbatch, total - nbatch)) {
-        copy = false;
-        shared = trans = true;
-      }
-    }
-    if (copy) {
-      shared = trans = false;
-      int64_t elements = product(p, o1, total);
-      TF_Tensor *t = ocl_op_temp(op, k->dtype, elements);
-      if (t == NULL ||
-          !gather(op, k, p, &ops[i], ops[i].t, o1, total, s[i].reduce,
-                  s[i].nreduce, t, elements))
-        return;
-      operand[i] = t;
-    } else {
-      operand[i] = ops[i].t;
-    }
-    if (is_left) {
-      desc.trans_a = trans;
-      desc.a_shared = shared;
-    } else {
-      desc.trans_b = trans;
-      desc.b_shared = shared;
-    }
+    if (use[i] != USE_COPY)
+      continue;
+    int order[3 * MAX_SUBSCRIPT];
+    int n = i == left ? concat(order, batch, nbatch, s[i].free, s[i].nfree,
+                               contract, ncontract)
+                      : concat(order, batch, nbatch, contract, ncontract,
+                               s[i].free, s[i].nfree);
+    int64_t elements = product(p, order, n);
+    TF_Tensor *t = ocl_op_temp(op, k->dtype, elements);
+    if (t == NULL || !gather(op, k, p, &ops[i], ops[i].t, order, n,
+                             s[i].reduce, s[i].nreduce, t, elements))
+      return;
+    operand[i] = t;
   }
   if (desc.batches == 0 || desc.m == 0 || desc.n == 0)
     return;
 
   /* The product's labels: [batch, free of left, free of right]. */
-  int c_order[3 * MAX_SUBSCRIPT], nc = 0;
-  memcpy(c_order, batch, sizeof(int) * (size_t)nbatch);
-  nc = nbatch;
-  memcpy(c_order + nc, s[left].free, sizeof(int) * (size_t)s[left].nfree);
-  nc += s[left].nfree;
-  memcpy(c_order + nc, s[right].free, sizeof(int) * (size_t)s[right].nfree);
-  nc += s[right].nfree;
-  bool direct = memcmp(c_order, p->out_labels, sizeof(int) * (size_t)nc) == 0;
+  int nc = concat(c_order, batch, nbatch, s[left].free, s[left].nfree,
+                  s[right].free, s[right].nfree);
+  bool direct = memcmp(c_order, p->out_labels, out_bytes) == 0;
   TF_Tensor *c = out;
   if (!direct) {
     c = ocl_op_temp(op, k->dtype, out_elements);
@@ -681,14 +668,9 @@ static void einsum_compute(void *kernel, TF_OpKernelContext *ctx)
   }
   if (k->num_inputs == 1) {
     int sums[MAX_SUBSCRIPT], nsums = 0;
-    for (int a = 0; a < ops[0].rank; a++) {
-      int l = ops[0].labels[a];
-      bool dup = false;
-      for (int j = 0; j < nsums; j++)
-        dup = dup || sums[j] == l;
-      if (plan.kind[l] == L_REDUCE && !dup)
-        sums[nsums++] = l;
-    }
+    for (int a = 0; a < ops[0].rank; a++)
+      if (plan.kind[ops[0].labels[a]] == L_REDUCE)
+        add_unique(sums, &nsums, ops[0].labels[a]);
     if (nsums == 0 && ops[0].rank == plan.out_rank &&
         in_place(&plan, &ops[0], plan.out_labels, plan.out_rank)) {
       bool same = true;
