@@ -103,9 +103,13 @@ _BN_TOL = {np.float32: dict(rtol=1e-4, atol=1e-4), np.float16: dict(rtol=1e-2, a
 _EXACT = {np.float32: dict(rtol=0, atol=0), np.float16: dict(rtol=0, atol=0), BF16: dict(rtol=0, atol=0)}
 TOLERANCES = {
     **{op: _CONV_TOL for op in (
-        "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNative",
-        "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter",
-        "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "_FusedConv2D")},
+        "Conv2D", "Conv2DBackpropInput", "DepthwiseConv2dNative",
+        "DepthwiseConv2dNativeBackpropInput", "Conv3D", "Conv3DBackpropInputV2", "_FusedConv2D")},
+    # The filter gradients sum N*OH*OW products whose partial sums reach ~20:
+    # the CPU's half rounds each on the way (seen: 0.033 off, two half ulps
+    # at 16), OPENCL rounds the float sum once.
+    **{op: {**_CONV_TOL, np.float16: dict(rtol=1e-2, atol=8e-2)} for op in (
+        "Conv2DBackpropFilter", "DepthwiseConv2dNativeBackpropFilter", "Conv3DBackpropFilterV2")},
     # The max pools and their second gradients select: exact.
     **{op: _EXACT for op in ("MaxPool", "MaxPoolV2", "MaxPool3D", "MaxPoolGradGrad",
                              "MaxPoolGradGradV2", "MaxPool3DGradGrad")},
