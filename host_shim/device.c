@@ -32,6 +32,10 @@ struct tfocl_device *tfocl_device_open(struct tfocl_plugin *plugin,
   const SP_StreamExecutor *se;
   SE_CreateDeviceParams params = {
       .struct_size = SE_CREATE_DEVICE_PARAMS_STRUCT_SIZE};
+  const SP_StreamOptions no_priority = {
+      .struct_size = SP_STREAM_OPTIONS_STRUCT_SIZE, .has_priority = 0};
+  void (*with_options)(const SP_Device *, const SP_StreamOptions *,
+                       SP_Stream *, TF_Status *);
   int64_t free_mem = 0, total_mem = 0;
   int count, created = 0;
 
@@ -85,8 +89,18 @@ struct tfocl_device *tfocl_device_open(struct tfocl_plugin *plugin,
     goto fail_device;
   }
 
+  /* As TensorFlow 2.22's core: create_stream_with_options where the
+   * plugin's table has it (no priority: the shim makes no logical devices),
+   * else create_stream. */
+  with_options = SHIM_HAS_FIELD(se, SP_StreamExecutor,
+                                create_stream_with_options)
+                     ? se->create_stream_with_options
+                     : NULL;
   for (created = 0; created < TFOCL_STREAM_ROLE_COUNT; created++) {
-    se->create_stream(&d->sp, &d->streams[created], status);
+    if (with_options != NULL)
+      with_options(&d->sp, &no_priority, &d->streams[created], status);
+    else
+      se->create_stream(&d->sp, &d->streams[created], status);
     if (!shim_ok(status)) {
       shim_prefix_status(status, created == 0 ? "create_stream (compute): "
                                               : "create_stream: ");
@@ -185,7 +199,22 @@ void tfocl_device_synchronize(struct tfocl_device *d, TF_Status *status)
   }
 }
 
-void *shim_device_allocate(struct tfocl_device *d, uint64_t size)
+/* Refuses what TensorFlow's BFC allocator would abort on; NULL then. */
+static bool suballocator_aligned(const char *call, const void *p,
+                                 TF_Status *status)
+{
+  if (((uintptr_t)p & (SHIM_SUBALLOCATOR_ALIGN - 1)) == 0)
+    return true;
+  shim_set_status(status, TF_INTERNAL,
+                  "%s returned %p, not aligned to %u bytes: TensorFlow's BFC "
+                  "allocator aborts the process on such memory (\"SubAllocator "
+                  "must return memory aligned to at least %u bytes\")",
+                  call, p, SHIM_SUBALLOCATOR_ALIGN, SHIM_SUBALLOCATOR_ALIGN);
+  return false;
+}
+
+void *shim_device_allocate(struct tfocl_device *d, uint64_t size,
+                           TF_Status *status)
 {
   SP_DeviceMemoryBase mem = {.struct_size =
                                  SP_DEVICE_MEMORY_BASE_STRUCT_SIZE};
@@ -194,6 +223,15 @@ void *shim_device_allocate(struct tfocl_device *d, uint64_t size)
   d->plugin->se.allocate(&d->sp, size, 0, &mem);
   if (mem.struct_size == 0)
     SHIM_TRACE("allocate left SP_DeviceMemoryBase.struct_size = 0");
+  if (mem.opaque == NULL) {
+    shim_set_status(status, TF_RESOURCE_EXHAUSTED, "out of memory");
+    return NULL;
+  }
+  if (!suballocator_aligned("allocate", mem.opaque, status)) {
+    shim_device_deallocate(d, mem.opaque);
+    return NULL;
+  }
+  shim_set_ok(status);
   return mem.opaque;
 }
 
@@ -203,6 +241,28 @@ void shim_device_deallocate(struct tfocl_device *d, void *opaque)
   SP_DeviceMemoryBase mem = {.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE,
                              .opaque = opaque};
   d->plugin->se.deallocate(&d->sp, &mem);
+}
+
+void *shim_host_memory_allocate(struct tfocl_device *d, uint64_t size,
+                                TF_Status *status)
+{
+  void *p = d->plugin->se.host_memory_allocate(&d->sp, size);
+
+  if (p == NULL) {
+    shim_set_status(status, TF_RESOURCE_EXHAUSTED, "out of memory");
+    return NULL;
+  }
+  if (!suballocator_aligned("host_memory_allocate", p, status)) {
+    d->plugin->se.host_memory_deallocate(&d->sp, p);
+    return NULL;
+  }
+  shim_set_ok(status);
+  return p;
+}
+
+void shim_host_memory_deallocate(struct tfocl_device *d, void *mem)
+{
+  d->plugin->se.host_memory_deallocate(&d->sp, mem);
 }
 
 static SP_Event event_get(struct tfocl_device *d, TF_Status *status)

@@ -514,8 +514,11 @@ TF_Tensor *shim_ctx_alloc(TF_OpKernelContext *ctx, TF_DataType dtype,
                     num_dims);
     return NULL;
   }
+  /* As a PluggableDevice's host-memory outputs in TensorFlow: the
+   * plugin's host allocator (which TensorFlow's BFC checks). */
   if (on_host)
-    return shim_tensor_alloc_host(dtype, dims, num_dims, status);
+    return shim_tensor_alloc_pinned(ctx->op->device, dtype, dims, num_dims,
+                                    status);
   return tfocl_tensor_alloc_device(ctx->op->device, dtype, dims, num_dims,
                                    status);
 }

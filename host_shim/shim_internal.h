@@ -175,10 +175,23 @@ struct tfocl_device {
   int cap_free_events;
 };
 
-/* One plugin allocate(); *opaque NULL = out of memory. */
-void *shim_device_allocate(struct tfocl_device *d, uint64_t size);
+/* TensorFlow's BFC allocator CHECK-fails (2.22 and later: aborts) on a region
+ * from a sub-allocator that is not aligned to this; the shim refuses such
+ * memory with an error instead, so the Check suites catch it. */
+#define SHIM_SUBALLOCATOR_ALIGN 256u
+
+/* One plugin allocate(). NULL with `status` set on failure:
+ * TF_RESOURCE_EXHAUSTED (out of memory: the caller words the message), or
+ * TF_INTERNAL for an address TensorFlow would abort on. */
+void *shim_device_allocate(struct tfocl_device *d, uint64_t size,
+                           TF_Status *status);
 /* deallocate() with only `opaque` set, as TensorFlow's DeviceMemAllocator. */
 void shim_device_deallocate(struct tfocl_device *d, void *opaque);
+/* host_memory_allocate(), as TensorFlow's host allocator for
+ * device-compatible host tensors; failures as shim_device_allocate. */
+void *shim_host_memory_allocate(struct tfocl_device *d, uint64_t size,
+                                TF_Status *status);
+void shim_host_memory_deallocate(struct tfocl_device *d, void *mem);
 /* Makes `role` wait for the compute stream, runs `copy` on it and waits for
  * it with a recorded event (TensorFlow's EventMgr in synchronous form). */
 void shim_device_copy(struct tfocl_device *d, enum tfocl_stream_role role,
@@ -190,6 +203,7 @@ enum shim_buffer_kind {
   SHIM_BUFFER_HOST_OWNED,    /* aligned_alloc'ed by the shim */
   SHIM_BUFFER_HOST_EXTERNAL, /* TF_NewTensor: the caller's deallocator */
   SHIM_BUFFER_DEVICE,        /* one plugin allocate() */
+  SHIM_BUFFER_PINNED,        /* one plugin host_memory_allocate() */
   SHIM_BUFFER_EMPTY          /* 0 bytes: the static dummy */
 };
 
@@ -200,7 +214,7 @@ struct shim_buffer {
   size_t len;
   void (*deallocator)(void *data, size_t len, void *arg);
   void *deallocator_arg;
-  struct tfocl_device *device; /* SHIM_BUFFER_DEVICE only */
+  struct tfocl_device *device; /* SHIM_BUFFER_DEVICE and _PINNED only */
 };
 
 struct TF_Tensor {
@@ -214,6 +228,11 @@ struct TF_Tensor {
 
 int64_t shim_num_elements(const int64_t *dims, int num_dims);
 /* NULL with RESOURCE_EXHAUSTED / INVALID_ARGUMENT on failure. */
+/* A host tensor in the plugin's host memory of `device`, as TensorFlow
+ * allocates host-memory outputs of a PluggableDevice kernel. */
+TF_Tensor *shim_tensor_alloc_pinned(struct tfocl_device *device,
+                                    TF_DataType dtype, const int64_t *dims,
+                                    int num_dims, TF_Status *status);
 TF_Tensor *shim_tensor_alloc_host(TF_DataType dtype, const int64_t *dims,
                                   int num_dims, TF_Status *status);
 /* Another reference to the same buffer, shape and type. */

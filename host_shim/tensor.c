@@ -81,6 +81,9 @@ static void buffer_unref(struct shim_buffer *buf)
   case SHIM_BUFFER_DEVICE:
     shim_device_deallocate(buf->device, buf->data);
     break;
+  case SHIM_BUFFER_PINNED:
+    shim_host_memory_deallocate(buf->device, buf->data);
+    break;
   case SHIM_BUFFER_EMPTY:
     break;
   }
@@ -205,6 +208,51 @@ TF_Tensor *shim_tensor_alloc_host(TF_DataType dtype, const int64_t *dims,
     shim_set_status(status, TF_RESOURCE_EXHAUSTED,
                     "OOM when allocating host tensor of %lld elements of %s",
                     (long long)n, tfocl_type_name(dtype));
+    return NULL;
+  }
+  shim_set_ok(status);
+  return t;
+}
+
+TF_Tensor *shim_tensor_alloc_pinned(struct tfocl_device *device,
+                                    TF_DataType dtype, const int64_t *dims,
+                                    int num_dims, TF_Status *status)
+{
+  int64_t n = shim_num_elements(dims, num_dims);
+  size_t elem = TF_DataTypeSize(dtype);
+  struct shim_buffer *buf;
+  TF_Tensor *t;
+  size_t len;
+  void *data;
+
+  if (n < 0 || elem == 0) {
+    shim_set_status(status, TF_INVALID_ARGUMENT,
+                    "Cannot allocate a host tensor of type %s with %d dims",
+                    tfocl_type_name(dtype), num_dims);
+    return NULL;
+  }
+  len = byte_size(n, elem);
+  if (len == 0)
+    return shim_tensor_alloc_host(dtype, dims, num_dims, status);
+  data = shim_host_memory_allocate(device, len, status);
+  if (data == NULL) {
+    if (TF_GetCode(status) == TF_RESOURCE_EXHAUSTED)
+      shim_set_status(status, TF_RESOURCE_EXHAUSTED,
+                      "OOM when allocating host tensor of %lld elements of "
+                      "%s in the host memory of %s",
+                      (long long)n, tfocl_type_name(dtype), device->name);
+    return NULL;
+  }
+  buf = buffer_new(SHIM_BUFFER_PINNED, data, len);
+  if (buf == NULL) {
+    shim_host_memory_deallocate(device, data);
+    shim_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    return NULL;
+  }
+  buf->device = device;
+  t = tensor_new(dtype, dims, num_dims, buf, 0, len);
+  if (t == NULL) {
+    shim_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
     return NULL;
   }
   shim_set_ok(status);
@@ -356,8 +404,10 @@ TF_Tensor *tfocl_tensor_alloc_device(struct tfocl_device *device,
     t = tensor_new(dtype, dims, num_dims, empty_buffer(), 0, 0);
     goto done;
   }
-  opaque = shim_device_allocate(device, len);
+  opaque = shim_device_allocate(device, len, status);
   if (opaque == NULL) {
+    if (TF_GetCode(status) != TF_RESOURCE_EXHAUSTED)
+      return NULL;
     shim_format_shape(&shape, dims, num_dims);
     shim_set_status(status, TF_RESOURCE_EXHAUSTED,
                     "OOM when allocating tensor with shape%s and type %s on "

@@ -7,10 +7,18 @@
 
 #include "ocl.h"
 
-/* One pinned host allocation: a CL_MEM_ALLOC_HOST_PTR buffer kept mapped. */
+/* Host memory handed to TensorFlow is aligned to this: TensorFlow 2.22's BFC
+ * allocator CHECK-fails (aborts the process) on a sub-allocator region that
+ * is not 256-byte aligned, and drivers map CL_MEM_ALLOC_HOST_PTR buffers at
+ * whatever alignment they like (PoCL 3.1: 128 bytes). */
+#define OCL_HOST_ALIGN 256u
+
+/* One pinned host allocation: a CL_MEM_ALLOC_HOST_PTR buffer kept mapped,
+ * OCL_HOST_ALIGN - 1 bytes larger than asked so that an aligned start fits. */
 struct ocl_host_alloc {
-  void *ptr;
-  cl_mem mem; /* owned */
+  void *ptr;    /* what TensorFlow gets: mapped, rounded up to the alignment */
+  void *mapped; /* what clEnqueueMapBuffer returned, for the unmap */
+  cl_mem mem;   /* owned */
   struct ocl_host_alloc *next;
 };
 
@@ -108,17 +116,22 @@ void *ocl_host_memory_allocate(const SP_Device *device, uint64_t size) {
   struct ocl_host_alloc *rec;
   cl_int err;
 
-  if (!dev || size == 0) return NULL;
+  size_t padded;
+
+  if (!dev || size == 0 || size > SIZE_MAX - OCL_HOST_ALIGN) return NULL;
+  padded = (size_t)size + OCL_HOST_ALIGN - 1;
   rec = calloc(1, sizeof *rec);
   if (!rec) return NULL;
   rec->mem = clCreateBuffer(ocl_device_context(dev),
-                            CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size,
+                            CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, padded,
                             NULL, &err);
   if (err != CL_SUCCESS) goto fail_rec;
-  rec->ptr = clEnqueueMapBuffer(dev->service_queue, rec->mem, CL_TRUE,
-                                CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, NULL,
-                                NULL, &err);
+  rec->mapped = clEnqueueMapBuffer(dev->service_queue, rec->mem, CL_TRUE,
+                                   CL_MAP_READ | CL_MAP_WRITE, 0, padded, 0,
+                                   NULL, NULL, &err);
   if (err != CL_SUCCESS) goto fail_mem;
+  rec->ptr = (void *)(((uintptr_t)rec->mapped + OCL_HOST_ALIGN - 1) &
+                      ~(uintptr_t)(OCL_HOST_ALIGN - 1));
   pthread_mutex_lock(&dev->mem_lock);
   rec->next = dev->host_allocs;
   dev->host_allocs = rec;
@@ -135,7 +148,8 @@ fail_rec:
 
 static void host_alloc_release(struct ocl_device *dev,
                                struct ocl_host_alloc *rec) {
-  clEnqueueUnmapMemObject(dev->service_queue, rec->mem, rec->ptr, 0, NULL, NULL);
+  clEnqueueUnmapMemObject(dev->service_queue, rec->mem, rec->mapped, 0, NULL,
+                          NULL);
   clFinish(dev->service_queue);
   clReleaseMemObject(rec->mem);
   free(rec);

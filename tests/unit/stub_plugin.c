@@ -5,6 +5,7 @@
  * TFOCL_STUB_LOG=<file>: one line per lifecycle call, appended, so a test
  * can check the order in which the host calls the plugin.
  * TFOCL_STUB_LOG_MEM=1: also allocate/deallocate lines. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,34 @@ static void check_platform(const SP_Platform *p)
 
 /* ---- stream executor ---------------------------------------------------- */
 
+/* 256-byte aligned, as TensorFlow's BFC allocator demands of a
+ * sub-allocator; the MISALIGNED_* builds hand out an address 64 bytes past
+ * such a start (and take it back). */
+#define STUB_ALIGN 256u
+
+static void *stub_alloc(uint64_t size, bool misaligned)
+{
+  char *p = aligned_alloc(STUB_ALIGN, (size + 2 * STUB_ALIGN - 1) /
+                                          STUB_ALIGN * STUB_ALIGN);
+  return p != NULL && misaligned ? p + 64 : p;
+}
+
+static void stub_free(void *p, bool misaligned)
+{
+  free(p != NULL && misaligned ? (char *)p - 64 : p);
+}
+
+#ifdef BREAK_MISALIGNED_ALLOCATE
+#define MISALIGNED_DEVICE true
+#else
+#define MISALIGNED_DEVICE false
+#endif
+#ifdef BREAK_MISALIGNED_HOST_MEMORY
+#define MISALIGNED_HOST true
+#else
+#define MISALIGNED_HOST false
+#endif
+
 static void se_allocate(const SP_Device *d, uint64_t size, int64_t space,
                         SP_DeviceMemoryBase *mem)
 {
@@ -59,7 +88,7 @@ static void se_allocate(const SP_Device *d, uint64_t size, int64_t space,
   (void)space;
   stub_log_mem("allocate");
   mem->struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE;
-  mem->opaque = malloc(size);
+  mem->opaque = stub_alloc(size, MISALIGNED_DEVICE);
   mem->size = size;
 }
 
@@ -69,19 +98,21 @@ static void se_deallocate(const SP_Device *d, SP_DeviceMemoryBase *mem)
   /* TensorFlow passes only opaque. */
   stub_log_mem(mem->size == 0 && mem->payload == 0 ? "deallocate"
                                                    : "BAD_DEALLOCATE");
-  free(mem->opaque);
+  stub_free(mem->opaque, MISALIGNED_DEVICE);
 }
 
 static void *se_host_alloc(const SP_Device *d, uint64_t size)
 {
   (void)d;
-  return malloc(size);
+  stub_log_mem("host_memory_allocate");
+  return stub_alloc(size, MISALIGNED_HOST);
 }
 
 static void se_host_free(const SP_Device *d, void *mem)
 {
   (void)d;
-  free(mem);
+  stub_log_mem("host_memory_deallocate");
+  stub_free(mem, MISALIGNED_HOST);
 }
 
 static TF_Bool se_stats(const SP_Device *d, SP_AllocatorStats *s)

@@ -242,6 +242,30 @@ START_TEST(empty_device_tensor_has_host_dummy)
 }
 END_TEST
 
+START_TEST(host_memory_outputs_use_the_plugin_host_allocator)
+{
+  static const float a[] = {1, 2};
+  int64_t n = 2;
+  TF_Status *st = TF_NewStatus();
+  struct tfocl_attr attrs[] = {TFOCL_ATTR_F("scale", 2.0f)};
+  TF_Tensor *in[1] = {TF_AllocateTensor(TF_FLOAT, &n, 1, sizeof(a))};
+  TF_Tensor *out[1] = {NULL};
+  memcpy(TF_TensorData(in[0]), a, sizeof(a));
+  tfocl_op_def_add("StubScale", "x: T", "y: T", "T: type, scale: float", st);
+  ck_assert_ok(st);
+  tfocl_run_op(device, "StubScale", attrs, 1, in, 1, out, 1, NULL, st);
+  ck_assert_ok(st);
+  ck_assert(!tfocl_tensor_on_device(out[0]));
+  ck_assert_uint_eq((uintptr_t)TF_TensorData(out[0]) % 256, 0);
+  ck_assert(((float *)TF_TensorData(out[0]))[1] == 4.0f);
+  ck_assert_int_eq(count_lines("host_memory_allocate"), 1);
+  TF_DeleteTensor(out[0]);
+  ck_assert_int_eq(count_lines("host_memory_deallocate"), 1);
+  TF_DeleteTensor(in[0]);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
 static Suite *tensor_suite(void)
 {
   Suite *s = suite_create("tensor");
@@ -259,6 +283,7 @@ static Suite *tensor_suite(void)
   tcase_add_test(dev, device_tensor_round_trip);
   tcase_add_test(dev, device_view_and_copy);
   tcase_add_test(dev, empty_device_tensor_has_host_dummy);
+  tcase_add_test(dev, host_memory_outputs_use_the_plugin_host_allocator);
   suite_add_tcase(s, host);
   suite_add_tcase(s, dev);
   return s;
