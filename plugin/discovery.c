@@ -112,20 +112,45 @@ static bool has_extension(const char *extensions, const char *name) {
 
 /* TFOCL_MEMORY_LIMIT_MB caps the memory each device offers (as ITEX's
  * ITEX_LIMIT_MEMORY_SIZE_IN_MB does): for sharing a GPU with other
- * processes, and for tests that want large allocations to fail fast. */
-static void apply_memory_limit(struct ocl_device *dev) {
-  const char *v = getenv("TFOCL_MEMORY_LIMIT_MB");
+ * processes, and for tests that want large allocations to fail fast. "N"
+ * caps every device, "N0,N1,..." device i at Ni (an empty entry: no cap).
+ * Read when the device is opened (TensorFlow's context initialisation, not
+ * `import tensorflow`), so that the tfocl Python package can set it from
+ * tf.config.set_logical_device_configuration on TensorFlows whose core
+ * ignores a PluggableDevice's virtual devices. Returns the cap in MiB, 0 for
+ * none. */
+static unsigned long long memory_limit_mib(int ordinal) {
+  const char *v = getenv("TFOCL_MEMORY_LIMIT_MB"), *entry = v;
   unsigned long long mib;
+  bool per_device;
   char *end;
 
-  if (!v || !*v) return;
-  errno = 0;
-  mib = strtoull(v, &end, 10);
-  if (errno || end == v || *end || mib == 0 || mib > (UINT64_MAX >> 20)) {
-    OCL_TRACE("TFOCL_MEMORY_LIMIT_MB: ignoring \"%s\"", v);
-    return;
+  if (!v || !*v) return 0;
+  per_device = strchr(v, ',') != NULL;
+  for (int i = 0; per_device && i < ordinal; i++) {
+    entry = strchr(entry, ',');
+    if (!entry) return 0; /* fewer entries than devices */
+    entry++;
   }
-  if (mib << 20 < dev->global_mem_size) dev->global_mem_size = mib << 20;
+  if (*entry == ',' || *entry == '\0') return 0;
+  errno = 0;
+  mib = strtoull(entry, &end, 10);
+  if (errno || end == entry || (*end && !(per_device && *end == ',')) ||
+      mib == 0 || mib > (UINT64_MAX >> 20)) {
+    OCL_TRACE("TFOCL_MEMORY_LIMIT_MB: ignoring \"%s\" for device %d", v,
+              ordinal);
+    return 0;
+  }
+  return mib;
+}
+
+static void apply_memory_limit(struct ocl_device *dev) {
+  unsigned long long mib = memory_limit_mib(dev->ordinal);
+
+  if (mib == 0) return;
+  dev->memory_limit = mib << 20;
+  if (dev->memory_limit < dev->global_mem_size)
+    dev->global_mem_size = dev->memory_limit;
   if (dev->max_alloc_size > dev->global_mem_size)
     dev->max_alloc_size = dev->global_mem_size;
 }
@@ -194,6 +219,8 @@ static void describe(struct ocl_device *dev) {
           CL_SUCCESS) {
     dev->has_fp16 = has_extension(extensions, "cl_khr_fp16");
     dev->has_fp64 = fp64 != 0 || has_extension(extensions, "cl_khr_fp64");
+    dev->has_priority_hints =
+        has_extension(extensions, "cl_khr_priority_hints");
 #ifdef CL_DEVICE_PCI_BUS_INFO_KHR
     if (has_extension(extensions, "cl_khr_pci_bus_info")) {
       cl_device_pci_bus_info_khr pci;
@@ -206,7 +233,6 @@ static void describe(struct ocl_device *dev) {
 #endif
   }
   free(extensions);
-  apply_memory_limit(dev);
   describe_for_kernels(dev);
 }
 
@@ -363,6 +389,7 @@ bool ocl_device_open(struct ocl_device *dev, TF_Status *status) {
   dev->service_queue = clCreateCommandQueueWithProperties(ctx->context, dev->id,
                                                           profiled, &err);
   OCL_CHECK(err, status, "clCreateCommandQueueWithProperties");
+  apply_memory_limit(dev);
   /* Twice the device memory, rounded up to 1 GiB: room for fragmentation;
    * MAP_NORESERVE costs nothing until touched, and nothing is touched. */
   if (!ocl_address_map_init(&dev->map, (dev->global_mem_size * 2 + (1ull << 30) - 1) &

@@ -209,17 +209,34 @@ TF_Bool ocl_get_allocator_stats(const SP_Device *device,
   return 1;
 }
 
+/* TensorFlow keeps back part of what device_memory_usage reports as free
+ * (PluggableDeviceFactory's MinSystemMemory: 255 MiB under 2 GiB, else
+ * max(300 MiB, 6 %)), as a GPU's display and driver would need. A device
+ * capped by TFOCL_MEMORY_LIMIT_MB reports the cap plus that reserve, so that
+ * TensorFlow's device gets the cap the user asked for (256 MiB would
+ * otherwise leave 1). */
+static uint64_t with_tensorflow_reserve(uint64_t cap) {
+  const uint64_t mib = 1ull << 20;
+
+  if (cap + 255 * mib < (1ull << 31)) return cap + 255 * mib;
+  if (cap + 300 * mib <= 5000 * mib) return cap + 300 * mib;
+  return cap + (cap * 6 + 93) / 94; /* avail - 6 % of avail = cap */
+}
+
 TF_Bool ocl_device_memory_usage(const SP_Device *device, int64_t *free_bytes,
                                 int64_t *total) {
   struct ocl_device *dev = ocl_sp_device(device);
+  uint64_t offered;
   int64_t in_use;
 
   if (!dev) return 0;
   pthread_mutex_lock(&dev->mem_lock);
   in_use = dev->bytes_in_use;
   pthread_mutex_unlock(&dev->mem_lock);
-  if (total) *total = (int64_t)dev->global_mem_size;
-  if (free_bytes) *free_bytes = (int64_t)dev->global_mem_size - in_use;
+  offered = dev->memory_limit ? with_tensorflow_reserve(dev->global_mem_size)
+                              : dev->global_mem_size;
+  if (total) *total = (int64_t)offered;
+  if (free_bytes) *free_bytes = (int64_t)offered - in_use;
   return 1;
 }
 

@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include <CL/cl.h>
+#include <CL/cl_ext.h>
 
 #include "tensorflow/c/experimental/stream_executor/stream_executor.h"
 #include "tensorflow/c/kernels.h"
@@ -74,6 +75,12 @@ void ocl_trace_printf(const char *file, int line, const char *fmt, ...)
  * back unchanged, graph/init.c.) */
 void ocl_report_unusable(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
+
+/* Whether the last SE_InitPlugin of this library registered a second copy
+ * of tfocl (plugin.c): no devices, no kernels, its own device type. */
+bool ocl_copy_refused(void);
+/* OCL_DEVICE_TYPE, or the second copy's own type. */
+const char *ocl_registered_device_type(void);
 
 /* ---- The OpenCL error path (cl_error.c) -------------------------------- */
 
@@ -174,14 +181,16 @@ struct ocl_device {
   char name[256];
   char vendor[256];
   char pci_bus_id[32]; /* "" without cl_khr_pci_bus_info */
-  cl_ulong global_mem_size;
+  cl_ulong global_mem_size; /* capped by memory_limit */
   cl_ulong max_alloc_size;
+  cl_ulong memory_limit; /* TFOCL_MEMORY_LIMIT_MB in bytes, 0 = none */
   cl_uint compute_units;
   cl_uint max_clock_mhz;
   cl_uint vector_width_float;
   size_t max_work_group_size;
   bool has_fp16;
   bool has_fp64;
+  bool has_priority_hints; /* cl_khr_priority_hints */
   bool host_unified_memory;
   /* What the kernel families see of the device (kernels/runtime.h). */
   struct ocl_device_info info;
@@ -318,6 +327,9 @@ void ocl_stream_unref(SP_Stream stream);
 
 void ocl_create_stream(const SP_Device *device, SP_Stream *stream,
                        TF_Status *status);
+void ocl_create_stream_with_options(const SP_Device *device,
+                                    const SP_StreamOptions *options,
+                                    SP_Stream *stream, TF_Status *status);
 void ocl_destroy_stream(const SP_Device *device, SP_Stream stream);
 void ocl_create_stream_dependency(const SP_Device *device, SP_Stream dependent,
                                   SP_Stream other, TF_Status *status);

@@ -89,10 +89,29 @@ void ocl_stream_unref(SP_Stream stream) {
   free(stream);
 }
 
-void ocl_create_stream(const SP_Device *device, SP_Stream *stream,
-                       TF_Status *status) {
+/* A priority of TensorFlow's (GPUOptions' virtual device `priority`, CUDA's
+ * sense: lower is more urgent) as a cl_khr_priority_hints level; 0 where the
+ * device has no hints (the priority is accepted and has no effect). */
+static cl_queue_properties priority_hint(const struct ocl_device *dev,
+                                         const SP_StreamOptions *options) {
+  if (!options || !dev->has_priority_hints) return 0;
+  if (options->struct_size &&
+      options->struct_size < TF_OFFSET_OF_END(SP_StreamOptions, priority))
+    return 0;
+  if (!options->has_priority) return 0;
+  return options->priority < 0   ? CL_QUEUE_PRIORITY_HIGH_KHR
+         : options->priority > 0 ? CL_QUEUE_PRIORITY_LOW_KHR
+                                 : CL_QUEUE_PRIORITY_MED_KHR;
+}
+
+void ocl_create_stream_with_options(const SP_Device *device,
+                                    const SP_StreamOptions *options,
+                                    SP_Stream *stream, TF_Status *status) {
   struct ocl_device *dev = ocl_sp_device(device);
   struct SP_Stream_st *s;
+  cl_queue_properties props[5] = {CL_QUEUE_PROPERTIES,
+                                  CL_QUEUE_PROFILING_ENABLE, 0};
+  cl_queue_properties hint;
   cl_int err;
 
   ocl_set_ok(status);
@@ -100,6 +119,11 @@ void ocl_create_stream(const SP_Device *device, SP_Stream *stream,
   if (!dev) {
     ocl_set_status(status, TF_INVALID_ARGUMENT, "create_stream: no device");
     return;
+  }
+  hint = priority_hint(dev, options);
+  if (hint) {
+    props[2] = CL_QUEUE_PRIORITY_KHR;
+    props[3] = hint;
   }
   s = calloc(1, sizeof *s);
   if (!s) {
@@ -112,10 +136,8 @@ void ocl_create_stream(const SP_Device *device, SP_Stream *stream,
   /* In order (markers and barriers give the ordering across queues), with
    * profiling on so that a profile can start at any time
    * (plugin/profiler). */
-  const cl_queue_properties profiled[] = {CL_QUEUE_PROPERTIES,
-                                          CL_QUEUE_PROFILING_ENABLE, 0};
   s->queue = clCreateCommandQueueWithProperties(ocl_device_context(dev),
-                                                dev->id, profiled, &err);
+                                                dev->id, props, &err);
   OCL_CHECK(err, status, "clCreateCommandQueueWithProperties");
   pthread_mutex_lock(&dev->streams_lock);
   s->next = dev->streams;
@@ -127,6 +149,11 @@ void ocl_create_stream(const SP_Device *device, SP_Stream *stream,
 fail:
   pthread_mutex_destroy(&s->lock);
   free(s);
+}
+
+void ocl_create_stream(const SP_Device *device, SP_Stream *stream,
+                       TF_Status *status) {
+  ocl_create_stream_with_options(device, NULL, stream, status);
 }
 
 void ocl_destroy_stream(const SP_Device *device, SP_Stream stream) {

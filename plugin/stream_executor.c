@@ -38,6 +38,8 @@ static void stream_executor_populate(SP_StreamExecutor *se) {
   se->memset = ocl_memset;
   se->memset32 = ocl_memset32;
   se->host_callback = ocl_host_callback;
+  /* 2.22 and later; an older core's struct_size ends before it. */
+  se->create_stream_with_options = ocl_create_stream_with_options;
 }
 
 void ocl_create_stream_executor(const SP_Platform *platform,

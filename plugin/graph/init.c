@@ -246,7 +246,11 @@ OCL_EXPORT void TF_InitGraph(TP_OptimizerRegistrationParams *params,
                     TP_OPTIMIZER_CONFIGS_STRUCT_SIZE);
   if (params->optimizer != NULL)
     ocl_fill_struct(params->optimizer, &optimizer, TP_OPTIMIZER_STRUCT_SIZE);
-  params->device_type = OCL_DEVICE_TYPE;
+  /* A second copy of tfocl registers for its own device type, which no
+   * node is ever placed on (plugin.c). */
+  params->device_type = ocl_registered_device_type();
+  if (ocl_copy_refused())
+    return;
   if (params->major_version != GO_MAJOR)
     OCL_TRACE("graph optimizer API %d.%d.%d, tfocl speaks %d.x",
               (int)params->major_version, (int)params->minor_version,

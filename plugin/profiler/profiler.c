@@ -457,6 +457,21 @@ out:
 
 static void destroy_profiler(TP_Profiler *profiler) { (void)profiler; }
 
+static void idle_start_stop(const TP_Profiler *profiler, TF_Status *status)
+{
+  (void)profiler;
+  ocl_set_ok(status);
+}
+
+static void idle_collect(const TP_Profiler *profiler, uint8_t *buffer,
+                         size_t *size_in_bytes, TF_Status *status)
+{
+  (void)profiler;
+  (void)buffer;
+  *size_in_bytes = 0;
+  ocl_set_ok(status);
+}
+
 static void destroy_profiler_fns(TP_ProfilerFns *fns)
 {
   (void)fns;
@@ -484,11 +499,18 @@ OCL_EXPORT void TF_InitProfiler(TF_ProfilerRegistrationParams *params,
   params->minor_version = TP_MINOR;
   params->patch_version = TP_PATCH;
   TP_Profiler profiler = {.struct_size = TP_PROFILER_STRUCT_SIZE,
-                          .type = OCL_DEVICE_TYPE};
+                          .type = ocl_registered_device_type()};
   TP_ProfilerFns fns = {.struct_size = TP_PROFILER_FNS_STRUCT_SIZE,
                         .start = profiler_start,
                         .stop = profiler_stop,
                         .collect_data_xspace = profiler_collect};
+  /* A second copy of tfocl (plugin.c) has no device: it records nothing,
+   * and must not start or drain the first copy's recorder. */
+  if (ocl_copy_refused()) {
+    fns.start = idle_start_stop;
+    fns.stop = idle_start_stop;
+    fns.collect_data_xspace = idle_collect;
+  }
   ocl_fill_struct(params->profiler, &profiler, TP_PROFILER_STRUCT_SIZE);
   ocl_fill_struct(params->profiler_fns, &fns, TP_PROFILER_FNS_STRUCT_SIZE);
   params->profiler->struct_size = TP_PROFILER_STRUCT_SIZE;

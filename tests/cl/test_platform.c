@@ -41,7 +41,8 @@ START_TEST(stream_executor_complete) {
       (void *)se->sync_memcpy_htod, (void *)se->sync_memcpy_dtod,
       (void *)se->block_host_for_event, (void *)se->block_host_until_done,
       (void *)se->synchronize_all_activity, (void *)se->mem_zero,
-      (void *)se->memset, (void *)se->memset32, (void *)se->host_callback};
+      (void *)se->memset, (void *)se->memset32, (void *)se->host_callback,
+      (void *)se->create_stream_with_options};
   for (size_t i = 0; i < sizeof members / sizeof members[0]; i++)
     ck_assert_msg(members[i] != NULL, "member %zu is NULL", i);
   ck_assert_ptr_null(se->unified_memory_allocate);
@@ -142,11 +143,15 @@ END_TEST
 
 /* TFOCL_MEMORY_LIMIT_MB caps what the device offers; an allocation past
  * the cap is RESOURCE_EXHAUSTED; garbage values leave the device as is. */
+/* What device_memory_usage reports for a cap: the cap plus the part
+ * TensorFlow's PluggableDeviceFactory keeps back (255 MiB under 2 GiB). */
+#define REPORTED_FOR_CAP(mib) (((int64_t)(mib) + 255) << 20)
+
 START_TEST(memory_limit_env) {
   struct clt t = {0};
   int64_t free_bytes = 0, total = 0, uncapped = 0;
-  static const char *const ignored[] = {"", "0", "12x", "-5",
-                                        "99999999999999999999"};
+  static const char *const ignored[] = {"", "0", "12x", "-5", "64x,1",
+                                        "99999999999999999999", ",64"};
 
   unsetenv("TFOCL_MEMORY_LIMIT_MB");
   clt_open(&t, 0);
@@ -154,15 +159,29 @@ START_TEST(memory_limit_env) {
   clt_close(&t);
   ck_assert_int_gt(uncapped, 64ll << 20);
 
+  /* Read when the device opens, not when the plugin loads: the tfocl
+   * Python package sets it after `import tensorflow`. */
+  clt_load(&t);
   setenv("TFOCL_MEMORY_LIMIT_MB", "64", 1);
-  clt_open(&t, 0);
+  t.device = tfocl_device_open(t.plugin, 0, t.st);
+  clt_ok(&t);
+  t.sp = tfocl_device_sp(t.device);
   ck_assert(t.se->device_memory_usage(t.sp, &free_bytes, &total));
-  ck_assert_int_eq(total, 64ll << 20);
+  ck_assert_int_eq(total, REPORTED_FOR_CAP(64));
   void *a = clt_alloc(&t, 48 << 20);
   SP_DeviceMemoryBase m = {.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE};
   t.se->allocate(t.sp, 32 << 20, 0, &m);
   ck_assert_ptr_null(m.opaque);
+  ck_assert(t.se->device_memory_usage(t.sp, &free_bytes, &total));
+  ck_assert_int_eq(free_bytes, REPORTED_FOR_CAP(64) - (48ll << 20));
   clt_free(&t, a);
+  clt_close(&t);
+
+  /* A list: one entry per device ordinal. */
+  setenv("TFOCL_MEMORY_LIMIT_MB", "96,", 1);
+  clt_open(&t, 0);
+  ck_assert(t.se->device_memory_usage(t.sp, &free_bytes, &total));
+  ck_assert_int_eq(total, REPORTED_FOR_CAP(96));
   clt_close(&t);
 
   for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) {
@@ -174,6 +193,39 @@ START_TEST(memory_limit_env) {
     clt_close(&t);
   }
   unsetenv("TFOCL_MEMORY_LIMIT_MB");
+}
+END_TEST
+
+/* create_stream_with_options (TensorFlow 2.22): a priority is a hint where
+ * the device has cl_khr_priority_hints, else accepted and ignored; either
+ * way the stream works. */
+START_TEST(stream_with_priority) {
+  struct clt t = {0};
+  static const int priorities[] = {-1, 0, 1};
+  uint32_t out[4];
+  clt_open(&t, 0);
+  ck_assert_ptr_nonnull(t.se->create_stream_with_options);
+  void *buf = clt_alloc(&t, sizeof out);
+  for (size_t i = 0; i < 4; i++) {
+    SP_StreamOptions options = {.struct_size = SP_STREAM_OPTIONS_STRUCT_SIZE,
+                                .has_priority = i < 3,
+                                .priority = i < 3 ? priorities[i] : 0};
+    SP_Stream s = NULL;
+    SP_DeviceMemoryBase m = clt_mem(buf);
+    t.se->create_stream_with_options(t.sp, &options, &s, t.st);
+    clt_ok(&t);
+    ck_assert_ptr_nonnull(s);
+    t.se->memset32(t.sp, s, &m, 7u + (uint32_t)i, sizeof out, t.st);
+    clt_ok(&t);
+    t.se->block_host_until_done(t.sp, s, t.st);
+    clt_ok(&t);
+    t.se->sync_memcpy_dtoh(t.sp, out, &m, sizeof out, t.st);
+    clt_ok(&t);
+    ck_assert_uint_eq(out[3], 7u + (uint32_t)i);
+    t.se->destroy_stream(t.sp, s);
+  }
+  clt_free(&t, buf);
+  clt_close(&t);
 }
 END_TEST
 
@@ -259,6 +311,7 @@ static Suite *platform_suite(void) {
   tcase_add_loop_test(tc, visible_devices_filter, 0, 6);
   tcase_add_test(tc, device_types_filter);
   tcase_add_test(tc, memory_limit_env);
+  tcase_add_test(tc, stream_with_priority);
   tcase_add_test(tc, empty_icd_vendors);
   tcase_add_test(tc, open_bad_ordinal);
   tcase_add_test(tc, two_devices_copy);

@@ -1,7 +1,10 @@
 /* C-clean rendition of
  * tensorflow/c/experimental/stream_executor/stream_executor.h, the
- * StreamExecutor C API of TensorFlow 2.18-2.21 (the layout is the same across
- * these releases; SP_StreamOptions, added after 2.21, is deliberately absent).
+ * StreamExecutor C API of TensorFlow 2.18-2.22. The layout is the same across
+ * these releases except that 2.22 appends SP_StreamExecutor's last member,
+ * create_stream_with_options (and adds SP_StreamOptions for it): an older
+ * core's struct_size ends at host_callback, so the plugin fills only that
+ * much and the core never sees the new member (SE_MINOR stays 0 in 2.22).
  *
  * Conventions (TensorFlow's): SE_ structs are filled by the core, SP_ structs
  * by the plugin. Both sides set struct_size to the *_STRUCT_SIZE they were
@@ -38,6 +41,18 @@ typedef struct SP_TimerFns {
   uint64_t (*nanoseconds)(SP_Timer timer);
 } SP_TimerFns;
 #define SP_TIMER_FNS_STRUCT_SIZE TF_OFFSET_OF_END(SP_TimerFns, nanoseconds)
+
+/* Options of a stream created by create_stream_with_options (2.22): the
+ * priority of a logical device's streams (GPUOptions' virtual device
+ * `priority`). */
+typedef struct SP_StreamOptions {
+  size_t struct_size;
+  void *ext;
+  TF_Bool has_priority;
+  int priority;
+} SP_StreamOptions;
+#define SP_STREAM_OPTIONS_STRUCT_SIZE \
+  TF_OFFSET_OF_END(SP_StreamOptions, priority)
 
 /* Note: no `ext` member here, unlike every other struct. */
 typedef struct SP_AllocatorStats {
@@ -214,8 +229,17 @@ typedef struct SP_StreamExecutor {
   TF_Bool (*host_callback)(const SP_Device *device, SP_Stream stream,
                            SE_StatusCallbackFn callback_fn,
                            void *callback_arg);
+
+  /* [Optional, 2.22] create_stream with options; a core without it (or a
+   * plugin leaving it NULL) uses create_stream. */
+  void (*create_stream_with_options)(const SP_Device *device,
+                                     const SP_StreamOptions *options,
+                                     SP_Stream *stream, TF_Status *status);
 } SP_StreamExecutor;
 #define SP_STREAMEXECUTOR_STRUCT_SIZE \
+  TF_OFFSET_OF_END(SP_StreamExecutor, create_stream_with_options)
+/* struct_size of a TensorFlow 2.18-2.21 core's SP_StreamExecutor. */
+#define SP_STREAMEXECUTOR_STRUCT_SIZE_2_21 \
   TF_OFFSET_OF_END(SP_StreamExecutor, host_callback)
 
 typedef struct SE_CreateStreamExecutorParams {
@@ -350,8 +374,19 @@ TFOCL_ABI_ASSERT(offsetof(SP_StreamExecutor, memset32) == 272,
                  "SP_StreamExecutor.memset32");
 TFOCL_ABI_ASSERT(offsetof(SP_StreamExecutor, host_callback) == 280,
                  "SP_StreamExecutor.host_callback");
-TFOCL_ABI_ASSERT(SP_STREAMEXECUTOR_STRUCT_SIZE == 288,
-                 "SP_StreamExecutor size");
+TFOCL_ABI_ASSERT(SP_STREAMEXECUTOR_STRUCT_SIZE_2_21 == 288,
+                 "SP_StreamExecutor size (2.18-2.21)");
+TFOCL_ABI_ASSERT(offsetof(SP_StreamExecutor, create_stream_with_options) ==
+                     288,
+                 "SP_StreamExecutor.create_stream_with_options");
+TFOCL_ABI_ASSERT(SP_STREAMEXECUTOR_STRUCT_SIZE == 296,
+                 "SP_StreamExecutor size (2.22)");
+TFOCL_ABI_ASSERT(offsetof(SP_StreamOptions, has_priority) == 16,
+                 "SP_StreamOptions.has_priority");
+TFOCL_ABI_ASSERT(offsetof(SP_StreamOptions, priority) == 20,
+                 "SP_StreamOptions.priority");
+TFOCL_ABI_ASSERT(SP_STREAM_OPTIONS_STRUCT_SIZE == 24,
+                 "SP_StreamOptions size");
 TFOCL_ABI_ASSERT(SE_CREATE_STREAM_EXECUTOR_PARAMS_STRUCT_SIZE == 24,
                  "SE_CreateStreamExecutorParams size");
 TFOCL_ABI_ASSERT(offsetof(SP_Platform, name) == 16, "SP_Platform.name");
