@@ -17,6 +17,17 @@ import pytest
 
 from conftest import REPO
 
+# Members TensorFlow appended in a release our headers already carry: a
+# wheel older than that release declares the struct without them (its core's
+# struct_size ends before them, and the plugin never writes past it). For such
+# a wheel the members it declares are compared, and its *_STRUCT_SIZE against
+# where its last member ends in ours.
+APPENDED = {
+    "SP_StreamExecutor": ("SP_STREAMEXECUTOR_STRUCT_SIZE", ["create_stream_with_options"]),
+}
+# Structs new in such a release (absent from older wheels' headers).
+ADDED = {"SP_StreamOptions"}
+
 # (header, language of the wheel's copy, what to compare)
 HEADERS = [
     ("tensorflow/c/experimental/stream_executor/stream_executor.h", "c"),
@@ -153,9 +164,19 @@ def test_layout_matches_wheel(header, lang):
 
     missing = sorted(set(wheel_structs) - set(our_structs))
     assert not missing, f"structs of the wheel's {header} missing from include/: {missing}"
+    older = {}  # struct -> (size macro, its last member in this wheel)
     for s, members in wheel_structs.items():
+        macro, appended = APPENDED.get(s, (None, []))
+        if macro and our_structs[s] == members + appended:
+            older[s] = (macro, members[-1])
+            continue
         assert our_structs[s] == members, (
             f"{s}: members differ\n wheel: {members}\n ours:  {our_structs[s]}")
+    extra = set(our_structs) - set(wheel_structs)
+    if lang == "c":
+        assert extra <= ADDED, f"structs in include/{header} the wheel lacks: {sorted(extra - ADDED)}"
+        if extra:
+            assert older, f"{sorted(extra)} without the members that use them"
     assert set(wheel_macros) <= set(our_macros), sorted(set(wheel_macros) - set(our_macros))
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -163,6 +184,12 @@ def test_layout_matches_wheel(header, lang):
         theirs, err = _compile_run(src, lang, _wheel_includes(inc), tmp, "wheel")
         if theirs is None:
             pytest.skip(f"the wheel's {header} does not compile standalone as {lang}: {err[-800:]}")
+        for s, (macro, last) in older.items():
+            # Ours is longer: compare the wheel's size with where its last
+            # member ends in ours (the struct_size its core sends).
+            src = src.replace(f'printf("sizeof {s} %zu\\n", sizeof({s}));',
+                              f'printf("sizeof {s} %zu\\n", (size_t)TF_OFFSET_OF_END({s}, {last}));')
+            src = src.replace(f'(size_t)({macro})', f'(size_t)(TF_OFFSET_OF_END({s}, {last}))')
         ours, err = _compile_run(src, "c", [os.path.join(REPO, "include")], tmp, "ours")
         assert ours is not None, f"include/{header} against the wheel's member list:\n{err[-3000:]}"
     diff = [f"{a}  !=  {b}" for a, b in zip(theirs.splitlines(), ours.splitlines()) if a != b]
