@@ -505,6 +505,39 @@ TF_StringView TF_GetResourceMgrDefaultContainerName(TF_OpKernelContext *ctx)
   return (TF_StringView){.data = "localhost", .len = 9};
 }
 
+/* TensorFlow builds a TensorShape from what a kernel asks to allocate and
+ * CHECK-fails (aborts the process) on a shape it cannot hold: a kernel must
+ * have refused such a shape with an error first. The shim fails instead,
+ * with a message the suites look for. */
+static bool shape_tensorflow_accepts(const int64_t *dims, int num_dims,
+                                     TF_Status *status)
+{
+  int64_t n = 1;
+
+  if (num_dims > SHIM_MAX_DIMS) {
+    shim_set_status(status, TF_INTERNAL,
+                    "%s: %d dimensions, more than TensorFlow's %d",
+                    SHIM_TF_ABORTS, num_dims, SHIM_MAX_DIMS);
+    return false;
+  }
+  for (int i = 0; i < num_dims; i++) {
+    if (dims[i] < 0) {
+      shim_set_status(status, TF_INTERNAL, "%s: dimension %d is %lld",
+                      SHIM_TF_ABORTS, i, (long long)dims[i]);
+      return false;
+    }
+    if (dims[i] != 0 && n > INT64_MAX / dims[i]) {
+      shim_set_status(status, TF_INTERNAL,
+                      "%s: Encountered overflow when multiplying %lld with "
+                      "%lld",
+                      SHIM_TF_ABORTS, (long long)n, (long long)dims[i]);
+      return false;
+    }
+    n *= dims[i];
+  }
+  return true;
+}
+
 TF_Tensor *shim_ctx_alloc(TF_OpKernelContext *ctx, TF_DataType dtype,
                           const int64_t *dims, int num_dims, bool on_host,
                           TF_Status *status)
@@ -514,6 +547,8 @@ TF_Tensor *shim_ctx_alloc(TF_OpKernelContext *ctx, TF_DataType dtype,
                     num_dims);
     return NULL;
   }
+  if (!shape_tensorflow_accepts(dims, num_dims, status))
+    return NULL;
   /* As a PluggableDevice's host-memory outputs in TensorFlow: the
    * plugin's host allocator (which TensorFlow's BFC checks). */
   if (on_host)

@@ -36,6 +36,12 @@
 
 #define SHIM_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
+/* TensorShape::kMaxDimensions. */
+#define SHIM_MAX_DIMS 254
+/* How the shim's errors for what TensorFlow would abort on begin (the
+ * suites fail on them: a kernel must refuse such input itself). */
+#define SHIM_TF_ABORTS "TensorFlow aborts the process here"
+
 /* ---- status.c ----------------------------------------------------------- */
 void shim_set_status(TF_Status *s, TF_Code code, const char *fmt, ...)
     SHIM_PRINTF(3, 4);

@@ -324,9 +324,38 @@ TF_Tensor *ocl_op_input(struct ocl_op *op, int index)
   return own(op, t) ? t : NULL;
 }
 
+/* TensorFlow builds a TensorShape from every shape a kernel allocates and
+ * aborts the process on one it cannot hold (TensorShape::AddDimWithStatus
+ * would say why): every allocation is checked here first, with TensorFlow's
+ * words, so that input values that make a shape (Tile's multiples, Fill's
+ * dims, Range's limits, ...) give InvalidArgumentError. */
+static bool shape_fits(struct ocl_op *op, const int64_t *dims, int rank)
+{
+  int64_t n = 1;
+
+  if (rank > 254)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "Too many dimensions in tensor: %d (at most 254)",
+                       rank);
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] < 0)
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "Dimension %lld must be >= 0", (long long)dims[i]);
+    if (dims[i] != 0 && n > INT64_MAX / dims[i])
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "Encountered overflow when multiplying %lld with "
+                         "%lld, result: -1",
+                         (long long)n, (long long)dims[i]);
+    n *= dims[i];
+  }
+  return true;
+}
+
 TF_Tensor *ocl_op_output(struct ocl_op *op, int index, TF_DataType dtype,
                          const int64_t *dims, int rank)
 {
+  if (!shape_fits(op, dims, rank))
+    return NULL;
   TF_Tensor *t = ocl_tf.AllocateOutput(op->ctx, index, dtype, dims, rank, 0,
                                        op->status);
   if (ocl_tf.GetCode(op->status) != TF_OK) {
@@ -343,6 +372,8 @@ TF_Tensor *ocl_op_output_forward(struct ocl_op *op, int index,
                                  int *forwarded)
 {
   *forwarded = -1;
+  if (!shape_fits(op, dims, rank))
+    return NULL;
   if (ocl_tf.ForwardInputOrAllocateOutput == NULL)
     return ocl_op_output(op, index, ocl_tf.ExpectedOutputDataType(op->ctx,
                                                                   index),
@@ -360,6 +391,8 @@ TF_Tensor *ocl_op_output_forward(struct ocl_op *op, int index,
 
 TF_Tensor *ocl_op_temp(struct ocl_op *op, TF_DataType dtype, int64_t elements)
 {
+  if (!shape_fits(op, &elements, 1))
+    return NULL;
   if (ocl_tf.AllocateTemp == NULL) {
     ocl_op_fail(op, TF_UNIMPLEMENTED,
                 "this TensorFlow lacks TF_AllocateTemp, which this OPENCL "

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "reference.h"
 #include "rel.h"
@@ -86,6 +87,11 @@ static TF_Code run_inputs(const struct ref_case *c, struct ref_tensor *inputs,
   tfocl_run_op(rel_device, c->op, c->attrs, c->num_attrs, tf_inputs,
                c->num_inputs, outputs, 16, &num_outputs, st);
   code = TF_GetCode(st);
+  /* The shim's word for a shape TensorFlow would abort the process on (an
+   * overflowing or negative dimension handed to TF_AllocateOutput): the
+   * kernel must refuse it with an error of its own first. */
+  ck_assert_msg(strstr(TF_Message(st), "TensorFlow aborts the process") == NULL,
+                "%s: %s", c->op, TF_Message(st));
   for (int i = 0; i < num_outputs; i++) {
     if (code == TF_OK) {
       TF_Status *s2 = TF_NewStatus();
@@ -331,6 +337,78 @@ START_TEST(destroyed_stream_is_an_error)
 }
 END_TEST
 
+/* Input values that make an output shape TensorFlow cannot hold: each op
+ * must refuse them with InvalidArgumentError, as TensorFlow's own kernels
+ * do, never hand the shape to TF_AllocateOutput (where TensorFlow aborts
+ * the process: tf.tile(np.ones((1, 1, 1)), [100000000] * 3) did). */
+struct shape_case {
+  const char *op;
+  int num_inputs;
+  TF_DataType dtypes[4];
+  int ranks[4];
+  int64_t dims[4][3];
+  int64_t values[4][4]; /* the first elements; the rest are 1 */
+};
+
+#define BIG 4611686018427387904LL /* 2^62 */
+
+static const struct shape_case shape_cases[] = {
+    {"Tile", 2, {TF_FLOAT, TF_INT32}, {3, 1}, {{1, 1, 1}, {3}},
+     {{1}, {100000000, 100000000, 100000000}}},
+    {"Tile", 2, {TF_FLOAT, TF_INT64}, {1, 1}, {{2}, {1}}, {{1, 1}, {BIG}}},
+    {"Tile", 2, {TF_FLOAT, TF_INT32}, {2, 1}, {{1, 1}, {2}}, {{1}, {-2, 3}}},
+    {"Fill", 2, {TF_INT64, TF_FLOAT}, {1, 0}, {{2}, {0}}, {{BIG, 4}, {1}}},
+    {"Fill", 2, {TF_INT32, TF_FLOAT}, {1, 0}, {{2}, {0}}, {{-3, 4}, {1}}},
+    {"BroadcastTo", 2, {TF_FLOAT, TF_INT64}, {1, 1}, {{1}, {3}},
+     {{1}, {BIG, BIG, 2}}},
+    {"Pad", 2, {TF_FLOAT, TF_INT64}, {1, 2}, {{1}, {1, 2}}, {{1}, {BIG, BIG}}},
+    {"OneHot", 4, {TF_INT64, TF_INT32, TF_FLOAT, TF_FLOAT}, {1, 0, 0, 0},
+     {{4}, {0}, {0}, {0}}, {{0, 1, 2, 3}, {2147483647}, {1}, {0}}},
+    {"OneHot", 4, {TF_INT64, TF_INT32, TF_FLOAT, TF_FLOAT}, {1, 0, 0, 0},
+     {{4}, {0}, {0}, {0}}, {{0, 1, 2, 3}, {-1}, {1}, {0}}},
+};
+
+START_TEST(shape_valued_inputs_that_overflow)
+{
+  const struct shape_case *k = &shape_cases[_i];
+  TF_Status *st = TF_NewStatus();
+  TF_Tensor *in[4] = {0}, *out[4] = {0};
+  int num_out = 0;
+  for (int i = 0; i < k->num_inputs; i++) {
+    TF_DataType t = k->dtypes[i];
+    size_t elem = TF_DataTypeSize(t);
+    int64_t len = 1;
+    for (int d = 0; d < k->ranks[i]; d++)
+      len *= k->dims[i][d];
+    in[i] = TF_AllocateTensor(t, k->dims[i], k->ranks[i], elem * (size_t)len);
+    ck_assert_ptr_nonnull(in[i]);
+    for (int64_t e = 0; e < len; e++) {
+      int64_t v = e < 4 && k->values[i][e] != 0 ? k->values[i][e] : 1;
+      char *p = (char *)TF_TensorData(in[i]) + e * (int64_t)elem;
+      if (t == TF_FLOAT)
+        *(float *)p = (float)v;
+      else if (t == TF_INT32)
+        *(int32_t *)p = (int32_t)v;
+      else
+        *(int64_t *)p = v;
+    }
+  }
+  tfocl_run_op(rel_device, k->op, NULL, 0, in, k->num_inputs, out, 4,
+               &num_out, st);
+  ck_assert_msg(TF_GetCode(st) == TF_INVALID_ARGUMENT ||
+                    TF_GetCode(st) == TF_RESOURCE_EXHAUSTED,
+                "%s (case %d): code %d: %s", k->op, _i, (int)TF_GetCode(st),
+                TF_Message(st));
+  ck_assert_msg(strstr(TF_Message(st), "TensorFlow aborts the process") == NULL,
+                "%s (case %d): %s", k->op, _i, TF_Message(st));
+  for (int i = 0; i < num_out; i++)
+    TF_DeleteTensor(out[i]);
+  for (int i = 0; i < k->num_inputs; i++)
+    TF_DeleteTensor(in[i]);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
 int main(void)
 {
   if (!rel_setup())
@@ -341,6 +419,8 @@ int main(void)
   tcase_set_timeout(tc, 900);
   tcase_add_test(tc, unresolved_addresses_are_errors);
   tcase_add_test(tc, destroyed_stream_is_an_error);
+  tcase_add_loop_test(tc, shape_valued_inputs_that_overflow, 0,
+                      (int)(sizeof shape_cases / sizeof shape_cases[0]));
   tcase_add_loop_test(tc, op_survives_bad_input, 0, num_pairs);
   suite_add_tcase(s, tc);
   int rc = rel_run(s);

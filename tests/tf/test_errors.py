@@ -215,3 +215,39 @@ def test_unseeded_random_ops_refused_under_determinism(tf):
     finally:
         config.disable_op_determinism()
     _still_works(tf)
+
+
+SHAPE_OVERFLOW = """
+import numpy as np
+import tensorflow as tf
+tf.config.set_soft_device_placement(False)
+cases = {
+    "tile": lambda: tf.tile(np.ones((1, 1, 1), np.float32), [100000000] * 3),
+    "tile_wraps": lambda: tf.tile(tf.ones([2]), tf.constant([2 ** 62], tf.int64)),
+    "fill": lambda: tf.fill(tf.constant([2 ** 62, 4], tf.int64), 1.0),
+    "broadcast_to": lambda: tf.broadcast_to(tf.ones([1]), tf.constant([2 ** 62, 2 ** 62, 2], tf.int64)),
+}
+for name, make in cases.items():
+    with tf.device("/device:OPENCL:0"):
+        try:
+            make()
+            print(name, "NO ERROR")
+        except tf.errors.InvalidArgumentError:
+            print(name, "InvalidArgumentError")
+        except tf.errors.ResourceExhaustedError:
+            print(name, "ResourceExhaustedError")
+with tf.device("/device:OPENCL:0"):
+    print("STILL", (tf.constant([1.0]) * 2.0).numpy().tolist())
+"""
+
+
+def test_shapes_from_values_that_overflow_raise():
+    """tf.tile(np.ones((1, 1, 1)), [100000000] * 3) aborted the process in
+    TensorFlow's TensorShape (the plugin handed it an overflowing shape);
+    TensorFlow's CPU kernel raises InvalidArgumentError, and so must OPENCL.
+    In a child process: an abort must fail this test, not the suite."""
+    out = run_python(SHAPE_OVERFLOW)
+    assert out.returncode == 0, out.stderr[-3000:]
+    for name in ("tile", "tile_wraps", "fill", "broadcast_to"):
+        assert f"{name} InvalidArgumentError" in out.stdout, out.stdout + out.stderr[-2000:]
+    assert "STILL [2.0]" in out.stdout
