@@ -1,0 +1,27 @@
+"""tfocl's Python side: what makes unchanged Keras and tf.config programs work
+on the OPENCL PluggableDevice (libtfocl.so, in site-packages/tensorflow-plugins).
+
+Nothing here is for a user to call. `tfocl.pth`, installed next to this
+package, imports `tfocl._autoload` at interpreter start-up; that installs an
+import hook (`sys.meta_path`) and imports neither TensorFlow nor Keras. When a
+program imports them, the hook patches three things right after the module
+concerned has executed:
+
+- Keras 3's `jit_compile="auto"` (`Trainer._resolve_auto_jit_compile`) turns
+  XLA off when TensorFlow's non-CPU devices are all OPENCL: XLA has no OPENCL
+  backend (`tfocl._keras`).
+- Keras' TensorFlow `conv()` runs grouped convolutions (`groups > 1`) without
+  XLA on such a machine, as it runs every other convolution (`tfocl._keras`).
+- `tf.config.set_logical_device_configuration` accepts OPENCL devices, with a
+  memory limit (`tfocl._tfconfig`).
+
+Each patch checks that the TensorFlow/Keras internals are the ones it knows;
+where they are not it patches nothing and says so in one `tfocl: ...` line on
+stderr. `TFOCL_KERAS_COMPAT=0` leaves Keras alone, `TFOCL_TF_COMPAT=0`
+leaves tf.config alone (read when the module is imported).
+
+Importing `tfocl` yourself does the same as the .pth file (for an install
+whose .pth files are not processed, e.g. `pip install --target` on plain
+PYTHONPATH): import it before Keras.
+"""
+from tfocl import _autoload  # noqa: F401  -- installs the import hook

@@ -1,0 +1,187 @@
+"""Keras 3 on the OPENCL device: two places where Keras' TensorFlow backend
+turns XLA on, and XLA has no OPENCL backend (`No JIT device registered for
+OPENCL`). A real XLA for a PluggableDevice goes through NextPluggableDevice
+and PJRT: out of tfocl's scope, so the fix is to stay off XLA.
+
+1. `Trainer._resolve_auto_jit_compile` (keras/src/trainers/trainer.py; the
+   class is `BaseTrainer` from Keras 3.16): `compile(jit_compile="auto")`,
+   the default, means XLA as soon as TensorFlow sees a non-CPU physical
+   device. Wrapped: False when those devices are all OPENCL, else Keras'
+   answer. An explicit `jit_compile=True` never reaches it and still fails
+   with TensorFlow's own error.
+2. `conv()` of the TensorFlow backend (keras/src/backend/tensorflow/nn.py;
+   .../tensorflow/ops/nn.py from 3.16) runs grouped convolutions (input
+   channels != kernel.shape[-2]) through `tf.function(jit_compile=True)`,
+   whatever compile() said, because TensorFlow's CPU kernels lacked them.
+   tfocl has them (Conv2D with in_channels = groups * kernel_in_channels):
+   where the non-CPU devices are all OPENCL the grouped case runs as Keras'
+   plain `_conv` does, `tf.nn.convolution`. Kept as Keras has them: 3-D
+   channels_first convolutions (Keras' other XLA case) and, in 3.16, strides
+   and dilations both above 1. Every caller reaches `conv` as an attribute of
+   the module at call time (`backend.nn.conv` in keras.src.ops.nn and
+   keras.src.ops.image; `backend.ops.nn.conv` in 3.16), so replacing the
+   attribute is enough; depthwise, separable and transposed convolutions
+   have their own functions and never used XLA.
+
+"The non-CPU devices are all OPENCL" is decided at call time, from
+`tf.config.list_physical_devices()`, as Keras decides its own question.
+`TFOCL_KERAS_COMPAT=0` (read when the module is imported) patches nothing.
+"""
+import functools
+import math
+import sys
+import types
+
+from tfocl._hook import MARK, disabled, say
+
+SWITCH = "TFOCL_KERAS_COMPAT"
+TRAINER = "keras.src.trainers.trainer"
+CONV_MODULES = ("keras.src.backend.tensorflow.nn", "keras.src.backend.tensorflow.ops.nn")
+CONV_PARAMS = ("inputs", "kernel", "strides", "padding", "data_format", "dilation_rate")
+
+
+def keras_version():
+    for name in ("keras.src.version", "keras"):
+        version = getattr(sys.modules.get(name), "__version__", None)
+        if version:
+            return version
+    return "(unknown version)"
+
+
+def opencl_only():
+    """True when TensorFlow has non-CPU physical devices and all of them are
+    OPENCL (Keras' own test, `_resolve_auto_jit_compile`, counts any non-CPU
+    device as an XLA device)."""
+    import tensorflow as tf
+
+    others = {d.device_type for d in tf.config.list_physical_devices()} - {"CPU"}
+    return others == {"OPENCL"}
+
+
+def _params(fn):
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    return code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+
+
+def _wrap(original, wrapper):
+    functools.update_wrapper(wrapper, original)
+    setattr(wrapper, MARK, original)
+    return wrapper
+
+
+def patch_trainer(module):
+    if disabled(SWITCH):
+        return
+    owner = None
+    for name in ("Trainer", "BaseTrainer"):
+        cls = getattr(module, name, None)
+        if isinstance(cls, type) and "_resolve_auto_jit_compile" in vars(cls):
+            owner = cls
+            break
+    original = vars(owner)["_resolve_auto_jit_compile"] if owner else None
+    if hasattr(original, MARK):
+        return  # patched already (by another copy of tfocl)
+    backend = getattr(module, "backend", None)
+    if owner is None or _params(original) != ("self",) or not callable(getattr(backend, "backend", None)):
+        say(f"Keras {keras_version()} has no Trainer._resolve_auto_jit_compile(self) as tfocl knows it: "
+            "jit_compile=\"auto\" is not patched and turns XLA on, which has no OPENCL backend; "
+            "pass jit_compile=False to compile()")
+        return
+
+    def _resolve_auto_jit_compile(self):
+        if backend.backend() == "tensorflow" and opencl_only():
+            return False
+        return original(self)
+
+    owner._resolve_auto_jit_compile = _wrap(original, _resolve_auto_jit_compile)
+
+
+def _compiles_with_xla(code):
+    """True when conv's code holds Keras' nested `_conv_xla` function."""
+    return any(isinstance(c, types.CodeType) and c.co_name == "_conv_xla" for c in code.co_consts)
+
+
+def _as_tuple(value, n):
+    if value is None:
+        return (1,) * n
+    if isinstance(value, int):
+        return (value,) * n
+    return tuple(value)
+
+
+def patch_conv(module):
+    if disabled(SWITCH):
+        return
+    original = getattr(module, "conv", None)
+    if hasattr(original, MARK):
+        return  # patched already (by another copy of tfocl)
+    tf = getattr(module, "tf", None)
+    backend = getattr(module, "backend", None)
+    to_tf_format = getattr(module, "_convert_data_format", None)
+    if (_params(original) != CONV_PARAMS or not callable(getattr(getattr(tf, "nn", None), "convolution", None))
+            or not callable(getattr(backend, "standardize_data_format", None))
+            or not callable(to_tf_format)):
+        say(f"Keras {keras_version()}'s TensorFlow conv() is not the one tfocl knows: grouped "
+            "convolutions (groups > 1) are not patched and run through XLA, which has no OPENCL "
+            "backend; place them on the CPU (tf.device) or use groups=1")
+        return
+    if not _compiles_with_xla(original.__code__):
+        return  # this Keras has no XLA path in conv: nothing to undo
+
+    def grouped_without_xla(inputs, kernel, strides, data_format, dilation_rate):
+        """(True, data_format) for the case Keras sends to XLA only because
+        the convolution is grouped."""
+        data_format = backend.standardize_data_format(data_format)
+        ndim = len(inputs.shape)
+        channels = inputs.shape[-1] if data_format == "channels_last" else inputs.shape[1]
+        if channels == kernel.shape[-2]:
+            return False, data_format
+        if data_format == "channels_first" and ndim == 5:
+            return False, data_format
+        n = ndim - 2
+        if any(s > 1 for s in _as_tuple(strides, n)) and any(d > 1 for d in _as_tuple(dilation_rate, n)):
+            return False, data_format
+        return True, data_format
+
+    def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
+        try:
+            grouped, tf_format = grouped_without_xla(inputs, kernel, strides, data_format, dilation_rate)
+        except Exception:  # noqa: BLE001 -- anything unusual: Keras' own path decides
+            grouped = False
+        if not grouped or not opencl_only():
+            return original(inputs, kernel, strides, padding, data_format, dilation_rate)
+        # Keras' `_conv`, without the tf.function(jit_compile=True) around it.
+        result = tf.nn.convolution(inputs, kernel, strides, padding.upper(),
+                                   data_format=to_tf_format(tf_format, len(inputs.shape)),
+                                   dilations=dilation_rate)
+        shape = result.shape
+        if (shape.is_fully_defined() and math.prod(shape.as_list()) == 0
+                and math.prod(inputs.shape.as_list()) != 0):
+            raise ValueError(
+                "The convolution operation resulted in an empty output. Output shape:"
+                f" {shape}. This can happen if the input is too small for the given kernel "
+                "size, strides, dilation rate, and padding mode. Please check the input shape "
+                "and convolution parameters.")
+        return result
+
+    module.conv = _wrap(original, conv)
+
+
+def check_keras(module):
+    """After `import keras`: says which patch found no module to act on (a
+    Keras that moved them)."""
+    if disabled(SWITCH):
+        return
+    if TRAINER not in sys.modules:
+        say(f"Keras {keras_version()} has no {TRAINER}: jit_compile=\"auto\" is not patched and "
+            "turns XLA on, which has no OPENCL backend; pass jit_compile=False to compile()")
+    try:
+        backend = sys.modules["keras.src.backend"].backend()
+    except Exception:  # noqa: BLE001 -- no way to tell: say nothing
+        return
+    if backend == "tensorflow" and not any(name in sys.modules for name in CONV_MODULES):
+        say(f"Keras {keras_version()} has neither {' nor '.join(CONV_MODULES)}: grouped "
+            "convolutions (groups > 1) are not patched and run through XLA, which has no OPENCL "
+            "backend; place them on the CPU (tf.device) or use groups=1")
