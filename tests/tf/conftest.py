@@ -10,10 +10,18 @@ Which plugin TensorFlow loads, decided once, before `import tensorflow`:
 Never two at once: TensorFlow aborts on a second registration of the device
 type, so a pip-installed copy plus the variable is refused here with a clear
 message.
+
+tfocl's Python side (plugin/python: the tfocl package and tfocl.pth, its
+import hook for Keras and tf.config) is what `pip install .` puts next to
+the plugin. With the build tree's plugin it is activated here as the .pth
+would: plugin/python is processed as a site directory in this process, and
+child processes get tests/tf/child_site/sitecustomize.py, which does the same, on
+PYTHONPATH.
 """
 import glob
 import json
 import os
+import site
 import subprocess
 import sys
 import sysconfig
@@ -52,8 +60,13 @@ def _choose_plugin():
 
 
 PLUGIN, PLUGIN_MODE = _choose_plugin()
+PYTHON_SIDE = os.path.join(REPO, "plugin", "python")
 if PLUGIN_MODE == "env":
     os.environ["TF_PLUGGABLE_DEVICE_LIBRARY_PATH"] = PLUGIN
+    site.addsitedir(PYTHON_SIDE)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [os.path.join(REPO, "tests", "tf", "child_site")]
+        + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 os.environ.pop("TFOCL_TF_PLUGIN", None)
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 os.environ.setdefault("POCL_CACHE_DIR", os.path.join(BUILDDIR, "pocl-cache"))
