@@ -157,8 +157,9 @@ def patch_conv(module):
                                    data_format=to_tf_format(tf_format, len(inputs.shape)),
                                    dilations=dilation_rate)
         shape = result.shape
+        dims = list(inputs.shape)
         if (shape.is_fully_defined() and math.prod(shape.as_list()) == 0
-                and math.prod(inputs.shape.as_list()) != 0):
+                and None not in dims and math.prod(dims) != 0):
             raise ValueError(
                 "The convolution operation resulted in an empty output. Output shape:"
                 f" {shape}. This can happen if the input is too small for the given kernel "
