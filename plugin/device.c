@@ -1,4 +1,5 @@
 /* tfocl plugin: SP_Device and SP_DeviceFns. */
+#include <stdio.h>
 #include <string.h>
 
 #include "ocl.h"
@@ -68,18 +69,42 @@ static int64_t get_memory_bandwidth(const SP_Device *device) {
   return 256000000000LL;
 }
 
+/* The host's CPU clock in MHz from /proc/cpuinfo ("cpu MHz"), 0 if unread. */
+static double host_cpu_mhz(void) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[256];
+  double mhz = 0.0;
+
+  if (!f) return 0.0;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "cpu MHz", 7) == 0) {
+      const char *colon = strchr(line, ':');
+      if (colon && sscanf(colon + 1, "%lf", &mhz) == 1 && mhz > 0.0) break;
+      mhz = 0.0;
+    }
+  fclose(f);
+  return mhz;
+}
+
 /* Peak GFLOP/s, estimated as compute units x clock x FP32 lanes x 2 (FMA).
  * Lanes: CPUs report theirs as the native float vector width (16 for
  * AVX-512); GPUs are counted at 64 lanes per compute unit (an NVIDIA SM or
- * AMD CU holds 64-128). */
+ * AMD CU holds 64-128). A driver may not know the clock (Intel's CPU
+ * runtime in a VM says 0 MHz): a CPU device then runs at the host's clock,
+ * another at 1 GHz (a low GPU clock). Never 0: TensorFlow's cost model
+ * divides by it. */
 static double get_gflops(const SP_Device *device) {
   const struct ocl_device *dev = ocl_sp_device(device);
-  double lanes;
+  double lanes, mhz;
   if (!dev) return -1.0;
   lanes = (dev->type & CL_DEVICE_TYPE_GPU) ? 64.0
           : dev->vector_width_float       ? (double)dev->vector_width_float
                                           : 4.0;
-  return dev->compute_units * (dev->max_clock_mhz / 1000.0) * lanes * 2.0;
+  mhz = dev->max_clock_mhz;
+  if (mhz <= 0.0 && (dev->type & CL_DEVICE_TYPE_CPU)) mhz = host_cpu_mhz();
+  if (mhz <= 0.0) mhz = 1000.0;
+  return (dev->compute_units ? dev->compute_units : 1) * (mhz / 1000.0) *
+         lanes * 2.0;
 }
 
 void ocl_create_device_fns(const SP_Platform *platform,
