@@ -7,7 +7,14 @@
  * waits for the first build instead of starting another. A failed build is
  * remembered with its log (the source is constant, a retry cannot help),
  * unless the driver ran out of memory or resources: that failure is
- * reported and the next call builds again. */
+ * reported and the next call builds again.
+ *
+ * Every program is built with -cl-fp32-correctly-rounded-divide-sqrt where
+ * every device of the context supports it: OpenCL C lets float division
+ * err by 2.5 ulp and sqrt by 3 (NVIDIA's compiler takes that freedom),
+ * while TensorFlow's CPU kernels divide as IEEE does, and FloorDiv's
+ * floor(a / b) is off by one wherever a quotient that should be an integer
+ * comes out just below it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,12 +97,27 @@ static bool transient(cl_int err) {
   return ocl_cl_error_code(err) == TF_RESOURCE_EXHAUSTED;
 }
 
+#define EXACT_DIVISION " -cl-fp32-correctly-rounded-divide-sqrt"
+
+/* Whether every device of ctx divides and takes square roots correctly
+ * rounded when asked (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT). */
+static bool exact_division(const struct ocl_context *ctx) {
+  for (cl_uint i = 0; i < ctx->num_devices; i++) {
+    cl_device_fp_config config = 0;
+    if (clGetDeviceInfo(ctx->devices[i], CL_DEVICE_SINGLE_FP_CONFIG,
+                        sizeof config, &config, NULL) != CL_SUCCESS ||
+        !(config & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT))
+      return false;
+  }
+  return ctx->num_devices > 0;
+}
+
 /* Builds p; on failure p->error holds the message. Returns false when the
  * failure is transient (not to be remembered). */
 static bool build(struct ocl_device *dev, struct ocl_program *p,
                   const char *source) {
   cl_context context = ocl_device_context(dev);
-  char *log = NULL, header[256];
+  char *log = NULL, header[256], *options;
   size_t log_size = 0, length;
   cl_int err;
 
@@ -107,11 +129,25 @@ static bool build(struct ocl_device *dev, struct ocl_program *p,
     p->program = NULL;
     return !transient(err);
   }
-  err = clBuildProgram(p->program, 0, NULL, p->options, NULL, NULL);
+  length = strlen(p->options) + sizeof EXACT_DIVISION;
+  options = malloc(length);
+  if (!options) {
+    snprintf(header, sizeof header, "clBuildProgram(%s): out of memory",
+             p->family);
+    p->error = strdup(header);
+    clReleaseProgram(p->program);
+    p->program = NULL;
+    return false;
+  }
+  snprintf(options, length, "%s%s", p->options,
+           exact_division(dev->ctx) ? EXACT_DIVISION : "");
+  err = clBuildProgram(p->program, 0, NULL, options, NULL, NULL);
   if (err == CL_SUCCESS) {
-    OCL_TRACE("built kernel family %s (%s)", p->family, p->options);
+    OCL_TRACE("built kernel family %s (%s)", p->family, options);
+    free(options);
     return true;
   }
+  free(options);
   snprintf(header, sizeof header, "clBuildProgram(%s): %s (%d); build log:\n",
            p->family, ocl_cl_error_name(err), (int)err);
   if (clGetProgramBuildInfo(p->program, dev->id, CL_PROGRAM_BUILD_LOG, 0, NULL,

@@ -1,8 +1,11 @@
 /* The plugin's internals, linked in directly (plugin objects + the host
  * shim for the TF C API): program cache, address map, CL error path. */
+#include <math.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cl_fixture.h"
@@ -54,6 +57,114 @@ START_TEST(program_cache_build_failure) {
   /* Remembered: same answer, no rebuild. */
   ck_assert_ptr_null(ocl_program_get(dev, "broken", "", NULL, st));
   ck_assert_int_eq(TF_GetCode(st), TF_INTERNAL);
+  ocl_devices_teardown();
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+/* Division and square roots as TensorFlow's CPU kernels compute them
+ * (IEEE, correctly rounded) wherever the device can: OpenCL C allows 2.5
+ * ulp for a / b and 3 for sqrt, and NVIDIA's compiler uses that, which
+ * puts FloorDiv's floor(a / b) one below an integer quotient. Quotients
+ * that are integers, and squares, checked bit for bit against the host;
+ * the programs carry -cl-fp32-correctly-rounded-divide-sqrt exactly
+ * where every device of the context reports the capability. */
+static const char division_source[] =
+    "__kernel void divide(__global const float *a, __global const float *b,\n"
+    "                     __global float *q, __global float *r) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  q[i] = floor(a[i] / b[i]);\n"
+    "  r[i] = sqrt(a[i]);\n"
+    "}\n";
+
+START_TEST(program_cache_exact_division) {
+  enum { N = 1 << 16 };
+  TF_Status *st = TF_NewStatus();
+  struct ocl_device *dev = open_device(st);
+  cl_program program = ocl_program_get(dev, "division", division_source,
+                                        "-DTFOCL_TEST=1", st);
+  ck_assert_msg(program != NULL, "%s", TF_Message(st));
+
+  cl_device_fp_config config = 0;
+  ck_assert_int_eq(clGetDeviceInfo(dev->id, CL_DEVICE_SINGLE_FP_CONFIG,
+                                   sizeof config, &config, NULL),
+                   CL_SUCCESS);
+  bool capable = (config & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+  char options[512] = "";
+  ck_assert_int_eq(clGetProgramBuildInfo(program, dev->id,
+                                         CL_PROGRAM_BUILD_OPTIONS,
+                                         sizeof options - 1, options, NULL),
+                   CL_SUCCESS);
+  ck_assert_msg(capable == (strstr(options, "-cl-fp32-correctly-rounded-"
+                                            "divide-sqrt") != NULL),
+                "device %s correctly rounded division, built with \"%s\"",
+                capable ? "has" : "lacks", options);
+  ck_assert_ptr_nonnull(strstr(options, "-DTFOCL_TEST=1"));
+  if (!capable) {
+    printf("SKIPPED cl_internals program_cache_exact_division: the device "
+           "has no correctly rounded float division (checked: built without "
+           "asking for it)\n");
+    goto out;
+  }
+
+  /* a = k * b with k an integer, so that a / b rounds to k exactly. */
+  float *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+  float *q = malloc(N * sizeof *q), *r = malloc(N * sizeof *r);
+  ck_assert(a && b && q && r);
+  srand(7);
+  for (int i = 0; i < N; i++) {
+    float k = (float)(1 + rand() % 4096);
+    b[i] = (float)(rand() % 100000 + 1) / 997.0f;
+    a[i] = k * b[i];
+  }
+  cl_context context = ocl_device_context(dev);
+  cl_int err;
+  cl_command_queue queue =
+      clCreateCommandQueueWithProperties(context, dev->id, NULL, &err);
+  ck_assert_int_eq(err, CL_SUCCESS);
+  cl_mem buffers[4];
+  for (int i = 0; i < 4; i++) {
+    buffers[i] = clCreateBuffer(context,
+                                i < 2 ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR
+                                      : CL_MEM_WRITE_ONLY,
+                                N * sizeof(float), i == 0 ? a : i == 1 ? b : NULL,
+                                &err);
+    ck_assert_int_eq(err, CL_SUCCESS);
+  }
+  cl_kernel kernel = clCreateKernel(program, "divide", &err);
+  ck_assert_int_eq(err, CL_SUCCESS);
+  for (cl_uint i = 0; i < 4; i++)
+    clSetKernelArg(kernel, i, sizeof(cl_mem), &buffers[i]);
+  size_t global = N;
+  ck_assert_int_eq(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global,
+                                          NULL, 0, NULL, NULL),
+                   CL_SUCCESS);
+  clEnqueueReadBuffer(queue, buffers[2], CL_TRUE, 0, N * sizeof(float), q, 0,
+                      NULL, NULL);
+  clEnqueueReadBuffer(queue, buffers[3], CL_TRUE, 0, N * sizeof(float), r, 0,
+                      NULL, NULL);
+  int wrong_q = 0, wrong_r = 0, first = -1;
+  for (int i = 0; i < N; i++) {
+    volatile float exact_q = a[i] / b[i]; /* no contraction, no excess */
+    if (q[i] != floorf(exact_q)) {
+      wrong_q++;
+      if (first < 0) first = i;
+    }
+    if (r[i] != sqrtf(a[i])) wrong_r++;
+  }
+  ck_assert_msg(wrong_q == 0 && wrong_r == 0,
+                "%d of %d floor(a / b) and %d sqrt differ from IEEE; first "
+                "%.9g / %.9g -> %.9g",
+                wrong_q, N, wrong_r, first >= 0 ? a[first] : 0.0,
+                first >= 0 ? b[first] : 0.0, first >= 0 ? q[first] : 0.0);
+  clReleaseKernel(kernel);
+  for (int i = 0; i < 4; i++) clReleaseMemObject(buffers[i]);
+  clReleaseCommandQueue(queue);
+  free(a);
+  free(b);
+  free(q);
+  free(r);
+out:
   ocl_devices_teardown();
   TF_DeleteStatus(st);
 }
@@ -281,6 +392,7 @@ static Suite *internals_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, program_cache_builds_once);
   tcase_add_test(tc, program_cache_build_failure);
+  tcase_add_test(tc, program_cache_exact_division);
   tcase_add_test(tc, program_cache_threads);
   tcase_add_test(tc, address_map_intervals);
   tcase_add_test(tc, address_map_random);
