@@ -589,6 +589,31 @@ static bool pick_tile(struct run *r, enum conv_kern base, int64_t rows,
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* Launches an implicit-GEMM kernel of tile t over (col_tiles, row_tiles,
+ * zs) work-groups. The kernels read get_group_id(1) and (2), so the launch
+ * goes in blocks of at most ocl_max_groups_yz() row tiles and z entries
+ * (NVIDIA's OpenCL takes no more), each with its bases in the last two
+ * arguments, filled here. */
+static bool igemm_launch(struct run *r, enum conv_kern id, int t,
+                         int64_t col_tiles, int64_t row_tiles, int64_t zs,
+                         struct ocl_arg *args, int num_args)
+{
+  const int64_t most = (int64_t)ocl_max_groups_yz();
+  size_t local[3] = {(size_t)t / 4, (size_t)t / 4, 1};
+  for (int64_t z0 = 0; z0 < zs; z0 += most)
+    for (int64_t m0 = 0; m0 < row_tiles; m0 += most) {
+      int64_t nz = zs - z0 < most ? zs - z0 : most;
+      int64_t nm = row_tiles - m0 < most ? row_tiles - m0 : most;
+      size_t global[3] = {(size_t)col_tiles * local[0],
+                          (size_t)nm * local[1], (size_t)nz};
+      args[num_args - 2] = idx_arg(r, m0);
+      args[num_args - 1] = idx_arg(r, z0);
+      if (!ocl_launch(r->op, kern(r, id), 3, global, local, args, num_args))
+        return false;
+    }
+  return true;
+}
+
 /* ---- Implicit GEMM (GPU shape; double, bfloat16 and grouped anywhere) ---- */
 
 static bool igemm_forward(struct run *r, const struct conv_geo *g,
@@ -612,15 +637,13 @@ static bool igemm_forward(struct run *r, const struct conv_geo *g,
   if (!pick_tile(r, K_FWD_64, rows, g->og, &id, &t))
     return false;
   int flags = (g->nchw ? IG_SWAP : IG_A_FAST_K) | (bias != NULL ? IG_BIAS : 0);
-  size_t local[3] = {(size_t)t / 4, (size_t)t / 4, 1};
-  size_t global[3] = {(size_t)ceil_div(g->og, t) * local[0],
-                      (size_t)ceil_div(rows, t) * local[1], (size_t)g->groups};
-  const struct ocl_arg args[] = {
+  struct ocl_arg args[] = {
       OCL_TENSOR(x), OCL_TENSOR(f), OCL_TENSOR(y),
       OCL_TENSOR(bias != NULL ? bias : f), GEO_ARG(r), OCL_INT(flags),
-      OCL_INT(r->k->act), OCL_FLOAT(r->k->alpha),
+      OCL_INT(r->k->act), OCL_FLOAT(r->k->alpha), idx_arg(r, 0), idx_arg(r, 0),
   };
-  return ocl_launch(r->op, kern(r, id), 3, global, local, args, NARGS(args));
+  return igemm_launch(r, id, t, ceil_div(g->og, t), ceil_div(rows, t),
+                      g->groups, args, NARGS(args));
 }
 
 static bool igemm_backprop_input(struct run *r, const struct conv_geo *g,
@@ -642,14 +665,12 @@ static bool igemm_backprop_input(struct run *r, const struct conv_geo *g,
   if (!pick_tile(r, K_BPI_64, rows, g->cg, &id, &t))
     return false;
   int flags = g->nchw ? IG_SWAP : IG_A_FAST_K;
-  size_t local[3] = {(size_t)t / 4, (size_t)t / 4, 1};
-  size_t global[3] = {(size_t)ceil_div(g->cg, t) * local[0],
-                      (size_t)ceil_div(rows, t) * local[1], (size_t)g->groups};
-  const struct ocl_arg args[] = {
+  struct ocl_arg args[] = {
       OCL_TENSOR(dy), OCL_TENSOR(f), OCL_TENSOR(dx), GEO_ARG(r),
-      OCL_INT(flags),
+      OCL_INT(flags), idx_arg(r, 0), idx_arg(r, 0),
   };
-  return ocl_launch(r->op, kern(r, id), 3, global, local, args, NARGS(args));
+  return igemm_launch(r, id, t, ceil_div(g->cg, t), ceil_div(rows, t),
+                      g->groups, args, NARGS(args));
 }
 
 /* partial[s] (acc type) -> out: the sum over splits, rounded once. */
@@ -712,16 +733,13 @@ static bool igemm_backprop_filter(struct run *r, const struct conv_geo *g,
   if (partial == NULL)
     return false;
   int flags = g->nchw ? IG_A_FAST_K | IG_B_FAST_K : 0;
-  size_t local[3] = {(size_t)t / 4, (size_t)t / 4, 1};
-  size_t global[3] = {(size_t)ceil_div(g->og, t) * local[0],
-                      (size_t)ceil_div(rows, t) * local[1],
-                      (size_t)(g->groups * splits)};
-  const struct ocl_arg args[] = {
+  struct ocl_arg args[] = {
       OCL_TENSOR(x), OCL_TENSOR(dy), OCL_TENSOR(partial), GEO_ARG(r),
-      OCL_INT(flags), idx_arg(r, splits), idx_arg(r, chunk),
+      OCL_INT(flags), idx_arg(r, splits), idx_arg(r, chunk), idx_arg(r, 0),
+      idx_arg(r, 0),
   };
-  bool ok = ocl_launch(r->op, kern(r, id), 3, global, local, args,
-                       NARGS(args)) &&
+  bool ok = igemm_launch(r, id, t, ceil_div(g->og, t), ceil_div(rows, t),
+                         g->groups * splits, args, NARGS(args)) &&
             splitk_sum(r, partial, dw, elems, splits);
   ocl_op_release(r->op, partial);
   return ok;

@@ -793,12 +793,13 @@ static inline void slice_slot(int lid, int slot, int nt, int tile,
         acc[i][j] = fma(a[i], b[j], acc[i][j]);                            \
   }
 
-static inline void igemm_fwd_body(__global const T *x, __global const T *f,
+static inline __attribute__((always_inline)) void
+igemm_fwd_body(__global const T *x, __global const T *f,
                                   __global T *y, __global const T *bias,
                                   const geo_t g, int flags, int act,
                                   float alpha, __local acc_t *As,
                                   __local acc_t *Bs, __local idx_t *kt,
-                                  const int TILE)
+                                  idx_t m_tile, idx_t grp, const int TILE)
 {
   const int nt = (TILE / 4) * (TILE / 4);
   const int lx = get_local_id(0), ly = get_local_id(1);
@@ -808,8 +809,7 @@ static inline void igemm_fwd_body(__global const T *x, __global const T *f,
   const idx_t hw = g.out_h * g.out_w, P = g.out_d * hw;
   const idx_t M = g.batch * P;
   const idx_t K = g.k_d * g.k_h * g.k_w * g.cg;
-  const idx_t grp = get_group_id(2);
-  const idx_t m0 = (idx_t)get_group_id(1) * TILE;
+  const idx_t m0 = m_tile * TILE;
   const idx_t c0 = (idx_t)get_group_id(0) * TILE;
   const bool a_fast_k = (flags & IG_A_FAST_K) != 0;
   x += grp * g.cg * g.in_sc;
@@ -904,10 +904,12 @@ static inline void igemm_fwd_body(__global const T *x, __global const T *f,
   }
 }
 
-static inline void igemm_bpi_body(__global const T *dy, __global const T *f,
+static inline __attribute__((always_inline)) void
+igemm_bpi_body(__global const T *dy, __global const T *f,
                                   __global T *dx, const geo_t g, int flags,
                                   __local acc_t *As, __local acc_t *Bs,
-                                  __local idx_t *kt, const int TILE)
+                                  __local idx_t *kt, idx_t m_tile, idx_t grp,
+                                  const int TILE)
 {
   const int nt = (TILE / 4) * (TILE / 4);
   const int lx = get_local_id(0), ly = get_local_id(1);
@@ -917,8 +919,7 @@ static inline void igemm_bpi_body(__global const T *dy, __global const T *f,
   const idx_t hw = g.in_h * g.in_w, P = g.in_d * hw;
   const idx_t M = g.batch * P;
   const idx_t K = g.k_d * g.k_h * g.k_w * g.og;
-  const idx_t grp = get_group_id(2);
-  const idx_t m0 = (idx_t)get_group_id(1) * TILE;
+  const idx_t m0 = m_tile * TILE;
   const idx_t c0 = (idx_t)get_group_id(0) * TILE;
   const bool a_fast_k = (flags & IG_A_FAST_K) != 0;
   const bool unit = g.s_d == 1 && g.s_h == 1 && g.s_w == 1;
@@ -1018,12 +1019,14 @@ static inline void igemm_bpi_body(__global const T *dy, __global const T *f,
 /* The filter gradient of group grp over k in [k_begin, k_end): into
  * partial (acc_t, laid out as the filter [taps, cg, cout]). Each slice's
  * TK values of k are decoded once, by TK work-items, into local memory. */
-static inline void igemm_bpf_body(__global const T *x, __global const T *dy,
+static inline __attribute__((always_inline)) void
+igemm_bpf_body(__global const T *x, __global const T *dy,
                                   __global acc_t *part, const geo_t g,
                                   int flags, idx_t k_begin, idx_t k_end,
                                   __local acc_t *As, __local acc_t *Bs,
                                   __local idx_t *kx, __local idx_t *ky,
-                                  __local idx_t *kpos, const int TILE)
+                                  __local idx_t *kpos, idx_t m_tile,
+                                  idx_t grp, const int TILE)
 {
   const int nt = (TILE / 4) * (TILE / 4);
   const int lx = get_local_id(0), ly = get_local_id(1);
@@ -1031,8 +1034,7 @@ static inline void igemm_bpf_body(__global const T *x, __global const T *dy,
   const idx_t hw = g.out_h * g.out_w, P = g.out_d * hw;
   const idx_t taps = g.k_d * g.k_h * g.k_w;
   const idx_t R = taps * g.cg;
-  const idx_t grp = get_group_id(2) % g.groups;
-  const idx_t m0 = (idx_t)get_group_id(1) * TILE;
+  const idx_t m0 = m_tile * TILE;
   const idx_t c0 = (idx_t)get_group_id(0) * TILE;
   const bool a_fast_k = (flags & IG_A_FAST_K) != 0;
   const bool b_fast_k = (flags & IG_B_FAST_K) != 0;
@@ -1125,45 +1127,56 @@ static inline void igemm_bpf_body(__global const T *x, __global const T *dy,
  * (TILE / 4)^2 work-items. The host picks the size per problem (a
  * 64-wide tile over 8 output channels would waste most of its work) and
  * falls back to smaller ones where the built kernel allows fewer
- * work-items. */
+ * work-items. Work-group (x, y, z) computes column tile x, row tile
+ * m_tile0 + y and z entry z0 + z (group, or split x group for the filter
+ * gradient): the host launches blocks of at most ocl_max_groups_yz() in y
+ * and z, NVIDIA's limit. TILE is a constant in each body (always inlined):
+ * its loops unroll and the slot arrays stay in registers. */
 #define IGEMM_KERNELS(TILE)                                                   \
   __kernel __attribute__((reqd_work_group_size(TILE / 4, TILE / 4, 1))) void  \
       igemm_fwd_##TILE(OCL_TENSOR_ARG(const T, in),                           \
                        OCL_TENSOR_ARG(const T, filter),                       \
                        OCL_TENSOR_ARG(T, out), OCL_TENSOR_ARG(const T, bias), \
-                       geo_t g, int flags, int act, float alpha)              \
+                       geo_t g, int flags, int act, float alpha,              \
+                       idx_t m_tile0, idx_t z0)                               \
   {                                                                           \
     __local acc_t As[TK * (TILE + 1)], Bs[TK * (TILE + 1)];                   \
     __local idx_t kt[4 * TK];                                                 \
     igemm_fwd_body(OCL_PTR(const T, in), OCL_PTR(const T, filter),            \
                    OCL_PTR(T, out), OCL_PTR(const T, bias), g, flags, act,    \
-                   alpha, As, Bs, kt, TILE);                                  \
+                   alpha, As, Bs, kt, m_tile0 + (idx_t)get_group_id(1),       \
+                   z0 + (idx_t)get_group_id(2), TILE);                        \
   }                                                                           \
   __kernel __attribute__((reqd_work_group_size(TILE / 4, TILE / 4, 1))) void  \
       igemm_bpi_##TILE(OCL_TENSOR_ARG(const T, dout),                         \
                        OCL_TENSOR_ARG(const T, filter),                       \
-                       OCL_TENSOR_ARG(T, dx), geo_t g, int flags)             \
+                       OCL_TENSOR_ARG(T, dx), geo_t g, int flags,             \
+                       idx_t m_tile0, idx_t z0)                               \
   {                                                                           \
     __local acc_t As[TK * (TILE + 1)], Bs[TK * (TILE + 1)];                   \
     __local idx_t kt[5 * TK];                                                 \
     igemm_bpi_body(OCL_PTR(const T, dout), OCL_PTR(const T, filter),          \
-                   OCL_PTR(T, dx), g, flags, As, Bs, kt, TILE);               \
+                   OCL_PTR(T, dx), g, flags, As, Bs, kt,                      \
+                   m_tile0 + (idx_t)get_group_id(1),                          \
+                   z0 + (idx_t)get_group_id(2), TILE);                        \
   }                                                                           \
   __kernel __attribute__((reqd_work_group_size(TILE / 4, TILE / 4, 1))) void  \
       igemm_bpf_##TILE(OCL_TENSOR_ARG(const T, in),                           \
                        OCL_TENSOR_ARG(const T, dout),                         \
                        OCL_TENSOR_ARG(acc_t, partial), geo_t g, int flags,    \
-                       idx_t splits, idx_t k_chunk)                           \
+                       idx_t splits, idx_t k_chunk, idx_t m_tile0, idx_t z0)  \
   {                                                                           \
     __local acc_t As[TK * (TILE + 1)], Bs[TK * (TILE + 1)];                   \
     __local idx_t kx[TK], ky[TK], kpos[3 * TK];                               \
-    idx_t s = get_group_id(2) / g.groups;                                     \
+    idx_t z = z0 + (idx_t)get_group_id(2);                                    \
+    idx_t s = z / g.groups;                                                   \
     idx_t K = g.batch * g.out_d * g.out_h * g.out_w;                          \
     idx_t k_begin = s * k_chunk, k_end = min(K, k_begin + k_chunk);           \
     igemm_bpf_body(OCL_PTR(const T, in), OCL_PTR(const T, dout),              \
                    OCL_PTR(acc_t, partial) +                                  \
                        s * g.k_d * g.k_h * g.k_w * g.cg * g.cout,             \
-                   g, flags, k_begin, k_end, As, Bs, kx, ky, kpos, TILE);     \
+                   g, flags, k_begin, k_end, As, Bs, kx, ky, kpos,            \
+                   m_tile0 + (idx_t)get_group_id(1), z % g.groups, TILE);     \
   }
 
 IGEMM_KERNELS(64)

@@ -351,9 +351,10 @@ static bool run_packed(struct ocl_op *op, const struct gemm *g)
 
 /* ---- Our own kernels: the GPU shape ----------------------------------------- */
 
-/* The most work-groups some drivers take in NDRange dims 1 and 2 (CUDA's
- * grid limit, which NVIDIA's OpenCL inherits). */
-#define MAX_GROUPS_YZ 65535
+/* The tiled kernel reads get_group_id(1) and (2): blocks of at most
+ * ocl_max_groups_yz() work-groups there, each with its base (n_tile0,
+ * batch0). */
+#define MAX_GROUPS_YZ ((int64_t)ocl_max_groups_yz())
 
 /* TFOCL_GEMM_TILE, or NUM_TILES when unset. */
 static int tile_env = NUM_TILES;

@@ -538,12 +538,36 @@ static bool set_args(struct ocl_op *op, cl_kernel kernel, const char *name,
   return true;
 }
 
+/* 65535 unless TFOCL_MAX_GROUPS_YZ (a test hook) says less; read once. */
+static size_t max_groups_yz = 0;
+static pthread_once_t max_groups_yz_once = PTHREAD_ONCE_INIT;
+
+static void max_groups_yz_read(void)
+{
+  const char *v = getenv("TFOCL_MAX_GROUPS_YZ");
+  char *end;
+  unsigned long n = v != NULL ? strtoul(v, &end, 10) : 0;
+  max_groups_yz = v != NULL && *v && *end == '\0' && n >= 1 && n < 65535
+                      ? (size_t)n
+                      : 65535;
+}
+
+size_t ocl_max_groups_yz(void)
+{
+  pthread_once(&max_groups_yz_once, max_groups_yz_read);
+  return max_groups_yz;
+}
+
 bool ocl_launch(struct ocl_op *op, struct ocl_kernel *kernel, cl_uint work_dim,
                 const size_t *global, const size_t *local,
                 const struct ocl_arg *args, int num_args)
 {
   size_t rounded[3];
   size_t group = 1;
+  /* Work-items per enqueue in each dimension: all of dim 0, at most
+   * ocl_max_groups_yz() work-groups of dims 1 and 2. */
+  size_t step[3] = {0, 0, 0};
+  bool split = false;
 
   for (cl_uint d = 0; d < work_dim; d++) {
     if (global[d] == 0)
@@ -551,6 +575,11 @@ bool ocl_launch(struct ocl_op *op, struct ocl_kernel *kernel, cl_uint work_dim,
     size_t l = local != NULL ? local[d] : 1;
     group *= l;
     rounded[d] = (global[d] + l - 1) / l * l;
+    step[d] = rounded[d];
+    if (d > 0 && rounded[d] / l > ocl_max_groups_yz()) {
+      step[d] = ocl_max_groups_yz() * l;
+      split = true;
+    }
   }
   struct ocl_kernel_slot *slot = resolve(op, kernel);
   if (slot == NULL)
@@ -568,21 +597,43 @@ bool ocl_launch(struct ocl_op *op, struct ocl_kernel *kernel, cl_uint work_dim,
   pthread_mutex_lock(&slot->lock);
   if (!set_args(op, slot->kernel, kernel->name, args, num_args))
     goto out;
-  cl_int err = clEnqueueNDRangeKernel(op->queue, slot->kernel, work_dim, NULL,
-                                      rounded, local, 0, NULL,
-                                      profiling ? &event : NULL);
-  if (err != CL_SUCCESS) {
-    char call[160];
-    snprintf(call, sizeof(call), "clEnqueueNDRangeKernel(%s)", kernel->name);
-    ocl_set_cl_error(op->status, err, call);
-    goto out;
-  }
+  /* Beyond the limit, one enqueue per block of dims 1 and 2, each at its
+   * global offset: kernels index by get_global_id there (the kernels that
+   * read get_group_id(1|2) keep within the limit themselves). */
+  size_t offset[3] = {0, 0, 0}, size[3];
+  size[0] = rounded[0];
+  do {
+    for (cl_uint d = 1; d < work_dim; d++)
+      size[d] = rounded[d] - offset[d] < step[d] ? rounded[d] - offset[d]
+                                                 : step[d];
+    cl_int err = clEnqueueNDRangeKernel(op->queue, slot->kernel, work_dim,
+                                        split ? offset : NULL, size, local, 0,
+                                        NULL, profiling ? &event : NULL);
+    if (err != CL_SUCCESS) {
+      char call[160];
+      snprintf(call, sizeof(call), "clEnqueueNDRangeKernel(%s)", kernel->name);
+      ocl_set_cl_error(op->status, err, call);
+      goto out;
+    }
+    if (event != NULL) {
+      ocl_profiler_record(op->device, op->queue, event, OCL_ACTIVITY_KERNEL,
+                          kernel->name);
+      event = NULL;
+    }
+    /* The next block: dim 1 first, then dim 2. */
+    cl_uint d = 1;
+    for (; d < work_dim; d++) {
+      offset[d] += step[d];
+      if (offset[d] < rounded[d])
+        break;
+      offset[d] = 0;
+    }
+    if (d >= work_dim)
+      break;
+  } while (split);
   ok = true;
 out:
   pthread_mutex_unlock(&slot->lock);
-  if (event != NULL)
-    ocl_profiler_record(op->device, op->queue, event, OCL_ACTIVITY_KERNEL,
-                        kernel->name);
   return ok;
 }
 

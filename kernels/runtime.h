@@ -231,6 +231,15 @@ bool ocl_op_buffer(struct ocl_op *op, const TF_Tensor *t, size_t byte_offset,
 
 /* ---- Launching ---------------------------------------------------------- */
 
+/* The most work-groups a launch has in NDRange dimensions 1 and 2: CUDA's
+ * grid limit (65535), which NVIDIA's OpenCL inherits, on every device so
+ * that the paths that respect it run everywhere. TFOCL_MAX_GROUPS_YZ (a
+ * test hook) lowers it. ocl_launch splits a larger launch by global
+ * offsets, which kernels that index by get_global_id(1|2) follow; kernels
+ * that read get_group_id(1|2) (the tiled GEMM, conv's implicit GEMM) stay
+ * within it themselves, launching blocks with a base of their own. */
+size_t ocl_max_groups_yz(void);
+
 /* Enqueues `kernel` over `global` work items. With a local size, the global
  * size is rounded up to a multiple of it (PoCL has no non-uniform
  * work-groups), so kernels bounds-check; a local size above what the built
