@@ -84,10 +84,15 @@ def placement(run_metadata):
     iterator (Keras' train function). The single-op functions of eager code
     (variable set-up, the tf.data pipeline's construction) are left out."""
     where = collections.defaultdict(collections.Counter)
-    for fg in run_metadata.function_graphs:
-        nodes = [n for g in fg.partition_graphs for n in g.node]
-        if not any(n.op in ITERATOR_OPS for n in nodes):
-            continue
+    graphs = [[n for g in fg.partition_graphs for n in g.node]
+              for fg in run_metadata.function_graphs]
+    steps = [nodes for nodes in graphs if any(n.op in ITERATOR_OPS for n in nodes)]
+    # Keras 3.16 reads the iterator in a function of its own (_Arg,
+    # IteratorGetNextAsOptional, _Retval): the train step is then the largest.
+    plumbing = ITERATOR_OPS | {"_Arg", "_Retval", "Identity", "NoOp"}
+    if graphs and all(all(n.op in plumbing for n in nodes) for nodes in steps):
+        steps = [max(graphs, key=len)]
+    for nodes in steps:
         for node in nodes:
             dev = node.device.split("device:")[-1].split(":")[0] if node.device else "?"
             where[dev][node.op] += 1
@@ -167,6 +172,7 @@ def train(tf, keras, device, data, args):
         "test_accuracy": float(acc),
         "test_loss": float(loss),
         "train_accuracy": float(history.history["accuracy"][-1]),
+        "epoch_losses": [float(v) for v in history.history["loss"]],
         "epochs": args.epochs,
         "steps_per_epoch": steps,
         "first_epoch_s": epoch_times[0],

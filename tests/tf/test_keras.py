@@ -9,8 +9,9 @@ Dropout masks (Keras' seed generator is an integer counter, and the OPENCL
 StatelessRandomUniformV2 equals TensorFlow's CPU stream), but they are not
 bit-identical: the convolutions' and matmuls' sums run in another order on
 OPENCL (differences of ~1e-6 relative per step) and Adam compounds them over
-the epochs. So the accuracies agree to within 1 % and the test losses to
-within 2 %, not exactly.
+the epochs. So the first epoch's mean loss agrees to 1e-4, and after the
+last epoch the accuracies to within 1 % and the test losses to within 5 %,
+not exactly.
 
 On a TensorFlow without kernels_experimental.h (2.20, 2.21) the variable
 updates of the train step run through the plugin's graph optimizer
@@ -104,8 +105,15 @@ def test_fit_accuracy_matches_cpu(result):
     assert "error" not in o, o.get("error")
     assert "error" not in c, c.get("error")
     assert c["test_accuracy"] > 0.9, c
+    # The first epoch's mean training loss agrees closely (measured: 1e-7
+    # relative on 2.19.1 and 2.22); the sums' other order then compounds
+    # through Adam, so after 8 epochs the test loss drifts by a few percent
+    # (2.22's CNN: 0.2466 vs 0.2371, with 1e-7 after one epoch and 5e-4
+    # after two).
+    o1, c1 = o["epoch_losses"][0], c["epoch_losses"][0]
+    assert abs(o1 - c1) <= 1e-4 * abs(c1), (o["epoch_losses"], c["epoch_losses"])
     assert abs(o["test_accuracy"] - c["test_accuracy"]) <= 0.01, (o["test_accuracy"], c["test_accuracy"])
-    assert abs(o["test_loss"] - c["test_loss"]) <= 0.02 * abs(c["test_loss"]), (o["test_loss"], c["test_loss"])
+    assert abs(o["test_loss"] - c["test_loss"]) <= 0.05 * abs(c["test_loss"]), (o["test_loss"], c["test_loss"])
     print(f"{r['model']}: accuracy OPENCL {o['test_accuracy']:.4f} CPU {c['test_accuracy']:.4f}, "
           f"loss {o['test_loss']:.6f} vs {c['test_loss']:.6f}; "
           f"{o['step_ms']:.2f} vs {c['step_ms']:.2f} ms/step")
