@@ -214,49 +214,78 @@ TF_Tensor *shim_tensor_alloc_host(TF_DataType dtype, const int64_t *dims,
   return t;
 }
 
-TF_Tensor *shim_tensor_alloc_pinned(struct tfocl_device *device,
+/* A tensor in memory of the plugin's: device memory (allocate) or its host
+ * memory (host_memory_allocate), as TensorFlow's allocators would ask. */
+static TF_Tensor *alloc_from_plugin(struct tfocl_device *device,
+                                    enum shim_buffer_kind kind,
                                     TF_DataType dtype, const int64_t *dims,
                                     int num_dims, TF_Status *status)
 {
   int64_t n = shim_num_elements(dims, num_dims);
   size_t elem = TF_DataTypeSize(dtype);
+  bool pinned = kind == SHIM_BUFFER_PINNED;
   struct shim_buffer *buf;
-  TF_Tensor *t;
+  struct shim_strbuf shape = {0};
   size_t len;
   void *data;
+  TF_Tensor *t;
 
-  if (n < 0 || elem == 0) {
+  if (device == NULL || num_dims < 0 || (num_dims > 0 && dims == NULL) ||
+      n < 0 || elem == 0) {
     shim_set_status(status, TF_INVALID_ARGUMENT,
-                    "Cannot allocate a host tensor of type %s with %d dims",
-                    tfocl_type_name(dtype), num_dims);
+                    "Cannot allocate a %s tensor of type %s with %d dims",
+                    pinned ? "host" : "device", tfocl_type_name(dtype),
+                    num_dims);
     return NULL;
   }
-  len = byte_size(n, elem);
-  if (len == 0)
-    return shim_tensor_alloc_host(dtype, dims, num_dims, status);
-  data = shim_host_memory_allocate(device, len, status);
+  len = byte_size(n, elem); /* SIZE_MAX: fails below as out of memory */
+  if (len == 0) {
+    /* TensorFlow never calls the plugin for 0 bytes (DeviceMemAllocator). */
+    t = tensor_new(dtype, dims, num_dims, empty_buffer(), 0, 0);
+    goto done;
+  }
+  data = pinned ? shim_host_memory_allocate(device, len, status)
+                : shim_device_allocate(device, len, status);
   if (data == NULL) {
-    if (TF_GetCode(status) == TF_RESOURCE_EXHAUSTED)
-      shim_set_status(status, TF_RESOURCE_EXHAUSTED,
-                      "OOM when allocating host tensor of %lld elements of "
-                      "%s in the host memory of %s",
-                      (long long)n, tfocl_type_name(dtype), device->name);
+    if (TF_GetCode(status) != TF_RESOURCE_EXHAUSTED)
+      return NULL;
+    shim_format_shape(&shape, dims, num_dims);
+    shim_set_status(status, TF_RESOURCE_EXHAUSTED,
+                    "OOM when allocating tensor with shape%s and type %s on "
+                    "%s by allocator %s%s",
+                    shim_strbuf_str(&shape), shim_type_short_name(dtype),
+                    device->name, device->plugin->platform_name,
+                    pinned ? " (host memory)" : "");
+    shim_strbuf_finish(&shape);
     return NULL;
   }
-  buf = buffer_new(SHIM_BUFFER_PINNED, data, len);
+  buf = buffer_new(kind, data, len);
   if (buf == NULL) {
-    shim_host_memory_deallocate(device, data);
-    shim_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
-    return NULL;
+    if (pinned)
+      shim_host_memory_deallocate(device, data);
+    else
+      shim_device_deallocate(device, data);
+    t = NULL;
+    goto done;
   }
   buf->device = device;
   t = tensor_new(dtype, dims, num_dims, buf, 0, len);
+
+done:
   if (t == NULL) {
     shim_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
     return NULL;
   }
   shim_set_ok(status);
   return t;
+}
+
+TF_Tensor *shim_tensor_alloc_pinned(struct tfocl_device *device,
+                                    TF_DataType dtype, const int64_t *dims,
+                                    int num_dims, TF_Status *status)
+{
+  return alloc_from_plugin(device, SHIM_BUFFER_PINNED, dtype, dims, num_dims,
+                           status);
 }
 
 TF_Tensor *TF_TensorMaybeMove(TF_Tensor *tensor)
@@ -383,56 +412,8 @@ TF_Tensor *tfocl_tensor_alloc_device(struct tfocl_device *device,
                                      TF_DataType dtype, const int64_t *dims,
                                      int num_dims, TF_Status *status)
 {
-  int64_t n = shim_num_elements(dims, num_dims);
-  size_t elem = TF_DataTypeSize(dtype);
-  struct shim_buffer *buf;
-  struct shim_strbuf shape = {0};
-  size_t len;
-  void *opaque;
-  TF_Tensor *t;
-
-  if (device == NULL || num_dims < 0 || (num_dims > 0 && dims == NULL) ||
-      n < 0 || elem == 0) {
-    shim_set_status(status, TF_INVALID_ARGUMENT,
-                    "Cannot allocate a device tensor of type %s with %d dims",
-                    tfocl_type_name(dtype), num_dims);
-    return NULL;
-  }
-  len = byte_size(n, elem); /* SIZE_MAX: fails below as out of memory */
-  if (len == 0) {
-    /* TensorFlow never calls the plugin for 0 bytes (DeviceMemAllocator). */
-    t = tensor_new(dtype, dims, num_dims, empty_buffer(), 0, 0);
-    goto done;
-  }
-  opaque = shim_device_allocate(device, len, status);
-  if (opaque == NULL) {
-    if (TF_GetCode(status) != TF_RESOURCE_EXHAUSTED)
-      return NULL;
-    shim_format_shape(&shape, dims, num_dims);
-    shim_set_status(status, TF_RESOURCE_EXHAUSTED,
-                    "OOM when allocating tensor with shape%s and type %s on "
-                    "%s by allocator %s",
-                    shim_strbuf_str(&shape), shim_type_short_name(dtype),
-                    device->name, device->plugin->platform_name);
-    shim_strbuf_finish(&shape);
-    return NULL;
-  }
-  buf = buffer_new(SHIM_BUFFER_DEVICE, opaque, len);
-  if (buf == NULL) {
-    shim_device_deallocate(device, opaque);
-    t = NULL;
-    goto done;
-  }
-  buf->device = device;
-  t = tensor_new(dtype, dims, num_dims, buf, 0, len);
-
-done:
-  if (t == NULL) {
-    shim_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
-    return NULL;
-  }
-  shim_set_ok(status);
-  return t;
+  return alloc_from_plugin(device, SHIM_BUFFER_DEVICE, dtype, dims, num_dims,
+                           status);
 }
 
 bool tfocl_tensor_on_device(const TF_Tensor *tensor)

@@ -255,49 +255,31 @@ START_TEST(compute_from_several_threads)
 END_TEST
 
 /* TensorFlow's BFC allocator (2.22) aborts on a sub-allocator region that
- * is not 256-byte aligned; the shim refuses it with an error instead. */
-START_TEST(misaligned_host_memory_is_refused)
+ * is not 256-byte aligned; the shim refuses it with an error instead. Runs
+ * `op` on stub variant `variant` and expects that refusal naming `call`. */
+static void expect_misaligned_refused(const char *variant, const char *op,
+                                      const struct tfocl_attr *attrs,
+                                      int num_attrs, int num_inputs,
+                                      const char *call)
 {
   static const float a[] = {1, 2};
   TF_Status *st = TF_NewStatus();
-  struct tfocl_plugin *p = tfocl_plugin_load(stub_path("misaligned_host_memory"), st);
+  struct tfocl_plugin *p = tfocl_plugin_load(stub_path(variant), st);
   struct tfocl_device *d;
-  struct tfocl_attr attrs[] = {TFOCL_ATTR_F("scale", 3.0f)};
-  TF_Tensor *in[1] = {host_floats(a, 2)};
+  TF_Tensor *in[2] = {host_floats(a, 2), host_floats(a, 2)};
   TF_Tensor *out[1] = {NULL};
+  char expected[64];
+  ck_assert_ok(st);
+  tfocl_op_def_add("StubAdd", "x: T, y: T", "z: T", "T: type", st);
   ck_assert_ok(st);
   tfocl_op_def_add("StubScale", "x: T", "y: T", "T: type, scale: float", st);
   ck_assert_ok(st);
   d = tfocl_device_open(p, 0, st);
   ck_assert_ok(st);
-  tfocl_run_op(d, "StubScale", attrs, 1, in, 1, out, 1, NULL, st);
+  tfocl_run_op(d, op, attrs, num_attrs, in, num_inputs, out, 1, NULL, st);
   ck_assert_status(st, TF_INTERNAL);
-  ck_assert_msg_has(st, "host_memory_allocate returned");
-  ck_assert_msg_has(st, "not aligned to 256 bytes");
-  ck_assert_ptr_null(out[0]);
-  TF_DeleteTensor(in[0]);
-  tfocl_device_close(d);
-  tfocl_plugin_unload(p);
-  TF_DeleteStatus(st);
-}
-END_TEST
-
-START_TEST(misaligned_device_memory_is_refused)
-{
-  static const float a[] = {1, 2};
-  TF_Status *st = TF_NewStatus();
-  struct tfocl_plugin *p = tfocl_plugin_load(stub_path("misaligned_allocate"), st);
-  struct tfocl_device *d;
-  TF_Tensor *in[2] = {host_floats(a, 2), host_floats(a, 2)};
-  TF_Tensor *out[1] = {NULL};
-  ck_assert_ok(st);
-  tfocl_op_def_add("StubAdd", "x: T, y: T", "z: T", "T: type", st);
-  ck_assert_ok(st);
-  d = tfocl_device_open(p, 0, st);
-  ck_assert_ok(st);
-  tfocl_run_op(d, "StubAdd", NULL, 0, in, 2, out, 1, NULL, st);
-  ck_assert_status(st, TF_INTERNAL);
-  ck_assert_msg_has(st, "allocate returned");
+  snprintf(expected, sizeof(expected), "%s returned", call);
+  ck_assert_msg_has(st, expected);
   ck_assert_msg_has(st, "not aligned to 256 bytes");
   ck_assert_ptr_null(out[0]);
   TF_DeleteTensor(in[0]);
@@ -305,6 +287,21 @@ START_TEST(misaligned_device_memory_is_refused)
   tfocl_device_close(d);
   tfocl_plugin_unload(p);
   TF_DeleteStatus(st);
+}
+
+START_TEST(misaligned_host_memory_is_refused)
+{
+  struct tfocl_attr attrs[] = {TFOCL_ATTR_F("scale", 3.0f)};
+  /* StubScale's output is in host memory. */
+  expect_misaligned_refused("misaligned_host_memory", "StubScale", attrs, 1,
+                            1, "host_memory_allocate");
+}
+END_TEST
+
+START_TEST(misaligned_device_memory_is_refused)
+{
+  expect_misaligned_refused("misaligned_allocate", "StubAdd", NULL, 0, 2,
+                            "allocate");
 }
 END_TEST
 
