@@ -1,6 +1,7 @@
 /* tfocl plugin: the one OpenCL error path. Nothing else formats CL errors. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "ocl.h"
 
@@ -96,6 +97,23 @@ TF_Code ocl_cl_error_code(cl_int err) {
   }
 }
 
+TF_Code ocl_cl_exec_error_code(cl_int exec_status) {
+  switch (exec_status) {
+    case CL_SUCCESS:
+      return TF_OK;
+    case CL_OUT_OF_HOST_MEMORY:
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+      return TF_RESOURCE_EXHAUSTED;
+    default:
+      return exec_status > 0 ? TF_OK : TF_INTERNAL;
+  }
+}
+
+static bool is_wait(const char *call) {
+  return call && (strcmp(call, "clFinish") == 0 ||
+                  strcmp(call, "clWaitForEvents") == 0);
+}
+
 void ocl_set_status(TF_Status *status, TF_Code code, const char *fmt, ...) {
   char message[1024];
   va_list ap;
@@ -113,6 +131,16 @@ void ocl_set_ok(TF_Status *status) {
 
 void ocl_set_cl_error(TF_Status *status, cl_int err, const char *call) {
   OCL_TRACE("%s: %s (%d)", call, ocl_cl_error_name(err), (int)err);
+  if (is_wait(call)) {
+    ocl_set_status(status, ocl_cl_exec_error_code(err), "%s: %s (%d)%s", call,
+                   ocl_cl_error_name(err), (int)err,
+                   err == CL_OUT_OF_RESOURCES
+                       ? ": work enqueued before failed on the device (on "
+                         "NVIDIA a kernel's fault, after which every call "
+                         "fails so)"
+                       : "");
+    return;
+  }
   ocl_set_status(status, ocl_cl_error_code(err), "%s: %s (%d)", call,
                  ocl_cl_error_name(err), (int)err);
 }

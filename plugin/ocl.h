@@ -89,7 +89,16 @@ const char *ocl_cl_error_name(cl_int err);
 /* The TF_Code for a failed OpenCL call: RESOURCE_EXHAUSTED for CL_OUT_OF_*
  * and CL_MEM_OBJECT_ALLOCATION_FAILURE, INTERNAL for the rest. */
 TF_Code ocl_cl_error_code(cl_int err);
-/* status = "<call>: CL_X (-n)" with ocl_cl_error_code(err). */
+/* The code for work that failed on the device: a negative execution
+ * status, or the error of a wait for it (clFinish, clWaitForEvents).
+ * CL_OUT_OF_RESOURCES there is no allocation of ours running out (NVIDIA
+ * reports every kernel fault so, and every call after one): INTERNAL; only
+ * CL_MEM_OBJECT_ALLOCATION_FAILURE and CL_OUT_OF_HOST_MEMORY stay
+ * RESOURCE_EXHAUSTED. */
+TF_Code ocl_cl_exec_error_code(cl_int exec_status);
+/* status = "<call>: CL_X (-n)" with ocl_cl_error_code(err), or, for a wait
+ * (clFinish, clWaitForEvents), ocl_cl_exec_error_code(err) and a word on
+ * what CL_OUT_OF_RESOURCES means there. */
 void ocl_set_cl_error(TF_Status *status, cl_int err, const char *call);
 /* status = code + printf-style message. */
 void ocl_set_status(TF_Status *status, TF_Code code, const char *fmt, ...)

@@ -335,6 +335,20 @@ START_TEST(cl_error_path) {
   ck_assert_int_eq(TF_GetCode(st), TF_RESOURCE_EXHAUSTED);
   ocl_set_cl_error(st, CL_INVALID_MEM_OBJECT, "clEnqueueCopyBuffer");
   ck_assert_int_eq(TF_GetCode(st), TF_INTERNAL);
+  /* From a wait, CL_OUT_OF_RESOURCES is work that failed on the device
+   * (NVIDIA's word for a kernel fault), not memory running out. */
+  ocl_set_cl_error(st, CL_OUT_OF_RESOURCES, "clFinish");
+  ck_assert_int_eq(TF_GetCode(st), TF_INTERNAL);
+  ck_assert_ptr_nonnull(strstr(TF_Message(st), "clFinish: CL_OUT_OF_RESOURCES (-5)"));
+  ck_assert_ptr_nonnull(strstr(TF_Message(st), "kernel's fault"));
+  ocl_set_cl_error(st, CL_OUT_OF_RESOURCES, "clWaitForEvents");
+  ck_assert_int_eq(TF_GetCode(st), TF_INTERNAL);
+  ocl_set_cl_error(st, CL_MEM_OBJECT_ALLOCATION_FAILURE, "clWaitForEvents");
+  ck_assert_int_eq(TF_GetCode(st), TF_RESOURCE_EXHAUSTED);
+  ck_assert_int_eq(ocl_cl_exec_error_code(CL_OUT_OF_RESOURCES), TF_INTERNAL);
+  ck_assert_int_eq(ocl_cl_exec_error_code(CL_OUT_OF_HOST_MEMORY),
+                   TF_RESOURCE_EXHAUSTED);
+  ck_assert_int_eq(ocl_cl_exec_error_code(CL_COMPLETE), TF_OK);
   TF_DeleteStatus(st);
 }
 END_TEST
