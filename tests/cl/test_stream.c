@@ -191,6 +191,54 @@ START_TEST(later_work_waits_for_callback) {
 }
 END_TEST
 
+/* A callback that enqueues on its own stream (TensorFlow's executor may
+ * schedule the next op from one): that work lands behind the callback's
+ * gate, which opens only when the callback returns. A driver whose enqueue
+ * blocks on an unsignalled user event would hang here (the test times
+ * out); on every driver the work must run after the callback, and a
+ * second callback from inside the first runs too. */
+struct reentrant {
+  struct clt *t;
+  SP_Stream stream;
+  SP_DeviceMemoryBase mem;
+  uint32_t *word;
+};
+
+static void enqueue_from_callback(void *arg, TF_Status *status) {
+  struct reentrant *r = arg;
+  *r->word = 5;
+  r->t->se->memset32(r->t->sp, r->stream, &r->mem, 99, 4, status);
+  if (TF_GetCode(status) != TF_OK) return;
+  if (!r->t->se->host_callback(r->t->sp, r->stream, slow_writer, r->word))
+    TF_SetStatus(status, TF_INTERNAL, "host_callback from a callback failed");
+}
+
+START_TEST(callback_enqueues_on_its_stream) {
+  struct clt t = {0};
+  static uint32_t word;
+  uint32_t out[2] = {0, 0};
+  clt_open(&t, 0);
+  SP_Stream s = clt_stream(&t, TFOCL_STREAM_COMPUTE);
+  char *p = clt_alloc(&t, 8);
+  struct reentrant r = {&t, s, clt_mem(p), &word};
+  word = 1;
+  ck_assert(t.se->host_callback(t.sp, s, enqueue_from_callback, &r));
+  /* Enqueued from here, before or after the callback's own: both behind
+   * the first gate; the htod behind the second callback too when it was
+   * enqueued first, else before it. Either way the memset's 99 lands. */
+  t.se->block_host_until_done(t.sp, s, t.st);
+  clt_ok(&t);
+  t.se->get_stream_status(t.sp, s, t.st);
+  clt_ok(&t);
+  t.se->sync_memcpy_dtoh(t.sp, out, &r.mem, 4, t.st);
+  clt_ok(&t);
+  ck_assert_uint_eq(out[0], 99);
+  ck_assert_uint_eq(word, 42); /* the second callback ran */
+  clt_free(&t, p);
+  clt_close(&t);
+}
+END_TEST
+
 /* Synchronous copies come after the work already on the device's streams
  * (CUDA's legacy default stream semantics): a zero-fill held back behind a
  * slow callback must not land over a later synchronous write, and a
@@ -280,6 +328,7 @@ static Suite *stream_suite(void) {
   tcase_add_test(tc, event_status_values);
   tcase_add_test(tc, stream_dependency);
   tcase_add_test(tc, host_callbacks_in_order);
+  tcase_add_test(tc, callback_enqueues_on_its_stream);
   tcase_add_test(tc, later_work_waits_for_callback);
   tcase_add_test(tc, sync_copies_wait_for_streams);
   tcase_add_test(tc, callback_error_goes_to_stream);
