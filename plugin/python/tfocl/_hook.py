@@ -5,7 +5,7 @@ One finder on `sys.meta_path` answers only for the modules named in TARGETS:
 it asks the other finders for the real spec and hands it back with a loader
 that runs the real loader's `exec_module`, then the patch. Every other import
 costs one dictionary lookup. The patch modules (`tfocl._keras`,
-`tfocl._tfconfig`) are imported only when their target is.
+`tfocl._tfconfig`, `tfocl._distribute`) are imported only when their target is.
 
 Idempotent: one finder per process whatever the number of tfocl copies on
 sys.path (it carries a marker attribute the next copy looks for), and every
@@ -21,6 +21,9 @@ import sys
 # the package (and every target inside it) has executed.
 TARGETS = {
     "tensorflow.python.eager.context": ("tfocl._tfconfig", "patch_context"),
+    "tensorflow.python.distribute.mirrored_strategy": ("tfocl._distribute", "patch_mirrored"),
+    "tensorflow.python.distribute.collective_all_reduce_strategy": (
+        "tfocl._distribute", "patch_collective"),
     "keras.src.trainers.trainer": ("tfocl._keras", "patch_trainer"),
     "keras.src.backend.tensorflow.nn": ("tfocl._keras", "patch_conv"),
     "keras.src.backend.tensorflow.ops.nn": ("tfocl._keras", "patch_conv"),
@@ -41,7 +44,8 @@ def say(line):
 
 
 def disabled(variable):
-    """True when `variable` (TFOCL_KERAS_COMPAT, TFOCL_TF_COMPAT) turns the
+    """True when `variable` (TFOCL_KERAS_COMPAT, TFOCL_TF_COMPAT,
+    TFOCL_DISTRIBUTE_COMPAT) turns the
     patches off: 0, false, no or off."""
     return os.environ.get(variable, "").strip().lower() in ("0", "false", "no", "off")
 

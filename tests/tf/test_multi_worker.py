@@ -1,0 +1,232 @@
+"""tf.distribute beyond one device list: MultiWorkerMirroredStrategy over two
+worker processes on 127.0.0.1 (TF_CONFIG), each with its PoCL device(s), and
+MirroredStrategy() without devices, both through tfocl's Python side
+(tfocl._distribute) or its explicit tfocl.MultiWorkerMirroredStrategy.
+
+Every TensorFlow runs in a child interpreter (this file run as a script,
+`python test_multi_worker.py MODE STEPS`) that trains a small MLP with a
+custom `strategy.run` loop (Keras 3.15's fit fails under
+MultiWorkerMirroredStrategy even without the plugin) and prints one JSON
+line: the losses, where each replica's variables live, and where the train
+step's nodes ran (the partition graphs of its run metadata). The workers'
+losses must equal, within float tolerance, those of one process's
+MirroredStrategy at the same global batch (the same examples per step: each
+input pipeline takes every W-th example, W the number of workers).
+
+MODE: mirrored (tf.distribute.MirroredStrategy()), tf
+(tf.distribute.MultiWorkerMirroredStrategy()), tfocl
+(tfocl.MultiWorkerMirroredStrategy()), cpu (TFOCL_DISTRIBUTE_COMPAT=0's
+MirroredStrategy(), to show what the patch changes).
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+if __name__ != "__main__":  # a child needs none of conftest's set-up
+    from conftest import REPO, subprocess_env
+
+GLOBAL_BATCH = 16
+STEPS = 4
+LR = 0.1
+TIMEOUT = 150
+
+
+def child(mode, steps):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import numpy as np
+    import tensorflow as tf
+    from tensorflow.python.eager import context
+
+    if mode == "tfocl":
+        import tfocl
+        strategy = tfocl.MultiWorkerMirroredStrategy()
+    elif mode == "tf":
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    else:
+        strategy = tf.distribute.MirroredStrategy()
+    rng = np.random.default_rng(0)
+    n = GLOBAL_BATCH * steps
+    x = rng.standard_normal((n, 8)).astype(np.float32)
+    y = (x @ rng.standard_normal((8, 1)) + 0.1).astype(np.float32)
+    w1 = (rng.standard_normal((8, 16)) * 0.3).astype(np.float32)
+    w2 = (rng.standard_normal((16, 1)) * 0.3).astype(np.float32)
+
+    def dataset_fn(ctx):
+        ds = tf.data.Dataset.from_tensor_slices((x, y))
+        ds = ds.shard(ctx.num_input_pipelines, ctx.input_pipeline_id)
+        return ds.batch(ctx.get_per_replica_batch_size(GLOBAL_BATCH))
+
+    with strategy.scope():
+        v1 = tf.Variable(w1, name="w1")
+        b1 = tf.Variable(tf.zeros([16]), name="b1")
+        v2 = tf.Variable(w2, name="w2")
+        variables = [v1, b1, v2]
+    dist = iter(strategy.distribute_datasets_from_function(dataset_fn))
+
+    def step_fn(xb, yb):
+        with tf.GradientTape() as tape:
+            h = tf.nn.relu(tf.matmul(xb, v1) + b1)
+            loss = tf.reduce_sum(tf.square(tf.matmul(h, v2) - yb)) / GLOBAL_BATCH
+        grads = tape.gradient(loss, variables)
+        ctx = tf.distribute.get_replica_context()
+        grads = ctx.all_reduce(tf.distribute.ReduceOp.SUM, grads)
+
+        def apply(dist_strategy, pairs):
+            for g, v in pairs:
+                dist_strategy.extended.update(v, lambda var, gg: var.assign(var - LR * gg), args=(g,))
+
+        ctx.merge_call(apply, args=(list(zip(grads, variables)),))
+        return loss
+
+    @tf.function
+    def train_step(batch):
+        per_replica = strategy.run(step_fn, args=batch)
+        return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
+
+    losses, times = [], []
+    for i in range(steps):
+        batch = next(dist)
+        if i == 0:  # the partition graphs are recorded when the function is instantiated
+            context.context().enable_run_metadata()
+        t0 = time.perf_counter()
+        losses.append(float(train_step(batch)))
+        times.append(time.perf_counter() - t0)
+        if i == 0:
+            meta = context.context().export_run_metadata()
+            context.context().disable_run_metadata()
+    nodes = {}
+    for fg in meta.function_graphs:
+        for pg in fg.partition_graphs:
+            for node in pg.node:
+                kind = "OPENCL" if "OPENCL" in node.device else "CPU" if "CPU" in node.device else node.device
+                nodes.setdefault(kind, {}).setdefault(node.op, 0)
+                nodes[kind][node.op] += 1
+    out = {
+        "workers": strategy.extended._num_workers if hasattr(strategy.extended, "_num_workers") else 1,
+        "replicas": strategy.num_replicas_in_sync,
+        "worker_devices": list(strategy.extended.worker_devices),
+        "variable_devices": sorted({c.device for v in variables for c in strategy.experimental_local_results(v)}),
+        "losses": losses,
+        "step_s": sorted(times[1:])[len(times[1:]) // 2] if steps > 1 else times[0],
+        "nodes": nodes,
+        "class": f"{type(strategy).__module__}.{type(strategy).__qualname__}",
+    }
+    print("RESULT " + json.dumps(out), flush=True)
+
+
+def _result(stdout, stderr, what):
+    for line in stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[len("RESULT "):])
+    raise AssertionError(f"{what} printed no result:\n{stdout[-3000:]}\n{stderr[-6000:]}")
+
+
+def _free_ports(n):
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def _env(pocl_devices, **extra):
+    return subprocess_env(POCL_DEVICES=pocl_devices, TF_CPP_MIN_LOG_LEVEL="2", **extra)
+
+
+def run_one(mode, pocl_devices, steps=STEPS, **extra):
+    out = subprocess.run([sys.executable, __file__, mode, str(steps)], capture_output=True,
+                         text=True, timeout=TIMEOUT, env=_env(pocl_devices, TF_CONFIG=None, **extra),
+                         cwd=REPO)
+    return _result(out.stdout, out.stderr, f"{mode} (rc {out.returncode})")
+
+
+def run_workers(mode, pocl_devices, workers=2, steps=STEPS):
+    ports = _free_ports(workers)
+    cluster = {"worker": [f"127.0.0.1:{p}" for p in ports]}
+    procs = []
+    try:
+        for i in range(workers):
+            tf_config = json.dumps({"cluster": cluster, "task": {"type": "worker", "index": i}})
+            procs.append(subprocess.Popen([sys.executable, __file__, mode, str(steps)],
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                          env=_env(pocl_devices, TF_CONFIG=tf_config), cwd=REPO))
+        results = []
+        deadline = time.monotonic() + TIMEOUT
+        for i, p in enumerate(procs):
+            stdout, stderr = p.communicate(timeout=max(1, deadline - time.monotonic()))
+            results.append(_result(stdout, stderr, f"worker {i} of {mode} (rc {p.returncode})"))
+        return results
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=10)
+
+
+def check_on_opencl(result, job_prefix):
+    assert result["worker_devices"], result
+    for name in result["worker_devices"] + result["variable_devices"]:
+        assert "/device:OPENCL:" in name and name.startswith(job_prefix), result
+    compute = {"MatMul", "Relu", "ReluGrad", "BiasAdd", "Square", "Sub", "Mul", "AddV2"}
+    on_cpu = set(result["nodes"].get("CPU", {})) & compute
+    assert not on_cpu, f"train-step compute on the CPU: {on_cpu}; nodes {result['nodes']}"
+    assert result["nodes"].get("OPENCL", {}).get("MatMul", 0) >= 2, result["nodes"]
+
+
+@pytest.fixture(scope="module")
+def reference():
+    """One process's MirroredStrategy() over 2 OPENCL devices (the patch
+    chooses them), global batch GLOBAL_BATCH."""
+    result = run_one("mirrored", "pthread pthread")
+    assert result["replicas"] == 2, result
+    check_on_opencl(result, "/job:localhost/")
+    return result
+
+
+def test_import_tfocl_is_light():
+    out = subprocess.run([sys.executable, "-c", "import sys, tfocl; print('tensorflow' in sys.modules)"],
+                         capture_output=True, text=True, timeout=60, env=_env("pthread"), cwd=REPO)
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_switch_off_leaves_mirrored_on_cpu():
+    result = run_one("mirrored", "pthread", steps=1, TFOCL_DISTRIBUTE_COMPAT="0")
+    assert result["worker_devices"] == ["/job:localhost/replica:0/task:0/device:CPU:0"], result
+
+
+@pytest.mark.parametrize("mode", ["tf", "tfocl"])
+def test_two_workers_one_device_each(reference, mode):
+    results = run_workers(mode, "pthread")
+    for i, r in enumerate(results):
+        assert r["workers"] == 2 and r["replicas"] == 2, r
+        check_on_opencl(r, f"/job:worker/replica:0/task:{i}/")
+        assert r["losses"] == pytest.approx(reference["losses"], rel=1e-5, abs=1e-6), (r, reference)
+    assert results[0]["losses"] == results[1]["losses"]
+    if mode == "tfocl":
+        assert results[0]["class"] == "tfocl.MultiWorkerMirroredStrategy"
+    print(f"{mode}: step {results[0]['step_s'] * 1e3:.1f} ms with 2 workers; "
+          f"{reference['step_s'] * 1e3:.1f} ms in one process over 2 devices")
+
+
+@pytest.mark.slow
+def test_two_workers_two_devices_each():
+    reference = run_one("mirrored", "pthread pthread pthread pthread")
+    assert reference["replicas"] == 4, reference
+    results = run_workers("tf", "pthread pthread")
+    for i, r in enumerate(results):
+        assert r["workers"] == 2 and r["replicas"] == 4, r
+        assert len(r["worker_devices"]) == 2, r
+        check_on_opencl(r, f"/job:worker/replica:0/task:{i}/")
+        assert r["losses"] == pytest.approx(reference["losses"], rel=1e-5, abs=1e-6), (r, reference)
+
+
+if __name__ == "__main__":
+    child(sys.argv[1], int(sys.argv[2]))
