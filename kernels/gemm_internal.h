@@ -80,19 +80,26 @@ typedef bool (*gemm_impl_fn)(struct ocl_op *op, const struct gemm *g);
 
 /* ---- gemm_tune.c ------------------------------------------------------------ */
 
+/* What remembered choices depend on besides the device and the host
+ * libraries: "matmul.cl:<hash> plugin:<file> clblast:<file>" (matmul.c),
+ * so that another tfocl build or another CLBlast measures again. */
+#define GEMM_IDENTITY_MAX 320
+const char *gemm_identity(void);
+
 /* Which of `candidates` (GEMM_IMPL_BIT set, more than one) runs g: the
  * choice remembered for g's size class on op's device, else measured now on
  * g itself (each candidate run once to warm up, then timed; g's output is
  * overwritten, so the caller runs the winner afterwards), remembered, and
- * appended to the cache file. `host_libs` names the host libraries the
+ * appended to the cache file. `identity` (gemm_identity()) names tfocl's
+ * build and CLBlast's library; `host_libs` the host libraries the
  * candidates bring along (the host BLAS and how it runs: its speed is the
- * process's, not the device's), "-" for none: part of the cache key.
+ * process's, not the device's), "-" for none: both part of the cache key.
  * TFOCL_GEMM_TUNE=0 skips measuring and the cache: `fallback` then, which a
  * measured candidate must also beat by 10 %. Never fails: a candidate that
  * fails while measured is left out (its error cleared). */
 enum gemm_impl gemm_tune_pick(struct ocl_op *op, const struct gemm *g,
                               unsigned candidates, enum gemm_impl fallback,
-                              const char *host_libs,
+                              const char *identity, const char *host_libs,
                               const gemm_impl_fn impls[GEMM_NUM_IMPLS]);
 
 /* The device behind op's queue, and whether it runs native kernels

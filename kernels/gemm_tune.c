@@ -13,10 +13,11 @@
  *
  * The cache file ($XDG_CACHE_HOME/tfocl/gemm-choices, else
  * ~/.cache/tfocl/gemm-choices) holds one line per decision, keyed by the
- * device's name and driver version, the host libraries a candidate brings
- * (a host BLAS's speed follows the process's environment:
- * OPENBLAS_CORETYPE, OPENBLAS_NUM_THREADS) and the class, so a new driver
- * or library setting measures again. It is read once per device and appended to; anything unreadable
+ * device's name and driver version, tfocl's build and CLBlast's library
+ * (gemm_identity), the host libraries a candidate brings (a host BLAS's
+ * speed follows the process's environment: OPENBLAS_CORETYPE,
+ * OPENBLAS_NUM_THREADS) and the class, so a new driver, tfocl, CLBlast or
+ * library setting measures again. It is read once per device and appended to; anything unreadable
  * in it is ignored, and a cache that cannot be written costs only a
  * measurement per process. TFOCL_GEMM_TUNE=0 turns all of it off: no
  * measurement, no file, the caller's fallback (deterministic runs).
@@ -46,7 +47,8 @@ static const char *const impl_names[GEMM_NUM_IMPLS] = {"own", "clblast",
 struct tune_device {
   bool probed; /* id, native, name and driver read */
   bool loaded; /* the cache file's lines for it read */
-  char host_libs[96]; /* those it was loaded for */
+  char identity[GEMM_IDENTITY_MAX]; /* the build it was loaded for */
+  char host_libs[96]; /* and the host libraries */
   cl_device_id id;
   bool native_kernels;
   char name[128];
@@ -169,20 +171,24 @@ static void class_name(int cls, char *buf, size_t len)
 
 /* ---- The cache file ----------------------------------------------------------- */
 
-#define CACHE_MAGIC "tfocl-gemm-2"
-#define CACHE_FIELDS 6
+#define CACHE_MAGIC "tfocl-gemm-3"
+#define CACHE_FIELDS 7
+#define CACHE_LINE_MAX 1024
 
 /* Caller holds tune.lock. */
-static void cache_load(struct tune_device *d, const char *host_libs)
+static void cache_load(struct tune_device *d, const char *identity,
+                       const char *host_libs)
 {
   d->loaded = true;
+  snprintf(d->identity, sizeof(d->identity), "%s", identity);
+  clean(d->identity);
   snprintf(d->host_libs, sizeof(d->host_libs), "%s", host_libs);
   if (tune.path[0] == '\0')
     return;
   FILE *f = fopen(tune.path, "r");
   if (f == NULL)
     return;
-  char line[512];
+  char line[CACHE_LINE_MAX];
   while (fgets(line, sizeof(line), f) != NULL) {
     char *fields[CACHE_FIELDS];
     char *save = NULL, *p = line;
@@ -195,15 +201,16 @@ static void cache_load(struct tune_device *d, const char *host_libs)
     }
     if (n != CACHE_FIELDS || strcmp(fields[0], CACHE_MAGIC) != 0 ||
         strcmp(fields[1], d->name) != 0 || strcmp(fields[2], d->driver) != 0 ||
-        strcmp(fields[3], d->host_libs) != 0)
+        strcmp(fields[3], d->identity) != 0 ||
+        strcmp(fields[4], d->host_libs) != 0)
       continue;
     for (int cls = 0; cls < NUM_CLASSES; cls++) {
       char name[48];
       class_name(cls, name, sizeof(name));
-      if (strcmp(name, fields[4]) != 0)
+      if (strcmp(name, fields[5]) != 0)
         continue;
       for (int i = 0; i < GEMM_NUM_IMPLS; i++)
-        if (strcmp(impl_names[i], fields[5]) == 0)
+        if (strcmp(impl_names[i], fields[6]) == 0)
           atomic_store(&d->choice[cls], (unsigned char)(1 + i));
     }
   }
@@ -243,11 +250,11 @@ static void cache_append(const struct tune_device *d, int cls,
     return;
   char name[48];
   class_name(cls, name, sizeof(name));
-  /* One short line per write: appends from several processes stay whole. */
-  char line[512];
-  int n = snprintf(line, sizeof(line), "%s\t%s\t%s\t%s\t%s\t%s\n",
-                   CACHE_MAGIC, d->name, d->driver, d->host_libs, name,
-                   impl_names[impl]);
+  /* One line per write: appends from several processes stay whole. */
+  char line[CACHE_LINE_MAX];
+  int n = snprintf(line, sizeof(line), "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+                   CACHE_MAGIC, d->name, d->driver, d->identity, d->host_libs,
+                   name, impl_names[impl]);
   if (n > 0 && (size_t)n < sizeof(line))
     fwrite(line, 1, (size_t)n, f);
   fclose(f);
@@ -324,7 +331,7 @@ static enum gemm_impl measure(struct ocl_op *op, const struct gemm *g,
 
 enum gemm_impl gemm_tune_pick(struct ocl_op *op, const struct gemm *g,
                               unsigned candidates, enum gemm_impl fallback,
-                              const char *host_libs,
+                              const char *identity, const char *host_libs,
                               const gemm_impl_fn impls[GEMM_NUM_IMPLS])
 {
   pthread_once(&tune.env_once, read_env);
@@ -343,7 +350,7 @@ enum gemm_impl gemm_tune_pick(struct ocl_op *op, const struct gemm *g,
    * the first one's answer. */
   pthread_mutex_lock(&tune.lock);
   if (!d->loaded)
-    cache_load(d, host_libs);
+    cache_load(d, identity, host_libs);
   c = atomic_load(&d->choice[cls]);
   enum gemm_impl pick;
   if (c != 0 && (candidates & GEMM_IMPL_BIT(c - 1))) {

@@ -6,12 +6,15 @@
  *   own      matmul.cl in the device's kernel shape: on CPU devices its
  *            packed, register-blocked kernel (close to OpenBLAS on PoCL);
  *            on GPUs its local-memory tiled kernel, also the GPU path
- *            wherever CLBlast is absent, and for half on devices without
- *            cl_khr_fp16 (CLBlast's Hgemm needs it).
+ *            wherever CLBlast is absent, and for half everywhere (it
+ *            accumulates in float).
  *   clblast  CLBlast, loaded with dlopen on first use (never linked: the
- *            plugin must load where it is absent). Only on GPUs unless
- *            forced: on PoCL it reaches a fraction of our kernel's speed and
- *            spends ~12 s in its first call.
+ *            plugin must load where it is absent), float only: its Hgemm
+ *            accumulates in half (4096 products 0.5 x 1 come to 1024 on
+ *            Intel's runtime, not 2048), where TensorFlow's half MatMul
+ *            accumulates in float. Only on GPUs unless forced: on PoCL it
+ *            reaches a fraction of our kernel's speed and spends ~12 s in
+ *            its first call.
  *   blas     a host BLAS run in stream order on the buffers of a CPU device
  *            (gemm_blas.c); only where TFOCL_GEMM=blas forces it.
  * Where more than one applies, gemm_tune.c measures them on first use of a
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <clblast_c.h>
 
@@ -494,38 +498,68 @@ static struct {
   pthread_once_t once;
   void *handle;
   __typeof__(&CLBlastSgemm) sgemm;
-  __typeof__(&CLBlastHgemm) hgemm;
   __typeof__(&CLBlastSgemmStridedBatched) sgemm_batched;
-  __typeof__(&CLBlastHgemmStridedBatched) hgemm_batched;
+  /* What the tuner's remembered choices depend on (gemm_tune_pick's
+   * `identity`): our kernels' source and build, and CLBlast's library. */
+  char identity[GEMM_IDENTITY_MAX];
 } clblast = {.once = PTHREAD_ONCE_INIT};
+
+/* "<path>:<bytes>:<mtime>" of the file holding `symbol`, "?" if unknown. */
+static void file_identity(const void *symbol, char *out, size_t size)
+{
+  Dl_info info;
+  struct stat st;
+  char *path = NULL;
+  snprintf(out, size, "?");
+  if (symbol == NULL || dladdr(symbol, &info) == 0 || info.dli_fname == NULL)
+    return;
+  path = realpath(info.dli_fname, NULL);
+  if (path != NULL && stat(path, &st) == 0)
+    snprintf(out, size, "%s:%lld:%lld", path, (long long)st.st_size,
+             (long long)st.st_mtime);
+  free(path);
+}
 
 static void clblast_load(void)
 {
-  void *h = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (h == NULL)
-    return;
-  clblast.sgemm = (__typeof__(clblast.sgemm))dlsym(h, "CLBlastSgemm");
-  clblast.hgemm = (__typeof__(clblast.hgemm))dlsym(h, "CLBlastHgemm");
-  clblast.sgemm_batched = (__typeof__(clblast.sgemm_batched))dlsym(
-      h, "CLBlastSgemmStridedBatched");
-  clblast.hgemm_batched = (__typeof__(clblast.hgemm_batched))dlsym(
-      h, "CLBlastHgemmStridedBatched");
-  if (clblast.sgemm == NULL || clblast.hgemm == NULL ||
-      clblast.sgemm_batched == NULL || clblast.hgemm_batched == NULL) {
-    dlclose(h);
-    return; /* handle stays NULL: not available */
+  /* Our side: the matmul kernels' source (FNV-1a) and the plugin's file,
+   * which a rebuild or reinstall changes. */
+  uint64_t h = 1469598103934665603ull;
+  for (const char *c = ocl_cl_source_matmul; *c; c++)
+    h = (h ^ (unsigned char)*c) * 1099511628211ull;
+  char plugin[128], library[128] = "none";
+  file_identity((const void *)clblast_load, plugin, sizeof(plugin));
+
+  void *lib = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib != NULL) {
+    clblast.sgemm = (__typeof__(clblast.sgemm))dlsym(lib, "CLBlastSgemm");
+    clblast.sgemm_batched = (__typeof__(clblast.sgemm_batched))dlsym(
+        lib, "CLBlastSgemmStridedBatched");
+    if (clblast.sgemm == NULL || clblast.sgemm_batched == NULL) {
+      dlclose(lib); /* handle stays NULL: not available */
+    } else {
+      clblast.handle = lib;
+      file_identity((const void *)clblast.sgemm, library, sizeof(library));
+    }
   }
-  clblast.handle = h;
+  snprintf(clblast.identity, sizeof(clblast.identity),
+           "matmul.cl:%016llx plugin:%s clblast:%s", (unsigned long long)h,
+           plugin, library);
 }
 
-/* CLBlast is present and can run g here. */
+/* CLBlast is present and can run g here: float only (see the top). */
 static bool clblast_usable(struct ocl_op *op, const struct gemm *g)
 {
-  const struct ocl_device_info *info = ocl_op_info(op);
-  if (info == NULL || (g->dtype == TF_HALF && !info->has_fp16))
+  if (g->dtype != TF_FLOAT || ocl_op_info(op) == NULL)
     return false;
   pthread_once(&clblast.once, clblast_load);
   return clblast.handle != NULL;
+}
+
+const char *gemm_identity(void)
+{
+  pthread_once(&clblast.once, clblast_load);
+  return clblast.identity;
 }
 
 /* `count` products of one stride pattern (a_stride, b_stride in elements,
@@ -535,41 +569,31 @@ static bool clblast_gemm(struct ocl_op *op, const struct gemm *g, cl_mem a,
                          size_t b_off, size_t b_stride, cl_mem c, size_t c_off,
                          size_t count)
 {
-  bool half = g->dtype == TF_HALF;
   CLBlastTranspose ta = g->ta ? CLBlastTransposeYes : CLBlastTransposeNo;
   CLBlastTranspose tb = g->tb ? CLBlastTransposeYes : CLBlastTransposeNo;
   size_t m = (size_t)g->m, n = (size_t)g->n, k = (size_t)g->k;
   size_t lda = g->ta ? m : k, ldb = g->tb ? k : n;
   size_t c_stride = m * n;
   CLBlastStatusCode err;
-  const cl_half one = 0x3C00, zero = 0;
   cl_command_queue queue = op->queue;
   cl_event event = NULL, *eventp = ocl_op_profiling() ? &event : NULL;
 
-  if (count == 1 && !half)
+  if (count == 1)
     err = clblast.sgemm(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f, a, a_off,
                         lda, b, b_off, ldb, 0.0f, c, c_off, n, &queue, eventp);
-  else if (count == 1)
-    err = clblast.hgemm(CLBlastLayoutRowMajor, ta, tb, m, n, k, one, a, a_off,
-                        lda, b, b_off, ldb, zero, c, c_off, n, &queue, eventp);
-  else if (!half)
+  else
     err = clblast.sgemm_batched(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f,
                                 a, a_off, lda, a_stride, b, b_off, ldb,
                                 b_stride, 0.0f, c, c_off, n, c_stride, count,
                                 &queue, eventp);
-  else
-    err = clblast.hgemm_batched(CLBlastLayoutRowMajor, ta, tb, m, n, k, one, a,
-                                a_off, lda, a_stride, b, b_off, ldb, b_stride,
-                                zero, c, c_off, n, c_stride, count, &queue,
-                                eventp);
   if (event != NULL)
-    ocl_op_record(op, event, half ? "clblast_hgemm" : "clblast_sgemm");
+    ocl_op_record(op, event, "clblast_sgemm");
   if (err != CLBlastSuccess)
     return ocl_op_fail(op, TF_INTERNAL,
-                       "CLBlast %sgemm%s failed with status %d (m=%zu, "
+                       "CLBlast Sgemm%s failed with status %d (m=%zu, "
                        "n=%zu, k=%zu, batch=%zu)",
-                       half ? "H" : "S", count > 1 ? "StridedBatched" : "",
-                       (int)err, m, n, k, count);
+                       count > 1 ? "StridedBatched" : "", (int)err, m, n, k,
+                       count);
   return true;
 }
 
@@ -677,8 +701,8 @@ static bool gemm_run_one(struct ocl_op *op, const struct gemm *g,
   const char *host_libs = (candidates & GEMM_IMPL_BIT(GEMM_IMPL_BLAS))
                               ? gemm_blas_identity()
                               : "-";
-  enum gemm_impl pick =
-      gemm_tune_pick(op, g, candidates, fallback, host_libs, impls);
+  enum gemm_impl pick = gemm_tune_pick(op, g, candidates, fallback,
+                                       gemm_identity(), host_libs, impls);
   return ocl_op_ok(op) && impls[pick](op, g);
 }
 

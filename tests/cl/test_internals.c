@@ -11,6 +11,9 @@
 #include "cl_fixture.h"
 #include "ocl.h"
 
+/* kernels/gemm_internal.h, whose own includes are the kernels' */
+const char *gemm_identity(void);
+
 static struct ocl_device *open_device(TF_Status *st) {
   const char *missing = NULL;
   ck_assert_msg(ocl_tf_resolve(&missing), "TF C API lacks %s", missing);
@@ -353,6 +356,18 @@ START_TEST(cl_error_path) {
 }
 END_TEST
 
+/* The GEMM tuner's remembered choices are keyed by tfocl's build (the
+ * matmul kernels' source, the plugin's file) and CLBlast's library. */
+START_TEST(gemm_identity_names_builds) {
+  const char *id = gemm_identity();
+  ck_assert_ptr_nonnull(strstr(id, "matmul.cl:"));
+  const char *plugin = strstr(id, "plugin:");
+  ck_assert_msg(plugin != NULL && plugin[7] == '/', "%s", id);
+  ck_assert_ptr_nonnull(strstr(id, " clblast:"));
+  ck_assert_ptr_eq(gemm_identity(), id); /* made once */
+}
+END_TEST
+
 /* An unknown StreamExecutor major version: registered, OK, 0 devices. */
 START_TEST(unknown_abi_gives_zero_devices) {
   TF_Status *st = TF_NewStatus();
@@ -411,6 +426,7 @@ static Suite *internals_suite(void) {
   tcase_add_test(tc, address_map_intervals);
   tcase_add_test(tc, address_map_random);
   tcase_add_test(tc, cl_error_path);
+  tcase_add_test(tc, gemm_identity_names_builds);
   tcase_add_test(tc, unknown_abi_gives_zero_devices);
   tcase_add_test(tc, smaller_core_struct_not_overrun);
   suite_add_tcase(s, tc);
