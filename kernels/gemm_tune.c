@@ -7,7 +7,8 @@
  * CLBlast's kernel compilation), then timed in alternating rounds, up to 5
  * while a round takes under 5 ms; the product's output is simply
  * overwritten by the winner's run that follows. That blocks the calling
- * thread for the measurement (clFinish): once per class and device, a few
+ * thread for the measurement (ocl_op_finish, which sleeps where clFinish
+ * would spin a core on NVIDIA): once per class and device, a few
  * milliseconds at the sizes tests use, two runs of each candidate at
  * large ones.
  *
@@ -22,8 +23,8 @@
  * measurement per process. TFOCL_GEMM_TUNE=0 turns all of it off: no
  * measurement, no file, the caller's fallback (deterministic runs).
  *
- * The OpenCL calls here (the queue's device, its facts, clFinish while
- * measuring) are not enqueues and have no runtime.h counterpart. */
+ * The OpenCL calls here (the queue's device, its facts) are not enqueues
+ * and have no runtime.h counterpart. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -275,7 +276,7 @@ static double timed_run(struct ocl_op *op, const struct gemm *g,
                         gemm_impl_fn impl)
 {
   double t0 = now();
-  bool ok = impl(op, g) && clFinish(op->queue) == CL_SUCCESS;
+  bool ok = impl(op, g) && ocl_op_finish(op);
   double t = now() - t0;
   if (!ok || !ocl_op_ok(op)) {
     ocl_set_ok(op->status);
@@ -295,7 +296,7 @@ static enum gemm_impl measure(struct ocl_op *op, const struct gemm *g,
 {
   double best[GEMM_NUM_IMPLS];
   /* Whatever the stream holds before this product is not its time. */
-  if (clFinish(op->queue) != CL_SUCCESS)
+  if (!ocl_op_finish(op))
     return fallback;
   for (int i = 0; i < GEMM_NUM_IMPLS; i++) {
     best[i] = -1;

@@ -639,6 +639,16 @@ out:
 
 bool ocl_op_profiling(void) { return ocl_profiler_active(); }
 
+bool ocl_op_finish(struct ocl_op *op)
+{
+  cl_int exec_status = CL_COMPLETE;
+  if (!ocl_op_device(op))
+    return false;
+  return ocl_finish_queue(op->device, op->queue, &exec_status, NULL) ==
+             CL_SUCCESS &&
+         exec_status >= 0;
+}
+
 void ocl_op_record(struct ocl_op *op, cl_event event, const char *name)
 {
   ocl_profiler_record(op->device, op->queue, event, OCL_ACTIVITY_KERNEL, name);

@@ -267,6 +267,13 @@ bool ocl_launch_rows(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
 bool ocl_op_profiling(void);
 void ocl_op_record(struct ocl_op *op, cl_event event, const char *name);
 
+/* Blocks the calling thread until everything enqueued on the op's stream
+ * has run, without spinning a core (clFinish does on NVIDIA's OpenCL: the
+ * plugin's host waits, event.c). For measurements (gemm_tune.c), never in
+ * an op's ordinary path. False if the wait or the work failed (the op's
+ * status untouched). */
+bool ocl_op_finish(struct ocl_op *op);
+
 /* The largest work-group `kernel` can run with on this device (its
  * CL_KERNEL_WORK_GROUP_SIZE: registers and local memory limit it below the
  * device's maximum); 0 with the status set if it cannot be built. */
