@@ -13,6 +13,9 @@ losses must equal, within float tolerance, those of one process's
 MirroredStrategy at the same global batch (the same examples per step: each
 input pipeline takes every W-th example, W the number of workers).
 
+Also: a worker killed mid-training fails the other in bounded time, and a
+checkpoint written by two workers restores onto two fresh ones.
+
 MODE: mirrored (tf.distribute.MirroredStrategy()), tf
 (tf.distribute.MultiWorkerMirroredStrategy()), tfocl
 (tfocl.MultiWorkerMirroredStrategy()), cpu (TFOCL_DISTRIBUTE_COMPAT=0's
@@ -49,10 +52,13 @@ def child(mode, steps):
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
     else:
         strategy = tf.distribute.MirroredStrategy()
+    start = int(os.environ.get("TEST_START_STEP", "0"))
+    task = json.loads(os.environ.get("TF_CONFIG", "{}")).get("task", {}).get("index", 0)
+    die_after = int(os.environ.get("TEST_DIE_AFTER", "-1")) if task == 1 else -1
     rng = np.random.default_rng(0)
-    n = GLOBAL_BATCH * steps
-    x = rng.standard_normal((n, 8)).astype(np.float32)
+    x = rng.standard_normal((GLOBAL_BATCH * 16, 8)).astype(np.float32)  # the same data whatever the steps
     y = (x @ rng.standard_normal((8, 1)) + 0.1).astype(np.float32)
+    x, y = x[start * GLOBAL_BATCH:(start + steps) * GLOBAL_BATCH], y[start * GLOBAL_BATCH:(start + steps) * GLOBAL_BATCH]
     w1 = (rng.standard_normal((8, 16)) * 0.3).astype(np.float32)
     w2 = (rng.standard_normal((16, 1)) * 0.3).astype(np.float32)
 
@@ -66,6 +72,9 @@ def child(mode, steps):
         b1 = tf.Variable(tf.zeros([16]), name="b1")
         v2 = tf.Variable(w2, name="w2")
         variables = [v1, b1, v2]
+    checkpoint = tf.train.Checkpoint(w1=v1, b1=b1, w2=v2)
+    if os.environ.get("TEST_RESTORE"):
+        checkpoint.read(os.environ["TEST_RESTORE"]).assert_consumed()
     dist = iter(strategy.distribute_datasets_from_function(dataset_fn))
 
     def step_fn(xb, yb):
@@ -90,6 +99,9 @@ def child(mode, steps):
 
     losses, times = [], []
     for i in range(steps):
+        if i == die_after:
+            print("DYING", flush=True)
+            os._exit(3)
         batch = next(dist)
         if i == 0:  # the partition graphs are recorded when the function is instantiated
             context.context().enable_run_metadata()
@@ -99,6 +111,11 @@ def child(mode, steps):
         if i == 0:
             meta = context.context().export_run_metadata()
             context.context().disable_run_metadata()
+    if os.environ.get("TEST_SAVE"):
+        # Every worker writes (the variables' values come through
+        # collectives); the chief's copy is the checkpoint.
+        where = os.environ["TEST_SAVE"] if task == 0 else os.path.join(os.environ["TEST_SAVE"], f"worker{task}")
+        checkpoint.write(os.path.join(where, "ckpt"))
     nodes = {}
     for fg in meta.function_graphs:
         for pg in fg.partition_graphs:
@@ -148,27 +165,39 @@ def run_one(mode, pocl_devices, steps=STEPS, **extra):
     return _result(out.stdout, out.stderr, f"{mode} (rc {out.returncode})")
 
 
-def run_workers(mode, pocl_devices, workers=2, steps=STEPS):
+def start_workers(mode, pocl_devices, workers=2, steps=STEPS, **extra):
     ports = _free_ports(workers)
     cluster = {"worker": [f"127.0.0.1:{p}" for p in ports]}
     procs = []
+    for i in range(workers):
+        tf_config = json.dumps({"cluster": cluster, "task": {"type": "worker", "index": i}})
+        procs.append(subprocess.Popen([sys.executable, __file__, mode, str(steps)],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                      env=_env(pocl_devices, TF_CONFIG=tf_config, **extra), cwd=REPO))
+    return procs
+
+
+def finish(procs, timeout=TIMEOUT):
+    """[(returncode, stdout, stderr)] of every process; kills what is
+    still running at the deadline (then raises TimeoutExpired)."""
+    outs = []
+    deadline = time.monotonic() + timeout
     try:
-        for i in range(workers):
-            tf_config = json.dumps({"cluster": cluster, "task": {"type": "worker", "index": i}})
-            procs.append(subprocess.Popen([sys.executable, __file__, mode, str(steps)],
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                          env=_env(pocl_devices, TF_CONFIG=tf_config), cwd=REPO))
-        results = []
-        deadline = time.monotonic() + TIMEOUT
-        for i, p in enumerate(procs):
+        for p in procs:
             stdout, stderr = p.communicate(timeout=max(1, deadline - time.monotonic()))
-            results.append(_result(stdout, stderr, f"worker {i} of {mode} (rc {p.returncode})"))
-        return results
+            outs.append((p.returncode, stdout, stderr))
+        return outs
     finally:
         for p in procs:
             if p.poll() is None:
                 p.kill()
                 p.wait(timeout=10)
+
+
+def run_workers(mode, pocl_devices, workers=2, steps=STEPS, **extra):
+    outs = finish(start_workers(mode, pocl_devices, workers, steps, **extra))
+    return [_result(stdout, stderr, f"worker {i} of {mode} (rc {rc})")
+            for i, (rc, stdout, stderr) in enumerate(outs)]
 
 
 def check_on_opencl(result, job_prefix):
@@ -226,6 +255,38 @@ def test_two_workers_two_devices_each():
         assert len(r["worker_devices"]) == 2, r
         check_on_opencl(r, f"/job:worker/replica:0/task:{i}/")
         assert r["losses"] == pytest.approx(reference["losses"], rel=1e-5, abs=1e-6), (r, reference)
+
+
+def test_killed_worker_fails_the_other(tmp_path):
+    """Worker 1 exits before its third step: worker 0, blocked in the
+    all-reduce of that step, fails with TensorFlow's error (the coordination
+    service's missed heartbeats abort the collective) in bounded time."""
+    start = time.monotonic()
+    (rc0, out0, err0), (rc1, out1, _) = finish(
+        start_workers("tf", "pthread", steps=6, TEST_DIE_AFTER="2"), timeout=TIMEOUT)
+    elapsed = time.monotonic() - start
+    assert rc1 == 3 and "DYING" in out1
+    assert rc0 != 0 and "RESULT" not in out0, out0
+    assert "tensorflow.python.framework.errors_impl." in err0, err0[-4000:]
+    assert any(e in err0 for e in ("UnavailableError", "DeadlineExceededError", "AbortedError",
+                                    "CancelledError", "InternalError")), err0[-4000:]
+    assert elapsed < 120, f"worker 0 took {elapsed:.0f} s to fail"
+
+
+def test_checkpoint_restores_onto_opencl(reference, tmp_path):
+    """Two workers train 2 steps and write a tf.train.Checkpoint (the
+    chief's copy in tmp_path); two fresh workers read it onto their OPENCL
+    devices and train steps 3 and 4 with the losses of an uninterrupted
+    run."""
+    first = run_workers("tf", "pthread", steps=2, TEST_SAVE=str(tmp_path))
+    for r in first:
+        assert r["losses"] == pytest.approx(reference["losses"][:2], rel=1e-5, abs=1e-6)
+    assert os.path.exists(str(tmp_path / "ckpt.index"))
+    second = run_workers("tf", "pthread", steps=STEPS - 2, TEST_RESTORE=str(tmp_path / "ckpt"),
+                         TEST_START_STEP="2")
+    for i, r in enumerate(second):
+        check_on_opencl(r, f"/job:worker/replica:0/task:{i}/")
+        assert r["losses"] == pytest.approx(reference["losses"][2:], rel=1e-5, abs=1e-6), (r, reference)
 
 
 if __name__ == "__main__":
