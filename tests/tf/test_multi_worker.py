@@ -13,6 +13,9 @@ losses must equal, within float tolerance, those of one process's
 MirroredStrategy at the same global batch (the same examples per step: each
 input pipeline takes every W-th example, W the number of workers).
 
+ParameterServerStrategy: a coordinator (this file, ps_coordinator), a
+parameter server and two workers (ps_server) on 127.0.0.1.
+
 Also: a worker killed mid-training fails the other in bounded time, and a
 checkpoint written by two workers restores onto two fresh ones.
 
@@ -136,6 +139,62 @@ def child(mode, steps):
     print("RESULT " + json.dumps(out), flush=True)
 
 
+def ps_server():
+    """A worker or parameter server of ParameterServerStrategy (TF_CONFIG):
+    serves until killed."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import tensorflow as tf
+
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    server = tf.distribute.Server(resolver.cluster_spec(), job_name=resolver.task_type,
+                                  task_index=resolver.task_id, protocol="grpc", start=True)
+    print("SERVING", flush=True)
+    server.join()
+
+
+def ps_coordinator(steps):
+    """ParameterServerStrategy's coordinator: one step at a time (join()
+    after each), so the variables on the parameter server see the steps in
+    order and the losses are those of a sequential run at the same batch."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import numpy as np
+    import tensorflow as tf
+
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)
+    coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((GLOBAL_BATCH * 16, 8)).astype(np.float32)
+    y = (x @ rng.standard_normal((8, 1)) + 0.1).astype(np.float32)
+    w1 = (rng.standard_normal((8, 16)) * 0.3).astype(np.float32)
+    w2 = (rng.standard_normal((16, 1)) * 0.3).astype(np.float32)
+    with strategy.scope():
+        v1 = tf.Variable(w1, name="w1")
+        b1 = tf.Variable(tf.zeros([16]), name="b1")
+        v2 = tf.Variable(w2, name="w2")
+        variables = [v1, b1, v2]
+
+    @tf.function
+    def train_step(xb, yb):
+        def step_fn(xb, yb):
+            with tf.GradientTape() as tape:
+                h = tf.nn.relu(tf.matmul(xb, v1) + b1)
+                loss = tf.reduce_sum(tf.square(tf.matmul(h, v2) - yb)) / GLOBAL_BATCH
+            for g, v in zip(tape.gradient(loss, variables), variables):
+                v.assign(v - LR * g)
+            return loss
+        return strategy.run(step_fn, args=(xb, yb))
+
+    losses = []
+    for i in range(steps):
+        batch = (x[i * GLOBAL_BATCH:(i + 1) * GLOBAL_BATCH], y[i * GLOBAL_BATCH:(i + 1) * GLOBAL_BATCH])
+        remote = coordinator.schedule(train_step, args=batch)
+        coordinator.join()
+        losses.append(float(remote.fetch()))
+    print("RESULT " + json.dumps({"losses": losses, "variable_devices": [v.device for v in variables]}),
+          flush=True)
+
+
 def _result(stdout, stderr, what):
     for line in stdout.splitlines():
         if line.startswith("RESULT "):
@@ -217,7 +276,21 @@ def reference():
     result = run_one("mirrored", "pthread pthread")
     assert result["replicas"] == 2, result
     check_on_opencl(result, "/job:localhost/")
+    assert result["losses"][0] == pytest.approx(numpy_first_loss(), rel=1e-5)
     return result
+
+
+def numpy_first_loss():
+    """The first step's loss, from the child's data in NumPy."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((GLOBAL_BATCH * 16, 8)).astype(np.float32)
+    y = (x @ rng.standard_normal((8, 1)) + 0.1).astype(np.float32)
+    w1 = (rng.standard_normal((8, 16)) * 0.3).astype(np.float32)
+    w2 = (rng.standard_normal((16, 1)) * 0.3).astype(np.float32)
+    h = np.maximum(x[:GLOBAL_BATCH] @ w1, 0)
+    return float(((h @ w2 - y[:GLOBAL_BATCH]) ** 2).sum() / GLOBAL_BATCH)
 
 
 def test_import_tfocl_is_light():
@@ -257,6 +330,43 @@ def test_two_workers_two_devices_each():
         assert r["losses"] == pytest.approx(reference["losses"], rel=1e-5, abs=1e-6), (r, reference)
 
 
+def test_parameter_server_strategy(reference):
+    """ParameterServerStrategy: a coordinator, a parameter server and two
+    workers on 127.0.0.1, each with a PoCL device; the workers' train-step
+    MatMuls on their OPENCL device, the variables on the server, and the
+    losses of the same steps taken in order in one process."""
+    ports = _free_ports(4)
+    cluster = {"worker": [f"127.0.0.1:{p}" for p in ports[:2]], "ps": [f"127.0.0.1:{ports[2]}"],
+               "chief": [f"127.0.0.1:{ports[3]}"]}
+    servers = []
+    try:
+        for job, index in (("ps", 0), ("worker", 0), ("worker", 1)):
+            tf_config = json.dumps({"cluster": cluster, "task": {"type": job, "index": index}})
+            servers.append(subprocess.Popen([sys.executable, __file__, "ps_server", "0"],
+                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                            env=_env("pthread", TF_CONFIG=tf_config, TFOCL_TRACE="1"),
+                                            cwd=REPO))
+        tf_config = json.dumps({"cluster": cluster, "task": {"type": "chief", "index": 0}})
+        out = subprocess.run([sys.executable, __file__, "ps_coordinator", str(STEPS)], capture_output=True,
+                             text=True, timeout=TIMEOUT, env=_env("pthread", TF_CONFIG=tf_config), cwd=REPO)
+        result = _result(out.stdout, out.stderr, f"coordinator (rc {out.returncode})")
+    finally:
+        logs = []
+        for p in servers:
+            p.kill()
+            logs.append(p.communicate(timeout=30)[1])
+    for device in result["variable_devices"]:
+        assert device.startswith("/job:ps/replica:0/task:0/"), result
+    assert result["losses"] == pytest.approx(reference["losses"], rel=1e-5, abs=1e-6)
+    # Where the step ran: the workers' plugin (TFOCL_TRACE=1) says when it
+    # builds the OpenCL program of a MatMul, which only the train step's
+    # MatMuls placed on a worker's OPENCL device make it do. The server's
+    # placement log does not reach a remote eager function's placer.
+    built = [line for log in logs[1:] for line in log.splitlines()
+             if "built kernel family matmul" in line]
+    assert built, "no worker built a MatMul kernel on OPENCL:\n" + logs[1][-3000:]
+
+
 def test_killed_worker_fails_the_other(tmp_path):
     """Worker 1 exits before its third step: worker 0, blocked in the
     all-reduce of that step, fails with TensorFlow's error (the coordination
@@ -290,4 +400,9 @@ def test_checkpoint_restores_onto_opencl(reference, tmp_path):
 
 
 if __name__ == "__main__":
-    child(sys.argv[1], int(sys.argv[2]))
+    if sys.argv[1] == "ps_server":
+        ps_server()
+    elif sys.argv[1] == "ps_coordinator":
+        ps_coordinator(int(sys.argv[2]))
+    else:
+        child(sys.argv[1], int(sys.argv[2]))

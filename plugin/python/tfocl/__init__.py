@@ -16,7 +16,8 @@ concerned has executed:
   memory limit (`tfocl._tfconfig`).
 - `tf.distribute.MirroredStrategy()` and `MultiWorkerMirroredStrategy()`
   without devices put their replicas on the OPENCL devices where the machine
-  has no GPU (`tfocl._distribute`).
+  has no GPU, and `ParameterServerStrategy`'s workers compute on their first
+  OPENCL device where they have no GPU (`tfocl._distribute`).
 
 Each patch checks that the TensorFlow/Keras internals are the ones it knows;
 where they are not it patches nothing and says so in one `tfocl: ...` line on

@@ -14,11 +14,18 @@ is named, and fall back to one CPU:
   strategy's local devices come from: there is no device argument in
   multi-worker mode.
 
+`ParameterServerStrategy` (V2) runs each worker's replica under
+`worker_devices`: "/device:GPU:i" for the GPUs it counted on the workers
+(`_set_num_gpus`), else "/device:CPU:0". Where the workers have no GPU and
+every worker has an OPENCL device, `worker_devices` is ("/device:OPENCL:0",):
+one replica per worker on its first OPENCL device, as with one GPU. The
+variables stay where the strategy puts them, on the parameter servers.
+
 Where that answer is the CPU and the process has OPENCL devices (so no GPU
 or TPU), both are wrapped to answer with every local OPENCL logical device
 instead (device type "OPENCL"; the ring all-reduce then runs between them,
 NCCL being for GPUs only). A GPU or TPU machine gets TensorFlow's answer.
-Both functions are module attributes looked up at call time by their
+Both functions are attributes looked up at call time by their
 callers (`all_local_devices` as a global of mirrored_strategy, the other as
 a method), so replacing them is enough. `TFOCL_DISTRIBUTE_COMPAT=0` (read
 when the module is imported) patches nothing.
@@ -143,6 +150,57 @@ def patch_collective(module):
         return tuple(f"{worker_device}/device:{DEVICE_TYPE}:{i}" for i in indices), DEVICE_TYPE
 
     cls._initialize_local_devices = _wrap(original, _initialize_local_devices)
+
+
+def _worker_opencl_counts(config, pydev):
+    """{worker task: number of OPENCL logical devices} over the cluster
+    (what ParameterServerStrategy's _set_num_gpus counts for GPUs)."""
+    counts = {}
+    for dev in config.list_logical_devices(DEVICE_TYPE):
+        spec = pydev.DeviceSpec.from_string(dev.name)
+        if spec.job == "worker":
+            counts[spec.task] = counts.get(spec.task, 0) + 1
+    return counts
+
+
+def patch_parameter_server(module):
+    if disabled(SWITCH):
+        return
+    cls = getattr(module, "ParameterServerStrategyV2Extended", None)
+    members = vars(cls) if isinstance(cls, type) else {}
+    set_num_gpus = members.get("_set_num_gpus")
+    devices_prop = members.get("worker_devices")
+    if hasattr(set_num_gpus, MARK):
+        return  # patched already (by another copy of tfocl)
+    config = getattr(module, "config", None)
+    pydev = getattr(module, "tf_device", None)
+    getter = getattr(devices_prop, "fget", None)
+    if (_params(set_num_gpus) != ("self",) or _params(getter) != ("self",)
+            or "_num_gpus_per_worker" not in set_num_gpus.__code__.co_names
+            or "_num_gpus_per_worker" not in getter.__code__.co_names
+            or not callable(getattr(config, "list_logical_devices", None))
+            or not callable(getattr(getattr(pydev, "DeviceSpec", None), "from_string", None))):
+        say(f"TensorFlow {_tf_version()}'s ParameterServerStrategyV2Extended is not the one tfocl "
+            "knows: ParameterServerStrategy's workers are not patched and compute on their CPU")
+        return
+
+    def _set_num_gpus(self):
+        set_num_gpus(self)
+        self._tfocl_opencl = False
+        if self._num_gpus_per_worker:
+            return
+        counts = _worker_opencl_counts(config, pydev)
+        # Every worker needs one: a replica's device is one name for all.
+        self._tfocl_opencl = bool(counts) and all(counts.values())
+
+    def worker_devices(self):
+        if getattr(self, "_tfocl_opencl", False) and not self._num_gpus_per_worker:
+            # One replica per worker, as with one GPU: its first OPENCL device.
+            return (f"/device:{DEVICE_TYPE}:0",)
+        return getter(self)
+
+    cls._set_num_gpus = _wrap(set_num_gpus, _set_num_gpus)
+    cls.worker_devices = property(_wrap(getter, worker_devices))
 
 
 def _chosen_indices(devices):

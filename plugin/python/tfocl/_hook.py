@@ -24,6 +24,8 @@ TARGETS = {
     "tensorflow.python.distribute.mirrored_strategy": ("tfocl._distribute", "patch_mirrored"),
     "tensorflow.python.distribute.collective_all_reduce_strategy": (
         "tfocl._distribute", "patch_collective"),
+    "tensorflow.python.distribute.parameter_server_strategy_v2": (
+        "tfocl._distribute", "patch_parameter_server"),
     "keras.src.trainers.trainer": ("tfocl._keras", "patch_trainer"),
     "keras.src.backend.tensorflow.nn": ("tfocl._keras", "patch_conv"),
     "keras.src.backend.tensorflow.ops.nn": ("tfocl._keras", "patch_conv"),
