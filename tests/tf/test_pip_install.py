@@ -21,6 +21,7 @@ INSTALLED = sorted([
     "tfocl.pth",
     os.path.join("tfocl", "__init__.py"),
     os.path.join("tfocl", "_autoload.py"),
+    os.path.join("tfocl", "_distribute.py"),
     os.path.join("tfocl", "_hook.py"),
     os.path.join("tfocl", "_keras.py"),
     os.path.join("tfocl", "_tfconfig.py"),
