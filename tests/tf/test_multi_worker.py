@@ -299,6 +299,70 @@ def test_import_tfocl_is_light():
     assert out.stdout.strip() == "False", out.stderr
 
 
+UNKNOWN_INTERNALS = """
+import sys, types
+from tfocl import _distribute
+ms = types.ModuleType("tensorflow.python.distribute.mirrored_strategy")
+def all_local_devices(num_gpus=None, extra=None):
+    return []
+ms.all_local_devices = all_local_devices
+_distribute.patch_mirrored(ms)
+_distribute.patch_mirrored(ms)  # said once
+cars = types.ModuleType("tensorflow.python.distribute.collective_all_reduce_strategy")
+class CollectiveAllReduceExtended:
+    def _initialize_local_devices(self, cluster_resolver):
+        return (), "CPU"
+cars.CollectiveAllReduceExtended = CollectiveAllReduceExtended
+_distribute.patch_collective(cars)
+pss = types.ModuleType("tensorflow.python.distribute.parameter_server_strategy_v2")
+pss.ParameterServerStrategyV2Extended = type("ParameterServerStrategyV2Extended", (), {})
+_distribute.patch_parameter_server(pss)
+print("RESULT", ms.all_local_devices is all_local_devices,
+      "__tfocl_wrapped__" in vars(CollectiveAllReduceExtended._initialize_local_devices),
+      "tensorflow" in sys.modules)
+"""
+
+
+def test_unknown_internals_get_one_line_each():
+    """Strategy modules whose internals differ are left alone, with one
+    `tfocl: ...` line each saying what to do instead (no TensorFlow
+    needed)."""
+    out = subprocess.run([sys.executable, "-c", UNKNOWN_INTERNALS], capture_output=True, text=True,
+                         timeout=60, env=_env("pthread"), cwd=REPO)
+    assert "RESULT True False False" in out.stdout, out.stdout + out.stderr
+    lines = [line for line in out.stderr.splitlines() if line.startswith("tfocl:")]
+    assert len(lines) == 3, out.stderr
+    assert "MirroredStrategy() without devices is not patched" in lines[0], lines
+    assert "tfocl.MultiWorkerMirroredStrategy()" in lines[1], lines
+    assert "ParameterServerStrategy's workers are not patched" in lines[2], lines
+
+
+def test_patches_are_idempotent():
+    """A second install and a reload of a strategy module: each function
+    wrapped once."""
+    code = """
+import importlib, sys, tfocl._hook
+from tensorflow.python.distribute import mirrored_strategy as ms
+from tensorflow.python.distribute import collective_all_reduce_strategy as cars
+from tensorflow.python.distribute import parameter_server_strategy_v2 as pss
+tfocl._hook.install()
+importlib.reload(ms)
+def depth(fn):
+    n = 0
+    while hasattr(fn, "__tfocl_wrapped__"):
+        fn, n = fn.__tfocl_wrapped__, n + 1
+    return n
+print("RESULT", depth(ms.all_local_devices),
+      depth(vars(cars.CollectiveAllReduceExtended)["_initialize_local_devices"]),
+      depth(vars(pss.ParameterServerStrategyV2Extended)["_set_num_gpus"]),
+      depth(vars(pss.ParameterServerStrategyV2Extended)["worker_devices"].fget))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=TIMEOUT, env=_env("pthread"), cwd=REPO)
+    assert "RESULT 1 1 1 1" in out.stdout, out.stdout + out.stderr[-3000:]
+    assert not [line for line in out.stderr.splitlines() if line.startswith("tfocl:")], out.stderr
+
+
 def test_switch_off_leaves_mirrored_on_cpu():
     result = run_one("mirrored", "pthread", steps=1, TFOCL_DISTRIBUTE_COMPAT="0")
     assert result["worker_devices"] == ["/job:localhost/replica:0/task:0/device:CPU:0"], result

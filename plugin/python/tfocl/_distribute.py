@@ -39,6 +39,7 @@ every worker. It needs no patch and ignores the switch. Built at first
 access (`tfocl.__getattr__`), so `import tfocl` imports no TensorFlow.
 """
 import functools
+import sys
 
 from tfocl._hook import MARK, disabled, say
 
@@ -62,9 +63,9 @@ def _wrap(original, wrapper):
 
 
 def _tf_version():
-    from tfocl._tfconfig import tf_version
-
-    return tf_version()
+    """TensorFlow's version if it is (being) imported; never imports it."""
+    versions = sys.modules.get("tensorflow.python.framework.versions")
+    return getattr(versions, "__version__", None) or "(unknown version)"
 
 
 def opencl_indices(worker_device=""):
