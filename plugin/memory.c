@@ -150,7 +150,8 @@ static void host_alloc_release(struct ocl_device *dev,
                                struct ocl_host_alloc *rec) {
   clEnqueueUnmapMemObject(dev->service_queue, rec->mem, rec->mapped, 0, NULL,
                           NULL);
-  clFinish(dev->service_queue);
+  /* Not clFinish: NVIDIA's spins a core. */
+  ocl_finish_queue(dev, dev->service_queue, NULL, NULL);
   clReleaseMemObject(rec->mem);
   free(rec);
 }

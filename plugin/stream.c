@@ -40,7 +40,8 @@ void ocl_stream_set_work_failed(SP_Stream stream, cl_int exec_status,
   if (!stream) return;
   snprintf(message, sizeof message, "%s: the work before it failed: %s (%d)",
            what, ocl_cl_error_name(exec_status), (int)exec_status);
-  ocl_stream_set_error_code(stream, ocl_cl_error_code(exec_status), message);
+  ocl_stream_set_error_code(stream, ocl_cl_exec_error_code(exec_status),
+                            message);
 }
 
 /* Compares addresses only: never reads a stream that is not listed. */
