@@ -21,8 +21,8 @@ checkpoint written by two workers restores onto two fresh ones.
 
 MODE: mirrored (tf.distribute.MirroredStrategy()), tf
 (tf.distribute.MultiWorkerMirroredStrategy()), tfocl
-(tfocl.MultiWorkerMirroredStrategy()), cpu (TFOCL_DISTRIBUTE_COMPAT=0's
-MirroredStrategy(), to show what the patch changes).
+(tfocl.MultiWorkerMirroredStrategy() with RING communication options),
+tfocl_named (tfocl.MultiWorkerMirroredStrategy(devices=["/OPENCL:1"])).
 """
 import json
 import os
@@ -48,9 +48,14 @@ def child(mode, steps):
     import tensorflow as tf
     from tensorflow.python.eager import context
 
-    if mode == "tfocl":
+    if mode == "tfocl_named":
         import tfocl
-        strategy = tfocl.MultiWorkerMirroredStrategy()
+        strategy = tfocl.MultiWorkerMirroredStrategy(devices=["/OPENCL:1"])
+    elif mode == "tfocl":
+        import tfocl
+        ring = tf.distribute.experimental.CommunicationImplementation.RING
+        strategy = tfocl.MultiWorkerMirroredStrategy(
+            communication_options=tf.distribute.experimental.CommunicationOptions(implementation=ring))
     elif mode == "tf":
         strategy = tf.distribute.MultiWorkerMirroredStrategy()
     else:
@@ -382,11 +387,19 @@ def test_two_workers_one_device_each(reference, mode):
           f"{reference['step_s'] * 1e3:.1f} ms in one process over 2 devices")
 
 
+@pytest.fixture(scope="module")
+def reference4():
+    """MirroredStrategy() over 4 OPENCL devices of one process."""
+    result = run_one("mirrored", "pthread pthread pthread pthread")
+    assert result["replicas"] == 4, result
+    return result
+
+
 @pytest.mark.slow
-def test_two_workers_two_devices_each():
-    reference = run_one("mirrored", "pthread pthread pthread pthread")
-    assert reference["replicas"] == 4, reference
-    results = run_workers("tf", "pthread pthread")
+@pytest.mark.parametrize("mode", ["tf", "tfocl"])
+def test_two_workers_two_devices_each(reference4, mode):
+    reference = reference4
+    results = run_workers(mode, "pthread pthread")
     for i, r in enumerate(results):
         assert r["workers"] == 2 and r["replicas"] == 4, r
         assert len(r["worker_devices"]) == 2, r
@@ -429,6 +442,17 @@ def test_parameter_server_strategy(reference):
     built = [line for log in logs[1:] for line in log.splitlines()
              if "built kernel family matmul" in line]
     assert built, "no worker built a MatMul kernel on OPENCL:\n" + logs[1][-3000:]
+
+
+def test_named_device_of_each_worker(reference):
+    """tfocl.MultiWorkerMirroredStrategy(devices=["/OPENCL:1"]) on workers
+    with two PoCL devices: one replica each, on its OPENCL:1."""
+    results = run_workers("tfocl_named", "pthread pthread")
+    for i, r in enumerate(results):
+        assert r["worker_devices"] == [f"/job:worker/replica:0/task:{i}/device:OPENCL:1"], r
+        check_on_opencl(r, f"/job:worker/replica:0/task:{i}/")
+        assert all(d.endswith("OPENCL:1") for d in r["variable_devices"]), r
+        assert r["losses"] == pytest.approx(reference["losses"], rel=1e-5, abs=1e-6), (r, reference)
 
 
 def test_killed_worker_fails_the_other(tmp_path):
