@@ -66,7 +66,8 @@ def child(mode, steps):
     rng = np.random.default_rng(0)
     x = rng.standard_normal((GLOBAL_BATCH * 16, 8)).astype(np.float32)  # the same data whatever the steps
     y = (x @ rng.standard_normal((8, 1)) + 0.1).astype(np.float32)
-    x, y = x[start * GLOBAL_BATCH:(start + steps) * GLOBAL_BATCH], y[start * GLOBAL_BATCH:(start + steps) * GLOBAL_BATCH]
+    window = slice(start * GLOBAL_BATCH, (start + steps) * GLOBAL_BATCH)
+    x, y = x[window], y[window]
     w1 = (rng.standard_normal((8, 16)) * 0.3).astype(np.float32)
     w2 = (rng.standard_normal((16, 1)) * 0.3).astype(np.float32)
 
@@ -122,7 +123,9 @@ def child(mode, steps):
     if os.environ.get("TEST_SAVE"):
         # Every worker writes (the variables' values come through
         # collectives); the chief's copy is the checkpoint.
-        where = os.environ["TEST_SAVE"] if task == 0 else os.path.join(os.environ["TEST_SAVE"], f"worker{task}")
+        where = os.environ["TEST_SAVE"]
+        if task != 0:
+            where = os.path.join(where, f"worker{task}")
         checkpoint.write(os.path.join(where, "ckpt"))
     nodes = {}
     for fg in meta.function_graphs:
@@ -135,7 +138,8 @@ def child(mode, steps):
         "workers": strategy.extended._num_workers if hasattr(strategy.extended, "_num_workers") else 1,
         "replicas": strategy.num_replicas_in_sync,
         "worker_devices": list(strategy.extended.worker_devices),
-        "variable_devices": sorted({c.device for v in variables for c in strategy.experimental_local_results(v)}),
+        "variable_devices": sorted({c.device for v in variables
+                                    for c in strategy.experimental_local_results(v)}),
         "losses": losses,
         "step_s": sorted(times[1:])[len(times[1:]) // 2] if steps > 1 else times[0],
         "nodes": nodes,
