@@ -820,9 +820,38 @@ int ocl_fused_activation_attr(TF_OpKernelConstruction *ctx, const char *what,
   return -1;
 }
 
+/* Most float64 kernels compute in double and can only fail (UNIMPLEMENTED)
+ * on a device without cl_khr_fp64 (Intel's and many mobile GPUs). Kernels
+ * are registered per device type, not per device, so where any device
+ * lacks fp64 no float64 kernel is registered at all: TensorFlow then places
+ * float64 ops on the CPU, as it does for a GPU plugin without them, instead
+ * of on an OPENCL kernel that fails. */
+static bool every_device_has_fp64(void)
+{
+  for (int i = 0, n = ocl_device_count(); i < n; i++) {
+    struct ocl_device *dev = ocl_device_get(i);
+    if (dev != NULL && !ocl_device_has_fp64(dev))
+      return false;
+  }
+  return true;
+}
+
 bool ocl_register_kernel(const struct ocl_kernel_spec *spec)
 {
   char name[128];
+  static int fp64 = -1; /* registration runs on one thread, TF_InitKernel */
+
+  if (fp64 < 0) {
+    fp64 = every_device_has_fp64();
+    if (!fp64)
+      OCL_TRACE("a device lacks cl_khr_fp64: no float64 kernel is "
+                "registered, float64 ops run on the CPU");
+  }
+  for (int i = 0; !fp64 && i < OCL_MAX_TYPE_ATTRS &&
+                  spec->type_attrs[i] != NULL;
+       i++)
+    if (spec->types[i] == TF_DOUBLE)
+      return true; /* left to the CPU on purpose */
   size_t len = (size_t)snprintf(name, sizeof(name), "%s_%s", spec->op,
                                 OCL_DEVICE_TYPE);
   for (int i = 0; i < OCL_MAX_TYPE_ATTRS && spec->type_attrs[i] != NULL &&
