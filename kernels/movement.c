@@ -1089,7 +1089,8 @@ static void tile(struct ocl_op *op, struct movement_kernel *k)
       return;
     }
     all_one &= multiples[d] == 1;
-    out_dims[d] = x_dims[d] * multiples[d];
+    if (!ocl_op_dim_product(op, x_dims[d], multiples[d], &out_dims[d]))
+      return;
   }
   if (all_one) {
     ocl_op_forward(op, 0, x);

@@ -351,6 +351,17 @@ static bool shape_fits(struct ocl_op *op, const int64_t *dims, int rank)
   return true;
 }
 
+bool ocl_op_dim_product(struct ocl_op *op, int64_t a, int64_t b,
+                        int64_t *product)
+{
+  if (__builtin_mul_overflow(a, b, product))
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "Encountered overflow when multiplying %lld with "
+                       "%lld, result: -1",
+                       (long long)a, (long long)b);
+  return true;
+}
+
 TF_Tensor *ocl_op_output(struct ocl_op *op, int index, TF_DataType dtype,
                          const int64_t *dims, int rank)
 {

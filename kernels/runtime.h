@@ -138,6 +138,12 @@ static inline bool ocl_op_ok(const struct ocl_op *op)
 bool ocl_op_fail(struct ocl_op *op, TF_Code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* *product = a * b for a dimension built from input values (Tile's
+ * multiples, ...); false with TensorFlow's InvalidArgumentError where the
+ * product overflows int64 (as MultiplyWithoutOverflow would say). */
+bool ocl_op_dim_product(struct ocl_op *op, int64_t a, int64_t b,
+                        int64_t *product);
+
 /* Input i (owned by the op); NULL with the status set on failure. */
 TF_Tensor *ocl_op_input(struct ocl_op *op, int index);
 /* Output i, allocated (owned by the op); NULL with the status set. */
