@@ -1183,6 +1183,20 @@ OCL_FAMILY_CREATES(scatter, scatter_create);
 /* TensorFlow calls these back for each tensor inside the TensorLists, with
  * no kernel instance: the add kernels are static, named at registration. */
 static struct ocl_kernel variant_add_kernels[S_COUNT];
+/* Set at registration: whether the callbacks must delete their tensors
+ * (TensorFlow before 2.22) or TensorFlow does (2.22 on). */
+static bool variant_tensors_are_ours;
+
+static void release_variant_tensors(TF_Tensor *a, TF_Tensor *b,
+                                    TF_Tensor *out)
+{
+  if (!variant_tensors_are_ours)
+    return;
+  ocl_tf.DeleteTensor(a);
+  if (b != NULL)
+    ocl_tf.DeleteTensor(b);
+  ocl_tf.DeleteTensor(out);
+}
 
 static void variant_zeros(TF_OpKernelContext *ctx, TF_Tensor *input,
                           TF_Tensor *out)
@@ -1191,8 +1205,7 @@ static void variant_zeros(TF_OpKernelContext *ctx, TF_Tensor *input,
   static const uint8_t zero = 0;
   ocl_op_begin(&op, ctx);
   ocl_op_fill(&op, out, 0, &zero, 1, ocl_tf.TensorByteSize(out));
-  ocl_tf.DeleteTensor(input);
-  ocl_tf.DeleteTensor(out);
+  release_variant_tensors(input, NULL, out);
   ocl_op_end(&op);
 }
 
@@ -1220,9 +1233,7 @@ static void variant_add(TF_OpKernelContext *ctx, TF_Tensor *a, TF_Tensor *b,
                                    OCL_TENSOR(out), OCL_LONG(n)};
     ocl_launch_1d(&op, &variant_add_kernels[st], (size_t)n, args, 4);
   }
-  ocl_tf.DeleteTensor(a);
-  ocl_tf.DeleteTensor(b);
-  ocl_tf.DeleteTensor(out);
+  release_variant_tensors(a, b, out);
   ocl_op_end(&op);
 }
 
@@ -1291,6 +1302,7 @@ void ocl_register_scatter_kernels(void)
    * (a DT_VARIANT tensor lives on the host whatever its memory type). */
   for (int st = 0; st < S_M128; st++)
     ocl_kernel_init(&variant_add_kernels[st], &programs[st], "add");
+  variant_tensors_are_ours = ocl_tf_variant_callbacks_own_tensors();
   if (ocl_tf.ZerosLikeVariant != NULL)
     ocl_register_kernel(&(const struct ocl_kernel_spec){
         .op = "ZerosLike",

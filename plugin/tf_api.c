@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -119,6 +120,19 @@ bool ocl_tf_determinism_required(void) {
   if (ocl_tf.OpDeterminismRequired) return ocl_tf.OpDeterminismRequired();
   const char *v = getenv("TF_DETERMINISTIC_OPS");
   return v && (strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0);
+}
+
+int ocl_tf_minor_version(void) {
+  int major, minor;
+  pthread_once(&resolve_once, resolve);
+  const char *version = ocl_tf.Version ? ocl_tf.Version() : NULL;
+  if (!version || sscanf(version, "%d.%d", &major, &minor) != 2) return -1;
+  return minor;
+}
+
+bool ocl_tf_variant_callbacks_own_tensors(void) {
+  int minor = ocl_tf_minor_version();
+  return minor < 0 || minor < 22;
 }
 
 bool ocl_tf_has_variable_api(void) {

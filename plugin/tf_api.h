@@ -191,5 +191,13 @@ bool ocl_tf_in_tensorflow(void);
  * else TF_DETERMINISTIC_OPS=1|true in the environment (how TensorFlow reads
  * it too). */
 bool ocl_tf_determinism_required(void);
+/* TensorFlow's minor version (2.x), or -1 outside TensorFlow. */
+int ocl_tf_minor_version(void);
+/* Whether the plugin's callbacks of TF_AddNVariant and TF_ZerosLikeVariant
+ * own the tensors they are handed, as kernels_experimental.h says. From
+ * 2.22 TensorFlow deletes them itself after the callback returns (its
+ * disassembly shows the TF_DeleteTensor calls), so a callback that followed
+ * the header would free them twice. */
+bool ocl_tf_variant_callbacks_own_tensors(void);
 
 #endif /* TFOCL_PLUGIN_TF_API_H_ */

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import tempfile
 
+import numpy as np
 import pytest
 
 from conftest import REPO
@@ -196,3 +197,35 @@ def test_layout_matches_wheel(header, lang):
     assert not diff, "layout differs (wheel != ours):\n" + "\n".join(diff)
     assert len(theirs.splitlines()) == len(ours.splitlines())
     print(f"{header}: {len(theirs.splitlines())} facts equal")
+
+
+def test_variant_callbacks_free_each_tensor_once(tf):
+    """kernels_experimental.h hands TF_AddNVariant's and TF_ZerosLikeVariant's
+    callbacks tensors the plugin must delete up to 2.21; from 2.22 TensorFlow
+    deletes them itself. Deleting twice crashes, never deleting keeps each
+    element's buffer alive: repeat both and the device's memory in use must
+    come back to where it was."""
+    raw = tf.raw_ops
+    x = tf.constant(np.arange(4 * 1024, dtype=np.float32).reshape(4, 1024))
+    shape = tf.constant([1024], tf.int32)
+
+    def step():
+        with tf.device("/device:OPENCL:0"):
+            lst = raw.TensorListFromTensor(tensor=x, element_shape=shape)
+            total = raw.AddN(inputs=[lst, lst, lst])
+            zeros = raw.ZerosLike(x=lst)
+            out = raw.TensorListStack(input_handle=total, element_dtype=tf.float32,
+                                      element_shape=shape)
+            zero = raw.TensorListStack(input_handle=zeros, element_dtype=tf.float32,
+                                       element_shape=shape)
+        return out.numpy(), zero.numpy()
+
+    out, zero = step()  # the first call builds the programs and pools
+    np.testing.assert_array_equal(out, 3 * x.numpy())
+    assert not zero.any()
+    before = tf.config.experimental.get_memory_info("OPENCL:0")["current"]
+    for _ in range(50):
+        step()
+    after = tf.config.experimental.get_memory_info("OPENCL:0")["current"]
+    # Each leaked step would keep 4 * 2 element buffers of 4 KiB.
+    assert after - before < 50 * 4 * 4096, (before, after)
