@@ -3,8 +3,12 @@
  * Max,Update}, ResourceScatterNd{Add,Sub,Update}, ResourceStridedSliceAssign
  * (tf.Variable.scatter_*, sparse optimizer updates of embeddings,
  * `v[...].assign()`), UnsortedSegment{Sum,Max,Min,Prod} (the dense gradient
- * of an embedding, TensorList gradients) and ZerosLike/AddN of DT_VARIANT
- * (TensorList gradients in Keras' LSTM/GRU while loops).
+ * of an embedding, TensorList gradients), ZerosLike/AddN of DT_VARIANT
+ * (TensorList gradients in Keras' LSTM/GRU while loops), and the nd forms on
+ * tensors: GatherNd, ScatterNd, TensorScatter{Update,Add,Sub,Min,Max},
+ * ScatterNdNonAliasingAdd (tf.gather_nd, tf.scatter_nd,
+ * tf.tensor_scatter_nd_*: CTC loss updates tensors in a while loop, whose
+ * body must find every kernel on the device it is placed on).
  *
  * Variables: the kernels reach them through kernels_experimental.h as
  * TensorFlow's own sparse kernels do (resource_variable_ops.cc): the
@@ -143,7 +147,9 @@ static const char *dtype_string(TF_DataType dtype)
 /* ---- Ops ---------------------------------------------------------------------- */
 
 enum kind {
-  GATHER, GATHER_ND, SCATTER, SCATTER_ND, SLICE_ASSIGN, SEGMENT
+  GATHER, GATHER_ND, SCATTER, SCATTER_ND, SLICE_ASSIGN, SEGMENT,
+  TENSOR_SCATTER_ND, /* the output is a copy of input 0, then scattered */
+  NEW_SCATTER_ND     /* ScatterNd: the output is zeros, then added to */
 };
 
 /* The update each row applies (scatter.cl's OP_* names). */
@@ -179,6 +185,8 @@ static const char *const ref_host[] = {"ref", NULL};
 static const char *const slice_host[] = {"ref", "begin", "end", "strides",
                                          NULL};
 static const char *const segment_host[] = {"num_segments", NULL};
+static const char *const shape_host[] = {"shape", NULL};
+static const char *const no_host[] = {NULL};
 
 static const struct scatter_op scatter_ops[] = {
     {"ResourceGather", GATHER, U_ASSIGN, "dtype",
@@ -216,6 +224,24 @@ static const struct scatter_op scatter_ops[] = {
      segment_host, false},
     {"UnsortedSegmentProd", SEGMENT, U_MUL, "T", GPU_FLOATS | TB(TF_INT32), 0,
      segment_host, false},
+    /* The tensor forms (tf.gather_nd, tf.scatter_nd, tf.tensor_scatter_nd_*:
+     * CTC loss and beam searches update tensors in while loops). */
+    {"GatherNd", GATHER_ND, U_ASSIGN, "Tparams",
+     GPU_FLOATS | COMPLEX | TB(TF_INT32) | TB(TF_INT64), 0, no_host, false},
+    {"ScatterNd", NEW_SCATTER_ND, U_ADD, "T",
+     GPU_FLOATS | COMPLEX | INTS_NO_INT32, 0, shape_host, false},
+    {"ScatterNdNonAliasingAdd", TENSOR_SCATTER_ND, U_ADD, "T",
+     GPU_FLOATS | COMPLEX | INTS_NO_INT32, 0, no_host, false},
+    {"TensorScatterUpdate", TENSOR_SCATTER_ND, U_ASSIGN, "T",
+     TB(TF_FLOAT) | TB(TF_DOUBLE) | TB(TF_INT64) | COMPLEX, 0, no_host, false},
+    {"TensorScatterAdd", TENSOR_SCATTER_ND, U_ADD, "T",
+     TB(TF_FLOAT) | TB(TF_DOUBLE) | TB(TF_INT64) | COMPLEX, 0, no_host, false},
+    {"TensorScatterSub", TENSOR_SCATTER_ND, U_SUB, "T",
+     TB(TF_FLOAT) | TB(TF_DOUBLE) | TB(TF_INT64) | COMPLEX, 0, no_host, false},
+    {"TensorScatterMin", TENSOR_SCATTER_ND, U_MIN, "T",
+     TB(TF_FLOAT) | TB(TF_DOUBLE) | TB(TF_INT64), 0, no_host, false},
+    {"TensorScatterMax", TENSOR_SCATTER_ND, U_MAX, "T",
+     TB(TF_FLOAT) | TB(TF_DOUBLE) | TB(TF_INT64), 0, no_host, false},
 };
 
 #define NUM_OPS ((int)(sizeof(scatter_ops) / sizeof(scatter_ops[0])))
@@ -646,11 +672,13 @@ struct scatter_in {
   char ps[160], is[160], us[160];
 };
 
-static bool scatter_inputs(struct ocl_op *op, TF_Tensor *params,
+/* indices are input `first`, updates the next one: ScatterNd reads
+ * (indices, updates, shape), the others (x, indices, updates). */
+static bool scatter_inputs(struct ocl_op *op, TF_Tensor *params, int first,
                            struct scatter_in *in)
 {
-  in->indices = ocl_op_input(op, 1);
-  in->updates = in->indices ? ocl_op_input(op, 2) : NULL;
+  in->indices = ocl_op_input(op, first);
+  in->updates = in->indices ? ocl_op_input(op, first + 1) : NULL;
   if (in->updates == NULL)
     return false;
   if (ocl_tf.TensorType(params) != ocl_tf.TensorType(in->updates))
@@ -674,7 +702,7 @@ static void scatter_compute(struct scatter_kernel *k, struct ocl_op *op,
                             TF_Tensor *params)
 {
   struct scatter_in in;
-  if (!scatter_inputs(op, params, &in))
+  if (!scatter_inputs(op, params, 1, &in))
     return;
   TF_Tensor *indices = in.indices, *updates = in.updates;
   const int64_t *p_dims = in.p_dims, *i_dims = in.i_dims, *u_dims = in.u_dims;
@@ -742,10 +770,10 @@ static void scatter_compute(struct scatter_kernel *k, struct ocl_op *op,
 /* ---- ResourceScatterNd* ------------------------------------------------------------- */
 
 static void scatter_nd_compute(struct scatter_kernel *k, struct ocl_op *op,
-                               TF_Tensor *params)
+                               TF_Tensor *params, int first)
 {
   struct scatter_in in;
-  if (!scatter_inputs(op, params, &in))
+  if (!scatter_inputs(op, params, first, &in))
     return;
   TF_Tensor *indices = in.indices, *updates = in.updates;
   const int64_t *p_dims = in.p_dims, *i_dims = in.i_dims, *u_dims = in.u_dims;
@@ -835,6 +863,137 @@ static void scatter_nd_compute(struct scatter_kernel *k, struct ocl_op *op,
     rows *= p_dims[d];
   }
   scatter_rows(op, k, params, updates, indices, &a, rows, m, w, w, 1);
+}
+
+/* ---- GatherNd, ScatterNd, TensorScatter*, ScatterNdNonAliasingAdd -------------------- */
+
+/* TensorFlow's ValidEmptyOutputShape: indices and updates both empty, or
+ * nothing empty. */
+static bool valid_empty_output(int64_t outputs, int64_t indices,
+                               int64_t updates)
+{
+  if (indices == 0 && updates == 0)
+    return true;
+  return outputs != 0 && indices != 0 && updates != 0;
+}
+
+/* The checks TensorFlow's TensorScatterOp and ScatterNdOp make before
+ * DoScatterNd (scatter_nd_op.cc); scatter_nd_compute makes DoScatterNd's. */
+static bool tensor_scatter_shapes_ok(struct ocl_op *op, const int64_t *o_dims,
+                                     int o_rank, int64_t empty_basis,
+                                     const TF_Tensor *indices,
+                                     const TF_Tensor *updates)
+{
+  int64_t i_dims[OCL_MAX_RANK], u_dims[OCL_MAX_RANK];
+  char os[160], is[160], us[160];
+  int i_rank = read_dims(indices, i_dims);
+  int u_rank = read_dims(updates, u_dims);
+  ocl_shape_format(o_dims, o_rank, os, sizeof(os));
+  shape_string(indices, is, sizeof(is));
+  shape_string(updates, us, sizeof(us));
+  if (i_rank < 1)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "Indices shape must have rank at least one. Found:%s",
+                       is);
+  if (u_rank < 1)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "Updates shape must have rank at least one. Found:%s",
+                       us);
+  if (!valid_empty_output(empty_basis, ocl_tf.TensorElementCount(indices),
+                          ocl_tf.TensorElementCount(updates)))
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "Indices and updates specified for empty output shape");
+  int outer = i_rank - 1;
+  for (int d = 0; d < outer; d++)
+    if (d >= u_rank || i_dims[d] != u_dims[d])
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "Outer dimensions of indices and update must match. "
+                         "Indices shape: %s, updates shape:%s",
+                         is, us);
+  int64_t ix = i_dims[outer];
+  if (u_rank - outer != o_rank - ix)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "Inner dimensions of output shape must match inner "
+                       "dimensions of updates shape. Output: %s updates: %s",
+                       os, us);
+  for (int d = 0; d + outer < u_rank; d++)
+    if (u_dims[d + outer] != o_dims[ix + d])
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "The inner %lld dimensions of output.shape=%s must "
+                         "match the inner %d dimensions of updates.shape=%s",
+                         (long long)(o_rank - ix), os, u_rank - outer, us);
+  return true;
+}
+
+/* TensorScatter{Update,Add,Sub,Min,Max}, ScatterNdNonAliasingAdd: a copy of
+ * x (its buffer where TensorFlow hands it over) with the updates applied. */
+static void tensor_scatter_compute(struct scatter_kernel *k, struct ocl_op *op)
+{
+  int64_t dims[OCL_MAX_RANK];
+  TF_Tensor *x = ocl_op_input(op, 0);
+  TF_Tensor *indices = x ? ocl_op_input(op, 1) : NULL;
+  TF_Tensor *updates = indices ? ocl_op_input(op, 2) : NULL;
+  if (updates == NULL)
+    return;
+  int rank = read_dims(x, dims);
+  if (!tensor_scatter_shapes_ok(op, dims, rank,
+                                ocl_tf.TensorElementCount(x), indices,
+                                updates))
+    return;
+  static const int candidates[] = {0};
+  int forwarded = -1;
+  TF_Tensor *out = ocl_op_output_forward(op, 0, candidates, 1, dims, rank,
+                                         &forwarded);
+  if (out == NULL)
+    return;
+  size_t bytes = ocl_tf.TensorByteSize(x);
+  if (forwarded != 0 && bytes > 0 && !ocl_op_copy(op, x, 0, out, 0, bytes))
+    return;
+  scatter_nd_compute(k, op, out, 1);
+}
+
+/* ScatterNd: zeros of `shape` (input 2, host memory) plus the updates. */
+static void new_scatter_nd_compute(struct scatter_kernel *k, struct ocl_op *op)
+{
+  int64_t dims[OCL_MAX_RANK];
+  TF_Tensor *indices = ocl_op_input(op, 0);
+  TF_Tensor *updates = indices ? ocl_op_input(op, 1) : NULL;
+  TF_Tensor *shape = updates ? ocl_op_input(op, 2) : NULL;
+  if (shape == NULL)
+    return;
+  if (ocl_tf.NumDims(shape) != 1) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "Shape must be a vector");
+    return;
+  }
+  int64_t rank = ocl_tf.TensorElementCount(shape), elements = 1;
+  if (rank > OCL_MAX_RANK) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Too many dimensions in tensor: %lld (at most %d)",
+                (long long)rank, OCL_MAX_RANK);
+    return;
+  }
+  for (int d = 0; d < rank; d++) {
+    dims[d] = ocl_host_int(shape, d);
+    if (dims[d] < 0) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "Dimension %lld must be >= 0", (long long)dims[d]);
+      return;
+    }
+    if (!ocl_op_dim_product(op, elements, dims[d], &elements))
+      return;
+  }
+  /* ScatterNdOp weighs the shape input's element count (the rank) where
+   * TensorScatterOp weighs the output's. */
+  if (!tensor_scatter_shapes_ok(op, dims, (int)rank, rank, indices, updates))
+    return;
+  TF_Tensor *out = ocl_op_output(op, 0, k->dtype, dims, (int)rank);
+  if (out == NULL)
+    return;
+  static const uint8_t zero = 0;
+  size_t bytes = ocl_tf.TensorByteSize(out);
+  if (bytes > 0 && !ocl_op_fill(op, out, 0, &zero, 1, bytes))
+    return;
+  scatter_nd_compute(k, op, out, 0);
 }
 
 /* ---- ResourceStridedSliceAssign ------------------------------------------------------ */
@@ -1123,6 +1282,8 @@ static void *scatter_create(TF_OpKernelConstruction *ctx, int index)
     ok = scatter_kernels_init(k, false);
     break;
   case SCATTER_ND:
+  case TENSOR_SCATTER_ND:
+  case NEW_SCATTER_ND:
     ok = scatter_kernels_init(k, true);
     break;
   }
@@ -1145,8 +1306,19 @@ static void scatter_compute_any(void *kernel, TF_OpKernelContext *ctx)
   TF_Tensor *var = NULL;
 
   ocl_op_begin(&op, ctx);
-  if (k->op->kind == SEGMENT) {
-    segment_compute(k, &op);
+  if (!k->op->needs_variables) {
+    switch (k->op->kind) {
+    case SEGMENT: segment_compute(k, &op); break;
+    case TENSOR_SCATTER_ND: tensor_scatter_compute(k, &op); break;
+    case NEW_SCATTER_ND: new_scatter_nd_compute(k, &op); break;
+    case GATHER_ND: {
+      TF_Tensor *params = ocl_op_input(&op, 0);
+      if (params != NULL)
+        gather_nd_compute(k, &op, params);
+      break;
+    }
+    default: break;
+    }
     ocl_op_end(&op);
     return;
   }
@@ -1163,9 +1335,9 @@ static void scatter_compute_any(void *kernel, TF_OpKernelContext *ctx)
     case GATHER: gather_compute(k, &op, var); break;
     case GATHER_ND: gather_nd_compute(k, &op, var); break;
     case SCATTER: scatter_compute(k, &op, var); break;
-    case SCATTER_ND: scatter_nd_compute(k, &op, var); break;
+    case SCATTER_ND: scatter_nd_compute(k, &op, var, 1); break;
     case SLICE_ASSIGN: slice_assign_compute(k, &op, var); break;
-    case SEGMENT: break;
+    default: break;
     }
   }
   /* The op's temps and inputs go before the variable's lock. */

@@ -945,6 +945,44 @@ for _n in ["ResourceScatterNdAdd", "ResourceScatterNdSub", "ResourceScatterNdUpd
     BUILDERS[_n] = _scatter_nd(_n)
 
 
+def _tensor_scatter(name):
+    f = getattr(raw, name)
+
+    def build(c):
+        dt = c.t("T")
+        if name == "ScatterNd":
+            def fn(idx, upd, shape):
+                return f(indices=idx, updates=upd, shape=shape)
+            shape = lambda *d: _i(c, "Tindices", list(d))  # noqa: E731
+            return [("rows", fn, [_i(c, "Tindices", [[4], [0], [4]]), c.rand(3, 3, dtype=dt), shape(5, 3)]),
+                    ("elements", fn, [_i(c, "Tindices", [[3, 1], [0, 2], [3, 1]]), c.rand(3, dtype=dt),
+                                      shape(4, 3)]),
+                    ("2-D batch", fn, [_i(c, "Tindices", [[[1], [2]], [[0], [1]]]), c.rand(2, 2, 4, dtype=dt),
+                                       shape(3, 4)])]
+
+        def fn(x, idx, upd):
+            return f(**{"input" if name == "ScatterNdNonAliasingAdd" else "tensor": x},
+                     indices=idx, updates=upd)
+        # Duplicate rows: applied in index order on both devices (the CPU's
+        # order; Update keeps the last).
+        return [("rows", fn, [c.rand(5, 3, dtype=dt), _i(c, "Tindices", [[4], [0], [4]]), c.rand(3, 3, dtype=dt)]),
+                ("elements", fn, [c.rand(4, 3, dtype=dt), _i(c, "Tindices", [[3, 1], [0, 2], [3, 1]]),
+                                  c.rand(3, dtype=dt)]),
+                ("many rows", fn, [c.rand(300, 7, dtype=dt), _i(c, "Tindices", [[(i * 37) % 300] for i in range(600)]),
+                                   c.rand(600, 7, dtype=dt)])]
+    return build
+
+
+for _n in ["TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMin",
+           "TensorScatterMax", "ScatterNdNonAliasingAdd", "ScatterNd"]:
+    BUILDERS[_n] = _tensor_scatter(_n)
+BUILDERS["GatherNd"] = lambda c: [
+    ("rows", lambda p, i: raw.GatherNd(params=p, indices=i),
+     [c.rand(5, 3, dtype=c.t("Tparams")), _i(c, "Tindices", [[4], [0], [2]])]),
+    ("elements", lambda p, i: raw.GatherNd(params=p, indices=i),
+     [c.rand(4, 3, 2, dtype=c.t("Tparams")), _i(c, "Tindices", [[[3, 1], [0, 2]], [[1, 1], [3, 0]]])])]
+
+
 def _strided_slice_assign(c):
     def assign(**attrs):
         def fn(init, b, e, s, value):

@@ -131,3 +131,33 @@ def test_parallel_stack_in_graph(tf):
                 np.testing.assert_array_equal(got[:, 0, 0], [0, 1, 2, 3])
     finally:
         tf.config.set_soft_device_placement(False)
+
+
+def test_ctc_loss_in_tf_function(tf):
+    """tf.nn.ctc_loss in a tf.function, default placement: its while loop
+    lands on OPENCL and updates tensors with TensorScatterUpdate/Add, which
+    soft placement cannot move out of the loop body (it once failed with
+    NOT_FOUND: no TensorScatterUpdate kernel for OPENCL). Loss and gradient
+    as on the CPU."""
+    rng = np.random.default_rng(5)
+    batch, steps, classes, length = 3, 12, 6, 4
+    logits0 = rng.normal(size=(steps, batch, classes)).astype(np.float32)
+    labels = rng.integers(1, classes, size=(batch, length)).astype(np.int32)
+
+    @tf.function
+    def loss_and_grad(logits):
+        with tf.GradientTape() as tape:
+            tape.watch(logits)
+            loss = tf.nn.ctc_loss(labels, logits, label_length=tf.fill([batch], length),
+                                  logit_length=tf.fill([batch], steps), blank_index=0)
+            total = tf.reduce_sum(loss)
+        return loss, tape.gradient(total, logits)
+
+    with tf.device("/CPU:0"):
+        expected = [t.numpy() for t in loss_and_grad(tf.constant(logits0))]
+    with tf.device(DEVICE):
+        got, where = _placed(tf, loss_and_grad, tf.constant(logits0))
+    on_device = {op for dev, ops in where.items() if dev.startswith("OPENCL") for op in ops}
+    assert {"TensorScatterUpdate", "TensorScatterAdd"} & on_device, sorted(on_device)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g.numpy(), e, rtol=1e-4, atol=1e-5)
