@@ -21,6 +21,7 @@
  * neighbouring work-items on neighbouring addresses, and the filter
  * gradient as a reduction over many work-groups. No kernel uses atomics:
  * results are deterministic. */
+#include "activations.clh"
 #include "common.clh"
 
 #ifdef IDX64
@@ -96,12 +97,12 @@ typedef struct {
 static inline acc_t activate(acc_t v, int act, float alpha)
 {
   switch (act) {
-  case ACT_RELU: return fmax(v, (acc_t)0);
-  case ACT_RELU6: return fmin(fmax(v, (acc_t)0), (acc_t)6);
-  case ACT_ELU: return v > 0 ? v : expm1(v);
-  case ACT_LEAKY_RELU: return v > 0 ? v : v * (acc_t)alpha;
+  case ACT_RELU: return ACT_RELU_OF(acc_t, v);
+  case ACT_RELU6: return ACT_RELU6_OF(acc_t, v);
+  case ACT_ELU: return ACT_ELU_OF(acc_t, v);
+  case ACT_LEAKY_RELU: return ACT_LEAKY_RELU_OF(acc_t, v, alpha);
   case ACT_TANH: return tanh(v);
-  case ACT_SIGMOID: return (acc_t)1 / ((acc_t)1 + exp(-v));
+  case ACT_SIGMOID: return ACT_SIGMOID_OF(acc_t, v);
   default: return v;
   }
 }

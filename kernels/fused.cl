@@ -11,6 +11,7 @@
  * Each op is the same float expression as the unfused kernel's (binary.cl,
  * unary.cl), and contraction is off, so that a * b + c stays two roundings
  * as it is when Mul and AddV2 run one by one. */
+#include "activations.clh"
 #include "common.clh"
 
 #pragma OPENCL FP_CONTRACT OFF
@@ -52,21 +53,10 @@ static float f_reciprocal(float a) { return 1.0f / a; }
 static float f_exp(float a) { return exp(a); }
 static float f_log(float a) { return log(a); }
 static float f_tanh(float a) { return tanh(a); }
-/* exp(-|a|) never overflows: large negative inputs give 0, not NaN. */
-static float f_sigmoid(float a)
-{
-  float e = exp(-fabs(a));
-  float s = 1.0f / (1.0f + e);
-  return a >= 0.0f ? s : e * s;
-}
-/* std::max(a, 0): NaN propagates, -0 stays -0. */
-static float f_relu(float a) { return a < 0.0f ? 0.0f : a; }
-static float f_relu6(float a)
-{
-  float r = a < 0.0f ? 0.0f : a;
-  return r > 6.0f ? 6.0f : r;
-}
-static float f_elu(float a) { return a < 0.0f ? expm1(a) : a; }
+static float f_sigmoid(float a) { return ACT_SIGMOID_OF(float, a); }
+static float f_relu(float a) { return ACT_RELU_OF(float, a); }
+static float f_relu6(float a) { return ACT_RELU6_OF(float, a); }
+static float f_elu(float a) { return ACT_ELU_OF(float, a); }
 static float f_erf(float a) { return erf(a); }
 static float f_erfc(float a) { return erfc(a); }
 

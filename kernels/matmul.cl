@@ -38,6 +38,7 @@
  * products where tiling or packing costs more than it saves, and bias_act
  * applies _FusedMatMul's epilogue after a path that cannot (the CPU kernel,
  * CLBlast, a host BLAS). */
+#include "activations.clh"
 #include "common.clh"
 
 #if defined(T_IS_HALF)
@@ -72,30 +73,18 @@ typedef IDX_T idx_t;
 #define ACT_GELU_APPROXIMATE 7
 #define ACT_GELU_EXACT 8
 
-/* As TensorFlow's Eigen output kernels and GPU activations define them. */
 static inline float activate(float x, int act, float alpha)
 {
   switch (act) {
-  case ACT_RELU:
-    return fmax(x, 0.0f);
-  case ACT_RELU6:
-    return fmin(fmax(x, 0.0f), 6.0f);
-  case ACT_ELU:
-    return x < 0.0f ? expm1(x) : x;
-  case ACT_LEAKY_RELU:
-    return x < 0.0f ? x * alpha : x;
-  case ACT_TANH:
-    return tanh(x);
-  case ACT_SIGMOID:
-    return 1.0f / (1.0f + exp(-x));
-  case ACT_GELU_APPROXIMATE:
-    /* sqrt(2 / pi) */
-    return 0.5f * x *
-           (1.0f + tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
-  case ACT_GELU_EXACT:
-    return 0.5f * x * (1.0f + erf(x * 0.7071067812f));
-  default:
-    return x;
+  case ACT_RELU: return ACT_RELU_OF(float, x);
+  case ACT_RELU6: return ACT_RELU6_OF(float, x);
+  case ACT_ELU: return ACT_ELU_OF(float, x);
+  case ACT_LEAKY_RELU: return ACT_LEAKY_RELU_OF(float, x, alpha);
+  case ACT_TANH: return tanh(x);
+  case ACT_SIGMOID: return ACT_SIGMOID_OF(float, x);
+  case ACT_GELU_APPROXIMATE: return ACT_GELU_APPROXIMATE_OF(float, x);
+  case ACT_GELU_EXACT: return ACT_GELU_EXACT_OF(float, x);
+  default: return x;
   }
 }
 

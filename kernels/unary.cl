@@ -12,6 +12,7 @@
  * alike; alpha is LeakyRelu's and is ignored by the others. Kernel names
  * are passed whole (unary_exp, not exp): PoCL defines some built-ins as
  * macros, which would expand inside a macro argument. */
+#include "activations.clh"
 #include "common.clh"
 
 #if defined(CAST)
@@ -294,14 +295,6 @@ UNARY(unary_logical_not, (uchar)(a == 0))
 #define SELU_SCALE_ALPHA (1.0507009873554804934193349852946f * \
                           1.6732632423543772848170429916717f)
 
-/* exp(-|a|) never overflows: large negative inputs give 0, not NaN. */
-static CT sigmoid_of(CT a)
-{
-  CT e = exp(-fabs(a));
-  CT s = (CT)1 / ((CT)1 + e);
-  return a >= (CT)0 ? s : e * s;
-}
-
 /* TensorFlow's thresholds: log(FLT_EPSILON) + 2. Above -threshold,
  * softplus(x) == x and below threshold softplus(x) == exp(x) within float
  * precision, and log1p(exp(x)) would overflow or lose exp(x). */
@@ -310,12 +303,6 @@ static CT softplus_of(CT a)
   const CT threshold = -13.942385152878742f;
   CT e = exp(a);
   return a > -threshold ? a : a < threshold ? e : log1p(e);
-}
-
-static CT relu6_of(CT a)
-{
-  CT r = a < (CT)0 ? (CT)0 : a;
-  return r > (CT)6 ? (CT)6 : r;
 }
 
 /* Eigen's sign: NaN stays NaN, both zeros give +0. */
@@ -331,14 +318,12 @@ UNARY(unary_rsqrt, rsqrt(a))
 UNARY(unary_square, a * a)
 UNARY(unary_reciprocal, (CT)1 / a)
 UNARY(unary_tanh, tanh(a))
-UNARY(unary_sigmoid, sigmoid_of(a))
-/* std::max(a, 0) (and std::min(., 6), relu6_of) as Eigen's CPU kernels
- * compute them: NaN propagates, -0 stays -0. */
-UNARY(unary_relu, a < (CT)0 ? (CT)0 : a)
-UNARY(unary_relu6, relu6_of(a))
-UNARY(unary_elu, a < (CT)0 ? expm1(a) : a)
+UNARY(unary_sigmoid, ACT_SIGMOID_OF(CT, a))
+UNARY(unary_relu, ACT_RELU_OF(CT, a))
+UNARY(unary_relu6, ACT_RELU6_OF(CT, a))
+UNARY(unary_elu, ACT_ELU_OF(CT, a))
 UNARY(unary_selu, a < (CT)0 ? SELU_SCALE_ALPHA * expm1(a) : SELU_SCALE * a)
-UNARY(unary_leaky_relu, a > (CT)0 ? a : a * (CT)alpha)
+UNARY(unary_leaky_relu, ACT_LEAKY_RELU_OF(CT, a, alpha))
 UNARY(unary_softplus, softplus_of(a))
 UNARY(unary_softsign, a / (fabs(a) + (CT)1))
 UNARY(unary_erf, erf(a))

@@ -245,7 +245,7 @@ static double activate(const char *act, double x, double alpha)
   if (act == NULL)
     return x;
   if (strcmp(act, "Relu") == 0)
-    return x > 0 ? x : 0;
+    return x < 0 ? 0 : x; /* std::max(x, 0): NaN stays NaN */
   if (strcmp(act, "Relu6") == 0)
     return x < 0 ? 0 : x > 6 ? 6 : x;
   if (strcmp(act, "Elu") == 0)
@@ -359,6 +359,16 @@ static void fused_cases(const struct ref_op *op, TF_DataType dtype,
     fused_case(out, dtype, xd, yd, ta, tb, 45, with[a], 2, ok);
     fused_case(out, dtype, D2(3, 4), D2(4, 5), false, false, 5, with[a], 2,
                ok);
+  }
+  /* NaN and infinities through the bias into each activation: what
+   * TensorFlow's CPU kernels give (Relu and Relu6 keep NaN, as the Relu
+   * op does; kernels/activations.clh). */
+  static const double specials[6] = {NAN, INFINITY, -INFINITY, -0.0, 0.5,
+                                     -0.5};
+  for (int a = 0; a < NUM_FUSED_ACTIVATIONS; a++) {
+    struct ref_case *sc = fused_case(out, dtype, D2(3, 4), D2(4, 6), false,
+                                     false, -1, with[a], 2, ok);
+    ref_case_input_values(sc, dtype, (int64_t[]){6}, 1, specials);
   }
   struct ref_case *c = fused_case(out, dtype, D2(33, 20), D2(20, 17), false,
                                   false, 17, with[3], 2, ok);
