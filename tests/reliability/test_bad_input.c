@@ -366,6 +366,14 @@ static const struct shape_case shape_cases[] = {
      {{4}, {0}, {0}, {0}}, {{0, 1, 2, 3}, {2147483647}, {1}, {0}}},
     {"OneHot", 4, {TF_INT64, TF_INT32, TF_FLOAT, TF_FLOAT}, {1, 0, 0, 0},
      {{4}, {0}, {0}, {0}}, {{0, 1, 2, 3}, {-1}, {1}, {0}}},
+    {"ScatterNd", 3, {TF_INT64, TF_FLOAT, TF_INT64}, {2, 1, 1},
+     {{1, 1}, {1}, {2}}, {{1}, {1}, {BIG, BIG}}},
+    {"ScatterNd", 3, {TF_INT32, TF_FLOAT, TF_INT32}, {2, 1, 1},
+     {{1, 1}, {1}, {2}}, {{1}, {1}, {-4, 3}}},
+    {"Range", 3, {TF_INT64, TF_INT64, TF_INT64}, {0, 0, 0}, {{0}, {0}, {0}},
+     {{-BIG}, {BIG}, {1}}},
+    {"Range", 3, {TF_FLOAT, TF_FLOAT, TF_FLOAT}, {0, 0, 0}, {{0}, {0}, {0}},
+     {{-BIG}, {BIG}, {1}}},
 };
 
 START_TEST(shape_valued_inputs_that_overflow)
