@@ -1345,6 +1345,15 @@ static void space_batch(struct ocl_op *op, struct movement_kernel *k)
                   (long long)block[i], i);
       return;
     }
+    /* TensorFlow 2.22's BatchToSpaceND checks each value too (earlier
+     * releases only their product), in words of its own. */
+    if (!to_batch && block[i] < 1 && ocl_tf_minor_version() >= 22) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "All values in block_shape must be positive, got %lld at "
+                  "index %d",
+                  (long long)block[i], i);
+      return;
+    }
     if (!to_batch) {
       /* BatchToSpaceND multiplies plainly (wrapping, as int64 does). */
       block_product = (int64_t)((uint64_t)block_product * (uint64_t)block[i]);
