@@ -21,7 +21,7 @@ enum binary_kind {
   ADD, SUB, MUL, REAL_DIV, DIV_NO_NAN, MAXIMUM, MINIMUM, POW,
   SQUARED_DIFFERENCE, FLOOR_DIV, FLOOR_MOD, EQUAL, NOT_EQUAL, LESS,
   LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, BITWISE_AND,
-  BITWISE_OR, BITWISE_XOR
+  BITWISE_OR, BITWISE_XOR, ATAN2, XLOGY, XDIVY, XLOG1PY, NEXT_AFTER
 };
 
 /* Type sets, as bits of TF_DataType. */
@@ -64,6 +64,12 @@ static const struct binary_op binary_ops[] = {
     {"BitwiseAnd", "bitwise_and", BITWISE_AND, INTEGERS, false, true},
     {"BitwiseOr", "bitwise_or", BITWISE_OR, INTEGERS, false, true},
     {"BitwiseXor", "bitwise_xor", BITWISE_XOR, INTEGERS, false, true},
+    {"Atan2", "arc_tangent2", ATAN2, FLOATS, false, true},
+    {"Xlogy", "xlogy", XLOGY, FLOATS, false, true},
+    {"Xdivy", "xdivy", XDIVY, FLOATS, false, true},
+    {"Xlog1py", "xlog1py", XLOG1PY, FLOATS, false, true},
+    /* TensorFlow's GPU kernels: float and double only. */
+    {"NextAfter", "next_after", NEXT_AFTER, TB(TF_FLOAT), false, true},
 };
 
 /* The kernels of one op on one storage type (binary.cl's suffixes). */

@@ -139,6 +139,13 @@ static CT floor_mod_of(CT a, CT b)
   return (r != (CT)0 && ((b < (CT)0) != (r < (CT)0))) ? r + b : r;
 }
 ARITH(floor_mod, floor_mod_of(a, b))
+/* Atan2's inputs are (y, x). Not "atan2", which PoCL defines as a macro. */
+ARITH(arc_tangent2, atan2(a, b))
+/* TensorFlow's xlogy family: 0 wherever x == 0, whatever y is (0, NaN). */
+ARITH(xlogy, a == (CT)0 ? (CT)0 : a * log(b))
+ARITH(xdivy, a == (CT)0 ? (CT)0 : a / b)
+ARITH(xlog1py, a == (CT)0 ? (CT)0 : a * log1p(b))
+ARITH(next_after, nextafter(a, b))
 #else
 ARITH(maximum, max(a, b))
 ARITH(minimum, min(a, b))

@@ -65,6 +65,16 @@ static double apply(const char *op, TF_DataType dtype, double a, double b)
     return (double)((int64_t)a | (int64_t)b);
   if (!strcmp(op, "BitwiseXor"))
     return (double)((int64_t)a ^ (int64_t)b);
+  if (!strcmp(op, "Atan2"))
+    return atan2(a, b);
+  if (!strcmp(op, "Xlogy"))
+    return a == 0 ? 0 : a * log(b);
+  if (!strcmp(op, "Xdivy"))
+    return a == 0 ? 0 : a / b;
+  if (!strcmp(op, "Xlog1py"))
+    return a == 0 ? 0 : a * log1p(b);
+  if (!strcmp(op, "NextAfter")) /* in float32, the only dtype it takes */
+    return nextafterf((float)a, (float)b);
   return NAN;
 }
 
@@ -112,6 +122,21 @@ static void floor_cases(const struct ref_op *op, TF_DataType dtype,
     ref_case_input_values(c, dtype, &n, 1, x);
     ref_case_input_values(c, dtype, &n, 1, y);
   }
+}
+
+/* The x-ops (Xlogy, Xdivy, Xlog1py) and Atan2, NextAfter: random cases,
+ * then zeros, signed zeros, NaN and infinities on both sides. */
+static void special_cases(const struct ref_op *op, TF_DataType dtype,
+                          struct ref_cases *out)
+{
+  ref_cases_binary(op, dtype, out);
+  static const double x[] = {0, 0, 0, -0.0, 2, -2, NAN, 1, INFINITY, 0.5, 3, 1};
+  static const double y[] = {0, NAN, -1, 2, 0, -0.0, 1, INFINITY, 1, -1, 1e-3,
+                             -INFINITY};
+  int64_t n = sizeof(x) / sizeof(x[0]);
+  struct ref_case *c = ref_case_add(out, op->op, "%s special values", op->op);
+  ref_case_input_values(c, dtype, &n, 1, x);
+  ref_case_input_values(c, dtype, &n, 1, y);
 }
 
 /* ---- BiasAdd ------------------------------------------------------------ */
@@ -249,6 +274,12 @@ const struct ref_op ref_ops_binary[] = {
     {"BitwiseAnd", EXACT, REF_ANY, ref_cases_binary, binary_compute},
     {"BitwiseOr", EXACT, REF_ANY, ref_cases_binary, binary_compute},
     {"BitwiseXor", EXACT, REF_ANY, ref_cases_binary, binary_compute},
+    /* Built-ins of a few ulp (half: widened by the ops suite). */
+    {"Atan2", 4e-6, 1e-30, REF_ANY, special_cases, binary_compute},
+    {"Xlogy", 4e-6, 1e-30, REF_POSITIVE, special_cases, binary_compute},
+    {"Xdivy", ROUNDED, REF_NONZERO, special_cases, binary_compute},
+    {"Xlog1py", 4e-6, 1e-30, REF_POSITIVE, special_cases, binary_compute},
+    {"NextAfter", EXACT, REF_ANY, special_cases, binary_compute},
     {"BiasAdd", ROUNDED, REF_ANY, bias_cases, bias_compute},
     {"AddN", ROUNDED, REF_ANY, addn_cases, addn_compute},
     {.op = NULL},

@@ -71,7 +71,7 @@ APPROX_OPS = {
     "SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad",
     "Softmax", "LogSoftmax", "Sum", "Mean", "Prod", "L2Loss", "BiasAddGrad",
     "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "_FusedMatMul", "AddN",
-    "Einsum",
+    "Einsum", "Atan2", "Xlogy", "Xdivy", "Xlog1py",
     "FloorMod", "FloorDiv", "SquaredDifference",
     "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
     "UnsortedSegmentSum", "UnsortedSegmentProd",
@@ -268,6 +268,29 @@ BUILDERS["LogicalAnd"] = _logical("LogicalAnd")
 BUILDERS["LogicalOr"] = _logical("LogicalOr")
 for _n in ["BitwiseAnd", "BitwiseOr", "BitwiseXor"]:
     BUILDERS[_n] = _binary(_n)
+
+
+def _special_binary(name, positive_y=False, names=("x", "y")):
+    """Random inputs (y positive for the logarithms), then zeros, NaN and
+    infinities on both sides: the x == 0 rule of the xlogy family."""
+    f = getattr(raw, name)
+
+    def build(c):
+        def fn(a, b):
+            return f(**{names[0]: a, names[1]: b})
+        y = c.pos(3, 4) if positive_y else c.rand(3, 4)
+        sx = np.array([0, 0, 0, -0.0, 2, -2, np.nan, 1, np.inf, 0.5], c.T)
+        sy = np.array([0, np.nan, -1, 2, 0, -0.0, 1, np.inf, 1, -1], c.T)
+        return [("same", fn, [c.rand(3, 4), y]), ("broadcast", fn, [c.rand(3, 4), y[0]]),
+                ("special", fn, [sx, sy])]
+    return build
+
+
+BUILDERS["Atan2"] = _special_binary("Atan2", names=("y", "x"))
+BUILDERS["Xlogy"] = _special_binary("Xlogy", positive_y=True)
+BUILDERS["Xdivy"] = _special_binary("Xdivy")
+BUILDERS["Xlog1py"] = _special_binary("Xlog1py", positive_y=True)
+BUILDERS["NextAfter"] = _special_binary("NextAfter", names=("x1", "x2"))
 
 
 def _bitcast(c):
