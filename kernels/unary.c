@@ -29,7 +29,7 @@ static const struct ocl_program programs[OCL_NUM_STORAGES] =
 /* What the host must know of an op beyond its kernel's name. */
 enum unary_kind {
   PLAIN,     /* y = f(x) */
-  NEG, ABS, SIGN, SQUARE, ROUND, /* also on int32, computed on the host */
+  NEG, ABS, SIGN, SQUARE, ROUND, INVERT, /* also on int32, on the host */
   GRAD_SHAPE,   /* two inputs of the same shape (relu family) */
   GRAD_ELEMENTS /* two inputs of the same element count (y, dy ops) */
 };
@@ -62,6 +62,13 @@ static const struct unary_op unary_ops[] = {
     /* TensorFlow's GPU kernels have int64 Reciprocal but no int32. */
     {"Reciprocal", "unary_reciprocal", PLAIN, FLOATS | TB(TF_INT64), false,
      false},
+    /* Inv: Reciprocal's old name, still in graphs TensorFlow 1 wrote. */
+    {"Inv", "unary_reciprocal", PLAIN, FLOATS | TB(TF_INT64), false, false},
+    {"Invert", "unary_invert", INVERT, INTEGERS, false, false},
+    {"Digamma", "unary_digamma", PLAIN, FLOATS, false, false},
+    /* TensorFlow's GPU kernels: float and double only. */
+    {"Erfinv", "unary_erfinv", PLAIN, TB(TF_FLOAT), false, false},
+    {"Ndtri", "unary_ndtri", PLAIN, TB(TF_FLOAT), false, false},
     {"Tanh", "unary_tanh", PLAIN, FLOATS, false, false},
     {"Sigmoid", "unary_sigmoid", PLAIN, FLOATS, false, false},
     {"Relu", "unary_relu", PLAIN, FLOATS, false, false},
@@ -130,6 +137,7 @@ static void host_unary_int32(enum unary_kind kind, const int32_t *x,
     case ABS: y[i] = x[i] < 0 ? (int32_t)(0u - u) : x[i]; break;
     case SIGN: y[i] = (x[i] > 0) - (x[i] < 0); break;
     case SQUARE: y[i] = (int32_t)(u * u); break;
+    case INVERT: y[i] = (int32_t)~u; break;
     default: y[i] = x[i]; break; /* ROUND */
     }
   }

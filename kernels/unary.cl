@@ -338,6 +338,109 @@ UNARY(unary_asinh, asinh(a))
 UNARY(unary_acosh, acosh(a))
 UNARY(unary_atanh, atanh(a))
 UNARY(unary_lgamma, lgamma(a))
+
+/* psi(x): the reflection psi(x) = psi(1 - x) - pi cot(pi x) below 0 (NaN
+ * at the poles 0, -1, ... as TensorFlow), the recurrence psi(x) =
+ * psi(x + 1) - 1 / x up to 6, then the asymptotic series. */
+static CT digamma_of(CT x)
+{
+  CT result = (CT)0;
+  if (x <= (CT)0) {
+    if (x == floor(x))
+      return (CT)NAN;
+    result = -M_PI_F * cospi(x) / sinpi(x);
+    x = (CT)1 - x;
+  }
+  for (int i = 0; i < 6 && x < (CT)6; i++) {
+    result -= (CT)1 / x;
+    x += (CT)1;
+  }
+  CT f = (CT)1 / (x * x);
+  CT t = f * ((CT)(-1.0 / 12) +
+              f * ((CT)(1.0 / 120) +
+                   f * ((CT)(-1.0 / 252) +
+                        f * ((CT)(1.0 / 240) + f * (CT)(-1.0 / 132)))));
+  return x == (CT)INFINITY ? x : result + log(x) - (CT)0.5 / x + t;
+}
+
+/* M. Giles' single-precision erfinv ("Approximating the erfinv function"),
+ * given w = -log((1 - x)(1 + x)) computed by the caller without
+ * cancellation: p(w) * x is erfinv(x). */
+static CT erfinv_factor(CT w)
+{
+  CT p;
+  if (w < (CT)5) {
+    w -= (CT)2.5;
+    p = (CT)2.81022636e-08f;
+    p = (CT)3.43273939e-07f + p * w;
+    p = (CT)-3.5233877e-06f + p * w;
+    p = (CT)-4.39150654e-06f + p * w;
+    p = (CT)0.00021858087f + p * w;
+    p = (CT)-0.00125372503f + p * w;
+    p = (CT)-0.00417768164f + p * w;
+    p = (CT)0.246640727f + p * w;
+    p = (CT)1.50140941f + p * w;
+  } else {
+    w = sqrt(w) - (CT)3;
+    p = (CT)-0.000200214257f;
+    p = (CT)0.000100950558f + p * w;
+    p = (CT)0.00134934322f + p * w;
+    p = (CT)-0.00367342844f + p * w;
+    p = (CT)0.00573950773f + p * w;
+    p = (CT)-0.0076224613f + p * w;
+    p = (CT)0.00943887047f + p * w;
+    p = (CT)1.00167406f + p * w;
+    p = (CT)2.83297682f + p * w;
+  }
+  return p;
+}
+
+static CT erfinv_of(CT x)
+{
+  if (fabs(x) == (CT)1)
+    return copysign((CT)INFINITY, x);
+  /* |x| > 1 and NaN: the log of a negative number or NaN. */
+  return erfinv_factor(-log(((CT)1 - x) * ((CT)1 + x))) * x;
+}
+
+/* The inverse of the standard normal CDF: sqrt(2) erfinv(2p - 1), with
+ * (1 - x)(1 + x) = 4p(1 - p) taken from p itself, so tiny p keep their
+ * digits. Giles' fit covers w up to 16 (every float x in (-1, 1)); p
+ * nearer 0 or 1 than that start from Abramowitz and Stegun's 26.2.23
+ * (error below 4.5e-4) and take Newton steps on 0.5 erfc(-z / sqrt(2)) = p,
+ * where the CDF's tail keeps its digits (nearer the middle a step would
+ * only add erfc's error). */
+static CT ndtri_of(CT p)
+{
+  if (p == (CT)0)
+    return -(CT)INFINITY;
+  if (p == (CT)1)
+    return (CT)INFINITY;
+  if (!(p > (CT)0 && p < (CT)1))
+    return (CT)NAN;
+  CT w = -log((CT)4 * p * ((CT)1 - p));
+  if (w <= (CT)16)
+    return (CT)M_SQRT2_F * erfinv_factor(w) * ((CT)2 * p - (CT)1);
+  CT t = sqrt((CT)-2 * log(fmin(p, (CT)1 - p)));
+  CT z = t - ((CT)2.515517f + t * ((CT)0.802853f + t * (CT)0.010328f)) /
+                 ((CT)1 + t * ((CT)1.432788f +
+                               t * ((CT)0.189269f + t * (CT)0.001308f)));
+  if (p < (CT)0.5)
+    z = -z;
+  for (int i = 0; i < 2; i++) {
+    /* The CDF's tail on the side of p, where it keeps its digits. */
+    CT cdf = z < (CT)0 ? (CT)0.5 * erfc(-z * (CT)M_SQRT1_2_F)
+                       : (CT)1 - (CT)0.5 * erfc(z * (CT)M_SQRT1_2_F);
+    CT pdf = exp((CT)-0.5 * z * z) * (CT)0.3989422804014327f;
+    if (pdf > (CT)0)
+      z -= (cdf - p) / pdf;
+  }
+  return z;
+}
+
+UNARY(unary_digamma, digamma_of(a))
+UNARY(unary_erfinv, erfinv_of(a))
+UNARY(unary_ndtri, ndtri_of(a))
 UNARY(unary_rint, rint(a))
 UNARY(unary_sin, sin(a))
 UNARY(unary_cos, cos(a))
@@ -376,6 +479,7 @@ UNARY(unary_square, (long)((ulong)a * (ulong)a))
 UNARY(unary_round, a)
 /* 1 / 0 has no integer answer; devices differ, so it is defined as 0. */
 UNARY(unary_reciprocal, a == 0 ? 0 : 1 / a)
+UNARY(unary_invert, ~a)
 
 #endif
 #endif /* CAST */

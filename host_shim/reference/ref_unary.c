@@ -45,6 +45,72 @@ static bool is_floating(TF_DataType t)
 
 static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+/* psi in float64: reflection below 0 (NaN at the poles), recurrence up to
+ * 20, then the asymptotic series to x^-14. */
+static double digamma(double x)
+{
+  double result = 0;
+  if (isnan(x) || x == -INFINITY)
+    return NAN;
+  if (x <= 0) {
+    if (x == floor(x))
+      return NAN;
+    double r = x - 2.0 * floor(x / 2.0); /* pi x modulo 2 pi, exactly */
+    result = -M_PI * cos(M_PI * r) / sin(M_PI * r);
+    x = 1 - x;
+  }
+  if (x == INFINITY)
+    return x;
+  while (x < 20) {
+    result -= 1 / x;
+    x += 1;
+  }
+  static const double b[] = {1.0 / 12,  -1.0 / 120, 1.0 / 252, -1.0 / 240,
+                             1.0 / 132, -691.0 / 32760, 1.0 / 12};
+  double f = 1 / (x * x), t = 0, p = f;
+  for (int k = 0; k < 7; k++, p *= f)
+    t += b[k] * p;
+  return result + log(x) - 0.5 / x - t;
+}
+
+/* The standard normal quantile in float64: Newton's method on
+ * log Phi(z) = log p from the lower tail (Phi(z) = erfc(-z / sqrt 2) / 2
+ * keeps its digits there), the upper half by symmetry. */
+static double ndtri(double p)
+{
+  if (isnan(p) || p < 0 || p > 1)
+    return NAN;
+  if (p == 0)
+    return -INFINITY;
+  if (p == 1)
+    return INFINITY;
+  if (p == 0.5)
+    return 0;
+  if (p > 0.5)
+    return -ndtri(1 - p);
+  double z = -sqrt(-2 * log(p)); /* a start below the root */
+  for (int i = 0; i < 100; i++) {
+    double cdf = 0.5 * erfc(-z / M_SQRT2);
+    double pdf = exp(-0.5 * z * z) / sqrt(2 * M_PI);
+    double step = (log(cdf) - log(p)) * cdf / pdf;
+    z -= step;
+    if (fabs(step) <= 1e-15 * (1 + fabs(z)))
+      break;
+  }
+  return z;
+}
+
+/* erf(y) = x <=> y = ndtri((1 + x) / 2) / sqrt 2, from whichever side
+ * keeps (1 + x) / 2 exact. */
+static double erfinv(double x)
+{
+  if (x == 0)
+    return x;
+  if (x > 0)
+    return -ndtri((1 - x) / 2) / M_SQRT2;
+  return ndtri((1 + x) / 2) / M_SQRT2;
+}
+
 static double softplus(double x)
 {
   /* log1p(exp(x)) without overflow. */
@@ -65,8 +131,10 @@ static double integer_value(const char *op, TF_DataType dtype, int64_t a)
   if (!strcmp(op, "Square"))
     return dtype == TF_INT32 ? (double)(int32_t)(uint32_t)(u * u)
                              : (double)(int64_t)(u * u);
-  if (!strcmp(op, "Reciprocal"))
+  if (!strcmp(op, "Reciprocal") || !strcmp(op, "Inv"))
     return a == 0 ? 0 : (double)(1 / a); /* 1 / 0 is defined as 0 */
+  if (!strcmp(op, "Invert"))
+    return (double)~a;
   return (double)a; /* Round */
 }
 
@@ -95,8 +163,14 @@ static double unary_value(const char *op, TF_DataType dtype, double a,
     return 1.0 / sqrt(a);
   if (!strcmp(op, "Square"))
     return a * a;
-  if (!strcmp(op, "Reciprocal"))
+  if (!strcmp(op, "Reciprocal") || !strcmp(op, "Inv"))
     return 1.0 / a;
+  if (!strcmp(op, "Digamma"))
+    return digamma(a);
+  if (!strcmp(op, "Erfinv"))
+    return erfinv(a);
+  if (!strcmp(op, "Ndtri"))
+    return ndtri(a);
   if (!strcmp(op, "Tanh"))
     return tanh(a);
   if (!strcmp(op, "Sigmoid"))
@@ -231,6 +305,32 @@ static void unary_cases(const struct ref_op *op, TF_DataType dtype,
       ref_case_input(c, dtype, (int64_t[]){3, 7}, 2, REF_ANY);
       ref_case_attr_float(c, "alpha", alphas[k]);
     }
+  }
+  if (!strcmp(op->op, "Ndtri") || !strcmp(op->op, "Erfinv")) {
+    /* The middle, the tails down to 1e-30 and the edges. */
+    static const double p[] = {1e-30, 1e-20, 1e-12, 1e-7,  3e-5, 0.01,
+                               0.2,   0.5,   0.7,   0.999, 1 - 1e-6,
+                               0,     1,     -0.25, 1.25,  0.3173};
+    double v[sizeof(p) / sizeof(p[0])];
+    int64_t n = sizeof(p) / sizeof(p[0]);
+    bool erf_side = !strcmp(op->op, "Erfinv");
+    for (int64_t i = 0; i < n; i++)
+      v[i] = erf_side ? 2 * p[i] - 1 : p[i];
+    struct ref_case *c = ref_case_add(out, op->op, "%s quantiles", op->op);
+    ref_case_input_values(c, dtype, &n, 1, v);
+    c = ref_case_add(out, op->op, "%s (0, 1)", op->op);
+    double u[513];
+    n = 513;
+    for (int i = 0; i < 513; i++)
+      u[i] = erf_side ? (i - 256) / 257.0 : (i + 1) / 514.0;
+    ref_case_input_values(c, dtype, &n, 1, u);
+  }
+  if (!strcmp(op->op, "Digamma")) {
+    static const double x[] = {0,    -0.0, -1,    -2,   -2.5, -0.5, 1e-6,
+                               1e-3, 1,    1.4616, 2,   30,   1e5,  -99.5};
+    int64_t n = sizeof(x) / sizeof(x[0]);
+    struct ref_case *c = ref_case_add(out, op->op, "Digamma poles and zeros");
+    ref_case_input_values(c, dtype, &n, 1, x);
   }
   if (!strcmp(op->op, "Log1p") && is_float(dtype)) {
     struct ref_case *c = ref_case_add(out, op->op, "Log1p (-0.95, 0.95)");
@@ -529,6 +629,14 @@ const struct ref_op ref_ops_unary[] = {
     {"Rsqrt", BUILTIN, REF_POSITIVE, unary_cases, unary_compute},
     {"Square", ROUNDED, REF_ANY, unary_cases, unary_compute},
     {"Reciprocal", BUILTIN, REF_NONZERO, unary_cases, unary_compute},
+    {"Inv", BUILTIN, REF_NONZERO, unary_cases, unary_compute},
+    {"Invert", EXACT, REF_ANY, unary_cases, unary_compute},
+    /* A few roundings in the series and the recurrence; near its zero
+     * (1.4616) only an absolute bound makes sense. */
+    {"Digamma", 1e-5, 1e-5, REF_POSITIVE, unary_cases, unary_compute},
+    {"Erfinv", BUILTIN, REF_UNIT, unary_cases, unary_compute},
+    /* Near p = 0.5 the quantile is near 0: an absolute bound there. */
+    {"Ndtri", 4e-6, 1e-6, REF_UNIT, unary_cases, unary_compute},
     {"Tanh", BUILTIN, REF_ANY, unary_cases, unary_compute},
     {"Sigmoid", BUILTIN, REF_ANY, unary_cases, unary_compute},
     {"Relu", EXACT, REF_ANY, unary_cases, unary_compute},

@@ -71,7 +71,7 @@ APPROX_OPS = {
     "SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad",
     "Softmax", "LogSoftmax", "Sum", "Mean", "Prod", "L2Loss", "BiasAddGrad",
     "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "_FusedMatMul", "AddN",
-    "Einsum", "Atan2", "Xlogy", "Xdivy", "Xlog1py",
+    "Einsum", "Atan2", "Xlogy", "Xdivy", "Xlog1py", "Digamma", "Erfinv", "Ndtri",
     "FloorMod", "FloorDiv", "SquaredDifference",
     "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
     "UnsortedSegmentSum", "UnsortedSegmentProd",
@@ -353,6 +353,18 @@ for _n in ["Log", "Sqrt", "Rsqrt"]:
 BUILDERS["Log1p"] = _unary("Log1p", "gt-1")
 BUILDERS["Reciprocal"] = _unary("Reciprocal", "nonzero")
 BUILDERS["Inv"] = _unary("Inv", "nonzero")
+BUILDERS["Invert"] = _unary("Invert")
+BUILDERS["Digamma"] = lambda c: [
+    ("positive", lambda x: raw.Digamma(x=x), [c.pos(3, 5)]),
+    ("poles and reflections", lambda x: raw.Digamma(x=x),
+     [np.array([0, -1, -2.5, -0.5, 1e-3, 1.4616, 30, np.inf, -np.inf, np.nan], c.T)])]
+BUILDERS["Erfinv"] = lambda c: [
+    ("(-1, 1)", lambda x: raw.Erfinv(x=x), [c.rng.uniform(-0.999, 0.999, (3, 5)).astype(c.T)]),
+    ("edges", lambda x: raw.Erfinv(x=x), [np.array([-1, 1, 0, -0.0, 1.5, -1 + 1e-7, np.nan], c.T)])]
+BUILDERS["Ndtri"] = lambda c: [
+    ("(0, 1)", lambda x: raw.Ndtri(x=x), [c.rng.uniform(0.001, 0.999, (3, 5)).astype(c.T)]),
+    ("tails and edges", lambda x: raw.Ndtri(x=x),
+     [np.array([1e-30, 1e-12, 1e-7, 0.5, 1 - 1e-6, 0, 1, -0.1, np.nan], c.T)])]
 for _n in ["IsNan", "IsFinite", "IsInf"]:
     BUILDERS[_n] = _unary(_n, "special")
 BUILDERS["LogicalNot"] = lambda c: _one(lambda x: raw.LogicalNot(x=x), c.rand(3, 5, dtype=np.bool_))
@@ -1942,6 +1954,7 @@ NUMPY_REFS = {
     "Reciprocal": lambda x: (np.trunc(1.0 / x).astype(x.dtype) if np.issubdtype(x.dtype, np.integer)
                              else (1.0 / x).astype(x.dtype)),
 }
+NUMPY_REFS["Inv"] = NUMPY_REFS["Reciprocal"]
 
 
 # _ParallelConcatStart/_ParallelConcatUpdate exist only inside graphs
