@@ -21,7 +21,8 @@ enum binary_kind {
   ADD, SUB, MUL, REAL_DIV, DIV_NO_NAN, MAXIMUM, MINIMUM, POW,
   SQUARED_DIFFERENCE, FLOOR_DIV, FLOOR_MOD, EQUAL, NOT_EQUAL, LESS,
   LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, BITWISE_AND,
-  BITWISE_OR, BITWISE_XOR, ATAN2, XLOGY, XDIVY, XLOG1PY, NEXT_AFTER
+  BITWISE_OR, BITWISE_XOR, ATAN2, XLOGY, XDIVY, XLOG1PY, NEXT_AFTER,
+  LEFT_SHIFT, RIGHT_SHIFT
 };
 
 /* Type sets, as bits of TF_DataType. */
@@ -64,6 +65,8 @@ static const struct binary_op binary_ops[] = {
     {"BitwiseAnd", "bitwise_and", BITWISE_AND, INTEGERS, false, true},
     {"BitwiseOr", "bitwise_or", BITWISE_OR, INTEGERS, false, true},
     {"BitwiseXor", "bitwise_xor", BITWISE_XOR, INTEGERS, false, true},
+    {"LeftShift", "left_shift", LEFT_SHIFT, INTEGERS, false, true},
+    {"RightShift", "right_shift", RIGHT_SHIFT, INTEGERS, false, true},
     {"Atan2", "arc_tangent2", ATAN2, FLOATS, false, true},
     {"Xlogy", "xlogy", XLOGY, FLOATS, false, true},
     {"Xdivy", "xdivy", XDIVY, FLOATS, false, true},
@@ -167,6 +170,13 @@ static bool host_binary_int32(enum binary_kind kind, const struct ocl_bcast *b,
     case BITWISE_AND: *zi = a & v; break;
     case BITWISE_OR: *zi = a | v; break;
     case BITWISE_XOR: *zi = a ^ v; break;
+    case LEFT_SHIFT:
+    case RIGHT_SHIFT: {
+      /* Clamped to [0, 31] as TensorFlow's functors do. */
+      int32_t s = v < 0 ? 0 : v > 31 ? 31 : v;
+      *zi = kind == LEFT_SHIFT ? (int32_t)((uint32_t)a << s) : a >> s;
+      break;
+    }
     case SQUARED_DIFFERENCE: {
       uint32_t d = (uint32_t)a - (uint32_t)v;
       *zi = (int32_t)(d * d);

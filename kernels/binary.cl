@@ -178,6 +178,12 @@ ARITH(floor_mod, b == 0 ? 0 : floor_mod_of(a, b))
 ARITH(bitwise_and, a & b)
 ARITH(bitwise_or, a | b)
 ARITH(bitwise_xor, a ^ b)
+/* TensorFlow clamps the shift to [0, bits - 1]; the left shift goes through
+ * the unsigned type (shifting a negative signed value is undefined), the
+ * right shift of a signed value is arithmetic. */
+#define SHIFT_OF(b) clamp(b, (CT)0, (CT)(sizeof(CT) * 8 - 1))
+ARITH(left_shift, (CT)((ulong)a << (ulong)SHIFT_OF(b)))
+ARITH(right_shift, a >> SHIFT_OF(b))
 #endif
 COMPARE(equal, a == b)
 COMPARE(not_equal, a != b)

@@ -65,6 +65,15 @@ static double apply(const char *op, TF_DataType dtype, double a, double b)
     return (double)((int64_t)a | (int64_t)b);
   if (!strcmp(op, "BitwiseXor"))
     return (double)((int64_t)a ^ (int64_t)b);
+  if (!strcmp(op, "LeftShift") || !strcmp(op, "RightShift")) {
+    int bits = dtype == TF_INT32 ? 32 : 64;
+    int64_t s = (int64_t)b < 0 ? 0 : (int64_t)b > bits - 1 ? bits - 1 : (int64_t)b;
+    int64_t x = (int64_t)a;
+    if (!strcmp(op, "RightShift")) /* arithmetic: floor(x / 2^s) */
+      return floor((double)x / ldexp(1.0, (int)s));
+    uint64_t u = (uint64_t)x << s;
+    return bits == 32 ? (double)(int32_t)(uint32_t)u : (double)(int64_t)u;
+  }
   if (!strcmp(op, "Atan2"))
     return atan2(a, b);
   if (!strcmp(op, "Xlogy"))
@@ -137,6 +146,22 @@ static void special_cases(const struct ref_op *op, TF_DataType dtype,
   struct ref_case *c = ref_case_add(out, op->op, "%s special values", op->op);
   ref_case_input_values(c, dtype, &n, 1, x);
   ref_case_input_values(c, dtype, &n, 1, y);
+}
+
+/* Shifts: random values, then every amount from -3 to past the width. */
+static void shift_cases(const struct ref_op *op, TF_DataType dtype,
+                        struct ref_cases *out)
+{
+  ref_cases_binary(op, dtype, out);
+  double x[72], s[72];
+  int64_t n = 72;
+  for (int i = 0; i < 72; i++) {
+    x[i] = i % 3 == 0 ? -7 : i % 3 == 1 ? 12345 : -1;
+    s[i] = i - 3;
+  }
+  struct ref_case *c = ref_case_add(out, op->op, "%s every amount", op->op);
+  ref_case_input_values(c, dtype, &n, 1, x);
+  ref_case_input_values(c, dtype, &n, 1, s);
 }
 
 /* ---- BiasAdd ------------------------------------------------------------ */
@@ -280,6 +305,8 @@ const struct ref_op ref_ops_binary[] = {
     {"Xdivy", ROUNDED, REF_NONZERO, special_cases, binary_compute},
     {"Xlog1py", 4e-6, 1e-30, REF_POSITIVE, special_cases, binary_compute},
     {"NextAfter", EXACT, REF_ANY, special_cases, binary_compute},
+    {"LeftShift", EXACT, REF_ANY, shift_cases, binary_compute},
+    {"RightShift", EXACT, REF_ANY, shift_cases, binary_compute},
     {"BiasAdd", ROUNDED, REF_ANY, bias_cases, bias_compute},
     {"AddN", ROUNDED, REF_ANY, addn_cases, addn_compute},
     {.op = NULL},

@@ -286,6 +286,11 @@ def _special_binary(name, positive_y=False, names=("x", "y")):
     return build
 
 
+for _n in ["LeftShift", "RightShift"]:
+    BUILDERS[_n] = (lambda f: lambda c: [
+        ("random", lambda x, y: f(x=x, y=y), [c.rand(3, 4), c.rand(3, 4)]),
+        ("every amount", lambda x, y: f(x=x, y=y),
+         [np.array([-7, 12345, -1] * 24, c.T), np.arange(-3, 69).astype(c.T)])])(getattr(raw, _n))
 BUILDERS["Atan2"] = _special_binary("Atan2", names=("y", "x"))
 BUILDERS["Xlogy"] = _special_binary("Xlogy", positive_y=True)
 BUILDERS["Xdivy"] = _special_binary("Xdivy")
