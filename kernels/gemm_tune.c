@@ -12,8 +12,9 @@
  * milliseconds at the sizes tests use, two runs of each candidate at
  * large ones.
  *
- * The cache file ($XDG_CACHE_HOME/tfocl/gemm-choices, else
- * ~/.cache/tfocl/gemm-choices) holds one line per decision, keyed by the
+ * The cache file (gemm/choices in tfocl's cache directory: plugin/
+ * cache_dir.h, a directory of the user's own that only it can write, as
+ * the program binaries') holds one line per decision, keyed by the
  * device's name and driver version, tfocl's build and CLBlast's library
  * (gemm_identity), the host libraries a candidate brings (a host BLAS's
  * speed follows the process's environment: OPENBLAS_CORETYPE,
@@ -26,6 +27,7 @@
  * The OpenCL calls here (the queue's device, its facts) are not enqueues
  * and have no runtime.h counterpart. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -33,7 +35,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "cache_dir.h"
 #include "gemm_internal.h"
 
 #define TUNE_MAX_DEVICES 64
@@ -75,15 +79,10 @@ static void read_env(void)
 {
   const char *e = getenv("TFOCL_GEMM_TUNE");
   tune.enabled = e == NULL || strcmp(e, "0") != 0;
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  int n = -1;
-  if (xdg != NULL && xdg[0] == '/')
-    n = snprintf(tune.path, sizeof(tune.path), "%s/tfocl/gemm-choices", xdg);
-  else if (home != NULL && home[0] != '\0')
-    n = snprintf(tune.path, sizeof(tune.path),
-                 "%s/.cache/tfocl/gemm-choices", home);
-  if (n < 0 || (size_t)n >= sizeof(tune.path))
-    tune.path[0] = '\0';
+  char dir[sizeof(tune.path) - 16];
+  tune.path[0] = '\0';
+  if (tune.enabled && ocl_cache_subdir("gemm", dir, sizeof(dir)))
+    snprintf(tune.path, sizeof(tune.path), "%s/choices", dir);
 }
 
 /* A device string fit for a tab-separated line. */
@@ -177,6 +176,25 @@ static void class_name(int cls, char *buf, size_t len)
 #define CACHE_LINE_MAX 1024
 
 /* Caller holds tune.lock. */
+/* The cache file, only as a regular file of this user's that others
+ * cannot write, never through a link. */
+static FILE *open_private(const char *path, int flags, const char *mode)
+{
+  struct stat st;
+  int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return NULL;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    close(fd);
+    return NULL;
+  }
+  FILE *f = fdopen(fd, mode);
+  if (f == NULL)
+    close(fd);
+  return f;
+}
+
 static void cache_load(struct tune_device *d, const char *identity,
                        const char *host_libs)
 {
@@ -186,7 +204,7 @@ static void cache_load(struct tune_device *d, const char *identity,
   snprintf(d->host_libs, sizeof(d->host_libs), "%s", host_libs);
   if (tune.path[0] == '\0')
     return;
-  FILE *f = fopen(tune.path, "r");
+  FILE *f = open_private(tune.path, O_RDONLY, "r");
   if (f == NULL)
     return;
   char line[CACHE_LINE_MAX];
@@ -218,20 +236,6 @@ static void cache_load(struct tune_device *d, const char *identity,
   fclose(f);
 }
 
-/* mkdir -p of the file's folder. */
-static void make_dirs(char *path)
-{
-  for (char *p = path + 1; *p; p++) {
-    if (*p != '/')
-      continue;
-    *p = '\0';
-    if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-      *p = '/';
-      return;
-    }
-    *p = '/';
-  }
-}
 
 /* Caller holds tune.lock. */
 static void cache_append(const struct tune_device *d, int cls,
@@ -239,14 +243,7 @@ static void cache_append(const struct tune_device *d, int cls,
 {
   if (tune.path[0] == '\0')
     return;
-  char dirs[sizeof(tune.path)];
-  memcpy(dirs, tune.path, sizeof(dirs));
-  char *slash = strrchr(dirs, '/');
-  if (slash != NULL) {
-    slash[1] = '\0';
-    make_dirs(dirs);
-  }
-  FILE *f = fopen(tune.path, "a");
+  FILE *f = open_private(tune.path, O_WRONLY | O_APPEND | O_CREAT, "a");
   if (f == NULL)
     return;
   char name[48];

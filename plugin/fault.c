@@ -143,6 +143,16 @@ cl_program ocl_fault_clCreateProgramWithSource(cl_context c, cl_uint n,
   return p;
 }
 
+cl_program ocl_fault_clCreateProgramWithBinary(
+    cl_context c, cl_uint n, const cl_device_id *d, const size_t *l,
+    const unsigned char **b, cl_int *binary_status, cl_int *errcode_ret) {
+  FAIL_CREATE("clCreateProgramWithBinary", CL_OUT_OF_HOST_MEMORY);
+  cl_program p =
+      clCreateProgramWithBinary(c, n, d, l, b, binary_status, errcode_ret);
+  if (p) count(&fi.stats.live_programs, 1);
+  return p;
+}
+
 cl_kernel ocl_fault_clCreateKernel(cl_program p, const char *name,
                                    cl_int *errcode_ret) {
   FAIL_CREATE("clCreateKernel", CL_OUT_OF_HOST_MEMORY);

@@ -63,6 +63,11 @@ cl_command_queue ocl_fault_clCreateCommandQueueWithProperties(
 cl_program ocl_fault_clCreateProgramWithSource(cl_context, cl_uint,
                                                const char **, const size_t *,
                                                cl_int *);
+cl_program ocl_fault_clCreateProgramWithBinary(cl_context, cl_uint,
+                                               const cl_device_id *,
+                                               const size_t *,
+                                               const unsigned char **,
+                                               cl_int *, cl_int *);
 cl_int ocl_fault_clBuildProgram(cl_program, cl_uint, const cl_device_id *,
                                 const char *,
                                 void(CL_CALLBACK *)(cl_program, void *),
@@ -121,6 +126,8 @@ cl_int ocl_fault_clReleaseProgram(cl_program);
   ocl_fault_clCreateCommandQueueWithProperties(__VA_ARGS__)
 #define clCreateProgramWithSource(...) \
   ocl_fault_clCreateProgramWithSource(__VA_ARGS__)
+#define clCreateProgramWithBinary(...) \
+  ocl_fault_clCreateProgramWithBinary(__VA_ARGS__)
 #define clBuildProgram(...) ocl_fault_clBuildProgram(__VA_ARGS__)
 #define clCreateKernel(...) ocl_fault_clCreateKernel(__VA_ARGS__)
 #define clCreateUserEvent(...) ocl_fault_clCreateUserEvent(__VA_ARGS__)

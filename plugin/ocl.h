@@ -496,6 +496,23 @@ cl_program ocl_program_get(struct ocl_device *dev, const char *family_name,
 /* Releases every program of a context (teardown). Accepts NULL. */
 void ocl_program_cache_destroy(struct ocl_program_cache *cache);
 
+/* ---- Program binaries kept between processes (program_binaries.c) ------ */
+
+/* The program built from the binaries kept for every device, or NULL when
+ * any is missing, foreign or corrupt, or the driver refuses them. */
+cl_program ocl_program_binaries_load(const char *dir, cl_context context,
+                                     cl_platform_id platform,
+                                     const cl_device_id *devices,
+                                     cl_uint num_devices, const char *family,
+                                     const char *options, const char *source);
+/* Keeps each device's binary of a program built from `source`. */
+void ocl_program_binaries_save(const char *dir, cl_program program,
+                               cl_platform_id platform, const char *family,
+                               const char *options, const char *source);
+/* How many programs this process built from kept binaries (diagnostics,
+ * tests). */
+unsigned ocl_program_binaries_loaded(void);
+
 /* ---- Kernels (kernel_registry.c) ----------------------------------------- */
 
 /* Registers every kernel family (TF_InitKernel, after the TF API was

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache_dir.h"
 #include "ocl.h"
 
 struct ocl_program {
@@ -34,6 +35,10 @@ struct ocl_program {
 struct ocl_program_cache {
   pthread_mutex_t lock;
   struct ocl_program *programs;
+  /* Where program binaries are kept between processes
+   * (program_binaries.c), chosen when the context's first program is
+   * asked for; "" when none is. */
+  char binaries_dir[4096];
 };
 
 void ocl_program_cache_destroy(struct ocl_program_cache *cache) {
@@ -58,7 +63,11 @@ static struct ocl_program_cache *cache_of(struct ocl_context *ctx) {
   pthread_mutex_lock(&ctx->lock);
   if (!ctx->programs) {
     ctx->programs = calloc(1, sizeof *ctx->programs);
-    if (ctx->programs) pthread_mutex_init(&ctx->programs->lock, NULL);
+    if (ctx->programs) {
+      pthread_mutex_init(&ctx->programs->lock, NULL);
+      ocl_cache_subdir("programs", ctx->programs->binaries_dir,
+                       sizeof ctx->programs->binaries_dir);
+    }
   }
   cache = ctx->programs;
   pthread_mutex_unlock(&ctx->lock);
@@ -115,35 +124,49 @@ static bool exact_division(const struct ocl_context *ctx) {
 /* Builds p; on failure p->error holds the message. Returns false when the
  * failure is transient (not to be remembered). */
 static bool build(struct ocl_device *dev, struct ocl_program *p,
-                  const char *source) {
+                  const char *source, const char *binaries_dir) {
   cl_context context = ocl_device_context(dev);
+  struct ocl_context *ctx = dev->ctx;
   char *log = NULL, header[256], *options;
   size_t log_size = 0, length;
   cl_int err;
 
-  p->program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
-  if (err != CL_SUCCESS) {
-    snprintf(header, sizeof header, "clCreateProgramWithSource(%s): %s (%d)",
-             p->family, ocl_cl_error_name(err), (int)err);
-    p->error = strdup(header);
-    p->program = NULL;
-    return !transient(err);
-  }
   length = strlen(p->options) + sizeof EXACT_DIVISION;
   options = malloc(length);
   if (!options) {
     snprintf(header, sizeof header, "clBuildProgram(%s): out of memory",
              p->family);
     p->error = strdup(header);
-    clReleaseProgram(p->program);
-    p->program = NULL;
     return false;
   }
   snprintf(options, length, "%s%s", p->options,
-           exact_division(dev->ctx) ? EXACT_DIVISION : "");
+           exact_division(ctx) ? EXACT_DIVISION : "");
+  if (binaries_dir[0] != '\0') {
+    p->program = ocl_program_binaries_load(
+        binaries_dir, context, ctx->platform, ctx->devices, ctx->num_devices,
+        p->family, options, source);
+    if (p->program) {
+      OCL_TRACE("built kernel family %s (%s) from kept binaries", p->family,
+                options);
+      free(options);
+      return true;
+    }
+  }
+  p->program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+  if (err != CL_SUCCESS) {
+    snprintf(header, sizeof header, "clCreateProgramWithSource(%s): %s (%d)",
+             p->family, ocl_cl_error_name(err), (int)err);
+    p->error = strdup(header);
+    p->program = NULL;
+    free(options);
+    return !transient(err);
+  }
   err = clBuildProgram(p->program, 0, NULL, options, NULL, NULL);
   if (err == CL_SUCCESS) {
     OCL_TRACE("built kernel family %s (%s)", p->family, options);
+    if (binaries_dir[0] != '\0')
+      ocl_program_binaries_save(binaries_dir, p->program, ctx->platform,
+                                p->family, options, source);
     free(options);
     return true;
   }
@@ -189,7 +212,7 @@ cl_program ocl_program_get(struct ocl_device *dev, const char *family_name,
   pthread_mutex_lock(&p->lock);
   bool retry_later = false;
   if (!p->built) {
-    retry_later = !build(dev, p, source);
+    retry_later = !build(dev, p, source, cache->binaries_dir);
     p->built = !retry_later;
   }
   program = p->program;

@@ -1,5 +1,6 @@
 /* The plugin's internals, linked in directly (plugin objects + the host
  * shim for the TF C API): program cache, address map, CL error path. */
+#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -7,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cl_fixture.h"
 #include "ocl.h"
@@ -415,6 +418,148 @@ START_TEST(smaller_core_struct_not_overrun) {
 }
 END_TEST
 
+/* ---- Program binaries kept between processes ---------------------------- */
+
+/* The .bin files of dir/programs. */
+static int kept_files(const char *dir, char paths[][4200], int max) {
+  char sub[256];
+  snprintf(sub, sizeof sub, "%s/programs", dir);
+  DIR *d = opendir(sub);
+  int n = 0;
+  if (!d) return 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    size_t len = strlen(e->d_name);
+    if (len > 4 && strcmp(e->d_name + len - 4, ".bin") == 0) {
+      if (n < max) snprintf(paths[n], 4200, "%s/%s", sub, e->d_name);
+      n++;
+    }
+  }
+  closedir(d);
+  return n;
+}
+
+/* Builds the add_one program in a fresh context (as a new process would)
+ * and runs it; returns whether it came from kept binaries. */
+static bool build_and_run(void) {
+  TF_Status *st = TF_NewStatus();
+  struct ocl_device *dev = open_device(st);
+  unsigned loaded = ocl_program_binaries_loaded();
+  cl_program p = ocl_program_get(dev, "kept", good_source, "", st);
+  ck_assert_msg(p != NULL, "%s", TF_Message(st));
+  bool from_disk = ocl_program_binaries_loaded() == loaded + 1;
+  cl_int err;
+  cl_kernel k = clCreateKernel(p, "add_one", &err);
+  ck_assert_int_eq(err, CL_SUCCESS);
+  cl_mem buf = clCreateBuffer(ocl_device_context(dev), CL_MEM_READ_WRITE,
+                              4 * sizeof(cl_int), NULL, &err);
+  ck_assert_int_eq(err, CL_SUCCESS);
+  cl_command_queue q = clCreateCommandQueueWithProperties(
+      ocl_device_context(dev), dev->id, NULL, &err);
+  ck_assert_int_eq(err, CL_SUCCESS);
+  cl_int v[4] = {1, 2, 3, 4};
+  size_t n = 4;
+  ck_assert_int_eq(clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, sizeof v, v, 0,
+                                        NULL, NULL),
+                   CL_SUCCESS);
+  ck_assert_int_eq(clSetKernelArg(k, 0, sizeof buf, &buf), CL_SUCCESS);
+  ck_assert_int_eq(
+      clEnqueueNDRangeKernel(q, k, 1, NULL, &n, NULL, 0, NULL, NULL),
+      CL_SUCCESS);
+  ck_assert_int_eq(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof v, v, 0,
+                                       NULL, NULL),
+                   CL_SUCCESS);
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(v[i], i + 2);
+  clReleaseCommandQueue(q);
+  clReleaseMemObject(buf);
+  clReleaseKernel(k);
+  ocl_devices_teardown();
+  TF_DeleteStatus(st);
+  return from_disk;
+}
+
+static void fresh_cache_dir(char *dir) {
+  strcpy(dir, "/tmp/tfocl-binaries-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  setenv("TFOCL_CACHE_DIR", dir, 1);
+}
+
+static void remove_cache_dir(const char *dir) {
+  char paths[8][4200], sub[256];
+  int n = kept_files(dir, paths, 8);
+  for (int i = 0; i < n && i < 8; i++) unlink(paths[i]);
+  snprintf(sub, sizeof sub, "%s/programs", dir);
+  rmdir(sub);
+  rmdir(dir);
+}
+
+START_TEST(program_binaries_kept_between_contexts) {
+  char dir[64], paths[8][4200];
+  fresh_cache_dir(dir);
+  ck_assert(!build_and_run());
+  int n = kept_files(dir, paths, 8);
+  ck_assert_int_ge(n, 1); /* one per device of the context */
+  struct stat st;
+  ck_assert_int_eq(stat(paths[0], &st), 0);
+  ck_assert_int_eq(st.st_mode & 077, 0); /* private, as the directory */
+  ck_assert(build_and_run());
+  ck_assert(build_and_run());
+  ck_assert_int_eq(kept_files(dir, paths, 8), n);
+  remove_cache_dir(dir);
+}
+END_TEST
+
+/* A truncated file, one with a flipped byte and one of another key under
+ * the right name are ignored; the build from source rewrites them. */
+START_TEST(program_binaries_damaged_are_rebuilt) {
+  char dir[64], paths[8][4200];
+  fresh_cache_dir(dir);
+  ck_assert(!build_and_run());
+  ck_assert_int_ge(kept_files(dir, paths, 8), 1);
+  for (int damage = 0; damage < 3; damage++) {
+    FILE *f = fopen(paths[0], "r+b");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    if (damage == 0) {
+      ck_assert_int_eq(ftruncate(fileno(f), size / 2), 0);
+    } else {
+      /* The middle of the binary, or a byte of the key near the start. */
+      long at = damage == 1 ? size / 2 : 40;
+      fseek(f, at, SEEK_SET);
+      int c = fgetc(f);
+      fseek(f, at, SEEK_SET);
+      fputc(c ^ 0x5a, f);
+    }
+    fclose(f);
+    ck_assert_msg(!build_and_run(), "damage %d was used", damage);
+    ck_assert_msg(build_and_run(), "damage %d not rewritten", damage);
+  }
+  remove_cache_dir(dir);
+}
+END_TEST
+
+/* A directory others can write is neither read nor written; "off" keeps
+ * nothing. */
+START_TEST(program_binaries_only_in_a_private_dir) {
+  char dir[64], paths[8][4200], sub[128];
+  fresh_cache_dir(dir);
+  ck_assert(!build_and_run());
+  int n = kept_files(dir, paths, 8);
+  ck_assert_int_ge(n, 1);
+  snprintf(sub, sizeof sub, "%s/programs", dir);
+  ck_assert_int_eq(chmod(sub, 0777), 0);
+  ck_assert(!build_and_run());
+  ck_assert_int_eq(unlink(paths[0]), 0);
+  ck_assert(!build_and_run());
+  ck_assert_int_eq(kept_files(dir, paths, 8), n - 1); /* nothing written */
+  ck_assert_int_eq(chmod(sub, 0700), 0);
+  setenv("TFOCL_CACHE_DIR", "off", 1);
+  ck_assert(!build_and_run());
+  ck_assert_int_eq(kept_files(dir, paths, 8), n - 1);
+  remove_cache_dir(dir);
+}
+END_TEST
+
 static Suite *internals_suite(void) {
   Suite *s = suite_create("internals");
   TCase *tc = tcase_create("internals");
@@ -423,6 +568,9 @@ static Suite *internals_suite(void) {
   tcase_add_test(tc, program_cache_build_failure);
   tcase_add_test(tc, program_cache_exact_division);
   tcase_add_test(tc, program_cache_threads);
+  tcase_add_test(tc, program_binaries_kept_between_contexts);
+  tcase_add_test(tc, program_binaries_damaged_are_rebuilt);
+  tcase_add_test(tc, program_binaries_only_in_a_private_dir);
   tcase_add_test(tc, address_map_intervals);
   tcase_add_test(tc, address_map_random);
   tcase_add_test(tc, cl_error_path);
