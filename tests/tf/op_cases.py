@@ -1016,6 +1016,18 @@ def _tensor_scatter(name):
 for _n in ["TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMin",
            "TensorScatterMax", "ScatterNdNonAliasingAdd", "ScatterNd"]:
     BUILDERS[_n] = _tensor_scatter(_n)
+def _top_k(c):
+    def fn(x, k):
+        return raw.TopKV2(input=x, k=k)
+    ties = np.round(c.rand(6, 40) * 2).astype(c.T)
+    return [("rows", fn, [c.rand(4, 33), np.array(5, np.int32)]),
+            ("ties, k = n (tf.sort)", fn, [ties, np.array(40, np.int32)]),
+            ("long row", fn, [c.rand(2, 1500), np.array(700, np.int32)]),
+            ("3-D, k = 1", fn, [c.rand(2, 3, 9), np.array(1, np.int32)]),
+            ("k = 0", fn, [c.rand(3, 4), np.array(0, np.int32)])]
+
+
+BUILDERS["TopKV2"] = _top_k
 BUILDERS["GatherNd"] = lambda c: [
     ("rows", lambda p, i: raw.GatherNd(params=p, indices=i),
      [c.rand(5, 3, dtype=c.t("Tparams")), _i(c, "Tindices", [[4], [0], [2]])]),

@@ -161,3 +161,26 @@ def test_ctc_loss_in_tf_function(tf):
     assert {"TensorScatterUpdate", "TensorScatterAdd"} & on_device, sorted(on_device)
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g.numpy(), e, rtol=1e-4, atol=1e-5)
+
+
+def test_sort_and_top_k_on_the_device(tf):
+    """tf.sort, tf.argsort and tf.math.top_k lower to TopKV2 (k = n for the
+    sorts): in a tf.function with default placement they run on OPENCL and
+    give the CPU's values and indices, ties in index order."""
+    rng = np.random.default_rng(7)
+    x0 = np.round(rng.normal(size=(5, 300)) * 3).astype(np.float32)
+
+    @tf.function
+    def f(x):
+        top = tf.math.top_k(x, k=7)
+        return (tf.sort(x, direction="DESCENDING"), tf.sort(x), tf.argsort(x, stable=True),
+                top.values, top.indices)
+
+    with tf.device("/CPU:0"):
+        expected = [t.numpy() for t in f(tf.constant(x0))]
+    with tf.device(DEVICE):
+        got, where = _placed(tf, f, tf.constant(x0))
+    on_device = {op for dev, ops in where.items() if dev.startswith("OPENCL") for op in ops}
+    assert "TopKV2" in on_device, where
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g.numpy(), e)

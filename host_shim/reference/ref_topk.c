@@ -1,0 +1,119 @@
+/* Reference of the topk family: TopKV2. Each row's k largest values, the
+ * largest first and the lower index first among equal values (-0 equal to
+ * +0), with NaN above every number as TensorFlow's GPU kernel orders them;
+ * the indices as int32. Exact. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reference.h"
+
+static const double *row_values; /* for the comparison below */
+
+/* Larger first, NaN largest, then the lower index. */
+static int by_rank(const void *pa, const void *pb)
+{
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  double x = row_values[a], y = row_values[b];
+  bool xn = isnan(x), yn = isnan(y);
+  if (xn != yn)
+    return xn ? -1 : 1;
+  if (!xn && x != y)
+    return x > y ? -1 : 1;
+  return a < b ? -1 : a > b;
+}
+
+static int topk_compute(const struct ref_case *c, struct ref_tensor *out,
+                        char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0], *kt = &c->inputs[1];
+  if (kt->rank != 0 || x->rank < 1) {
+    snprintf(error, (size_t)error_len, "k must be a scalar, input >= 1-D");
+    return -1;
+  }
+  int64_t k = (int64_t)kt->v[0], n = x->dims[x->rank - 1];
+  if (k < 0 || k > n) {
+    snprintf(error, (size_t)error_len, "k out of [0, n]");
+    return -1;
+  }
+  int64_t dims[REF_MAX_DIMS];
+  memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+  dims[x->rank - 1] = k;
+  ref_tensor_alloc(&out[0], x->dtype, dims, x->rank);
+  ref_tensor_alloc(&out[1], TF_INT32, dims, x->rank);
+  int64_t rows = n > 0 ? x->elements / n : 0;
+  int64_t *order = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+  if (order == NULL) {
+    snprintf(error, (size_t)error_len, "out of memory");
+    return -1;
+  }
+  for (int64_t r = 0; r < rows; r++) {
+    row_values = x->v + r * n;
+    for (int64_t j = 0; j < n; j++)
+      order[j] = j;
+    qsort(order, (size_t)n, sizeof(int64_t), by_rank);
+    for (int64_t i = 0; i < k; i++) {
+      out[0].v[r * k + i] = row_values[order[i]];
+      out[1].v[r * k + i] = (double)order[i];
+    }
+  }
+  free(order);
+  return 2;
+}
+
+static void topk_cases(const struct ref_op *op, TF_DataType dtype,
+                       struct ref_cases *out)
+{
+  static const struct {
+    int rank;
+    int64_t dims[3];
+    int64_t k;
+    bool ties; /* few distinct values: many equal ones */
+  } shapes[] = {
+      {1, {10}, 3, false},       {2, {4, 7}, 1, false},
+      {2, {5, 33}, 16, true},    {2, {5, 33}, 17, false},
+      {2, {3, 100}, 100, true},  /* tf.sort: k = n */
+      {3, {2, 3, 41}, 5, false}, {2, {300, 37}, 4, true},
+      /* Longer than a work-group's chunk: the global bitonic steps. */
+      {2, {2, 2000}, 2000, true}, {1, {5000}, 50, false},
+      {2, {3, 1}, 1, false},     {2, {3, 6}, 0, false},
+      {2, {0, 6}, 2, false},     {2, {4, 0}, 0, false},
+  };
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+    struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu k=%lld",
+                                      op->op, i, (long long)shapes[i].k);
+    struct ref_tensor *x = ref_case_input(c, dtype, shapes[i].dims,
+                                          shapes[i].rank, REF_ANY);
+    if (shapes[i].ties)
+      for (int64_t e = 0; e < x->elements; e++)
+        x->v[e] = round(x->v[e]);
+    double k = (double)shapes[i].k;
+    ref_case_input_values(c, TF_INT32, NULL, 0, &k);
+  }
+  if (dtype != TF_INT32) {
+    static const double specials[] = {0.0,  -0.0, NAN,       1.0, -INFINITY,
+                                      INFINITY, 1.0, -0.0, NAN, -1.0};
+    int64_t n = sizeof(specials) / sizeof(specials[0]);
+    struct ref_case *c = ref_case_add(out, op->op, "%s special values", op->op);
+    ref_case_input_values(c, dtype, &n, 1, specials);
+    double k = (double)n;
+    ref_case_input_values(c, TF_INT32, NULL, 0, &k);
+  }
+  static const struct {
+    int rank;
+    int64_t k;
+  } bad[] = {{2, -1}, {2, 8}, {0, 1}};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    struct ref_case *c = ref_case_add(out, op->op, "%s bad#%zu", op->op, i);
+    ref_case_input(c, dtype, (int64_t[]){3, 7}, bad[i].rank, REF_ANY);
+    double k = (double)bad[i].k;
+    ref_case_input_values(c, TF_INT32, NULL, 0, &k);
+    c->expect_code = TF_INVALID_ARGUMENT;
+  }
+}
+
+const struct ref_op ref_ops_topk[] = {
+    {"TopKV2", 0.0, 0.0, REF_ANY, topk_cases, topk_compute},
+    {.op = NULL},
+};

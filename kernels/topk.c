@@ -1,0 +1,206 @@
+/* TopKV2 (tf.math.top_k, and tf.sort / tf.argsort along the last axis,
+ * which TensorFlow lowers to TopKV2 with k = n): the k largest of each row
+ * of the last dim, largest first, the lower index first among equals, as
+ * TensorFlow documents it (sorted = false is allowed any order; this gives
+ * the sorted one). float, half and int32 values, int32 indices and k in host
+ * memory, as TensorFlow's GPU kernels.
+ *
+ * Each row becomes 64-bit keys (topk.cl) sorted by a bitonic network: a
+ * work-group sorts chunks of 2 * local keys in local memory, longer strides
+ * run as global steps, each followed by the local finish of the shorter
+ * ones. On CPU devices rows with k <= 16 take a work-item per row instead,
+ * keeping its best k in registers over one pass. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_families.h"
+#include "runtime.h"
+
+extern const char ocl_cl_source_topk[];
+
+enum { P_FLOAT, P_HALF, P_INT, NUM_PROGRAMS };
+static const struct ocl_program programs[NUM_PROGRAMS] = {
+    [P_FLOAT] = {"topk_float", ocl_cl_source_topk, "-DT=float"},
+    [P_HALF] = {"topk_half", ocl_cl_source_topk, "-DT=ushort -DT_IS_HALF"},
+    [P_INT] = {"topk_int", ocl_cl_source_topk, "-DT=int -DT_IS_INT"},
+};
+
+enum { K_KEYS, K_STEP, K_LOCAL, K_TAKE, K_SMALL, NUM_KERNELS };
+static const char *const kernel_names[NUM_KERNELS] = {
+    "topk_keys", "topk_step", "topk_local", "topk_take", "topk_small"};
+
+/* topk.cl's TOPK_SMALL. */
+#define SMALL_K 16
+/* Keys per work-group in local memory: 2 * this at most. */
+#define LOCAL_ITEMS 256
+
+struct topk_kernel {
+  TF_DataType dtype;
+  struct ocl_kernel k[NUM_KERNELS];
+};
+
+static void *topk_create(TF_OpKernelConstruction *ctx)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct topk_kernel *k = calloc(1, sizeof(*k));
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    return ocl_create_failed(ctx, status, k);
+  }
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return ocl_create_failed(ctx, status, k);
+  int p = k->dtype == TF_HALF ? P_HALF : k->dtype == TF_INT32 ? P_INT : P_FLOAT;
+  for (int i = 0; i < NUM_KERNELS; i++)
+    ocl_kernel_init(&k->k[i], &programs[p], kernel_names[i]);
+  ocl_tf.DeleteStatus(status);
+  return k;
+}
+
+static void topk_delete(void *kernel) { free(kernel); }
+
+/* The bitonic sort of every row of keys [rows, npad] (npad a power of two,
+ * at least 2). */
+static bool sort_rows(struct ocl_op *op, struct topk_kernel *k, TF_Tensor *keys,
+                      uint32_t rows, uint32_t npad)
+{
+  const struct ocl_device_info *info = ocl_op_info(op);
+  size_t local = ocl_kernel_fit_local(op, &k->k[K_LOCAL], LOCAL_ITEMS);
+  if (info == NULL || local == 0)
+    return false;
+  /* A power of two, half a row at most (a chunk never crosses rows), two
+   * keys per work-item in local memory. */
+  size_t p2 = 1;
+  while (p2 * 2 <= local)
+    p2 *= 2;
+  local = p2;
+  while (local > 1 && (2 * local > npad ||
+                       2 * local * sizeof(cl_ulong) > info->local_mem_size))
+    local /= 2;
+  uint32_t span = (uint32_t)(2 * local);
+  uint32_t chunks = (uint32_t)((uint64_t)rows * npad / span);
+  size_t global = (size_t)chunks * local;
+  uint32_t pairs = (uint32_t)((uint64_t)rows * npad / 2);
+  const struct ocl_arg first[] = {OCL_TENSOR(keys), OCL_INT(npad),
+                                  OCL_INT(0), OCL_INT(chunks),
+                                  OCL_LOCAL(span * sizeof(cl_ulong))};
+  if (!ocl_launch(op, &k->k[K_LOCAL], 1, &global, &local, first, 5))
+    return false;
+  for (uint32_t size = 2 * span; size <= npad; size *= 2) {
+    for (uint32_t stride = size / 2; stride >= span; stride /= 2) {
+      const struct ocl_arg step[] = {OCL_TENSOR(keys), OCL_INT(npad),
+                                     OCL_INT(size), OCL_INT(stride),
+                                     OCL_INT(pairs)};
+      if (!ocl_launch_1d(op, &k->k[K_STEP], pairs, step, 5))
+        return false;
+    }
+    const struct ocl_arg finish[] = {OCL_TENSOR(keys), OCL_INT(npad),
+                                     OCL_INT(size), OCL_INT(chunks),
+                                     OCL_LOCAL(span * sizeof(cl_ulong))};
+    if (!ocl_launch(op, &k->k[K_LOCAL], 1, &global, &local, finish, 5))
+      return false;
+  }
+  return true;
+}
+
+static void topk_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct topk_kernel *k = kernel;
+  struct ocl_op op;
+  int64_t dims[OCL_MAX_RANK];
+  char shape[160];
+
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *x = ocl_op_input(&op, 0);
+  TF_Tensor *k_in = x != NULL ? ocl_op_input(&op, 1) : NULL;
+  int rank = k_in != NULL ? ocl_op_dims(&op, x, dims) : -1;
+  if (rank < 0)
+    goto out;
+  if (ocl_tf.NumDims(k_in) != 0) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT, "k must be scalar, got shape [%lld]",
+                (long long)ocl_tf.Dim(k_in, 0));
+    goto out;
+  }
+  int64_t want = ocl_host_int(k_in, 0);
+  if (want < 0) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT, "Need k >= 0, got %lld",
+                (long long)want);
+    goto out;
+  }
+  if (rank < 1) {
+    ocl_shape_format(dims, rank, shape, sizeof(shape));
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT, "input must be >= 1-D, got shape %s",
+                shape);
+    goto out;
+  }
+  int64_t n = dims[rank - 1];
+  if (n < want) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "input must have at least k columns. Had %lld, needed %lld",
+                (long long)n, (long long)want);
+    goto out;
+  }
+  int64_t rows = n > 0 ? ocl_shape_elements(dims, rank) / n
+                       : ocl_shape_elements(dims, rank - 1);
+  dims[rank - 1] = want;
+  TF_Tensor *values = ocl_op_output(&op, 0, k->dtype, dims, rank);
+  TF_Tensor *indices =
+      values != NULL ? ocl_op_output(&op, 1, TF_INT32, dims, rank) : NULL;
+  if (indices == NULL || rows == 0 || want == 0)
+    goto out;
+  const struct ocl_device_info *info = ocl_op_info(&op);
+  if (info == NULL)
+    goto out;
+  uint64_t npad = 2;
+  while (npad < (uint64_t)n)
+    npad *= 2;
+  if ((uint64_t)rows * npad > INT32_MAX) {
+    ocl_op_fail(&op, TF_UNIMPLEMENTED,
+                "TopKV2 on OPENCL: %lld rows of %lld (padded to %llu) exceed "
+                "its 32-bit indexing",
+                (long long)rows, (long long)n, (unsigned long long)npad);
+    goto out;
+  }
+  if (info->cpu_shape && want <= SMALL_K) {
+    const struct ocl_arg args[] = {OCL_TENSOR(x),       OCL_TENSOR(values),
+                                   OCL_TENSOR(indices), OCL_INT(n),
+                                   OCL_INT(want),      OCL_INT(rows)};
+    ocl_launch_1d(&op, &k->k[K_SMALL], (size_t)rows, args, 6);
+    goto out;
+  }
+  TF_Tensor *keys = ocl_op_temp(&op, TF_UINT64, (int64_t)(rows * npad));
+  if (keys == NULL)
+    goto out;
+  uint32_t total = (uint32_t)(rows * npad);
+  const struct ocl_arg key_args[] = {OCL_TENSOR(x), OCL_TENSOR(keys),
+                                     OCL_INT(n), OCL_INT(npad),
+                                     OCL_INT(total)};
+  if (!ocl_launch_1d(&op, &k->k[K_KEYS], total, key_args, 5) ||
+      !sort_rows(&op, k, keys, (uint32_t)rows, (uint32_t)npad))
+    goto out;
+  uint32_t outputs = (uint32_t)(rows * want);
+  const struct ocl_arg take[] = {OCL_TENSOR(x),       OCL_TENSOR(keys),
+                                 OCL_TENSOR(values),  OCL_TENSOR(indices),
+                                 OCL_INT(n),         OCL_INT(npad),
+                                 OCL_INT(want),      OCL_INT(outputs)};
+  ocl_launch_1d(&op, &k->k[K_TAKE], outputs, take, 8);
+out:
+  ocl_op_end(&op);
+}
+
+void ocl_register_topk_kernels(void)
+{
+  static const char *const host_args[] = {"k", NULL};
+  static const TF_DataType types[] = {TF_FLOAT, TF_HALF, TF_INT32};
+  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+    ocl_register_kernel(&(const struct ocl_kernel_spec){
+        .op = "TopKV2",
+        .create = topk_create,
+        .compute = topk_compute,
+        .destroy = topk_delete,
+        .type_attrs = {"T", "index_type"},
+        .types = {types[i], TF_INT32},
+        .host_args = host_args,
+    });
+}

@@ -1,0 +1,149 @@
+/* TopKV2 (topk.c). Each row's elements become 64-bit keys whose ascending
+ * order is TensorFlow's: value descending, then index ascending (the lower
+ * index first among equal values). The high word is the value's bits
+ * mapped to an unsigned order and inverted, the low word the index; a row
+ * is padded to a power of two with keys above every real one. The rows are
+ * sorted (bitonic: a work-group's share in local memory, the longer strides
+ * in global steps), then the first k keys name the outputs.
+ *
+ * Values order as TensorFlow's GPU kernel orders them (a radix sort of
+ * the same mapping): NaN above +inf; -0 is taken as +0 so that zeros tie
+ * and keep index order, as on the CPU. */
+#include "common.clh"
+
+/* T is the storage type: ushort for half (read through vload_half, so
+ * that devices without cl_khr_fp16 take it too), moved as it is. */
+static uint ordered_bits(__global const T *x, uint i)
+{
+#if defined(T_IS_INT)
+  return as_uint(x[i]) ^ 0x80000000u;
+#else
+#if defined(T_IS_HALF)
+  float v = vload_half(i, (__global const half *)x);
+#else
+  float v = x[i];
+#endif
+  uint u = v == 0.0f ? 0u : as_uint(v);
+  return (u & 0x80000000u) ? ~u : u | 0x80000000u;
+#endif
+}
+
+/* keys[row * npad + j]: the key of x[row * n + j], or all ones past n. */
+__kernel void topk_keys(OCL_TENSOR_ARG(const T, x),
+                        OCL_TENSOR_ARG(ulong, keys), uint n, uint npad,
+                        uint total)
+{
+  uint g = get_global_id(0);
+  OCL_GUARD(g, total);
+  uint row = g / npad, j = g - row * npad;
+  ulong key = ~(ulong)0;
+  if (j < n) {
+    uint hi = ~ordered_bits(OCL_PTR(const T, x), row * n + j);
+    key = ((ulong)hi << 32) | j;
+  }
+  OCL_PTR(ulong, keys)[g] = key;
+}
+
+/* One compare-exchange of the bitonic network: pair p of the rows' pairs
+ * (npad / 2 per row), stage `size` (the length of the sequences being
+ * merged), stride `stride`. Neighbouring work-items touch neighbouring
+ * keys. */
+__kernel void topk_step(OCL_TENSOR_ARG(ulong, keys), uint npad, uint size,
+                        uint stride, uint pairs)
+{
+  uint p = get_global_id(0);
+  OCL_GUARD(p, pairs);
+  uint half_row = npad / 2;
+  uint row = p / half_row, q = p - row * half_row;
+  uint lo = (q / stride) * 2 * stride + q % stride;
+  uint hi = lo + stride;
+  __global ulong *k = OCL_PTR(ulong, keys) + (ulong)row * npad;
+  ulong a = k[lo], b = k[hi];
+  bool ascending = (lo & size) == 0;
+  if ((a > b) == ascending) {
+    k[lo] = b;
+    k[hi] = a;
+  }
+}
+
+/* Every stage and stride below 2 * local size at once, in local memory:
+ * a work-group sorts (first == 1) or finishes merging (first == 0, strides
+ * from the group's size down) a chunk of 2 * local keys of one row. */
+__kernel void topk_local(OCL_TENSOR_ARG(ulong, keys), uint npad, uint size,
+                         uint chunks, __local ulong *tile)
+{
+  uint local_size = get_local_size(0), t = get_local_id(0);
+  uint chunk = get_group_id(0);
+  if (chunk >= chunks)
+    return;
+  uint span = 2 * local_size;
+  __global ulong *k = OCL_PTR(ulong, keys) + (ulong)chunk * span;
+  /* The chunk's offset within its row decides its merge directions. */
+  uint base = (uint)(((ulong)chunk * span) % npad);
+  tile[t] = k[t];
+  tile[t + local_size] = k[t + local_size];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint first_size = size == 0 ? 2 : size;
+  uint last_size = size == 0 ? span : size;
+  for (uint s = first_size; s <= last_size; s *= 2) {
+    for (uint stride = s / 2 < local_size ? s / 2 : local_size; stride > 0;
+         stride /= 2) {
+      uint lo = (t / stride) * 2 * stride + t % stride;
+      uint hi = lo + stride;
+      ulong a = tile[lo], b = tile[hi];
+      bool ascending = ((base + lo) & s) == 0;
+      if ((a > b) == ascending) {
+        tile[lo] = b;
+        tile[hi] = a;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+  k[t] = tile[t];
+  k[t + local_size] = tile[t + local_size];
+}
+
+/* The first k keys of each row: values and int32 indices. */
+__kernel void topk_take(OCL_TENSOR_ARG(const T, x),
+                        OCL_TENSOR_ARG(const ulong, keys),
+                        OCL_TENSOR_ARG(T, values), OCL_TENSOR_ARG(int, indices),
+                        uint n, uint npad, uint k, uint total)
+{
+  uint g = get_global_id(0);
+  OCL_GUARD(g, total);
+  uint row = g / k, i = g - row * k;
+  uint j = (uint)OCL_PTR(const ulong, keys)[row * npad + i];
+  OCL_PTR(T, values)[g] = OCL_PTR(const T, x)[row * n + j];
+  OCL_PTR(int, indices)[g] = (int)j;
+}
+
+/* The CPU shape for small k: a work-item per row keeps the row's best k
+ * keys sorted in private memory (insertion), one pass over the row. */
+#define TOPK_SMALL 16
+__kernel void topk_small(OCL_TENSOR_ARG(const T, x),
+                         OCL_TENSOR_ARG(T, values),
+                         OCL_TENSOR_ARG(int, indices), uint n, uint k,
+                         uint rows)
+{
+  uint row = get_global_id(0);
+  OCL_GUARD(row, rows);
+  __global const T *xr = OCL_PTR(const T, x) + (ulong)row * n;
+  ulong best[TOPK_SMALL];
+  uint count = 0;
+  for (uint j = 0; j < n; j++) {
+    ulong key = ((ulong)(~ordered_bits(xr, j)) << 32) | j;
+    if (count == k && key >= best[k - 1])
+      continue;
+    uint at = count < k ? count++ : k - 1;
+    while (at > 0 && best[at - 1] > key) {
+      best[at] = best[at - 1];
+      at--;
+    }
+    best[at] = key;
+  }
+  for (uint i = 0; i < k; i++) {
+    uint j = (uint)best[i];
+    OCL_PTR(T, values)[(ulong)row * k + i] = xr[j];
+    OCL_PTR(int, indices)[(ulong)row * k + i] = (int)j;
+  }
+}
