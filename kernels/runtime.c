@@ -716,6 +716,30 @@ bool ocl_op_copy(struct ocl_op *op, const TF_Tensor *src, size_t src_offset,
   return true;
 }
 
+bool ocl_op_read(struct ocl_op *op, const TF_Tensor *src, size_t offset,
+                 void *dst, size_t bytes)
+{
+  struct ocl_buffer from;
+  if (bytes == 0)
+    return true;
+  if (!ocl_op_buffer(op, src, offset, bytes, &from))
+    return false;
+  /* Not blocking in the driver: the wait is ocl_op_finish's, which sleeps
+   * where a blocking read would spin a core on some drivers. */
+  cl_int err = clEnqueueReadBuffer(op->queue, from.mem, CL_FALSE, from.offset,
+                                   bytes, dst, 0, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    ocl_set_cl_error(op->status, err, "clEnqueueReadBuffer");
+    return false;
+  }
+  if (!ocl_op_finish(op))
+    return ocl_op_ok(op) ? ocl_op_fail(op, TF_INTERNAL,
+                                       "the OPENCL stream failed before a "
+                                       "read")
+                         : false;
+  return true;
+}
+
 bool ocl_op_fill(struct ocl_op *op, TF_Tensor *t, size_t offset,
                  const void *pattern, size_t pattern_size, size_t bytes)
 {

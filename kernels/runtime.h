@@ -302,6 +302,12 @@ size_t ocl_elementwise_local(const struct ocl_device_info *info);
  * order. */
 bool ocl_op_copy(struct ocl_op *op, const TF_Tensor *src, size_t src_offset,
                  TF_Tensor *dst, size_t dst_offset, size_t bytes);
+/* bytes of src from offset into host memory dst, once the stream's work
+ * before it is done: the host waits (ops whose output shape depends on
+ * values the device computes, such as Where's count, as TensorFlow's GPU
+ * kernels wait there too). */
+bool ocl_op_read(struct ocl_op *op, const TF_Tensor *src, size_t offset,
+                 void *dst, size_t bytes);
 /* The `pattern_size`-byte pattern repeated over bytes [offset,
  * offset + bytes) of t (clEnqueueFillBuffer: sizes a power of two up to
  * 128, offsets and bytes multiples of it). */

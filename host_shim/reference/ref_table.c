@@ -20,7 +20,7 @@ extern const struct ref_op ref_ops_einsum[];
 extern const struct ref_op ref_ops_pool_bn[];
 extern const struct ref_op ref_ops_fused[];
 extern const struct ref_op ref_ops_image[];
-extern const struct ref_op ref_ops_topk[];
+extern const struct ref_op ref_ops_select[];
 
 
 static const struct ref_op *const families[] = {
@@ -34,7 +34,7 @@ static const struct ref_op *const families[] = {
     ref_ops_pool_bn,
     ref_ops_fused,
     ref_ops_image,
-    ref_ops_topk,
+    ref_ops_select,
 };
 
 #define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))

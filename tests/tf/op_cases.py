@@ -1028,6 +1028,19 @@ def _top_k(c):
 
 
 BUILDERS["TopKV2"] = _top_k
+
+
+def _where(c):
+    def fn(x):
+        return raw.Where(condition=x)
+    mask = c.rng.random((6, 7, 5)) < 0.3
+    x = mask if c.T == np.bool_ else np.where(mask, c.rand(6, 7, 5), 0).astype(c.T)
+    return [("3-D", fn, [x]), ("none true", fn, [np.zeros((4, 9), c.T)]),
+            ("long", fn, [(c.rng.random(20000) < 0.5).astype(c.T)]),
+            ("empty", fn, [np.zeros((0, 3), c.T)])]
+
+
+BUILDERS["Where"] = _where
 BUILDERS["GatherNd"] = lambda c: [
     ("rows", lambda p, i: raw.GatherNd(params=p, indices=i),
      [c.rand(5, 3, dtype=c.t("Tparams")), _i(c, "Tindices", [[4], [0], [2]])]),

@@ -184,3 +184,25 @@ def test_sort_and_top_k_on_the_device(tf):
     assert "TopKV2" in on_device, where
     for g, e in zip(got, expected):
         np.testing.assert_array_equal(g.numpy(), e)
+
+
+def test_boolean_mask_and_where_on_the_device(tf):
+    """tf.boolean_mask and tf.where(cond) lower to Where, whose output size
+    the device computes: with default placement in a tf.function it runs on
+    OPENCL, and the gathered values are the CPU's."""
+    rng = np.random.default_rng(9)
+    x0 = rng.normal(size=(64, 33)).astype(np.float32)
+
+    @tf.function
+    def f(x):
+        mask = x > 0.5
+        return tf.boolean_mask(x, mask), tf.where(mask), tf.reduce_sum(tf.boolean_mask(x, mask))
+
+    with tf.device("/CPU:0"):
+        expected = [t.numpy() for t in f(tf.constant(x0))]
+    with tf.device(DEVICE):
+        got, where = _placed(tf, f, tf.constant(x0))
+    on_device = {op for dev, ops in where.items() if dev.startswith("OPENCL") for op in ops}
+    assert "Where" in on_device, where
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g.numpy(), e, rtol=1e-6)

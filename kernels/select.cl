@@ -1,4 +1,4 @@
-/* TopKV2 (topk.c). Each row's elements become 64-bit keys whose ascending
+/* TopKV2 (select.c). Each row's elements become 64-bit keys whose ascending
  * order is TensorFlow's: value descending, then index ascending (the lower
  * index first among equal values). The high word is the value's bits
  * mapped to an unsigned order and inverted, the low word the index; a row
@@ -11,6 +11,7 @@
  * and keep index order, as on the CPU. */
 #include "common.clh"
 
+#if !defined(WHERE)
 /* T is the storage type: ushort for half (read through vload_half, so
  * that devices without cl_khr_fp16 take it too), moved as it is. */
 static uint ordered_bits(__global const T *x, uint i)
@@ -147,3 +148,95 @@ __kernel void topk_small(OCL_TENSOR_ARG(const T, x),
     OCL_PTR(int, indices)[(ulong)row * k + i] = (int)j;
   }
 }
+#endif /* !WHERE */
+
+#if defined(WHERE)
+/* Where (select.c): the coordinates of the true (nonzero) elements, in row-
+ * major order. A work-group counts a chunk of `chunk` elements (its items
+ * on neighbouring elements), one work-item turns the counts into offsets,
+ * then each work-group writes its chunk's coordinates tile by tile, a tile's
+ * order from a scan in local memory. W_T is the element's storage; floats
+ * compare as numbers (-0 is false, NaN true). */
+#define TRUE_AT(p, i) ((p)[i] != 0)
+
+__kernel void where_count(OCL_TENSOR_ARG(const W_T, x),
+                          OCL_TENSOR_ARG(uint, counts), uint n, uint chunk,
+                          __local uint *scratch)
+{
+  uint t = get_local_id(0), local_size = get_local_size(0);
+  uint start = get_group_id(0) * chunk;
+  uint end = min(start + chunk, n);
+  __global const W_T *p = OCL_PTR(const W_T, x);
+  uint c = 0;
+  for (uint i = start + t; i < end; i += local_size)
+    c += TRUE_AT(p, i) ? 1u : 0u;
+  scratch[t] = c;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = local_size / 2; s > 0; s /= 2) {
+    if (t < s)
+      scratch[t] += scratch[t + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (t == 0)
+    OCL_PTR(uint, counts)[get_group_id(0)] = scratch[0];
+}
+
+/* offsets[g]: the true elements before chunk g; offsets[groups]: all. A
+ * single work-item: there are few chunks. */
+__kernel void where_offsets(OCL_TENSOR_ARG(const uint, counts),
+                            OCL_TENSOR_ARG(ulong, offsets), uint groups)
+{
+  if (get_global_id(0) != 0)
+    return;
+  __global const uint *c = OCL_PTR(const uint, counts);
+  __global ulong *o = OCL_PTR(ulong, offsets);
+  ulong sum = 0;
+  for (uint g = 0; g < groups; g++) {
+    o[g] = sum;
+    sum += c[g];
+  }
+  o[groups] = sum;
+}
+
+/* select.c's struct where_dims. */
+typedef struct {
+  uint strides[8];
+  uint rank;
+} where_dims_t;
+
+__kernel void where_write(OCL_TENSOR_ARG(const W_T, x),
+                          OCL_TENSOR_ARG(const ulong, offsets),
+                          OCL_TENSOR_ARG(long, out), uint n, uint chunk,
+                          where_dims_t d, __local uint *scan)
+{
+  uint t = get_local_id(0), local_size = get_local_size(0);
+  uint g = get_group_id(0);
+  uint start = g * chunk;
+  uint end = min(start + chunk, n);
+  __global const W_T *p = OCL_PTR(const W_T, x);
+  __global long *o = OCL_PTR(long, out);
+  ulong base = OCL_PTR(const ulong, offsets)[g];
+  for (uint tile = start; tile < end; tile += local_size) {
+    uint i = tile + t;
+    uint flag = i < end && TRUE_AT(p, i) ? 1u : 0u;
+    scan[t] = flag;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = 1; s < local_size; s *= 2) {
+      uint v = t >= s ? scan[t - s] : 0u;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      scan[t] += v;
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (flag) {
+      ulong at = (base + scan[t] - 1) * d.rank;
+      uint rem = i;
+      for (uint k = 0; k < d.rank; k++) {
+        o[at + k] = (long)(rem / d.strides[k]);
+        rem %= d.strides[k];
+      }
+    }
+    base += scan[local_size - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+#endif /* WHERE */

@@ -1,15 +1,24 @@
-/* TopKV2 (tf.math.top_k, and tf.sort / tf.argsort along the last axis,
+/* Selection and sorting: TopKV2 and Where.
+ *
+ * TopKV2 (tf.math.top_k, and tf.sort / tf.argsort along the last axis,
  * which TensorFlow lowers to TopKV2 with k = n): the k largest of each row
  * of the last dim, largest first, the lower index first among equals, as
  * TensorFlow documents it (sorted = false is allowed any order; this gives
  * the sorted one). float, half and int32 values, int32 indices and k in host
  * memory, as TensorFlow's GPU kernels.
  *
- * Each row becomes 64-bit keys (topk.cl) sorted by a bitonic network: a
+ * Each row becomes 64-bit keys (select.cl) sorted by a bitonic network: a
  * work-group sorts chunks of 2 * local keys in local memory, longer strides
  * run as global steps, each followed by the local finish of the shorter
  * ones. On CPU devices rows with k <= 16 take a work-item per row instead,
- * keeping its best k in registers over one pass. */
+ * keeping its best k in registers over one pass.
+ *
+ * Where (tf.where(cond), tf.boolean_mask): the coordinates of the true
+ * elements, int64 [count, rank]. Its output's shape depends on the values,
+ * so the host waits once for the count, as TensorFlow's GPU kernel does:
+ * work-groups count chunks, one work-item sums them into offsets, the host
+ * reads the total and allocates, then each work-group writes its chunk's
+ * coordinates in order (select.cl). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,20 +26,20 @@
 #include "kernel_families.h"
 #include "runtime.h"
 
-extern const char ocl_cl_source_topk[];
+extern const char ocl_cl_source_select[];
 
 enum { P_FLOAT, P_HALF, P_INT, NUM_PROGRAMS };
 static const struct ocl_program programs[NUM_PROGRAMS] = {
-    [P_FLOAT] = {"topk_float", ocl_cl_source_topk, "-DT=float"},
-    [P_HALF] = {"topk_half", ocl_cl_source_topk, "-DT=ushort -DT_IS_HALF"},
-    [P_INT] = {"topk_int", ocl_cl_source_topk, "-DT=int -DT_IS_INT"},
+    [P_FLOAT] = {"select_float", ocl_cl_source_select, "-DT=float"},
+    [P_HALF] = {"select_half", ocl_cl_source_select, "-DT=ushort -DT_IS_HALF"},
+    [P_INT] = {"select_int", ocl_cl_source_select, "-DT=int -DT_IS_INT"},
 };
 
 enum { K_KEYS, K_STEP, K_LOCAL, K_TAKE, K_SMALL, NUM_KERNELS };
 static const char *const kernel_names[NUM_KERNELS] = {
     "topk_keys", "topk_step", "topk_local", "topk_take", "topk_small"};
 
-/* topk.cl's TOPK_SMALL. */
+/* select.cl's TOPK_SMALL. */
 #define SMALL_K 16
 /* Keys per work-group in local memory: 2 * this at most. */
 #define LOCAL_ITEMS 256
@@ -189,8 +198,144 @@ out:
   ocl_op_end(&op);
 }
 
-void ocl_register_topk_kernels(void)
+/* ---- Where ------------------------------------------------------------------ */
+
+enum { W_BYTE, W_FLOAT, W_LONG, NUM_WHERE_PROGRAMS };
+static const struct ocl_program where_programs[NUM_WHERE_PROGRAMS] = {
+    [W_BYTE] = {"where_byte", ocl_cl_source_select, "-DWHERE -DW_T=uchar"},
+    [W_FLOAT] = {"where_float", ocl_cl_source_select, "-DWHERE -DW_T=float"},
+    [W_LONG] = {"where_long", ocl_cl_source_select, "-DWHERE -DW_T=long"},
+};
+
+enum { WK_COUNT, WK_OFFSETS, WK_WRITE, NUM_WHERE_KERNELS };
+
+/* select.cl's where_dims_t. */
+struct where_dims {
+  cl_uint strides[8];
+  cl_uint rank;
+};
+
+/* Elements per work-item of a chunk. */
+#define WHERE_PER_ITEM 16
+
+struct where_kernel {
+  struct ocl_kernel k[NUM_WHERE_KERNELS];
+};
+
+static void *where_create(TF_OpKernelConstruction *ctx)
 {
+  TF_Status *status = ocl_tf.NewStatus();
+  struct where_kernel *k = calloc(1, sizeof(*k));
+  TF_DataType dtype = TF_BOOL;
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    return ocl_create_failed(ctx, status, k);
+  }
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &dtype, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return ocl_create_failed(ctx, status, k);
+  int p = dtype == TF_FLOAT ? W_FLOAT : dtype == TF_INT64 ? W_LONG : W_BYTE;
+  ocl_kernel_init(&k->k[WK_COUNT], &where_programs[p], "where_count");
+  ocl_kernel_init(&k->k[WK_OFFSETS], &where_programs[p], "where_offsets");
+  ocl_kernel_init(&k->k[WK_WRITE], &where_programs[p], "where_write");
+  ocl_tf.DeleteStatus(status);
+  return k;
+}
+
+static void where_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct where_kernel *k = kernel;
+  struct ocl_op op;
+  int64_t dims[OCL_MAX_RANK], out_dims[2];
+
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *x = ocl_op_input(&op, 0);
+  int rank = x != NULL ? ocl_op_dims(&op, x, dims) : -1;
+  if (rank < 0)
+    goto out;
+  /* TensorFlow's kernels take ranks 1 to 8, and say so. */
+  if (rank < 1 || rank > 8) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "WhereOp : Unhandled input dimensions: %d", rank);
+    goto out;
+  }
+  int64_t n = ocl_shape_elements(dims, rank);
+  out_dims[1] = rank;
+  if (n == 0) {
+    out_dims[0] = 0;
+    ocl_op_output(&op, 0, TF_INT64, out_dims, 2);
+    goto out;
+  }
+  if (n > INT32_MAX) {
+    ocl_op_fail(&op, TF_UNIMPLEMENTED,
+                "Where on OPENCL: %lld elements exceed its 32-bit indexing",
+                (long long)n);
+    goto out;
+  }
+  size_t local = ocl_kernel_fit_local(&op, &k->k[WK_WRITE], 256);
+  size_t count_local = ocl_kernel_fit_local(&op, &k->k[WK_COUNT], 256);
+  if (local == 0 || count_local == 0)
+    goto out;
+  if (count_local < local)
+    local = count_local;
+  size_t p2 = 1; /* the local reductions want a power of two */
+  while (p2 * 2 <= local)
+    p2 *= 2;
+  local = p2;
+  uint32_t chunk = (uint32_t)(local * WHERE_PER_ITEM);
+  uint32_t groups = (uint32_t)((n + chunk - 1) / chunk);
+  TF_Tensor *counts = ocl_op_temp(&op, TF_UINT32, groups);
+  TF_Tensor *offsets =
+      counts != NULL ? ocl_op_temp(&op, TF_UINT64, (int64_t)groups + 1) : NULL;
+  if (offsets == NULL)
+    goto out;
+  size_t global = (size_t)groups * local;
+  const struct ocl_arg count_args[] = {OCL_TENSOR(x), OCL_TENSOR(counts),
+                                       OCL_INT(n), OCL_INT(chunk),
+                                       OCL_LOCAL(local * sizeof(cl_uint))};
+  const struct ocl_arg offset_args[] = {OCL_TENSOR(counts),
+                                        OCL_TENSOR(offsets), OCL_INT(groups)};
+  uint64_t total = 0;
+  if (!ocl_launch(&op, &k->k[WK_COUNT], 1, &global, &local, count_args, 5) ||
+      !ocl_launch_1d(&op, &k->k[WK_OFFSETS], 1, offset_args, 3) ||
+      !ocl_op_read(&op, offsets, (size_t)groups * sizeof(uint64_t), &total,
+                   sizeof(total)))
+    goto out;
+  out_dims[0] = (int64_t)total;
+  TF_Tensor *coords = ocl_op_output(&op, 0, TF_INT64, out_dims, 2);
+  if (coords == NULL || total == 0)
+    goto out;
+  struct where_dims d = {.rank = (cl_uint)rank};
+  uint64_t stride = 1;
+  for (int i = rank - 1; i >= 0; i--) {
+    d.strides[i] = (cl_uint)stride;
+    stride *= (uint64_t)dims[i];
+  }
+  const struct ocl_arg write_args[] = {
+      OCL_TENSOR(x),  OCL_TENSOR(offsets),       OCL_TENSOR(coords),
+      OCL_INT(n),     OCL_INT(chunk),            OCL_BYTES(&d, sizeof(d)),
+      OCL_LOCAL(local * sizeof(cl_uint))};
+  ocl_launch(&op, &k->k[WK_WRITE], 1, &global, &local, write_args, 7);
+out:
+  ocl_op_end(&op);
+}
+
+void ocl_register_select_kernels(void)
+{
+  /* TensorFlow's GPU Where: bool, int8, uint8, int64, float (float64 and
+   * complex are left to the CPU here). */
+  static const TF_DataType where_types[] = {TF_BOOL, TF_INT8, TF_UINT8,
+                                            TF_INT64, TF_FLOAT};
+  for (size_t i = 0; i < sizeof(where_types) / sizeof(where_types[0]); i++)
+    ocl_register_kernel(&(const struct ocl_kernel_spec){
+        .op = "Where",
+        .create = where_create,
+        .compute = where_compute,
+        .destroy = topk_delete,
+        .type_attrs = {"T"},
+        .types = {where_types[i]},
+    });
+
   static const char *const host_args[] = {"k", NULL};
   static const TF_DataType types[] = {TF_FLOAT, TF_HALF, TF_INT32};
   for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)

@@ -1,4 +1,9 @@
-/* Reference of the topk family: TopKV2. Each row's k largest values, the
+/* References of the select family.
+ *
+ * Where: the coordinates of the nonzero elements in row-major order, int64
+ * [count, rank] (-0 is zero, NaN is not). Exact.
+ *
+ * TopKV2: each row's k largest values, the
  * largest first and the lower index first among equal values (-0 equal to
  * +0), with NaN above every number as TensorFlow's GPU kernel orders them;
  * the indices as int32. Exact. */
@@ -113,7 +118,77 @@ static void topk_cases(const struct ref_op *op, TF_DataType dtype,
   }
 }
 
-const struct ref_op ref_ops_topk[] = {
+static int where_compute(const struct ref_case *c, struct ref_tensor *out,
+                         char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0];
+  int lanes = ref_lanes(x->dtype);
+  if (x->rank < 1 || x->rank > 8) {
+    snprintf(error, (size_t)error_len, "ranks 1 to 8 only");
+    return -1;
+  }
+  int64_t count = 0;
+  for (int64_t e = 0; e < x->elements; e++)
+    count += x->v[e * lanes] != 0 || (lanes == 2 && x->v[e * lanes + 1] != 0);
+  ref_tensor_alloc(&out[0], TF_INT64, (int64_t[]){count, x->rank}, 2);
+  int64_t at = 0;
+  for (int64_t e = 0; e < x->elements; e++) {
+    if (!(x->v[e * lanes] != 0 || (lanes == 2 && x->v[e * lanes + 1] != 0)))
+      continue;
+    int64_t rem = e;
+    for (int d = x->rank - 1; d >= 0; d--) {
+      out[0].v[at * x->rank + d] = (double)(rem % x->dims[d]);
+      rem /= x->dims[d];
+    }
+    at++;
+  }
+  return 1;
+}
+
+static void where_cases(const struct ref_op *op, TF_DataType dtype,
+                        struct ref_cases *out)
+{
+  static const struct {
+    int rank;
+    int64_t dims[4];
+    double density; /* the share of true elements */
+  } shapes[] = {
+      {1, {10}, 0.5},           {2, {7, 13}, 0.3},     {3, {4, 5, 6}, 0.9},
+      {4, {2, 3, 4, 5}, 0.1},   {1, {100003}, 0.5},    {2, {300, 257}, 0.02},
+      {1, {5000}, 0.0},         {1, {4097}, 1.0},      {2, {0, 5}, 0.5},
+  };
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+    struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
+    struct ref_tensor *x = ref_case_input(c, dtype, shapes[i].dims,
+                                          shapes[i].rank, REF_ANY);
+    /* A deterministic pattern of the case's density; true elements keep
+     * the generated value (never 0: REF_ANY's integers may be). */
+    uint64_t state = 0x2545f4914f6cdd1dull + i;
+    for (int64_t e = 0; e < x->elements; e++) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      bool on = (double)(state >> 11) / 9007199254740992.0 < shapes[i].density;
+      x->v[e] = on ? (x->v[e] != 0 ? x->v[e] : 1) : 0;
+      if (dtype == TF_BOOL)
+        x->v[e] = on;
+    }
+  }
+  /* A scalar: TensorFlow's kernels take ranks 1 to 8 only. */
+  struct ref_case *bad = ref_case_add(out, op->op, "%s scalar", op->op);
+  ref_case_input_values(bad, dtype, NULL, 0, (double[]){1});
+  bad->expect_code = TF_INVALID_ARGUMENT;
+  if (dtype == TF_FLOAT) {
+    /* No subnormals: devices may flush them (OpenCL makes float denormals
+     * optional). */
+    static const double specials[] = {0.0, -0.0, NAN, 1e-30, -INFINITY,
+                                      0.0, 5.0,  -0.0, 1e-37};
+    int64_t n = sizeof(specials) / sizeof(specials[0]);
+    struct ref_case *c = ref_case_add(out, op->op, "%s special values", op->op);
+    ref_case_input_values(c, dtype, &n, 1, specials);
+  }
+}
+
+const struct ref_op ref_ops_select[] = {
+    {"Where", 0.0, 0.0, REF_ANY, where_cases, where_compute},
     {"TopKV2", 0.0, 0.0, REF_ANY, topk_cases, topk_compute},
     {.op = NULL},
 };
