@@ -1,4 +1,4 @@
-/* Selection and sorting: TopKV2 and Where.
+/* Selection and sorting: TopKV2, Where and InTopKV2.
  *
  * TopKV2 (tf.math.top_k, and tf.sort / tf.argsort along the last axis,
  * which TensorFlow lowers to TopKV2 with k = n): the k largest of each row
@@ -18,7 +18,10 @@
  * so the host waits once for the count, as TensorFlow's GPU kernel does:
  * work-groups count chunks, one work-item sums them into offsets, the host
  * reads the total and allocates, then each work-group writes its chunk's
- * coordinates in order (select.cl). */
+ * coordinates in order (select.cl).
+ *
+ * InTopKV2 (Keras' top-k accuracy metrics): a work-group per row counts
+ * the classes more probable than the target's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,8 +323,110 @@ out:
   ocl_op_end(&op);
 }
 
+/* ---- InTopKV2 ------------------------------------------------------------- */
+
+static const struct ocl_program in_top_k_programs[2] = {
+    {"in_top_k_int", ocl_cl_source_select, "-DIN_TOP_K -DTARGET_T=int"},
+    {"in_top_k_long", ocl_cl_source_select, "-DIN_TOP_K -DTARGET_T=long"},
+};
+
+struct in_top_k_kernel {
+  struct ocl_kernel k;
+};
+
+static void *in_top_k_create(TF_OpKernelConstruction *ctx)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct in_top_k_kernel *k = calloc(1, sizeof(*k));
+  TF_DataType dtype = TF_INT32;
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    return ocl_create_failed(ctx, status, k);
+  }
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &dtype, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return ocl_create_failed(ctx, status, k);
+  ocl_kernel_init(&k->k, &in_top_k_programs[dtype == TF_INT64], "in_top_k");
+  ocl_tf.DeleteStatus(status);
+  return k;
+}
+
+static void in_top_k_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct in_top_k_kernel *k = kernel;
+  struct ocl_op op;
+  char shape[160];
+  int64_t dims[OCL_MAX_RANK];
+
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *predictions = ocl_op_input(&op, 0);
+  TF_Tensor *targets = predictions != NULL ? ocl_op_input(&op, 1) : NULL;
+  TF_Tensor *k_in = targets != NULL ? ocl_op_input(&op, 2) : NULL;
+  if (k_in == NULL)
+    goto out;
+  /* TensorFlow's checks, in its order. */
+  if (ocl_tf.NumDims(k_in) != 0) {
+    int rank = ocl_op_dims(&op, k_in, dims);
+    ocl_shape_format(dims, rank < 0 ? 0 : rank, shape, sizeof(shape));
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT, "k must be 0-D, got shape %s",
+                shape);
+    goto out;
+  }
+  if (ocl_tf.NumDims(predictions) != 2) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT, "predictions must be 2-dimensional");
+    goto out;
+  }
+  if (ocl_tf.NumDims(targets) != 1) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT, "targets must be 1-dimensional");
+    goto out;
+  }
+  int64_t rows = ocl_tf.Dim(predictions, 0);
+  int64_t classes = ocl_tf.Dim(predictions, 1);
+  if (rows != ocl_tf.Dim(targets, 0)) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "First dimension of predictions %lld must match length of "
+                "targets %lld",
+                (long long)rows, (long long)ocl_tf.Dim(targets, 0));
+    goto out;
+  }
+  TF_Tensor *out = ocl_op_output(&op, 0, TF_BOOL, &rows, 1);
+  if (out == NULL || rows == 0)
+    goto out;
+  if (classes > UINT32_MAX || rows > UINT32_MAX) {
+    ocl_op_fail(&op, TF_UNIMPLEMENTED,
+                "InTopKV2 on OPENCL: [%lld, %lld] exceeds its 32-bit indexing",
+                (long long)rows, (long long)classes);
+    goto out;
+  }
+  size_t local = ocl_kernel_fit_local(&op, &k->k, 256);
+  if (local == 0)
+    goto out;
+  size_t p2 = 1; /* a power of two for the reduction, no larger than needed */
+  while (p2 * 2 <= local && p2 < (size_t)classes)
+    p2 *= 2;
+  local = p2;
+  size_t global = (size_t)rows * local;
+  const struct ocl_arg args[] = {
+      OCL_TENSOR(predictions), OCL_TENSOR(targets),
+      OCL_TENSOR(k_in),        OCL_TENSOR(out),
+      OCL_INT(classes),        OCL_LOCAL(local * sizeof(cl_uint)),
+      OCL_LOCAL(local * sizeof(cl_uint))};
+  ocl_launch(&op, &k->k, 1, &global, &local, args, 7);
+out:
+  ocl_op_end(&op);
+}
+
 void ocl_register_select_kernels(void)
 {
+  for (int t = 0; t < 2; t++)
+    ocl_register_kernel(&(const struct ocl_kernel_spec){
+        .op = "InTopKV2",
+        .create = in_top_k_create,
+        .compute = in_top_k_compute,
+        .destroy = topk_delete,
+        .type_attrs = {"T"},
+        .types = {t ? TF_INT64 : TF_INT32},
+    });
   /* TensorFlow's GPU Where: bool, int8, uint8, int64, float (float64 and
    * complex are left to the CPU here). */
   static const TF_DataType where_types[] = {TF_BOOL, TF_INT8, TF_UINT8,

@@ -11,7 +11,7 @@
  * and keep index order, as on the CPU. */
 #include "common.clh"
 
-#if !defined(WHERE)
+#if !defined(WHERE) && !defined(IN_TOP_K)
 /* T is the storage type: ushort for half (read through vload_half, so
  * that devices without cl_khr_fp16 take it too), moved as it is. */
 static uint ordered_bits(__global const T *x, uint i)
@@ -148,7 +148,7 @@ __kernel void topk_small(OCL_TENSOR_ARG(const T, x),
     OCL_PTR(int, indices)[(ulong)row * k + i] = (int)j;
   }
 }
-#endif /* !WHERE */
+#endif /* !WHERE && !IN_TOP_K */
 
 #if defined(WHERE)
 /* Where (select.c): the coordinates of the true (nonzero) elements, in row-
@@ -240,3 +240,44 @@ __kernel void where_write(OCL_TENSOR_ARG(const W_T, x),
   }
 }
 #endif /* WHERE */
+
+#if defined(IN_TOP_K)
+/* InTopKV2 (select.c): whether each row's target class is among its k most
+ * probable, ties at the boundary counted in (fewer than k classes strictly
+ * more probable), false wherever the target is out of range or any of the
+ * row's predictions is not finite, as TensorFlow's kernels answer. A
+ * work-group per row; k is a device scalar of the targets' type. */
+__kernel void in_top_k(OCL_TENSOR_ARG(const float, predictions),
+                       OCL_TENSOR_ARG(const TARGET_T, targets),
+                       OCL_TENSOR_ARG(const TARGET_T, k_tensor),
+                       OCL_TENSOR_ARG(uchar, out), uint classes,
+                       __local uint *more, __local uint *bad)
+{
+  uint t = get_local_id(0), local_size = get_local_size(0);
+  uint row = get_group_id(0);
+  __global const float *p = OCL_PTR(const float, predictions) + (ulong)row * classes;
+  TARGET_T target = OCL_PTR(const TARGET_T, targets)[row];
+  bool in_range = target >= 0 && target < (TARGET_T)classes;
+  float at_target = in_range ? p[target] : 0.0f;
+  uint count = 0, nonfinite = in_range && isfinite(at_target) ? 0u : 1u;
+  for (uint i = t; i < classes; i += local_size) {
+    float v = p[i];
+    nonfinite |= isfinite(v) ? 0u : 1u;
+    count += v > at_target ? 1u : 0u;
+  }
+  more[t] = count;
+  bad[t] = nonfinite;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint s = local_size / 2; s > 0; s /= 2) {
+    if (t < s) {
+      more[t] += more[t + s];
+      bad[t] |= bad[t + s];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (t == 0) {
+    TARGET_T k = OCL_PTR(const TARGET_T, k_tensor)[0];
+    OCL_PTR(uchar, out)[row] = !bad[0] && (TARGET_T)more[0] < k ? 1 : 0;
+  }
+}
+#endif /* IN_TOP_K */

@@ -1,5 +1,9 @@
 /* References of the select family.
  *
+ * InTopKV2: whether fewer than k classes are strictly more probable than
+ * the target (ties at the boundary in), false for a target out of range or
+ * a row with a non-finite prediction, as TensorFlow's kernels. Exact.
+ *
  * Where: the coordinates of the nonzero elements in row-major order, int64
  * [count, rank] (-0 is zero, NaN is not). Exact.
  *
@@ -187,7 +191,85 @@ static void where_cases(const struct ref_op *op, TF_DataType dtype,
   }
 }
 
+/* InTopKV2: fewer than k classes strictly more probable than the target;
+ * false for a target out of range or a row with a non-finite prediction. */
+static int in_top_k_compute(const struct ref_case *c, struct ref_tensor *out,
+                            char *error, int error_len)
+{
+  const struct ref_tensor *p = &c->inputs[0], *t = &c->inputs[1],
+                          *kt = &c->inputs[2];
+  if (kt->rank != 0 || p->rank != 2 || t->rank != 1 ||
+      p->dims[0] != t->dims[0]) {
+    snprintf(error, (size_t)error_len, "bad shapes");
+    return -1;
+  }
+  int64_t rows = p->dims[0], classes = p->dims[1];
+  double k = kt->v[0];
+  ref_tensor_alloc(&out[0], TF_BOOL, &rows, 1);
+  for (int64_t r = 0; r < rows; r++) {
+    const double *row = p->v + r * classes;
+    double target = t->v[r];
+    bool ok = target >= 0 && target < (double)classes &&
+              isfinite(row[(int64_t)target]);
+    int64_t more = 0;
+    for (int64_t i = 0; ok && i < classes; i++) {
+      if (!isfinite(row[i]))
+        ok = false;
+      else if (row[i] > row[(int64_t)target])
+        more++;
+    }
+    out[0].v[r] = ok && (double)more < k;
+  }
+  return 1;
+}
+
+static void in_top_k_cases(const struct ref_op *op, TF_DataType dtype,
+                           struct ref_cases *out)
+{
+  static const struct {
+    int64_t rows, classes, k;
+    bool ties;
+  } shapes[] = {{8, 10, 1, false}, {8, 10, 3, true},  {33, 1000, 5, false},
+                {5, 7, 0, false},  {5, 7, 7, false},  {300, 3, 2, true},
+                {0, 4, 1, false},  {4, 2000, 100, true}, {3, 5, -1, false}};
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+    struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
+    struct ref_tensor *p = ref_case_input(
+        c, TF_FLOAT, (int64_t[]){shapes[i].rows, shapes[i].classes}, 2,
+        REF_ANY);
+    if (shapes[i].ties)
+      for (int64_t e = 0; e < p->elements; e++)
+        p->v[e] = round(p->v[e]);
+    double targets[300];
+    for (int64_t r = 0; r < shapes[i].rows; r++)
+      targets[r] = (double)((r * 7 + 3) % shapes[i].classes);
+    ref_case_input_values(c, dtype, &shapes[i].rows, 1, targets);
+    double k = (double)shapes[i].k;
+    ref_case_input_values(c, dtype, NULL, 0, &k);
+  }
+  /* Out-of-range targets and non-finite predictions: false. */
+  static const double preds[] = {0.1, 0.9, 0.5, NAN, 0.2, 0.3,
+                                 0.4, 0.3, INFINITY, 1.0, 2.0, 3.0};
+  struct ref_case *c = ref_case_add(out, op->op, "%s edges", op->op);
+  ref_case_input_values(c, TF_FLOAT, (int64_t[]){4, 3}, 2, preds);
+  ref_case_input_values(c, dtype, (int64_t[]){4}, 1,
+                        (double[]){1, 0, 2, 5});
+  ref_case_input_values(c, dtype, NULL, 0, (double[]){2});
+  c = ref_case_add(out, op->op, "%s targets not a vector", op->op);
+  ref_case_input(c, TF_FLOAT, (int64_t[]){4, 3}, 2, REF_ANY);
+  ref_case_input_values(c, dtype, (int64_t[]){2, 2}, 2,
+                        (double[]){0, 1, 2, 0});
+  ref_case_input_values(c, dtype, NULL, 0, (double[]){1});
+  c->expect_code = TF_INVALID_ARGUMENT;
+  c = ref_case_add(out, op->op, "%s rows differ", op->op);
+  ref_case_input(c, TF_FLOAT, (int64_t[]){4, 3}, 2, REF_ANY);
+  ref_case_input_values(c, dtype, (int64_t[]){3}, 1, (double[]){0, 1, 2});
+  ref_case_input_values(c, dtype, NULL, 0, (double[]){1});
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
 const struct ref_op ref_ops_select[] = {
+    {"InTopKV2", 0.0, 0.0, REF_ANY, in_top_k_cases, in_top_k_compute},
     {"Where", 0.0, 0.0, REF_ANY, where_cases, where_compute},
     {"TopKV2", 0.0, 0.0, REF_ANY, topk_cases, topk_compute},
     {.op = NULL},

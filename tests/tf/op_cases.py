@@ -1041,6 +1041,21 @@ def _where(c):
 
 
 BUILDERS["Where"] = _where
+
+
+def _in_top_k(c):
+    def fn(p, t, k):
+        return raw.InTopKV2(predictions=p, targets=t, k=k)
+    it = c.t("T")
+    ties = np.round(c.rand(40, 12, dtype=np.float32))
+    targets = np.arange(40, dtype=it) % 12
+    return [("k=5 of 100", fn, [c.rand(16, 100, dtype=np.float32), np.arange(16, dtype=it) * 5, np.array(5, it)]),
+            ("ties at the boundary", fn, [ties, targets, np.array(3, it)]),
+            ("edges", fn, [np.array([[0.1, 0.9, 0.5], [np.nan, 0.2, 0.3], [0.4, 0.3, np.inf], [1.0, 2.0, 3.0]],
+                                    np.float32), np.array([1, 0, 2, 5], it), np.array(2, it)])]
+
+
+BUILDERS["InTopKV2"] = _in_top_k
 BUILDERS["GatherNd"] = lambda c: [
     ("rows", lambda p, i: raw.GatherNd(params=p, indices=i),
      [c.rand(5, 3, dtype=c.t("Tparams")), _i(c, "Tindices", [[4], [0], [2]])]),
