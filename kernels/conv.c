@@ -144,9 +144,9 @@ struct conv_op {
 static const struct conv_op conv_ops[] = {
     {"Conv2D", CONV_FORWARD, 2, false, NULL, NULL},
     {"Conv2DBackpropInput", CONV_BACKPROP_INPUT, 2, false, input_sizes_arg,
-     "Conv2DSlowBackpropInput"},
+     "Conv2DCustomBackpropInput"},
     {"Conv2DBackpropFilter", CONV_BACKPROP_FILTER, 2, false, filter_sizes_arg,
-     "Conv2DSlowBackpropFilter"},
+     "Conv2DCustomBackpropFilter"},
     {"DepthwiseConv2dNative", DW_FORWARD, 2, false, NULL, NULL},
     {"DepthwiseConv2dNativeBackpropInput", DW_BACKPROP_INPUT, 2, false,
      input_sizes_arg, "DepthwiseConv2DBackpropInput"},
@@ -415,6 +415,13 @@ static bool conv3d_forward_init(struct conv_geo *g, const struct conv_attrs *a,
                    "Input depth must be evenly divisible by filter depth: "
                    "%lld vs %lld",
                    (long long)g->cin, (long long)g->cg);
+    return false;
+  }
+  /* Conv3D refuses an empty filter even for an empty output. */
+  if (ocl_shape_elements(filter, 5) == 0) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "filter must not have zero elements (i.e. all dimensions "
+                   "must be non-zero)");
     return false;
   }
   g->groups = g->cin / g->cg;
@@ -1166,7 +1173,21 @@ static int get_int_list(TF_OpKernelConstruction *ctx, const char *name,
   if (size > 0)
     ocl_tf.OpKernelConstruction_GetAttrInt64List(ctx, name, vals, size,
                                                  status);
-  return ocl_tf.GetCode(status) == TF_OK ? size : -1;
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return -1;
+  /* TensorFlow reads strides and dilations as int32 lists and refuses what
+   * does not fit; explicit_paddings are int64. */
+  if (strcmp(name, "explicit_paddings") != 0) {
+    for (int i = 0; i < size; i++) {
+      if (vals[i] < INT32_MIN || vals[i] > INT32_MAX) {
+        ocl_set_status(status, TF_INVALID_ARGUMENT,
+                       "Attr %s has value %lld out of range for an int32",
+                       name, (long long)vals[i]);
+        return -1;
+      }
+    }
+  }
+  return size;
 }
 
 /* A string attribute; absent ones read as `fallback` when given. */
@@ -1316,10 +1337,13 @@ static void *conv_create(TF_OpKernelConstruction *ctx, int index)
              sizeof(int64_t) * (size_t)a->num_dilations);
     memcpy(a2->explicit_paddings, a->explicit_paddings,
            sizeof(a2->explicit_paddings));
-    bool backprop = op->kind == CONV_BACKPROP_INPUT ||
-                    op->kind == CONV_BACKPROP_FILTER;
-    bool dw = op->kind >= DW_FORWARD;
-    if (!ocl_conv_check_attrs(a2, backprop, dw, status))
+    enum ocl_conv_check check = op->kind == CONV_BACKPROP_INPUT
+                                    ? OCL_CHECK_BACKPROP_INPUT
+                                : op->kind == CONV_BACKPROP_FILTER
+                                    ? OCL_CHECK_BACKPROP_FILTER
+                                : op->kind >= DW_FORWARD ? OCL_CHECK_DEPTHWISE
+                                                         : OCL_CHECK_CONV2D;
+    if (!ocl_conv_check_kind(a2, check, status))
       goto fail;
   }
   for (int w = 0; w < 2; w++)
@@ -1480,7 +1504,13 @@ static void conv_compute(void *kernel, TF_OpKernelContext *ctx)
   for (int i = 0; i < num_inputs && i < 3; i++)
     if (!(input_sizes && i == 0) && !(filter_sizes && i == 1))
       r[i] = tensor_dims(in[i], d[i]);
-  /* d[0] input, d[1] filter, d[2] out_backprop, whatever the op. */
+  /* d[0] input, d[1] filter, d[2] out_backprop, whatever the op. The
+   * message is TensorFlow's, wrong name and all. */
+  if (cop->spatial == 2 && kind == CONV_BACKPROP_INPUT && r[2] != 4) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "input_sizes must be 4-dimensional, got: %d", r[2]);
+    goto done;
+  }
   if (input_sizes &&
       !sizes_shape(&op, k, in[0], d[1], r[1], d[2], r[2], d[0], &r[0]))
     goto done;
@@ -1501,7 +1531,9 @@ static void conv_compute(void *kernel, TF_OpKernelContext *ctx)
     const struct ocl_conv_attrs *a2 = &k->attrs2d;
     switch (kind) {
     case CONV_FORWARD:
-      ok = ocl_conv2d_forward_init(&c, a2, d[0], r[0], d[1], r[1], op.status);
+      ok = ocl_conv2d_forward_init(&c, a2, d[0], r[0], d[1], r[1],
+                                   op.status) &&
+           (cop->fused || ocl_conv2d_check_filter(&c, d[0], d[1], op.status));
       break;
     case CONV_BACKPROP_INPUT:
     case CONV_BACKPROP_FILTER:

@@ -159,7 +159,21 @@ static int get_int_list(TF_OpKernelConstruction *ctx, const char *name,
   if (size > 0 && size <= max)
     ocl_tf.OpKernelConstruction_GetAttrInt64List(ctx, name, vals, size,
                                                  status);
-  return ocl_tf.GetCode(status) == TF_OK ? size : -1;
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return -1;
+  /* TensorFlow reads ksize and strides as int32 lists and refuses what does
+   * not fit; explicit_paddings are int64. */
+  if (strcmp(name, "explicit_paddings") != 0) {
+    for (int i = 0; i < size && i < max; i++) {
+      if (vals[i] < INT32_MIN || vals[i] > INT32_MAX) {
+        ocl_set_status(status, TF_INVALID_ARGUMENT,
+                       "Attr %s has value %lld out of range for an int32",
+                       name, (long long)vals[i]);
+        return -1;
+      }
+    }
+  }
+  return size;
 }
 
 /* A string attribute into buf (NUL-terminated); `fallback` when absent. */
@@ -242,15 +256,58 @@ static bool check_attrs_2d(const struct pool_kernel *k,
 {
   /* The gradients' constructors say "strides" where ocl_pool2d_check_attrs
    * says "stride", and check ksize's length first. */
-  if (k->op->kind != MAX_POOL && k->op->kind != AVG_POOL && ksize_len == 4 &&
+  enum pool_kind kind = k->op->kind;
+  if (kind != MAX_POOL && kind != AVG_POOL && ksize_len == 4 &&
       strides_len != 4) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
                    "Sliding window strides field must specify 4 dimensions");
     return false;
   }
-  return ocl_pool2d_check_attrs(ksize, ksize_len, strides, strides_len,
-                                k->padding, k->explicit_paddings,
-                                k->num_explicit, k->channels_first, status);
+  /* MaxPool's and AvgPool's own words for a window that is not positive. */
+  if ((kind == MAX_POOL || kind == AVG_POOL) && ksize_len == 4) {
+    for (int i = 0; i < 4; i++) {
+      if (ksize[i] > 0)
+        continue;
+      if (kind == AVG_POOL)
+        ocl_set_status(status, TF_INVALID_ARGUMENT,
+                       "ksize must be a positive int32 value, got:%lld",
+                       (long long)ksize[i]);
+      else if (k->op->v2)
+        ocl_set_status(status, TF_INVALID_ARGUMENT,
+                       "Sliding window ksize must be positive.");
+      else
+        ocl_set_status(status, TF_INVALID_ARGUMENT,
+                       "Sliding window ksize must be positive. The specified "
+                       "or inferred ksize is: %lld,%lld,%lld,%lld",
+                       (long long)ksize[0], (long long)ksize[1],
+                       (long long)ksize[2], (long long)ksize[3]);
+      return false;
+    }
+  }
+  if (!ocl_pool2d_check_attrs(ksize, ksize_len, strides, strides_len,
+                              k->padding, k->explicit_paddings,
+                              k->num_explicit, k->channels_first, status))
+    return false;
+  int c = axis_c(k->channels_first, 2);
+  /* The max gradients refuse a window or stride across depth at once (the
+   * V2 grad-of-grad in MaxPoolGrad's words, as TensorFlow has it); average
+   * pooling refuses a depth window as non-spatial. */
+  if ((kind == MAX_POOL_GRAD || kind == MAX_POOL_GRAD_GRAD) &&
+      (ksize[c] != 1 || strides[c] != 1)) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "%s is not yet supported on the depth dimension.",
+                   kind == MAX_POOL_GRAD || k->op->v2 ? "MaxPoolingGrad"
+                                                      : "MaxPoolingGradGrad");
+    return false;
+  }
+  if ((kind == AVG_POOL || kind == AVG_POOL_GRAD) && ksize[c] != 1 &&
+      ksize[axis_s(k->channels_first, 0)] == 1 &&
+      ksize[axis_s(k->channels_first, 1)] == 1) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "Non-spatial pooling is not yet supported. Volunteers? :)");
+    return false;
+  }
+  return true;
 }
 
 static bool create_attrs(TF_OpKernelConstruction *ctx, struct pool_kernel *k,

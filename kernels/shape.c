@@ -928,9 +928,8 @@ bool ocl_conv_check_padding(const struct ocl_conv_attrs *a, TF_Status *status)
   for (int i = 0; i < 8; i++) {
     if (a->explicit_paddings[i] < 0) {
       ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "All explicit padding values must be nonnegative, got "
-                     "%lld",
-                     (long long)a->explicit_paddings[i]);
+                     "All elements of explicit_paddings must be "
+                     "nonnegative");
       return false;
     }
   }
@@ -948,10 +947,25 @@ bool ocl_conv_check_padding(const struct ocl_conv_attrs *a, TF_Status *status)
 bool ocl_conv_check_attrs(const struct ocl_conv_attrs *a, bool backprop,
                           bool depthwise, TF_Status *status)
 {
+  enum ocl_conv_check kind = depthwise  ? OCL_CHECK_DEPTHWISE
+                             : backprop ? OCL_CHECK_BACKPROP_FILTER
+                                        : OCL_CHECK_CONV2D;
+  return ocl_conv_check_kind(a, kind, status);
+}
+
+bool ocl_conv_check_kind(const struct ocl_conv_attrs *a,
+                         enum ocl_conv_check kind, TF_Status *status)
+{
   bool cf = a->channels_first;
-  /* Conv2D says UNIMPLEMENTED where its gradients say INVALID_ARGUMENT. */
-  TF_Code batch_depth_code =
-      backprop || depthwise ? TF_INVALID_ARGUMENT : TF_UNIMPLEMENTED;
+  bool depthwise = kind == OCL_CHECK_DEPTHWISE;
+  /* TensorFlow's kernels disagree on the code for a stride or dilation in
+   * the batch or depth dimension: Conv2D and Conv2DCustomBackpropInput say
+   * UNIMPLEMENTED, the rest INVALID_ARGUMENT. */
+  TF_Code stride_code = kind == OCL_CHECK_CONV2D ||
+                                kind == OCL_CHECK_BACKPROP_INPUT
+                            ? TF_UNIMPLEMENTED
+                            : TF_INVALID_ARGUMENT;
+  TF_Code dilation_code = stride_code;
   if (!depthwise && a->num_dilations != 4) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
                    "Sliding window dilations field must specify 4 "
@@ -972,7 +986,7 @@ bool ocl_conv_check_attrs(const struct ocl_conv_attrs *a, bool backprop,
     return false;
   }
   if (sn != 1 || sc != 1) {
-    ocl_set_status(status, batch_depth_code,
+    ocl_set_status(status, stride_code,
                    "Current implementation does not yet support strides in "
                    "the batch and depth dimensions.");
     return false;
@@ -1005,7 +1019,7 @@ bool ocl_conv_check_attrs(const struct ocl_conv_attrs *a, bool backprop,
     int64_t dh = a->dilations[conv_dim(cf, 'H')];
     int64_t dw = a->dilations[conv_dim(cf, 'W')];
     if (dn != 1 || dc != 1) {
-      ocl_set_status(status, batch_depth_code,
+      ocl_set_status(status, dilation_code,
                      "Current implementation does not yet support dilations "
                      "in the batch and depth dimensions.");
       return false;
@@ -1069,14 +1083,14 @@ bool ocl_conv2d_forward_init(struct ocl_conv2d *c,
     char s[160];
     ocl_shape_format(input, input_rank, s, sizeof(s));
     ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "input must be 4-dimensional%s", s);
+                   "convolution input must be 4-dimensional: %s", s);
     return false;
   }
   if (filter_rank != 4) {
     char s[160];
     ocl_shape_format(filter, filter_rank, s, sizeof(s));
     ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "filter must be 4-dimensional: %s", s);
+                   "convolution filter must be 4-dimensional: %s", s);
     return false;
   }
   for (int i = 0; i < 3; i++) {
@@ -1126,6 +1140,21 @@ bool ocl_conv2d_forward_init(struct ocl_conv2d *c,
   conv_format_dims(cf, c->batch, c->out_rows, c->out_cols, c->out_depth,
                    c->out_dims);
   return true;
+}
+
+bool ocl_conv2d_check_filter(const struct ocl_conv2d *c,
+                             const int64_t *input, const int64_t *filter,
+                             TF_Status *status)
+{
+  /* Conv2D returns an empty output, and zeros for an empty input, before
+   * its launcher refuses an empty filter; so only then does it fail. */
+  if (ocl_shape_elements(c->out_dims, 4) == 0 ||
+      ocl_shape_elements(input, 4) == 0 || ocl_shape_elements(filter, 4) != 0)
+    return true;
+  ocl_set_status(status, TF_INVALID_ARGUMENT,
+                 "filter must not have zero elements (i.e. all dimensions "
+                 "must be non-zero)");
+  return false;
 }
 
 bool ocl_conv2d_backprop_init(struct ocl_conv2d *c, const char *label,

@@ -273,13 +273,30 @@ bool ocl_conv_check_padding(const struct ocl_conv_attrs *attrs,
                             TF_Status *status);
 
 /* The attribute checks of TensorFlow's Conv2D constructor
- * (InitConv2DParameters) when `depthwise` is false; of the backprop ops
- * (conv_grad_input_ops.h, conv_grad_filter_ops.cc) when `backprop` is true
+ * (InitConv2DParameters) when `depthwise` is false; of
+ * Conv2DBackpropFilter (conv_grad_filter_ops.cc) when `backprop` is true
  * (same rules, INVALID_ARGUMENT where Conv2D says UNIMPLEMENTED); of the
  * DepthwiseConv2dNative ops when `depthwise` is true (equal row and column
- * strides, unit dilations). */
+ * strides, unit dilations). ocl_conv_check_kind below with the matching
+ * kind. */
 bool ocl_conv_check_attrs(const struct ocl_conv_attrs *attrs, bool backprop,
                           bool depthwise, TF_Status *status);
+
+/* Whose attribute checks ocl_conv_check_kind makes: TensorFlow's CPU
+ * kernels (what TensorFlow runs when no GPU is there) differ in the codes
+ * of a few. */
+enum ocl_conv_check {
+  OCL_CHECK_CONV2D,          /* Conv2D, _FusedConv2D */
+  OCL_CHECK_BACKPROP_INPUT,  /* Conv2DBackpropInput */
+  OCL_CHECK_BACKPROP_FILTER, /* Conv2DBackpropFilter */
+  OCL_CHECK_DEPTHWISE,       /* DepthwiseConv2dNative and its gradients */
+};
+
+/* ocl_conv_check_attrs for one op: UNIMPLEMENTED for a stride or dilation
+ * in the batch or depth dimension from Conv2D and Conv2DBackpropInput,
+ * INVALID_ARGUMENT from the others. */
+bool ocl_conv_check_kind(const struct ocl_conv_attrs *attrs,
+                         enum ocl_conv_check kind, TF_Status *status);
 
 /* One 2-D convolution's geometry, layout-independent. in_depth is
  * filter_depth * groups; for a depthwise convolution out_depth is
@@ -301,6 +318,14 @@ bool ocl_conv2d_forward_init(struct ocl_conv2d *c,
                              const struct ocl_conv_attrs *attrs,
                              const int64_t *input, int input_rank,
                              const int64_t *filter, int filter_rank,
+                             TF_Status *status);
+
+/* After ocl_conv2d_forward_init: Conv2D's launcher refuses a filter with
+ * no elements when the output and the input have some (INVALID_ARGUMENT
+ * "filter must not have zero elements (i.e. all dimensions must be
+ * non-zero)"). _FusedConv2D's CPU kernel does not check. */
+bool ocl_conv2d_check_filter(const struct ocl_conv2d *c,
+                             const int64_t *input, const int64_t *filter,
                              TF_Status *status);
 
 /* ConvBackpropComputeDimensionsV2 (conv_grad_shape_utils.cc) with `label`

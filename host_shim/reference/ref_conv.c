@@ -742,9 +742,9 @@ static void conv2d_cases(const struct ref_op *op, TF_DataType dtype,
     c->attrs[attr_at(c, "strides")].value.ints.count = 3;
   }
   {
-    struct ref_case *c = add(out, o, dtype, &base, dw || mode != FORWARD
-                                                       ? bad
-                                                       : unimpl,
+    /* Conv2D and Conv2DCustomBackpropInput say UNIMPLEMENTED. */
+    struct ref_case *c = add(out, o, dtype, &base,
+                             dw || mode == BACKPROP_FILTER ? bad : unimpl,
                              "batch stride");
     ((int64_t *)c->attrs[attr_at(c, "strides")].value.ints.items)[0] = 2;
   }
@@ -769,6 +769,24 @@ static void conv2d_cases(const struct ref_op *op, TF_DataType dtype,
     struct ref_case *c = add(out, o, dtype, &base, bad, "bad data_format");
     ref_case_attr_string(c, "data_format", "NWHC");
   }
+  {
+    s = base, s.padding = "EXPLICIT";
+    struct ref_case *c = add(out, o, dtype, &s, bad, "negative padding");
+    ((int64_t *)c->attrs[attr_at(c, "explicit_paddings")].value.ints.items)[2] =
+        -1;
+  }
+  {
+    /* TensorFlow reads strides as an int32 list. */
+    struct ref_case *c = add(out, o, dtype, &base, bad, "stride beyond int32");
+    ((int64_t *)c->attrs[attr_at(c, "strides")].value.ints.items)[1] =
+        (int64_t)1 << 33;
+  }
+  if (!dw && mode == FORWARD) {
+    /* An empty filter with an output and an input to compute from. */
+    struct ref_case *c = add(out, o, dtype, &base, bad, "filter of no columns");
+    c->inputs[1].dims[1] = 0;
+    set_elements(&c->inputs[1]);
+  }
   if (dw) {
     s = base, s.dilation = 2;
     add(out, o, dtype, &s, unimpl, "dilated depthwise");
@@ -777,6 +795,10 @@ static void conv2d_cases(const struct ref_op *op, TF_DataType dtype,
   } else {
     s = base, s.dilation = 0;
     add(out, o, dtype, &s, bad, "dilation 0");
+    struct ref_case *c = add(out, o, dtype, &base,
+                             mode == BACKPROP_FILTER ? bad : unimpl,
+                             "depth dilation");
+    ((int64_t *)c->attrs[attr_at(c, "dilations")].value.ints.items)[3] = 2;
   }
   rejected_shapes(out, o, dtype, &base);
 }
@@ -861,6 +883,17 @@ static void conv3d_cases(const struct ref_op *op, TF_DataType dtype,
   {
     struct ref_case *c = add(out, o, dtype, &base, bad, "bad data_format");
     ref_case_attr_string(c, "data_format", "NHWC");
+  }
+  {
+    struct ref_case *c = add(out, o, dtype, &base, bad, "stride beyond int32");
+    ((int64_t *)c->attrs[attr_at(c, "strides")].value.ints.items)[2] =
+        (int64_t)1 << 33;
+  }
+  if (mode_of(o) == FORWARD) {
+    /* Conv3D refuses an empty filter even for an empty output. */
+    struct ref_case *c = add(out, o, dtype, &base, bad, "no output channels");
+    c->inputs[1].dims[4] = 0;
+    set_elements(&c->inputs[1]);
   }
   rejected_shapes(out, o, dtype, &base);
 }

@@ -696,6 +696,20 @@ static void pool_cases(const struct ref_op *op, TF_DataType dtype,
     fail_case(out, op, dtype, "zero ksize", k0, 4, ones, 4, "VALID", NULL,
               img, 4, TF_INVALID_ARGUMENT);
   }
+  if (!is_v2(op->op)) {
+    /* TensorFlow reads ksize and strides as int32 lists. */
+    int64_t kbig[5] = {1, (int64_t)1 << 40, 1, 1, 1};
+    fail_case(out, op, dtype, "ksize beyond int32", kbig, rank, ones, rank,
+              "SAME", NULL, img, rank, TF_INVALID_ARGUMENT);
+    int64_t sbig[5] = {1, 1, (int64_t)1 << 33, 1, 1};
+    fail_case(out, op, dtype, "stride beyond int32", k2, rank, sbig, rank,
+              "SAME", NULL, img, rank, TF_INVALID_ARGUMENT);
+  }
+  if (!three && is_max && f != FWD) {
+    int64_t sdepth[4] = {1, 1, 1, 2};
+    fail_case(out, op, dtype, "stride across the depth", k2, 4, sdepth, 4,
+              "VALID", NULL, img, 4, TF_UNIMPLEMENTED);
+  }
 
   /* Mismatched companion shapes. */
   struct ref_case *c;
