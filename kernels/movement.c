@@ -1,20 +1,28 @@
 /* Data movement: Transpose, ConcatV2, Pack, Unpack, Split, SplitV, Slice,
  * StridedSlice, StridedSliceGrad, Tile, Pad, PadV2, the
  * _ParallelConcatStart/_ParallelConcatUpdate pair of tf.parallel_stack,
- * SpaceToBatchND, BatchToSpaceND and Bitcast.
+ * SpaceToBatchND, BatchToSpaceND, ReverseV2, Roll, DepthToSpace,
+ * SpaceToDepth, MirrorPad, MirrorPadGrad, ReverseSequence, LinSpace and
+ * Bitcast.
  *
  * These ops move bytes, so one program per element size (and index width)
  * serves every dtype (movement.cl); 16-byte elements (complex128) move as
  * two 8-byte halves, an innermost dim of 2 added on the host. Every op but
- * Tile and Pad reduces on the host to strided copies (kernels/shape.h
+ * Tile, Pad and the ops below reduces on the host to strided copies
+ * (kernels/shape.h
  * ocl_strided_copy): a contiguous one is a buffer copy, the rest one kernel
  * per at most OCL_MAX_DIMS collapsed dims (more are split into launches
  * over the leading dims). Concat/Split/Pack/Unpack are one [rows, cols]
  * block copy per input or output; SpaceToBatchND/BatchToSpaceND one
- * strided copy per offset in the block. Any rank TensorFlow allows is
- * taken.
+ * strided copy per offset in the block; ReverseV2 one with negative
+ * strides; Roll one per box of the rolled dims; DepthToSpace and
+ * SpaceToDepth one transpose of a 6-D view. MirrorPad (a reflection per
+ * coordinate), MirrorPadGrad (sums), ReverseSequence (lengths in device
+ * memory) and LinSpace (values) have kernels of their own. Any rank
+ * TensorFlow allows is taken.
  *
- * int32 data stays in device memory; only the shape-like arguments (perm,
+ * int32 data stays in device memory (but ReverseV2's, host memory as in
+ * TensorFlow's GPU registration); only the shape-like arguments (perm,
  * axis, begin/end/strides, sizes, multiples, paddings) are HostMemory, read
  * on the host in whatever integer width TensorFlow allows (no Tidx-style
  * constraint is registered: StridedSlice's Index may be int16, SplitV's
@@ -35,10 +43,14 @@ extern const char ocl_cl_source_movement[];
 enum { IDX32, IDX64, NUM_WIDTHS };
 #define MOVEMENT_PROGRAMS(suffix, index)                                     \
   {                                                                          \
-    {"movement_1" suffix, ocl_cl_source_movement, "-DT=uchar -DI=" index},   \
-    {"movement_2" suffix, ocl_cl_source_movement, "-DT=ushort -DI=" index},  \
-    {"movement_4" suffix, ocl_cl_source_movement, "-DT=uint -DI=" index},    \
-    {"movement_8" suffix, ocl_cl_source_movement, "-DT=ulong -DI=" index},   \
+    {"movement_1" suffix, ocl_cl_source_movement,                          \
+     "-DT=uchar -DELEM=1 -DI=" index},                                       \
+    {"movement_2" suffix, ocl_cl_source_movement,                          \
+     "-DT=ushort -DELEM=2 -DI=" index},                                      \
+    {"movement_4" suffix, ocl_cl_source_movement,                          \
+     "-DT=uint -DELEM=4 -DI=" index},                                        \
+    {"movement_8" suffix, ocl_cl_source_movement,                          \
+     "-DT=ulong -DELEM=8 -DI=" index},                                       \
   }
 static const struct ocl_program programs[NUM_WIDTHS][4] = {
     MOVEMENT_PROGRAMS("_i32", "int"),
@@ -48,16 +60,21 @@ static const struct ocl_program programs[NUM_WIDTHS][4] = {
 /* movement.cl's kernels. */
 enum {
   COPY_FLAT, COPY_TILE, COPY_CHUNKS, COPY_TILES8, TILE_FLAT, TILE_CHUNKS,
-  PAD_FLAT, PAD_CHUNKS, NUM_KERNELS
+  PAD_FLAT, PAD_CHUNKS, MIRROR_FLAT, MIRROR_CHUNKS, MIRROR_GRAD, REV_SEQ_FLAT,
+  REV_SEQ_CHUNKS, LINSPACE_FLAT, NUM_KERNELS
 };
 static const char *const kernel_names[NUM_KERNELS] = {
-    "copy_flat", "copy_tile", "copy_chunks", "copy_tiles8",
-    "tile_flat", "tile_chunks", "pad_flat", "pad_chunks"};
+    "copy_flat",     "copy_tile",     "copy_chunks",  "copy_tiles8",
+    "tile_flat",     "tile_chunks",   "pad_flat",     "pad_chunks",
+    "mirror_flat",   "mirror_chunks", "mirror_grad",  "rev_seq_flat",
+    "rev_seq_chunks", "linspace_flat"};
 
 enum movement_kind {
   TRANSPOSE, CONCAT_V2, PACK, UNPACK, SPLIT, SPLIT_V, SLICE, STRIDED_SLICE,
   STRIDED_SLICE_GRAD, TILE, PAD, PAD_V2, PARALLEL_CONCAT_START,
-  PARALLEL_CONCAT_UPDATE, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND
+  PARALLEL_CONCAT_UPDATE, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, REVERSE_V2,
+  ROLL, MIRROR_PAD, MIRROR_PAD_GRAD, DEPTH_TO_SPACE, SPACE_TO_DEPTH,
+  REVERSE_SEQUENCE, LIN_SPACE
 };
 
 struct movement_op {
@@ -74,10 +91,17 @@ struct movement_op {
 };
 
 #define TB(t) ((uint64_t)1 << (t))
+/* The dtypes of movement_types outside `mask`: for ops whose GPU kernels
+ * TensorFlow registers for a few dtypes only. */
+#define ONLY(mask) (~(uint64_t)(mask))
+#define FLOATS (TB(TF_FLOAT) | TB(TF_HALF) | TB(TF_BFLOAT16) | TB(TF_DOUBLE))
 
 static const char *const start_int32_host[] = {"output", NULL};
 static const char *const update_int32_host[] = {"value", "update", "output",
                                                 NULL};
+/* TensorFlow's GPU ReverseV2 of int32 runs its CPU kernel on host memory. */
+static const char *const reverse_int32_host[] = {"tensor", "axis", "output",
+                                                 NULL};
 
 static const struct movement_op movement_ops[] = {
     {"Transpose", TRANSPOSE, {"perm", NULL}, NULL, NULL, 0},
@@ -110,6 +134,28 @@ static const struct movement_op movement_ops[] = {
      NULL, NULL, TB(TF_BOOL) | TB(TF_COMPLEX64) | TB(TF_COMPLEX128)},
     {"BatchToSpaceND", BATCH_TO_SPACE_ND, {"block_shape", "crops", NULL},
      NULL, NULL, TB(TF_BOOL) | TB(TF_COMPLEX64) | TB(TF_COMPLEX128)},
+    /* The dtypes of TensorFlow's GPU kernels (2.19): the ones below. */
+    {"ReverseV2", REVERSE_V2, {"axis", NULL}, NULL, reverse_int32_host,
+     ONLY(FLOATS | TB(TF_UINT8) | TB(TF_INT8) | TB(TF_BOOL) | TB(TF_INT32) |
+          TB(TF_COMPLEX64) | TB(TF_COMPLEX128))},
+    {"Roll", ROLL, {"shift", "axis", NULL}, NULL, NULL,
+     ONLY(FLOATS | TB(TF_INT32) | TB(TF_UINT32) | TB(TF_INT64) |
+          TB(TF_COMPLEX64) | TB(TF_COMPLEX128))},
+    {"MirrorPad", MIRROR_PAD, {"paddings", NULL}, NULL, NULL, ONLY(FLOATS)},
+    {"MirrorPadGrad", MIRROR_PAD_GRAD, {"paddings", NULL}, NULL, NULL,
+     ONLY(FLOATS)},
+    /* qint8 (NCHW_VECT_C only) is left out: no movement dtype. */
+    {"DepthToSpace", DEPTH_TO_SPACE, {NULL}, NULL, NULL,
+     ONLY(TB(TF_FLOAT) | TB(TF_HALF) | TB(TF_BFLOAT16))},
+    {"SpaceToDepth", SPACE_TO_DEPTH, {NULL}, NULL, NULL,
+     ONLY(TB(TF_FLOAT) | TB(TF_HALF) | TB(TF_BFLOAT16) | TB(TF_UINT8))},
+    /* seq_lengths in device memory, as TensorFlow's GPU kernel has it. */
+    {"ReverseSequence", REVERSE_SEQUENCE, {NULL}, NULL, NULL,
+     ONLY(FLOATS | TB(TF_BOOL))},
+    /* TensorFlow's is a DEVICE_DEFAULT kernel writing host memory; here
+     * the output stays on the device for the ops that read it. */
+    {"LinSpace", LIN_SPACE, {"start", "stop", "num", NULL}, NULL, NULL,
+     ONLY(TB(TF_FLOAT) | TB(TF_DOUBLE))},
 };
 
 #define NUM_OPS ((int)(sizeof(movement_ops) / sizeof(movement_ops[0])))
@@ -127,13 +173,18 @@ struct movement_kernel {
   int64_t masks[5]; /* StridedSlice(Grad) */
   int shape_rank;   /* _ParallelConcatStart's shape */
   int64_t shape[OCL_MAX_RANK];
+  int64_t block_size;           /* DepthToSpace, SpaceToDepth */
+  bool nchw, vect_c;            /* their data_format */
+  int64_t sym;                  /* MirrorPad(Grad): 1 SYMMETRIC, 0 REFLECT */
+  int64_t seq_dim, batch_dim;   /* ReverseSequence */
+  bool len64;                   /* ReverseSequence's Tlen is int64 */
   struct ocl_kernel k[NUM_WIDTHS][NUM_KERNELS];
 };
 
 /* What movement.cl's move_t reads, in 64 bits; narrowed to int for the
  * int programs. Every member is an int64_t: the union views it as an
  * array. */
-#define MOVE_FIELDS (5 * OCL_MAX_DIMS + 10)
+#define MOVE_FIELDS (5 * OCL_MAX_DIMS + 15)
 union move_args {
   struct {
     int64_t dims[OCL_MAX_DIMS];
@@ -142,7 +193,7 @@ union move_args {
     int64_t in_dims[OCL_MAX_DIMS];
     int64_t before[OCL_MAX_DIMS];
     int64_t rank, n, in_offset, out_offset, p, tiles_l, tiles_p, chunk, vmask,
-        has_value;
+        has_value, mode, bdim, sdim, len64, bf16;
   } a;
   int64_t v[MOVE_FIELDS];
 };
@@ -1498,7 +1549,690 @@ static void space_batch(struct ocl_op *op, struct movement_kernel *k)
   }
 }
 
+/* ---- ReverseV2, Roll ------------------------------------------------------- */
+
+/* y = x viewed through (dims, in_strides, in_offset), on the host: int32
+ * tensors that live in host memory (reverse_int32_host). */
+static void host_view_copy(const TF_Tensor *x, TF_Tensor *y,
+                           const int64_t *dims, int rank,
+                           const int64_t *in_strides, int64_t in_offset)
+{
+  const int32_t *in = ocl_host_data(x);
+  int32_t *out = ocl_host_data(y);
+  int64_t n = product(dims, 0, rank);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t rem = i, xi = in_offset;
+    for (int d = rank - 1; d >= 0; d--) {
+      xi += rem % dims[d] * in_strides[d];
+      rem /= dims[d];
+    }
+    out[i] = in[xi];
+  }
+}
+
+static void reverse_v2(struct ocl_op *op, struct movement_kernel *k)
+{
+  int64_t x_dims[OCL_MAX_RANK], a_dims[OCL_MAX_RANK];
+  int64_t strides[OCL_MAX_RANK], in_strides[OCL_MAX_RANK];
+  bool rev[OCL_MAX_RANK];
+
+  TF_Tensor *x = ocl_op_input(op, 0);
+  TF_Tensor *a = x ? ocl_op_input(op, 1) : NULL;
+  if (a == NULL)
+    return;
+  int rank = tensor_dims(x, x_dims);
+  if (rank == 0) {
+    ocl_op_forward(op, 0, x);
+    return;
+  }
+  int a_rank = tensor_dims(a, a_dims);
+  if (a_rank != 1) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "'dims' must be 1-dimension, not %d",
+                a_rank);
+    return;
+  }
+  for (int d = 0; d < rank; d++)
+    rev[d] = false;
+  for (int64_t i = 0; i < a_dims[0]; i++) {
+    int64_t axis = ocl_host_int(a, i);
+    int64_t canonical = axis < 0 ? axis + rank : axis;
+    /* TensorFlow's message has no closing bracket. */
+    if (canonical < 0 || canonical >= rank) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "'axis'[%lld] = %lld is out of valid range [0, %d",
+                  (long long)i, (long long)axis, rank - 1);
+      return;
+    }
+    if (rev[canonical]) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT, "axis %lld specified more than once.",
+                  (long long)canonical);
+      return;
+    }
+    rev[canonical] = true;
+  }
+  if (rank > 8) {
+    ocl_op_fail(op, TF_UNIMPLEMENTED,
+                "reverse is not implemented for tensors of rank > 8.");
+    return;
+  }
+  bool any = false;
+  for (int d = 0; d < rank; d++)
+    any |= rev[d] && x_dims[d] > 1;
+  if (!any) {
+    ocl_op_forward(op, 0, x);
+    return;
+  }
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, x_dims, rank);
+  if (y == NULL)
+    return;
+  ocl_shape_strides(x_dims, rank, strides);
+  int64_t offset = 0;
+  for (int d = 0; d < rank; d++) {
+    in_strides[d] = rev[d] ? -strides[d] : strides[d];
+    if (rev[d] && x_dims[d] > 0)
+      offset += (x_dims[d] - 1) * strides[d];
+  }
+  if (k->dtype == TF_INT32)
+    host_view_copy(x, y, x_dims, rank, in_strides, offset);
+  else
+    copy_view(op, k, x, y, x_dims, rank, in_strides, strides, offset, 0);
+}
+
+/* Rolled dims per pass: a pass is 2^ROLL_GROUP box copies. */
+#define ROLL_GROUP 4
+
+/* dst = src rolled along dims r[0..m) by shift[]: each rolled dim splits
+ * into the part that moves right and the part that wraps around, so the
+ * boxes of all combinations are strided copies. */
+static bool roll_pass(struct ocl_op *op, struct movement_kernel *k,
+                      const TF_Tensor *src, TF_Tensor *dst,
+                      const int64_t *dims, int rank, const int64_t *strides,
+                      const int *r, int m, const int64_t *shift)
+{
+  int64_t box[OCL_MAX_RANK];
+  for (int mask = 0; mask < (1 << m); mask++) {
+    int64_t in_off = 0, out_off = 0;
+    memcpy(box, dims, sizeof(int64_t) * (size_t)rank);
+    for (int j = 0; j < m; j++) {
+      int d = r[j];
+      int64_t s = shift[d], n = dims[d];
+      if (mask & (1 << j)) {
+        box[d] = s; /* input [n - s, n) -> output [0, s) */
+        in_off += (n - s) * strides[d];
+      } else {
+        box[d] = n - s; /* input [0, n - s) -> output [s, n) */
+        out_off += s * strides[d];
+      }
+    }
+    if (!copy_view(op, k, src, dst, box, rank, strides, strides, in_off,
+                   out_off))
+      return false;
+  }
+  return true;
+}
+
+static void roll(struct ocl_op *op, struct movement_kernel *k)
+{
+  int64_t x_dims[OCL_MAX_RANK], s_dims[OCL_MAX_RANK], a_dims[OCL_MAX_RANK];
+  int64_t shift[OCL_MAX_RANK], strides[OCL_MAX_RANK];
+  int rolled[OCL_MAX_RANK];
+
+  TF_Tensor *x = ocl_op_input(op, 0);
+  TF_Tensor *sh = x ? ocl_op_input(op, 1) : NULL;
+  TF_Tensor *ax = sh ? ocl_op_input(op, 2) : NULL;
+  if (ax == NULL)
+    return;
+  int rank = tensor_dims(x, x_dims);
+  int s_rank = tensor_dims(sh, s_dims), a_rank = tensor_dims(ax, a_dims);
+  if (rank == 0) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "input must be 1-D or higher");
+    return;
+  }
+  if (s_rank > 1) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "shift must be a scalar or a 1-D vector. Found: %s",
+                SHAPE(s_dims, s_rank));
+    return;
+  }
+  if (a_rank > 1) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "axis must be a scalar or a 1-D vector. Found: %s",
+                SHAPE(a_dims, a_rank));
+    return;
+  }
+  if (!same_dims(s_dims, s_rank, a_dims, a_rank)) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "shift and axis must have the same size");
+    return;
+  }
+  for (int d = 0; d < rank; d++)
+    shift[d] = 0;
+  int64_t num = product(s_dims, 0, s_rank);
+  for (int64_t i = 0; i < num; i++) {
+    /* TensorFlow reads axis and shift as int and sums them in int. */
+    int32_t axis = (int32_t)ocl_host_int(ax, i);
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT, "axis %d is out of range",
+                  (int)axis);
+      return;
+    }
+    int64_t ds = x_dims[axis] > 1 ? x_dims[axis] : 1;
+    int32_t sum = (int32_t)((uint32_t)shift[axis] +
+                            (uint32_t)(int32_t)ocl_host_int(sh, i));
+    shift[axis] = ((int64_t)sum % ds + ds) % ds;
+  }
+  int m = 0;
+  for (int d = 0; d < rank; d++)
+    if (shift[d] != 0)
+      rolled[m++] = d;
+  if (m == 0) {
+    ocl_op_forward(op, 0, x);
+    return;
+  }
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, x_dims, rank);
+  int64_t elements = product(x_dims, 0, rank);
+  if (y == NULL || elements == 0)
+    return;
+  ocl_shape_strides(x_dims, rank, strides);
+  /* More rolled dims than one pass takes: passes through a temp, ending
+   * in y. */
+  int passes = (m + ROLL_GROUP - 1) / ROLL_GROUP;
+  TF_Tensor *t = NULL;
+  if (passes > 1 && (t = ocl_op_temp(op, k->dtype, elements)) == NULL)
+    return;
+  const TF_Tensor *src = x;
+  for (int p = 0; p < passes; p++) {
+    TF_Tensor *dst = (passes - 1 - p) % 2 == 0 ? y : t;
+    int g = m - p * ROLL_GROUP < ROLL_GROUP ? m - p * ROLL_GROUP : ROLL_GROUP;
+    if (!roll_pass(op, k, src, dst, x_dims, rank, strides,
+                   rolled + p * ROLL_GROUP, g, shift))
+      return;
+    src = dst;
+  }
+}
+
+/* ---- DepthToSpace, SpaceToDepth ------------------------------------------ */
+
+/* Both are transposes of a 6-D view: (dh, dw) the offsets in the block,
+ * od the output depth of DepthToSpace (the input depth of SpaceToDepth).
+ * The index space is the output's, dense; in_strides walk the input. */
+static void depth_space(struct ocl_op *op, struct movement_kernel *k)
+{
+  bool to_space = k->op->kind == DEPTH_TO_SPACE;
+  int64_t x_dims[OCL_MAX_RANK], out_dims[4], dims[6], in_strides[6],
+      out_strides[6];
+
+  TF_Tensor *x = ocl_op_input(op, 0);
+  if (x == NULL)
+    return;
+  if (k->vect_c) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "qint8 should be used with data_format NCHW_VECT_C.");
+    return;
+  }
+  int rank = tensor_dims(x, x_dims);
+  if (rank != 4) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                to_space ? "Input rank should be: 4 instead of: %d"
+                         : "Input rank should be 4 instead of %d",
+                rank);
+    return;
+  }
+  int64_t bs = k->block_size, bs_sq;
+  int64_t n = x_dims[0];
+  int64_t c = x_dims[k->nchw ? 1 : 3], h = x_dims[k->nchw ? 2 : 1],
+          w = x_dims[k->nchw ? 3 : 2];
+  int64_t oh, ow, oc;
+  if (!ocl_op_dim_product(op, bs, bs, &bs_sq))
+    return;
+  if (to_space) {
+    if (c % bs_sq != 0) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "Input depth dimension %lld should be divisible by: %lld",
+                  (long long)c, (long long)bs_sq);
+      return;
+    }
+    oc = c / bs_sq;
+    if (!ocl_op_dim_product(op, h, bs, &oh) ||
+        !ocl_op_dim_product(op, w, bs, &ow))
+      return;
+  } else {
+    if (w % bs != 0 || h % bs != 0) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "Image width %lld and height %lld should be divisible by "
+                  "block_size: %lld",
+                  (long long)w, (long long)h, (long long)bs);
+      return;
+    }
+    oh = h / bs;
+    ow = w / bs;
+    if (!ocl_op_dim_product(op, c, bs_sq, &oc))
+      return;
+  }
+  out_dims[0] = n;
+  out_dims[k->nchw ? 1 : 3] = oc;
+  out_dims[k->nchw ? 2 : 1] = oh;
+  out_dims[k->nchw ? 3 : 2] = ow;
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, out_dims, 4);
+  if (y == NULL)
+    return;
+  /* Six logical axes N, SH, DH, SW, DW, D: the small spatial extents, the
+   * offsets in the block and the depth that stays whole (DepthToSpace's
+   * output depth, SpaceToDepth's input depth). The deep tensor has depth
+   * bs * bs * d over sh x sw, the wide one depth d over sh * bs x sw * bs;
+   * their strides per axis, and each one's axis order. The index space
+   * walks the output's order, so that neighbouring work-items write
+   * neighbouring addresses. */
+  int64_t d = to_space ? oc : c, sh = to_space ? h : oh, sw = to_space ? w : ow;
+  int64_t ext[6] = {n, sh, bs, sw, bs, d};
+  int64_t dc = bs_sq * d, hw = sh * sw, wide_hw = sh * bs * sw * bs;
+  static const int nhwc_deep[6] = {0, 1, 3, 2, 4, 5};
+  static const int nhwc_wide[6] = {0, 1, 2, 3, 4, 5};
+  static const int nchw_deep[6] = {0, 2, 4, 5, 1, 3};
+  static const int nchw_wide[6] = {0, 5, 1, 2, 3, 4};
+  int64_t deep[6], wide[6];
+  if (!k->nchw) {
+    int64_t ds[6] = {hw * dc, sw * dc, bs * d, dc, d, 1};
+    int64_t ws[6] = {wide_hw * d, bs * sw * bs * d, sw * bs * d, bs * d, d, 1};
+    memcpy(deep, ds, sizeof(deep));
+    memcpy(wide, ws, sizeof(wide));
+  } else {
+    int64_t ds[6] = {dc * hw, sw, bs * d * hw, 1, d * hw, hw};
+    int64_t ws[6] = {d * wide_hw, bs * sw * bs, sw * bs, bs, 1, wide_hw};
+    memcpy(deep, ds, sizeof(deep));
+    memcpy(wide, ws, sizeof(wide));
+  }
+  const int *order = to_space ? (k->nchw ? nchw_wide : nhwc_wide)
+                              : (k->nchw ? nchw_deep : nhwc_deep);
+  for (int i = 0; i < 6; i++) {
+    int ax = order[i];
+    dims[i] = ext[ax];
+    in_strides[i] = to_space ? deep[ax] : wide[ax];
+    out_strides[i] = to_space ? wide[ax] : deep[ax];
+  }
+  copy_view(op, k, x, y, dims, 6, in_strides, out_strides, 0, 0);
+}
+
+/* ---- MirrorPad, MirrorPadGrad ------------------------------------------------- */
+
+/* TensorFlow's checks of the paddings against x; out_dims the output's
+ * shape (padded for MirrorPad, unpadded for the gradient). */
+static bool mirror_args(struct ocl_op *op, const struct movement_kernel *k,
+                        bool grad, const int64_t *x_dims, int rank,
+                        const TF_Tensor *p, int64_t *before, int64_t *after,
+                        int64_t *out_dims)
+{
+  int64_t p_dims[OCL_MAX_RANK];
+  int p_rank = tensor_dims(p, p_dims);
+  if (rank > 5)
+    return ocl_op_fail(op, TF_UNIMPLEMENTED, "inputs rank not in [0,5]: %d",
+                       rank);
+  if (p_rank != 2 || p_dims[1] != 2)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "paddings must be a matrix with 2 columns: %s",
+                       SHAPE(p_dims, p_rank));
+  if (p_dims[0] != rank)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "The first dimension of paddings must be the rank of "
+                       "inputs%s%s%s",
+                       SHAPE(p_dims, p_rank), grad ? " " : ", ",
+                       SHAPE(x_dims, rank));
+  for (int d = 0; d < rank; d++) {
+    long long b = ocl_host_int(p, 2 * d), a = ocl_host_int(p, 2 * d + 1);
+    long long dim = x_dims[d];
+    before[d] = b;
+    after[d] = a;
+    if (!grad) {
+      if (b < 0 || a < 0)
+        return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                           "paddings must be non-negative: %lld %lld", b, a);
+      if (k->sym && (b > dim || a > dim))
+        return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                           "paddings must be no greater than the dimension "
+                           "size: %lld, %lld greater than %lld",
+                           b, a, dim);
+      if (!k->sym && (b >= dim || a >= dim))
+        return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                           "paddings must be less than the dimension size: "
+                           "%lld, %lld not less than %lld",
+                           b, a, dim);
+      out_dims[d] = b + dim + a; /* at most 3 * dim */
+      continue;
+    }
+    if (b < 0 || a < 0)
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "Paddings must be non-negative: %lld, %lld", b, a);
+    long long total;
+    if (__builtin_add_overflow(b, a, &total) || total >= dim)
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "Total paddings must be less than the input "
+                         "dimension size: %lld was not less than %lld",
+                         (long long)((unsigned long long)b +
+                                     (unsigned long long)a),
+                         dim);
+    long long out = dim - total;
+    if (k->sym && (b > out || a > out))
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "paddings must be no greater than the output "
+                         "dimension size: %lld, %lld greater than %lld",
+                         b, a, out);
+    if (!k->sym && (b >= out || a >= out))
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "paddings must be less than the output dimension "
+                         "size: %lld, %lld not less than %lld",
+                         b, a, out);
+    out_dims[d] = out;
+  }
+  return true;
+}
+
+static void mirror_pad(struct ocl_op *op, struct movement_kernel *k)
+{
+  bool grad = k->op->kind == MIRROR_PAD_GRAD;
+  int64_t x_dims[OCL_MAX_RANK], out_dims[OCL_MAX_RANK];
+  int64_t before[OCL_MAX_RANK], after[OCL_MAX_RANK];
+
+  TF_Tensor *x = ocl_op_input(op, 0);
+  TF_Tensor *p = x ? ocl_op_input(op, 1) : NULL;
+  if (p == NULL)
+    return;
+  int rank = tensor_dims(x, x_dims);
+  if (!mirror_args(op, k, grad, x_dims, rank, p, before, after, out_dims))
+    return;
+  if (same_dims(out_dims, rank, x_dims, rank)) {
+    ocl_op_forward(op, 0, x);
+    return;
+  }
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, out_dims, rank);
+  int64_t n = product(out_dims, 0, rank), in_n = product(x_dims, 0, rank);
+  if (y == NULL || n == 0)
+    return;
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return;
+  if (grad && k->dtype == TF_DOUBLE && !info->has_fp64) {
+    ocl_op_fail(op, TF_UNIMPLEMENTED,
+                "MirrorPadGrad of float64 needs an OpenCL device with "
+                "cl_khr_fp64");
+    return;
+  }
+  union move_args a;
+  memset(&a, 0, sizeof(a));
+  a.a.rank = rank;
+  a.a.n = n;
+  a.a.mode = k->sym;
+  a.a.bf16 = k->dtype == TF_BFLOAT16;
+  /* The kernels index the output by dims and read the input by in_dims
+   * and in_strides (the padded shape is the input's for the gradient). */
+  ocl_shape_strides(x_dims, rank, a.a.in_strides);
+  for (int d = 0; d < rank; d++) {
+    a.a.dims[d] = out_dims[d];
+    a.a.in_dims[d] = x_dims[d];
+    a.a.before[d] = before[d];
+  }
+  struct ocl_buffer b[2];
+  if (!resolve(op, k, x, 0, in_n - 1, &b[0]) ||
+      !resolve(op, k, y, 0, n - 1, &b[1]))
+    return;
+  bool wide = n >= INT_EXTENT_MAX || in_n >= INT_EXTENT_MAX;
+  if (grad) {
+    launch(op, k, MIRROR_GRAD, wide, b, 2, &a, 1, NULL, NULL);
+  } else if (info->cpu_shape) {
+    a.a.chunk = cpu_chunk(info, n);
+    size_t items = (size_t)ceil_div(n, a.a.chunk);
+    launch(op, k, MIRROR_CHUNKS, wide, b, 2, &a, 1, &items, NULL);
+  } else {
+    launch(op, k, MIRROR_FLAT, wide, b, 2, &a, 1, NULL, NULL);
+  }
+}
+
+/* ---- ReverseSequence --------------------------------------------------------- */
+
+static void reverse_sequence(struct ocl_op *op, struct movement_kernel *k)
+{
+  int64_t x_dims[OCL_MAX_RANK], l_dims[OCL_MAX_RANK];
+
+  TF_Tensor *x = ocl_op_input(op, 0);
+  TF_Tensor *lens = x ? ocl_op_input(op, 1) : NULL;
+  if (lens == NULL)
+    return;
+  int rank = tensor_dims(x, x_dims), l_rank = tensor_dims(lens, l_dims);
+  int64_t bd = k->batch_dim, sd = k->seq_dim;
+  if (l_rank != 1) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "seq_lengths must be 1-dim, not %d",
+                l_rank);
+    return;
+  }
+  if (bd == sd) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "batch_dim == seq_dim == %lld",
+                (long long)sd);
+    return;
+  }
+  if (sd >= rank) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "seq_dim must be < input rank ( %lld vs. %d)", (long long)sd,
+                rank);
+    return;
+  }
+  if (bd >= rank) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "batch_dim must be < input rank ( %lld vs. %d)",
+                (long long)bd, rank);
+    return;
+  }
+  if (l_dims[0] != x_dims[bd]) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Length of seq_lengths != input.dims(%lld), (%lld vs. %lld)",
+                (long long)bd, (long long)l_dims[0], (long long)x_dims[bd]);
+    return;
+  }
+  if (rank < 2 || rank > 5) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "ReverseSequenceOp : Unhandled input dimensions: %d", rank);
+    return;
+  }
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, x_dims, rank);
+  int64_t n = product(x_dims, 0, rank);
+  if (y == NULL || n == 0)
+    return;
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return;
+  /* [A, X, B, Y, C]: X and Y the batch and seq dims in their order. */
+  int lo = (int)(bd < sd ? bd : sd), hi = (int)(bd < sd ? sd : bd);
+  union move_args a;
+  memset(&a, 0, sizeof(a));
+  a.a.rank = 5;
+  a.a.n = n;
+  a.a.dims[0] = product(x_dims, 0, lo);
+  a.a.dims[1] = x_dims[lo];
+  a.a.dims[2] = product(x_dims, lo + 1, hi);
+  a.a.dims[3] = x_dims[hi];
+  a.a.dims[4] = product(x_dims, hi + 1, rank);
+  ocl_shape_strides(a.a.dims, 5, a.a.in_strides);
+  a.a.bdim = bd < sd ? 1 : 3;
+  a.a.sdim = bd < sd ? 3 : 1;
+  a.a.len64 = k->len64;
+  struct ocl_buffer b[3];
+  if (!resolve(op, k, x, 0, n - 1, &b[0]) ||
+      !resolve(op, k, y, 0, n - 1, &b[1]) ||
+      !ocl_op_buffer(op, lens, 0, (size_t)l_dims[0] * (k->len64 ? 8 : 4),
+                     &b[2]))
+    return;
+  bool wide = n >= INT_EXTENT_MAX;
+  if (info->cpu_shape) {
+    int64_t cols = a.a.dims[4], rows = n / cols;
+    a.a.chunk = cpu_chunk(info, n) / cols;
+    if (a.a.chunk < 1)
+      a.a.chunk = 1;
+    size_t items = (size_t)ceil_div(rows, a.a.chunk);
+    launch(op, k, REV_SEQ_CHUNKS, wide, b, 3, &a, 1, &items, NULL);
+  } else {
+    launch(op, k, REV_SEQ_FLAT, wide, b, 3, &a, 1, NULL, NULL);
+  }
+}
+
+/* ---- LinSpace ------------------------------------------------------------------- */
+
+static void lin_space(struct ocl_op *op, struct movement_kernel *k)
+{
+  static const char *const names[3] = {"start", "stop", "num"};
+  int64_t dims[OCL_MAX_RANK];
+  TF_Tensor *in[3];
+
+  for (int i = 0; i < 3; i++) {
+    if ((in[i] = ocl_op_input(op, i)) == NULL)
+      return;
+    int rank = tensor_dims(in[i], dims);
+    if (rank != 0) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT, "%s must be a scalar, not shape %s",
+                  names[i], SHAPE(dims, rank));
+      return;
+    }
+  }
+  int64_t num = ocl_host_int(in[2], 0);
+  if (num <= 0) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "Requires num > 0: %lld",
+                (long long)num);
+    return;
+  }
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, &num, 1);
+  if (y == NULL)
+    return;
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return;
+  /* step as TensorFlow computes it, in T; the bits travel as ulong. */
+  uint64_t start = 0, step = 0, stop = 0;
+  if (k->dtype == TF_FLOAT) {
+    float s = *(const float *)ocl_host_data(in[0]);
+    float e = *(const float *)ocl_host_data(in[1]);
+    float st = num > 1 ? (e - s) / (float)(num - 1) : 0.0f;
+    uint32_t bits;
+    memcpy(&bits, &s, 4);
+    start = bits;
+    memcpy(&bits, &e, 4);
+    stop = bits;
+    memcpy(&bits, &st, 4);
+    step = bits;
+  } else {
+    if (!info->has_fp64) {
+      ocl_op_fail(op, TF_UNIMPLEMENTED,
+                  "LinSpace of float64 needs an OpenCL device with "
+                  "cl_khr_fp64");
+      return;
+    }
+    double s = *(const double *)ocl_host_data(in[0]);
+    double e = *(const double *)ocl_host_data(in[1]);
+    double st = num > 1 ? (e - s) / (double)(num - 1) : 0.0;
+    memcpy(&start, &s, 8);
+    memcpy(&stop, &e, 8);
+    memcpy(&step, &st, 8);
+  }
+  struct ocl_buffer b;
+  if (!resolve(op, k, y, 0, num - 1, &b))
+    return;
+  bool wide = num >= INT_EXTENT_MAX;
+  struct ocl_arg args[5] = {OCL_BUF(b), OCL_LONG(start), OCL_LONG(step),
+                            OCL_LONG(stop),
+                            wide ? OCL_LONG(num) : OCL_INT(num)};
+  ocl_launch_1d(op, &k->k[wide][LINSPACE_FLAT], (size_t)num, args, 5);
+}
+
 /* ---- Kernel callbacks ---------------------------------------------------- */
+
+/* A string attribute into buf (terminated); false with the status set. */
+static bool get_string(TF_OpKernelConstruction *ctx, const char *name,
+                       char *buf, size_t len, TF_Status *status)
+{
+  memset(buf, 0, len);
+  if (ocl_tf.OpKernelConstruction_GetAttrString == NULL) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "this TensorFlow lacks string attributes in its C API");
+    return false;
+  }
+  ocl_tf.OpKernelConstruction_GetAttrString(ctx, name, buf, len - 1, status);
+  return ocl_tf.GetCode(status) == TF_OK;
+}
+
+/* The attributes of the ops added with ReverseV2 (mode, block_size,
+ * data_format, seq_dim, batch_dim, Tlen), checked as TensorFlow's
+ * constructors check them. */
+static bool more_attrs(TF_OpKernelConstruction *ctx, struct movement_kernel *k,
+                       TF_Status *status)
+{
+  char buf[16];
+  switch (k->op->kind) {
+  case MIRROR_PAD:
+  case MIRROR_PAD_GRAD:
+    if (!get_string(ctx, "mode", buf, sizeof(buf), status))
+      return false;
+    if (strcmp(buf, "REFLECT") != 0 && strcmp(buf, "SYMMETRIC") != 0) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "mode must be either REFLECT or SYMMETRIC.");
+      return false;
+    }
+    k->sym = strcmp(buf, "SYMMETRIC") == 0;
+    return true;
+  case DEPTH_TO_SPACE:
+  case SPACE_TO_DEPTH:
+    if (!get_string(ctx, "data_format", buf, sizeof(buf), status)) {
+      /* Absent: TensorFlow's default, NHWC. */
+      ocl_set_ok(status);
+      snprintf(buf, sizeof(buf), "NHWC");
+    }
+    if (strcmp(buf, "NHWC") != 0 && strcmp(buf, "NCHW") != 0 &&
+        strcmp(buf, "NCHW_VECT_C") != 0) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT, "Invalid data format");
+      return false;
+    }
+    k->nchw = strcmp(buf, "NCHW") == 0;
+    k->vect_c = strcmp(buf, "NCHW_VECT_C") == 0;
+    ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "block_size",
+                                             &k->block_size, status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      return false;
+    if (k->block_size <= 1) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "Block size should be > 1, but was: %lld",
+                     (long long)k->block_size);
+      return false;
+    }
+    return true;
+  case REVERSE_SEQUENCE: {
+    TF_DataType tlen = TF_INT64;
+    ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "batch_dim", &k->batch_dim,
+                                             status);
+    if (ocl_tf.GetCode(status) != TF_OK) {
+      k->batch_dim = 0; /* TensorFlow's default */
+      ocl_set_ok(status);
+    }
+    ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "seq_dim", &k->seq_dim,
+                                             status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      return false;
+    ocl_tf.OpKernelConstruction_GetAttrType(ctx, "Tlen", &tlen, status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      ocl_set_ok(status);
+    k->len64 = tlen == TF_INT64;
+    if (k->batch_dim < 0) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT, "Invalid batch_dim %lld",
+                     (long long)k->batch_dim);
+      return false;
+    }
+    if (k->seq_dim < 0) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT, "Invalid seq_dim %lld",
+                     (long long)k->seq_dim);
+      return false;
+    }
+    return true;
+  }
+  default:
+    return true;
+  }
+}
 
 static void *movement_create(TF_OpKernelConstruction *ctx, int index)
 {
@@ -1544,6 +2278,8 @@ static void *movement_create(TF_OpKernelConstruction *ctx, int index)
   if (op->kind == PARALLEL_CONCAT_START &&
       !parallel_concat_shape(ctx, k, status))
     goto fail;
+  if (!more_attrs(ctx, k, status))
+    goto fail;
   if (op->kind == STRIDED_SLICE || op->kind == STRIDED_SLICE_GRAD) {
     static const char *const names[5] = {"begin_mask", "end_mask",
                                          "ellipsis_mask", "new_axis_mask",
@@ -1585,6 +2321,14 @@ static void movement_compute(void *kernel, TF_OpKernelContext *ctx)
   case PARALLEL_CONCAT_UPDATE: parallel_concat_update(&op, k); break;
   case SPACE_TO_BATCH_ND:
   case BATCH_TO_SPACE_ND: space_batch(&op, k); break;
+  case REVERSE_V2: reverse_v2(&op, k); break;
+  case ROLL: roll(&op, k); break;
+  case MIRROR_PAD:
+  case MIRROR_PAD_GRAD: mirror_pad(&op, k); break;
+  case DEPTH_TO_SPACE:
+  case SPACE_TO_DEPTH: depth_space(&op, k); break;
+  case REVERSE_SEQUENCE: reverse_sequence(&op, k); break;
+  case LIN_SPACE: lin_space(&op, k); break;
   }
   ocl_op_end(&op);
 }

@@ -1,9 +1,10 @@
-/* Data movement: strided copies (transposes, slices, concat/split blocks),
- * tiles and pads.
+/* Data movement: strided copies (transposes, slices, concat/split blocks,
+ * reverses, rolls, depth/space), tiles, pads and mirror pads; and the few
+ * kernels of the family that compute: MirrorPadGrad's sums and LinSpace.
  *
  * These ops only move bytes, so a program is built per element size, not
- * per dtype: -DT=uchar|ushort|uint|ulong (16-byte elements travel as two
- * ulongs, the host doubling the innermost extent). Bit patterns travel
+ * per dtype: -DT=uchar|ushort|uint|ulong, -DELEM its size (16-byte
+ * elements travel as two ulongs, the host doubling the innermost extent). Bit patterns travel
  * unchanged (NaN payloads, -0.0). -DI=int|long is the index type: the host
  * takes the int programs whenever the launch's elements and the spans of
  * memory it touches fit in 2^30, so that no index arithmetic is 64-bit on a
@@ -20,6 +21,15 @@
  * neighbouring work-items on neighbouring output addresses; transposes
  * through 32x32 local-memory tiles). */
 #include "common.clh"
+
+/* The kernels that compute (mirror_grad, linspace) read elements of 8
+ * bytes as double: only where the device has it. */
+#if ELEM == 8 && defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define MOVE_HAS_DOUBLE 1
+#else
+#define MOVE_HAS_DOUBLE 0
+#endif
 
 typedef I idx_t;
 
@@ -41,6 +51,11 @@ typedef struct {
   idx_t chunk;          /* CPU shape: elements per work-item */
   idx_t vmask;          /* pad: 1 when the constant is two halves, else 0 */
   idx_t has_value;      /* pad: the constant is value[], else zero bits */
+  idx_t mode;           /* mirror: 1 SYMMETRIC (edge repeated), 0 REFLECT */
+  idx_t bdim;           /* reverse_sequence: the batch dim, the seq dim */
+  idx_t sdim;
+  idx_t len64;          /* reverse_sequence: the lengths are 64-bit */
+  idx_t bf16;           /* mirror_grad of 2-byte elements: bfloat16, not half */
 } move_t;
 
 /* ---- Strided copies: y[out_offset + c.out_strides] = x[in_offset + c.in_strides] */
@@ -374,4 +389,235 @@ __kernel void pad_chunks(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
       c[d - 1]++;
     }
   }
+}
+
+/* ---- MirrorPad: dense output; coordinate c of dim d reads the input at
+ * c - before[d] reflected into [0, in_dims[d]): about the edge element
+ * (REFLECT, mode 0) or about the edge itself (SYMMETRIC, mode 1). TensorFlow
+ * keeps every padding below (REFLECT) or at most (SYMMETRIC) the dim, so one
+ * reflection always lands inside. */
+static inline idx_t mirror_coord(idx_t c, idx_t n, idx_t sym)
+{
+  return c < 0 ? -c - sym : c >= n ? 2 * n - 2 + sym - c : c;
+}
+
+/* GPU shape: a work-item per output element. */
+__kernel void mirror_flat(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                          move_t s)
+{
+  size_t gid = get_global_id(0);
+  if (gid >= (size_t)s.n)
+    return;
+  idx_t rem = (idx_t)gid, xi = 0;
+  for (idx_t d = s.rank - 1; d >= 0; d--) {
+    idx_t c = rem % s.dims[d];
+    rem /= s.dims[d];
+    xi += mirror_coord(c - s.before[d], s.in_dims[d], s.mode) * s.in_strides[d];
+  }
+  OCL_PTR(T, y)[gid] = OCL_PTR(const T, x)[xi];
+}
+
+/* CPU shape: chunks of the output; each run along the last dim is a
+ * reversed piece, a copy of the input's row, a reversed piece. */
+__kernel void mirror_chunks(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                            move_t s)
+{
+  idx_t i = (idx_t)get_global_id(0) * s.chunk;
+  if (i >= s.n)
+    return;
+  idx_t end = min(i + s.chunk, s.n);
+  idx_t c[8];
+  idx_t rem = i;
+  for (idx_t d = s.rank - 1; d >= 0; d--) {
+    c[d] = rem % s.dims[d];
+    rem /= s.dims[d];
+  }
+  __global const T *in = OCL_PTR(const T, x);
+  __global T *out = OCL_PTR(T, y);
+  idx_t l = s.rank - 1, n_l = s.dims[l];
+  idx_t b_l = s.before[l], in_l = s.in_dims[l];
+  while (i < end) {
+    idx_t run = min(n_l - c[l], end - i);
+    idx_t row = 0;
+    for (idx_t d = 0; d < l; d++)
+      row += mirror_coord(c[d] - s.before[d], s.in_dims[d], s.mode) *
+             s.in_strides[d];
+    idx_t from = c[l], to = c[l] + run;
+    idx_t lo = clamp(b_l, from, to);
+    idx_t hi = clamp(b_l + in_l, lo, to);
+    __global T *o = out + i - from;
+    __global const T *r = in + row;
+    for (idx_t q = from; q < lo; q++)
+      o[q] = r[mirror_coord(q - b_l, in_l, s.mode)];
+    if (hi > lo)
+      copy_run(r + (lo - b_l), o + lo, hi - lo);
+    for (idx_t q = hi; q < to; q++)
+      o[q] = r[mirror_coord(q - b_l, in_l, s.mode)];
+    i += run;
+    c[l] += run;
+    for (idx_t d = l; d > 0 && c[d] == s.dims[d]; d--) {
+      c[d] = 0;
+      c[d - 1]++;
+    }
+  }
+}
+
+/* MirrorPadGrad: output element o (dims, the unpadded shape) sums the
+ * gradient x (in_dims, the padded shape) at every position that MirrorPad
+ * copied it to: per dim the middle one and at most one reflection on each
+ * side, so at most 3^rank terms. They are gathered (no atomics) and summed
+ * in float (double for double), rounded once. A work-item per output
+ * element in both shapes: only the border elements loop. */
+#if ELEM == 2
+typedef float acc_t;
+static inline acc_t mg_load(__global const T *p, idx_t i, idx_t bf16)
+{
+  return bf16 ? ocl_bf16_to_float(p[i])
+              : vload_half((size_t)i, (__global const half *)p);
+}
+static inline void mg_store(__global T *p, idx_t i, acc_t v, idx_t bf16)
+{
+  if (bf16)
+    p[i] = ocl_float_to_bf16(v);
+  else
+    vstore_half_rte(v, (size_t)i, (__global half *)p);
+}
+#elif ELEM == 4
+typedef float acc_t;
+#define mg_load(p, i, bf16) as_float((p)[i])
+#define mg_store(p, i, v, bf16) ((p)[i] = as_uint(v))
+#elif MOVE_HAS_DOUBLE
+typedef double acc_t;
+#define mg_load(p, i, bf16) as_double((p)[i])
+#define mg_store(p, i, v, bf16) ((p)[i] = as_ulong(v))
+#endif
+
+__kernel void mirror_grad(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                          move_t s)
+{
+#if ELEM == 2 || ELEM == 4 || MOVE_HAS_DOUBLE
+  size_t gid = get_global_id(0);
+  if (gid >= (size_t)s.n)
+    return;
+  idx_t src[8][3];
+  int cnt[8], k[8];
+  idx_t rem = (idx_t)gid;
+  for (idx_t d = s.rank - 1; d >= 0; d--) {
+    idx_t o = rem % s.dims[d];
+    rem /= s.dims[d];
+    idx_t b = s.before[d], n = s.dims[d];
+    int m = 0;
+    src[d][m++] = o + b;
+    idx_t pl = b - s.mode - o;
+    if (pl >= 0 && pl < b)
+      src[d][m++] = pl;
+    idx_t pr = b + 2 * n - 2 + s.mode - o;
+    if (pr >= b + n && pr < s.in_dims[d])
+      src[d][m++] = pr;
+    cnt[d] = m;
+    k[d] = 0;
+  }
+  __global const T *in = OCL_PTR(const T, x);
+  acc_t sum = 0;
+  for (;;) {
+    idx_t xi = 0;
+    for (idx_t d = 0; d < s.rank; d++)
+      xi += src[d][k[d]] * s.in_strides[d];
+    sum += mg_load(in, xi, s.bf16);
+    idx_t d = s.rank - 1;
+    for (; d >= 0 && ++k[d] == cnt[d]; d--)
+      k[d] = 0;
+    if (d < 0)
+      break;
+  }
+  mg_store(OCL_PTR(T, y), (idx_t)gid, sum, s.bf16);
+#endif
+}
+
+/* ---- ReverseSequence over [A, X, B, Y, C] (X and Y the batch and seq
+ * dims, in either order; the host merges the dims between them): element
+ * at seq position q < len[batch] reads position len - 1 - q. The lengths
+ * stay in device memory, as TensorFlow's GPU kernel keeps them, so they
+ * are not checked on the host: a negative length reverses nothing and one
+ * beyond the dim is clamped to it, which keeps every read inside x. */
+static inline idx_t seq_len(__global const uint *lens, idx_t b, idx_t len64,
+                            idx_t dim)
+{
+  long len = len64 ? (long)((ulong)lens[2 * b] | ((ulong)lens[2 * b + 1] << 32))
+                   : (long)(int)lens[b];
+  return (idx_t)clamp(len, 0L, (long)dim);
+}
+
+/* GPU shape: a work-item per element (neighbours along C). */
+__kernel void rev_seq_flat(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                           OCL_TENSOR_ARG(const uint, lens), move_t s)
+{
+  size_t gid = get_global_id(0);
+  if (gid >= (size_t)s.n)
+    return;
+  idx_t rem = (idx_t)gid, c[5];
+  for (idx_t d = 4; d >= 0; d--) {
+    c[d] = rem % s.dims[d];
+    rem /= s.dims[d];
+  }
+  idx_t q = c[s.sdim];
+  idx_t len = seq_len(OCL_PTR(const uint, lens), c[s.bdim], s.len64,
+                      s.dims[s.sdim]);
+  idx_t xi = (idx_t)gid;
+  if (q < len)
+    xi += (len - 1 - 2 * q) * s.in_strides[s.sdim];
+  OCL_PTR(T, y)[gid] = OCL_PTR(const T, x)[xi];
+}
+
+/* CPU shape: work-item w copies rows [w * chunk, (w + 1) * chunk) of C
+ * elements, 16 at a time. */
+__kernel void rev_seq_chunks(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                             OCL_TENSOR_ARG(const uint, lens), move_t s)
+{
+  idx_t rows = s.n / s.dims[4];
+  idx_t r = (idx_t)get_global_id(0) * s.chunk;
+  if (r >= rows)
+    return;
+  idx_t end = min(r + s.chunk, rows);
+  __global const T *in = OCL_PTR(const T, x);
+  __global T *out = OCL_PTR(T, y);
+  __global const uint *lp = OCL_PTR(const uint, lens);
+  idx_t cols = s.dims[4];
+  for (; r < end; r++) {
+    idx_t rem = r, c[4];
+    for (idx_t d = 3; d >= 0; d--) {
+      c[d] = rem % s.dims[d];
+      rem /= s.dims[d];
+    }
+    idx_t q = c[s.sdim];
+    idx_t len = seq_len(lp, c[s.bdim], s.len64, s.dims[s.sdim]);
+    idx_t yi = r * cols, xi = yi;
+    if (q < len)
+      xi += (len - 1 - 2 * q) * s.in_strides[s.sdim];
+    copy_run(in + xi, out + yi, cols);
+  }
+}
+
+/* ---- LinSpace: y[0] = start, y[n - 1] = stop, y[i] = start + step * i in
+ * between, in T's arithmetic as TensorFlow's kernel computes it (step from
+ * the host, where it is computed the same way); start, step and stop
+ * arrive as their bits. A work-item per element in both shapes. */
+__kernel void linspace_flat(OCL_TENSOR_ARG(T, y), ulong start, ulong step,
+                            ulong stop, idx_t n)
+{
+#pragma OPENCL FP_CONTRACT OFF
+  size_t gid = get_global_id(0);
+  if (gid >= (size_t)n)
+    return;
+  T v = (T)stop;
+  if (gid == 0)
+    v = (T)start;
+#if ELEM == 4
+  else if (gid < (size_t)n - 1)
+    v = as_uint(as_float((uint)start) + as_float((uint)step) * (float)(idx_t)gid);
+#elif MOVE_HAS_DOUBLE
+  else if (gid < (size_t)n - 1)
+    v = as_ulong(as_double(start) + as_double(step) * (double)(idx_t)gid);
+#endif
+  OCL_PTR(T, y)[gid] = v;
 }

@@ -1297,6 +1297,639 @@ static void batch_to_space_cases(const struct ref_op *op, TF_DataType dtype,
   c->expect_code = TF_INVALID_ARGUMENT;
 }
 
+/* ---- ReverseV2, Roll --------------------------------------------------------- */
+
+/* Row-major flat index of coord. */
+static int64_t ravel(const int64_t *coord, const int64_t *dims, int rank)
+{
+  int64_t i = 0;
+  for (int d = 0; d < rank; d++)
+    i = i * dims[d] + coord[d];
+  return i;
+}
+
+static int copy_input(const struct ref_tensor *x, struct ref_tensor *out)
+{
+  ref_tensor_alloc(&out[0], x->dtype, x->dims, x->rank);
+  for (int64_t i = 0; i < x->elements; i++)
+    put(&out[0], i, x, i);
+  return 1;
+}
+
+static int reverse_v2_compute(const struct ref_case *c, struct ref_tensor *out,
+                              char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0], *a = &c->inputs[1];
+  int64_t coord[REF_MAX_DIMS];
+  bool rev[REF_MAX_DIMS] = {false};
+  if (x->rank == 0)
+    return copy_input(x, out);
+  if (a->rank != 1)
+    return fail(error, error_len, "'dims' must be 1-dimension");
+  for (int64_t i = 0; i < a->elements; i++) {
+    int64_t ax = at(a, i) < 0 ? at(a, i) + x->rank : at(a, i);
+    if (ax < 0 || ax >= x->rank)
+      return fail(error, error_len, "axis out of valid range");
+    if (rev[ax])
+      return fail(error, error_len, "axis specified more than once");
+    rev[ax] = true;
+  }
+  if (x->rank > 8)
+    return fail(error, error_len, "reverse of rank > 8");
+  ref_tensor_alloc(&out[0], x->dtype, x->dims, x->rank);
+  for (int64_t i = 0; i < x->elements; i++) {
+    unravel(i, x->dims, x->rank, coord);
+    for (int d = 0; d < x->rank; d++)
+      if (rev[d])
+        coord[d] = x->dims[d] - 1 - coord[d];
+    put(&out[0], i, x, ravel(coord, x->dims, x->rank));
+  }
+  return 1;
+}
+
+static struct ref_case *reverse_case(struct ref_cases *out, TF_DataType dtype,
+                                     const char *label, const int64_t *dims,
+                                     int rank, const double *axes, int count,
+                                     bool wide)
+{
+  struct ref_case *c = ref_case_add(out, "ReverseV2", "ReverseV2 %s", label);
+  data(c, dtype, dims, rank);
+  ints(c, count, axes, wide);
+  return c;
+}
+
+static void reverse_v2_cases(const struct ref_op *op, TF_DataType dtype,
+                             struct ref_cases *out)
+{
+  (void)op;
+  reverse_case(out, dtype, "[7] axis 0", D(7), 1, V(0), 1, false);
+  reverse_case(out, dtype, "[2,3] axis 1", D(2, 3), 2, V(1), 1, true);
+  reverse_case(out, dtype, "[2,3,4] axes 0,2", D(2, 3, 4), 3, V(0, 2), 2,
+               false);
+  reverse_case(out, dtype, "[3,1,4,5] axes -1,-3", D(3, 1, 4, 5), 4,
+               V(-1, -3), 2, false);
+  reverse_case(out, dtype, "[2,3,2,3,5] every axis", D(2, 3, 2, 3, 5), 5,
+               V(4, 0, 3, 1, 2), 5, false);
+  reverse_case(out, dtype, "[3,4] no axes", D(3, 4), 2, NULL, 0, false);
+  reverse_case(out, dtype, "scalar", NULL, 0, V(0), 1, false);
+  reverse_case(out, dtype, "empty [0,3]", D(0, 3), 2, V(1), 1, false);
+  reverse_case(out, dtype, "odd [1031]", D(1031), 1, V(-1), 1, false);
+  reverse_case(out, dtype, "[37,70] axis 0", D(37, 70), 2, V(0), 1, false);
+  reverse_case(out, dtype, "rank 8", D(2, 1, 2, 3, 2, 1, 2, 3), 8,
+               V(0, 2, 4, 6, 7), 5, true);
+  reverse_case(out, dtype, "duplicate axis", D(2, 3, 4), 3, V(1, -2), 2,
+               false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  reverse_case(out, dtype, "axis 3 of rank 3", D(2, 3, 4), 3, V(3), 1, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  reverse_case(out, dtype, "axis -4 of rank 3", D(2, 3, 4), 3, V(-4), 1,
+               true)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  reverse_case(out, dtype, "rank 9", D(2, 1, 1, 1, 1, 1, 1, 1, 2), 9, V(0), 1,
+               false)
+      ->expect_code = TF_UNIMPLEMENTED;
+  struct ref_case *c = ref_case_add(out, "ReverseV2", "ReverseV2 axis 2-D");
+  data(c, dtype, D(2, 3), 2);
+  ref_case_input_values(c, TF_INT32, D(1, 1), 2, V(1));
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
+static int roll_compute(const struct ref_case *c, struct ref_tensor *out,
+                        char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0], *s = &c->inputs[1],
+                          *a = &c->inputs[2];
+  int64_t coord[REF_MAX_DIMS], shift[REF_MAX_DIMS] = {0};
+  if (x->rank == 0)
+    return fail(error, error_len, "input must be 1-D or higher");
+  if (s->rank > 1 || a->rank > 1 || s->rank != a->rank ||
+      s->elements != a->elements)
+    return fail(error, error_len, "shift and axis shapes");
+  for (int64_t i = 0; i < s->elements; i++) {
+    int64_t ax = at(a, i) < 0 ? at(a, i) + x->rank : at(a, i);
+    if (ax < 0 || ax >= x->rank)
+      return fail(error, error_len, "axis out of range");
+    shift[ax] += at(s, i);
+  }
+  ref_tensor_alloc(&out[0], x->dtype, x->dims, x->rank);
+  for (int64_t i = 0; i < x->elements; i++) {
+    unravel(i, x->dims, x->rank, coord);
+    for (int d = 0; d < x->rank; d++) {
+      int64_t n = x->dims[d];
+      coord[d] = ((coord[d] - shift[d]) % n + n) % n;
+    }
+    put(&out[0], i, x, ravel(coord, x->dims, x->rank));
+  }
+  return 1;
+}
+
+static struct ref_case *roll_case(struct ref_cases *out, TF_DataType dtype,
+                                  const char *label, const int64_t *dims,
+                                  int rank, const double *shifts,
+                                  const double *axes, int count, bool wide)
+{
+  struct ref_case *c = ref_case_add(out, "Roll", "Roll %s", label);
+  data(c, dtype, dims, rank);
+  ints(c, count, shifts, wide);
+  ints(c, count, axes, false);
+  return c;
+}
+
+static void roll_cases(const struct ref_op *op, TF_DataType dtype,
+                       struct ref_cases *out)
+{
+  (void)op;
+  roll_case(out, dtype, "[7] by 3", D(7), 1, V(3), V(0), 1, false);
+  roll_case(out, dtype, "[7] by -2", D(7), 1, V(-2), V(-1), 1, true);
+  roll_case(out, dtype, "[2,3,4] two axes", D(2, 3, 4), 3, V(1, -7),
+            V(2, 0), 2, false);
+  roll_case(out, dtype, "[3,5] same axis twice", D(3, 5), 2, V(1, 2), V(1, 1),
+            2, false);
+  roll_case(out, dtype, "[5,6] large shift", D(5, 6), 2, V(1000003), V(1), 1,
+            true);
+  roll_case(out, dtype, "[5,6] large negative", D(5, 6), 2, V(-7777777),
+            V(-2), 1, false);
+  roll_case(out, dtype, "[4,3] shift a multiple", D(4, 3), 2, V(6), V(1), 1,
+            false);
+  roll_case(out, dtype, "no shifts", D(4, 3), 2, NULL, NULL, 0, false);
+  roll_case(out, dtype, "empty [0,3]", D(0, 3), 2, V(1), V(1), 1, false);
+  roll_case(out, dtype, "odd [1031]", D(1031), 1, V(517), V(0), 1, false);
+  roll_case(out, dtype, "rank 5 every axis", D(2, 3, 2, 3, 5), 5,
+            V(1, 1, 1, 2, -1), V(0, 1, 2, 3, 4), 5, false);
+  roll_case(out, dtype, "rank 9 every axis", D(2, 2, 2, 2, 2, 2, 2, 2, 3), 9,
+            V(1, 1, 1, 1, 1, 1, 1, 1, 2), V(0, 1, 2, 3, 4, 5, 6, 7, 8), 9,
+            false);
+  struct ref_case *c = ref_case_add(out, "Roll", "Roll scalar shift and axis");
+  data(c, dtype, D(3, 5), 2);
+  scalar_int(c, 2, false);
+  scalar_int(c, 1, false);
+  roll_case(out, dtype, "scalar input", NULL, 0, V(1), V(0), 1, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  roll_case(out, dtype, "axis 2 of rank 2", D(3, 5), 2, V(1), V(2), 1, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  roll_case(out, dtype, "axis -3 of rank 2", D(3, 5), 2, V(1), V(-3), 1,
+            false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  c = ref_case_add(out, "Roll", "Roll shift and axis sizes differ");
+  data(c, dtype, D(3, 5), 2);
+  ints(c, 2, V(1, 2), false);
+  ints(c, 1, V(1), false);
+  c->expect_code = TF_INVALID_ARGUMENT;
+  c = ref_case_add(out, "Roll", "Roll shift 2-D");
+  data(c, dtype, D(3, 5), 2);
+  ref_case_input_values(c, TF_INT32, D(1, 1), 2, V(1));
+  ref_case_input_values(c, TF_INT32, D(1, 1), 2, V(1));
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
+/* ---- MirrorPad, MirrorPadGrad --------------------------------------------------- */
+
+/* Coordinate k of a dim of n, reflected back into [0, n). */
+static int64_t reflect(int64_t k, int64_t n, bool sym)
+{
+  while (k < 0 || k >= n)
+    k = k < 0 ? (sym ? -k - 1 : -k) : (sym ? 2 * n - 1 - k : 2 * n - 2 - k);
+  return k;
+}
+
+/* The paddings checked as TensorFlow does; out_dims the output shape. */
+static bool mirror_shapes(const struct ref_case *c, bool grad, bool sym,
+                          int64_t *out_dims)
+{
+  const struct ref_tensor *x = &c->inputs[0], *p = &c->inputs[1];
+  if (x->rank > 5 || p->rank != 2 || p->dims[1] != 2 || p->dims[0] != x->rank)
+    return false;
+  for (int d = 0; d < x->rank; d++) {
+    int64_t b = at(p, 2 * d), a = at(p, 2 * d + 1), n = x->dims[d];
+    if (b < 0 || a < 0)
+      return false;
+    if (grad) {
+      if (b + a >= n)
+        return false;
+      n -= b + a;
+      out_dims[d] = n;
+    } else {
+      out_dims[d] = b + n + a;
+    }
+    if (sym ? (b > n || a > n) : (b >= n || a >= n))
+      return false;
+  }
+  return true;
+}
+
+static bool mirror_sym(const struct ref_case *c)
+{
+  return !strcmp(ref_case_attr_string_or(c, "mode", ""), "SYMMETRIC");
+}
+
+static int mirror_pad_compute(const struct ref_case *c, struct ref_tensor *out,
+                              char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0], *p = &c->inputs[1];
+  int64_t dims[REF_MAX_DIMS], coord[REF_MAX_DIMS];
+  bool sym = mirror_sym(c);
+  if (!mirror_shapes(c, false, sym, dims))
+    return fail(error, error_len, "paddings");
+  ref_tensor_alloc(&out[0], x->dtype, dims, x->rank);
+  for (int64_t i = 0; i < out[0].elements; i++) {
+    unravel(i, dims, x->rank, coord);
+    for (int d = 0; d < x->rank; d++)
+      coord[d] = reflect(coord[d] - at(p, 2 * d), x->dims[d], sym);
+    put(&out[0], i, x, ravel(coord, x->dims, x->rank));
+  }
+  return 1;
+}
+
+/* Every element of the padded gradient adds into the element it was
+ * copied from. */
+static int mirror_pad_grad_compute(const struct ref_case *c,
+                                   struct ref_tensor *out, char *error,
+                                   int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0], *p = &c->inputs[1];
+  int64_t dims[REF_MAX_DIMS], coord[REF_MAX_DIMS];
+  bool sym = mirror_sym(c);
+  if (!mirror_shapes(c, true, sym, dims))
+    return fail(error, error_len, "paddings");
+  ref_tensor_alloc(&out[0], x->dtype, dims, x->rank);
+  for (int64_t i = 0; i < out[0].elements; i++)
+    out[0].v[i] = 0.0;
+  for (int64_t i = 0; i < x->elements; i++) {
+    unravel(i, x->dims, x->rank, coord);
+    for (int d = 0; d < x->rank; d++)
+      coord[d] = reflect(coord[d] - at(p, 2 * d), dims[d], sym);
+    out[0].v[ravel(coord, dims, x->rank)] += x->v[i];
+  }
+  return 1;
+}
+
+static struct ref_case *mirror_case(struct ref_cases *out, const char *op,
+                                    TF_DataType dtype, const char *mode,
+                                    const char *label, const int64_t *dims,
+                                    int rank, const double *paddings,
+                                    int64_t rows, bool wide)
+{
+  struct ref_case *c = ref_case_add(out, op, "%s %s %s", op, mode, label);
+  data(c, dtype, dims, rank);
+  ref_case_input_values(c, wide ? TF_INT64 : TF_INT32, D(rows, 2), 2,
+                        paddings);
+  ref_case_attr_string(c, "mode", mode);
+  return c;
+}
+
+static void mirror_pad_cases(const struct ref_op *op, TF_DataType dtype,
+                             struct ref_cases *out)
+{
+  const char *o = op->op;
+  static const char *const modes[2] = {"REFLECT", "SYMMETRIC"};
+  for (int i = 0; i < 2; i++) {
+    const char *m = modes[i];
+    TF_Code sym_only = i == 1 ? TF_OK : TF_INVALID_ARGUMENT;
+    mirror_case(out, o, dtype, m, "[5]", D(5), 1, V(2, 3), 1, false);
+    mirror_case(out, o, dtype, m, "[3,4]", D(3, 4), 2, V(1, 2, 3, 0), 2, true);
+    mirror_case(out, o, dtype, m, "[2,3,4]", D(2, 3, 4), 3,
+                V(1, 1, 2, 0, 3, 3), 3, false);
+    mirror_case(out, o, dtype, m, "rank 5", D(2, 3, 2, 3, 2), 5,
+                V(1, 0, 0, 2, 1, 1, 2, 0, 0, 1), 5, false);
+    mirror_case(out, o, dtype, m, "scalar", NULL, 0, NULL, 0, false);
+    mirror_case(out, o, dtype, m, "no padding", D(3, 4), 2, V(0, 0, 0, 0), 2,
+                false);
+    mirror_case(out, o, dtype, m, "odd [1031]", D(1031), 1, V(5, 7), 1, false);
+    mirror_case(out, o, dtype, m, "[37,70]", D(37, 70), 2, V(3, 1, 9, 4), 2,
+                false);
+    mirror_case(out, o, dtype, m, "padding = dim", D(1, 3), 2,
+                V(1, 1, 3, 3), 2, false)
+        ->expect_code = sym_only;
+    mirror_case(out, o, dtype, m, "empty [0,3]", D(0, 3), 2, V(0, 0, 1, 1), 2,
+                false)
+        ->expect_code = sym_only;
+    mirror_case(out, o, dtype, m, "padding > dim", D(3), 1, V(0, 4), 1, false)
+        ->expect_code = TF_INVALID_ARGUMENT;
+    mirror_case(out, o, dtype, m, "negative", D(3), 1, V(-1, 0), 1, false)
+        ->expect_code = TF_INVALID_ARGUMENT;
+    mirror_case(out, o, dtype, m, "wrong rows", D(3, 4), 2, V(1, 1), 1, false)
+        ->expect_code = TF_INVALID_ARGUMENT;
+    mirror_case(out, o, dtype, m, "rank 6", D(2, 2, 2, 2, 2, 2), 6,
+                V(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), 6, false)
+        ->expect_code = TF_UNIMPLEMENTED;
+    struct ref_case *c = ref_case_add(out, o, "%s %s not a matrix", o, m);
+    data(c, dtype, D(3), 1);
+    ints(c, 2, V(1, 1), false);
+    ref_case_attr_string(c, "mode", m);
+    c->expect_code = TF_INVALID_ARGUMENT;
+  }
+  struct ref_case *c = mirror_case(out, o, dtype, "CONSTANT", "bad mode",
+                                   D(3), 1, V(1, 1), 1, false);
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
+static void mirror_pad_grad_cases(const struct ref_op *op, TF_DataType dtype,
+                                  struct ref_cases *out)
+{
+  const char *o = op->op;
+  static const char *const modes[2] = {"REFLECT", "SYMMETRIC"};
+  for (int i = 0; i < 2; i++) {
+    const char *m = modes[i];
+    mirror_case(out, o, dtype, m, "[7]", D(7), 1, V(2, 1), 1, false);
+    mirror_case(out, o, dtype, m, "[5,9]", D(5, 9), 2, V(1, 1, 2, 3), 2, true);
+    mirror_case(out, o, dtype, m, "[4,5,6]", D(4, 5, 6), 3,
+                V(1, 1, 0, 2, 2, 1), 3, false);
+    mirror_case(out, o, dtype, m, "rank 5 corners", D(3, 4, 3, 4, 3), 5,
+                V(1, 0, 1, 1, 0, 1, 1, 1, 1, 0), 5, false);
+    mirror_case(out, o, dtype, m, "scalar", NULL, 0, NULL, 0, false);
+    mirror_case(out, o, dtype, m, "no padding", D(3, 4), 2, V(0, 0, 0, 0), 2,
+                false);
+    mirror_case(out, o, dtype, m, "odd [1031]", D(1031), 1, V(3, 4), 1, false);
+    mirror_case(out, o, dtype, m, "padding = output dim", D(6), 1, V(2, 2), 1,
+                false)
+        ->expect_code = i == 1 ? TF_OK : TF_INVALID_ARGUMENT;
+    mirror_case(out, o, dtype, m, "total = dim", D(3, 7), 2, V(2, 1, 0, 0), 2,
+                false)
+        ->expect_code = TF_INVALID_ARGUMENT;
+    mirror_case(out, o, dtype, m, "empty dim", D(0, 7), 2, V(0, 0, 0, 0), 2,
+                false)
+        ->expect_code = TF_INVALID_ARGUMENT;
+    mirror_case(out, o, dtype, m, "negative", D(4, 7), 2, V(1, 1, -1, 0), 2,
+                false)
+        ->expect_code = TF_INVALID_ARGUMENT;
+    mirror_case(out, o, dtype, m, "wrong rows", D(4, 7), 2, V(1, 1), 1, false)
+        ->expect_code = TF_INVALID_ARGUMENT;
+    mirror_case(out, o, dtype, m, "rank 6", D(4, 4, 4, 4, 4, 4), 6,
+                V(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1), 6, false)
+        ->expect_code = TF_UNIMPLEMENTED;
+  }
+}
+
+/* ---- DepthToSpace, SpaceToDepth -------------------------------------------------- */
+
+/* The deep tensor [n, h, w, bs * bs * d] (NHWC) against the wide one
+ * [n, h * bs, w * bs, d]: wide (b, y, x, k) is deep (b, y / bs, x / bs,
+ * ((y % bs) * bs + x % bs) * d + k), as TensorFlow's CPU kernel writes. */
+static int depth_space_compute(const struct ref_case *c,
+                               struct ref_tensor *out, char *error,
+                               int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0];
+  bool to_space = !strcmp(c->op, "DepthToSpace");
+  bool nchw = !strcmp(ref_case_attr_string_or(c, "data_format", "NHWC"),
+                      "NCHW");
+  if (strcmp(ref_case_attr_string_or(c, "data_format", "NHWC"), "NHWC") &&
+      !nchw)
+    return fail(error, error_len, "data_format");
+  int64_t bs = ref_case_attr_int_or(c, "block_size", 0);
+  if (x->rank != 4 || bs < 2)
+    return fail(error, error_len, "rank or block size");
+  int ci = nchw ? 1 : 3, hi = nchw ? 2 : 1, wi = nchw ? 3 : 2;
+  int64_t n = x->dims[0], ch = x->dims[ci], h = x->dims[hi], w = x->dims[wi];
+  int64_t dims[4];
+  if (to_space ? ch % (bs * bs) != 0 : (h % bs != 0 || w % bs != 0))
+    return fail(error, error_len, "not divisible");
+  dims[0] = n;
+  dims[ci] = to_space ? ch / (bs * bs) : ch * bs * bs;
+  dims[hi] = to_space ? h * bs : h / bs;
+  dims[wi] = to_space ? w * bs : w / bs;
+  ref_tensor_alloc(&out[0], x->dtype, dims, 4);
+  const int64_t *wide_dims = to_space ? dims : x->dims;
+  const int64_t *deep_dims = to_space ? x->dims : dims;
+  int64_t d = wide_dims[ci];
+  int64_t wc[4], dc[4];
+  for (int64_t i = 0; i < x->elements; i++) {
+    unravel(i, wide_dims, 4, wc);
+    dc[0] = wc[0];
+    dc[hi] = wc[hi] / bs;
+    dc[wi] = wc[wi] / bs;
+    dc[ci] = ((wc[hi] % bs) * bs + wc[wi] % bs) * d + wc[ci];
+    int64_t wide_i = i, deep_i = ravel(dc, deep_dims, 4);
+    if (to_space)
+      put(&out[0], wide_i, x, deep_i);
+    else
+      put(&out[0], deep_i, x, wide_i);
+  }
+  return 1;
+}
+
+static struct ref_case *depth_case(struct ref_cases *out, const char *op,
+                                   TF_DataType dtype, const char *label,
+                                   const int64_t *dims, int rank, int64_t bs,
+                                   const char *format)
+{
+  struct ref_case *c = ref_case_add(out, op, "%s %s", op, label);
+  data(c, dtype, dims, rank);
+  ref_case_attr_int(c, "block_size", bs);
+  if (format != NULL)
+    ref_case_attr_string(c, "data_format", format);
+  return c;
+}
+
+static void depth_to_space_cases(const struct ref_op *op, TF_DataType dtype,
+                                 struct ref_cases *out)
+{
+  const char *o = op->op;
+  depth_case(out, o, dtype, "[1,2,3,4] bs 2", D(1, 2, 3, 4), 4, 2, NULL);
+  depth_case(out, o, dtype, "[2,3,2,18] bs 3", D(2, 3, 2, 18), 4, 3, "NHWC");
+  depth_case(out, o, dtype, "[2,1,1,8] bs 2", D(2, 1, 1, 8), 4, 2, NULL);
+  depth_case(out, o, dtype, "odd [3,5,7,4] bs 2", D(3, 5, 7, 4), 4, 2, NULL);
+  depth_case(out, o, dtype, "[2,9,17,32] bs 4", D(2, 9, 17, 32), 4, 4, NULL);
+  depth_case(out, o, dtype, "empty batch", D(0, 2, 2, 4), 4, 2, NULL);
+  depth_case(out, o, dtype, "NCHW [2,8,3,2] bs 2", D(2, 8, 3, 2), 4, 2,
+             "NCHW");
+  depth_case(out, o, dtype, "NCHW [1,18,3,5] bs 3", D(1, 18, 3, 5), 4, 3,
+             "NCHW");
+  depth_case(out, o, dtype, "depth not divisible", D(1, 2, 2, 6), 4, 2, NULL)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  depth_case(out, o, dtype, "rank 3", D(2, 2, 4), 3, 2, NULL)->expect_code =
+      TF_INVALID_ARGUMENT;
+  depth_case(out, o, dtype, "NCHW_VECT_C", D(1, 2, 2, 4), 4, 2, "NCHW_VECT_C")
+      ->expect_code = TF_INVALID_ARGUMENT;
+  depth_case(out, o, dtype, "block size 1", D(1, 2, 2, 4), 4, 1, NULL)
+      ->expect_code = TF_INVALID_ARGUMENT;
+}
+
+static void space_to_depth_cases(const struct ref_op *op, TF_DataType dtype,
+                                 struct ref_cases *out)
+{
+  const char *o = op->op;
+  depth_case(out, o, dtype, "[1,4,6,3] bs 2", D(1, 4, 6, 3), 4, 2, NULL);
+  depth_case(out, o, dtype, "[2,6,3,5] bs 3", D(2, 6, 3, 5), 4, 3, "NHWC");
+  depth_case(out, o, dtype, "[2,2,2,1] bs 2", D(2, 2, 2, 1), 4, 2, NULL);
+  depth_case(out, o, dtype, "odd [3,10,14,3] bs 2", D(3, 10, 14, 3), 4, 2,
+             NULL);
+  depth_case(out, o, dtype, "[1,36,68,2] bs 4", D(1, 36, 68, 2), 4, 4, NULL);
+  depth_case(out, o, dtype, "empty batch", D(0, 4, 4, 2), 4, 2, NULL);
+  depth_case(out, o, dtype, "NCHW [2,3,4,6] bs 2", D(2, 3, 4, 6), 4, 2,
+             "NCHW");
+  depth_case(out, o, dtype, "NCHW [1,2,9,3] bs 3", D(1, 2, 9, 3), 4, 3,
+             "NCHW");
+  depth_case(out, o, dtype, "width not divisible", D(1, 4, 5, 2), 4, 2, NULL)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  depth_case(out, o, dtype, "height not divisible", D(1, 3, 4, 1), 4, 2, NULL)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  depth_case(out, o, dtype, "rank 5", D(1, 2, 2, 2, 1), 5, 2, NULL)
+      ->expect_code = TF_INVALID_ARGUMENT;
+}
+
+/* ---- ReverseSequence ---------------------------------------------------------------- */
+
+/* Lengths beyond the seq dim are clamped and negative ones reverse
+ * nothing: TensorFlow's GPU kernel does not check them (its CPU kernel
+ * refuses them), and ours keeps its reads inside the input. */
+static int reverse_sequence_compute(const struct ref_case *c,
+                                    struct ref_tensor *out, char *error,
+                                    int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0], *lens = &c->inputs[1];
+  int64_t sd = ref_case_attr_int_or(c, "seq_dim", -1);
+  int64_t bd = ref_case_attr_int_or(c, "batch_dim", 0);
+  int64_t coord[REF_MAX_DIMS];
+  if (sd < 0 || bd < 0 || sd == bd || sd >= x->rank || bd >= x->rank ||
+      lens->rank != 1 || lens->elements != x->dims[bd] || x->rank < 2 ||
+      x->rank > 5)
+    return fail(error, error_len, "dims");
+  ref_tensor_alloc(&out[0], x->dtype, x->dims, x->rank);
+  for (int64_t i = 0; i < x->elements; i++) {
+    unravel(i, x->dims, x->rank, coord);
+    int64_t len = at(lens, coord[bd]);
+    len = len < 0 ? 0 : len > x->dims[sd] ? x->dims[sd] : len;
+    if (coord[sd] < len)
+      coord[sd] = len - 1 - coord[sd];
+    put(&out[0], i, x, ravel(coord, x->dims, x->rank));
+  }
+  return 1;
+}
+
+static struct ref_case *rev_seq_case(struct ref_cases *out, TF_DataType dtype,
+                                     const char *label, const int64_t *dims,
+                                     int rank, int64_t seq_dim,
+                                     int64_t batch_dim, const double *lens,
+                                     int count, bool int32)
+{
+  struct ref_case *c =
+      ref_case_add(out, "ReverseSequence", "ReverseSequence %s", label);
+  data(c, dtype, dims, rank);
+  ref_case_input_values(c, int32 ? TF_INT32 : TF_INT64, (int64_t[]){count}, 1,
+                        lens);
+  ref_case_attr_int(c, "seq_dim", seq_dim);
+  ref_case_attr_int(c, "batch_dim", batch_dim);
+  return c;
+}
+
+static void reverse_sequence_cases(const struct ref_op *op, TF_DataType dtype,
+                                   struct ref_cases *out)
+{
+  (void)op;
+  rev_seq_case(out, dtype, "[3,5,2] seq 1", D(3, 5, 2), 3, 1, 0, V(1, 5, 3), 3,
+               false);
+  rev_seq_case(out, dtype, "[4,3] batch after seq", D(4, 3), 2, 0, 1,
+               V(0, 4, 2), 3, true);
+  rev_seq_case(out, dtype, "[2,3,4,5] seq last", D(2, 3, 4, 5), 4, 3, 1,
+               V(5, 0, 2), 3, false);
+  rev_seq_case(out, dtype, "rank 5", D(2, 2, 3, 2, 3), 5, 2, 4, V(3, 1, 2), 3,
+               false);
+  rev_seq_case(out, dtype, "[3,7] int32 lengths", D(3, 7), 2, 1, 0,
+               V(7, 0, 4), 3, true);
+  rev_seq_case(out, dtype, "odd [2,1031]", D(2, 1031), 2, 1, 0, V(1031, 500),
+               2, false);
+  rev_seq_case(out, dtype, "empty seq", D(3, 0, 2), 3, 1, 0, V(0, 0, 0), 3,
+               false);
+  rev_seq_case(out, dtype, "lengths out of range (clamped)", D(3, 5, 2), 3, 1,
+               0, V(9, -1, 2), 3, false);
+  rev_seq_case(out, dtype, "batch == seq", D(3, 5), 2, 1, 1, V(1, 2, 3, 4, 5),
+               5, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  rev_seq_case(out, dtype, "seq_dim past rank", D(3, 5), 2, 2, 0, V(1, 2, 3),
+               3, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  rev_seq_case(out, dtype, "batch_dim past rank", D(3, 5), 2, 1, 2, V(1), 1,
+               false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  rev_seq_case(out, dtype, "too few lengths", D(3, 5), 2, 1, 0, V(1, 2), 2,
+               false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  rev_seq_case(out, dtype, "negative seq_dim", D(3, 5), 2, -1, 0, V(1, 2, 3),
+               3, false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  rev_seq_case(out, dtype, "rank 6", D(2, 2, 1, 1, 1, 2), 6, 5, 0, V(1, 2), 2,
+               false)
+      ->expect_code = TF_INVALID_ARGUMENT;
+  struct ref_case *c = ref_case_add(out, "ReverseSequence",
+                                    "ReverseSequence lengths 2-D");
+  data(c, dtype, D(3, 5), 2);
+  ref_case_input_values(c, TF_INT64, D(1, 3), 2, V(1, 2, 3));
+  ref_case_attr_int(c, "seq_dim", 1);
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
+/* ---- LinSpace ------------------------------------------------------------------------ */
+
+/* start + step * i in T (float or double), as TensorFlow's kernel: the
+ * first value is start and the last stop, exactly. */
+static int lin_space_compute(const struct ref_case *c, struct ref_tensor *out,
+                             char *error, int error_len)
+{
+  const struct ref_tensor *s = &c->inputs[0], *e = &c->inputs[1],
+                          *n_t = &c->inputs[2];
+  if (s->rank != 0 || e->rank != 0 || n_t->rank != 0 || at(n_t, 0) <= 0)
+    return fail(error, error_len, "scalars and num > 0");
+  int64_t num = at(n_t, 0);
+  ref_tensor_alloc(&out[0], s->dtype, &num, 1);
+  bool f32 = s->dtype != TF_DOUBLE;
+  double start = s->v[0], stop = e->v[0];
+  float fstep = num > 1 ? ((float)stop - (float)start) / (float)(num - 1) : 0;
+  double dstep = num > 1 ? (stop - start) / (double)(num - 1) : 0;
+  for (int64_t i = 0; i < num; i++) {
+    double v;
+    if (i == 0)
+      v = start;
+    else if (i == num - 1)
+      v = stop;
+    else if (f32)
+      v = (float)((float)start + (float)(fstep * (float)i));
+    else
+      v = start + dstep * (double)i;
+    out[0].v[i] = v;
+  }
+  return 1;
+}
+
+static struct ref_case *linspace_case(struct ref_cases *out, TF_DataType dtype,
+                                      const char *label, double start,
+                                      double stop, double num, bool wide)
+{
+  struct ref_case *c = ref_case_add(out, "LinSpace", "LinSpace %s", label);
+  double v = ref_round_to(dtype, start);
+  ref_case_input_values(c, dtype, NULL, 0, &v);
+  v = ref_round_to(dtype, stop);
+  ref_case_input_values(c, dtype, NULL, 0, &v);
+  scalar_int(c, num, wide);
+  return c;
+}
+
+static void lin_space_cases(const struct ref_op *op, TF_DataType dtype,
+                            struct ref_cases *out)
+{
+  (void)op;
+  linspace_case(out, dtype, "1..2 in 5", 1, 2, 5, false);
+  linspace_case(out, dtype, "0.1..0.7 in 7", 0.1, 0.7, 7, true);
+  linspace_case(out, dtype, "num 1", -3, 5, 1, false);
+  linspace_case(out, dtype, "num 2", -3, 5, 2, false);
+  linspace_case(out, dtype, "10..-10 in 1031", 10, -10, 1031, false);
+  linspace_case(out, dtype, "constant", 5, 5, 4, true);
+  linspace_case(out, dtype, "num 0", 1, 2, 0, false)->expect_code =
+      TF_INVALID_ARGUMENT;
+  linspace_case(out, dtype, "num -1", 1, 2, -1, true)->expect_code =
+      TF_INVALID_ARGUMENT;
+  struct ref_case *c = ref_case_add(out, "LinSpace", "LinSpace start vector");
+  ref_case_input_values(c, dtype, D(1), 1, V(1));
+  ref_case_input_values(c, dtype, NULL, 0, V(2));
+  scalar_int(c, 3, false);
+  c->expect_code = TF_INVALID_ARGUMENT;
+  c = ref_case_add(out, "LinSpace", "LinSpace num vector");
+  ref_case_input_values(c, dtype, NULL, 0, V(1));
+  ref_case_input_values(c, dtype, NULL, 0, V(2));
+  ints(c, 1, V(3), false);
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
 /* ---- NoOp ----------------------------------------------------------------- */
 
 static void noop_cases(const struct ref_op *op, TF_DataType dtype,
@@ -1367,6 +2000,11 @@ THINNED(tile_cases)
 THINNED(pad_cases)
 THINNED(space_to_batch_cases)
 THINNED(batch_to_space_cases)
+THINNED(reverse_v2_cases)
+THINNED(roll_cases)
+THINNED(depth_to_space_cases)
+THINNED(space_to_depth_cases)
+THINNED(reverse_sequence_cases)
 
 
 /* ---- Bitcast --------------------------------------------------------------- */
@@ -1559,5 +2197,20 @@ const struct ref_op ref_ops_movement[] = {
      space_batch_compute},
     {"BatchToSpaceND", EXACT, REF_ANY, batch_to_space_cases_thinned,
      space_batch_compute},
+    {"ReverseV2", EXACT, REF_ANY, reverse_v2_cases_thinned,
+     reverse_v2_compute},
+    {"Roll", EXACT, REF_ANY, roll_cases_thinned, roll_compute},
+    /* Float dtypes only (TensorFlow's GPU kernels): every case runs. */
+    {"MirrorPad", EXACT, REF_ANY, mirror_pad_cases, mirror_pad_compute},
+    /* Sums of up to 3^5 terms in another order than the reference's. */
+    {"MirrorPadGrad", 1e-5, 1e-5, REF_ANY, mirror_pad_grad_cases,
+     mirror_pad_grad_compute},
+    {"DepthToSpace", EXACT, REF_ANY, depth_to_space_cases_thinned,
+     depth_space_compute},
+    {"SpaceToDepth", EXACT, REF_ANY, space_to_depth_cases_thinned,
+     depth_space_compute},
+    {"ReverseSequence", EXACT, REF_ANY, reverse_sequence_cases_thinned,
+     reverse_sequence_compute},
+    {"LinSpace", EXACT, REF_ANY, lin_space_cases, lin_space_compute},
     {.op = NULL},
 };

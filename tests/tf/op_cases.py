@@ -135,6 +135,11 @@ TOLERANCES = {
     # Half: sums of up to 45 products rounded once on OPENCL, on the CPU's
     # own schedule there (a few half ulps of sums near 10).
     "Einsum": {np.float16: dict(rtol=1e-2, atol=2e-2)},
+    # Scans: the CPU shapes add in TensorFlow's order, the GPU shapes in a
+    # work-group tree (partials up to ~60 on 1500-long rows, a few ulps of
+    # them); CumulativeLogsumexp goes through exp and log1p.
+    **{op: {np.float32: dict(rtol=1e-5, atol=1e-4)}
+       for op in ("Cumsum", "Cumprod", "CumulativeLogsumexp")},
 }
 
 
@@ -494,6 +499,69 @@ BUILDERS["SoftmaxCrossEntropyWithLogits"] = _xent
 BUILDERS["SparseSoftmaxCrossEntropyWithLogits"] = _sparse_xent
 
 
+# --- scans ------------------------------------------------------------------
+def _scan(name):
+    """Rows and columns, short and long (rows beyond a work-group's chunk,
+    columns walked far), each exclusive/reverse pair, both axis types."""
+    f = getattr(raw, name)
+    accumulate = {"Cumsum": np.add, "Cumprod": np.multiply,
+                  "CumulativeLogsumexp": np.logaddexp}[name]
+    identity = {"Cumsum": 0.0, "Cumprod": 1.0, "CumulativeLogsumexp": -np.inf}[name]
+
+    def numpy_scan(exclusive, reverse):
+        def ref(x, a):
+            y = np.moveaxis(np.asarray(x, np.float64), int(a), -1)
+            if reverse:
+                y = y[..., ::-1]
+            y = accumulate.accumulate(y, axis=-1) if y.size else y
+            if exclusive and y.size:
+                y = np.concatenate([np.full(y.shape[:-1] + (1,), identity), y[..., :-1]], -1)
+            if reverse:
+                y = y[..., ::-1]
+            return [np.moveaxis(y, -1, int(a)).astype(x.dtype)]
+        return ref
+
+    def build(c):
+        T = c.T
+        if name == "Cumprod" and not np.issubdtype(T, np.integer):
+            x = lambda *s: c.rng.uniform(0.9, 1.1, s).astype(T)  # products stay finite
+        else:
+            x = c.rand
+        cases = []
+        for label, shape, axis, exclusive, reverse in [
+                ("rows", (4, 37), np.int32(1), False, False),
+                ("columns, exclusive", (37, 5), np.int64(0), True, False),
+                ("axis -2, reverse", (2, 3, 7), np.int32(-2), False, True),
+                ("exclusive, reverse", (3, 20, 17), np.int64(1), True, True),
+                ("long rows, exclusive, reverse", (3, 1500), np.int32(-1), True, True),
+                ("long columns", (1100, 20), np.int64(0), False, False),
+                ("empty", (0, 3), np.int32(0), False, False)]:
+            fn = (lambda e, r: lambda x, a: f(x=x, axis=a, exclusive=e, reverse=r))(exclusive, reverse)
+            case = (label, fn, [x(*shape), np.array(axis)])
+            if T in (np.float16, BF16):
+                # TensorFlow's kernels round every partial result to T;
+                # OPENCL accumulates in float and rounds each output once.
+                case += ({"reference": ("float64 scan, rounded once",
+                                        numpy_scan(exclusive, reverse))},)
+            cases.append(case)
+        if T in (np.float32, np.float64):
+            # NaN and infinities (one +inf per line: TensorFlow 2.22 turns
+            # logsumexp(inf, inf) from NaN into inf).
+            special = np.array([[-np.inf, 1, np.nan, 2], [np.inf, -np.inf, 1, np.nan],
+                                [np.nan, -np.inf, 2, 3]], T)
+            for axis in (0, 1):
+                for e in (False, True):
+                    cases.append((f"special values, axis {axis}, exclusive {e}",
+                                  (lambda e: lambda x, a: f(x=x, axis=a, exclusive=e, reverse=e))(e),
+                                  [special, np.array(axis, np.int32)]))
+        return cases
+    return build
+
+
+for _n in ["Cumsum", "Cumprod", "CumulativeLogsumexp"]:
+    BUILDERS[_n] = _scan(_n)
+
+
 # --- matmul -----------------------------------------------------------------
 def _matmul(c):
     f = lambda ta, tb: (lambda a, b: raw.MatMul(a=a, b=b, transpose_a=ta, transpose_b=tb))
@@ -810,6 +878,49 @@ for _n in ("ResizeBilinear", "ResizeBilinearGrad", "ResizeNearestNeighbor",
 
 BUILDERS["MirrorPad"] = lambda c: _one(lambda x, p: raw.MirrorPad(input=x, paddings=p, mode="REFLECT"),
                                        c.rand(3, 4), _i(c, "Tpaddings", [[1, 1], [2, 1]]))
+# Replaces the one-case builder above: both modes, rank 5.
+BUILDERS["MirrorPad"] = lambda c: [
+    ("reflect", lambda x, p: raw.MirrorPad(input=x, paddings=p, mode="REFLECT"),
+     [c.rand(3, 4), _i(c, "Tpaddings", [[1, 1], [2, 1]])]),
+    ("symmetric rank5", lambda x, p: raw.MirrorPad(input=x, paddings=p, mode="SYMMETRIC"),
+     [c.rand(2, 3, 2, 3, 2), _i(c, "Tpaddings", [[1, 2], [3, 0], [0, 1], [2, 2], [1, 0]])])]
+BUILDERS["MirrorPadGrad"] = lambda c: [
+    ("reflect", lambda x, p: raw.MirrorPadGrad(input=x, paddings=p, mode="REFLECT"),
+     [c.rand(5, 9), _i(c, "Tpaddings", [[1, 1], [2, 3]])]),
+    ("symmetric", lambda x, p: raw.MirrorPadGrad(input=x, paddings=p, mode="SYMMETRIC"),
+     [c.rand(4, 5, 6), _i(c, "Tpaddings", [[1, 1], [0, 2], [2, 1]])])]
+BUILDERS["ReverseV2"] = lambda c: [
+    ("axes", lambda x, a: raw.ReverseV2(tensor=x, axis=a), [c.rand(2, 3, 4), _i(c, "Tidx", [0, -1])]),
+    ("rank8", lambda x, a: raw.ReverseV2(tensor=x, axis=a),
+     [c.rand(2, 1, 2, 3, 2, 1, 2, 3), _i(c, "Tidx", [0, 2, 4, 7])])]
+BUILDERS["Roll"] = lambda c: [
+    ("two axes", lambda x, s, a: raw.Roll(input=x, shift=s, axis=a),
+     [c.rand(3, 4, 5), _i(c, "Tshift", [2, -7]), _i(c, "Taxis", [2, 0])]),
+    ("rank6", lambda x, s, a: raw.Roll(input=x, shift=s, axis=a),
+     [c.rand(2, 3, 2, 3, 2, 3), _i(c, "Tshift", [1, 1, 1, 2, 1, 100]),
+      _i(c, "Taxis", [0, 1, 2, 3, 4, 5])])]
+BUILDERS["DepthToSpace"] = lambda c: [
+    ("nhwc", lambda x: raw.DepthToSpace(input=x, block_size=2), [c.rand(2, 3, 5, 12)]),
+    ("nchw", lambda x: raw.DepthToSpace(input=x, block_size=3, data_format="NCHW"),
+     [c.rand(2, 18, 3, 5)],
+     {"reference": ("numpy: TensorFlow's CPU kernel takes NHWC only",
+                    lambda x: [x.reshape(2, 3, 3, 2, 3, 5).transpose(0, 3, 4, 1, 5, 2).reshape(2, 2, 9, 15)])})]
+BUILDERS["SpaceToDepth"] = lambda c: [
+    ("nhwc", lambda x: raw.SpaceToDepth(input=x, block_size=2), [c.rand(2, 6, 4, 3)]),
+    ("nchw", lambda x: raw.SpaceToDepth(input=x, block_size=3, data_format="NCHW"),
+     [c.rand(2, 2, 9, 6)],
+     {"reference": ("numpy: TensorFlow's CPU kernel takes NHWC only",
+                    lambda x: [x.reshape(2, 2, 3, 3, 2, 3).transpose(0, 3, 5, 1, 2, 4).reshape(2, 18, 3, 2)])})]
+BUILDERS["ReverseSequence"] = lambda c: [
+    ("seq1", lambda x, l: raw.ReverseSequence(input=x, seq_lengths=l, seq_dim=1, batch_dim=0),
+     [c.rand(3, 5, 2), _i(c, "Tlen", [1, 5, 3], np.int64)]),
+    ("batch after seq", lambda x, l: raw.ReverseSequence(input=x, seq_lengths=l, seq_dim=0, batch_dim=2),
+     [c.rand(4, 3, 3), _i(c, "Tlen", [0, 4, 2], np.int64)])]
+BUILDERS["LinSpace"] = lambda c: [
+    ("basic", lambda a, b, n: raw.LinSpace(start=a, stop=b, num=n),
+     [np.array(0.1, c.T), np.array(0.7, c.T), np.array(7, c.t("Tidx", np.int32))]),
+    ("long", lambda a, b, n: raw.LinSpace(start=a, stop=b, num=n),
+     [np.array(10, c.T), np.array(-10, c.T), np.array(1031, c.t("Tidx", np.int32))])]
 BUILDERS["BroadcastTo"] = lambda c: _one(lambda x, s: raw.BroadcastTo(input=x, shape=s),
                                          c.rand(3, 1), _i(c, "Tidx", [2, 3, 4]))
 BUILDERS["Range"] = lambda c: [
