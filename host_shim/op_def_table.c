@@ -16,6 +16,7 @@ const struct shim_op_def_row shim_builtin_op_defs[] = {
 #include "op_defs/gather.inc"
 #include "op_defs/conv.inc"
 #include "op_defs/einsum.inc"
+#include "op_defs/scan.inc"
 #include "op_defs/pool.inc"
 #include "op_defs/random.inc"
 #include "op_defs/scatter.inc"

@@ -19,5 +19,6 @@ void ocl_register_kernel_families(void)
   ocl_register_fused_kernels();
   ocl_register_image_kernels();
   ocl_register_einsum_kernels();
+  ocl_register_scan_kernels();
   ocl_register_select_kernels();
 }
