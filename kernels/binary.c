@@ -76,9 +76,16 @@ static const struct binary_op binary_ops[] = {
 };
 
 /* The kernels of one op on one storage type (binary.cl's suffixes). */
-enum variant { FLAT, XSCALAR, YSCALAR, BCAST, BCAST64, NUM_VARIANTS };
+enum variant {
+  FLAT, XSCALAR, YSCALAR, BCAST, BCAST3D, BCAST64, NUM_VARIANTS
+};
 static const char *const variant_suffix[NUM_VARIANTS] = {
-    "flat", "xscalar", "yscalar", "bcast", "bcast64"};
+    "flat", "xscalar", "yscalar", "bcast", "bcast3d", "bcast64"};
+
+/* The _bcast3d kernels take broadcasts of at most 3 collapsed dims whose
+ * innermost is at least this long (shorter ones would leave most of a
+ * work-group's dimension 0 idle). */
+#define BCAST3D_MIN_INNER 16
 
 struct variants {
   struct ocl_kernel k[NUM_VARIANTS];
@@ -228,6 +235,27 @@ static bool launch_bcast(struct ocl_op *op, struct variants *v,
       !ocl_op_buffer(op, z, (size_t)z_at * zsize, (size_t)n * zsize, &zb))
     return false;
   int rank = b->rank - first;
+  if (fits_int32(b) && rank <= 3 && b->dims[b->rank - 1] >= BCAST3D_MIN_INNER) {
+    /* Padded to 3 dims on the outer side. */
+    struct bcast32_args a = {.rank = 3, .dims = {1, 1, 1}};
+    for (int d = 0; d < rank; d++) {
+      a.dims[3 - rank + d] = (cl_int)b->dims[first + d];
+      a.x_strides[3 - rank + d] = (cl_int)b->x_strides[first + d];
+      a.y_strides[3 - rank + d] = (cl_int)b->y_strides[first + d];
+    }
+    size_t local[3] = {ocl_kernel_fit_local(op, &v->k[BCAST3D],
+                                            ocl_elementwise_local(op->info)),
+                       1, 1};
+    if (local[0] == 0)
+      return false;
+    while (local[0] / 2 >= (size_t)a.dims[2])
+      local[0] /= 2;
+    size_t global[3] = {(size_t)a.dims[2], (size_t)a.dims[1],
+                        (size_t)a.dims[0]};
+    const struct ocl_arg argv[] = {OCL_BUF(xb), OCL_BUF(yb), OCL_BUF(zb),
+                                   OCL_BYTES(&a, sizeof(a))};
+    return ocl_launch(op, &v->k[BCAST3D], 3, global, local, argv, 4);
+  }
   if (fits_int32(b)) {
     struct bcast32_args a = {.rank = rank};
     for (int d = 0; d < rank; d++) {

@@ -89,6 +89,24 @@ typedef struct {
     CT b = LOAD(OCL_PTR(const T, y), yi);                                    \
     STORE_OUT(OCL_PTR(OUT_T, z), i, (EXPR));                                 \
   }                                                                          \
+  /* Up to three collapsed dims as the NDRange itself (s.dims[0] outermost, \
+   * dims[2] innermost along dimension 0): no division per element, and   \
+   * neighbouring work-items on neighbouring elements of z (per-channel    \
+   * scale and shift, row-wise normalisation). */                          \
+  __kernel void NAME##_bcast3d(OCL_TENSOR_ARG(const T, x),                   \
+                               OCL_TENSOR_ARG(const T, y),                   \
+                               OCL_TENSOR_ARG(OUT_T, z), bcast32_t s)        \
+  {                                                                          \
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);    \
+    if (i >= s.dims[2] || j >= s.dims[1] || k >= s.dims[0])                  \
+      return;                                                                \
+    int xi = k * s.x_strides[0] + j * s.x_strides[1] + i * s.x_strides[2];   \
+    int yi = k * s.y_strides[0] + j * s.y_strides[1] + i * s.y_strides[2];   \
+    CT a = LOAD(OCL_PTR(const T, x), xi);                                    \
+    CT b = LOAD(OCL_PTR(const T, y), yi);                                    \
+    STORE_OUT(OCL_PTR(OUT_T, z), (k * s.dims[1] + j) * s.dims[2] + i,        \
+              (EXPR));                                                       \
+  }                                                                          \
   __kernel void NAME##_bcast64(OCL_TENSOR_ARG(const T, x),                   \
                                OCL_TENSOR_ARG(const T, y),                   \
                                OCL_TENSOR_ARG(OUT_T, z), long n, bcast_t s)  \
