@@ -1,11 +1,25 @@
-/* Linear algebra: Qr (tf.linalg.qr), Householder QR of small and medium
- * matrices.
+/* Linear algebra: Qr (tf.linalg.qr), Cholesky, the LU family
+ * (MatrixInverse, MatrixSolve, MatrixDeterminant, LogMatrixDeterminant),
+ * MatrixTriangularSolve, and the diagonal and band ops that only move
+ * elements (MatrixDiagPartV3, MatrixDiagV3, MatrixSetDiagV3,
+ * MatrixBandPart).
  *
- * Built per type: -DT=float, or -DT=double -DT_IS_DOUBLE (common.clh turns
- * cl_khr_fp64 on; the host builds it only on devices that have it).
+ * Built per type: the arithmetic kernels with -DT=float, or -DT=double
+ * -DT_IS_DOUBLE (common.clh turns cl_khr_fp64 on; the host builds it only on
+ * devices that have it); the moving kernels with -DLINALG_MOVE and T an
+ * unsigned type of the element's size (uchar to ulong2), so that one
+ * program serves every dtype of that size.
  *
- * One work-group per matrix (group id 0 = matrix in the batch), as LAPACK's
- * unblocked geqr2 + org2r do it:
+ * The factorisations run one work-group per matrix, the matrix in global
+ * memory (a work area of the op's), every step fenced by a barrier on both
+ * memories: each element is written by one work-item per step and read by
+ * others only after the barrier. Work-items take neighbouring columns, so
+ * neighbouring work-items touch neighbouring addresses of a row. A
+ * work-group of one work-item (the CPU shape: the batch spreads over the
+ * cores) runs the same code as a plain loop.
+ *
+ * Qr: Householder QR of small and medium matrices, as LAPACK's unblocked
+ * geqr2 + org2r do it:
  *   1. the matrix is copied into a work area W (M x N, row-major);
  *   2. for each column j < P = min(M, N): the norm of W[j+1:, j] (a tree
  *      reduction in local memory), the reflector H_j = I - tau v v^T with
@@ -18,11 +32,15 @@
  * Applying a reflector to a block of columns is a dot product and an update
  * per column: the work-group splits into CW lanes (neighbouring columns,
  * so neighbouring work-items touch neighbouring addresses of a row) times
- * L / CW row groups, whose partial dot products meet in local memory.
- * Every pass over W or Q is fenced by a barrier on both memories: each
- * element is written by the one work-item that owns its (row group,
- * column), and read by others only after a barrier. */
+ * L / CW row groups, whose partial dot products meet in local memory. */
 #include "common.clh"
+
+#ifndef LINALG_MOVE
+
+/* A barrier that orders both memories: the factorisations write global
+ * memory between steps and reduce in local memory. */
+#define SYNC() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+
 
 /* Lanes along the columns: a warp's worth. */
 #define CW 32
@@ -137,6 +155,268 @@ __kernel void qr_householder(OCL_TENSOR_ARG(const T, in),
   }
 }
 
+
+/* ---- Triangular substitution ----------------------------------------- */
+
+/* Solves a X = X in place for triangular a (n x n): X is n x nrhs
+ * (row-major), a(i, k) = A[i * rs + k * cs] (rs, cs = n, 1, or 1, n for a
+ * transposed a). forward: a is lower triangular, else upper; unit: its
+ * diagonal is taken as ones. Right-looking: once row k of X is final, the
+ * rows still to come lose a(i, k) X[k, :], in parallel over (i, column). */
+static void substitute(__global T *X, int nrhs, int n, __global const T *A,
+                       int rs, int cs, bool forward, bool unit, int lid,
+                       int L)
+{
+  for (int s = 0; s < n; s++) {
+    const int k = forward ? s : n - 1 - s;
+    /* The barrier outside the branch: see lu(). */
+    if (!unit) {
+      const T d = A[k * rs + k * cs];
+      for (int c = lid; c < nrhs; c += L)
+        X[k * nrhs + c] /= d;
+    }
+    SYNC();
+    const int lo = forward ? k + 1 : 0, rows = forward ? n - k - 1 : k;
+    for (int e = lid; e < rows * nrhs; e += L) {
+      const int i = lo + e / nrhs, c = e % nrhs;
+      X[i * nrhs + c] -= A[i * rs + k * cs] * X[k * nrhs + c];
+    }
+    SYNC();
+  }
+}
+
+/* ---- Cholesky ------------------------------------------------------------- */
+
+/* out [batch, n, n] = the lower Cholesky factor of in's lower triangle
+ * (the upper one is never read: cuSolver's potrf, TensorFlow's GPU kernel,
+ * reads only that triangle too). Right-looking, unblocked: for column j,
+ * d = sqrt(L[j, j]), the column below divided by d, and the trailing lower
+ * triangle loses the outer product of that column. A pivot that is not
+ * positive (or NaN) stops the factorisation: as TensorFlow's GPU kernel
+ * does then, the whole lower triangle becomes NaN and the op succeeds. */
+__kernel void cholesky(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, out),
+                       int n)
+{
+  const int lid = get_local_id(0), L = get_local_size(0);
+  const long b = get_group_id(0);
+  __global const T *A = OCL_PTR(const T, in) + b * n * n;
+  __global T *C = OCL_PTR(T, out) + b * n * n;
+
+  for (int e = lid; e < n * n; e += L)
+    C[e] = e % n <= e / n ? A[e] : (T)0;
+  SYNC();
+  bool failed = false;
+  for (int j = 0; j < n; j++) {
+    /* Uniform: every work-item reads the same pivot. Past a failure the
+     * loop only meets its barriers, which stay outside every branch (see
+     * lu()). */
+    const T d = C[j * n + j];
+    failed |= !(d > 0);
+    SYNC();
+    const int m = failed ? 0 : n - j - 1;
+    const T r = sqrt(d);
+    if (!failed && lid == 0)
+      C[j * n + j] = r;
+    for (int i = j + 1 + lid; i < j + 1 + m; i += L)
+      C[i * n + j] /= r;
+    SYNC();
+    for (int e = lid; e < m * m; e += L) {
+      const int i = j + 1 + e / m, c = j + 1 + e % m;
+      if (c <= i)
+        C[i * n + c] -= C[i * n + j] * C[c * n + j];
+    }
+    SYNC();
+  }
+  /* The loop ended on a barrier. */
+  if (failed) {
+    for (int e = lid; e < n * n; e += L)
+      if (e % n <= e / n)
+        C[e] = (T)NAN;
+  }
+}
+
+/* ---- LU with partial pivoting ------------------------------------------ */
+
+enum { LU_DET, LU_LOGDET, LU_INVERSE, LU_SOLVE };
+
+/* One matrix per work-group, factored as cuBLAS' getrf does (unblocked
+ * right-looking LU, the row of the largest |value| in the column as
+ * pivot, the first such row on ties), then, by mode:
+ *   LU_DET:     out0[b] = (-1)^swaps prod(u_ii), as exp(sum log|u_ii|)
+ *               times the sign, which is TensorFlow's GPU formula;
+ *   LU_LOGDET:  out0[b] = that sign (0 for a singular matrix), out1[b] =
+ *               sum log|u_ii| (-inf);
+ *   LU_INVERSE: out0 [n, n] = the solution of A X = I;
+ *   LU_SOLVE:   out0 [n, nrhs] = the solution of A X = rhs.
+ * adjoint: A is in's transpose. work: batch * n * n (the factors), perm:
+ * batch * n ints (row i of the factored matrix is row perm[i] of A). A
+ * zero pivot (an exactly singular matrix: cuBLAS' info > 0) sets *info,
+ * which the host turns into TensorFlow's error for the two solvers. val
+ * and idx: a T and an int per work-item. */
+__kernel void lu(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(const T, rhs),
+                 OCL_TENSOR_ARG(T, out0), OCL_TENSOR_ARG(T, out1),
+                 OCL_TENSOR_ARG(T, work), OCL_TENSOR_ARG(int, perm),
+                 OCL_TENSOR_ARG(int, info), int n, int nrhs, int adjoint,
+                 int mode, __local T *val, __local int *idx)
+{
+  const int lid = get_local_id(0), L = get_local_size(0);
+  const long b = get_group_id(0);
+  __global const T *A = OCL_PTR(const T, in) + b * n * n;
+  __global T *W = OCL_PTR(T, work) + b * n * n;
+  __global int *P = OCL_PTR(int, perm) + b * n;
+
+  for (int e = lid; e < n * n; e += L)
+    W[e] = adjoint ? A[(e % n) * n + e / n] : A[e];
+  for (int i = lid; i < n; i += L)
+    P[i] = i;
+  SYNC();
+  int swaps = 0;
+  bool singular = false;
+  for (int j = 0; j < n; j++) {
+    T best = -1;
+    int row = j;
+    for (int i = j + lid; i < n; i += L) {
+      const T v = fabs(W[i * n + j]);
+      if (v > best) {
+        best = v;
+        row = i;
+      }
+    }
+    val[lid] = best;
+    idx[lid] = row;
+    SYNC();
+    for (int s = L / 2; s > 0; s >>= 1) {
+      if (lid < s && (val[lid + s] > val[lid] ||
+                      (val[lid + s] == val[lid] && idx[lid + s] < idx[lid]))) {
+        val[lid] = val[lid + s];
+        idx[lid] = idx[lid + s];
+      }
+      SYNC();
+    }
+    const T pivot_abs = val[0];
+    const int p = idx[0];
+    SYNC();
+    /* LAPACK's getf2 goes on past a zero pivot: the column below is zero
+     * too, so there is nothing to eliminate. The barriers stay outside
+     * every branch: PoCL 3.1 gave wrong factors with a barrier inside
+     * this (uniform) condition. */
+    const bool live = pivot_abs > 0;
+    singular |= !live;
+    const bool swap = live && p != j;
+    if (swap) {
+      for (int c = lid; c < n; c += L) {
+        const T t = W[j * n + c];
+        W[j * n + c] = W[p * n + c];
+        W[p * n + c] = t;
+      }
+      if (lid == 0) {
+        const int t = P[j];
+        P[j] = P[p];
+        P[p] = t;
+      }
+    }
+    swaps += swap;
+    SYNC();
+    const int m = live ? n - j - 1 : 0;
+    const T pivot = W[j * n + j];
+    for (int i = j + 1 + lid; i < j + 1 + m; i += L)
+      W[i * n + j] /= pivot;
+    SYNC();
+    for (int e = lid; e < m * m; e += L) {
+      const int i = j + 1 + e / m, c = j + 1 + e % m;
+      W[i * n + c] -= W[i * n + j] * W[j * n + c];
+    }
+    SYNC();
+  }
+
+  if (mode == LU_DET || mode == LU_LOGDET) {
+    if (lid == 0) {
+      T sign = swaps & 1 ? (T)-1 : (T)1, log_abs = 0;
+      for (int i = 0; i < n; i++) {
+        const T u = W[i * n + i];
+        log_abs += log(fabs(u));
+        sign *= u > 0 ? (T)1 : u < 0 ? (T)-1 : (T)0;
+      }
+      if (mode == LU_DET) {
+        OCL_PTR(T, out0)[b] = sign * exp(log_abs);
+      } else {
+        OCL_PTR(T, out0)[b] = sign;
+        OCL_PTR(T, out1)[b] = log_abs;
+      }
+    }
+    return;
+  }
+  __global T *X = OCL_PTR(T, out0) + b * n * nrhs;
+  __global const T *B = OCL_PTR(const T, rhs) + b * n * nrhs;
+  if (singular) {
+    if (lid == 0)
+      atomic_or(OCL_PTR(int, info), 1);
+    return;
+  }
+  for (int e = lid; e < n * nrhs; e += L) {
+    const int i = e / nrhs, c = e % nrhs;
+    X[e] = mode == LU_INVERSE ? (T)(P[i] == c) : B[P[i] * nrhs + c];
+  }
+  SYNC();
+  substitute(X, nrhs, n, W, n, 1, true, true, lid, L);
+  substitute(X, nrhs, n, W, n, 1, false, false, lid, L);
+}
+
+/* ---- MatrixTriangularSolve --------------------------------------------- */
+
+/* The batch broadcast of MatrixTriangularSolve (TensorFlow's MatMulBCast),
+ * collapsed: output batch index -> matrix and rhs batch indices. */
+struct tri_bcast {
+  int rank;
+  int dims[8];
+  int a_strides[8];
+  int b_strides[8];
+};
+
+/* out [batch, n, nrhs] = the solution of op(a) X = rhs, op(a) = a or a^T
+ * (adjoint), a lower or upper triangular (the other triangle is never
+ * read), one work-group per output matrix. A zero on the diagonal gives
+ * infinities and NaNs, as cuBLAS' trsm does: TensorFlow checks nothing. */
+__kernel void triangular_solve(OCL_TENSOR_ARG(const T, matrix),
+                               OCL_TENSOR_ARG(const T, rhs),
+                               OCL_TENSOR_ARG(T, out), int n, int nrhs,
+                               int lower, int adjoint, struct tri_bcast bc)
+{
+  const int lid = get_local_id(0), L = get_local_size(0);
+  const int ob = get_group_id(0);
+  int rest = ob;
+  long ai = 0, bi = 0;
+  for (int d = bc.rank - 1; d >= 0; d--) {
+    const int i = rest % bc.dims[d];
+    rest /= bc.dims[d];
+    ai += (long)i * bc.a_strides[d];
+    bi += (long)i * bc.b_strides[d];
+  }
+  __global const T *A = OCL_PTR(const T, matrix) + ai * n * n;
+  __global const T *B = OCL_PTR(const T, rhs) + bi * n * nrhs;
+  __global T *X = OCL_PTR(T, out) + (long)ob * n * nrhs;
+  for (int e = lid; e < n * nrhs; e += L)
+    X[e] = B[e];
+  SYNC();
+  substitute(X, nrhs, n, A, adjoint ? 1 : n, adjoint ? n : 1,
+             lower != adjoint, false, lid, L);
+}
+
+#else /* LINALG_MOVE */
+
+/* ---- Diagonals and bands: element moves ---------------------------------- */
+
+/* Where diagonal d of an M x N matrix starts within a stored diagonal of
+ * max_len elements: 0 when it is aligned left, else max_len - its length.
+ * right_super aligns the d >= 0 ones right, right_sub the d < 0 ones. */
+static int content_offset(int d, int M, int N, int max_len, int right_super,
+                       int right_sub)
+{
+  const int len = min(M + min(0, d), N - max(0, d));
+  const int right = d >= 0 ? right_super : right_sub;
+  return right ? max_len - len : 0;
+}
+
 /* MatrixDiagPartV3: out [batch, num_diags, max_len] (the host drops
  * num_diags when it is 1). Diagonal m of the output is d = k_hi - m; its
  * element n reads in[n + y, n + x], y = max(-d, 0) - offset,
@@ -156,12 +436,55 @@ __kernel void matrix_diag_part(OCL_TENSOR_ARG(const T, in),
   const int m = rest % num_diags;
   const int b = rest / num_diags;
   const int d = k_hi - m;
-  const int len = min(M + min(0, d), N - max(0, d));
-  const int right = d >= 0 ? right_super : right_sub;
-  const int offset = right ? max_len - len : 0;
+  const int offset = content_offset(d, M, N, max_len, right_super, right_sub);
   const int y = n + max(-d, 0) - offset, x = n + max(d, 0) - offset;
   T v = padding;
   if (y >= 0 && y < M && x >= 0 && x < N)
     v = OCL_PTR(const T, in)[b * M * N + y * N + x];
   OCL_PTR(T, out)[i] = v;
 }
+
+/* MatrixDiagV3 (diag -> out) and MatrixSetDiagV3 (in with diag -> out):
+ * out [batch, M, N], diag [batch, num_diags, max_len] holding diagonals
+ * k_hi down to k_lo. Element (i, j) of a diagonal d = j - i in range is
+ * diag[b, k_hi - d, j - max(d, 0) + offset(d)]; the others are the padding
+ * value (set = 0) or in's element (set = 1). A work-item per output
+ * element. */
+__kernel void matrix_diag(OCL_TENSOR_ARG(const T, in),
+                          OCL_TENSOR_ARG(const T, diag),
+                          OCL_TENSOR_ARG(T, out), int M, int N, int k_lo,
+                          int k_hi, int max_len, int right_super,
+                          int right_sub, T padding, int set, int total)
+{
+  const int e = get_global_id(0);
+  OCL_GUARD(e, total);
+  const int j = e % N, rest = e / N;
+  const int i = rest % M, b = rest / M;
+  const int d = j - i;
+  T v;
+  if (d >= k_lo && d <= k_hi) {
+    const int offset = content_offset(d, M, N, max_len, right_super, right_sub);
+    const int num_diags = k_hi - k_lo + 1;
+    v = OCL_PTR(const T, diag)[((long)b * num_diags + (k_hi - d)) * max_len +
+                               j - max(d, 0) + offset];
+  } else {
+    v = set ? OCL_PTR(const T, in)[e] : padding;
+  }
+  OCL_PTR(T, out)[e] = v;
+}
+
+/* MatrixBandPart: out = in inside the band -lower <= j - i <= upper (a
+ * negative bound keeps that whole triangle), zero outside. */
+__kernel void matrix_band_part(OCL_TENSOR_ARG(const T, in),
+                               OCL_TENSOR_ARG(T, out), int M, int N,
+                               int lower, int upper, int total)
+{
+  const int e = get_global_id(0);
+  OCL_GUARD(e, total);
+  const int j = e % N, i = (e / N) % M;
+  const bool keep = (lower < 0 || i - j <= lower) &&
+                    (upper < 0 || j - i <= upper);
+  OCL_PTR(T, out)[e] = keep ? OCL_PTR(const T, in)[e] : (T)0;
+}
+
+#endif /* LINALG_MOVE */
