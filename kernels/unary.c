@@ -7,6 +7,7 @@
  * op is computed on the host. Cast is the exception, as in TensorFlow: its
  * int32 tensors stay on the device, since casting is how data moves between
  * int32 and the types the device computes in. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,10 @@ static void *unary_create(TF_OpKernelConstruction *ctx, int index)
       goto fail;
   }
   k->storage = ocl_storage_of(k->dtype);
+  /* Digamma(+-0): NaN up to TensorFlow 2.21, -inf from 2.22 (its Eigen);
+   * the kernel takes it in alpha. */
+  if (strcmp(op->op, "Digamma") == 0)
+    k->alpha = ocl_tf_minor_version() >= 22 ? -INFINITY : NAN;
   if (op->has_alpha) {
     ocl_tf.OpKernelConstruction_GetAttrFloat(ctx, "alpha", &k->alpha, status);
     if (ocl_tf.GetCode(status) != TF_OK) {

@@ -340,11 +340,15 @@ UNARY(unary_atanh, atanh(a))
 UNARY(unary_lgamma, lgamma(a))
 
 /* psi(x): the reflection psi(x) = psi(1 - x) - pi cot(pi x) below 0 (NaN
- * at the poles 0, -1, ... as TensorFlow), the recurrence psi(x) =
- * psi(x + 1) - 1 / x up to 6, then the asymptotic series. */
-static CT digamma_of(CT x)
+ * at the poles -1, -2, ... as TensorFlow), the recurrence psi(x) =
+ * psi(x + 1) - 1 / x up to 6, then the asymptotic series. At +-0 it gives
+ * `at_zero`: TensorFlow's answer changed (NaN up to 2.21, -inf from 2.22),
+ * so the host passes the running one. */
+static CT digamma_of(CT x, CT at_zero)
 {
   CT result = (CT)0;
+  if (x == (CT)0)
+    return at_zero;
   if (x <= (CT)0) {
     if (x == floor(x))
       return (CT)NAN;
@@ -438,7 +442,7 @@ static CT ndtri_of(CT p)
   return z;
 }
 
-UNARY(unary_digamma, digamma_of(a))
+UNARY(unary_digamma, digamma_of(a, (CT)alpha))
 UNARY(unary_erfinv, erfinv_of(a))
 UNARY(unary_ndtri, ndtri_of(a))
 UNARY(unary_rint, rint(a))

@@ -45,8 +45,10 @@ static bool is_floating(TF_DataType t)
 
 static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
-/* psi in float64: reflection below 0 (NaN at the poles), recurrence up to
- * 20, then the asymptotic series to x^-14. */
+/* psi in float64: reflection below 0 (NaN at the poles, 0 included, as
+ * TensorFlow up to 2.21 and the host shim answer; 2.22 gives -inf at 0,
+ * which the plugin follows there), recurrence up to 20, then the
+ * asymptotic series to x^-14. */
 static double digamma(double x)
 {
   double result = 0;
