@@ -602,11 +602,12 @@ static void band_case(struct ref_cases *out, TF_DataType dtype,
                       const int64_t *dims, int rank, int64_t lower,
                       int64_t upper, TF_DataType itype, TF_Code expect)
 {
+  /* The last two dims name the case (a rank-1 case has only one). */
+  int64_t rows = rank >= 2 ? dims[rank - 2] : 1;
   struct ref_case *c = ref_case_add(
       out, "MatrixBandPart", "MatrixBandPart rank %d [%lld,%lld] %lld %lld %s",
-      rank, (long long)dims[rank - 2], (long long)dims[rank - 1],
-      (long long)lower, (long long)upper,
-      itype == TF_INT32 ? "int32" : "int64");
+      rank, (long long)rows, (long long)dims[rank - 1], (long long)lower,
+      (long long)upper, itype == TF_INT32 ? "int32" : "int64");
   ref_case_input(c, dtype, dims, rank, REF_ANY);
   double lo = (double)lower, hi = (double)upper;
   ref_case_input_values(c, itype, NULL, 0, &lo);
