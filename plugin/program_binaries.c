@@ -1,7 +1,8 @@
 /* tfocl plugin: program binaries kept between processes, so that a second
- * process starts warm on every driver (PoCL keeps its own; Intel's CPU
- * runtime and others keep nothing, and compiling the families a Keras
- * model needs takes seconds there).
+ * process starts warm on drivers that keep nothing themselves (Intel's CPU
+ * runtime and others: compiling the families a Keras model needs takes
+ * seconds there). Not used on PoCL, which keeps its own (program_cache.c,
+ * keeps_binaries).
  *
  * One file per (device, program): the device's binary as the driver hands
  * it out (CL_PROGRAM_BINARIES), under

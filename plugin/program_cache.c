@@ -57,6 +57,20 @@ void ocl_program_cache_destroy(struct ocl_program_cache *cache) {
   free(cache);
 }
 
+/* Whether program binaries are worth keeping on this platform. Not on
+ * PoCL: it keeps its own cache of compiled kernels (POCL_CACHE_DIR), and
+ * handing out a program's binary makes it compile every kernel of the
+ * program at once (the matmul family's first MatMul took 68 s instead of
+ * 5 with its cache off). TFOCL_KEEP_POCL_BINARIES=1 (tests) keeps them
+ * there too. */
+static bool keeps_binaries(cl_platform_id platform) {
+  char name[128] = "";
+  const char *force = getenv("TFOCL_KEEP_POCL_BINARIES");
+  if (force && strcmp(force, "1") == 0) return true;
+  clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
+  return strstr(name, "Portable Computing Language") == NULL;
+}
+
 static struct ocl_program_cache *cache_of(struct ocl_context *ctx) {
   struct ocl_program_cache *cache;
 
@@ -65,8 +79,9 @@ static struct ocl_program_cache *cache_of(struct ocl_context *ctx) {
     ctx->programs = calloc(1, sizeof *ctx->programs);
     if (ctx->programs) {
       pthread_mutex_init(&ctx->programs->lock, NULL);
-      ocl_cache_subdir("programs", ctx->programs->binaries_dir,
-                       sizeof ctx->programs->binaries_dir);
+      if (keeps_binaries(ctx->platform))
+        ocl_cache_subdir("programs", ctx->programs->binaries_dir,
+                         sizeof ctx->programs->binaries_dir);
     }
   }
   cache = ctx->programs;

@@ -477,10 +477,13 @@ static bool build_and_run(void) {
   return from_disk;
 }
 
+/* On PoCL, as these tests run, only with the test hook: the plugin leaves
+ * its binaries to PoCL's own cache otherwise. */
 static void fresh_cache_dir(char *dir) {
   strcpy(dir, "/tmp/tfocl-binaries-XXXXXX");
   ck_assert_ptr_nonnull(mkdtemp(dir));
   setenv("TFOCL_CACHE_DIR", dir, 1);
+  setenv("TFOCL_KEEP_POCL_BINARIES", "1", 1);
 }
 
 static void remove_cache_dir(const char *dir) {
@@ -538,6 +541,23 @@ START_TEST(program_binaries_damaged_are_rebuilt) {
 }
 END_TEST
 
+/* Without the hook PoCL keeps nothing here. */
+START_TEST(program_binaries_left_to_pocl) {
+  char dir[64], paths[8][4200];
+  fresh_cache_dir(dir);
+  unsetenv("TFOCL_KEEP_POCL_BINARIES");
+  char name[128] = "";
+  cl_platform_id platform;
+  ck_assert_int_eq(clGetPlatformIDs(1, &platform, NULL), CL_SUCCESS);
+  clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
+  ck_assert(!build_and_run());
+  ck_assert(!build_and_run());
+  if (strstr(name, "Portable Computing Language") != NULL)
+    ck_assert_int_eq(kept_files(dir, paths, 8), 0);
+  remove_cache_dir(dir);
+}
+END_TEST
+
 /* A directory others can write is neither read nor written; "off" keeps
  * nothing. */
 START_TEST(program_binaries_only_in_a_private_dir) {
@@ -571,6 +591,7 @@ static Suite *internals_suite(void) {
   tcase_add_test(tc, program_binaries_kept_between_contexts);
   tcase_add_test(tc, program_binaries_damaged_are_rebuilt);
   tcase_add_test(tc, program_binaries_only_in_a_private_dir);
+  tcase_add_test(tc, program_binaries_left_to_pocl);
   tcase_add_test(tc, address_map_intervals);
   tcase_add_test(tc, address_map_random);
   tcase_add_test(tc, cl_error_path);
