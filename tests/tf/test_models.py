@@ -40,14 +40,14 @@ TENSORLIST_REASON = ("this TensorFlow wheel exports no TF_ZerosLikeVariant/TF_Ad
 GRAD_FACTOR = 3.0
 
 
-def _run(model, *extra, timeout=900):
+def _run(model, *extra, timeout=900, env=None):
     out = os.path.join(BUILDDIR, "meson-logs", f"model-{model}.json")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     if os.path.exists(out):
         os.remove(out)
     cp = subprocess.run([sys.executable, RUN, "--model", model, "--json", out, *extra],
                         capture_output=True, text=True, timeout=timeout,
-                        env=subprocess_env(), cwd=REPO)
+                        env=subprocess_env(**(env or {})), cwd=REPO)
     assert os.path.exists(out), f"run_model.py wrote nothing (rc {cp.returncode}):\n{cp.stderr[-4000:]}"
     with open(out) as f:
         result = json.load(f)
@@ -82,9 +82,20 @@ def test_model_trains_on_opencl(model):
     _check(_run(model, "--steps", "3"))
 
 
+# TFOCL_GEMM=blas: every product through the host BLAS (CPU devices with
+# native kernels, as PoCL's). Its first-batch gradients come out 3.7e-2 from
+# float64 where the CPU's are 4e-5: kept out of the GEMM tuner until found.
+BLAS_REASON = ("host BLAS path: MobileNetV2's first-batch gradients 3.7e-2 from float64 "
+               "(a 1x1 Conv2D's 512x48 * 48x8 product through the BLAS suffices; the "
+               "product itself reads back right), cause not found")
+
+
 @pytest.mark.slow
-def test_mobilenet_gradients_as_accurate_as_cpu():
-    result = _run("mobilenet", "--steps", "3", "--grad-check", timeout=1500)
+@pytest.mark.parametrize("gemm", ["tuned", pytest.param(
+    "blas", marks=pytest.mark.xfail(reason=BLAS_REASON, strict=True))])
+def test_mobilenet_gradients_as_accurate_as_cpu(gemm):
+    env = {"TFOCL_GEMM": gemm} if gemm != "tuned" else None
+    result = _run("mobilenet", "--steps", "3", "--grad-check", timeout=1500, env=env)
     _check(result)
     err = result["grad_error"]
     assert "error" not in err, err["error"]
