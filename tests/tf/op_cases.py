@@ -2327,3 +2327,37 @@ def _fused_elementwise(c):
 
 
 BUILDERS["_TfoclFusedElementwise"] = _fused_elementwise
+
+
+# ---- special functions (unary and binary) ops ----
+# Bessel functions: Cephes' float fits on both sides, evaluated with each
+# side's exp, log, cos (a few ulp); J and Y for large x carry the float
+# rounding of their phase (ulp(x) / 2 radians times a modulus ~0.1 at 60).
+_BESSEL = ["BesselI0e", "BesselI1e", "BesselI0", "BesselI1", "BesselJ0", "BesselJ1",
+           "BesselY0", "BesselY1", "BesselK0", "BesselK0e", "BesselK1", "BesselK1e"]
+APPROX_OPS |= set(_BESSEL) | {"SoftsignGrad"}
+TOLERANCES.update({op: {np.float32: dict(rtol=1e-5, atol=2e-6)}
+                   for op in _BESSEL})
+
+
+def _bessel(name):
+    f = getattr(raw, name)
+    edges = [np.nan, -np.inf, -30, -2, -1e-3, -0.0, 0.0, 1e-30, 1e-3, 1, 2, 2.5, 8, 9, 30,
+             60, np.inf]
+    return lambda c: [
+        ("wide", lambda x: f(x=x), [c.rng.uniform(-12, 12, (4, 6)).astype(c.T)]),
+        ("edges", lambda x: f(x=x), [np.array(edges, c.T)])]
+
+
+for _n in _BESSEL:
+    BUILDERS[_n] = _bessel(_n)
+BUILDERS["PopulationCount"] = lambda c: [
+    ("random", lambda x: raw.PopulationCount(x=x), [c.rand(3, 5)]),
+    ("edges", lambda x: raw.PopulationCount(x=x),
+     [np.array([0, 1, -1, 255, 256, np.iinfo(c.T).min, np.iinfo(c.T).max, -7], c.T)])]
+BUILDERS["SoftsignGrad"] = lambda c: [
+    ("random", lambda g, x: raw.SoftsignGrad(gradients=g, features=x),
+     [c.rand(3, 5), c.rand(3, 5)]),
+    ("special", lambda g, x: raw.SoftsignGrad(gradients=g, features=x),
+     [np.array([1, np.nan, np.inf, 2, 0, -1, 3e4], c.T),
+      np.array([np.inf, 1, 2, np.nan, -np.inf, 0, 5e3], c.T)])]
