@@ -22,7 +22,8 @@ enum binary_kind {
   SQUARED_DIFFERENCE, FLOOR_DIV, FLOOR_MOD, EQUAL, NOT_EQUAL, LESS,
   LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, BITWISE_AND,
   BITWISE_OR, BITWISE_XOR, ATAN2, XLOGY, XDIVY, XLOG1PY, NEXT_AFTER,
-  LEFT_SHIFT, RIGHT_SHIFT
+  LEFT_SHIFT, RIGHT_SHIFT, TRUNCATE_DIV, TRUNCATE_MOD, IGAMMA, IGAMMAC, ZETA,
+  POLYGAMMA
 };
 
 /* Type sets, as bits of TF_DataType. */
@@ -73,6 +74,16 @@ static const struct binary_op binary_ops[] = {
     {"Xlog1py", "xlog1py", XLOG1PY, FLOATS, false, true},
     /* TensorFlow's GPU kernels: float and double only. */
     {"NextAfter", "next_after", NEXT_AFTER, TB(TF_FLOAT), false, true},
+    /* TensorFlow's kernels: integers only (int32 in host memory); no
+     * float TruncateDiv, and TruncateMod's float is C's fmod. */
+    {"TruncateDiv", "truncate_div", TRUNCATE_DIV, INTEGERS, false, true},
+    {"TruncateMod", "truncate_mod", TRUNCATE_MOD, TB(TF_FLOAT) | INTEGERS,
+     false, true},
+    /* Float and double only in TensorFlow. */
+    {"Igamma", "igamma", IGAMMA, TB(TF_FLOAT), false, true},
+    {"Igammac", "igammac", IGAMMAC, TB(TF_FLOAT), false, true},
+    {"Zeta", "zeta", ZETA, TB(TF_FLOAT), false, true},
+    {"Polygamma", "polygamma", POLYGAMMA, TB(TF_FLOAT), false, true},
 };
 
 /* The kernels of one op on one storage type (binary.cl's suffixes). */
@@ -196,6 +207,21 @@ static bool host_binary_int32(enum binary_kind kind, const struct ocl_bcast *b,
         return false;
       }
       *zi = kind == FLOOR_DIV ? floor_div_i32(a, v) : floor_mod_i32(a, v);
+      break;
+    case TRUNCATE_DIV:
+    case TRUNCATE_MOD:
+      if (v == 0) {
+        /* TensorFlow's CPU functors fail the same way, but its message
+         * names only Div, Mod, FloorDiv and FloorMod as division ops. */
+        ocl_set_status(status, TF_INTERNAL,
+                       "Unexpected error in binary operator (only integer "
+                       "div and mod should have errors)");
+        return false;
+      }
+      if (v == -1) /* INT32_MIN / -1 traps: wrap around instead */
+        *zi = kind == TRUNCATE_DIV ? (int32_t)(0u - (uint32_t)a) : 0;
+      else
+        *zi = kind == TRUNCATE_DIV ? a / v : a % v;
       break;
     case EQUAL: *zb = a == v; break;
     case NOT_EQUAL: *zb = a != v; break;
@@ -587,6 +613,70 @@ out:
   ocl_op_end(&op);
 }
 
+/* ---- ApproximateEqual ------------------------------------------------------ */
+
+struct approx_kernel {
+  float tolerance;
+  struct ocl_kernel kernel;
+};
+
+static void *approx_create(TF_OpKernelConstruction *ctx)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct approx_kernel *k = calloc(1, sizeof(*k));
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    return ocl_create_failed(ctx, status, k);
+  }
+  ocl_tf.OpKernelConstruction_GetAttrFloat(ctx, "tolerance", &k->tolerance,
+                                           status);
+  if (ocl_tf.GetCode(status) != TF_OK) {
+    /* Absent from a hand-built node: TensorFlow's default. */
+    ocl_set_ok(status);
+    k->tolerance = 1e-5f;
+  }
+  ocl_kernel_init(&k->kernel, &programs[OCL_STORAGE_FLOAT],
+                  "approximate_equal");
+  ocl_tf.DeleteStatus(status);
+  return k;
+}
+
+/* z = |x - y| < tolerance. Unlike the other comparisons it does not
+ * broadcast: TensorFlow requires equal shapes. */
+static void approx_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct approx_kernel *k = kernel;
+  struct ocl_op op;
+  int64_t x_dims[OCL_MAX_RANK], y_dims[OCL_MAX_RANK];
+
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *x = ocl_op_input(&op, 0);
+  TF_Tensor *y = x ? ocl_op_input(&op, 1) : NULL;
+  int x_rank = y ? ocl_op_dims(&op, x, x_dims) : -1;
+  int y_rank = x_rank >= 0 ? ocl_op_dims(&op, y, y_dims) : -1;
+  if (y_rank < 0)
+    goto out;
+  if (x_rank != y_rank ||
+      memcmp(x_dims, y_dims, sizeof(int64_t) * (size_t)x_rank) != 0) {
+    char a[160], b[160];
+    ocl_shape_format(x_dims, x_rank, a, sizeof(a));
+    ocl_shape_format(y_dims, y_rank, b, sizeof(b));
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "x and y must be of the same shape. x shape: %s. y shape: %s",
+                a, b);
+    goto out;
+  }
+  TF_Tensor *z = ocl_op_output(&op, 0, TF_BOOL, x_dims, x_rank);
+  int64_t n = ocl_shape_elements(x_dims, x_rank);
+  if (z == NULL || n == 0)
+    goto out;
+  const struct ocl_arg argv[] = {OCL_TENSOR(x), OCL_TENSOR(y), OCL_TENSOR(z),
+                                 OCL_LONG(n), OCL_FLOAT(k->tolerance)};
+  ocl_launch_1d(&op, &k->kernel, (size_t)n, argv, 5);
+out:
+  ocl_op_end(&op);
+}
+
 /* ---- Registration ------------------------------------------------------ */
 
 static const TF_DataType register_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
@@ -614,6 +704,16 @@ void ocl_register_binary_kernels(void)
       });
     }
   }
+
+  /* TensorFlow's kernels: float and double only. */
+  ocl_register_kernel(&(const struct ocl_kernel_spec){
+      .op = "ApproximateEqual",
+      .create = approx_create,
+      .compute = approx_compute,
+      .destroy = binary_delete,
+      .type_attrs = {"T"},
+      .types = {TF_FLOAT},
+  });
 
   static const char *const bias_args[] = {"value", "bias", "output", NULL};
   static const char *const addn_args[] = {"inputs", "sum", NULL};

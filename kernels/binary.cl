@@ -10,6 +10,7 @@
  * index arithmetic, or _bcast64 when an extent needs 64 bits (64-bit
  * division is emulated, and slow, on GPUs). Only the _bcast kernels loop
  * inside a work-item; the others stay vectorisable by PoCL. */
+#include "activations.clh"
 #include "common.clh"
 
 #if defined(T_IS_HALF)
@@ -164,6 +165,192 @@ ARITH(xlogy, a == (CT)0 ? (CT)0 : a * log(b))
 ARITH(xdivy, a == (CT)0 ? (CT)0 : a / b)
 ARITH(xlog1py, a == (CT)0 ? (CT)0 : a * log1p(b))
 ARITH(next_after, nextafter(a, b))
+/* ---- Special functions (float; TensorFlow registers no half) ------------
+ * S. L. Moshier's Cephes algorithms as Eigen evaluates them for
+ * TensorFlow's float kernels, so that the edges and the iteration limits
+ * agree: igam's power series and igamc's continued fraction (2000 terms at
+ * most), zeta's Euler-Maclaurin summation. */
+#define CEPHES_MACHEP 5.9604644775390625e-8f /* FLT_EPSILON / 2 */
+#define CEPHES_BIG (1.0f / CEPHES_MACHEP)
+#define IGAMMA_ITERATIONS 2000
+
+/* x^a e^-x / Gamma(a), 0 where it underflows float (or is NaN). */
+static float igamma_prefactor(float a, float x)
+{
+  float log_ax = a * log(x) - x - lgamma(a);
+  if (log_ax < -88.72283905206835f || isnan(log_ax))
+    return 0.0f;
+  return exp(log_ax);
+}
+
+/* P(a, x) by its power series; for x <= 1 or x <= a. */
+static float igamma_series(float a, float x)
+{
+  float ax = igamma_prefactor(a, x);
+  if (ax == 0.0f)
+    return 0.0f;
+  float r = a, c = 1.0f, sum = 1.0f;
+  for (int i = 0; i < IGAMMA_ITERATIONS; i++) {
+    r += 1.0f;
+    c *= x / r;
+    sum += c;
+    if (c <= CEPHES_MACHEP * sum)
+      break;
+  }
+  return sum * (ax / a);
+}
+
+/* Q(a, x) by its continued fraction; for x >= 1 and x >= a. */
+static float igammac_fraction(float a, float x)
+{
+  if (isinf(x))
+    return 0.0f;
+  float ax = igamma_prefactor(a, x);
+  if (ax == 0.0f)
+    return 0.0f;
+  float y = 1.0f - a, z = x + y + 1.0f, c = 0.0f;
+  float pkm2 = 1.0f, qkm2 = x, pkm1 = x + 1.0f, qkm1 = z * x;
+  float ans = pkm1 / qkm1;
+  for (int i = 0; i < IGAMMA_ITERATIONS; i++) {
+    c += 1.0f;
+    y += 1.0f;
+    z += 2.0f;
+    float yc = y * c;
+    float pk = pkm1 * z - pkm2 * yc, qk = qkm1 * z - qkm2 * yc;
+    if (qk != 0.0f) {
+      float previous = ans;
+      ans = pk / qk;
+      if (fabs(previous - ans) <= CEPHES_MACHEP * fabs(ans))
+        break;
+    }
+    pkm2 = pkm1;
+    pkm1 = pk;
+    qkm2 = qkm1;
+    qkm1 = qk;
+    if (fabs(pk) > CEPHES_BIG) { /* rescale before it overflows */
+      pkm2 *= CEPHES_MACHEP;
+      pkm1 *= CEPHES_MACHEP;
+      qkm2 *= CEPHES_MACHEP;
+      qkm1 *= CEPHES_MACHEP;
+    }
+  }
+  return ans * ax;
+}
+
+/* TensorFlow's domain: 0 at x == 0 (whatever a), NaN for x < 0, a <= 0 or
+ * NaN. */
+static float igamma_of(float a, float x)
+{
+  if (x == 0.0f)
+    return 0.0f;
+  if (x < 0.0f || a <= 0.0f || isnan(a) || isnan(x))
+    return NAN;
+  if (x > 1.0f && x > a)
+    return 1.0f - igammac_fraction(a, x);
+  return igamma_series(a, x);
+}
+
+static float igammac_of(float a, float x)
+{
+  if (x < 0.0f || a <= 0.0f || isnan(a) || isnan(x))
+    return NAN;
+  if (x < 1.0f || x < a)
+    return 1.0f - igamma_series(a, x);
+  return igammac_fraction(a, x);
+}
+
+/* (2k)! / B_2k: the Euler-Maclaurin tail's coefficients. */
+__constant float ZETA_A[] = {12.0f,
+                             -720.0f,
+                             30240.0f,
+                             -1209600.0f,
+                             47900160.0f,
+                             -1.8924375803183791606e9f,
+                             7.47242496e10f,
+                             -2.950130727918164224e12f,
+                             1.1646782814350067249e14f,
+                             -4.5979787224074726105e15f,
+                             1.8152105401943546773e17f,
+                             -7.1661652561756670113e18f};
+
+/* Hurwitz zeta(x, q) = sum_k (k + q)^-x: inf at x == 1, NaN below; at the
+ * poles q = 0, -1, ... inf for an even integer x and NaN otherwise; a
+ * negative q otherwise only with an integer x. Nine terms, then the
+ * Euler-Maclaurin tail. */
+static float zeta_of(float x, float q)
+{
+  if (x == 1.0f)
+    return INFINITY;
+  if (x < 1.0f)
+    return NAN;
+  if (q <= 0.0f) {
+    if (q == floor(q))
+      return x == floor(x) && (isinf(x) || fmod(x, 2.0f) == 0.0f) ? INFINITY
+                                                                    : NAN;
+    if (x != floor(x))
+      return NAN;
+  }
+  float s = pow(q, -x), a = q, b = 0.0f;
+  for (int i = 0; i < 9; i++) {
+    a += 1.0f;
+    b = pow(a, -x);
+    s += b;
+    if (fabs(b / s) < CEPHES_MACHEP)
+      return s;
+  }
+  if (b == 0.0f) /* the tail is 0 too; a may have overflowed */
+    return s;
+  float w = a, k = 0.0f;
+  s += b * w / (x - 1.0f);
+  s -= 0.5f * b;
+  a = 1.0f;
+  for (int i = 0; i < 12; i++) {
+    a *= x + k;
+    b /= w;
+    float t = a * b / ZETA_A[i];
+    s += t;
+    if (fabs(t / s) < CEPHES_MACHEP)
+      break;
+    k += 1.0f;
+    a *= x + k;
+    b /= w;
+    k += 1.0f;
+  }
+  return s;
+}
+
+/* psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x); NaN unless n is a
+ * non-negative integer; digamma at n == 0 (NaN at every pole, 0
+ * included, in every TensorFlow version). */
+static float polygamma_of(float n, float x)
+{
+  if (floor(n) != n || n < 0.0f)
+    return NAN;
+  if (n == 0.0f)
+    return special_digamma(x, NAN);
+  float order = n + 1.0f;
+  return pow(-1.0f, order) * exp(lgamma(order)) * zeta_of(order, x);
+}
+
+ARITH(igamma, igamma_of(a, b))
+ARITH(igammac, igammac_of(a, b))
+ARITH(zeta, zeta_of(a, b))
+ARITH(polygamma, polygamma_of(a, b))
+/* C's fmod: the remainder takes the dividend's sign. */
+ARITH(truncate_mod, fmod(a, b))
+
+/* ApproximateEqual: |x - y| < tolerance, same shapes only. */
+__kernel void approximate_equal(OCL_TENSOR_ARG(const T, x),
+                                OCL_TENSOR_ARG(const T, y),
+                                OCL_TENSOR_ARG(uchar, z), long n,
+                                float tolerance)
+{
+  long i = get_global_id(0);
+  OCL_GUARD(i, n);
+  CT a = LOAD(OCL_PTR(const T, x), i);
+  CT b = LOAD(OCL_PTR(const T, y), i);
+  STORE_BOOL(OCL_PTR(uchar, z), i, fabs(a - b) < tolerance);
+}
 #else
 ARITH(maximum, max(a, b))
 ARITH(minimum, min(a, b))
@@ -202,6 +389,10 @@ ARITH(bitwise_xor, a ^ b)
 #define SHIFT_OF(b) clamp(b, (CT)0, (CT)(sizeof(CT) * 8 - 1))
 ARITH(left_shift, (CT)((ulong)a << (ulong)SHIFT_OF(b)))
 ARITH(right_shift, a >> SHIFT_OF(b))
+/* C's truncating division; by zero and MIN / -1 as floor_div above. */
+ARITH(truncate_div,
+      b == 0 ? 0 : b == (CT)-1 ? (CT)((ulong)0 - (ulong)a) : a / b)
+ARITH(truncate_mod, (b == 0 || b == (CT)-1) ? 0 : a % b)
 #endif
 COMPARE(equal, a == b)
 COMPARE(not_equal, a != b)

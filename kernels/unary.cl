@@ -339,34 +339,6 @@ UNARY(unary_acosh, acosh(a))
 UNARY(unary_atanh, atanh(a))
 UNARY(unary_lgamma, lgamma(a))
 
-/* psi(x): the reflection psi(x) = psi(1 - x) - pi cot(pi x) below 0 (NaN
- * at the poles -1, -2, ... as TensorFlow), the recurrence psi(x) =
- * psi(x + 1) - 1 / x up to 6, then the asymptotic series. At +-0 it gives
- * `at_zero`: TensorFlow's answer changed (NaN up to 2.21, -inf from 2.22),
- * so the host passes the running one. */
-static CT digamma_of(CT x, CT at_zero)
-{
-  CT result = (CT)0;
-  if (x == (CT)0)
-    return at_zero;
-  if (x <= (CT)0) {
-    if (x == floor(x))
-      return (CT)NAN;
-    result = -M_PI_F * cospi(x) / sinpi(x);
-    x = (CT)1 - x;
-  }
-  for (int i = 0; i < 6 && x < (CT)6; i++) {
-    result -= (CT)1 / x;
-    x += (CT)1;
-  }
-  CT f = (CT)1 / (x * x);
-  CT t = f * ((CT)(-1.0 / 12) +
-              f * ((CT)(1.0 / 120) +
-                   f * ((CT)(-1.0 / 252) +
-                        f * ((CT)(1.0 / 240) + f * (CT)(-1.0 / 132)))));
-  return x == (CT)INFINITY ? x : result + log(x) - (CT)0.5 / x + t;
-}
-
 /* M. Giles' single-precision erfinv ("Approximating the erfinv function"),
  * given w = -log((1 - x)(1 + x)) computed by the caller without
  * cancellation: p(w) * x is erfinv(x). */
@@ -664,7 +636,7 @@ UNARY(unary_bessel_j1, bessel_j1_of(a))
 UNARY(unary_bessel_y0, bessel_y0_of(a))
 UNARY(unary_bessel_y1, bessel_y1_of(a))
 
-UNARY(unary_digamma, digamma_of(a, (CT)alpha))
+UNARY(unary_digamma, special_digamma(a, alpha))
 UNARY(unary_erfinv, erfinv_of(a))
 UNARY(unary_ndtri, ndtri_of(a))
 UNARY(unary_rint, rint(a))

@@ -2361,3 +2361,61 @@ BUILDERS["SoftsignGrad"] = lambda c: [
     ("special", lambda g, x: raw.SoftsignGrad(gradients=g, features=x),
      [np.array([1, np.nan, np.inf, 2, 0, -1, 3e4], c.T),
       np.array([np.inf, 1, 2, np.nan, -np.inf, 0, 5e3], c.T)])]
+# Igamma, Igammac, Zeta, Polygamma: Cephes' float algorithms on both sides
+# (pow, exp, lgamma of each side's own accuracy).
+APPROX_OPS |= {"Igamma", "Igammac", "Zeta", "Polygamma", "TruncateMod"}
+TOLERANCES.update({op: {np.float32: dict(rtol=2e-5, atol=2e-6)}
+                   for op in ("Igamma", "Igammac", "Zeta", "Polygamma")})
+
+
+def _special_function(name, args, first, edges):
+    f = getattr(raw, name)
+
+    def build(c):
+        def fn(a, b):
+            return f(**{args[0]: a, args[1]: b})
+        return [("random", fn, [first(c), c.pos(3, 4)]),
+                ("broadcast", fn, [first(c), c.pos(4)]),
+                ("edges", fn, [np.array(edges[0], c.T), np.array(edges[1], c.T)])]
+    return build
+
+
+_IGAMMA_EDGES = ([np.nan, 1, -1, 0, 0, 0, 1, 2, np.inf, 1, 1e-3, 5, 0.5, 1, 3, 1, 20],
+                 [1, np.nan, 1, 1, 0, -1, 0, -1, 1, np.inf, 1, 5, 0.5, 1e-3, 100, -0.0, 25])
+BUILDERS["Igamma"] = _special_function("Igamma", ("a", "x"), lambda c: c.pos(3, 4), _IGAMMA_EDGES)
+BUILDERS["Igammac"] = _special_function("Igammac", ("a", "x"), lambda c: c.pos(3, 4), _IGAMMA_EDGES)
+BUILDERS["Zeta"] = _special_function(
+    "Zeta", ("x", "q"), lambda c: (c.pos(3, 4) + 1).astype(c.T),
+    ([1, 2, 3, 0.5, np.nan, np.inf, -1, 2, 2, 2, 2, 1.5, 2, 3, 2, 4],
+     [1, 1, 1, 1, 1, 1, 1, 0, -1, -1.5, np.inf, np.nan, 1e-3, 0, -2, -2.5]))
+BUILDERS["Polygamma"] = _special_function(
+    "Polygamma", ("a", "x"), lambda c: c.rng.integers(0, 5, (3, 4)).astype(c.T),
+    ([0, 1, 2, 3, 1.5, -1, np.nan, np.inf, 1, 0, 2, 0, 4, 1],
+     [1, 1, 1, 1, 1, 1, 1, 1, 0, 0, -2.5, -2.5, 0.25, 1e-3]))
+
+
+def _truncate(name):
+    f = getattr(raw, name)
+
+    def build(c):
+        if np.issubdtype(c.T, np.integer):
+            lo = np.iinfo(c.T).min
+            x = np.array([7, -7, 7, -7, 6, -6, 0, 100, lo, lo], c.T)
+            y = np.array([2, 2, -2, -2, 3, 3, 5, -7, -1, 3], c.T)
+        else:
+            x = np.array([7, -7, 7, -7, -0.0, np.inf, 1, 5.5, np.nan, 3], c.T)
+            y = np.array([2, 2, -2, 0, 1, 1, np.inf, -2.5, 1, np.nan], c.T)
+        return [("random", lambda a, b: f(x=a, y=b), [c.rand(3, 4), c.nonzero(3, 4)]),
+                ("broadcast", lambda a, b: f(x=a, y=b), [c.rand(2, 3, 4), c.nonzero(4)]),
+                ("signs", lambda a, b: f(x=a, y=b), [x, y])]
+    return build
+
+
+BUILDERS["TruncateDiv"] = _truncate("TruncateDiv")
+BUILDERS["TruncateMod"] = _truncate("TruncateMod")
+BUILDERS["ApproximateEqual"] = lambda c: [
+    ("tolerance 0.5", lambda x, y: raw.ApproximateEqual(x=x, y=y, tolerance=0.5),
+     [c.rand(3, 5), c.rand(3, 5)]),
+    ("edges", lambda x, y: raw.ApproximateEqual(x=x, y=y),
+     [np.array([1, np.nan, np.inf, 1, 0, -0.0, 3], c.T),
+      np.array([1.000001, np.nan, np.inf, 1.1, 1e-6, 0, 2.99999], c.T)])]
