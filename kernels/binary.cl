@@ -339,6 +339,156 @@ ARITH(polygamma, polygamma_of(a, b))
 /* C's fmod: the remainder takes the dividend's sign. */
 ARITH(truncate_mod, fmod(a, b))
 
+/* Betainc(a, b, x), the regularised incomplete beta function: Cephes'
+ * incbet in float as Eigen evaluates it for TensorFlow (its continued
+ * fractions stop at 100 terms, its power series where b > 10 and b x / a
+ * is small). */
+static float incbeta_fraction(float a, float b, float x, bool small_branch)
+{
+  float k1 = a, k3 = a, k4 = a + 1.0f, k5 = 1.0f, k7 = a + 1.0f,
+        k8 = a + 2.0f;
+  float k2, k6, k26_step;
+  if (small_branch) {
+    k2 = a + b;
+    k6 = b - 1.0f;
+    k26_step = 1.0f;
+  } else {
+    k2 = b - 1.0f;
+    k6 = a + b;
+    k26_step = -1.0f;
+    x = x / (1.0f - x);
+  }
+  float pkm2 = 0.0f, qkm2 = 1.0f, pkm1 = 1.0f, qkm1 = 1.0f, ans = 1.0f;
+  for (int n = 0; n < 100; n++) {
+    float xk = -(x * k1 * k2) / (k3 * k4);
+    float pk = pkm1 + pkm2 * xk, qk = qkm1 + qkm2 * xk;
+    pkm2 = pkm1;
+    pkm1 = pk;
+    qkm2 = qkm1;
+    qkm1 = qk;
+    xk = (x * k5 * k6) / (k7 * k8);
+    pk = pkm1 + pkm2 * xk;
+    qk = qkm1 + qkm2 * xk;
+    pkm2 = pkm1;
+    pkm1 = pk;
+    qkm2 = qkm1;
+    qkm1 = qk;
+    if (qk != 0.0f) {
+      float r = pk / qk;
+      if (fabs(ans - r) < fabs(r) * CEPHES_MACHEP)
+        return r;
+      ans = r;
+    }
+    k1 += 1.0f;
+    k2 += k26_step;
+    k3 += 2.0f;
+    k4 += 2.0f;
+    k5 += 1.0f;
+    k6 -= k26_step;
+    k7 += 2.0f;
+    k8 += 2.0f;
+    if (fabs(qk) + fabs(pk) > CEPHES_BIG) {
+      pkm2 *= CEPHES_MACHEP;
+      pkm1 *= CEPHES_MACHEP;
+      qkm2 *= CEPHES_MACHEP;
+      qkm1 *= CEPHES_MACHEP;
+    }
+    if (fabs(qk) < CEPHES_MACHEP || fabs(pk) < CEPHES_MACHEP) {
+      pkm2 *= CEPHES_BIG;
+      pkm1 *= CEPHES_BIG;
+      qkm2 *= CEPHES_BIG;
+      qkm1 *= CEPHES_BIG;
+    }
+  }
+  return ans;
+}
+
+/* The power series, for b > 10 and b x / a < 0.3 (it converges fast
+ * there; the cap only guards the loop). */
+static float incbeta_series(float a, float b, float x)
+{
+  float y = a * log(x) + (b - 1.0f) * log1p(-x) - log(a);
+  y -= lgamma(a) + lgamma(b);
+  y += lgamma(a + b);
+  float t = x / (1.0f - x), s = 0.0f, u = 1.0f;
+  for (int i = 0; i < 10000; i++) {
+    b -= 1.0f;
+    if (b == 0.0f)
+      break;
+    a += 1.0f;
+    u *= t * b / a;
+    s += u;
+    if (!(fabs(u) > CEPHES_MACHEP))
+      break;
+  }
+  return exp(y) * (1.0f + s);
+}
+
+/* For a > 1: from whichever tail converges, 1 - I_{1-x}(b, a) past the
+ * mean. */
+static float incbeta_large_a(float aa, float bb, float xx)
+{
+  bool reversed = xx > aa / (aa + bb);
+  float a = reversed ? bb : aa, b = reversed ? aa : bb;
+  float x = reversed ? 1.0f - xx : xx, t = reversed ? xx : 1.0f - xx;
+  if (b > 10.0f && fabs(b * x / a) < 0.3f) {
+    t = incbeta_series(a, b, x);
+    return reversed ? 1.0f - t : t;
+  }
+  float ans;
+  if (x * (a + b - 2.0f) / (a - 1.0f) < 1.0f) {
+    ans = incbeta_fraction(a, b, x, true);
+    t = b * log(t);
+  } else {
+    ans = incbeta_fraction(a, b, x, false);
+    t = (b - 1.0f) * log(t);
+  }
+  t += a * log(x) + lgamma(a + b) - lgamma(a) - lgamma(b);
+  t += log(ans / a);
+  t = exp(t);
+  return reversed ? 1.0f - t : t;
+}
+
+/* TensorFlow's edges: NaN for a or b negative (or both 0) and for x
+ * outside [0, 1]; 0 at x == 0 and 1 at x == 1. `zero_limits`: TensorFlow
+ * 2.22 takes the limits I_x(0, b) = 1 and I_x(a, 0) = 0 (whatever x);
+ * earlier versions give NaN for a or b <= 0. */
+static float betainc_of(float a, float b, float x, int zero_limits)
+{
+  if (zero_limits) {
+    if (a < 0.0f || b < 0.0f || (a == 0.0f && b == 0.0f))
+      return NAN;
+    if (a == 0.0f)
+      return 1.0f;
+    if (b == 0.0f)
+      return 0.0f;
+  }
+  if (a <= 0.0f || b <= 0.0f)
+    return NAN;
+  if (x <= 0.0f || x >= 1.0f)
+    return x == 0.0f ? 0.0f : x == 1.0f ? 1.0f : NAN;
+  if (a <= 1.0f) {
+    /* I_x(a, b) = I_x(a + 1, b) + x^a (1 - x)^b / (a B(a, b)). */
+    float t = a * log(x) + b * log1p(-x) + lgamma(a + b) - lgamma(a + 1.0f) -
+              lgamma(b);
+    return incbeta_large_a(a + 1.0f, b, x) + exp(t);
+  }
+  return incbeta_large_a(a, b, x);
+}
+
+/* Each input either has the output's shape or is a scalar (step 0). */
+__kernel void betainc(OCL_TENSOR_ARG(const T, a), OCL_TENSOR_ARG(const T, b),
+                      OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, z), long n,
+                      int a_step, int b_step, int x_step, int zero_limits)
+{
+  long i = get_global_id(0);
+  OCL_GUARD(i, n);
+  CT va = LOAD(OCL_PTR(const T, a), i * a_step);
+  CT vb = LOAD(OCL_PTR(const T, b), i * b_step);
+  CT vx = LOAD(OCL_PTR(const T, x), i * x_step);
+  STORE(OCL_PTR(T, z), i, betainc_of(va, vb, vx, zero_limits));
+}
+
 /* ApproximateEqual: |x - y| < tolerance, same shapes only. */
 __kernel void approximate_equal(OCL_TENSOR_ARG(const T, x),
                                 OCL_TENSOR_ARG(const T, y),
@@ -394,6 +544,25 @@ ARITH(truncate_div,
       b == 0 ? 0 : b == (CT)-1 ? (CT)((ulong)0 - (ulong)a) : a / b)
 ARITH(truncate_mod, (b == 0 || b == (CT)-1) ? 0 : a % b)
 #endif
+/* ClipByValue: min(max(t, lo), hi) in Eigen's order, t.cwiseMin(hi)
+ * .cwiseMax(lo) with std::min/std::max, so a NaN t stays NaN and a NaN
+ * bound is ignored. lo and hi have t's shape or are scalars (step 0). */
+__kernel void clip_by_value(OCL_TENSOR_ARG(const T, t),
+                            OCL_TENSOR_ARG(const T, lo),
+                            OCL_TENSOR_ARG(const T, hi), OCL_TENSOR_ARG(T, z),
+                            long n, int t_step, int lo_step, int hi_step,
+                            int flag)
+{
+  long i = get_global_id(0);
+  OCL_GUARD(i, n);
+  (void)flag; /* Betainc's; the ternary kernels share one signature */
+  CT v = LOAD(OCL_PTR(const T, t), i * t_step);
+  CT l = LOAD(OCL_PTR(const T, lo), i * lo_step);
+  CT h = LOAD(OCL_PTR(const T, hi), i * hi_step);
+  CT m = h < v ? h : v;
+  STORE(OCL_PTR(T, z), i, m < l ? l : m);
+}
+
 COMPARE(equal, a == b)
 COMPARE(not_equal, a != b)
 COMPARE(less, a < b)
