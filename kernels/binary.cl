@@ -9,7 +9,12 @@
  * single element) and _bcast (general, up to 8 collapsed dims) in 32-bit
  * index arithmetic, or _bcast64 when an extent needs 64 bits (64-bit
  * division is emulated, and slow, on GPUs). Only the _bcast kernels loop
- * inside a work-item; the others stay vectorisable by PoCL. */
+ * inside a work-item; the others stay vectorisable by PoCL (the special
+ * functions aside: their series and continued fractions loop per element).
+ *
+ * Three kernels stand apart: approximate_equal (same shapes, a tolerance),
+ * and the ternary betainc and clip_by_value, whose inputs have the output's
+ * shape or are scalars, read at index i * step (step 0 for a scalar). */
 #include "activations.clh"
 #include "common.clh"
 
