@@ -22,7 +22,8 @@ enum binary_kind {
   SQUARED_DIFFERENCE, FLOOR_DIV, FLOOR_MOD, EQUAL, NOT_EQUAL, LESS,
   LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, BITWISE_AND,
   BITWISE_OR, BITWISE_XOR, ATAN2, XLOGY, XDIVY, XLOG1PY, NEXT_AFTER,
-  LEFT_SHIFT, RIGHT_SHIFT
+  LEFT_SHIFT, RIGHT_SHIFT, TRUNCATE_DIV, TRUNCATE_MOD, IGAMMA, IGAMMAC, ZETA,
+  POLYGAMMA
 };
 
 /* Type sets, as bits of TF_DataType. */
@@ -73,6 +74,16 @@ static const struct binary_op binary_ops[] = {
     {"Xlog1py", "xlog1py", XLOG1PY, FLOATS, false, true},
     /* TensorFlow's GPU kernels: float and double only. */
     {"NextAfter", "next_after", NEXT_AFTER, TB(TF_FLOAT), false, true},
+    /* TensorFlow's kernels: integers only (int32 in host memory); no
+     * float TruncateDiv, and TruncateMod's float is C's fmod. */
+    {"TruncateDiv", "truncate_div", TRUNCATE_DIV, INTEGERS, false, true},
+    {"TruncateMod", "truncate_mod", TRUNCATE_MOD, TB(TF_FLOAT) | INTEGERS,
+     false, true},
+    /* Float and double only in TensorFlow. */
+    {"Igamma", "igamma", IGAMMA, TB(TF_FLOAT), false, true},
+    {"Igammac", "igammac", IGAMMAC, TB(TF_FLOAT), false, true},
+    {"Zeta", "zeta", ZETA, TB(TF_FLOAT), false, true},
+    {"Polygamma", "polygamma", POLYGAMMA, TB(TF_FLOAT), false, true},
 };
 
 /* The kernels of one op on one storage type (binary.cl's suffixes). */
@@ -196,6 +207,21 @@ static bool host_binary_int32(enum binary_kind kind, const struct ocl_bcast *b,
         return false;
       }
       *zi = kind == FLOOR_DIV ? floor_div_i32(a, v) : floor_mod_i32(a, v);
+      break;
+    case TRUNCATE_DIV:
+    case TRUNCATE_MOD:
+      if (v == 0) {
+        /* TensorFlow's CPU functors fail the same way, but its message
+         * names only Div, Mod, FloorDiv and FloorMod as division ops. */
+        ocl_set_status(status, TF_INTERNAL,
+                       "Unexpected error in binary operator (only integer "
+                       "div and mod should have errors)");
+        return false;
+      }
+      if (v == -1) /* INT32_MIN / -1 traps: wrap around instead */
+        *zi = kind == TRUNCATE_DIV ? (int32_t)(0u - (uint32_t)a) : 0;
+      else
+        *zi = kind == TRUNCATE_DIV ? a / v : a % v;
       break;
     case EQUAL: *zb = a == v; break;
     case NOT_EQUAL: *zb = a != v; break;
@@ -587,6 +613,215 @@ out:
   ocl_op_end(&op);
 }
 
+/* ---- ApproximateEqual ------------------------------------------------------ */
+
+struct approx_kernel {
+  float tolerance;
+  struct ocl_kernel kernel;
+};
+
+static void *approx_create(TF_OpKernelConstruction *ctx)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct approx_kernel *k = calloc(1, sizeof(*k));
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    return ocl_create_failed(ctx, status, k);
+  }
+  ocl_tf.OpKernelConstruction_GetAttrFloat(ctx, "tolerance", &k->tolerance,
+                                           status);
+  if (ocl_tf.GetCode(status) != TF_OK) {
+    /* Absent from a hand-built node: TensorFlow's default. */
+    ocl_set_ok(status);
+    k->tolerance = 1e-5f;
+  }
+  ocl_kernel_init(&k->kernel, &programs[OCL_STORAGE_FLOAT],
+                  "approximate_equal");
+  ocl_tf.DeleteStatus(status);
+  return k;
+}
+
+/* z = |x - y| < tolerance. Unlike the other comparisons it does not
+ * broadcast: TensorFlow requires equal shapes. */
+static void approx_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct approx_kernel *k = kernel;
+  struct ocl_op op;
+  int64_t x_dims[OCL_MAX_RANK], y_dims[OCL_MAX_RANK];
+
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *x = ocl_op_input(&op, 0);
+  TF_Tensor *y = x ? ocl_op_input(&op, 1) : NULL;
+  int x_rank = y ? ocl_op_dims(&op, x, x_dims) : -1;
+  int y_rank = x_rank >= 0 ? ocl_op_dims(&op, y, y_dims) : -1;
+  if (y_rank < 0)
+    goto out;
+  if (x_rank != y_rank ||
+      memcmp(x_dims, y_dims, sizeof(int64_t) * (size_t)x_rank) != 0) {
+    char a[160], b[160];
+    ocl_shape_format(x_dims, x_rank, a, sizeof(a));
+    ocl_shape_format(y_dims, y_rank, b, sizeof(b));
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "x and y must be of the same shape. x shape: %s. y shape: %s",
+                a, b);
+    goto out;
+  }
+  TF_Tensor *z = ocl_op_output(&op, 0, TF_BOOL, x_dims, x_rank);
+  int64_t n = ocl_shape_elements(x_dims, x_rank);
+  if (z == NULL || n == 0)
+    goto out;
+  const struct ocl_arg argv[] = {OCL_TENSOR(x), OCL_TENSOR(y), OCL_TENSOR(z),
+                                 OCL_LONG(n), OCL_FLOAT(k->tolerance)};
+  ocl_launch_1d(&op, &k->kernel, (size_t)n, argv, 5);
+out:
+  ocl_op_end(&op);
+}
+
+/* ---- Ternary ops: Betainc and ClipByValue ----------------------------------
+ * Not the binary ops' broadcasting: each input has the output's shape or is
+ * a scalar (ClipByValue's t always has it), so a kernel reads input k at
+ * i * step_k, step 0 for a scalar. */
+
+enum ternary_kind { BETAINC, CLIP_BY_VALUE };
+
+struct ternary_kernel {
+  enum ternary_kind kind;
+  TF_DataType dtype;
+  enum ocl_storage storage;
+  int zero_limits; /* Betainc: TensorFlow 2.22's limits at a or b = 0 */
+  struct ocl_kernel kernel; /* not for int32 (host) */
+};
+
+static void *ternary_create(TF_OpKernelConstruction *ctx,
+                            enum ternary_kind kind)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct ternary_kernel *k = calloc(1, sizeof(*k));
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    return ocl_create_failed(ctx, status, k);
+  }
+  k->kind = kind;
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return ocl_create_failed(ctx, status, k);
+  k->storage = ocl_storage_of(k->dtype);
+  k->zero_limits = kind == BETAINC && ocl_tf_minor_version() >= 22;
+  if (k->storage != OCL_STORAGE_HOST_INT32)
+    ocl_kernel_init(&k->kernel, &programs[k->storage],
+                    kind == BETAINC ? "betainc" : "clip_by_value");
+  ocl_tf.DeleteStatus(status);
+  return k;
+}
+
+static void *betainc_create(TF_OpKernelConstruction *ctx)
+{
+  return ternary_create(ctx, BETAINC);
+}
+
+static void *clip_create(TF_OpKernelConstruction *ctx)
+{
+  return ternary_create(ctx, CLIP_BY_VALUE);
+}
+
+static bool same_dims(const int64_t *a, int a_rank, const int64_t *b,
+                      int b_rank)
+{
+  return a_rank == b_rank &&
+         memcmp(a, b, sizeof(int64_t) * (size_t)a_rank) == 0;
+}
+
+/* TensorFlow's checks: Betainc's inputs pairwise equal where neither is a
+ * scalar; ClipByValue's bounds of t's shape or scalars. On success the
+ * output's shape is in *out. */
+static bool ternary_shapes(struct ocl_op *op, enum ternary_kind kind,
+                           int64_t dims[3][OCL_MAX_RANK], const int rank[3],
+                           int *out)
+{
+  char s[3][160];
+  for (int i = 0; i < 3; i++)
+    ocl_shape_format(dims[i], rank[i], s[i], sizeof(s[i]));
+  if (kind == CLIP_BY_VALUE) {
+    *out = 0;
+    for (int i = 1; i < 3; i++)
+      if (rank[i] != 0 && !same_dims(dims[0], rank[0], dims[i], rank[i])) {
+        ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                    "clip_value_min and clip_value_max must be either of "
+                    "the same shape as input, or a scalar. input shape: "
+                    "%sclip_value_min shape: %sclip_value_max shape: %s",
+                    s[0], s[1], s[2]);
+        return false;
+      }
+    return true;
+  }
+  static const char names[] = "abx";
+  static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+  for (int p = 0; p < 3; p++) {
+    int i = pairs[p][0], j = pairs[p][1];
+    if (rank[i] > 0 && rank[j] > 0 &&
+        !same_dims(dims[i], rank[i], dims[j], rank[j])) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "Shapes of %c and %c are inconsistent: %s vs. %s",
+                  names[i], names[j], s[i], s[j]);
+      return false;
+    }
+  }
+  /* The last input that is not a scalar (all scalars: a scalar). */
+  *out = rank[2] > 0 ? 2 : rank[1] > 0 ? 1 : 0;
+  return true;
+}
+
+/* ClipByValue's int32, in host memory as TensorFlow's GPU registration. */
+static void host_clip_int32(const int32_t *t, const int32_t *lo,
+                            const int32_t *hi, const int step[3], int32_t *z,
+                            int64_t n)
+{
+  for (int64_t i = 0; i < n; i++) {
+    int32_t v = t[i * step[0]], l = lo[i * step[1]], h = hi[i * step[2]];
+    int32_t m = h < v ? h : v;
+    z[i] = m < l ? l : m;
+  }
+}
+
+static void ternary_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct ternary_kernel *k = kernel;
+  struct ocl_op op;
+  int64_t dims[3][OCL_MAX_RANK];
+  int rank[3], out;
+  TF_Tensor *in[3] = {NULL, NULL, NULL};
+
+  ocl_op_begin(&op, ctx);
+  for (int i = 0; i < 3; i++) {
+    in[i] = ocl_op_input(&op, i);
+    rank[i] = in[i] ? ocl_op_dims(&op, in[i], dims[i]) : -1;
+    if (rank[i] < 0)
+      goto out;
+  }
+  if (!ternary_shapes(&op, k->kind, dims, rank, &out))
+    goto out;
+  TF_Tensor *z = ocl_op_output(&op, 0, k->dtype, dims[out], rank[out]);
+  int64_t n = ocl_shape_elements(dims[out], rank[out]);
+  if (z == NULL || n == 0)
+    goto out;
+  int step[3];
+  for (int i = 0; i < 3; i++)
+    step[i] = rank[i] > 0 || rank[out] == 0;
+  if (k->storage == OCL_STORAGE_HOST_INT32) {
+    host_clip_int32(ocl_host_data(in[0]), ocl_host_data(in[1]),
+                    ocl_host_data(in[2]), step, ocl_host_data(z), n);
+    goto out;
+  }
+  const struct ocl_arg argv[] = {
+      OCL_TENSOR(in[0]), OCL_TENSOR(in[1]), OCL_TENSOR(in[2]),
+      OCL_TENSOR(z),     OCL_LONG(n),       OCL_INT(step[0]),
+      OCL_INT(step[1]),  OCL_INT(step[2]),  OCL_INT(k->zero_limits),
+  };
+  ocl_launch_1d(&op, &k->kernel, (size_t)n, argv, 9);
+out:
+  ocl_op_end(&op);
+}
+
 /* ---- Registration ------------------------------------------------------ */
 
 static const TF_DataType register_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
@@ -614,6 +849,40 @@ void ocl_register_binary_kernels(void)
       });
     }
   }
+
+  /* TensorFlow's kernels: float and double only. */
+  ocl_register_kernel(&(const struct ocl_kernel_spec){
+      .op = "ApproximateEqual",
+      .create = approx_create,
+      .compute = approx_compute,
+      .destroy = binary_delete,
+      .type_attrs = {"T"},
+      .types = {TF_FLOAT},
+  });
+
+  /* Betainc: float and double only in TensorFlow. */
+  ocl_register_kernel(&(const struct ocl_kernel_spec){
+      .op = "Betainc",
+      .create = betainc_create,
+      .compute = ternary_compute,
+      .destroy = binary_delete,
+      .type_attrs = {"T"},
+      .types = {TF_FLOAT},
+  });
+  static const char *const clip_args[] = {"t", "clip_value_min",
+                                          "clip_value_max", "output", NULL};
+  static const TF_DataType clip_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
+                                           TF_INT32};
+  for (size_t t = 0; t < sizeof(clip_types) / sizeof(clip_types[0]); t++)
+    ocl_register_kernel(&(const struct ocl_kernel_spec){
+        .op = "ClipByValue",
+        .create = clip_create,
+        .compute = ternary_compute,
+        .destroy = binary_delete,
+        .type_attrs = {"T"},
+        .types = {clip_types[t]},
+        .host_args = clip_types[t] == TF_INT32 ? clip_args : NULL,
+    });
 
   static const char *const bias_args[] = {"value", "bias", "output", NULL};
   static const char *const addn_args[] = {"inputs", "sum", NULL};

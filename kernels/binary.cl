@@ -9,7 +9,13 @@
  * single element) and _bcast (general, up to 8 collapsed dims) in 32-bit
  * index arithmetic, or _bcast64 when an extent needs 64 bits (64-bit
  * division is emulated, and slow, on GPUs). Only the _bcast kernels loop
- * inside a work-item; the others stay vectorisable by PoCL. */
+ * inside a work-item; the others stay vectorisable by PoCL (the special
+ * functions aside: their series and continued fractions loop per element).
+ *
+ * Three kernels stand apart: approximate_equal (same shapes, a tolerance),
+ * and the ternary betainc and clip_by_value, whose inputs have the output's
+ * shape or are scalars, read at index i * step (step 0 for a scalar). */
+#include "activations.clh"
 #include "common.clh"
 
 #if defined(T_IS_HALF)
@@ -164,6 +170,342 @@ ARITH(xlogy, a == (CT)0 ? (CT)0 : a * log(b))
 ARITH(xdivy, a == (CT)0 ? (CT)0 : a / b)
 ARITH(xlog1py, a == (CT)0 ? (CT)0 : a * log1p(b))
 ARITH(next_after, nextafter(a, b))
+/* ---- Special functions (float; TensorFlow registers no half) ------------
+ * S. L. Moshier's Cephes algorithms as Eigen evaluates them for
+ * TensorFlow's float kernels, so that the edges and the iteration limits
+ * agree: igam's power series and igamc's continued fraction (2000 terms at
+ * most), zeta's Euler-Maclaurin summation. */
+#define CEPHES_MACHEP 5.9604644775390625e-8f /* FLT_EPSILON / 2 */
+#define CEPHES_BIG (1.0f / CEPHES_MACHEP)
+#define IGAMMA_ITERATIONS 2000
+
+/* x^a e^-x / Gamma(a), 0 where it underflows float (or is NaN). */
+static float igamma_prefactor(float a, float x)
+{
+  float log_ax = a * log(x) - x - lgamma(a);
+  if (log_ax < -88.72283905206835f || isnan(log_ax))
+    return 0.0f;
+  return exp(log_ax);
+}
+
+/* P(a, x) by its power series; for x <= 1 or x <= a. */
+static float igamma_series(float a, float x)
+{
+  float ax = igamma_prefactor(a, x);
+  if (ax == 0.0f)
+    return 0.0f;
+  float r = a, c = 1.0f, sum = 1.0f;
+  for (int i = 0; i < IGAMMA_ITERATIONS; i++) {
+    r += 1.0f;
+    c *= x / r;
+    sum += c;
+    if (c <= CEPHES_MACHEP * sum)
+      break;
+  }
+  return sum * (ax / a);
+}
+
+/* Q(a, x) by its continued fraction; for x >= 1 and x >= a. */
+static float igammac_fraction(float a, float x)
+{
+  if (isinf(x))
+    return 0.0f;
+  float ax = igamma_prefactor(a, x);
+  if (ax == 0.0f)
+    return 0.0f;
+  float y = 1.0f - a, z = x + y + 1.0f, c = 0.0f;
+  float pkm2 = 1.0f, qkm2 = x, pkm1 = x + 1.0f, qkm1 = z * x;
+  float ans = pkm1 / qkm1;
+  for (int i = 0; i < IGAMMA_ITERATIONS; i++) {
+    c += 1.0f;
+    y += 1.0f;
+    z += 2.0f;
+    float yc = y * c;
+    float pk = pkm1 * z - pkm2 * yc, qk = qkm1 * z - qkm2 * yc;
+    if (qk != 0.0f) {
+      float previous = ans;
+      ans = pk / qk;
+      if (fabs(previous - ans) <= CEPHES_MACHEP * fabs(ans))
+        break;
+    }
+    pkm2 = pkm1;
+    pkm1 = pk;
+    qkm2 = qkm1;
+    qkm1 = qk;
+    if (fabs(pk) > CEPHES_BIG) { /* rescale before it overflows */
+      pkm2 *= CEPHES_MACHEP;
+      pkm1 *= CEPHES_MACHEP;
+      qkm2 *= CEPHES_MACHEP;
+      qkm1 *= CEPHES_MACHEP;
+    }
+  }
+  return ans * ax;
+}
+
+/* TensorFlow's domain: 0 at x == 0 (whatever a), NaN for x < 0, a <= 0 or
+ * NaN. */
+static float igamma_of(float a, float x)
+{
+  if (x == 0.0f)
+    return 0.0f;
+  if (x < 0.0f || a <= 0.0f || isnan(a) || isnan(x))
+    return NAN;
+  if (x > 1.0f && x > a)
+    return 1.0f - igammac_fraction(a, x);
+  return igamma_series(a, x);
+}
+
+static float igammac_of(float a, float x)
+{
+  if (x < 0.0f || a <= 0.0f || isnan(a) || isnan(x))
+    return NAN;
+  if (x < 1.0f || x < a)
+    return 1.0f - igamma_series(a, x);
+  return igammac_fraction(a, x);
+}
+
+/* (2k)! / B_2k: the Euler-Maclaurin tail's coefficients. */
+__constant float ZETA_A[] = {12.0f,
+                             -720.0f,
+                             30240.0f,
+                             -1209600.0f,
+                             47900160.0f,
+                             -1.8924375803183791606e9f,
+                             7.47242496e10f,
+                             -2.950130727918164224e12f,
+                             1.1646782814350067249e14f,
+                             -4.5979787224074726105e15f,
+                             1.8152105401943546773e17f,
+                             -7.1661652561756670113e18f};
+
+/* Hurwitz zeta(x, q) = sum_k (k + q)^-x: inf at x == 1, NaN below; at the
+ * poles q = 0, -1, ... inf for an even integer x and NaN otherwise; a
+ * negative q otherwise only with an integer x. Nine terms, then the
+ * Euler-Maclaurin tail. */
+static float zeta_of(float x, float q)
+{
+  if (x == 1.0f)
+    return INFINITY;
+  if (x < 1.0f)
+    return NAN;
+  if (q <= 0.0f) {
+    if (q == floor(q))
+      return x == floor(x) && (isinf(x) || fmod(x, 2.0f) == 0.0f) ? INFINITY
+                                                                    : NAN;
+    if (x != floor(x))
+      return NAN;
+  }
+  float s = pow(q, -x), a = q, b = 0.0f;
+  for (int i = 0; i < 9; i++) {
+    a += 1.0f;
+    b = pow(a, -x);
+    s += b;
+    if (fabs(b / s) < CEPHES_MACHEP)
+      return s;
+  }
+  if (b == 0.0f) /* the tail is 0 too; a may have overflowed */
+    return s;
+  float w = a, k = 0.0f;
+  s += b * w / (x - 1.0f);
+  s -= 0.5f * b;
+  a = 1.0f;
+  for (int i = 0; i < 12; i++) {
+    a *= x + k;
+    b /= w;
+    float t = a * b / ZETA_A[i];
+    s += t;
+    if (fabs(t / s) < CEPHES_MACHEP)
+      break;
+    k += 1.0f;
+    a *= x + k;
+    b /= w;
+    k += 1.0f;
+  }
+  return s;
+}
+
+/* psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x); NaN unless n is a
+ * non-negative integer; digamma at n == 0 (NaN at every pole, 0
+ * included, in every TensorFlow version). */
+static float polygamma_of(float n, float x)
+{
+  if (floor(n) != n || n < 0.0f)
+    return NAN;
+  if (n == 0.0f)
+    return special_digamma(x, NAN);
+  float order = n + 1.0f;
+  return pow(-1.0f, order) * exp(lgamma(order)) * zeta_of(order, x);
+}
+
+ARITH(igamma, igamma_of(a, b))
+ARITH(igammac, igammac_of(a, b))
+ARITH(zeta, zeta_of(a, b))
+ARITH(polygamma, polygamma_of(a, b))
+/* C's fmod: the remainder takes the dividend's sign. */
+ARITH(truncate_mod, fmod(a, b))
+
+/* Betainc(a, b, x), the regularised incomplete beta function: Cephes'
+ * incbet in float as Eigen evaluates it for TensorFlow (its continued
+ * fractions stop at 100 terms, its power series where b > 10 and b x / a
+ * is small). */
+static float incbeta_fraction(float a, float b, float x, bool small_branch)
+{
+  float k1 = a, k3 = a, k4 = a + 1.0f, k5 = 1.0f, k7 = a + 1.0f,
+        k8 = a + 2.0f;
+  float k2, k6, k26_step;
+  if (small_branch) {
+    k2 = a + b;
+    k6 = b - 1.0f;
+    k26_step = 1.0f;
+  } else {
+    k2 = b - 1.0f;
+    k6 = a + b;
+    k26_step = -1.0f;
+    x = x / (1.0f - x);
+  }
+  float pkm2 = 0.0f, qkm2 = 1.0f, pkm1 = 1.0f, qkm1 = 1.0f, ans = 1.0f;
+  for (int n = 0; n < 100; n++) {
+    float xk = -(x * k1 * k2) / (k3 * k4);
+    float pk = pkm1 + pkm2 * xk, qk = qkm1 + qkm2 * xk;
+    pkm2 = pkm1;
+    pkm1 = pk;
+    qkm2 = qkm1;
+    qkm1 = qk;
+    xk = (x * k5 * k6) / (k7 * k8);
+    pk = pkm1 + pkm2 * xk;
+    qk = qkm1 + qkm2 * xk;
+    pkm2 = pkm1;
+    pkm1 = pk;
+    qkm2 = qkm1;
+    qkm1 = qk;
+    if (qk != 0.0f) {
+      float r = pk / qk;
+      if (fabs(ans - r) < fabs(r) * CEPHES_MACHEP)
+        return r;
+      ans = r;
+    }
+    k1 += 1.0f;
+    k2 += k26_step;
+    k3 += 2.0f;
+    k4 += 2.0f;
+    k5 += 1.0f;
+    k6 -= k26_step;
+    k7 += 2.0f;
+    k8 += 2.0f;
+    if (fabs(qk) + fabs(pk) > CEPHES_BIG) {
+      pkm2 *= CEPHES_MACHEP;
+      pkm1 *= CEPHES_MACHEP;
+      qkm2 *= CEPHES_MACHEP;
+      qkm1 *= CEPHES_MACHEP;
+    }
+    if (fabs(qk) < CEPHES_MACHEP || fabs(pk) < CEPHES_MACHEP) {
+      pkm2 *= CEPHES_BIG;
+      pkm1 *= CEPHES_BIG;
+      qkm2 *= CEPHES_BIG;
+      qkm1 *= CEPHES_BIG;
+    }
+  }
+  return ans;
+}
+
+/* The power series, for b > 10 and b x / a < 0.3 (it converges fast
+ * there; the cap only guards the loop). */
+static float incbeta_series(float a, float b, float x)
+{
+  float y = a * log(x) + (b - 1.0f) * log1p(-x) - log(a);
+  y -= lgamma(a) + lgamma(b);
+  y += lgamma(a + b);
+  float t = x / (1.0f - x), s = 0.0f, u = 1.0f;
+  for (int i = 0; i < 10000; i++) {
+    b -= 1.0f;
+    if (b == 0.0f)
+      break;
+    a += 1.0f;
+    u *= t * b / a;
+    s += u;
+    if (!(fabs(u) > CEPHES_MACHEP))
+      break;
+  }
+  return exp(y) * (1.0f + s);
+}
+
+/* For a > 1: from whichever tail converges, 1 - I_{1-x}(b, a) past the
+ * mean. */
+static float incbeta_large_a(float aa, float bb, float xx)
+{
+  bool reversed = xx > aa / (aa + bb);
+  float a = reversed ? bb : aa, b = reversed ? aa : bb;
+  float x = reversed ? 1.0f - xx : xx, t = reversed ? xx : 1.0f - xx;
+  if (b > 10.0f && fabs(b * x / a) < 0.3f) {
+    t = incbeta_series(a, b, x);
+    return reversed ? 1.0f - t : t;
+  }
+  float ans;
+  if (x * (a + b - 2.0f) / (a - 1.0f) < 1.0f) {
+    ans = incbeta_fraction(a, b, x, true);
+    t = b * log(t);
+  } else {
+    ans = incbeta_fraction(a, b, x, false);
+    t = (b - 1.0f) * log(t);
+  }
+  t += a * log(x) + lgamma(a + b) - lgamma(a) - lgamma(b);
+  t += log(ans / a);
+  t = exp(t);
+  return reversed ? 1.0f - t : t;
+}
+
+/* TensorFlow's edges: NaN for a or b negative (or both 0) and for x
+ * outside [0, 1]; 0 at x == 0 and 1 at x == 1. `zero_limits`: TensorFlow
+ * 2.22 takes the limits I_x(0, b) = 1 and I_x(a, 0) = 0 (whatever x);
+ * earlier versions give NaN for a or b <= 0. */
+static float betainc_of(float a, float b, float x, int zero_limits)
+{
+  if (zero_limits) {
+    if (a < 0.0f || b < 0.0f || (a == 0.0f && b == 0.0f))
+      return NAN;
+    if (a == 0.0f)
+      return 1.0f;
+    if (b == 0.0f)
+      return 0.0f;
+  }
+  if (a <= 0.0f || b <= 0.0f)
+    return NAN;
+  if (x <= 0.0f || x >= 1.0f)
+    return x == 0.0f ? 0.0f : x == 1.0f ? 1.0f : NAN;
+  if (a <= 1.0f) {
+    /* I_x(a, b) = I_x(a + 1, b) + x^a (1 - x)^b / (a B(a, b)). */
+    float t = a * log(x) + b * log1p(-x) + lgamma(a + b) - lgamma(a + 1.0f) -
+              lgamma(b);
+    return incbeta_large_a(a + 1.0f, b, x) + exp(t);
+  }
+  return incbeta_large_a(a, b, x);
+}
+
+/* Each input either has the output's shape or is a scalar (step 0). */
+__kernel void betainc(OCL_TENSOR_ARG(const T, a), OCL_TENSOR_ARG(const T, b),
+                      OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, z), long n,
+                      int a_step, int b_step, int x_step, int zero_limits)
+{
+  long i = get_global_id(0);
+  OCL_GUARD(i, n);
+  CT va = LOAD(OCL_PTR(const T, a), i * a_step);
+  CT vb = LOAD(OCL_PTR(const T, b), i * b_step);
+  CT vx = LOAD(OCL_PTR(const T, x), i * x_step);
+  STORE(OCL_PTR(T, z), i, betainc_of(va, vb, vx, zero_limits));
+}
+
+/* ApproximateEqual: |x - y| < tolerance, same shapes only. */
+__kernel void approximate_equal(OCL_TENSOR_ARG(const T, x),
+                                OCL_TENSOR_ARG(const T, y),
+                                OCL_TENSOR_ARG(uchar, z), long n,
+                                float tolerance)
+{
+  long i = get_global_id(0);
+  OCL_GUARD(i, n);
+  CT a = LOAD(OCL_PTR(const T, x), i);
+  CT b = LOAD(OCL_PTR(const T, y), i);
+  STORE_BOOL(OCL_PTR(uchar, z), i, fabs(a - b) < tolerance);
+}
 #else
 ARITH(maximum, max(a, b))
 ARITH(minimum, min(a, b))
@@ -202,7 +544,30 @@ ARITH(bitwise_xor, a ^ b)
 #define SHIFT_OF(b) clamp(b, (CT)0, (CT)(sizeof(CT) * 8 - 1))
 ARITH(left_shift, (CT)((ulong)a << (ulong)SHIFT_OF(b)))
 ARITH(right_shift, a >> SHIFT_OF(b))
+/* C's truncating division; by zero and MIN / -1 as floor_div above. */
+ARITH(truncate_div,
+      b == 0 ? 0 : b == (CT)-1 ? (CT)((ulong)0 - (ulong)a) : a / b)
+ARITH(truncate_mod, (b == 0 || b == (CT)-1) ? 0 : a % b)
 #endif
+/* ClipByValue: min(max(t, lo), hi) in Eigen's order, t.cwiseMin(hi)
+ * .cwiseMax(lo) with std::min/std::max, so a NaN t stays NaN and a NaN
+ * bound is ignored. lo and hi have t's shape or are scalars (step 0). */
+__kernel void clip_by_value(OCL_TENSOR_ARG(const T, t),
+                            OCL_TENSOR_ARG(const T, lo),
+                            OCL_TENSOR_ARG(const T, hi), OCL_TENSOR_ARG(T, z),
+                            long n, int t_step, int lo_step, int hi_step,
+                            int flag)
+{
+  long i = get_global_id(0);
+  OCL_GUARD(i, n);
+  (void)flag; /* Betainc's; the ternary kernels share one signature */
+  CT v = LOAD(OCL_PTR(const T, t), i * t_step);
+  CT l = LOAD(OCL_PTR(const T, lo), i * lo_step);
+  CT h = LOAD(OCL_PTR(const T, hi), i * hi_step);
+  CT m = h < v ? h : v;
+  STORE(OCL_PTR(T, z), i, m < l ? l : m);
+}
+
 COMPARE(equal, a == b)
 COMPARE(not_equal, a != b)
 COMPARE(less, a < b)

@@ -31,6 +31,7 @@ static const struct ocl_program programs[OCL_NUM_STORAGES] =
 enum unary_kind {
   PLAIN,     /* y = f(x) */
   NEG, ABS, SIGN, SQUARE, ROUND, INVERT, /* also on int32, on the host */
+  POPCOUNT,     /* integers to uint8 (int32 on the host) */
   GRAD_SHAPE,   /* two inputs of the same shape (relu family) */
   GRAD_ELEMENTS /* two inputs of the same element count (y, dy ops) */
 };
@@ -70,6 +71,20 @@ static const struct unary_op unary_ops[] = {
     /* TensorFlow's GPU kernels: float and double only. */
     {"Erfinv", "unary_erfinv", PLAIN, TB(TF_FLOAT), false, false},
     {"Ndtri", "unary_ndtri", PLAIN, TB(TF_FLOAT), false, false},
+    {"PopulationCount", "unary_population_count", POPCOUNT, INTEGERS, false,
+     false},
+    {"BesselI0e", "unary_bessel_i0e", PLAIN, FLOATS, false, false},
+    {"BesselI1e", "unary_bessel_i1e", PLAIN, FLOATS, false, false},
+    {"BesselI0", "unary_bessel_i0", PLAIN, FLOATS, false, false},
+    {"BesselI1", "unary_bessel_i1", PLAIN, FLOATS, false, false},
+    {"BesselJ0", "unary_bessel_j0", PLAIN, FLOATS, false, false},
+    {"BesselJ1", "unary_bessel_j1", PLAIN, FLOATS, false, false},
+    {"BesselY0", "unary_bessel_y0", PLAIN, FLOATS, false, false},
+    {"BesselY1", "unary_bessel_y1", PLAIN, FLOATS, false, false},
+    {"BesselK0", "unary_bessel_k0", PLAIN, FLOATS, false, false},
+    {"BesselK0e", "unary_bessel_k0e", PLAIN, FLOATS, false, false},
+    {"BesselK1", "unary_bessel_k1", PLAIN, FLOATS, false, false},
+    {"BesselK1e", "unary_bessel_k1e", PLAIN, FLOATS, false, false},
     {"Tanh", "unary_tanh", PLAIN, FLOATS, false, false},
     {"Sigmoid", "unary_sigmoid", PLAIN, FLOATS, false, false},
     {"Relu", "unary_relu", PLAIN, FLOATS, false, false},
@@ -107,6 +122,7 @@ static const struct unary_op unary_ops[] = {
     {"SeluGrad", "grad_selu", GRAD_SHAPE, FLOATS, false, false},
     {"LeakyReluGrad", "grad_leaky_relu", GRAD_SHAPE, FLOATS, false, true},
     {"SoftplusGrad", "grad_softplus", GRAD_SHAPE, FLOATS, false, false},
+    {"SoftsignGrad", "grad_softsign", GRAD_SHAPE, FLOATS, false, false},
     {"SigmoidGrad", "grad_sigmoid", GRAD_ELEMENTS, FLOATS, false, false},
     {"TanhGrad", "grad_tanh", GRAD_ELEMENTS, FLOATS, false, false},
     {"SqrtGrad", "grad_sqrt", GRAD_ELEMENTS, FLOATS, false, false},
@@ -142,6 +158,13 @@ static void host_unary_int32(enum unary_kind kind, const int32_t *x,
     default: y[i] = x[i]; break; /* ROUND */
     }
   }
+}
+
+/* PopulationCount's int32: the number of set bits, as uint8. */
+static void host_popcount_int32(const int32_t *x, uint8_t *y, int64_t n)
+{
+  for (int64_t i = 0; i < n; i++)
+    y[i] = (uint8_t)__builtin_popcount((uint32_t)x[i]);
 }
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
@@ -235,13 +258,18 @@ static void unary_compute(void *kernel, TF_OpKernelContext *ctx)
         !check_grad_inputs(op, dims, rank, b_dims, b_rank, o.status))
       goto out;
   }
-  TF_Tensor *y =
-      ocl_op_output(&o, 0, op->bool_out ? TF_BOOL : k->dtype, dims, rank);
+  TF_DataType y_type = op->bool_out          ? TF_BOOL
+                       : op->kind == POPCOUNT ? TF_UINT8
+                                              : k->dtype;
+  TF_Tensor *y = ocl_op_output(&o, 0, y_type, dims, rank);
   int64_t n = ocl_shape_elements(dims, rank);
   if (y == NULL || n == 0)
     goto out;
   if (k->storage == OCL_STORAGE_HOST_INT32) {
-    host_unary_int32(op->kind, ocl_host_data(x), ocl_host_data(y), n);
+    if (op->kind == POPCOUNT)
+      host_popcount_int32(ocl_host_data(x), ocl_host_data(y), n);
+    else
+      host_unary_int32(op->kind, ocl_host_data(x), ocl_host_data(y), n);
     goto out;
   }
   struct ocl_arg argv[5];
@@ -259,9 +287,16 @@ out:
 
 static void unary_delete(void *kernel) { free(kernel); }
 
-_Static_assert(NUM_UNARY_OPS <= OCL_MAX_FAMILY_OPS,
+/* The table is longer than one family's thunks: a second set serves
+ * entries OCL_MAX_FAMILY_OPS and up. */
+_Static_assert(NUM_UNARY_OPS <= 2 * OCL_MAX_FAMILY_OPS,
                "one create function per unary op");
 OCL_FAMILY_CREATES(unary, unary_create);
+static void *unary_create_upper(TF_OpKernelConstruction *ctx, int index)
+{
+  return unary_create(ctx, OCL_MAX_FAMILY_OPS + index);
+}
+OCL_FAMILY_CREATES(unary_upper, unary_create_upper);
 
 /* ---- Cast ------------------------------------------------------------------ */
 
@@ -388,7 +423,9 @@ void ocl_register_unary_kernels(void)
         continue;
       ocl_register_kernel(&(const struct ocl_kernel_spec){
           .op = op->op,
-          .create = unary_creates[i],
+          .create = i < OCL_MAX_FAMILY_OPS
+                        ? unary_creates[i]
+                        : unary_upper_creates[i - OCL_MAX_FAMILY_OPS],
           .compute = unary_compute,
           .destroy = unary_delete,
           .type_attrs = {typed ? "T" : NULL},

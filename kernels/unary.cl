@@ -339,34 +339,6 @@ UNARY(unary_acosh, acosh(a))
 UNARY(unary_atanh, atanh(a))
 UNARY(unary_lgamma, lgamma(a))
 
-/* psi(x): the reflection psi(x) = psi(1 - x) - pi cot(pi x) below 0 (NaN
- * at the poles -1, -2, ... as TensorFlow), the recurrence psi(x) =
- * psi(x + 1) - 1 / x up to 6, then the asymptotic series. At +-0 it gives
- * `at_zero`: TensorFlow's answer changed (NaN up to 2.21, -inf from 2.22),
- * so the host passes the running one. */
-static CT digamma_of(CT x, CT at_zero)
-{
-  CT result = (CT)0;
-  if (x == (CT)0)
-    return at_zero;
-  if (x <= (CT)0) {
-    if (x == floor(x))
-      return (CT)NAN;
-    result = -M_PI_F * cospi(x) / sinpi(x);
-    x = (CT)1 - x;
-  }
-  for (int i = 0; i < 6 && x < (CT)6; i++) {
-    result -= (CT)1 / x;
-    x += (CT)1;
-  }
-  CT f = (CT)1 / (x * x);
-  CT t = f * ((CT)(-1.0 / 12) +
-              f * ((CT)(1.0 / 120) +
-                   f * ((CT)(-1.0 / 252) +
-                        f * ((CT)(1.0 / 240) + f * (CT)(-1.0 / 132)))));
-  return x == (CT)INFINITY ? x : result + log(x) - (CT)0.5 / x + t;
-}
-
 /* M. Giles' single-precision erfinv ("Approximating the erfinv function"),
  * given w = -log((1 - x)(1 + x)) computed by the caller without
  * cancellation: p(w) * x is erfinv(x). */
@@ -442,7 +414,229 @@ static CT ndtri_of(CT p)
   return z;
 }
 
-UNARY(unary_digamma, digamma_of(a, (CT)alpha))
+/* ---- Bessel functions --------------------------------------------------
+ * The single-precision Chebyshev and polynomial fits of S. L. Moshier's
+ * Cephes library (i0f, i1f, k0f, k1f, j0f, j1f), the ones Eigen evaluates
+ * for TensorFlow's float and half kernels, so that the edges agree with
+ * TensorFlow: K0, K1 and their scaled forms are +inf for x <= 0, Y0 is
+ * -inf for x <= 0, Y1 -inf for x < 0 and NaN at 0 (2/pi (0 * log 0)),
+ * I0(+-inf) and I1(+-inf) are NaN (exp(inf) times a scaled value of 0), J0
+ * and J1 of +-inf NaN (cos(inf)). */
+#define CHEB(name, ...) __constant float name[] = {__VA_ARGS__}
+CHEB(I0_A, -1.30002500998624804212E-8f, 6.04699502254191894932E-8f,
+     -2.67079385394061173391E-7f, 1.11738753912010371815E-6f,
+     -4.41673835845875056359E-6f, 1.64484480707288970893E-5f,
+     -5.75419501008210370398E-5f, 1.88502885095841655729E-4f,
+     -5.76375574538582365885E-4f, 1.63947561694133579842E-3f,
+     -4.32430999505057594430E-3f, 1.05464603945949983183E-2f,
+     -2.37374148058994688156E-2f, 4.93052842396707084878E-2f,
+     -9.49010970480476444210E-2f, 1.71620901522208775349E-1f,
+     -3.04682672343198398683E-1f, 6.76795274409476084995E-1f);
+CHEB(I0_B, 3.39623202570838634515E-9f, 2.26666899049817806459E-8f,
+     2.04891858946906374183E-7f, 2.89137052083475648297E-6f,
+     6.88975834691682398426E-5f, 3.36911647825569408990E-3f,
+     8.04490411014108831608E-1f);
+CHEB(I1_A, 9.38153738649577178388E-9f, -4.44505912879632808065E-8f,
+     2.00329475355213526229E-7f, -8.56872026469545474066E-7f,
+     3.47025130813767847674E-6f, -1.32731636560394358279E-5f,
+     4.78156510755005422638E-5f, -1.61760815825896745588E-4f,
+     5.12285956168575772895E-4f, -1.51357245063125314899E-3f,
+     4.15642294431288815669E-3f, -1.05640848946261981558E-2f,
+     2.47264490306265168283E-2f, -5.29459812080949914269E-2f,
+     1.02643658689847095384E-1f, -1.76416518357834055153E-1f,
+     2.52587186443633654823E-1f);
+CHEB(I1_B, -3.83538038596423702205E-9f, -2.63146884688951950684E-8f,
+     -2.51223623787020892529E-7f, -3.88256480887769039346E-6f,
+     -1.10588938762623716291E-4f, -9.76109749136146840777E-3f,
+     7.78576235018280120474E-1f);
+CHEB(K0_A, 1.90451637722020886025E-9f, 2.53479107902614945675E-7f,
+     2.28621210311945178607E-5f, 1.26461541144692592338E-3f,
+     3.59799365153615016266E-2f, 3.44289899924628486886E-1f,
+     -5.35327393233902768720E-1f);
+CHEB(K0_B, -1.69753450938905987466E-9f, 8.57403401741422608519E-9f,
+     -4.66048989768794782956E-8f, 2.76681363944501510342E-7f,
+     -1.83175552271911948767E-6f, 1.39498137188764993662E-5f,
+     -1.28495495816278026384E-4f, 1.56988388573005337491E-3f,
+     -3.14481013119645005427E-2f, 2.44030308206595545468E0f);
+CHEB(K1_A, -2.21338763073472585583E-8f, -2.43340614156596823496E-6f,
+     -1.73028895751305206302E-4f, -6.97572385963986435018E-3f,
+     -1.22611180822657148235E-1f, -3.53155960776544875667E-1f,
+     1.52530022733894777053E0f);
+CHEB(K1_B, 2.01504975519703286596E-9f, -1.03457624656780970260E-8f,
+     5.74108412545004946722E-8f, -3.50196060308781257119E-7f,
+     2.40648494783721712015E-6f, -1.93619797416608296024E-5f,
+     1.95215518471351631108E-4f, -2.85781685962277938680E-3f,
+     1.03923736576817238437E-1f, 2.72062619048444266945E0f);
+/* J0, Y0: Cephes' polynomials of the small range, and of modulus and phase
+ * (x + q R(q^2) - pi/4, q = 1/x) beyond 2. */
+CHEB(J0_P, -6.068350350393235E-008f, 6.388945720783375E-006f,
+     -3.969646342510940E-004f, 1.332913422519003E-002f,
+     -1.729150680240724E-001f);
+CHEB(Y0_P, 9.454583683980369E-008f, -9.413212653797057E-006f,
+     5.344486707214273E-004f, -1.584289289821316E-002f,
+     1.707584643733568E-001f);
+CHEB(J0_MO, -6.838999669318810E-002f, 1.864949361379502E-001f,
+     -2.145007480346739E-001f, 1.197549369473540E-001f,
+     -3.560281861530129E-003f, -4.969382655296620E-002f,
+     -3.355424622293709E-006f, 7.978845717621440E-001f);
+CHEB(J0_PH, 3.242077816988247E+001f, -3.630592630518434E+001f,
+     1.756221482109099E+001f, -4.974978466280903E+000f,
+     1.001973420681837E+000f, -1.939906941791308E-001f,
+     6.490598792654666E-002f, -1.249992184872738E-001f);
+CHEB(J1_P, -4.878788132172128E-009f, 6.009061827883699E-007f,
+     -4.541343896997497E-005f, 1.937383947804541E-003f,
+     -3.405537384615824E-002f);
+CHEB(Y1_P, 8.061978323326852E-009f, -9.496460629917016E-007f,
+     6.719543806674249E-005f, -2.641785726447862E-003f,
+     4.202369946500099E-002f);
+CHEB(J1_MO, 6.913942741265801E-002f, -2.284801500053359E-001f,
+     3.138238455499697E-001f, -2.102302420403875E-001f,
+     5.435364690523026E-003f, 1.493389585089498E-001f,
+     4.976029650847191E-006f, 7.978845453073848E-001f);
+CHEB(J1_PH, -4.497014141919556E+001f, 5.073465654089319E+001f,
+     -2.485774108720340E+001f, 7.222973196770240E+000f,
+     -1.544842782180211E+000f, 3.503787691653334E-001f,
+     -1.637986776941202E-001f, 3.749989509080821E-001f);
+
+/* Clenshaw's recurrence for sum' c_k T_k(x / 2), Cephes' chbevl. */
+static float chebyshev(float x, __constant const float *c, int n)
+{
+  float b0 = c[0], b1 = 0.0f, b2 = 0.0f;
+  for (int i = 1; i < n; i++) {
+    b2 = b1;
+    b1 = b0;
+    b0 = x * b1 - b2 + c[i];
+  }
+  return 0.5f * (b0 - b2);
+}
+
+/* Horner's scheme, highest power first (Cephes' polevl). */
+static float polynomial(float x, __constant const float *c, int n)
+{
+  float r = c[0];
+  for (int i = 1; i < n; i++)
+    r = r * x + c[i];
+  return r;
+}
+
+static float bessel_i0e_of(float x)
+{
+  float y = fabs(x);
+  return y <= 8.0f ? chebyshev(0.5f * y - 2.0f, I0_A, 18)
+                   : chebyshev(32.0f / y - 2.0f, I0_B, 7) * rsqrt(y);
+}
+
+/* Odd: the sign of x, +0 at -0. */
+static float bessel_i1e_of(float x)
+{
+  float y = fabs(x);
+  float r = y <= 8.0f ? y * chebyshev(0.5f * y - 2.0f, I1_A, 17)
+                      : chebyshev(32.0f / y - 2.0f, I1_B, 7) * rsqrt(y);
+  return x < 0.0f ? -r : r;
+}
+
+static float bessel_i0_of(float x) { return exp(fabs(x)) * bessel_i0e_of(x); }
+static float bessel_i1_of(float x) { return exp(fabs(x)) * bessel_i1e_of(x); }
+
+/* exp(x) K0(x) when scaled, else K0(x). */
+static float bessel_k0_of(float x, bool scaled)
+{
+  if (x <= 0.0f)
+    return INFINITY;
+  if (x <= 2.0f) {
+    float r = chebyshev(x * x - 2.0f, K0_A, 7) - log(0.5f * x) * bessel_i0_of(x);
+    return scaled ? r * exp(x) : r;
+  }
+  float r = chebyshev(8.0f / x - 2.0f, K0_B, 10) * rsqrt(x);
+  return scaled ? r : exp(-x) * r;
+}
+
+static float bessel_k1_of(float x, bool scaled)
+{
+  if (x <= 0.0f)
+    return INFINITY;
+  if (x <= 2.0f) {
+    float r = chebyshev(x * x - 2.0f, K1_A, 7) / x +
+              log(0.5f * x) * bessel_i1_of(x);
+    return scaled ? r * exp(x) : r;
+  }
+  float r = chebyshev(8.0f / x - 2.0f, K1_B, 10) * rsqrt(x);
+  return scaled ? r : exp(-x) * r;
+}
+
+/* Beyond 2: modulus(y) * cos or sin of phase(y), y = |x|, with phase
+ * offset -pi/4 (order 0) or -3pi/4 (order 1). */
+static float bessel_modulus(float y, __constant const float *mo)
+{
+  return rsqrt(y) * polynomial(1.0f / y, mo, 8);
+}
+static float bessel_phase(float y, __constant const float *ph, float offset)
+{
+  float q = 1.0f / y;
+  return q * polynomial(q * q, ph, 8) + offset + y;
+}
+
+static float bessel_j0_of(float x)
+{
+  float y = fabs(x), z = y * y;
+  if (y <= 2.0f)
+    return y < 1e-3f ? 1.0f - 0.25f * z
+                     : (z - 5.78318596294678452118f) * polynomial(z, J0_P, 5);
+  return bessel_modulus(y, J0_MO) *
+         cos(bessel_phase(y, J0_PH, -0.78539816339744830962f));
+}
+
+static float bessel_j1_of(float x)
+{
+  float y = fabs(x), z = y * y;
+  if (y <= 2.0f)
+    return (z - 1.46819706421238932572E1f) * x * polynomial(z, J1_P, 5);
+  float r = bessel_modulus(y, J1_MO) *
+            cos(bessel_phase(y, J1_PH, -2.35619449019234492885f));
+  return x < 0.0f ? -r : r;
+}
+
+static float bessel_y0_of(float x)
+{
+  if (x <= 2.0f) {
+    if (x <= 0.0f)
+      return -INFINITY;
+    float z = x * x;
+    return (z - 0.43221455686510834878f) * polynomial(z, Y0_P, 5) +
+           0.636619772367581343075535f * log(x) * bessel_j0_of(x);
+  }
+  return bessel_modulus(x, J0_MO) *
+         sin(bessel_phase(x, J0_PH, -0.78539816339744830962f));
+}
+
+static float bessel_y1_of(float x)
+{
+  if (x <= 2.0f) {
+    if (x < 0.0f)
+      return -INFINITY;
+    float z = x * x;
+    return (z - 4.66539330185668857532f) * polynomial(z, Y1_P, 5) * x +
+           0.636619772367581343075535f *
+               (bessel_j1_of(x) * log(x) - 1.0f / x);
+  }
+  return bessel_modulus(x, J1_MO) *
+         sin(bessel_phase(x, J1_PH, -2.35619449019234492885f));
+}
+
+UNARY(unary_bessel_i0e, bessel_i0e_of(a))
+UNARY(unary_bessel_i1e, bessel_i1e_of(a))
+UNARY(unary_bessel_i0, bessel_i0_of(a))
+UNARY(unary_bessel_i1, bessel_i1_of(a))
+UNARY(unary_bessel_k0, bessel_k0_of(a, false))
+UNARY(unary_bessel_k0e, bessel_k0_of(a, true))
+UNARY(unary_bessel_k1, bessel_k1_of(a, false))
+UNARY(unary_bessel_k1e, bessel_k1_of(a, true))
+UNARY(unary_bessel_j0, bessel_j0_of(a))
+UNARY(unary_bessel_j1, bessel_j1_of(a))
+UNARY(unary_bessel_y0, bessel_y0_of(a))
+UNARY(unary_bessel_y1, bessel_y1_of(a))
+
+UNARY(unary_digamma, special_digamma(a, alpha))
 UNARY(unary_erfinv, erfinv_of(a))
 UNARY(unary_ndtri, ndtri_of(a))
 UNARY(unary_rint, rint(a))
@@ -465,6 +659,8 @@ GRAD_KERNEL(grad_elu, b < (CT)0 ? a * (b + (CT)1) : a)
 GRAD_KERNEL(grad_selu, b < (CT)0 ? a * (b + SELU_SCALE_ALPHA) : a * SELU_SCALE)
 GRAD_KERNEL(grad_leaky_relu, b > (CT)0 ? a : a * (CT)alpha)
 GRAD_KERNEL(grad_softplus, a / (exp(-b) + (CT)1))
+/* gradients / (1 + |features|)^2, the square as TensorFlow takes it. */
+GRAD_KERNEL(grad_softsign, a / ((fabs(b) + (CT)1) * (fabs(b) + (CT)1)))
 /* (y, dy) ops: a = y, b = dy. */
 GRAD_KERNEL(grad_sigmoid, b * a * ((CT)1 - a))
 /* fma: no cancellation in 1 - y*y as y nears 1. */
@@ -484,6 +680,7 @@ UNARY(unary_round, a)
 /* 1 / 0 has no integer answer; devices differ, so it is defined as 0. */
 UNARY(unary_reciprocal, a == 0 ? 0 : 1 / a)
 UNARY(unary_invert, ~a)
+UNARY_KERNEL(unary_population_count, uchar, STORE, (uchar)popcount(a))
 
 #endif
 #endif /* CAST */

@@ -12,6 +12,128 @@
 
 static bool is_float(TF_DataType t) { return t == TF_FLOAT || t == TF_HALF; }
 
+/* ---- Special functions, in float64 ----------------------------------------
+ * Written apart from the device's Cephes code: the regularised incomplete
+ * gamma functions by the series of P below x < a + 1 and the modified
+ * Lentz evaluation of Q's continued fraction above (Numerical Recipes'
+ * split); Hurwitz zeta by direct summation to N + q >= 20 and the
+ * Euler-Maclaurin tail with Bernoulli numbers to B_20. The edges are
+ * TensorFlow's (see binary.cl). */
+
+/* P(a, x) for x < a + 1, Q(a, x) otherwise, with a, x > 0 finite. */
+static double gamma_p_series(double a, double x)
+{
+  double term = 1 / a, sum = term;
+  for (int n = 1; n < 100000 && fabs(term) > 1e-17 * fabs(sum); n++) {
+    term *= x / (a + n);
+    sum += term;
+  }
+  return sum * exp(a * log(x) - x - lgamma(a));
+}
+
+static double gamma_q_fraction(double a, double x)
+{
+  const double tiny = 1e-300;
+  double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
+  for (int i = 1; i < 100000; i++) {
+    double an = -i * (i - a);
+    b += 2;
+    d = an * d + b;
+    d = fabs(d) < tiny ? tiny : d;
+    c = b + an / c;
+    c = fabs(c) < tiny ? tiny : c;
+    d = 1 / d;
+    double delta = d * c;
+    h *= delta;
+    if (fabs(delta - 1) < 1e-16)
+      break;
+  }
+  return exp(a * log(x) - x - lgamma(a)) * h;
+}
+
+static double igamma_ref(double a, double x, bool upper)
+{
+  if (!upper && x == 0)
+    return 0;
+  if (isnan(a) || isnan(x) || x < 0 || a <= 0)
+    return NAN;
+  double p;
+  if (isinf(x))
+    p = isinf(a) ? 0 : 1; /* TensorFlow: P(inf, inf) = 0 = Q(inf, inf) */
+  else if (isinf(a))
+    p = 0;
+  else if (x == 0)
+    p = 0;
+  else if (x < a + 1)
+    p = gamma_p_series(a, x);
+  else
+    p = 1 - gamma_q_fraction(a, x);
+  if (!upper)
+    return p;
+  if (isinf(x))
+    return 0;
+  return x < a + 1 || isinf(a) ? 1 - p : gamma_q_fraction(a, x);
+}
+
+/* B_2k / (2k)! for k = 1..10. */
+static const double bernoulli_over_factorial[] = {
+    1.0 / 12,
+    -1.0 / 720,
+    1.0 / 30240,
+    -1.0 / 1209600,
+    1.0 / 47900160,
+    -691.0 / 1307674368000.0,
+    1.0 / 74724249600.0,
+    -3617.0 / 10670622842880000.0,
+    43867.0 / 5109094217170944000.0,
+    -174611.0 / 802857662698291200000.0,
+};
+
+static double zeta_ref(double x, double q)
+{
+  if (isnan(x) || isnan(q))
+    return NAN;
+  if (x == 1)
+    return INFINITY;
+  if (x < 1)
+    return NAN;
+  if (q <= 0) {
+    if (q == floor(q))
+      return x == floor(x) && (isinf(x) || fmod(x, 2) == 0) ? INFINITY : NAN;
+    if (x != floor(x))
+      return NAN;
+  }
+  if (isinf(q))
+    return 0;
+  if (isinf(x))
+    return q < 1 ? INFINITY : q == 1 ? 1 : 0;
+  double sum = 0, n = q;
+  for (; n < 20; n += 1)
+    sum += pow(n, -x);
+  /* sum_{k>=0} (n + k)^-x = n^(1-x)/(x-1) + n^-x/2
+   *   + sum_j B_2j/(2j)! x (x+1) ... (x+2j-2) n^(-x-2j+1) */
+  double tail = pow(n, 1 - x) / (x - 1) + 0.5 * pow(n, -x);
+  double rising = x, power = pow(n, -x - 1);
+  for (int j = 0; j < 10; j++) {
+    tail += bernoulli_over_factorial[j] * rising * power;
+    rising *= (x + 2 * j + 1) * (x + 2 * j + 2);
+    power /= n * n;
+  }
+  return sum + tail;
+}
+
+static double polygamma_ref(double n, double x)
+{
+  if (isnan(n) || n != floor(n) || n < 0)
+    return NAN;
+  if (n == 0)
+    return ref_unary_value("Digamma", TF_FLOAT, x) /* float: its non-integer path */;
+  double sign = fmod(n, 2) == 0 ? -1 : 1; /* (-1)^(n+1) */
+  if (isinf(n))
+    sign = 1;
+  return sign * exp(lgamma(n + 1)) * zeta_ref(n + 1, x);
+}
+
 static double apply(const char *op, TF_DataType dtype, double a, double b)
 {
   bool flt = is_float(dtype);
@@ -82,6 +204,25 @@ static double apply(const char *op, TF_DataType dtype, double a, double b)
     return a == 0 ? 0 : a / b;
   if (!strcmp(op, "Xlog1py"))
     return a == 0 ? 0 : a * log1p(b);
+  if (!strcmp(op, "Igamma") || !strcmp(op, "Igammac"))
+    return igamma_ref(a, b, !strcmp(op, "Igammac"));
+  if (!strcmp(op, "Zeta"))
+    return zeta_ref(a, b);
+  if (!strcmp(op, "Polygamma"))
+    return polygamma_ref(a, b);
+  if (!strcmp(op, "TruncateMod") && flt)
+    return fmod(a, b);
+  if (!strcmp(op, "TruncateDiv") || !strcmp(op, "TruncateMod")) {
+    /* Integers: C's truncation; by zero and MIN / -1 as the device
+     * defines them (the int32 host path refuses a zero instead). */
+    int64_t p = (int64_t)a, q = (int64_t)b;
+    bool div = !strcmp(op, "TruncateDiv");
+    if (q == 0)
+      return 0;
+    if (q == -1)
+      return div ? (double)(int64_t)(0 - (uint64_t)p) : 0;
+    return (double)(div ? p / q : p % q);
+  }
   if (!strcmp(op, "NextAfter")) /* in float32, the only dtype it takes */
     return nextafterf((float)a, (float)b);
   return NAN;
@@ -162,6 +303,292 @@ static void shift_cases(const struct ref_op *op, TF_DataType dtype,
   struct ref_case *c = ref_case_add(out, op->op, "%s every amount", op->op);
   ref_case_input_values(c, dtype, &n, 1, x);
   ref_case_input_values(c, dtype, &n, 1, s);
+}
+
+/* Drops the last case that ref_cases_binary added: every special value
+ * against every other, where the ops below leave the range in which
+ * TensorFlow's float algorithms converge (Igamma(1e30, 1e30) stops at its
+ * 2000th term far from 0.5). Their own cases take the edges. */
+static void drop_special_values(struct ref_cases *out)
+{
+  if (out->count == 0)
+    return;
+  struct ref_case *c = &out->items[out->count - 1];
+  if (strstr(c->label, "special values") == NULL)
+    return;
+  for (int j = 0; j < c->num_inputs; j++)
+    ref_tensor_finish(&c->inputs[j]);
+  out->count--;
+}
+
+static void add_pairs(struct ref_cases *out, const char *op, TF_DataType dtype,
+                      const char *what, const double *x, const double *y,
+                      int64_t n)
+{
+  struct ref_case *c = ref_case_add(out, op, "%s %s", op, what);
+  ref_case_input_values(c, dtype, &n, 1, x);
+  ref_case_input_values(c, dtype, &n, 1, y);
+}
+
+/* Igamma, Igammac, Zeta, Polygamma: random cases, a grid through the
+ * range where float converges, and TensorFlow's edges. */
+static void special_function_cases(const struct ref_op *op, TF_DataType dtype,
+                                   struct ref_cases *out)
+{
+  ref_cases_binary(op, dtype, out);
+  drop_special_values(out);
+  enum { G = 12 };
+  static const double grid[G] = {0.01, 0.1, 0.5, 1, 1.5, 2,
+                                 3.25, 5, 8, 12.5, 20, 30};
+  double x[G * G], y[G * G];
+  bool zeta = !strcmp(op->op, "Zeta"), polygamma = !strcmp(op->op, "Polygamma");
+  for (int i = 0; i < G; i++)
+    for (int j = 0; j < G; j++) {
+      /* Zeta's order above 1, Polygamma's an integer up to 5. */
+      x[i * G + j] = zeta ? 1 + grid[i] : polygamma ? i % 6 : grid[i];
+      y[i * G + j] = grid[j];
+    }
+  add_pairs(out, op->op, dtype, "grid", x, y, G * G);
+  if (!strcmp(op->op, "Igamma") || !strcmp(op->op, "Igammac")) {
+    static const double a[] = {NAN, 1,  -1, 0, 0, 0,  1, 2,  INFINITY,
+                               1,   1e-3, 5, 0.5, 1, 3, 2, 1,  -1, 60};
+    static const double v[] = {1, NAN, 1, 1, 0, -1, 0, -1, 1,
+                               INFINITY, 1, 5, 0.5, 1e-3, 100, 1e10, -0.0, 0, 50};
+    add_pairs(out, op->op, dtype, "edges", a, v, sizeof(a) / sizeof(a[0]));
+  }
+  if (zeta) {
+    static const double s[] = {1, 2, 3,   0.5, NAN, INFINITY, -1, 2, 2,
+                               2, 2, 1.5, 2,   3,   2,        4,  3};
+    static const double q[] = {1, 1,  1,        1,   1, 1,    1,    0, -1,
+                               -1.5, INFINITY, NAN, 1e-3, 0, -2, -2.5, 1e5};
+    add_pairs(out, op->op, dtype, "edges", s, q, sizeof(s) / sizeof(s[0]));
+  }
+  if (polygamma) {
+    static const double n[] = {0, 1, 2, 3, 1.5, -1, NAN, INFINITY, 1, 0, 2, 0,
+                               4, 1};
+    static const double v[] = {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, -2.5, -2.5,
+                               0.25, 1e-3};
+    add_pairs(out, op->op, dtype, "edges", n, v, sizeof(n) / sizeof(n[0]));
+  }
+}
+
+/* TruncateDiv, TruncateMod: every sign combination, MIN / -1, and (int32)
+ * a zero divisor, which fails the op as TensorFlow's CPU kernel does. */
+static void truncate_cases(const struct ref_op *op, TF_DataType dtype,
+                           struct ref_cases *out)
+{
+  ref_cases_binary(op, dtype, out);
+  if (dtype == TF_FLOAT || dtype == TF_HALF) {
+    drop_special_values(out);
+    static const double x[] = {7, -7, 7, -7, -0.0, INFINITY, 1, 5.5, NAN, 3};
+    static const double y[] = {2, 2, -2, 0, 1, 1, INFINITY, -2.5, 1, NAN};
+    add_pairs(out, op->op, dtype, "signs", x, y, sizeof(x) / sizeof(x[0]));
+    return;
+  }
+  double min = dtype == TF_INT32 ? -2147483648.0 : -9223372036854775808.0;
+  double x[] = {7, -7, 7, -7, 6, -6, 0, 100, min, min};
+  double y[] = {2, 2, -2, -2, 3, 3, 5, -7, -1, 3};
+  add_pairs(out, op->op, dtype, "signs", x, y, sizeof(x) / sizeof(x[0]));
+  static const double zx[] = {7, 1}, zy[] = {0, 1};
+  struct ref_case *c = ref_case_add(out, op->op, "%s by zero", op->op);
+  int64_t n = 2;
+  ref_case_input_values(c, dtype, &n, 1, zx);
+  ref_case_input_values(c, dtype, &n, 1, zy);
+  /* int64 runs on the device, which (as TensorFlow's GPU kernels) does not
+   * check: 0 there. */
+  c->expect_code = dtype == TF_INT32 ? TF_INTERNAL : TF_OK;
+}
+
+/* ---- ApproximateEqual ------------------------------------------------------ */
+
+static int approx_compute(const struct ref_case *c, struct ref_tensor *out,
+                          char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0], *y = &c->inputs[1];
+  if (x->rank != y->rank ||
+      memcmp(x->dims, y->dims, sizeof(int64_t) * (size_t)x->rank) != 0) {
+    snprintf(error, (size_t)error_len, "x and y must be of the same shape");
+    return -1;
+  }
+  float tolerance = (float)ref_case_attr_float_or(c, "tolerance", 1e-5);
+  ref_tensor_alloc(&out[0], TF_BOOL, x->dims, x->rank);
+  for (int64_t i = 0; i < x->elements; i++)
+    out[0].v[i] = fabsf((float)(x->v[i] - y->v[i])) < tolerance;
+  return 1;
+}
+
+static void approx_cases(const struct ref_op *op, TF_DataType dtype,
+                         struct ref_cases *out)
+{
+  static const int64_t shapes[][3] = {{0}, {7}, {3, 5}, {2, 3, 4}};
+  static const int ranks[] = {1, 1, 2, 3};
+  for (int i = 0; i < 4; i++) {
+    struct ref_case *c = ref_case_add(out, op->op, "%s shape#%d", op->op, i);
+    ref_case_input(c, dtype, shapes[i], ranks[i], REF_ANY);
+    c->label[0] ^= 1;
+    ref_case_input(c, dtype, shapes[i], ranks[i], REF_ANY);
+    c->label[0] ^= 1;
+    ref_case_attr_float(c, "tolerance", 2.0f);
+  }
+  static const double x[] = {1, NAN, INFINITY, 1, 0, -0.0, 1e30, 3};
+  static const double y[] = {1.000001, NAN, INFINITY, 1.1, 1e-6, 0, 1e30, 2.99999};
+  add_pairs(out, op->op, dtype, "edges", x, y, 8);
+  struct ref_case *c = ref_case_add(out, op->op, "%s [3] vs [1]", op->op);
+  ref_case_input(c, dtype, (int64_t[]){3}, 1, REF_ANY);
+  ref_case_input(c, dtype, (int64_t[]){1}, 1, REF_ANY);
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
+/* ---- Betainc and ClipByValue ------------------------------------------------ */
+
+/* The continued fraction of I_x(a, b) (modified Lentz), for x below
+ * (a + 1) / (a + b + 2), where it converges fast. */
+static double beta_fraction(double a, double b, double x)
+{
+  const double tiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+  d = 1 / (fabs(d) < tiny ? tiny : d);
+  h = d;
+  for (int m = 1; m < 100000; m++) {
+    for (int half = 0; half < 2; half++) {
+      double step = half == 0
+                        ? m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+                        : -(a + m) * (a + b + m) * x /
+                              ((a + 2 * m) * (a + 2 * m + 1));
+      d = 1 + step * d;
+      d = 1 / (fabs(d) < tiny ? tiny : d);
+      c = 1 + step / c;
+      c = fabs(c) < tiny ? tiny : c;
+      h *= d * c;
+      if (half == 1 && fabs(d * c - 1) < 1e-16)
+        return h;
+    }
+  }
+  return h;
+}
+
+/* TensorFlow's edges before 2.22 (the host shim reports no version, so the
+ * kernel takes these): NaN for a, b <= 0, for x outside [0, 1] and for an
+ * infinite a or b inside it. */
+static double betainc_ref(double a, double b, double x)
+{
+  if (isnan(a) || isnan(b) || isnan(x) || a <= 0 || b <= 0)
+    return NAN;
+  if (x == 0 || x == 1)
+    return x;
+  if (x < 0 || x > 1 || isinf(a) || isinf(b))
+    return NAN;
+  double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
+                     b * log1p(-x));
+  if (x < (a + 1) / (a + b + 2))
+    return front * beta_fraction(a, b, x) / a;
+  return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+static bool same_shape(const struct ref_tensor *a, const struct ref_tensor *b)
+{
+  return a->rank == b->rank &&
+         !memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank);
+}
+
+static int ternary_compute(const struct ref_case *c, struct ref_tensor *out,
+                           char *error, int error_len)
+{
+  const struct ref_tensor *in = c->inputs;
+  bool clip = !strcmp(c->op, "ClipByValue");
+  bool ok = true;
+  if (clip) {
+    for (int k = 1; k < 3; k++)
+      ok = ok && (in[k].rank == 0 || same_shape(&in[0], &in[k]));
+  } else {
+    static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+    for (int p = 0; p < 3; p++) {
+      const struct ref_tensor *u = &in[pairs[p][0]], *w = &in[pairs[p][1]];
+      ok = ok && (u->rank == 0 || w->rank == 0 || same_shape(u, w));
+    }
+  }
+  if (!ok) {
+    snprintf(error, (size_t)error_len, "inconsistent shapes");
+    return -1;
+  }
+  int shape = 0;
+  if (!clip)
+    shape = in[2].rank > 0 ? 2 : in[1].rank > 0 ? 1 : 0;
+  ref_tensor_alloc(&out[0], in[0].dtype, in[shape].dims, in[shape].rank);
+  for (int64_t i = 0; i < out[0].elements; i++) {
+    double v[3];
+    for (int k = 0; k < 3; k++)
+      v[k] = in[k].v[in[k].rank == 0 ? 0 : i];
+    double r;
+    if (clip) {
+      double m = v[2] < v[0] ? v[2] : v[0];
+      r = m < v[1] ? v[1] : m;
+    } else {
+      r = betainc_ref(v[0], v[1], v[2]);
+    }
+    out[0].v[i] = ref_round_to(in[0].dtype, r);
+  }
+  return 1;
+}
+
+static void ternary_cases(const struct ref_op *op, TF_DataType dtype,
+                          struct ref_cases *out)
+{
+  bool clip = !strcmp(op->op, "ClipByValue");
+  /* Which inputs are scalars, per case; the rest are [3, 5] (or [0]). */
+  static const bool scalar[][3] = {{0, 0, 0}, {0, 1, 1}, {1, 0, 1},
+                                   {1, 1, 0}, {0, 1, 0}, {1, 1, 1}};
+  for (size_t s = 0; s < sizeof(scalar) / sizeof(scalar[0]); s++) {
+    if (clip && scalar[s][0] && !(scalar[s][1] && scalar[s][2]))
+      continue; /* t sets the shape */
+    struct ref_case *c = ref_case_add(out, op->op, "%s scalars#%zu", op->op, s);
+    for (int k = 0; k < 3; k++) {
+      double v[15];
+      for (int i = 0; i < 15; i++) {
+        double u = ((i * 7 + k * 5 + (int)s) % 15 + 0.5) / 15; /* (0, 1) */
+        v[i] = clip ? 6 * u - 3 : k < 2 ? 0.2 + 8 * u * u : u;
+      }
+      int64_t dims[2] = {3, 5};
+      ref_case_input_values(c, dtype, dims, scalar[s][k] ? 0 : 2, v);
+    }
+  }
+  struct ref_case *c = ref_case_add(out, op->op, "%s empty", op->op);
+  for (int k = 0; k < 3; k++)
+    ref_case_input(c, dtype, (int64_t[]){0}, k == 0 || !clip ? 1 : 0,
+                   REF_POSITIVE);
+  if (clip) {
+    static const double t[] = {NAN, 1, -5, 5, 0, -0.0, 1, 2, 3};
+    static const double lo[] = {0, 0, 0, 0, 0, 0, NAN, 2.5, 0};
+    static const double hi[] = {1, 1, 1, 1, 1, 1, 0.5, NAN, -1};
+    int64_t n = 9;
+    c = ref_case_add(out, op->op, "ClipByValue NaN and crossed bounds");
+    ref_case_input_values(c, dtype, &n, 1, t);
+    ref_case_input_values(c, dtype, &n, 1, lo);
+    ref_case_input_values(c, dtype, &n, 1, hi);
+    c = ref_case_add(out, op->op, "ClipByValue [3] with a [1] bound");
+    ref_case_input(c, dtype, (int64_t[]){3}, 1, REF_ANY);
+    ref_case_input(c, dtype, (int64_t[]){1}, 1, REF_ANY);
+    ref_case_input(c, dtype, NULL, 0, REF_ANY);
+    c->expect_code = TF_INVALID_ARGUMENT;
+    return;
+  }
+  static const double a[] = {NAN, 1, -1, 0, 1, 1,   1,   1,  2,    0.5,
+                             5,   30, 1e-3, INFINITY, 1, 0.5, 20, 0.3, 12};
+  static const double b[] = {1,   NAN, 1, 1,   0,   1,  1,    1,  3,   0.5,
+                             2,   25, 1e-3, 1, INFINITY, 0.5, 14, 15, 0.7};
+  static const double x[] = {0.5, 0.5, 0.5,  0.5,  0.5, NAN, 0, 1,   0.3,
+                             0.9, 0.99, 0.6, 0.5, 0.5, 0.5, -0.1, 0.4, 0.01,
+                             0.97};
+  int64_t n = sizeof(a) / sizeof(a[0]);
+  c = ref_case_add(out, op->op, "Betainc edges");
+  ref_case_input_values(c, dtype, &n, 1, a);
+  ref_case_input_values(c, dtype, &n, 1, b);
+  ref_case_input_values(c, dtype, &n, 1, x);
+  c = ref_case_add(out, op->op, "Betainc [2] vs [3]");
+  ref_case_input(c, dtype, (int64_t[]){2}, 1, REF_POSITIVE);
+  ref_case_input(c, dtype, (int64_t[]){3}, 1, REF_POSITIVE);
+  ref_case_input(c, dtype, NULL, 0, REF_POSITIVE);
+  c->expect_code = TF_INVALID_ARGUMENT;
 }
 
 /* ---- BiasAdd ------------------------------------------------------------ */
@@ -307,6 +734,24 @@ const struct ref_op ref_ops_binary[] = {
     {"NextAfter", EXACT, REF_ANY, special_cases, binary_compute},
     {"LeftShift", EXACT, REF_ANY, shift_cases, binary_compute},
     {"RightShift", EXACT, REF_ANY, shift_cases, binary_compute},
+    {"TruncateDiv", EXACT, REF_NONZERO, truncate_cases, binary_compute},
+    {"TruncateMod", EXACT, REF_NONZERO, truncate_cases, binary_compute},
+    /* Cephes' float algorithms: peak relative errors 7.8e-6 (igam, igamc)
+     * and 6.9e-7 (zeta), through pow (16 ulp), exp and lgamma; the
+     * absolute bound takes 1 - P near 0 and digamma near its zero. */
+    {"Igamma", 2e-5, 2e-6, REF_POSITIVE, special_function_cases,
+     binary_compute},
+    {"Igammac", 2e-5, 2e-6, REF_POSITIVE, special_function_cases,
+     binary_compute},
+    {"Zeta", 1e-5, 1e-30, REF_POSITIVE, special_function_cases,
+     binary_compute},
+    {"Polygamma", 2e-5, 1e-5, REF_POSITIVE, special_function_cases,
+     binary_compute},
+    {"ApproximateEqual", EXACT, REF_ANY, approx_cases, approx_compute},
+    /* Cephes' float incbet: peak 3.7e-5 relative and 2.2e-5 absolute for
+     * a, b up to 30 (its own documentation). */
+    {"Betainc", 5e-5, 3e-5, REF_POSITIVE, ternary_cases, ternary_compute},
+    {"ClipByValue", EXACT, REF_ANY, ternary_cases, ternary_compute},
     {"BiasAdd", ROUNDED, REF_ANY, bias_cases, bias_compute},
     {"AddN", ROUNDED, REF_ANY, addn_cases, addn_compute},
     {.op = NULL},

@@ -113,6 +113,107 @@ static double erfinv(double x)
   return ndtri((1 + x) / 2) / M_SQRT2;
 }
 
+/* ---- Bessel functions, in float64 ----------------------------------------
+ * Apart from the device's Cephes fits: I_n and K_n by the trapezoidal rule
+ * on their integral representations (exponentially accurate here: the
+ * integrands are analytic, periodic for I_n and decaying double
+ * exponentially for K_n), with Hankel's asymptotic series for large x;
+ * J and Y from the C library (POSIX j0, j1, y0, y1). The edges are
+ * TensorFlow's: K's +inf for x <= 0, Y0's -inf for x <= 0, Y1's -inf below
+ * 0 and NaN at 0, NaN for I0, I1 at +-inf and for J0, J1 at +-inf. */
+
+/* Hankel's series for large x: sum_k (+-1)^k a_k(n) / x^k, a_k(n) =
+ * prod_{j<=k} (4n^2 - (2j - 1)^2) / (k! 8^k), to its fifth term. */
+static double hankel_series(int n, double x, double sign)
+{
+  double mu = 4.0 * n * n, term = 1, sum = 1;
+  for (int k = 1; k < 6; k++) {
+    term *= sign * (mu - (2.0 * k - 1) * (2.0 * k - 1)) / (k * 8.0 * x);
+    sum += term;
+  }
+  return sum;
+}
+
+/* exp(-|x|) I_n(|x|) = (1 / pi) int_0^pi exp(|x| (cos t - 1)) cos(n t) dt. */
+static double bessel_i_scaled(int n, double x)
+{
+  double ax = fabs(x);
+  if (ax > 1e4)
+    return hankel_series(n, ax, -1) / sqrt(2 * M_PI * ax);
+  if (ax < 20) {
+    /* The power series sum (x/2)^(2k+n) / (k! (k+n)!), all terms
+     * positive: it keeps the digits the integral loses to cancellation
+     * near 0 (I1(1e-30) = 5e-31). */
+    double term = n == 0 ? 1 : ax / 2, sum = term;
+    for (int k = 1; term > 1e-18 * sum; k++) {
+      term *= (ax / 2) * (ax / 2) / (k * (double)(k + n));
+      sum += term;
+    }
+    return sum * exp(-ax);
+  }
+  int steps = 64 + (int)(16 * sqrt(ax));
+  double h = M_PI / steps, sum = 0;
+  for (int i = 0; i <= steps; i++) {
+    double t = i * h, f = exp(ax * (cos(t) - 1)) * cos(n * t);
+    sum += (i == 0 || i == steps) ? 0.5 * f : f;
+  }
+  return sum * h / M_PI;
+}
+
+/* exp(x) K_n(x) = int_0^inf exp(-x (cosh t - 1)) cosh(n t) dt, x > 0. */
+static double bessel_k_scaled(int n, double x)
+{
+  if (x > 1e4)
+    return hankel_series(n, x, 1) * sqrt(M_PI / (2 * x));
+  double h = 0.1 / sqrt(1 + x), sum = 0.5;
+  for (int i = 1;; i++) {
+    double t = i * h, f = exp(-x * (cosh(t) - 1) + n * t) * 0.5 *
+                          (1 + exp(-2.0 * n * t));
+    sum += f;
+    if (f < 1e-18 * sum && x * (cosh(t) - 1) > n * t)
+      break;
+  }
+  return sum * h;
+}
+
+static double bessel_value(const char *op, double x)
+{
+  const char *f = op + strlen("Bessel");
+  int order = f[1] - '0';
+  bool scaled = f[2] == 'e';
+  if (isnan(x))
+    return x;
+  if (f[0] == 'I') {
+    double s = isinf(x) ? 0 : bessel_i_scaled(order, x);
+    if (order == 1 && x < 0)
+      s = -s;
+    if (order == 1 && x == 0)
+      s = 0; /* +0 at -0 */
+    if (scaled)
+      return s;
+    return isinf(x) ? NAN : exp(fabs(x)) * s;
+  }
+  if (f[0] == 'K') {
+    if (x <= 0)
+      return INFINITY;
+    if (isinf(x))
+      return 0;
+    double s = bessel_k_scaled(order, x);
+    return scaled ? s : exp(-x) * s;
+  }
+  if (f[0] == 'J') {
+    if (isinf(x))
+      return NAN;
+    return order == 0 ? j0(x) : j1(x);
+  }
+  /* Y */
+  if (x < 0 || (order == 0 && x == 0))
+    return -INFINITY;
+  if (x == 0 || isinf(x))
+    return NAN;
+  return order == 0 ? y0(x) : y1(x);
+}
+
 static double softplus(double x)
 {
   /* log1p(exp(x)) without overflow. */
@@ -137,6 +238,14 @@ static double integer_value(const char *op, TF_DataType dtype, int64_t a)
     return a == 0 ? 0 : (double)(1 / a); /* 1 / 0 is defined as 0 */
   if (!strcmp(op, "Invert"))
     return (double)~a;
+  if (!strcmp(op, "PopulationCount")) {
+    /* Of the type's own width: a negative int32 has 32 bits, not 64. */
+    uint64_t bits = dtype == TF_INT32 ? (uint32_t)a : u;
+    int count = 0;
+    for (; bits != 0; bits >>= 1)
+      count += (int)(bits & 1);
+    return count;
+  }
   return (double)a; /* Round */
 }
 
@@ -167,6 +276,8 @@ static double unary_value(const char *op, TF_DataType dtype, double a,
     return a * a;
   if (!strcmp(op, "Reciprocal") || !strcmp(op, "Inv"))
     return 1.0 / a;
+  if (!strncmp(op, "Bessel", 6))
+    return bessel_value(op, a);
   if (!strcmp(op, "Digamma"))
     return digamma(a);
   if (!strcmp(op, "Erfinv"))
@@ -252,7 +363,9 @@ static int unary_compute(const struct ref_case *c, struct ref_tensor *out,
   const struct ref_tensor *x = &c->inputs[0];
   /* alpha as the float the device receives. */
   double alpha = (float)ref_case_attr_float_or(c, "alpha", 0.2);
-  TF_DataType out_type = bool_output(c->op) ? TF_BOOL : x->dtype;
+  TF_DataType out_type = bool_output(c->op)                  ? TF_BOOL
+                         : !strcmp(c->op, "PopulationCount") ? TF_UINT8
+                                                             : x->dtype;
   ref_tensor_alloc(&out[0], out_type, x->dims, x->rank);
   for (int64_t i = 0; i < x->elements; i++)
     out[0].v[i] =
@@ -327,6 +440,23 @@ static void unary_cases(const struct ref_op *op, TF_DataType dtype,
       u[i] = erf_side ? (i - 256) / 257.0 : (i + 1) / 514.0;
     ref_case_input_values(c, dtype, &n, 1, u);
   }
+  if (!strncmp(op->op, "Bessel", 6) && is_float(dtype)) {
+    /* Both sides of every fit's switch (2, 8), the edges, and large x
+     * where the phase of J and Y needs its digits. */
+    static const double x[] = {NAN,  -INFINITY, -30, -8.5, -2,  -1e-3, -0.0,
+                               0.0,  1e-30,     1e-3, 0.5, 1.99, 2,    2.01,
+                               7.99, 8,         8.01, 25,  60,   INFINITY};
+    int64_t n = sizeof(x) / sizeof(x[0]);
+    struct ref_case *c = ref_case_add(out, op->op, "%s edges", op->op);
+    ref_case_input_values(c, dtype, &n, 1, x);
+  }
+  if (!strcmp(op->op, "PopulationCount")) {
+    static const double x[] = {0, 1, -1, 255, 256, -2147483648.0, 2147483647.0,
+                               12345, -7};
+    int64_t n = sizeof(x) / sizeof(x[0]);
+    struct ref_case *c = ref_case_add(out, op->op, "PopulationCount bits");
+    ref_case_input_values(c, dtype, &n, 1, x);
+  }
   if (!strcmp(op->op, "Digamma")) {
     static const double x[] = {0,    -0.0, -1,    -2,   -2.5, -0.5, 1e-6,
                                1e-3, 1,    1.4616, 2,   30,   1e5,  -99.5};
@@ -364,6 +494,8 @@ static double grad_value(const char *op, double a, double b, double alpha)
     return b > 0 ? a : a * alpha;
   if (!strcmp(op, "SoftplusGrad"))
     return a / (exp(-b) + 1);
+  if (!strcmp(op, "SoftsignGrad"))
+    return a / F(F(fabs(b) + 1) * F(fabs(b) + 1));
   if (!strcmp(op, "SigmoidGrad"))
     return F(b * a) * F(1 - a);
   if (!strcmp(op, "TanhGrad"))
@@ -382,7 +514,8 @@ static double grad_value(const char *op, double a, double b, double alpha)
 static bool same_shape_grad(const char *op)
 {
   return strstr(op, "Relu") != NULL || !strcmp(op, "EluGrad") ||
-         !strcmp(op, "SeluGrad") || !strcmp(op, "SoftplusGrad");
+         !strcmp(op, "SeluGrad") || !strcmp(op, "SoftplusGrad") ||
+         !strcmp(op, "SoftsignGrad");
 }
 
 static int grad_compute(const struct ref_case *c, struct ref_tensor *out,
@@ -618,6 +751,8 @@ double ref_grad_value(const char *op, double a, double b)
 /* lgamma has no accuracy bound in OpenCL; near its zeros (1, 2) only an
  * absolute one makes sense. */
 #define LGAMMA 1e-5, 1e-5
+#define BESSEL 4e-6, 1e-30
+#define BESSEL_JY 4e-6, 1.5e-5
 
 const struct ref_op ref_ops_unary[] = {
     {"Neg", EXACT, REF_ANY, unary_cases, unary_compute},
@@ -639,6 +774,24 @@ const struct ref_op ref_ops_unary[] = {
     {"Erfinv", BUILTIN, REF_UNIT, unary_cases, unary_compute},
     /* Near p = 0.5 the quantile is near 0: an absolute bound there. */
     {"Ndtri", 4e-6, 1e-6, REF_UNIT, unary_cases, unary_compute},
+    {"PopulationCount", EXACT, REF_ANY, unary_cases, unary_compute},
+    /* Cephes' single-precision fits (peak 4e-7 relative, 2.4e-7 absolute
+     * for J and Y) composed with exp, log, cos, rsqrt of a few ulp. J and
+     * Y take an absolute bound too, near their zeros and for large x,
+     * whose phase x + ... rounds to float (up to ulp(x) / 2 radians times
+     * the modulus sqrt(2 / (pi x)): 1.2e-5 at x = 65000). */
+    {"BesselI0e", BESSEL, REF_ANY, unary_cases, unary_compute},
+    {"BesselI1e", BESSEL, REF_ANY, unary_cases, unary_compute},
+    {"BesselI0", BESSEL, REF_ANY, unary_cases, unary_compute},
+    {"BesselI1", BESSEL, REF_ANY, unary_cases, unary_compute},
+    {"BesselJ0", BESSEL_JY, REF_ANY, unary_cases, unary_compute},
+    {"BesselJ1", BESSEL_JY, REF_ANY, unary_cases, unary_compute},
+    {"BesselY0", BESSEL_JY, REF_POSITIVE, unary_cases, unary_compute},
+    {"BesselY1", BESSEL_JY, REF_POSITIVE, unary_cases, unary_compute},
+    {"BesselK0", BESSEL, REF_POSITIVE, unary_cases, unary_compute},
+    {"BesselK0e", BESSEL, REF_POSITIVE, unary_cases, unary_compute},
+    {"BesselK1", BESSEL, REF_POSITIVE, unary_cases, unary_compute},
+    {"BesselK1e", BESSEL, REF_POSITIVE, unary_cases, unary_compute},
     {"Tanh", BUILTIN, REF_ANY, unary_cases, unary_compute},
     {"Sigmoid", BUILTIN, REF_ANY, unary_cases, unary_compute},
     {"Relu", EXACT, REF_ANY, unary_cases, unary_compute},
@@ -676,6 +829,7 @@ const struct ref_op ref_ops_unary[] = {
     {"SeluGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
     {"LeakyReluGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
     {"SoftplusGrad", BUILTIN, REF_ANY, grad_cases, grad_compute},
+    {"SoftsignGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
     {"SigmoidGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
     {"TanhGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
     {"SqrtGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
