@@ -2327,3 +2327,84 @@ def _fused_elementwise(c):
 
 
 BUILDERS["_TfoclFusedElementwise"] = _fused_elementwise
+
+
+# ---- pool misc ops ----
+# LRN and LRNGrad: TensorFlow's CPU kernels' arithmetic (OPENCL computes
+# half in float, the CPU in half: a few half ulps apart).
+APPROX_OPS |= {"LRN", "LRNGrad"}
+TOLERANCES["LRN"] = {np.float16: dict(rtol=1e-2, atol=1e-2)}
+TOLERANCES["LRNGrad"] = {np.float32: dict(rtol=1e-4, atol=1e-4),
+                         np.float16: dict(rtol=2e-2, atol=2e-2)}
+_LRN_ATTRS = [("defaults", {}),
+              ("AlexNet", dict(depth_radius=2, bias=2.0, alpha=1e-4, beta=0.75)),
+              ("beta 1", dict(depth_radius=1, bias=1.0, alpha=0.5, beta=1.0)),
+              ("radius beyond depth", dict(depth_radius=9, bias=1.5, alpha=0.1, beta=0.6))]
+
+
+def _lrn(c):
+    return [(label, lambda x, a=a: raw.LRN(input=x, **a), [c.rand(2, 3, 4, 7)])
+            for label, a in _LRN_ATTRS]
+
+
+def _lrn_grad(c):
+    cases = []
+    for label, a in _LRN_ATTRS:
+        x = c.rand(2, 3, 4, 7)
+        with tf.device("/CPU:0"):
+            y = raw.LRN(input=tf.constant(x), **a).numpy()
+        cases.append((label, lambda g, x, y, a=a: raw.LRNGrad(
+            input_grads=g, input_image=x, output_image=y, **a), [c.rand(2, 3, 4, 7), x, y]))
+    return cases
+
+
+BUILDERS["LRN"] = _lrn
+BUILDERS["LRNGrad"] = _lrn_grad
+
+
+# MaxPoolWithArgmax and its gradients (NHWC; an int64 argmax, with and
+# without the batch in the index). The gradients take the argmax
+# TensorFlow's CPU MaxPoolWithArgmax gives; MaxPoolGradGradWithArgmax has
+# no CPU kernel: numpy gathers the gradient at each argmax.
+TOLERANCES["MaxPoolWithArgmax"] = _EXACT
+TOLERANCES["MaxPoolGradGradWithArgmax"] = _EXACT
+TOLERANCES["MaxPoolGradWithArgmax"] = {**_POOL_SUM_TOL, np.float16: dict(rtol=2e-3, atol=2e-3)}
+_ARGMAX_GEOMETRIES = [("2x2/2 VALID", [1, 2, 2, 1], [1, 2, 2, 1], "VALID", (5, 7)),
+                      ("3x3/2 SAME", [1, 3, 3, 1], [1, 2, 2, 1], "SAME", (7, 6)),
+                      ("3x2/1 SAME", [1, 3, 2, 1], [1, 1, 1, 1], "SAME", (4, 5))]
+
+
+def _argmax_cases(c, name):
+    cases = []
+    for label, k, s, pad, (H, W) in _ARGMAX_GEOMETRIES:
+        for batch_in_index in (False, True):
+            attrs = dict(ksize=k, strides=s, padding=pad, include_batch_in_index=batch_in_index)
+            x = _distinct(c, (2, H, W, 3), c.T)
+            lbl = label + (" batch in index" if batch_in_index else "")
+            if name == "MaxPoolWithArgmax":
+                cases.append((lbl, lambda x, a=attrs: raw.MaxPoolWithArgmax(
+                    input=x, Targmax=tf.int64, **a), [x]))
+                continue
+            with tf.device("/CPU:0"):
+                y, arg = raw.MaxPoolWithArgmax(input=tf.constant(x.astype(np.float32)),
+                                               Targmax=tf.int64, **attrs)
+            arg = arg.numpy()
+            if name == "MaxPoolGradWithArgmax":
+                g = c.rand(*y.shape)
+                cases.append((lbl, lambda x, g, a_, a=attrs: raw.MaxPoolGradWithArgmax(
+                    input=x, grad=g, argmax=a_, **a), [x, g, arg]))
+                continue
+            g = c.rand(2, H, W, 3)
+
+            def ref(x, g, a_, batch_in_index=batch_in_index):
+                base = 0 if batch_in_index else (np.arange(a_.shape[0]) * int(np.prod(x.shape[1:])))
+                idx = a_ + np.reshape(base, (-1, 1, 1, 1))
+                return [g.reshape(-1)[idx]]
+            cases.append((lbl, lambda x, g, a_, a=attrs: raw.MaxPoolGradGradWithArgmax(
+                input=x, grad=g, argmax=a_, **a), [x, g, arg],
+                {"reference": ("numpy: grad at each argmax (no CPU kernel)", ref)}))
+    return cases
+
+
+for _name in ("MaxPoolWithArgmax", "MaxPoolGradWithArgmax", "MaxPoolGradGradWithArgmax"):
+    BUILDERS[_name] = lambda c, _name=_name: _argmax_cases(c, _name)
