@@ -2408,3 +2408,74 @@ def _argmax_cases(c, name):
 
 for _name in ("MaxPoolWithArgmax", "MaxPoolGradWithArgmax", "MaxPoolGradGradWithArgmax"):
     BUILDERS[_name] = lambda c, _name=_name: _argmax_cases(c, _name)
+
+
+# Conv3DBackpropInput and Conv3DBackpropFilter (V1: the input, or filter,
+# tensor instead of its shape). TensorFlow refuses them past GraphDef
+# version 10 on every device, and eager runs at the current version: they
+# run in a GraphDef of producer 9 (what an old graph holds), written as the
+# V2 op and renamed, in a session on the inputs' device; TensorFlow's CPU
+# V2 kernel is the reference (in float32 for half).
+def _conv3d_v1(name):
+    v2 = name + "V2"
+
+    def call(attrs):
+        def fn(x, w, dy):
+            g = tf.Graph()
+            with g.as_default(), tf.device(x.device):
+                ph = [tf.compat.v1.placeholder(t.dtype, t.shape, name=n)
+                      for t, n in zip((x, w, dy), ("x", "w", "dy"))]
+                if name.endswith("Input"):
+                    getattr(raw, v2)(input_sizes=list(x.shape), filter=ph[1], out_backprop=ph[2],
+                                     name="op", **attrs)
+                else:
+                    getattr(raw, v2)(input=ph[0], filter_sizes=list(w.shape), out_backprop=ph[2],
+                                     name="op", **attrs)
+            gd = g.as_graph_def()
+            for n in gd.node:
+                if n.name == "op":
+                    n.op = name
+                    n.input[0 if name.endswith("Input") else 1] = "x" if name.endswith("Input") else "w"
+                    for a in ("data_format", "Tshape"):
+                        if a in n.attr:
+                            del n.attr[a]
+            gd.versions.producer = 9
+            gd.versions.min_consumer = 0
+            g2 = tf.Graph()
+            with g2.as_default():
+                tf.graph_util.import_graph_def(gd, name="")
+            with tf.compat.v1.Session(graph=g2) as s:
+                out = s.run("op:0", {"x:0": x.numpy(), "w:0": w.numpy(), "dy:0": dy.numpy()})
+            return tf.constant(out)
+        return fn
+
+    def build(c):
+        cases = []
+        for label, fmt, pad, st, dl, dhw, k, cin, cout, fd in CONV3D_GEOMETRIES:
+            if fmt != "NDHWC" or cin != fd or max(dl) > 1:
+                continue
+            w = c.rand(*k, cin, cout)
+            outs = [_out_size(dhw[i], k[i], st[i], 1, pad) for i in range(3)]
+            x, dy = c.rand(2, *dhw, cin), c.rand(2, *outs, cout)
+            attrs = dict(strides=[1, *st, 1], padding=pad)
+
+            def ref(x, w, dy, attrs=attrs):
+                f32 = [a.astype(np.float32) if a.dtype == np.float16 else a for a in (x, w, dy)]
+                with tf.device("/CPU:0"):
+                    if name.endswith("Input"):
+                        out = getattr(raw, v2)(input_sizes=list(x.shape), filter=f32[1],
+                                               out_backprop=f32[2], **attrs)
+                    else:
+                        out = getattr(raw, v2)(input=f32[0], filter_sizes=list(w.shape),
+                                               out_backprop=f32[2], **attrs)
+                return [out.numpy().astype(x.dtype)]
+            cases.append((label, call(attrs), [x, w, dy],
+                          {"reference": ("TensorFlow's CPU V2 kernel (V1 runs only in old graphs)", ref)}))
+        return cases
+    return build
+
+
+for _n in ("Conv3DBackpropInput", "Conv3DBackpropFilter"):
+    BUILDERS[_n] = _conv3d_v1(_n)
+TOLERANCES["Conv3DBackpropInput"] = _CONV_TOL
+TOLERANCES["Conv3DBackpropFilter"] = {**_CONV_TOL, np.float16: dict(rtol=1e-2, atol=8e-2)}
