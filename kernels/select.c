@@ -1,4 +1,5 @@
-/* Selection and sorting: TopKV2, Where and InTopKV2.
+/* Selection and sorting: TopKV2, Where, InTopKV2, Unique and
+ * UniqueWithCounts.
  *
  * TopKV2 (tf.math.top_k, and tf.sort / tf.argsort along the last axis,
  * which TensorFlow lowers to TopKV2 with k = n): the k largest of each row
@@ -74,11 +75,11 @@ static void topk_delete(void *kernel) { free(kernel); }
 
 /* The bitonic sort of every row of keys [rows, npad] (npad a power of two,
  * at least 2). */
-static bool sort_rows(struct ocl_op *op, struct topk_kernel *k, TF_Tensor *keys,
-                      uint32_t rows, uint32_t npad)
+static bool sort_rows(struct ocl_op *op, struct ocl_kernel *sort_k,
+                      TF_Tensor *keys, uint32_t rows, uint32_t npad)
 {
   const struct ocl_device_info *info = ocl_op_info(op);
-  size_t local = ocl_kernel_fit_local(op, &k->k[K_LOCAL], LOCAL_ITEMS);
+  size_t local = ocl_kernel_fit_local(op, &sort_k[K_LOCAL], LOCAL_ITEMS);
   if (info == NULL || local == 0)
     return false;
   /* A power of two, half a row at most (a chunk never crosses rows), two
@@ -97,20 +98,20 @@ static bool sort_rows(struct ocl_op *op, struct topk_kernel *k, TF_Tensor *keys,
   const struct ocl_arg first[] = {OCL_TENSOR(keys), OCL_INT(npad),
                                   OCL_INT(0), OCL_INT(chunks),
                                   OCL_LOCAL(span * sizeof(cl_ulong))};
-  if (!ocl_launch(op, &k->k[K_LOCAL], 1, &global, &local, first, 5))
+  if (!ocl_launch(op, &sort_k[K_LOCAL], 1, &global, &local, first, 5))
     return false;
   for (uint32_t size = 2 * span; size <= npad; size *= 2) {
     for (uint32_t stride = size / 2; stride >= span; stride /= 2) {
       const struct ocl_arg step[] = {OCL_TENSOR(keys), OCL_INT(npad),
                                      OCL_INT(size), OCL_INT(stride),
                                      OCL_INT(pairs)};
-      if (!ocl_launch_1d(op, &k->k[K_STEP], pairs, step, 5))
+      if (!ocl_launch_1d(op, &sort_k[K_STEP], pairs, step, 5))
         return false;
     }
     const struct ocl_arg finish[] = {OCL_TENSOR(keys), OCL_INT(npad),
                                      OCL_INT(size), OCL_INT(chunks),
                                      OCL_LOCAL(span * sizeof(cl_ulong))};
-    if (!ocl_launch(op, &k->k[K_LOCAL], 1, &global, &local, finish, 5))
+    if (!ocl_launch(op, &sort_k[K_LOCAL], 1, &global, &local, finish, 5))
       return false;
   }
   return true;
@@ -189,7 +190,7 @@ static void topk_compute(void *kernel, TF_OpKernelContext *ctx)
                                      OCL_INT(n), OCL_INT(npad),
                                      OCL_INT(total)};
   if (!ocl_launch_1d(&op, &k->k[K_KEYS], total, key_args, 5) ||
-      !sort_rows(&op, k, keys, (uint32_t)rows, (uint32_t)npad))
+      !sort_rows(&op, k->k, keys, (uint32_t)rows, (uint32_t)npad))
     goto out;
   uint32_t outputs = (uint32_t)(rows * want);
   const struct ocl_arg take[] = {OCL_TENSOR(x),       OCL_TENSOR(keys),
@@ -245,6 +246,71 @@ static void *where_create(TF_OpKernelConstruction *ctx)
   return k;
 }
 
+/* The coordinates of x's nonzero elements (x of n elements, 0 < n <=
+ * INT32_MAX, dims of rank 1 to 8): int64 [total, rank], output `output`
+ * of the op or, for output -1, a temp. The host waits once, for the total.
+ * *coords NULL where total is 0. */
+static bool where_run(struct ocl_op *op, struct ocl_kernel *wk,
+                      const TF_Tensor *x, int64_t n, const int64_t *dims,
+                      int rank, int output, TF_Tensor **coords,
+                      uint64_t *total)
+{
+  int64_t out_dims[2];
+  *coords = NULL;
+  *total = 0;
+  size_t local = ocl_kernel_fit_local(op, &wk[WK_WRITE], 256);
+  size_t count_local = ocl_kernel_fit_local(op, &wk[WK_COUNT], 256);
+  if (local == 0 || count_local == 0)
+    return false;
+  if (count_local < local)
+    local = count_local;
+  size_t p2 = 1; /* the local reductions want a power of two */
+  while (p2 * 2 <= local)
+    p2 *= 2;
+  local = p2;
+  uint32_t chunk = (uint32_t)(local * WHERE_PER_ITEM);
+  uint32_t groups = (uint32_t)((n + chunk - 1) / chunk);
+  TF_Tensor *counts = ocl_op_temp(op, TF_UINT32, groups);
+  TF_Tensor *offsets =
+      counts != NULL ? ocl_op_temp(op, TF_UINT64, (int64_t)groups + 1) : NULL;
+  if (offsets == NULL)
+    return false;
+  size_t global = (size_t)groups * local;
+  const struct ocl_arg count_args[] = {OCL_TENSOR(x), OCL_TENSOR(counts),
+                                       OCL_INT(n), OCL_INT(chunk),
+                                       OCL_LOCAL(local * sizeof(cl_uint))};
+  const struct ocl_arg offset_args[] = {OCL_TENSOR(counts),
+                                        OCL_TENSOR(offsets), OCL_INT(groups)};
+  if (!ocl_launch(op, &wk[WK_COUNT], 1, &global, &local, count_args, 5) ||
+      !ocl_launch_1d(op, &wk[WK_OFFSETS], 1, offset_args, 3) ||
+      !ocl_op_read(op, offsets, (size_t)groups * sizeof(uint64_t), total,
+                   sizeof(*total)))
+    return false;
+  out_dims[0] = (int64_t)*total;
+  out_dims[1] = rank;
+  TF_Tensor *out = output >= 0
+                       ? ocl_op_output(op, output, TF_INT64, out_dims, 2)
+                       : ocl_op_temp(op, TF_INT64, out_dims[0] * rank);
+  if (out == NULL)
+    return false;
+  if (*total == 0)
+    return true;
+  struct where_dims d = {.rank = (cl_uint)rank};
+  uint64_t stride = 1;
+  for (int i = rank - 1; i >= 0; i--) {
+    d.strides[i] = (cl_uint)stride;
+    stride *= (uint64_t)dims[i];
+  }
+  const struct ocl_arg write_args[] = {
+      OCL_TENSOR(x),  OCL_TENSOR(offsets),       OCL_TENSOR(out),
+      OCL_INT(n),     OCL_INT(chunk),            OCL_BYTES(&d, sizeof(d)),
+      OCL_LOCAL(local * sizeof(cl_uint))};
+  if (!ocl_launch(op, &wk[WK_WRITE], 1, &global, &local, write_args, 7))
+    return false;
+  *coords = out;
+  return true;
+}
+
 static void where_compute(void *kernel, TF_OpKernelContext *ctx)
 {
   struct where_kernel *k = kernel;
@@ -275,53 +341,175 @@ static void where_compute(void *kernel, TF_OpKernelContext *ctx)
                 (long long)n);
     goto out;
   }
-  size_t local = ocl_kernel_fit_local(&op, &k->k[WK_WRITE], 256);
-  size_t count_local = ocl_kernel_fit_local(&op, &k->k[WK_COUNT], 256);
-  if (local == 0 || count_local == 0)
-    goto out;
-  if (count_local < local)
-    local = count_local;
-  size_t p2 = 1; /* the local reductions want a power of two */
-  while (p2 * 2 <= local)
-    p2 *= 2;
-  local = p2;
-  uint32_t chunk = (uint32_t)(local * WHERE_PER_ITEM);
-  uint32_t groups = (uint32_t)((n + chunk - 1) / chunk);
-  TF_Tensor *counts = ocl_op_temp(&op, TF_UINT32, groups);
-  TF_Tensor *offsets =
-      counts != NULL ? ocl_op_temp(&op, TF_UINT64, (int64_t)groups + 1) : NULL;
-  if (offsets == NULL)
-    goto out;
-  size_t global = (size_t)groups * local;
-  const struct ocl_arg count_args[] = {OCL_TENSOR(x), OCL_TENSOR(counts),
-                                       OCL_INT(n), OCL_INT(chunk),
-                                       OCL_LOCAL(local * sizeof(cl_uint))};
-  const struct ocl_arg offset_args[] = {OCL_TENSOR(counts),
-                                        OCL_TENSOR(offsets), OCL_INT(groups)};
-  uint64_t total = 0;
-  if (!ocl_launch(&op, &k->k[WK_COUNT], 1, &global, &local, count_args, 5) ||
-      !ocl_launch_1d(&op, &k->k[WK_OFFSETS], 1, offset_args, 3) ||
-      !ocl_op_read(&op, offsets, (size_t)groups * sizeof(uint64_t), &total,
-                   sizeof(total)))
-    goto out;
-  out_dims[0] = (int64_t)total;
-  TF_Tensor *coords = ocl_op_output(&op, 0, TF_INT64, out_dims, 2);
-  if (coords == NULL || total == 0)
-    goto out;
-  struct where_dims d = {.rank = (cl_uint)rank};
-  uint64_t stride = 1;
-  for (int i = rank - 1; i >= 0; i--) {
-    d.strides[i] = (cl_uint)stride;
-    stride *= (uint64_t)dims[i];
-  }
-  const struct ocl_arg write_args[] = {
-      OCL_TENSOR(x),  OCL_TENSOR(offsets),       OCL_TENSOR(coords),
-      OCL_INT(n),     OCL_INT(chunk),            OCL_BYTES(&d, sizeof(d)),
-      OCL_LOCAL(local * sizeof(cl_uint))};
-  ocl_launch(&op, &k->k[WK_WRITE], 1, &global, &local, write_args, 7);
+  TF_Tensor *coords;
+  uint64_t total;
+  where_run(&op, k->k, x, n, dims, rank, 0, &coords, &total);
 out:
   ocl_op_end(&op);
 }
+
+/* ---- Unique and UniqueWithCounts --------------------------------------------- */
+
+/* y: x's distinct values in the order of their first occurrence (the
+ * order TensorFlow's kernels give), idx: each element's position in y,
+ * count (UniqueWithCounts): each value's occurrences. 1-D x of float,
+ * half or int32 (values that fit the sort's 32-bit key halves), out_idx
+ * int32 or int64. The sort is TopKV2's, the compactions Where's (the host
+ * waits for the number of distinct values, as TensorFlow's GPU kernel
+ * does); select.cl has the steps between. */
+enum { UK_KEYS, UK_FLAGS, UK_VALUES, UK_INDEX, UK_COUNTS, NUM_UNIQUE_KERNELS };
+
+struct unique_kernel {
+  bool with_counts;
+  TF_DataType idx_type;
+  struct ocl_kernel sort[NUM_KERNELS];
+  struct ocl_kernel uk[NUM_UNIQUE_KERNELS];
+  struct ocl_kernel where[NUM_WHERE_KERNELS];
+};
+
+static void *unique_create_common(TF_OpKernelConstruction *ctx,
+                                  bool with_counts)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct unique_kernel *k = calloc(1, sizeof(*k));
+  TF_DataType dtype = TF_FLOAT;
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    return ocl_create_failed(ctx, status, k);
+  }
+  k->with_counts = with_counts;
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &dtype, status);
+  if (ocl_tf.GetCode(status) == TF_OK)
+    ocl_tf.OpKernelConstruction_GetAttrType(ctx, "out_idx", &k->idx_type,
+                                            status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return ocl_create_failed(ctx, status, k);
+  const struct ocl_program *p =
+      &programs[dtype == TF_HALF ? P_HALF : dtype == TF_INT32 ? P_INT : P_FLOAT];
+  bool wide = k->idx_type == TF_INT64;
+  static const char *const names[2][NUM_UNIQUE_KERNELS] = {
+      {"unique_keys", "unique_flags", "unique_values", "unique_index_int",
+       "unique_counts_int"},
+      {"unique_keys", "unique_flags", "unique_values", "unique_index_long",
+       "unique_counts_long"}};
+  for (int i = 0; i < NUM_KERNELS; i++)
+    ocl_kernel_init(&k->sort[i], p, kernel_names[i]);
+  for (int i = 0; i < NUM_UNIQUE_KERNELS; i++)
+    ocl_kernel_init(&k->uk[i], p, names[wide][i]);
+  ocl_kernel_init(&k->where[WK_COUNT], &where_programs[W_BYTE], "where_count");
+  ocl_kernel_init(&k->where[WK_OFFSETS], &where_programs[W_BYTE],
+                  "where_offsets");
+  ocl_kernel_init(&k->where[WK_WRITE], &where_programs[W_BYTE], "where_write");
+  ocl_tf.DeleteStatus(status);
+  return k;
+}
+
+static void *unique_create(TF_OpKernelConstruction *ctx)
+{
+  return unique_create_common(ctx, false);
+}
+static void *unique_with_counts_create(TF_OpKernelConstruction *ctx)
+{
+  return unique_create_common(ctx, true);
+}
+
+static void unique_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct unique_kernel *k = kernel;
+  struct ocl_op op;
+  int64_t dims[OCL_MAX_RANK];
+
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *x = ocl_op_input(&op, 0);
+  int rank = x != NULL ? ocl_op_dims(&op, x, dims) : -1;
+  if (rank < 0)
+    goto out;
+  if (rank != 1) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT, "unique expects a 1D vector.");
+    goto out;
+  }
+  int64_t n = dims[0];
+  if (k->idx_type == TF_INT32 && n > INT32_MAX) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "unique does not support input tensors larger than %d "
+                "elements",
+                INT32_MAX);
+    goto out;
+  }
+  /* The sort pads to a power of two of 32-bit positions. */
+  if (n > ((int64_t)1 << 30)) {
+    ocl_op_fail(&op, TF_UNIMPLEMENTED,
+                "Unique on OPENCL: %lld elements exceed its 32-bit sort",
+                (long long)n);
+    goto out;
+  }
+  TF_DataType dtype = ocl_tf.TensorType(x);
+  if (n == 0) {
+    int64_t zero = 0;
+    if (ocl_op_output(&op, 0, dtype, &zero, 1) != NULL &&
+        ocl_op_output(&op, 1, k->idx_type, &zero, 1) != NULL && k->with_counts)
+      ocl_op_output(&op, 2, k->idx_type, &zero, 1);
+    goto out;
+  }
+  uint32_t npad = 2;
+  while (npad < n)
+    npad *= 2;
+  TF_Tensor *keys = ocl_op_temp(&op, TF_UINT64, npad);
+  TF_Tensor *heads = keys != NULL ? ocl_op_temp(&op, TF_UINT8, n) : NULL;
+  TF_Tensor *firsts = heads != NULL ? ocl_op_temp(&op, TF_UINT8, n) : NULL;
+  TF_Tensor *uid = firsts != NULL ? ocl_op_temp(&op, TF_UINT32, n) : NULL;
+  if (uid == NULL)
+    goto out;
+  const struct ocl_arg key_args[] = {OCL_TENSOR(x), OCL_TENSOR(keys),
+                                     OCL_INT(n), OCL_INT(npad)};
+  const struct ocl_arg flag_args[] = {OCL_TENSOR(x), OCL_TENSOR(keys),
+                                      OCL_TENSOR(heads), OCL_TENSOR(firsts),
+                                      OCL_INT(n)};
+  TF_Tensor *first_at, *starts;
+  uint64_t uniques, segments;
+  if (!ocl_launch_1d(&op, &k->uk[UK_KEYS], npad, key_args, 4) ||
+      !sort_rows(&op, k->sort, keys, 1, npad) ||
+      !ocl_launch_1d(&op, &k->uk[UK_FLAGS], (size_t)n, flag_args, 5) ||
+      !where_run(&op, k->where, firsts, n, dims, 1, -1, &first_at,
+                 &uniques) ||
+      !where_run(&op, k->where, heads, n, dims, 1, -1, &starts, &segments))
+    goto out;
+  int64_t u_dims[1] = {(int64_t)uniques};
+  TF_Tensor *y = ocl_op_output(&op, 0, dtype, u_dims, 1);
+  TF_Tensor *idx = y != NULL ? ocl_op_output(&op, 1, k->idx_type, dims, 1)
+                             : NULL;
+  TF_Tensor *count = idx != NULL && k->with_counts
+                         ? ocl_op_output(&op, 2, k->idx_type, u_dims, 1)
+                         : NULL;
+  if (idx == NULL || (k->with_counts && count == NULL))
+    goto out;
+  /* Every element opens or joins a segment: there is one per distinct
+   * value, whichever list counts them. */
+  if (uniques != segments || uniques == 0) {
+    ocl_op_fail(&op, TF_INTERNAL,
+                "Unique on OPENCL: %llu first occurrences but %llu segments",
+                (unsigned long long)uniques, (unsigned long long)segments);
+    goto out;
+  }
+  const struct ocl_arg value_args[] = {OCL_TENSOR(x), OCL_TENSOR(first_at),
+                                       OCL_TENSOR(y), OCL_TENSOR(uid),
+                                       OCL_INT(uniques)};
+  const struct ocl_arg index_args[] = {OCL_TENSOR(keys), OCL_TENSOR(starts),
+                                       OCL_TENSOR(uid), OCL_TENSOR(idx),
+                                       OCL_INT(n), OCL_INT(uniques)};
+  if (!ocl_launch_1d(&op, &k->uk[UK_VALUES], uniques, value_args, 5) ||
+      !ocl_launch_1d(&op, &k->uk[UK_INDEX], (size_t)n, index_args, 6) ||
+      !k->with_counts)
+    goto out;
+  const struct ocl_arg count_args[] = {OCL_TENSOR(keys), OCL_TENSOR(starts),
+                                       OCL_TENSOR(uid), OCL_TENSOR(count),
+                                       OCL_INT(n), OCL_INT(uniques)};
+  ocl_launch_1d(&op, &k->uk[UK_COUNTS], uniques, count_args, 6);
+out:
+  ocl_op_end(&op);
+}
+
+static void unique_delete(void *kernel) { free(kernel); }
 
 /* ---- InTopKV2 ------------------------------------------------------------- */
 
@@ -453,4 +641,25 @@ void ocl_register_select_kernels(void)
         .types = {types[i], TF_INT32},
         .host_args = host_args,
     });
+  /* TensorFlow's GPU Unique and UniqueWithCounts (not the V2 ops, which
+   * it leaves to the CPU), for the values whose keys fit the sort. */
+  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+    for (int w = 0; w < 2; w++) {
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = "Unique",
+          .create = unique_create,
+          .compute = unique_compute,
+          .destroy = unique_delete,
+          .type_attrs = {"T", "out_idx"},
+          .types = {types[i], w ? TF_INT64 : TF_INT32},
+      });
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = "UniqueWithCounts",
+          .create = unique_with_counts_create,
+          .compute = unique_compute,
+          .destroy = unique_delete,
+          .type_attrs = {"T", "out_idx"},
+          .types = {types[i], w ? TF_INT64 : TF_INT32},
+      });
+    }
 }

@@ -268,9 +268,103 @@ static void in_top_k_cases(const struct ref_op *op, TF_DataType dtype,
   c->expect_code = TF_INVALID_ARGUMENT;
 }
 
+/* Unique and UniqueWithCounts: the distinct values in the order of their
+ * first occurrence (as numbers: every NaN is distinct, -0 equals +0 but in
+ * half, where TensorFlow's CPU kernel tells them apart by its hash), each
+ * element's position among them and each value's count; a quadratic walk
+ * over small inputs. */
+static int unique_compute(const struct ref_case *c, struct ref_tensor *out,
+                          char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0];
+  const struct tfocl_attr *idx_attr = ref_case_attr(c, "out_idx");
+  TF_DataType idx_type = idx_attr != NULL ? idx_attr->value.type : TF_INT32;
+  bool with_counts = !strcmp(c->op, "UniqueWithCounts");
+  if (x->rank != 1) {
+    snprintf(error, (size_t)error_len, "unique expects a 1D vector.");
+    return -1;
+  }
+  int64_t n = x->elements, uniques = 0;
+  double *values = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+  int64_t *idx = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+  int64_t *counts = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
+  if (values == NULL || idx == NULL || counts == NULL) {
+    free(values), free(idx), free(counts);
+    snprintf(error, (size_t)error_len, "out of host memory");
+    return -1;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    int64_t u = 0;
+    while (u < uniques &&
+           !(values[u] == x->v[i] &&
+             (x->dtype != TF_HALF || signbit(values[u]) == signbit(x->v[i]))))
+      u++;
+    if (u == uniques)
+      values[uniques++] = x->v[i];
+    idx[i] = u;
+    counts[u]++;
+  }
+  ref_tensor_alloc(&out[0], x->dtype, (int64_t[]){uniques}, 1);
+  ref_tensor_alloc(&out[1], idx_type, (int64_t[]){n}, 1);
+  for (int64_t u = 0; u < uniques; u++)
+    out[0].v[u] = values[u];
+  for (int64_t i = 0; i < n; i++)
+    out[1].v[i] = (double)idx[i];
+  if (with_counts) {
+    ref_tensor_alloc(&out[2], idx_type, (int64_t[]){uniques}, 1);
+    for (int64_t u = 0; u < uniques; u++)
+      out[2].v[u] = (double)counts[u];
+  }
+  free(values), free(idx), free(counts);
+  return with_counts ? 3 : 2;
+}
+
+static void unique_cases(const struct ref_op *op, TF_DataType dtype,
+                         struct ref_cases *out)
+{
+  /* (length, distinct values): few values (many repeats), all distinct,
+   * lengths off any power of two and past a work-group's sort chunk. */
+  static const struct {
+    int64_t n, distinct;
+  } shapes[] = {{1, 1}, {7, 3}, {10, 10}, {100, 5}, {513, 40}, {3001, 2000},
+                {1000, 1}};
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+    struct ref_case *c = ref_case_add(out, op->op, "%s n=%lld distinct<=%lld",
+                                      op->op, (long long)shapes[i].n,
+                                      (long long)shapes[i].distinct);
+    struct ref_tensor *x =
+        ref_case_input(c, dtype, &shapes[i].n, 1, REF_ANY);
+    uint64_t state = 0x9e3779b97f4a7c15ull + i;
+    for (int64_t e = 0; e < x->elements; e++) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      int64_t v = (int64_t)((state >> 33) % (uint64_t)shapes[i].distinct);
+      /* Exact in half too: multiples of 1/4 up to 500. */
+      x->v[e] = ref_round_to(dtype, dtype == TF_INT32 ? (double)(v - 7)
+                                                      : (double)v / 4 - 3);
+    }
+  }
+  struct ref_case *c = ref_case_add(out, op->op, "%s empty", op->op);
+  ref_case_input(c, dtype, (int64_t[]){0}, 1, REF_ANY);
+  if (dtype != TF_INT32) {
+    static const double specials[] = {0.0,  -0.0, NAN, 1.5,  NAN,
+                                      -0.0, 1.5,  INFINITY, -INFINITY, 0.0};
+    int64_t n = sizeof(specials) / sizeof(specials[0]);
+    c = ref_case_add(out, op->op, "%s zeros and NaN", op->op);
+    ref_case_input_values(c, dtype, &n, 1, specials);
+  }
+  c = ref_case_add(out, op->op, "%s 2-D", op->op);
+  ref_case_input(c, dtype, (int64_t[]){2, 3}, 2, REF_ANY);
+  c->expect_code = TF_INVALID_ARGUMENT;
+  c = ref_case_add(out, op->op, "%s scalar", op->op);
+  ref_case_input_values(c, dtype, NULL, 0, (double[]){1});
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
 const struct ref_op ref_ops_select[] = {
     {"InTopKV2", 0.0, 0.0, REF_ANY, in_top_k_cases, in_top_k_compute},
     {"Where", 0.0, 0.0, REF_ANY, where_cases, where_compute},
     {"TopKV2", 0.0, 0.0, REF_ANY, topk_cases, topk_compute},
+    {"Unique", 0.0, 0.0, REF_ANY, unique_cases, unique_compute},
+    {"UniqueWithCounts", 0.0, 0.0, REF_ANY, unique_cases, unique_compute},
     {.op = NULL},
 };

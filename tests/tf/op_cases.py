@@ -2479,3 +2479,27 @@ for _n in ("Conv3DBackpropInput", "Conv3DBackpropFilter"):
     BUILDERS[_n] = _conv3d_v1(_n)
 TOLERANCES["Conv3DBackpropInput"] = _CONV_TOL
 TOLERANCES["Conv3DBackpropFilter"] = {**_CONV_TOL, np.float16: dict(rtol=1e-2, atol=8e-2)}
+
+
+# ---- select ops: Unique ----
+# Unique and UniqueWithCounts (1-D; out_idx int32 or int64): distinct
+# values in first-occurrence order, exact.
+def _unique(name):
+    def build(c):
+        f = getattr(raw, name)
+        out_idx = tf.as_dtype(c.t("out_idx", np.int32))
+        cases = []
+        for label, n, distinct in (("few values", 50, 4), ("all distinct", 37, 1000),
+                                   ("long", 3001, 200), ("empty", 0, 1)):
+            v = c.rng.integers(0, distinct, size=n)
+            x = (v - 7).astype(c.T) if c.T == np.int32 else (v / 4 - 3).astype(c.T)
+            cases.append((label, lambda x: f(x=x, out_idx=out_idx), [x]))
+        if c.T != np.int32:
+            x = np.array([0.0, -0.0, np.nan, 1.5, np.nan, -0.0, 1.5, np.inf, -np.inf, 0.0], c.T)
+            cases.append(("zeros and NaN", lambda x: f(x=x, out_idx=out_idx), [x]))
+        return cases
+    return build
+
+
+BUILDERS["Unique"] = _unique("Unique")
+BUILDERS["UniqueWithCounts"] = _unique("UniqueWithCounts")
