@@ -10,8 +10,9 @@
  * call takes the current state and skips it by 256 blocks per output
  * element under a lock. The distributions themselves are in random.cl.
  *
- * StatelessRandomUniformIntV2 on int32 is computed on the host with every
- * argument in host memory, the plugin's int32 convention. */
+ * StatelessRandomUniformIntV2 and RandomUniformInt on int32 are computed
+ * on the host with every argument in host memory, the plugin's int32
+ * convention. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,7 @@ static const struct random_op random_ops[] = {
     {"RandomUniform", UNIFORM, "uniform", true},
     {"RandomStandardNormal", NORMAL, "normal", true},
     {"TruncatedNormal", TRUNCATED, "truncated", true},
+    {"RandomUniformInt", UNIFORM_INT, "uniform_int", true},
     {"StatelessRandomGetKeyCounter", GET_KEY_COUNTER, NULL, false},
     {"StatelessRandomGetKeyCounterAlg", GET_KEY_COUNTER_ALG, NULL, false},
     {"StatelessRandomGetAlg", GET_ALG, NULL, false},
@@ -328,6 +330,61 @@ static bool run_real(struct ocl_op *op, struct random_kernel *k,
   return ocl_launch_1d(op, kernel, groups, argv, 4);
 }
 
+/* RandomUniformInt: minval and maxval checked, the output allocated, then
+ * (for a non-empty output only) minval < maxval and the generator's 256
+ * blocks per element reserved, in RandomUniformIntOp's order. */
+static void run_stateful_int(struct ocl_op *op, struct random_kernel *k)
+{
+  TF_Tensor *in[3] = {NULL};
+  int64_t dims[OCL_MAX_RANK];
+  for (int i = 0; i < 3; i++)
+    if ((in[i] = ocl_op_input(op, i)) == NULL)
+      return;
+  if (!scalar_bound(in[1], "minval", op->status) ||
+      !scalar_bound(in[2], "maxval", op->status))
+    return;
+  int rank = shape_from_tensor(in[0], dims, op->status);
+  TF_Tensor *out = rank >= 0 ? ocl_op_output(op, 0, k->dtype, dims, rank)
+                             : NULL;
+  if (out == NULL)
+    return;
+  int64_t n = ocl_tf.TensorElementCount(out);
+  if (n == 0)
+    return;
+  int64_t lo, hi;
+  if (k->dtype == TF_INT32) {
+    lo = *(const int32_t *)ocl_host_data(in[1]);
+    hi = *(const int32_t *)ocl_host_data(in[2]);
+  } else {
+    lo = *(const int64_t *)ocl_host_data(in[1]);
+    hi = *(const int64_t *)ocl_host_data(in[2]);
+  }
+  if (!(lo < hi))
+    return (void)ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                             "Need minval < maxval, got %lld >= %lld",
+                             (long long)lo, (long long)hi);
+  struct philox_state st;
+  pthread_mutex_lock(&k->lock);
+  st = k->state;
+  philox_skip(k->state.counter, (uint64_t)n * RESERVED_SAMPLES_PER_OUTPUT);
+  pthread_mutex_unlock(&k->lock);
+  if (k->dtype == TF_INT32) {
+    const uint64_t key = (uint64_t)st.key[0] | (uint64_t)st.key[1] << 32;
+    const uint64_t counter[2] = {
+        (uint64_t)st.counter[0] | (uint64_t)st.counter[1] << 32,
+        (uint64_t)st.counter[2] | (uint64_t)st.counter[3] << 32};
+    uniform_int32_host(&key, counter, (int32_t)lo,
+                       (uint32_t)hi - (uint32_t)lo, ocl_host_data(out), n);
+    return;
+  }
+  cl_ulong range = (cl_ulong)hi - (cl_ulong)lo;
+  const struct ocl_arg argv[] = {
+      OCL_TENSOR(out), OCL_LONG(n), OCL_BYTES(&st, sizeof(st)),
+      OCL_LONG(lo),    OCL_BYTES(&range, sizeof(range)),
+  };
+  ocl_launch_1d(op, &k->kernel, (size_t)((n + 1) / 2), argv, 5);
+}
+
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
 static void *random_create(TF_OpKernelConstruction *ctx, int index)
@@ -342,7 +399,10 @@ static void *random_create(TF_OpKernelConstruction *ctx, int index)
   k->op = op;
   pthread_mutex_init(&k->lock, NULL);
   if (op->kind <= UNIFORM_INT) {
-    ocl_tf.OpKernelConstruction_GetAttrType(ctx, "dtype", &k->dtype, status);
+    /* RandomUniformInt names its type Tout. */
+    ocl_tf.OpKernelConstruction_GetAttrType(
+        ctx, op->stateful && op->kind == UNIFORM_INT ? "Tout" : "dtype",
+        &k->dtype, status);
     if (ocl_tf.GetCode(status) != TF_OK)
       goto fail;
   }
@@ -460,6 +520,10 @@ static void random_compute(void *kernel, TF_OpKernelContext *ctx)
     get_key_counter(k, &op);
     goto done;
   }
+  if (k->op->stateful && k->op->kind == UNIFORM_INT) {
+    run_stateful_int(&op, k);
+    goto done;
+  }
   int num_inputs = k->op->stateful ? 1 : k->op->kind == UNIFORM_INT ? 6 : 4;
   for (int i = 0; i < num_inputs; i++)
     if ((in[i] = ocl_op_input(&op, i)) == NULL)
@@ -517,6 +581,10 @@ void ocl_register_random_kernels(void)
   static const char *const int32_args[] = {
       "shape", "key", "counter", "alg", "minval", "maxval", "output", NULL};
   static const char *const stateful_args[] = {"shape", NULL};
+  static const char *const stateful_int_args[] = {"shape", "minval", "maxval",
+                                                  NULL};
+  static const char *const stateful_int32_args[] = {"shape", "minval",
+                                                    "maxval", "output", NULL};
   static const char *const seed_args[] = {"seed", "key", "counter", NULL};
   static const char *const seed_alg_args[] = {"seed", "key", "counter", "alg",
                                               NULL};
@@ -543,9 +611,13 @@ void ocl_register_random_kernels(void)
       break;
     case UNIFORM_INT:
       for (size_t t = 0; t < sizeof(int_types) / sizeof(int_types[0]); t++) {
-        spec.type_attrs[0] = "dtype";
+        bool int32 = int_types[t] == TF_INT32;
+        spec.type_attrs[0] = op->stateful ? "Tout" : "dtype";
         spec.types[0] = int_types[t];
-        spec.host_args = int_types[t] == TF_INT32 ? int32_args : int_args;
+        if (op->stateful)
+          spec.host_args = int32 ? stateful_int32_args : stateful_int_args;
+        else
+          spec.host_args = int32 ? int32_args : int_args;
         ocl_register_kernel(&spec);
       }
       break;

@@ -189,6 +189,17 @@ RANDOM_KERNELS(truncated)
 
 /* UniformDistribution<int64>: two samples per value, two values per
  * block; lo + bits % range in two's complement (SignedAdd). */
+static void fill_int(__global long *o, long n, long g, uint2 k, uint4 c,
+                     long lo, ulong range)
+{
+  uint4 s = philox_block(philox_skip(c, (ulong)g), k);
+  ulong b0 = (ulong)s.x | ((ulong)s.y << 32);
+  ulong b1 = (ulong)s.z | ((ulong)s.w << 32);
+  o[g * 2] = (long)((ulong)lo + b0 % range);
+  if (g * 2 + 1 < n)
+    o[g * 2 + 1] = (long)((ulong)lo + b1 % range);
+}
+
 __kernel void uniform_int_kc(OCL_TENSOR_ARG(long, out), long n,
                              OCL_TENSOR_ARG(const ulong, key),
                              OCL_TENSOR_ARG(const ulong, counter), long lo,
@@ -199,17 +210,21 @@ __kernel void uniform_int_kc(OCL_TENSOR_ARG(long, out), long n,
   ulong k64 = OCL_PTR(const ulong, key)[0];
   __global const ulong *c64 = OCL_PTR(const ulong, counter);
   ulong c0 = c64[0], c1 = c64[1];
-  uint4 s = philox_block(
-      philox_skip((uint4)((uint)c0, (uint)(c0 >> 32), (uint)c1,
-                          (uint)(c1 >> 32)),
-                  (ulong)g),
-      (uint2)((uint)k64, (uint)(k64 >> 32)));
-  __global long *o = OCL_PTR(long, out);
-  ulong b0 = (ulong)s.x | ((ulong)s.y << 32);
-  ulong b1 = (ulong)s.z | ((ulong)s.w << 32);
-  o[g * 2] = (long)((ulong)lo + b0 % range);
-  if (g * 2 + 1 < n)
-    o[g * 2 + 1] = (long)((ulong)lo + b1 % range);
+  fill_int(OCL_PTR(long, out), n, g, (uint2)((uint)k64, (uint)(k64 >> 32)),
+           (uint4)((uint)c0, (uint)(c0 >> 32), (uint)c1, (uint)(c1 >> 32)),
+           lo, range);
+}
+
+/* RandomUniformInt (stateful): the generator state by value. */
+__kernel void uniform_int_st(OCL_TENSOR_ARG(long, out), long n, philox_t st,
+                             long lo, ulong range)
+{
+  long g = get_global_id(0);
+  OCL_GUARD(g * 2, n);
+  fill_int(OCL_PTR(long, out), n, g, (uint2)(st.key[0], st.key[1]),
+           (uint4)(st.counter[0], st.counter[1], st.counter[2],
+                   st.counter[3]),
+           lo, range);
 }
 
 #endif

@@ -278,6 +278,26 @@ static int stateful_compute(const struct ref_case *c, struct ref_tensor *out,
       .key = {(uint32_t)seed, (uint32_t)(seed >> 32)},
       .counter = {0, 0, (uint32_t)seed2, (uint32_t)(seed2 >> 32)},
   };
+  if (strcmp(c->op, "RandomUniformInt") == 0) {
+    /* Its bounds are checked before the output, their order only for a
+     * non-empty one. */
+    const struct ref_tensor *lo = &c->inputs[1], *hi = &c->inputs[2];
+    if (lo->rank != 0 || hi->rank != 0) {
+      snprintf(error, (size_t)error_len, "minval and maxval must be 0-D");
+      return -1;
+    }
+    ref_tensor_alloc(&out[0], lo->dtype, dims, rank);
+    if (out[0].elements == 0)
+      return 1;
+    if (!(lo->v[0] < hi->v[0])) {
+      ref_tensor_finish(&out[0]);
+      snprintf(error, (size_t)error_len, "Need minval < maxval");
+      return -1;
+    }
+    fill_int(lo->dtype, base, (int64_t)lo->v[0], (int64_t)hi->v[0],
+             out[0].v, out[0].elements);
+    return 1;
+  }
   TF_DataType dtype = dtype_attr(c);
   ref_tensor_alloc(&out[0], dtype, dims, rank);
   fill_real(dist_of(c->op), dtype, base, out[0].v, out[0].elements);
@@ -477,6 +497,46 @@ static void stateful_cases(const struct ref_op *op, TF_DataType dtype,
   c->expect_code = TF_INVALID_ARGUMENT;
 }
 
+/* RandomUniformInt: stateful_cases' shapes and seeds with bounds of each
+ * sign and width, and its refusals. */
+static void uniform_int_cases(const struct ref_op *op, TF_DataType dtype,
+                              struct ref_cases *out)
+{
+  static const double bounds[][2] = {
+      {-5, 17}, {0, 1}, {-2147483648.0, 2147483647.0}, {1e12, 1e12 + 3}};
+  struct ref_case *c;
+  for (int s = 0; s < NUM_SHAPES; s++) {
+    for (int b = 0; b < 4; b++) {
+      if ((b == 3 && dtype == TF_INT32) || (b > 0 && shapes[s][0] != 1))
+        continue;
+      c = ref_case_add(out, op->op, "%s shape#%d bounds#%d", op->op, s, b);
+      shape_input(c, shapes[s], s == 4 ? TF_INT64 : TF_INT32);
+      ref_case_input_values(c, dtype, NULL, 0, &bounds[b][0]);
+      ref_case_input_values(c, dtype, NULL, 0, &bounds[b][1]);
+      ref_case_attr_int(c, "seed", b == 1 ? -3 : 7);
+      ref_case_attr_int(c, "seed2", b == 1 ? 1099511627776 : 17);
+    }
+  }
+  /* minval >= maxval (refused only for a non-empty output), and a vector
+   * bound. */
+  for (int e = 0; e < 2; e++) {
+    c = ref_case_add(out, op->op, "%s minval = maxval%s", op->op,
+                     e ? ", empty" : "");
+    ref_case_input_values(c, TF_INT32, (int64_t[]){1}, 1,
+                          (double[]){e ? 0 : 4});
+    ref_case_input_values(c, dtype, NULL, 0, (double[]){3});
+    ref_case_input_values(c, dtype, NULL, 0, (double[]){3});
+    ref_case_attr_int(c, "seed", 7);
+    c->expect_code = e ? TF_OK : TF_INVALID_ARGUMENT;
+  }
+  c = ref_case_add(out, op->op, "%s vector minval", op->op);
+  ref_case_input_values(c, TF_INT32, (int64_t[]){1}, 1, (double[]){4});
+  ref_case_input_values(c, dtype, (int64_t[]){1}, 1, (double[]){0});
+  ref_case_input_values(c, dtype, NULL, 0, (double[]){3});
+  ref_case_attr_int(c, "seed", 7);
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
 static void key_counter_cases(const struct ref_op *op, TF_DataType dtype,
                               struct ref_cases *out)
 {
@@ -517,6 +577,7 @@ const struct ref_op ref_ops_random[] = {
      stateful_compute},
     {"TruncatedNormal", 1e-6, 1e-6, REF_ANY, stateful_cases,
      stateful_compute},
+    {"RandomUniformInt", 0, 0, REF_ANY, uniform_int_cases, stateful_compute},
     {"StatelessRandomGetKeyCounter", 0, 0, REF_ANY, key_counter_cases,
      key_counter_compute},
     {"StatelessRandomGetKeyCounterAlg", 0, 0, REF_ANY, key_counter_cases,

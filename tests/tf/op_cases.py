@@ -2503,3 +2503,22 @@ def _unique(name):
 
 BUILDERS["Unique"] = _unique("Unique")
 BUILDERS["UniqueWithCounts"] = _unique("UniqueWithCounts")
+
+
+# ---- random ops: RandomUniformInt ----
+# Seeded: a freshly built kernel starts PhiloxRandom(seed, seed2) on each
+# device, and OPENCL draws TensorFlow's numbers from it (exact).
+def _random_uniform_int(c):
+    T = c.t("Tout", np.int32)
+    big = np.iinfo(T)
+    return [(label, lambda shape, lo, hi, s=s: raw.RandomUniformInt(
+        shape=shape, minval=lo, maxval=hi, seed=s[0], seed2=s[1]),
+        [np.array(shape, np.int32), np.array(lo, T), np.array(hi, T)])
+        for label, shape, lo, hi, s in (
+            ("small range", [3, 7], -5, 17, (7, 17)),
+            ("odd length", [1031], 0, 1, (-3, 1 << 40)),
+            ("full range", [5, 5], big.min, big.max, (1, 0)),
+            ("empty", [0, 3], 3, 3, (7, 17)))]
+
+
+BUILDERS["RandomUniformInt"] = _random_uniform_int
