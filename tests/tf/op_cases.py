@@ -2522,3 +2522,34 @@ def _random_uniform_int(c):
 
 
 BUILDERS["RandomUniformInt"] = _random_uniform_int
+
+
+# Multinomial and StatelessMultinomial: TensorFlow's CPU algorithm for the
+# same seed (a CPU kernel that runs as one shard: small batches), so the
+# samples equal the CPU's; the statistical test in test_multinomial below
+# checks the distribution itself.
+def _multinomial(name):
+    def build(c):
+        T, out = c.T, tf.as_dtype(c.t("output_dtype", np.int64))
+        cases = []
+        for label, shape, n in (("one row", (1, 5), 200), ("rows", (3, 7), 9), ("no samples", (2, 3), 0)):
+            logits = c.rand(*shape)
+            if name == "Multinomial":
+                cases.append((label, lambda x, k: raw.Multinomial(
+                    logits=x, num_samples=k, seed=7, seed2=17, output_dtype=out),
+                    [logits, np.array(n, np.int32)]))
+            else:
+                cases.append((label, lambda x, k, s: raw.StatelessMultinomial(
+                    logits=x, num_samples=k, seed=s, output_dtype=out),
+                    [logits, np.array(n, np.int32), np.array([3, -4], np.int64)]))
+        logits = np.array([[-np.inf, 0.5, np.nan, 2, np.inf]], T)
+        if name == "StatelessMultinomial":
+            cases.append(("non-finite logits", lambda x, k, s: raw.StatelessMultinomial(
+                logits=x, num_samples=k, seed=s, output_dtype=out),
+                [logits, np.array(50, np.int32), np.array([1, 2], np.int32)]))
+        return cases
+    return build
+
+
+BUILDERS["Multinomial"] = _multinomial("Multinomial")
+BUILDERS["StatelessMultinomial"] = _multinomial("StatelessMultinomial")
