@@ -1,5 +1,5 @@
-/* Selection and sorting: TopKV2, Where, InTopKV2, Unique and
- * UniqueWithCounts.
+/* Selection and sorting: TopKV2, Where, InTopKV2, Unique,
+ * UniqueWithCounts and their V2 ops.
  *
  * TopKV2 (tf.math.top_k, and tf.sort / tf.argsort along the last axis,
  * which TensorFlow lowers to TopKV2 with k = n): the k largest of each row
@@ -348,19 +348,29 @@ out:
   ocl_op_end(&op);
 }
 
-/* ---- Unique and UniqueWithCounts --------------------------------------------- */
+/* ---- Unique, UniqueWithCounts and their V2 ops -------------------------------- */
 
-/* y: x's distinct values in the order of their first occurrence (the
- * order TensorFlow's kernels give), idx: each element's position in y,
- * count (UniqueWithCounts): each value's occurrences. 1-D x of float,
- * half or int32 (values that fit the sort's 32-bit key halves), out_idx
- * int32 or int64. The sort is TopKV2's, the compactions Where's (the host
- * waits for the number of distinct values, as TensorFlow's GPU kernel
- * does); select.cl has the steps between. */
-enum { UK_KEYS, UK_FLAGS, UK_VALUES, UK_INDEX, UK_COUNTS, NUM_UNIQUE_KERNELS };
+/* y: x's distinct values (V2 with an axis: slices along it) in the order
+ * of their first occurrence (the order TensorFlow's kernels give), idx:
+ * each element's (slice's) position in y, count (the WithCounts ops): each
+ * value's occurrences. float, half and int32 values, out_idx int32 or
+ * int64.
+ *
+ * Single values (Unique, and the V2 ops where every slice is one element)
+ * are sorted with their indices by TopKV2's bitonic sort; segments of
+ * equal values start where a value differs from the one before (NaN from
+ * everything); Where's compaction lists the first occurrences in input
+ * order and the segments in sorted order, and a binary search over the
+ * segments gives every element its unique number. Slices of several
+ * elements (the V2 ops along an axis; TensorFlow's GPU has no kernel for
+ * them) each find the first slice equal to them, a quadratic walk that
+ * stops at each pair's first difference. The host waits once for the
+ * number of distinct values, as TensorFlow's GPU kernel waits. */
+enum { UK_KEYS, UK_FLAGS, UK_VALUES, UK_INDEX, UK_COUNTS, UK_REP, UK_UID,
+       UK_GATHER, UK_SLICE_INDEX, UK_SLICE_COUNTS, NUM_UNIQUE_KERNELS };
 
 struct unique_kernel {
-  bool with_counts;
+  bool with_counts, v2;
   TF_DataType idx_type;
   struct ocl_kernel sort[NUM_KERNELS];
   struct ocl_kernel uk[NUM_UNIQUE_KERNELS];
@@ -368,7 +378,7 @@ struct unique_kernel {
 };
 
 static void *unique_create_common(TF_OpKernelConstruction *ctx,
-                                  bool with_counts)
+                                  bool with_counts, bool v2)
 {
   TF_Status *status = ocl_tf.NewStatus();
   struct unique_kernel *k = calloc(1, sizeof(*k));
@@ -378,6 +388,7 @@ static void *unique_create_common(TF_OpKernelConstruction *ctx,
     return ocl_create_failed(ctx, status, k);
   }
   k->with_counts = with_counts;
+  k->v2 = v2;
   ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &dtype, status);
   if (ocl_tf.GetCode(status) == TF_OK)
     ocl_tf.OpKernelConstruction_GetAttrType(ctx, "out_idx", &k->idx_type,
@@ -389,9 +400,13 @@ static void *unique_create_common(TF_OpKernelConstruction *ctx,
   bool wide = k->idx_type == TF_INT64;
   static const char *const names[2][NUM_UNIQUE_KERNELS] = {
       {"unique_keys", "unique_flags", "unique_values", "unique_index_int",
-       "unique_counts_int"},
+       "unique_counts_int", "unique_slice_rep", "unique_slice_uid",
+       "unique_slice_gather", "unique_slice_index_int",
+       "unique_slice_counts_int"},
       {"unique_keys", "unique_flags", "unique_values", "unique_index_long",
-       "unique_counts_long"}};
+       "unique_counts_long", "unique_slice_rep", "unique_slice_uid",
+       "unique_slice_gather", "unique_slice_index_long",
+       "unique_slice_counts_long"}};
   for (int i = 0; i < NUM_KERNELS; i++)
     ocl_kernel_init(&k->sort[i], p, kernel_names[i]);
   for (int i = 0; i < NUM_UNIQUE_KERNELS; i++)
@@ -406,11 +421,148 @@ static void *unique_create_common(TF_OpKernelConstruction *ctx,
 
 static void *unique_create(TF_OpKernelConstruction *ctx)
 {
-  return unique_create_common(ctx, false);
+  return unique_create_common(ctx, false, false);
 }
 static void *unique_with_counts_create(TF_OpKernelConstruction *ctx)
 {
-  return unique_create_common(ctx, true);
+  return unique_create_common(ctx, true, false);
+}
+static void *unique_v2_create(TF_OpKernelConstruction *ctx)
+{
+  return unique_create_common(ctx, false, true);
+}
+static void *unique_with_counts_v2_create(TF_OpKernelConstruction *ctx)
+{
+  return unique_create_common(ctx, true, true);
+}
+
+/* The outputs once the number of distinct values (slices) is known: y of
+ * x's dims with dims[axis] = uniques, idx of `slices`, count. */
+static bool unique_outputs(struct ocl_op *op, const struct unique_kernel *k,
+                           TF_DataType dtype, const int64_t *x_dims,
+                           int rank, int axis, int64_t slices,
+                           int64_t uniques, TF_Tensor **y, TF_Tensor **idx,
+                           TF_Tensor **count)
+{
+  int64_t y_dims[OCL_MAX_RANK], u_dims[1] = {uniques};
+  memcpy(y_dims, x_dims, sizeof(int64_t) * (size_t)rank);
+  y_dims[axis] = uniques;
+  *count = NULL;
+  *y = ocl_op_output(op, 0, dtype, y_dims, rank);
+  *idx = *y != NULL ? ocl_op_output(op, 1, k->idx_type, &slices, 1) : NULL;
+  if (*idx == NULL)
+    return false;
+  if (k->with_counts &&
+      (*count = ocl_op_output(op, 2, k->idx_type, u_dims, 1)) == NULL)
+    return false;
+  return true;
+}
+
+/* Single values: x's `n` elements (n > 0). */
+static void unique_values_run(struct ocl_op *op, struct unique_kernel *k,
+                              const TF_Tensor *x, const int64_t *x_dims,
+                              int rank, int axis, int64_t n)
+{
+  uint32_t npad = 2;
+  while (npad < n)
+    npad *= 2;
+  int64_t flat[1] = {n};
+  TF_Tensor *keys = ocl_op_temp(op, TF_UINT64, npad);
+  TF_Tensor *heads = keys != NULL ? ocl_op_temp(op, TF_UINT8, n) : NULL;
+  TF_Tensor *firsts = heads != NULL ? ocl_op_temp(op, TF_UINT8, n) : NULL;
+  TF_Tensor *uid = firsts != NULL ? ocl_op_temp(op, TF_UINT32, n) : NULL;
+  if (uid == NULL)
+    return;
+  const struct ocl_arg key_args[] = {OCL_TENSOR(x), OCL_TENSOR(keys),
+                                     OCL_INT(n), OCL_INT(npad)};
+  const struct ocl_arg flag_args[] = {OCL_TENSOR(x), OCL_TENSOR(keys),
+                                      OCL_TENSOR(heads), OCL_TENSOR(firsts),
+                                      OCL_INT(n)};
+  TF_Tensor *first_at, *starts, *y, *idx, *count;
+  uint64_t uniques, segments;
+  if (!ocl_launch_1d(op, &k->uk[UK_KEYS], npad, key_args, 4) ||
+      !sort_rows(op, k->sort, keys, 1, npad) ||
+      !ocl_launch_1d(op, &k->uk[UK_FLAGS], (size_t)n, flag_args, 5) ||
+      !where_run(op, k->where, firsts, n, flat, 1, -1, &first_at,
+                 &uniques) ||
+      !where_run(op, k->where, heads, n, flat, 1, -1, &starts, &segments) ||
+      !unique_outputs(op, k, ocl_tf.TensorType(x), x_dims, rank, axis, n,
+                      (int64_t)uniques, &y, &idx, &count))
+    return;
+  /* Every element opens or joins a segment: there is one per distinct
+   * value, whichever list counts them. */
+  if (uniques != segments || uniques == 0)
+    return (void)ocl_op_fail(op, TF_INTERNAL,
+                             "Unique on OPENCL: %llu first occurrences but "
+                             "%llu segments",
+                             (unsigned long long)uniques,
+                             (unsigned long long)segments);
+  const struct ocl_arg value_args[] = {OCL_TENSOR(x), OCL_TENSOR(first_at),
+                                       OCL_TENSOR(y), OCL_TENSOR(uid),
+                                       OCL_INT(uniques)};
+  const struct ocl_arg index_args[] = {OCL_TENSOR(keys), OCL_TENSOR(starts),
+                                       OCL_TENSOR(uid), OCL_TENSOR(idx),
+                                       OCL_INT(n), OCL_INT(uniques)};
+  if (!ocl_launch_1d(op, &k->uk[UK_VALUES], uniques, value_args, 5) ||
+      !ocl_launch_1d(op, &k->uk[UK_INDEX], (size_t)n, index_args, 6) ||
+      count == NULL)
+    return;
+  const struct ocl_arg count_args[] = {OCL_TENSOR(keys), OCL_TENSOR(starts),
+                                       OCL_TENSOR(uid), OCL_TENSOR(count),
+                                       OCL_INT(n), OCL_INT(uniques)};
+  ocl_launch_1d(op, &k->uk[UK_COUNTS], uniques, count_args, 6);
+}
+
+/* Slices: x as [outer, slices, inner] (slices > 0). */
+static void unique_slices_run(struct ocl_op *op, struct unique_kernel *k,
+                              const TF_Tensor *x, const int64_t *x_dims,
+                              int rank, int axis, const int64_t *sizes)
+{
+  int64_t slices = sizes[1], flat[1] = {slices};
+  TF_Tensor *rep = ocl_op_temp(op, TF_UINT32, slices);
+  TF_Tensor *firsts = rep != NULL ? ocl_op_temp(op, TF_UINT8, slices) : NULL;
+  TF_Tensor *uid = firsts != NULL ? ocl_op_temp(op, TF_UINT32, slices) : NULL;
+  TF_Tensor *tally = uid != NULL ? ocl_op_temp(op, TF_UINT32, slices) : NULL;
+  if (tally == NULL)
+    return;
+  const struct ocl_arg rep_args[] = {OCL_TENSOR(x), OCL_TENSOR(rep),
+                                     OCL_TENSOR(firsts), OCL_INT(sizes[0]),
+                                     OCL_INT(slices), OCL_INT(sizes[2])};
+  TF_Tensor *first_at, *y, *idx, *count;
+  uint64_t uniques;
+  static const uint32_t zero = 0;
+  if (!ocl_launch_1d(op, &k->uk[UK_REP], (size_t)slices, rep_args, 6) ||
+      !where_run(op, k->where, firsts, slices, flat, 1, -1, &first_at,
+                 &uniques) ||
+      !unique_outputs(op, k, ocl_tf.TensorType(x), x_dims, rank, axis,
+                      slices, (int64_t)uniques, &y, &idx, &count))
+    return;
+  if (uniques == 0)
+    return (void)ocl_op_fail(op, TF_INTERNAL,
+                             "Unique on OPENCL: no first occurrence among "
+                             "%lld slices",
+                             (long long)slices);
+  uint64_t total = (uint64_t)sizes[0] * uniques * (uint64_t)sizes[2];
+  const struct ocl_arg uid_args[] = {OCL_TENSOR(first_at), OCL_TENSOR(uid),
+                                     OCL_INT(uniques)};
+  const struct ocl_arg gather_args[] = {
+      OCL_TENSOR(x),     OCL_TENSOR(first_at), OCL_TENSOR(y),
+      OCL_INT(slices),   OCL_INT(uniques),     OCL_INT(sizes[2]),
+      OCL_LONG(total)};
+  const struct ocl_arg index_args[] = {OCL_TENSOR(rep), OCL_TENSOR(uid),
+                                       OCL_TENSOR(idx), OCL_TENSOR(tally),
+                                       OCL_INT(slices)};
+  if (!ocl_launch_1d(op, &k->uk[UK_UID], uniques, uid_args, 3) ||
+      !ocl_launch_1d(op, &k->uk[UK_GATHER], (size_t)total, gather_args, 7) ||
+      !ocl_op_fill(op, tally, 0, &zero, sizeof(zero),
+                   (size_t)slices * sizeof(uint32_t)) ||
+      !ocl_launch_1d(op, &k->uk[UK_SLICE_INDEX], (size_t)slices, index_args,
+                     5) ||
+      count == NULL)
+    return;
+  const struct ocl_arg count_args[] = {OCL_TENSOR(tally), OCL_TENSOR(count),
+                                       OCL_INT(uniques)};
+  ocl_launch_1d(op, &k->uk[UK_SLICE_COUNTS], uniques, count_args, 3);
 }
 
 static void unique_compute(void *kernel, TF_OpKernelContext *ctx)
@@ -421,90 +573,70 @@ static void unique_compute(void *kernel, TF_OpKernelContext *ctx)
 
   ocl_op_begin(&op, ctx);
   TF_Tensor *x = ocl_op_input(&op, 0);
-  int rank = x != NULL ? ocl_op_dims(&op, x, dims) : -1;
+  TF_Tensor *axis_t = x != NULL && k->v2 ? ocl_op_input(&op, 1) : NULL;
+  int rank = x != NULL && (!k->v2 || axis_t != NULL)
+                 ? ocl_op_dims(&op, x, dims)
+                 : -1;
   if (rank < 0)
     goto out;
-  if (rank != 1) {
-    ocl_op_fail(&op, TF_INVALID_ARGUMENT, "unique expects a 1D vector.");
-    goto out;
-  }
-  int64_t n = dims[0];
-  if (k->idx_type == TF_INT32 && n > INT32_MAX) {
+  int64_t elements = ocl_shape_elements(dims, rank);
+  if (elements > INT32_MAX) {
     ocl_op_fail(&op, TF_INVALID_ARGUMENT,
                 "unique does not support input tensors larger than %d "
                 "elements",
                 INT32_MAX);
     goto out;
   }
+  /* [outer, slices, inner] around the axis (0 for single values). */
+  int64_t sizes[3] = {1, elements, 1};
+  int axis = 0;
+  bool single = true;
+  if (k->v2 && ocl_tf.NumDims(axis_t) != 1) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT, "axis expects a 1D vector.");
+    goto out;
+  }
+  int64_t axis_count = k->v2 ? ocl_tf.TensorElementCount(axis_t) : 0;
+  if (axis_count > 1) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "axis does not support input tensors larger than 1 elements");
+    goto out;
+  }
+  if (axis_count == 0) {
+    if (rank != 1) {
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT, "unique expects a 1D vector.");
+      goto out;
+    }
+  } else {
+    int64_t a = ocl_host_int(axis_t, 0);
+    a = a < 0 ? a + rank : a;
+    if (a < 0 || a >= rank) {
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT, "axis has to be between [0, %d)",
+                  rank);
+      goto out;
+    }
+    axis = (int)a;
+    sizes[0] = ocl_shape_elements(dims, axis);
+    sizes[1] = dims[axis];
+    sizes[2] = ocl_shape_elements(dims + axis + 1, rank - axis - 1);
+    single = sizes[0] == 1 && sizes[2] == 1;
+  }
   /* The sort pads to a power of two of 32-bit positions. */
-  if (n > ((int64_t)1 << 30)) {
+  if (single && sizes[1] > ((int64_t)1 << 30)) {
     ocl_op_fail(&op, TF_UNIMPLEMENTED,
                 "Unique on OPENCL: %lld elements exceed its 32-bit sort",
-                (long long)n);
+                (long long)sizes[1]);
     goto out;
   }
-  TF_DataType dtype = ocl_tf.TensorType(x);
-  if (n == 0) {
-    int64_t zero = 0;
-    if (ocl_op_output(&op, 0, dtype, &zero, 1) != NULL &&
-        ocl_op_output(&op, 1, k->idx_type, &zero, 1) != NULL && k->with_counts)
-      ocl_op_output(&op, 2, k->idx_type, &zero, 1);
+  if (sizes[1] == 0) {
+    TF_Tensor *y, *idx, *count;
+    unique_outputs(&op, k, ocl_tf.TensorType(x), dims, rank, axis, 0, 0, &y,
+                   &idx, &count);
     goto out;
   }
-  uint32_t npad = 2;
-  while (npad < n)
-    npad *= 2;
-  TF_Tensor *keys = ocl_op_temp(&op, TF_UINT64, npad);
-  TF_Tensor *heads = keys != NULL ? ocl_op_temp(&op, TF_UINT8, n) : NULL;
-  TF_Tensor *firsts = heads != NULL ? ocl_op_temp(&op, TF_UINT8, n) : NULL;
-  TF_Tensor *uid = firsts != NULL ? ocl_op_temp(&op, TF_UINT32, n) : NULL;
-  if (uid == NULL)
-    goto out;
-  const struct ocl_arg key_args[] = {OCL_TENSOR(x), OCL_TENSOR(keys),
-                                     OCL_INT(n), OCL_INT(npad)};
-  const struct ocl_arg flag_args[] = {OCL_TENSOR(x), OCL_TENSOR(keys),
-                                      OCL_TENSOR(heads), OCL_TENSOR(firsts),
-                                      OCL_INT(n)};
-  TF_Tensor *first_at, *starts;
-  uint64_t uniques, segments;
-  if (!ocl_launch_1d(&op, &k->uk[UK_KEYS], npad, key_args, 4) ||
-      !sort_rows(&op, k->sort, keys, 1, npad) ||
-      !ocl_launch_1d(&op, &k->uk[UK_FLAGS], (size_t)n, flag_args, 5) ||
-      !where_run(&op, k->where, firsts, n, dims, 1, -1, &first_at,
-                 &uniques) ||
-      !where_run(&op, k->where, heads, n, dims, 1, -1, &starts, &segments))
-    goto out;
-  int64_t u_dims[1] = {(int64_t)uniques};
-  TF_Tensor *y = ocl_op_output(&op, 0, dtype, u_dims, 1);
-  TF_Tensor *idx = y != NULL ? ocl_op_output(&op, 1, k->idx_type, dims, 1)
-                             : NULL;
-  TF_Tensor *count = idx != NULL && k->with_counts
-                         ? ocl_op_output(&op, 2, k->idx_type, u_dims, 1)
-                         : NULL;
-  if (idx == NULL || (k->with_counts && count == NULL))
-    goto out;
-  /* Every element opens or joins a segment: there is one per distinct
-   * value, whichever list counts them. */
-  if (uniques != segments || uniques == 0) {
-    ocl_op_fail(&op, TF_INTERNAL,
-                "Unique on OPENCL: %llu first occurrences but %llu segments",
-                (unsigned long long)uniques, (unsigned long long)segments);
-    goto out;
-  }
-  const struct ocl_arg value_args[] = {OCL_TENSOR(x), OCL_TENSOR(first_at),
-                                       OCL_TENSOR(y), OCL_TENSOR(uid),
-                                       OCL_INT(uniques)};
-  const struct ocl_arg index_args[] = {OCL_TENSOR(keys), OCL_TENSOR(starts),
-                                       OCL_TENSOR(uid), OCL_TENSOR(idx),
-                                       OCL_INT(n), OCL_INT(uniques)};
-  if (!ocl_launch_1d(&op, &k->uk[UK_VALUES], uniques, value_args, 5) ||
-      !ocl_launch_1d(&op, &k->uk[UK_INDEX], (size_t)n, index_args, 6) ||
-      !k->with_counts)
-    goto out;
-  const struct ocl_arg count_args[] = {OCL_TENSOR(keys), OCL_TENSOR(starts),
-                                       OCL_TENSOR(uid), OCL_TENSOR(count),
-                                       OCL_INT(n), OCL_INT(uniques)};
-  ocl_launch_1d(&op, &k->uk[UK_COUNTS], uniques, count_args, 6);
+  if (single)
+    unique_values_run(&op, k, x, dims, rank, axis, sizes[1]);
+  else
+    unique_slices_run(&op, k, x, dims, rank, axis, sizes);
 out:
   ocl_op_end(&op);
 }
@@ -641,8 +773,8 @@ void ocl_register_select_kernels(void)
         .types = {types[i], TF_INT32},
         .host_args = host_args,
     });
-  /* TensorFlow's GPU Unique and UniqueWithCounts (not the V2 ops, which
-   * it leaves to the CPU), for the values whose keys fit the sort. */
+  /* TensorFlow's GPU Unique and UniqueWithCounts, for the values whose
+   * keys fit the sort, and the V2 ops with them. */
   for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
     for (int w = 0; w < 2; w++) {
       ocl_register_kernel(&(const struct ocl_kernel_spec){
@@ -660,6 +792,27 @@ void ocl_register_select_kernels(void)
           .destroy = unique_delete,
           .type_attrs = {"T", "out_idx"},
           .types = {types[i], w ? TF_INT64 : TF_INT32},
+      });
+      /* TensorFlow's CPU alone has the V2 ops; the axis lives in host
+       * memory. */
+      static const char *const axis_arg[] = {"axis", NULL};
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = "UniqueV2",
+          .create = unique_v2_create,
+          .compute = unique_compute,
+          .destroy = unique_delete,
+          .type_attrs = {"T", "out_idx"},
+          .types = {types[i], w ? TF_INT64 : TF_INT32},
+          .host_args = axis_arg,
+      });
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = "UniqueWithCountsV2",
+          .create = unique_with_counts_v2_create,
+          .compute = unique_compute,
+          .destroy = unique_delete,
+          .type_attrs = {"T", "out_idx"},
+          .types = {types[i], w ? TF_INT64 : TF_INT32},
+          .host_args = axis_arg,
       });
     }
 }

@@ -264,6 +264,81 @@ static uint segment_of(__global const long *starts, uint segments, uint s)
   }
 UNIQUE_INDEX(int)
 UNIQUE_INDEX(long)
+
+/* UniqueV2 and UniqueWithCountsV2 along an axis of slices of more than one
+ * element: x as [outer, slices, inner]; slice j's representative is the
+ * first slice equal to it element by element (itself where none before
+ * is: a slice holding NaN equals no other). A work-item per slice walks the
+ * slices before it, each comparison stopping at the first difference. */
+__kernel void unique_slice_rep(OCL_TENSOR_ARG(const T, x),
+                               OCL_TENSOR_ARG(uint, rep),
+                               OCL_TENSOR_ARG(uchar, firsts), uint outer,
+                               uint slices, uint inner)
+{
+  uint j = get_global_id(0);
+  OCL_GUARD(j, slices);
+  __global const T *p = OCL_PTR(const T, x);
+  uint found = j;
+  for (uint i = 0; i < j && found == j; i++) {
+    bool equal = true;
+    for (uint o = 0; o < outer && equal; o++) {
+      ulong a = ((ulong)o * slices + i) * inner, b = ((ulong)o * slices + j) * inner;
+      for (uint q = 0; q < inner && equal; q++)
+        equal = same_value(p, (uint)(a + q), (uint)(b + q));
+    }
+    if (equal)
+      found = i;
+  }
+  OCL_PTR(uint, rep)[j] = found;
+  OCL_PTR(uchar, firsts)[j] = found == j;
+}
+
+/* uid[first_at[u]] = u. */
+__kernel void unique_slice_uid(OCL_TENSOR_ARG(const long, first_at),
+                               OCL_TENSOR_ARG(uint, uid), uint uniques)
+{
+  uint u = get_global_id(0);
+  OCL_GUARD(u, uniques);
+  OCL_PTR(uint, uid)[(uint)OCL_PTR(const long, first_at)[u]] = u;
+}
+
+/* y[o, u, q] = x[o, first_at[u], q], a work-item per element of y. */
+__kernel void unique_slice_gather(OCL_TENSOR_ARG(const T, x),
+                                  OCL_TENSOR_ARG(const long, first_at),
+                                  OCL_TENSOR_ARG(T, y), uint slices,
+                                  uint uniques, uint inner, ulong total)
+{
+  ulong e = get_global_id(0);
+  OCL_GUARD(e, total);
+  ulong q = e % inner, r = e / inner;
+  ulong u = r % uniques, o = r / uniques;
+  ulong from = (o * slices + (ulong)OCL_PTR(const long, first_at)[u]) * inner + q;
+  OCL_PTR(T, y)[e] = OCL_PTR(const T, x)[from];
+}
+
+/* idx[j] = uid[rep[j]]; tally[idx[j]] counted (integer atomics: the
+ * totals do not depend on the order). */
+#define UNIQUE_SLICE_INDEX(IDX_T)                                            \
+  __kernel void unique_slice_index_##IDX_T(                                 \
+      OCL_TENSOR_ARG(const uint, rep), OCL_TENSOR_ARG(const uint, uid),     \
+      OCL_TENSOR_ARG(IDX_T, idx), OCL_TENSOR_ARG(uint, tally), uint slices) \
+  {                                                                         \
+    uint j = get_global_id(0);                                              \
+    OCL_GUARD(j, slices);                                                   \
+    uint u = OCL_PTR(const uint, uid)[OCL_PTR(const uint, rep)[j]];         \
+    OCL_PTR(IDX_T, idx)[j] = (IDX_T)u;                                      \
+    atomic_inc(OCL_PTR(uint, tally) + u);                                   \
+  }                                                                         \
+  __kernel void unique_slice_counts_##IDX_T(                                \
+      OCL_TENSOR_ARG(const uint, tally), OCL_TENSOR_ARG(IDX_T, count),      \
+      uint uniques)                                                         \
+  {                                                                         \
+    uint u = get_global_id(0);                                              \
+    OCL_GUARD(u, uniques);                                                  \
+    OCL_PTR(IDX_T, count)[u] = (IDX_T)OCL_PTR(const uint, tally)[u];        \
+  }
+UNIQUE_SLICE_INDEX(int)
+UNIQUE_SLICE_INDEX(long)
 #endif /* !WHERE && !IN_TOP_K */
 
 #if defined(WHERE)

@@ -2553,3 +2553,34 @@ def _multinomial(name):
 
 BUILDERS["Multinomial"] = _multinomial("Multinomial")
 BUILDERS["StatelessMultinomial"] = _multinomial("StatelessMultinomial")
+
+
+# UniqueV2 and UniqueWithCountsV2: no axis (1-D), an axis over single
+# values, and slices along rows, columns and a middle axis (repeated ones,
+# one holding NaN).
+def _unique_v2(name):
+    def build(c):
+        f = getattr(raw, name)
+        out_idx = tf.as_dtype(c.t("out_idx", np.int32))
+        call = lambda x, a: f(x=x, axis=a, out_idx=out_idx)  # noqa: E731
+
+        def pattern(*shape):
+            e = np.arange(int(np.prod(shape)))
+            return np.where((e * 7 + e // 5) % 3 == 0, 1, (e * e) % 2).astype(c.T).reshape(shape)
+        v = c.rng.integers(0, 6, size=40)
+        x1 = (v - 2).astype(c.T) if c.T == np.int32 else (v / 4).astype(c.T)
+        cases = [("no axis", call, [x1, np.array([], np.int64)]),
+                 ("axis 0 of a vector", call, [x1, np.array([0], np.int32)]),
+                 ("rows", call, [pattern(40, 3), np.array([0], np.int64)]),
+                 ("columns", call, [pattern(3, 40), np.array([-1], np.int32)]),
+                 ("middle axis", call, [pattern(2, 30, 2), np.array([1], np.int64)])]
+        if c.T != np.int32:
+            x = pattern(2, 30, 2)
+            x[0, 4, 1] = np.nan
+            cases.append(("slice with NaN", call, [x, np.array([1], np.int64)]))
+        return cases
+    return build
+
+
+BUILDERS["UniqueV2"] = _unique_v2("UniqueV2")
+BUILDERS["UniqueWithCountsV2"] = _unique_v2("UniqueWithCountsV2")
