@@ -158,8 +158,26 @@ static const struct conv_op conv_ops[] = {
     {"Conv3DBackpropFilterV2", CONV_BACKPROP_FILTER, 3, false,
      filter_sizes_arg, "Conv3DBackpropFilterOp"},
     {"_FusedConv2D", CONV_FORWARD, 2, true, host_args_arg, NULL},
+    /* The V1 3-D gradients (deprecated in TensorFlow's GraphDef version 10,
+     * still in old graphs): the input (filter) itself instead of its
+     * shape, a device tensor whose dims alone are read, and no
+     * data_format (NDHWC). */
+    {"Conv3DBackpropInput", CONV_BACKPROP_INPUT, 3, false, NULL,
+     "Conv3DBackpropInputOp"},
+    {"Conv3DBackpropFilter", CONV_BACKPROP_FILTER, 3, false, NULL,
+     "Conv3DBackpropFilterOp"},
 };
 #define NUM_CONV_OPS ((int)(sizeof(conv_ops) / sizeof(conv_ops[0])))
+
+/* Whether a gradient takes its result's shape from a tensor's dims (the V1
+ * 3-D gradients, which therefore have no host argument) rather than from
+ * a sizes vector. */
+static bool sizes_from_tensor(const struct conv_op *op)
+{
+  return (op->kind == CONV_BACKPROP_INPUT ||
+          op->kind == CONV_BACKPROP_FILTER) &&
+         op->host_args == NULL;
+}
 
 /* The attributes, as read at construction: strides and dilations hold up
  * to 5 values (counts beyond are kept so that the checks reject them). */
@@ -1296,7 +1314,8 @@ static void *conv_create(TF_OpKernelConstruction *ctx, int index)
   if (a->num_explicit_paddings < 0)
     goto fail;
   if (!get_string(ctx, "padding", padding, sizeof(padding), NULL, status) ||
-      !get_string(ctx, "data_format", format, sizeof(format), NULL, status))
+      !get_string(ctx, "data_format", format, sizeof(format),
+                  sizes_from_tensor(op) ? "NDHWC" : NULL, status))
     goto fail;
   if (!ocl_padding_parse(padding, &a->padding)) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
@@ -1498,9 +1517,11 @@ static void conv_compute(void *kernel, TF_OpKernelContext *ctx)
     if (in[i] == NULL)
       goto done;
   }
-  bool input_sizes = kind == CONV_BACKPROP_INPUT || kind == DW_BACKPROP_INPUT;
+  bool v1 = sizes_from_tensor(cop);
+  bool input_sizes =
+      !v1 && (kind == CONV_BACKPROP_INPUT || kind == DW_BACKPROP_INPUT);
   bool filter_sizes =
-      kind == CONV_BACKPROP_FILTER || kind == DW_BACKPROP_FILTER;
+      !v1 && (kind == CONV_BACKPROP_FILTER || kind == DW_BACKPROP_FILTER);
   for (int i = 0; i < num_inputs && i < 3; i++)
     if (!(input_sizes && i == 0) && !(filter_sizes && i == 1))
       r[i] = tensor_dims(in[i], d[i]);
@@ -1628,8 +1649,11 @@ void ocl_register_conv_kernels(void)
                                       TF_DOUBLE};
   for (int i = 0; i < NUM_CONV_OPS; i++) {
     const struct conv_op *op = &conv_ops[i];
+    /* The V1 3-D gradients' T: half, float and double. */
     int num_types = op->fused ? 2 : 4;
-    for (int t = 0; t < num_types; t++)
+    for (int t = 0; t < num_types; t++) {
+      if (sizes_from_tensor(op) && types[t] == TF_BFLOAT16)
+        continue;
       ocl_register_kernel(&(const struct ocl_kernel_spec){
           .op = op->op,
           .create = conv_creates[i],
@@ -1639,5 +1663,6 @@ void ocl_register_conv_kernels(void)
           .types = {types[t]},
           .host_args = op->host_args,
       });
+    }
   }
 }

@@ -12,6 +12,11 @@
  * (both as the CPU kernels do). Depthwise pooling (a depth window other
  * than 1) is UNIMPLEMENTED.
  *
+ * MaxPoolWithArgmax, MaxPoolGradWithArgmax and MaxPoolGradGradWithArgmax
+ * (NHWC, an int64 argmax as TensorFlow's GPU kernels take) run on the same
+ * geometry; LRN and LRNGrad (across channels, float and half) are at the
+ * end of the file.
+ *
  * A 2-D problem is a 3-D one with a single plane: pool.cl has one kernel
  * per operation, built per dtype and per index width (32-bit whenever every
  * index fits). The geometry of 2-D ops is ocl_pool2d_init's (shape.h), of
@@ -49,7 +54,8 @@ static const struct ocl_program programs[NUM_POOL_TYPES][NUM_WIDTHS] = {
 };
 
 enum pool_kind { MAX_POOL, AVG_POOL, MAX_POOL_GRAD, AVG_POOL_GRAD,
-                 MAX_POOL_GRAD_GRAD };
+                 MAX_POOL_GRAD_GRAD, MAX_POOL_ARGMAX, MAX_POOL_GRAD_ARGMAX,
+                 MAX_POOL_GRAD_GRAD_ARGMAX };
 
 struct pool_op {
   const char *op;
@@ -77,6 +83,10 @@ static const struct pool_op pool_ops[] = {
     {"MaxPool3DGrad", MAX_POOL_GRAD, 3, false, 3, NULL},
     {"AvgPool3DGrad", AVG_POOL_GRAD, 3, false, 2, avg_grad_host},
     {"MaxPool3DGradGrad", MAX_POOL_GRAD_GRAD, 3, false, 3, NULL},
+    {"MaxPoolWithArgmax", MAX_POOL_ARGMAX, 2, false, 1, NULL},
+    {"MaxPoolGradWithArgmax", MAX_POOL_GRAD_ARGMAX, 2, false, 3, NULL},
+    {"MaxPoolGradGradWithArgmax", MAX_POOL_GRAD_GRAD_ARGMAX, 2, false, 3,
+     NULL},
 };
 
 #define NUM_POOL_OPS ((int)(sizeof(pool_ops) / sizeof(pool_ops[0])))
@@ -88,6 +98,9 @@ static const char *const stage_kernels[][2] = {
     [MAX_POOL_GRAD] = {"max_pool_argmax", "max_pool_grad"},
     [AVG_POOL_GRAD] = {"avg_pool_grad", NULL},
     [MAX_POOL_GRAD_GRAD] = {"max_pool_grad_grad", NULL},
+    [MAX_POOL_ARGMAX] = {"max_pool_with_argmax", NULL},
+    [MAX_POOL_GRAD_ARGMAX] = {"max_pool_grad_with_argmax", NULL},
+    [MAX_POOL_GRAD_GRAD_ARGMAX] = {"max_pool_grad_grad_with_argmax", NULL},
 };
 /* MaxPool3DGrad's (TensorFlow's CPU semantics differ from MaxPoolGrad's). */
 static const char *const near_grad_kernels[2] = {"max_pool_grad_near", NULL};
@@ -96,6 +109,8 @@ struct pool_kernel {
   const struct pool_op *op;
   TF_DataType dtype;
   bool channels_first;
+  /* The *WithArgmax ops' include_batch_in_index. */
+  bool with_batch;
   /* Attributes (V2 ops: from the inputs at compute time). */
   int64_t ksize[5], strides[5];
   int ksize_len, strides_len;
@@ -257,7 +272,9 @@ static bool check_attrs_2d(const struct pool_kernel *k,
   /* The gradients' constructors say "strides" where ocl_pool2d_check_attrs
    * says "stride", and check ksize's length first. */
   enum pool_kind kind = k->op->kind;
-  if (kind != MAX_POOL && kind != AVG_POOL && ksize_len == 4 &&
+  bool argmax = kind == MAX_POOL_ARGMAX || kind == MAX_POOL_GRAD_ARGMAX ||
+                kind == MAX_POOL_GRAD_GRAD_ARGMAX;
+  if (kind != MAX_POOL && kind != AVG_POOL && !argmax && ksize_len == 4 &&
       strides_len != 4) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
                    "Sliding window strides field must specify 4 dimensions");
@@ -383,6 +400,15 @@ static void *pool_create(TF_OpKernelConstruction *ctx, int index)
   }
   if (!create_attrs(ctx, k, status))
     goto fail;
+  if (op->kind == MAX_POOL_ARGMAX || op->kind == MAX_POOL_GRAD_ARGMAX ||
+      op->kind == MAX_POOL_GRAD_GRAD_ARGMAX) {
+    TF_Bool with_batch = 0;
+    ocl_tf.OpKernelConstruction_GetAttrBool(ctx, "include_batch_in_index",
+                                            &with_batch, status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      goto fail;
+    k->with_batch = with_batch;
+  }
   const char *width = getenv("TFOCL_INDEX_WIDTH");
   k->force64 = width != NULL && strcmp(width, "64") == 0;
   enum pool_type type = pool_type_of(k->dtype);
@@ -824,6 +850,52 @@ static void run_max_grad_grad(struct ocl_op *op, struct pool_kernel *k,
   launch(op, k, 0, &g, false, g.out_elements, args, 4);
 }
 
+/* ---- Compute: the argmax ops ------------------------------------------------ */
+
+static void run_max_pool_argmax(struct ocl_op *op, struct pool_kernel *k,
+                                TF_Tensor *const *in)
+{
+  struct pool_geom g;
+  if (!input_geom(op, k, in, &g))
+    return;
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, g.out_dims, g.rank);
+  TF_Tensor *arg = y == NULL ? NULL
+                             : ocl_op_output(op, 1, TF_INT64, g.out_dims,
+                                             g.rank);
+  if (arg == NULL || g.out_elements == 0 || !check_dtype(op, k))
+    return;
+  struct ocl_arg args[5] = {OCL_TENSOR(in[0]), OCL_TENSOR(y), OCL_TENSOR(arg),
+                            OCL_INT(k->with_batch)};
+  launch(op, k, 0, &g, false, g.out_elements, args, 4);
+}
+
+/* MaxPoolGradWithArgmax (input-shaped output) and
+ * MaxPoolGradGradWithArgmax (pooled output): the shapes TensorFlow checks,
+ * grad's then argmax's. */
+static void run_max_pool_grad_argmax(struct ocl_op *op, struct pool_kernel *k,
+                                     TF_Tensor *const *in)
+{
+  struct pool_geom g;
+  bool grad = k->op->kind == MAX_POOL_GRAD_ARGMAX;
+  if (!input_geom(op, k, in, &g) ||
+      !check_shape(op, in[1], grad ? g.out_dims : g.in_dims, 4, "grad") ||
+      !check_shape(op, in[2], g.out_dims, 4, "argmax"))
+    return;
+  TF_Tensor *out = ocl_op_output(op, 0, k->dtype,
+                                 grad ? g.in_dims : g.out_dims, 4);
+  int64_t elements = grad ? g.in_elements : g.out_elements;
+  if (out == NULL || elements == 0 || !check_dtype(op, k))
+    return;
+  if (grad && g.out_elements == 0) {
+    static const uint8_t zero = 0;
+    ocl_op_fill(op, out, 0, &zero, 1, ocl_tf.TensorByteSize(out));
+    return;
+  }
+  struct ocl_arg args[5] = {OCL_TENSOR(in[1]), OCL_TENSOR(in[2]),
+                            OCL_TENSOR(out), OCL_INT(k->with_batch)};
+  launch(op, k, 0, &g, grad, elements, args, 4);
+}
+
 /* ---- Kernel callbacks ------------------------------------------------------ */
 
 #define MAX_INPUTS 5
@@ -852,7 +924,219 @@ static void pool_compute(void *kernel, TF_OpKernelContext *ctx)
   case MAX_POOL_GRAD_GRAD:
     run_max_grad_grad(&op, k, in);
     break;
+  case MAX_POOL_ARGMAX:
+    run_max_pool_argmax(&op, k, in);
+    break;
+  case MAX_POOL_GRAD_ARGMAX:
+  case MAX_POOL_GRAD_GRAD_ARGMAX:
+    run_max_pool_grad_argmax(&op, k, in);
+    break;
   }
+out:
+  ocl_op_end(&op);
+}
+
+/* ---- LRN and LRNGrad ------------------------------------------------------ */
+
+/* Local response normalisation (lrn_op.cc) across the channels of NHWC
+ * images, in float and half: TensorFlow's CPU kernels' arithmetic (the
+ * window's sum of squares, N = bias + alpha * sum, y = x * N^-beta; the
+ * gradient as LRNGradOp's CPU loop writes it, a zero gradient skipped),
+ * not cuDNN's, so none of cuDNN's limits on beta, bias and the radius
+ * apply. The gradient gathers in two passes (pool.cl), nothing
+ * accumulated across work-items. */
+struct lrn_args32 {
+  cl_int depth, radius, count, beta_mode;
+  cl_float bias, alpha, beta;
+};
+struct lrn_args64 {
+  cl_long depth, radius, count, beta_mode;
+  cl_float bias, alpha, beta;
+};
+
+struct lrn_kernel {
+  bool grad;
+  TF_DataType dtype;
+  int64_t radius;
+  float bias, alpha, beta;
+  bool force64;
+  /* [index width][pass][GPU shape, CPU shape (_rows)] */
+  struct ocl_kernel kernels[NUM_WIDTHS][2][2];
+};
+
+/* f rounded to half and back (to nearest even), as T(float) rounds an
+ * attribute in TensorFlow's half kernels. */
+static float half_round(float f)
+{
+  return (float)(_Float16)f;
+}
+
+static void *lrn_create_common(TF_OpKernelConstruction *ctx, bool grad)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct lrn_kernel *k = calloc(1, sizeof(*k));
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    goto fail;
+  }
+  k->grad = grad;
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    goto fail;
+  ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "depth_radius", &k->radius,
+                                           status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    goto fail;
+  /* FastBoundsCheck(depth_radius, INT_MAX): 0 <= radius < INT_MAX. */
+  if (k->radius < 0 || k->radius >= INT32_MAX) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "depth_radius = %lld larger than int max",
+                   (long long)k->radius);
+    goto fail;
+  }
+  ocl_tf.OpKernelConstruction_GetAttrFloat(ctx, "bias", &k->bias, status);
+  if (ocl_tf.GetCode(status) == TF_OK)
+    ocl_tf.OpKernelConstruction_GetAttrFloat(ctx, "alpha", &k->alpha, status);
+  if (ocl_tf.GetCode(status) == TF_OK)
+    ocl_tf.OpKernelConstruction_GetAttrFloat(ctx, "beta", &k->beta, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    goto fail;
+  if (k->dtype == TF_HALF) {
+    /* TensorFlow keeps the attributes as T: half rounds them. */
+    k->bias = half_round(k->bias);
+    k->alpha = half_round(k->alpha);
+    k->beta = half_round(k->beta);
+  }
+  const char *width = getenv("TFOCL_INDEX_WIDTH");
+  k->force64 = width != NULL && strcmp(width, "64") == 0;
+  enum pool_type type = pool_type_of(k->dtype);
+  static const char *const passes[2][2] = {{"lrn", NULL},
+                                           {"lrn_grad_terms", "lrn_grad_sum"}};
+  for (int w = 0; w < NUM_WIDTHS; w++)
+    for (int s = 0; s < 2 && passes[grad][s] != NULL; s++) {
+      ocl_kernel_init(&k->kernels[w][s][0], &programs[type][w],
+                      passes[grad][s]);
+      ocl_kernel_initf(&k->kernels[w][s][1], &programs[type][w], "%s_rows",
+                       passes[grad][s]);
+    }
+  ocl_tf.DeleteStatus(status);
+  return k;
+fail:
+  return ocl_create_failed(ctx, status, k);
+}
+
+static void *lrn_create(TF_OpKernelConstruction *ctx)
+{
+  return lrn_create_common(ctx, false);
+}
+static void *lrn_grad_create(TF_OpKernelConstruction *ctx)
+{
+  return lrn_create_common(ctx, true);
+}
+
+/* Enqueues pass `pass` over `elements` elements of rows of `depth`
+ * channels: count is the element count, except in the forward _rows
+ * kernel, which takes the row count (the grad _rows kernels index rows by
+ * their first element). */
+static bool lrn_launch(struct ocl_op *op, struct lrn_kernel *k, int pass,
+                       int64_t elements, int64_t depth, struct ocl_arg *args,
+                       int n)
+{
+  struct lrn_args32 a32;
+  struct lrn_args64 a64;
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  bool rows = info->cpu_shape;
+  int64_t count = rows && !k->grad ? elements / depth : elements;
+  int beta_mode = k->beta == 0.5f ? 1 : k->beta == 1.0f ? 2 : 0;
+  /* The grad _rows kernels reach row * depth of the rounded-up launch. */
+  int width = elements + depth <= INT32_MAX / 2 && !k->force64 ? IDX32 : IDX64;
+  if (width == IDX32) {
+    a32 = (struct lrn_args32){(cl_int)depth, (cl_int)k->radius,
+                              (cl_int)count, beta_mode,
+                              k->bias, k->alpha, k->beta};
+    args[n] = OCL_BYTES(&a32, sizeof(a32));
+  } else {
+    a64 = (struct lrn_args64){depth, k->radius, count, beta_mode,
+                              k->bias, k->alpha, k->beta};
+    args[n] = OCL_BYTES(&a64, sizeof(a64));
+  }
+  struct ocl_kernel *kernel = &k->kernels[width][pass][rows];
+  if (rows)
+    return ocl_launch_rows(op, kernel, (size_t)(elements / depth), args,
+                           n + 1);
+  return ocl_launch_1d(op, kernel, (size_t)elements, args, n + 1);
+}
+
+static void lrn_forward(struct ocl_op *op, struct lrn_kernel *k,
+                        const TF_Tensor *x)
+{
+  int64_t dims[OCL_MAX_DIMS];
+  if (ocl_tf.NumDims(x) != 4)
+    return (void)ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                             "in must be 4-dimensional");
+  if (ocl_op_dims(op, x, dims) < 0)
+    return;
+  int64_t elements = ocl_shape_elements(dims, 4);
+  if (elements >= INT32_MAX)
+    return (void)ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                             "argument to LRN too large");
+  if (dims[3] + k->radius > INT32_MAX)
+    return (void)ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                             "depth %lld + depth_radius %lld exceeds int max.",
+                             (long long)dims[3], (long long)k->radius);
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, dims, 4);
+  if (y == NULL || elements == 0)
+    return;
+  struct ocl_arg args[3] = {OCL_TENSOR(x), OCL_TENSOR(y)};
+  lrn_launch(op, k, 0, elements, dims[3], args, 2);
+}
+
+static void lrn_backward(struct ocl_op *op, struct lrn_kernel *k,
+                         TF_Tensor *const *in)
+{
+  int64_t g_dims[OCL_MAX_DIMS], x_dims[OCL_MAX_DIMS], y_dims[OCL_MAX_DIMS];
+  if (ocl_tf.NumDims(in[0]) != 4 || ocl_tf.NumDims(in[1]) != 4)
+    return (void)ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                             "inputs must be 4-dimensional");
+  if (ocl_op_dims(op, in[0], g_dims) < 0 || ocl_op_dims(op, in[1], x_dims) < 0 ||
+      ocl_op_dims(op, in[2], y_dims) < 0)
+    return;
+  if (!same_dims(g_dims, 4, x_dims, 4) ||
+      !same_dims(g_dims, 4, y_dims, ocl_tf.NumDims(in[2])))
+    return (void)ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                             "input_grads, input_image, and out_image should "
+                             "have the same shape");
+  TF_Tensor *dx = ocl_op_output(op, 0, k->dtype, g_dims, 4);
+  int64_t elements = ocl_shape_elements(g_dims, 4);
+  if (dx == NULL || elements == 0)
+    return;
+  TF_Tensor *t = ocl_op_temp(op, TF_FLOAT, 2 * elements);
+  if (t == NULL)
+    return;
+  struct ocl_arg a1[5] = {OCL_TENSOR(in[0]), OCL_TENSOR(in[1]),
+                          OCL_TENSOR(in[2]), OCL_TENSOR(t)};
+  if (!lrn_launch(op, k, 0, elements, g_dims[3], a1, 4))
+    return;
+  struct ocl_arg a2[4] = {OCL_TENSOR(in[1]), OCL_TENSOR(t), OCL_TENSOR(dx)};
+  lrn_launch(op, k, 1, elements, g_dims[3], a2, 3);
+}
+
+static void lrn_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct lrn_kernel *k = kernel;
+  struct ocl_op op;
+  TF_Tensor *in[3] = {NULL};
+
+  ocl_op_begin(&op, ctx);
+  for (int i = 0; i < (k->grad ? 3 : 1); i++)
+    if ((in[i] = ocl_op_input(&op, i)) == NULL)
+      goto out;
+  if (k->grad)
+    lrn_backward(&op, k, in);
+  else
+    lrn_forward(&op, k, in[0]);
 out:
   ocl_op_end(&op);
 }
@@ -873,6 +1157,11 @@ void ocl_register_pool_kernels(void)
     const struct pool_op *op = &pool_ops[i];
     /* MaxPool3DGrad constrains TInput as well. */
     bool tinput = op->kind == MAX_POOL_GRAD && op->spatial == 3;
+    /* The *WithArgmax ops: TensorFlow's GPU kernels take an int64 argmax
+     * only. */
+    bool targmax = op->kind == MAX_POOL_ARGMAX ||
+                   op->kind == MAX_POOL_GRAD_ARGMAX ||
+                   op->kind == MAX_POOL_GRAD_GRAD_ARGMAX;
     for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
       if (op->spatial == 3 && types[t] == TF_DOUBLE)
         continue;
@@ -881,11 +1170,24 @@ void ocl_register_pool_kernels(void)
           .create = pool_creates[i],
           .compute = pool_compute,
           .destroy = pool_delete,
-          .type_attrs = {"T", tinput ? "TInput" : NULL},
-          .types = {types[t], types[t]},
+          .type_attrs = {"T", tinput    ? "TInput"
+                              : targmax ? "Targmax"
+                                        : NULL},
+          .types = {types[t], tinput ? types[t] : TF_INT64},
           .host_args = op->host_args,
       });
     }
+  }
+  /* LRN: TensorFlow's GPU kernels take float; its CPU kernels half too,
+   * which the device computes in float. */
+  static const TF_DataType lrn_types[] = {TF_FLOAT, TF_HALF};
+  for (size_t t = 0; t < 2; t++) {
+    ocl_register_kernel(&(const struct ocl_kernel_spec){
+        .op = "LRN", .create = lrn_create, .compute = lrn_compute,
+        .destroy = pool_delete, .type_attrs = {"T"}, .types = {lrn_types[t]}});
+    ocl_register_kernel(&(const struct ocl_kernel_spec){
+        .op = "LRNGrad", .create = lrn_grad_create, .compute = lrn_compute,
+        .destroy = pool_delete, .type_attrs = {"T"}, .types = {lrn_types[t]}});
   }
   ocl_register_pool_bn_kernels();
 }

@@ -1,5 +1,6 @@
 /* Pooling: MaxPool, AvgPool and their gradients, in 2-D (a plane extent of
- * 1) and 3-D, channels last (NHWC, NDHWC) or first (NCHW, NCDHW).
+ * 1) and 3-D, channels last (NHWC, NDHWC) or first (NCHW, NCDHW);
+ * MaxPoolWithArgmax and its gradients; LRN and LRNGrad.
  *
  * Built per storage type (-DT=float, half, ushort for bfloat16, double)
  * and index width (-DIDX=int where every index of the problem fits in 32
@@ -579,3 +580,282 @@ FORWARD(max_pool_grad_grad,
          OCL_TENSOR_ARG(const T, g), OCL_TENSOR_ARG(T, out)),
         (OCL_PTR(const T, x), OCL_PTR(const T, y), OCL_PTR(const T, g),
          OCL_PTR(T, out)))
+
+/* ---- MaxPoolWithArgmax and its gradients ------------------------------------
+ * NHWC only. An argmax is the flat index of the chosen input element,
+ * ((n * in_h + h) * in_w + w) * depth + c with with_batch (the op's
+ * include_batch_in_index), else the same without the n term: at() of the
+ * input's layout, less the batch's base. */
+static IDX argmax_base(const pool_t *q, IDX n, int with_batch)
+{
+  return with_batch ? 0 : n * q->in_h * q->in_w * q->depth;
+}
+
+/* The forward pass as TensorFlow's kernels (CPU and GPU alike) choose: the
+ * first element in window order strictly greater than the lowest finite
+ * value and every earlier choice; -1 where none is (a window of NaN or
+ * -inf). */
+static void max_pool_with_argmax_one(const pool_t *q, const __global T *xp,
+                                     __global T *yp, __global long *argp,
+                                     int with_batch, IDX o, IDX op, IDX oh,
+                                     IDX ow, const layout_t *lo,
+                                     const layout_t *li)
+{
+  win_t r = window_of_output(q, op, oh, ow);
+  ACC best = LOWEST;
+  long best_at = -1;
+  for (IDX h = r.h0; h < r.h1; h++)
+    for (IDX w = r.w0; w < r.w1; w++) {
+      IDX i = at(li, 0, h, w);
+      ACC v = LOAD(xp, i);
+      if (v > best) {
+        best = v;
+        best_at = (long)i;
+      }
+    }
+  IDX n = o / (q->out_h * q->out_w * q->depth);
+  STORE(yp, o, best);
+  argp[o] = best_at < 0 ? -1 : best_at - (long)argmax_base(q, n, with_batch);
+}
+FORWARD(max_pool_with_argmax,
+        (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+         OCL_TENSOR_ARG(long, arg), int with_batch),
+        (OCL_PTR(const T, x), OCL_PTR(T, y), OCL_PTR(long, arg), with_batch))
+
+/* MaxPoolGradWithArgmax: one input element, the sum in output order of the
+ * gradients whose argmax names it. TensorFlow scatters each gradient to
+ * its argmax; gathering from the windows over the element is the same for
+ * the argmax MaxPoolWithArgmax wrote (always inside the window), and needs
+ * no atomics. An argmax outside its window, which TensorFlow's CPU kernel
+ * refuses only when it leaves the batch, is ignored. */
+static void max_pool_grad_with_argmax_one(const pool_t *q,
+                                          const __global T *dyp,
+                                          const __global long *argp,
+                                          __global T *dxp, int with_batch,
+                                          IDX i, IDX p, IDX h, IDX w,
+                                          const layout_t *li,
+                                          const layout_t *lo)
+{
+  IDX h0, h1, w0, w1;
+  windows_of(h, q->str_h, q->pad_h, q->win_h, q->out_h, &h0, &h1);
+  windows_of(w, q->str_w, q->pad_w, q->win_w, q->out_w, &w0, &w1);
+  IDX n = i / (q->in_h * q->in_w * q->depth);
+  long mine = (long)(i - argmax_base(q, n, with_batch));
+  ACC acc = 0;
+  for (IDX oh = h0; oh <= h1; oh++)
+    for (IDX ow = w0; ow <= w1; ow++) {
+      IDX o = at(lo, 0, oh, ow);
+      if (argp[o] == mine)
+        acc += LOAD(dyp, o);
+    }
+  STORE(dxp, i, acc);
+}
+BACKWARD(max_pool_grad_with_argmax,
+         (OCL_TENSOR_ARG(const T, dy), OCL_TENSOR_ARG(const long, arg),
+          OCL_TENSOR_ARG(T, dx), int with_batch),
+         (OCL_PTR(const T, dy), OCL_PTR(const long, arg), OCL_PTR(T, dx),
+          with_batch))
+
+/* MaxPoolGradGradWithArgmax: output o is the (input-shaped) gradient at
+ * o's argmax; 0 for an argmax outside the input (TensorFlow's GPU kernel
+ * reads whatever lies there). */
+static void max_pool_grad_grad_with_argmax_one(
+    const pool_t *q, const __global T *gp, const __global long *argp,
+    __global T *outp, int with_batch, IDX o, IDX op, IDX oh, IDX ow,
+    const layout_t *lo, const layout_t *li)
+{
+  IDX n = o / (q->out_h * q->out_w * q->depth);
+  long at_in = argp[o] + (long)argmax_base(q, n, with_batch);
+  long in_elements = (long)q->batch * q->in_h * q->in_w * q->depth;
+  STORE(outp, o, at_in >= 0 && at_in < in_elements ? LOAD(gp, at_in)
+                                                   : (ACC)0);
+}
+FORWARD(max_pool_grad_grad_with_argmax,
+        (OCL_TENSOR_ARG(const T, g), OCL_TENSOR_ARG(const long, arg),
+         OCL_TENSOR_ARG(T, out), int with_batch),
+        (OCL_PTR(const T, g), OCL_PTR(const long, arg), OCL_PTR(T, out),
+         with_batch))
+
+/* ---- LRN and LRNGrad ------------------------------------------------------ */
+
+/* Local response normalisation across the channels of NHWC rows (float and
+ * half, computed in float). struct lrn_args32/64 of pool.c. beta_mode: 1
+ * for beta 0.5 (rsqrt), 2 for 1 (a reciprocal), else exp(log(n) * -beta),
+ * the three forms TensorFlow's CPU kernel takes. */
+#if !defined(T_IS_DOUBLE) && !defined(T_IS_BFLOAT16)
+typedef struct {
+  IDX depth, radius, count, beta_mode;
+  float bias, alpha, beta;
+} lrn_t;
+
+/* The channels [*lo, *hi) of the window around channel d; radius + d may
+ * exceed IDX (LRNGrad does not bound the radius), so nothing adds them. */
+static void lrn_window(const lrn_t *q, IDX d, IDX *lo, IDX *hi)
+{
+  *lo = d > q->radius ? d - q->radius : 0;
+  *hi = q->radius >= q->depth - d ? q->depth : d + q->radius + 1;
+}
+
+static float lrn_scale(const lrn_t *q, float norm)
+{
+  if (q->beta_mode == 1)
+    return rsqrt(norm);
+  if (q->beta_mode == 2)
+    return 1.0f / norm;
+  return exp(log(norm) * -q->beta);
+}
+
+/* The GPU shape: a work-item per element, channels innermost, so that a
+ * work-group's reads of a window overlap in cache. */
+__kernel void lrn(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y), lrn_t q)
+{
+  IDX i = (IDX)get_global_id(0);
+  OCL_GUARD(i, q.count);
+  const __global T *xp = OCL_PTR(const T, x);
+  IDX d = i % q.depth, row = i - d, lo, hi;
+  lrn_window(&q, d, &lo, &hi);
+  float sum = 0.0f;
+  for (IDX k = lo; k < hi; k++) {
+    float v = LOAD(xp, row + k);
+    sum += v * v;
+  }
+  float norm = sum * q.alpha + q.bias;
+  STORE(OCL_PTR(T, y), i, LOAD(xp, i) * lrn_scale(&q, norm));
+}
+
+/* The CPU shape: a work-item per row, the window's sum of squares carried
+ * along the channels. */
+__kernel void lrn_rows(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
+                       lrn_t q)
+{
+  IDX row = (IDX)get_global_id(0);
+  OCL_GUARD(row, q.count);
+  const __global T *xp = OCL_PTR(const T, x) + row * q.depth;
+  __global T *yp = OCL_PTR(T, y) + row * q.depth;
+  IDX lo, hi;
+  lrn_window(&q, 0, &lo, &hi);
+  float sum = 0.0f;
+  for (IDX k = lo; k < hi; k++) {
+    float v = LOAD(xp, k);
+    sum += v * v;
+  }
+  for (IDX d = 0; d < q.depth; d++) {
+    if (d > 0) {
+      IDX nlo, nhi;
+      lrn_window(&q, d, &nlo, &nhi);
+      if (nlo > lo) {
+        float v = LOAD(xp, lo);
+        sum -= v * v;
+      }
+      if (nhi > hi) {
+        float v = LOAD(xp, hi);
+        sum += v * v;
+      }
+      lo = nlo;
+      hi = nhi;
+    }
+    /* A window sum carried in float drifts; recompute now and then so that
+     * long rows stay as close to TensorFlow's as short ones. */
+    if ((d & 63) == 63) {
+      sum = 0.0f;
+      for (IDX k = lo; k < hi; k++) {
+        float v = LOAD(xp, k);
+        sum += v * v;
+      }
+    }
+    float norm = sum * q.alpha + q.bias;
+    STORE(yp, d, LOAD(xp, d) * lrn_scale(&q, norm));
+  }
+}
+
+/* LRNGrad, pass 1, per channel j of a row: with N_j = bias + alpha *
+ * (the window's sum of squares), t[j] = g_j * -2 alpha beta * y_j / N_j
+ * (every x_k of j's window takes x_k * t[j]) and t[n + j] = g_j * N_j^-beta
+ * (x_j's own term). A zero gradient contributes nothing, as TensorFlow's
+ * CPU kernel skips it (even where N_j is 0). */
+static void lrn_grad_terms_one(const lrn_t *q, const __global T *gp,
+                               const __global T *xp, const __global T *yp,
+                               __global float *tp, IDX i, IDX row, IDX j)
+{
+  float g = LOAD(gp, i);
+  IDX n = q->count, lo, hi;
+  if (g == 0.0f) {
+    tp[i] = 0.0f;
+    tp[n + i] = 0.0f;
+    return;
+  }
+  lrn_window(q, j, &lo, &hi);
+  float sum = 0.0f;
+  for (IDX k = lo; k < hi; k++) {
+    float v = LOAD(xp, row + k);
+    sum += v * v;
+  }
+  float norm = q->alpha * sum + q->bias;
+  tp[i] = -2.0f * q->alpha * q->beta * LOAD(yp, i) / norm * g;
+  tp[n + i] = pow(norm, -q->beta) * g;
+}
+
+/* Pass 2, per channel k: dx_k = x_k * sum of t[j] over the windows holding
+ * k (the same channels: the window is symmetric) + t[n + k]. */
+static void lrn_grad_sum_one(const lrn_t *q, const __global T *xp,
+                             const __global float *tp, __global T *dxp, IDX i,
+                             IDX row, IDX k)
+{
+  IDX lo, hi;
+  lrn_window(q, k, &lo, &hi);
+  float sum = 0.0f;
+  for (IDX j = lo; j < hi; j++)
+    sum += tp[row + j];
+  STORE(dxp, i, LOAD(xp, i) * sum + tp[q->count + i]);
+}
+
+/* In both passes count is the element count (t's halves are count long);
+ * the GPU shape takes a work-item per element, the CPU shape (rows_t) one
+ * per row. */
+__kernel void lrn_grad_terms(OCL_TENSOR_ARG(const T, g),
+                             OCL_TENSOR_ARG(const T, x),
+                             OCL_TENSOR_ARG(const T, y),
+                             OCL_TENSOR_ARG(float, t), lrn_t q)
+{
+  IDX i = (IDX)get_global_id(0);
+  OCL_GUARD(i, q.count);
+  IDX j = i % q.depth;
+  lrn_grad_terms_one(&q, OCL_PTR(const T, g), OCL_PTR(const T, x),
+                     OCL_PTR(const T, y), OCL_PTR(float, t), i, i - j, j);
+}
+
+__kernel void lrn_grad_terms_rows(OCL_TENSOR_ARG(const T, g),
+                                  OCL_TENSOR_ARG(const T, x),
+                                  OCL_TENSOR_ARG(const T, y),
+                                  OCL_TENSOR_ARG(float, t), lrn_t q)
+{
+  IDX row = (IDX)get_global_id(0) * q.depth;
+  OCL_GUARD(row, q.count);
+  for (IDX j = 0; j < q.depth; j++)
+    lrn_grad_terms_one(&q, OCL_PTR(const T, g), OCL_PTR(const T, x),
+                       OCL_PTR(const T, y), OCL_PTR(float, t), row + j, row,
+                       j);
+}
+
+__kernel void lrn_grad_sum(OCL_TENSOR_ARG(const T, x),
+                           OCL_TENSOR_ARG(const float, t),
+                           OCL_TENSOR_ARG(T, dx), lrn_t q)
+{
+  IDX i = (IDX)get_global_id(0);
+  OCL_GUARD(i, q.count);
+  IDX k = i % q.depth;
+  lrn_grad_sum_one(&q, OCL_PTR(const T, x), OCL_PTR(const float, t),
+                   OCL_PTR(T, dx), i, i - k, k);
+}
+
+__kernel void lrn_grad_sum_rows(OCL_TENSOR_ARG(const T, x),
+                                OCL_TENSOR_ARG(const float, t),
+                                OCL_TENSOR_ARG(T, dx), lrn_t q)
+{
+  IDX row = (IDX)get_global_id(0) * q.depth;
+  OCL_GUARD(row, q.count);
+  for (IDX k = 0; k < q.depth; k++)
+    lrn_grad_sum_one(&q, OCL_PTR(const T, x), OCL_PTR(const float, t),
+                     OCL_PTR(T, dx), row + k, row, k);
+}
+#endif

@@ -10,8 +10,12 @@
  * call takes the current state and skips it by 256 blocks per output
  * element under a lock. The distributions themselves are in random.cl.
  *
- * StatelessRandomUniformIntV2 on int32 is computed on the host with every
- * argument in host memory, the plugin's int32 convention. */
+ * Multinomial and StatelessMultinomial draw as TensorFlow's CPU kernel
+ * does (below), so that a seed gives the CPU's samples.
+ *
+ * StatelessRandomUniformIntV2 and RandomUniformInt on int32 are computed
+ * on the host with every argument in host memory, the plugin's int32
+ * convention. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +70,7 @@ static const struct random_op random_ops[] = {
     {"RandomUniform", UNIFORM, "uniform", true},
     {"RandomStandardNormal", NORMAL, "normal", true},
     {"TruncatedNormal", TRUNCATED, "truncated", true},
+    {"RandomUniformInt", UNIFORM_INT, "uniform_int", true},
     {"StatelessRandomGetKeyCounter", GET_KEY_COUNTER, NULL, false},
     {"StatelessRandomGetKeyCounterAlg", GET_KEY_COUNTER_ALG, NULL, false},
     {"StatelessRandomGetAlg", GET_ALG, NULL, false},
@@ -328,6 +333,61 @@ static bool run_real(struct ocl_op *op, struct random_kernel *k,
   return ocl_launch_1d(op, kernel, groups, argv, 4);
 }
 
+/* RandomUniformInt: minval and maxval checked, the output allocated, then
+ * (for a non-empty output only) minval < maxval and the generator's 256
+ * blocks per element reserved, in RandomUniformIntOp's order. */
+static void run_stateful_int(struct ocl_op *op, struct random_kernel *k)
+{
+  TF_Tensor *in[3] = {NULL};
+  int64_t dims[OCL_MAX_RANK];
+  for (int i = 0; i < 3; i++)
+    if ((in[i] = ocl_op_input(op, i)) == NULL)
+      return;
+  if (!scalar_bound(in[1], "minval", op->status) ||
+      !scalar_bound(in[2], "maxval", op->status))
+    return;
+  int rank = shape_from_tensor(in[0], dims, op->status);
+  TF_Tensor *out = rank >= 0 ? ocl_op_output(op, 0, k->dtype, dims, rank)
+                             : NULL;
+  if (out == NULL)
+    return;
+  int64_t n = ocl_tf.TensorElementCount(out);
+  if (n == 0)
+    return;
+  int64_t lo, hi;
+  if (k->dtype == TF_INT32) {
+    lo = *(const int32_t *)ocl_host_data(in[1]);
+    hi = *(const int32_t *)ocl_host_data(in[2]);
+  } else {
+    lo = *(const int64_t *)ocl_host_data(in[1]);
+    hi = *(const int64_t *)ocl_host_data(in[2]);
+  }
+  if (!(lo < hi))
+    return (void)ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                             "Need minval < maxval, got %lld >= %lld",
+                             (long long)lo, (long long)hi);
+  struct philox_state st;
+  pthread_mutex_lock(&k->lock);
+  st = k->state;
+  philox_skip(k->state.counter, (uint64_t)n * RESERVED_SAMPLES_PER_OUTPUT);
+  pthread_mutex_unlock(&k->lock);
+  if (k->dtype == TF_INT32) {
+    const uint64_t key = (uint64_t)st.key[0] | (uint64_t)st.key[1] << 32;
+    const uint64_t counter[2] = {
+        (uint64_t)st.counter[0] | (uint64_t)st.counter[1] << 32,
+        (uint64_t)st.counter[2] | (uint64_t)st.counter[3] << 32};
+    uniform_int32_host(&key, counter, (int32_t)lo,
+                       (uint32_t)hi - (uint32_t)lo, ocl_host_data(out), n);
+    return;
+  }
+  cl_ulong range = (cl_ulong)hi - (cl_ulong)lo;
+  const struct ocl_arg argv[] = {
+      OCL_TENSOR(out), OCL_LONG(n), OCL_BYTES(&st, sizeof(st)),
+      OCL_LONG(lo),    OCL_BYTES(&range, sizeof(range)),
+  };
+  ocl_launch_1d(op, &k->kernel, (size_t)((n + 1) / 2), argv, 5);
+}
+
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
 static void *random_create(TF_OpKernelConstruction *ctx, int index)
@@ -342,7 +402,10 @@ static void *random_create(TF_OpKernelConstruction *ctx, int index)
   k->op = op;
   pthread_mutex_init(&k->lock, NULL);
   if (op->kind <= UNIFORM_INT) {
-    ocl_tf.OpKernelConstruction_GetAttrType(ctx, "dtype", &k->dtype, status);
+    /* RandomUniformInt names its type Tout. */
+    ocl_tf.OpKernelConstruction_GetAttrType(
+        ctx, op->stateful && op->kind == UNIFORM_INT ? "Tout" : "dtype",
+        &k->dtype, status);
     if (ocl_tf.GetCode(status) != TF_OK)
       goto fail;
   }
@@ -460,6 +523,10 @@ static void random_compute(void *kernel, TF_OpKernelContext *ctx)
     get_key_counter(k, &op);
     goto done;
   }
+  if (k->op->stateful && k->op->kind == UNIFORM_INT) {
+    run_stateful_int(&op, k);
+    goto done;
+  }
   int num_inputs = k->op->stateful ? 1 : k->op->kind == UNIFORM_INT ? 6 : 4;
   for (int i = 0; i < num_inputs; i++)
     if ((in[i] = ocl_op_input(&op, i)) == NULL)
@@ -504,6 +571,237 @@ static void random_delete(void *kernel)
   free(k);
 }
 
+/* ---- Multinomial and StatelessMultinomial -------------------------------- */
+
+/* TensorFlow's CPU algorithm (random.cl), not its GPU one (Gumbel-max
+ * noise): for the same seed the CPU's numbers, as the stateless ops here
+ * give, where the CPU kernel runs as one shard (its answer then depends on
+ * nothing else; a larger batch split over threads reads the stream from
+ * per-shard offsets). The running sums are double on CPU devices with
+ * cl_khr_fp64 (TensorFlow's arithmetic) and float elsewhere. */
+enum { ML_FLOAT, ML_HALF, ML_DOUBLE, NUM_ML };
+static const struct ocl_program multinomial_programs[NUM_ML][2] = {
+    [ML_FLOAT] = {{"multinomial_float", ocl_cl_source_random,
+                   "-DMULTINOMIAL -DL_T=float"},
+                  {"multinomial_float_fp64", ocl_cl_source_random,
+                   "-DMULTINOMIAL -DL_T=float -DRANDOM_FP64"}},
+    [ML_HALF] = {{"multinomial_half", ocl_cl_source_random,
+                  "-DMULTINOMIAL -DL_T=half -DL_IS_HALF"},
+                 {"multinomial_half_fp64", ocl_cl_source_random,
+                  "-DMULTINOMIAL -DL_T=half -DL_IS_HALF -DRANDOM_FP64"}},
+    /* float64 logits take double throughout (the device needs fp64). */
+    [ML_DOUBLE] = {{"multinomial_double", ocl_cl_source_random,
+                    "-DMULTINOMIAL -DL_T=double -DL_IS_DOUBLE -DRANDOM_FP64"},
+                   {"multinomial_double_fp64", ocl_cl_source_random,
+                    "-DMULTINOMIAL -DL_T=double -DL_IS_DOUBLE -DRANDOM_FP64"}},
+};
+
+struct multinomial_kernel {
+  bool stateless;
+  TF_DataType dtype, out_type;
+  pthread_mutex_t lock;
+  struct philox_state state; /* Multinomial's generator */
+  /* [float sums, double sums] */
+  struct ocl_kernel cdf[2], sample[2];
+};
+
+static void *multinomial_create_common(TF_OpKernelConstruction *ctx,
+                                       bool stateless)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct multinomial_kernel *k = calloc(1, sizeof(*k));
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    return ocl_create_failed(ctx, status, k);
+  }
+  pthread_mutex_init(&k->lock, NULL);
+  k->stateless = stateless;
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
+  if (ocl_tf.GetCode(status) == TF_OK)
+    ocl_tf.OpKernelConstruction_GetAttrType(ctx, "output_dtype", &k->out_type,
+                                            status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    goto fail;
+  if (!stateless) {
+    int64_t seed = 0, seed2 = 0;
+    ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "seed", &seed, status);
+    if (ocl_tf.GetCode(status) == TF_OK)
+      ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "seed2", &seed2, status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      goto fail;
+    if (seed == 0 && seed2 == 0 && ocl_tf_determinism_required()) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "When determinism is enabled, random ops must have a "
+                     "seed specified.");
+      goto fail;
+    }
+    if (seed == 0 && seed2 == 0 &&
+        (getrandom(&seed, sizeof(seed), 0) != sizeof(seed) ||
+         getrandom(&seed2, sizeof(seed2), 0) != sizeof(seed2))) {
+      ocl_set_status(status, TF_INTERNAL, "getrandom failed");
+      goto fail;
+    }
+    k->state.key[0] = (cl_uint)(uint64_t)seed;
+    k->state.key[1] = (cl_uint)((uint64_t)seed >> 32);
+    k->state.counter[2] = (cl_uint)(uint64_t)seed2;
+    k->state.counter[3] = (cl_uint)((uint64_t)seed2 >> 32);
+  }
+  int p = k->dtype == TF_HALF ? ML_HALF : k->dtype == TF_DOUBLE ? ML_DOUBLE
+                                                                : ML_FLOAT;
+  for (int w = 0; w < 2; w++) {
+    ocl_kernel_init(&k->cdf[w], &multinomial_programs[p][w],
+                    "multinomial_cdf");
+    ocl_kernel_init(&k->sample[w], &multinomial_programs[p][w],
+                    k->out_type == TF_INT64 ? "multinomial_sample_long"
+                                            : "multinomial_sample_int");
+  }
+  ocl_tf.DeleteStatus(status);
+  return k;
+fail:
+  pthread_mutex_destroy(&k->lock);
+  return ocl_create_failed(ctx, status, k);
+}
+
+static void *multinomial_create(TF_OpKernelConstruction *ctx)
+{
+  return multinomial_create_common(ctx, false);
+}
+static void *stateless_multinomial_create(TF_OpKernelConstruction *ctx)
+{
+  return multinomial_create_common(ctx, true);
+}
+
+static void multinomial_delete(void *kernel)
+{
+  struct multinomial_kernel *k = kernel;
+  if (k == NULL)
+    return;
+  pthread_mutex_destroy(&k->lock);
+  free(k);
+}
+
+static bool shape_fails(struct ocl_op *op, const TF_Tensor *t,
+                        const char *what)
+{
+  int64_t dims[OCL_MAX_RANK];
+  char text[160];
+  int rank = ocl_op_dims(op, t, dims);
+  if (rank < 0)
+    return true;
+  ocl_shape_format(dims, rank, text, sizeof(text));
+  ocl_op_fail(op, TF_INVALID_ARGUMENT, "%s, got shape %s", what, text);
+  return true;
+}
+
+static void multinomial_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct multinomial_kernel *k = kernel;
+  struct ocl_op op;
+  TF_Tensor *in[3] = {NULL};
+  int64_t dims[OCL_MAX_RANK];
+  struct philox_state st = {{0, 0}, {0, 0, 0, 0}};
+
+  ocl_op_begin(&op, ctx);
+  for (int i = 0; i < (k->stateless ? 3 : 2); i++)
+    if ((in[i] = ocl_op_input(&op, i)) == NULL)
+      goto out;
+  if (k->stateless) {
+    int rank = ocl_op_dims(&op, in[2], dims);
+    if (rank < 0)
+      goto out;
+    if (!(rank == 1 && dims[0] == 2)) {
+      char text[160];
+      ocl_shape_format(dims, rank, text, sizeof(text));
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT, "seed must have shape [2], not %s",
+                  text);
+      goto out;
+    }
+    /* GenerateKey, and a fresh generator at (counter, key). */
+    uint64_t key, counter[2];
+    generate_key(in[2], &key, counter);
+    st.key[0] = (cl_uint)key;
+    st.key[1] = (cl_uint)(key >> 32);
+    st.counter[0] = (cl_uint)counter[0];
+    st.counter[1] = (cl_uint)(counter[0] >> 32);
+    st.counter[2] = (cl_uint)counter[1];
+    st.counter[3] = (cl_uint)(counter[1] >> 32);
+  }
+  if (ocl_tf.NumDims(in[0]) != 2) {
+    shape_fails(&op, in[0], "logits should be a matrix");
+    goto out;
+  }
+  if (ocl_tf.NumDims(in[1]) != 0) {
+    shape_fails(&op, in[1], "num_samples should be a scalar");
+    goto out;
+  }
+  int32_t samples = *(const int32_t *)ocl_host_data(in[1]);
+  if (samples < 0) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "num_samples should be non-negative, got %d", samples);
+    goto out;
+  }
+  if (ocl_op_dims(&op, in[0], dims) < 0)
+    goto out;
+  if (dims[0] > INT32_MAX) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT, "batch_size cannot exceed max int");
+    goto out;
+  }
+  if (dims[1] > INT32_MAX) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "num_classes cannot exceed max int");
+    goto out;
+  }
+  if (dims[1] <= 0) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "num_classes should be positive, got %d", (int)dims[1]);
+    goto out;
+  }
+  int64_t out_dims[2] = {dims[0], samples};
+  TF_Tensor *y = ocl_op_output(&op, 0, k->out_type, out_dims, 2);
+  int64_t n = dims[0] * (int64_t)samples;
+  if (y == NULL || n == 0)
+    goto out;
+  if (!k->stateless) {
+    /* ReserveRandomOutputs with the CPU kernel's count: two words per
+     * sample, rounded up to 4 samples. */
+    uint64_t ceil4 = ((uint64_t)samples + 3) / 4 * 4 * 2;
+    pthread_mutex_lock(&k->lock);
+    st = k->state;
+    philox_skip(k->state.counter, (uint64_t)dims[0] * ceil4 *
+                                      RESERVED_SAMPLES_PER_OUTPUT);
+    pthread_mutex_unlock(&k->lock);
+  }
+  const struct ocl_device_info *info = ocl_op_info(&op);
+  if (info == NULL)
+    goto out;
+  if (k->dtype == TF_DOUBLE && !info->has_fp64) {
+    ocl_op_fail(&op, TF_UNIMPLEMENTED,
+                "Multinomial of float64 logits needs an OpenCL device with "
+                "cl_khr_fp64; OpenCL device %d has none",
+                info->ordinal);
+    goto out;
+  }
+  int wide = k->dtype == TF_DOUBLE || (info->cpu_shape && info->has_fp64);
+  TF_Tensor *cdf = ocl_op_temp(&op, wide ? TF_DOUBLE : TF_FLOAT,
+                               dims[0] * dims[1]);
+  TF_Tensor *totals =
+      cdf != NULL ? ocl_op_temp(&op, wide ? TF_DOUBLE : TF_FLOAT, dims[0])
+                  : NULL;
+  if (totals == NULL)
+    goto out;
+  const struct ocl_arg cdf_args[] = {OCL_TENSOR(in[0]), OCL_TENSOR(cdf),
+                                     OCL_TENSOR(totals), OCL_INT(dims[0]),
+                                     OCL_INT(dims[1])};
+  const struct ocl_arg sample_args[] = {
+      OCL_TENSOR(cdf), OCL_TENSOR(totals),  OCL_TENSOR(y),
+      OCL_LONG(n),     OCL_INT(samples),    OCL_INT(dims[1]),
+      OCL_BYTES(&st, sizeof(st))};
+  if (ocl_launch_rows(&op, &k->cdf[wide], (size_t)dims[0], cdf_args, 5))
+    ocl_launch_1d(&op, &k->sample[wide], (size_t)n, sample_args, 7);
+out:
+  ocl_op_end(&op);
+}
+
 #define NUM_RANDOM_OPS ((int)(sizeof(random_ops) / sizeof(random_ops[0])))
 _Static_assert(NUM_RANDOM_OPS <= OCL_MAX_FAMILY_OPS,
                "one create function per random op");
@@ -517,11 +815,42 @@ void ocl_register_random_kernels(void)
   static const char *const int32_args[] = {
       "shape", "key", "counter", "alg", "minval", "maxval", "output", NULL};
   static const char *const stateful_args[] = {"shape", NULL};
+  static const char *const stateful_int_args[] = {"shape", "minval", "maxval",
+                                                  NULL};
+  static const char *const stateful_int32_args[] = {"shape", "minval",
+                                                    "maxval", "output", NULL};
   static const char *const seed_args[] = {"seed", "key", "counter", NULL};
   static const char *const seed_alg_args[] = {"seed", "key", "counter", "alg",
                                               NULL};
   static const char *const alg_args[] = {"alg", NULL};
   static const TF_DataType real_types[] = {TF_FLOAT, TF_HALF};
+  /* Multinomial as TensorFlow's GPU registers it: half, float and double
+   * logits, num_samples (and the seed) in host memory. */
+  static const char *const multinomial_args[] = {"num_samples", NULL};
+  static const char *const stateless_multinomial_args[] = {"num_samples",
+                                                           "seed", NULL};
+  static const TF_DataType logit_types[] = {TF_FLOAT, TF_HALF, TF_DOUBLE};
+  for (size_t t = 0; t < sizeof(logit_types) / sizeof(logit_types[0]); t++)
+    for (int w = 0; w < 2; w++) {
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = "Multinomial",
+          .create = multinomial_create,
+          .compute = multinomial_compute,
+          .destroy = multinomial_delete,
+          .type_attrs = {"T", "output_dtype"},
+          .types = {logit_types[t], w ? TF_INT64 : TF_INT32},
+          .host_args = multinomial_args,
+      });
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = "StatelessMultinomial",
+          .create = stateless_multinomial_create,
+          .compute = multinomial_compute,
+          .destroy = multinomial_delete,
+          .type_attrs = {"T", "output_dtype"},
+          .types = {logit_types[t], w ? TF_INT64 : TF_INT32},
+          .host_args = stateless_multinomial_args,
+      });
+    }
   static const TF_DataType int_types[] = {TF_INT32, TF_INT64};
 
   for (int i = 0; i < NUM_RANDOM_OPS; i++) {
@@ -543,9 +872,13 @@ void ocl_register_random_kernels(void)
       break;
     case UNIFORM_INT:
       for (size_t t = 0; t < sizeof(int_types) / sizeof(int_types[0]); t++) {
-        spec.type_attrs[0] = "dtype";
+        bool int32 = int_types[t] == TF_INT32;
+        spec.type_attrs[0] = op->stateful ? "Tout" : "dtype";
         spec.types[0] = int_types[t];
-        spec.host_args = int_types[t] == TF_INT32 ? int32_args : int_args;
+        if (op->stateful)
+          spec.host_args = int32 ? stateful_int32_args : stateful_int_args;
+        else
+          spec.host_args = int32 ? int32_args : int_args;
         ocl_register_kernel(&spec);
       }
       break;

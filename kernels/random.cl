@@ -189,6 +189,17 @@ RANDOM_KERNELS(truncated)
 
 /* UniformDistribution<int64>: two samples per value, two values per
  * block; lo + bits % range in two's complement (SignedAdd). */
+static void fill_int(__global long *o, long n, long g, uint2 k, uint4 c,
+                     long lo, ulong range)
+{
+  uint4 s = philox_block(philox_skip(c, (ulong)g), k);
+  ulong b0 = (ulong)s.x | ((ulong)s.y << 32);
+  ulong b1 = (ulong)s.z | ((ulong)s.w << 32);
+  o[g * 2] = (long)((ulong)lo + b0 % range);
+  if (g * 2 + 1 < n)
+    o[g * 2 + 1] = (long)((ulong)lo + b1 % range);
+}
+
 __kernel void uniform_int_kc(OCL_TENSOR_ARG(long, out), long n,
                              OCL_TENSOR_ARG(const ulong, key),
                              OCL_TENSOR_ARG(const ulong, counter), long lo,
@@ -199,17 +210,121 @@ __kernel void uniform_int_kc(OCL_TENSOR_ARG(long, out), long n,
   ulong k64 = OCL_PTR(const ulong, key)[0];
   __global const ulong *c64 = OCL_PTR(const ulong, counter);
   ulong c0 = c64[0], c1 = c64[1];
-  uint4 s = philox_block(
-      philox_skip((uint4)((uint)c0, (uint)(c0 >> 32), (uint)c1,
-                          (uint)(c1 >> 32)),
-                  (ulong)g),
-      (uint2)((uint)k64, (uint)(k64 >> 32)));
-  __global long *o = OCL_PTR(long, out);
-  ulong b0 = (ulong)s.x | ((ulong)s.y << 32);
-  ulong b1 = (ulong)s.z | ((ulong)s.w << 32);
-  o[g * 2] = (long)((ulong)lo + b0 % range);
-  if (g * 2 + 1 < n)
-    o[g * 2 + 1] = (long)((ulong)lo + b1 % range);
+  fill_int(OCL_PTR(long, out), n, g, (uint2)((uint)k64, (uint)(k64 >> 32)),
+           (uint4)((uint)c0, (uint)(c0 >> 32), (uint)c1, (uint)(c1 >> 32)),
+           lo, range);
+}
+
+/* RandomUniformInt (stateful): the generator state by value. */
+__kernel void uniform_int_st(OCL_TENSOR_ARG(long, out), long n, philox_t st,
+                             long lo, ulong range)
+{
+  long g = get_global_id(0);
+  OCL_GUARD(g * 2, n);
+  fill_int(OCL_PTR(long, out), n, g, (uint2)(st.key[0], st.key[1]),
+           (uint4)(st.counter[0], st.counter[1], st.counter[2],
+                   st.counter[3]),
+           lo, range);
 }
 
 #endif
+
+#if defined(MULTINOMIAL)
+/* Multinomial and StatelessMultinomial (random.c) as TensorFlow's CPU
+ * kernel draws them: per row, the running sum of exp(logit - max) over the
+ * finite logits (max over the finite ones, from T's lowest value), then
+ * each sample a double from the next two 32-bit words of one Philox stream
+ * (Uint64ToDouble: 20 bits of the first, all of the second) times the
+ * row's total, and the first class whose running sum exceeds it (an
+ * upper bound: num_classes where none does). Sample j of row b takes the
+ * stream's double b * num_samples + j, as the CPU kernel's single shard
+ * reads them. ACC is double with -DRANDOM_FP64, else float (a sample can
+ * then fall on the other side of a class boundary within float
+ * rounding). L_T is the logits' storage. */
+#ifdef RANDOM_HAS_FP64
+#define ACC double
+#else
+#define ACC float
+#endif
+#if defined(L_IS_HALF)
+#define LOGIT(p, i) ((ACC)vload_half((i), (p)))
+#define L_LOWEST (-65504.0f)
+#elif defined(L_IS_DOUBLE)
+#define LOGIT(p, i) ((ACC)(p)[i])
+#define L_LOWEST (-DBL_MAX)
+#else
+#define LOGIT(p, i) ((ACC)(p)[i])
+#define L_LOWEST (-FLT_MAX)
+#endif
+
+/* One work-item per row: cdf[b, :] and totals[b]. */
+__kernel void multinomial_cdf(OCL_TENSOR_ARG(const L_T, logits),
+                              OCL_TENSOR_ARG(ACC, cdf),
+                              OCL_TENSOR_ARG(ACC, totals), int rows,
+                              int classes)
+{
+  int b = get_global_id(0);
+  OCL_GUARD(b, rows);
+  const __global L_T *row = OCL_PTR(const L_T, logits) + (long)b * classes;
+  __global ACC *c = OCL_PTR(ACC, cdf) + (long)b * classes;
+  ACC max = (ACC)L_LOWEST;
+  for (int j = 0; j < classes; j++) {
+    ACC v = LOGIT(row, j);
+    if (isfinite(v) && v > max)
+      max = v;
+  }
+  ACC total = 0;
+  for (int j = 0; j < classes; j++) {
+    ACC v = LOGIT(row, j);
+    if (isfinite(v))
+      total += exp(v - max);
+    c[j] = total;
+  }
+  OCL_PTR(ACC, totals)[b] = total;
+}
+
+/* One work-item per sample. */
+#define MULTINOMIAL_SAMPLE(OUT_T)                                            \
+  __kernel void multinomial_sample_##OUT_T(                                 \
+      OCL_TENSOR_ARG(const ACC, cdf), OCL_TENSOR_ARG(const ACC, totals),    \
+      OCL_TENSOR_ARG(OUT_T, out), long count, int samples, int classes,     \
+      philox_t st)                                                          \
+  {                                                                         \
+    long i = get_global_id(0);                                              \
+    OCL_GUARD(i, count);                                                    \
+    long b = i / samples;                                                   \
+    uint4 s = philox_block(                                                 \
+        philox_skip((uint4)(st.counter[0], st.counter[1], st.counter[2],    \
+                            st.counter[3]),                                 \
+                    (ulong)i / 2),                                          \
+        (uint2)(st.key[0], st.key[1]));                                     \
+    uint x0 = (i & 1) ? s.z : s.x, x1 = (i & 1) ? s.w : s.y;                \
+    ACC u = uniform_double(x0, x1);                                         \
+    ACC to_find = u * OCL_PTR(const ACC, totals)[b];                        \
+    const __global ACC *c = OCL_PTR(const ACC, cdf) + b * classes;          \
+    int lo = 0, hi = classes;                                               \
+    while (lo < hi) {                                                       \
+      int mid = lo + (hi - lo) / 2;                                         \
+      if (c[mid] > to_find)                                                 \
+        hi = mid;                                                           \
+      else                                                                  \
+        lo = mid + 1;                                                       \
+    }                                                                       \
+    OCL_PTR(OUT_T, out)[i] = (OUT_T)lo;                                     \
+  }
+
+/* Uint64ToDouble: [0, 1) from 52 mantissa bits. */
+static ACC uniform_double(uint x0, uint x1)
+{
+#ifdef RANDOM_HAS_FP64
+  ulong bits = ((ulong)1023 << 52) | ((ulong)(x0 & 0xfffffu) << 32) | x1;
+  return as_double(bits) - 1.0;
+#else
+  return (float)(x0 & 0xfffffu) * (1.0f / 1048576.0f) +
+         (float)x1 * (1.0f / 4503599627370496.0f);
+#endif
+}
+
+MULTINOMIAL_SAMPLE(int)
+MULTINOMIAL_SAMPLE(long)
+#endif /* MULTINOMIAL */

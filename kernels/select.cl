@@ -148,6 +148,197 @@ __kernel void topk_small(OCL_TENSOR_ARG(const T, x),
     OCL_PTR(int, indices)[(ulong)row * k + i] = (int)j;
   }
 }
+
+/* ---- Unique and UniqueWithCounts (select.c) ---------------------------------
+ * The values sorted with their indices (keys as TopKV2's, ascending: equal
+ * values adjacent, the lowest index first), then: a segment of equal
+ * values starts where a value differs from the one before (NaN differs from
+ * everything, so every NaN is a value of its own; -0 equals +0 in float,
+ * not in half, where TensorFlow's CPU kernel hashes the bits of a value
+ * that compares equal: -0 and +0 fall apart there), its head
+ * is the value's first occurrence; Where's compaction lists the heads in
+ * input order (the uniques' order) and in sorted order (the segments). */
+static bool same_value(__global const T *x, uint a, uint b)
+{
+#if defined(T_IS_HALF)
+  return x[a] == x[b] && !isnan(vload_half(a, (__global const half *)x));
+#else
+  return x[a] == x[b];
+#endif
+}
+
+/* A key's value half: ordered_bits, with half's -0 below +0 rather than
+ * equal to it. */
+static uint unique_bits(__global const T *x, uint i)
+{
+#if defined(T_IS_HALF)
+  uint u = as_uint(vload_half(i, (__global const half *)x));
+  return (u & 0x80000000u) ? ~u : u | 0x80000000u;
+#else
+  return ordered_bits(x, i);
+#endif
+}
+
+/* keys[j]: value then index, ascending; all ones past n. */
+__kernel void unique_keys(OCL_TENSOR_ARG(const T, x),
+                          OCL_TENSOR_ARG(ulong, keys), uint n, uint npad)
+{
+  uint j = get_global_id(0);
+  OCL_GUARD(j, npad);
+  OCL_PTR(ulong, keys)[j] =
+      j < n ? ((ulong)unique_bits(OCL_PTR(const T, x), j) << 32) | j
+            : ~(ulong)0;
+}
+
+/* heads[s]: sorted position s starts a segment; firsts[j]: input element j
+ * is its value's first occurrence. */
+__kernel void unique_flags(OCL_TENSOR_ARG(const T, x),
+                           OCL_TENSOR_ARG(const ulong, keys),
+                           OCL_TENSOR_ARG(uchar, heads),
+                           OCL_TENSOR_ARG(uchar, firsts), uint n)
+{
+  uint s = get_global_id(0);
+  OCL_GUARD(s, n);
+  __global const ulong *k = OCL_PTR(const ulong, keys);
+  uint j = (uint)k[s];
+  bool head = s == 0 || !same_value(OCL_PTR(const T, x), j, (uint)k[s - 1]);
+  OCL_PTR(uchar, heads)[s] = head;
+  OCL_PTR(uchar, firsts)[j] = head;
+}
+
+/* y[u] = x[firsts[u]] (the bits as they are), and the unique number of
+ * each first occurrence. */
+__kernel void unique_values(OCL_TENSOR_ARG(const T, x),
+                            OCL_TENSOR_ARG(const long, firsts),
+                            OCL_TENSOR_ARG(T, y), OCL_TENSOR_ARG(uint, uid),
+                            uint uniques)
+{
+  uint u = get_global_id(0);
+  OCL_GUARD(u, uniques);
+  uint j = (uint)OCL_PTR(const long, firsts)[u];
+  OCL_PTR(T, y)[u] = OCL_PTR(const T, x)[j];
+  OCL_PTR(uint, uid)[j] = u;
+}
+
+/* The segment holding sorted position s: the last start at or before it. */
+static uint segment_of(__global const long *starts, uint segments, uint s)
+{
+  uint lo = 0, hi = segments - 1;
+  while (lo < hi) {
+    uint mid = hi - (hi - lo) / 2;
+    if ((uint)starts[mid] <= s)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* idx[j] for the element at sorted position s: its segment head's unique
+ * number; count[u]: its segment's length. IDX_T is out_idx's type. */
+#define UNIQUE_INDEX(IDX_T)                                                   \
+  __kernel void unique_index_##IDX_T(                                        \
+      OCL_TENSOR_ARG(const ulong, keys), OCL_TENSOR_ARG(const long, starts), \
+      OCL_TENSOR_ARG(const uint, uid), OCL_TENSOR_ARG(IDX_T, idx), uint n,   \
+      uint segments)                                                         \
+  {                                                                          \
+    uint s = get_global_id(0);                                               \
+    OCL_GUARD(s, n);                                                         \
+    __global const ulong *k = OCL_PTR(const ulong, keys);                    \
+    __global const long *st = OCL_PTR(const long, starts);                   \
+    uint head = (uint)k[st[segment_of(st, segments, s)]];                    \
+    OCL_PTR(IDX_T, idx)[(uint)k[s]] = (IDX_T)OCL_PTR(const uint, uid)[head]; \
+  }                                                                          \
+  __kernel void unique_counts_##IDX_T(                                       \
+      OCL_TENSOR_ARG(const ulong, keys), OCL_TENSOR_ARG(const long, starts), \
+      OCL_TENSOR_ARG(const uint, uid), OCL_TENSOR_ARG(IDX_T, count), uint n, \
+      uint segments)                                                         \
+  {                                                                          \
+    uint g = get_global_id(0);                                               \
+    OCL_GUARD(g, segments);                                                  \
+    __global const long *st = OCL_PTR(const long, starts);                   \
+    ulong end = g + 1 < segments ? (ulong)st[g + 1] : (ulong)n;              \
+    uint head = (uint)OCL_PTR(const ulong, keys)[st[g]];                     \
+    OCL_PTR(IDX_T, count)[OCL_PTR(const uint, uid)[head]] =                  \
+        (IDX_T)(end - (ulong)st[g]);                                         \
+  }
+UNIQUE_INDEX(int)
+UNIQUE_INDEX(long)
+
+/* UniqueV2 and UniqueWithCountsV2 along an axis of slices of more than one
+ * element: x as [outer, slices, inner]; slice j's representative is the
+ * first slice equal to it element by element (itself where none before
+ * is: a slice holding NaN equals no other). A work-item per slice walks the
+ * slices before it, each comparison stopping at the first difference. */
+__kernel void unique_slice_rep(OCL_TENSOR_ARG(const T, x),
+                               OCL_TENSOR_ARG(uint, rep),
+                               OCL_TENSOR_ARG(uchar, firsts), uint outer,
+                               uint slices, uint inner)
+{
+  uint j = get_global_id(0);
+  OCL_GUARD(j, slices);
+  __global const T *p = OCL_PTR(const T, x);
+  uint found = j;
+  for (uint i = 0; i < j && found == j; i++) {
+    bool equal = true;
+    for (uint o = 0; o < outer && equal; o++) {
+      ulong a = ((ulong)o * slices + i) * inner, b = ((ulong)o * slices + j) * inner;
+      for (uint q = 0; q < inner && equal; q++)
+        equal = same_value(p, (uint)(a + q), (uint)(b + q));
+    }
+    if (equal)
+      found = i;
+  }
+  OCL_PTR(uint, rep)[j] = found;
+  OCL_PTR(uchar, firsts)[j] = found == j;
+}
+
+/* uid[first_at[u]] = u. */
+__kernel void unique_slice_uid(OCL_TENSOR_ARG(const long, first_at),
+                               OCL_TENSOR_ARG(uint, uid), uint uniques)
+{
+  uint u = get_global_id(0);
+  OCL_GUARD(u, uniques);
+  OCL_PTR(uint, uid)[(uint)OCL_PTR(const long, first_at)[u]] = u;
+}
+
+/* y[o, u, q] = x[o, first_at[u], q], a work-item per element of y. */
+__kernel void unique_slice_gather(OCL_TENSOR_ARG(const T, x),
+                                  OCL_TENSOR_ARG(const long, first_at),
+                                  OCL_TENSOR_ARG(T, y), uint slices,
+                                  uint uniques, uint inner, ulong total)
+{
+  ulong e = get_global_id(0);
+  OCL_GUARD(e, total);
+  ulong q = e % inner, r = e / inner;
+  ulong u = r % uniques, o = r / uniques;
+  ulong from = (o * slices + (ulong)OCL_PTR(const long, first_at)[u]) * inner + q;
+  OCL_PTR(T, y)[e] = OCL_PTR(const T, x)[from];
+}
+
+/* idx[j] = uid[rep[j]]; tally[idx[j]] counted (integer atomics: the
+ * totals do not depend on the order). */
+#define UNIQUE_SLICE_INDEX(IDX_T)                                            \
+  __kernel void unique_slice_index_##IDX_T(                                 \
+      OCL_TENSOR_ARG(const uint, rep), OCL_TENSOR_ARG(const uint, uid),     \
+      OCL_TENSOR_ARG(IDX_T, idx), OCL_TENSOR_ARG(uint, tally), uint slices) \
+  {                                                                         \
+    uint j = get_global_id(0);                                              \
+    OCL_GUARD(j, slices);                                                   \
+    uint u = OCL_PTR(const uint, uid)[OCL_PTR(const uint, rep)[j]];         \
+    OCL_PTR(IDX_T, idx)[j] = (IDX_T)u;                                      \
+    atomic_inc(OCL_PTR(uint, tally) + u);                                   \
+  }                                                                         \
+  __kernel void unique_slice_counts_##IDX_T(                                \
+      OCL_TENSOR_ARG(const uint, tally), OCL_TENSOR_ARG(IDX_T, count),      \
+      uint uniques)                                                         \
+  {                                                                         \
+    uint u = get_global_id(0);                                              \
+    OCL_GUARD(u, uniques);                                                  \
+    OCL_PTR(IDX_T, count)[u] = (IDX_T)OCL_PTR(const uint, tally)[u];        \
+  }
+UNIQUE_SLICE_INDEX(int)
+UNIQUE_SLICE_INDEX(long)
 #endif /* !WHERE && !IN_TOP_K */
 
 #if defined(WHERE)

@@ -980,6 +980,105 @@ static void fused_cases(const struct ref_op *op, TF_DataType dtype,
   rejected_shapes(out, o, dtype, &base);
 }
 
+/* ---- The V1 3-D gradients -------------------------------------------------- */
+
+/* Conv3DBackpropInput and Conv3DBackpropFilter take the input (filter)
+ * itself where the V2 ops take its shape, and have no data_format: their
+ * cases are the V2 ops' NDHWC cases with that shape vector made a random
+ * tensor of the shape it holds, their reference the V2 ops' on it. */
+static const char *conv3d_v2_of(const char *op)
+{
+  return strcmp(op, "Conv3DBackpropInput") == 0 ? "Conv3DBackpropInputV2"
+                                                : "Conv3DBackpropFilterV2";
+}
+
+static int conv3d_v1_shape_input(const char *op)
+{
+  return strcmp(op, "Conv3DBackpropInput") == 0 ? 0 : 1;
+}
+
+static void conv3d_v1_cases(const struct ref_op *op, TF_DataType dtype,
+                            struct ref_cases *out)
+{
+  const struct ref_op v2 = {.op = conv3d_v2_of(op->op)};
+  struct ref_cases all = {0};
+  int k = conv3d_v1_shape_input(op->op);
+  conv3d_cases(&v2, dtype, &all);
+  for (int i = 0; i < all.count; i++) {
+    const struct ref_case *src = &all.items[i];
+    const struct ref_tensor *sizes = &src->inputs[k];
+    int64_t dims[5];
+    bool valid = src->num_inputs == 3 && sizes->rank == 1 &&
+                 sizes->elements == 5 &&
+                 !strcmp(ref_case_attr_string_or(src, "data_format", "NDHWC"),
+                         "NDHWC");
+    for (int j = 0; valid && j < 5; j++) {
+      dims[j] = (int64_t)sizes->v[j];
+      valid = dims[j] >= 0;
+    }
+    if (!valid)
+      continue;
+    struct ref_case *c = ref_case_add(out, op->op, "%s%s", op->op,
+                                      src->label + strlen(v2.op));
+    for (int a = 0; a < src->num_attrs; a++) {
+      const struct tfocl_attr *attr = &src->attrs[a];
+      if (!strcmp(attr->name, "data_format"))
+        continue;
+      switch (attr->kind) {
+      case TFOCL_ATTR_INT_LIST:
+        ref_case_attr_ints(c, attr->name, attr->value.ints.items,
+                           attr->value.ints.count);
+        break;
+      case TFOCL_ATTR_STRING:
+        ref_case_attr_string(c, attr->name, attr->value.s);
+        break;
+      case TFOCL_ATTR_INT:
+        ref_case_attr_int(c, attr->name, attr->value.i);
+        break;
+      case TFOCL_ATTR_TYPE:
+        ref_case_attr_type(c, attr->name, attr->value.type);
+        break;
+      default:
+        break;
+      }
+    }
+    for (int j = 0; j < src->num_inputs; j++) {
+      const struct ref_tensor *t = &src->inputs[j];
+      if (j == k)
+        ref_case_input(c, dtype, dims, 5, REF_ANY);
+      else
+        ref_case_input_values(c, t->dtype, t->dims, t->rank, t->v);
+    }
+    c->expect_code = src->expect_code;
+  }
+  ref_cases_finish(&all);
+}
+
+static int conv3d_v1_compute(const struct ref_case *c, struct ref_tensor *out,
+                             char *error, int error_len)
+{
+  int k = conv3d_v1_shape_input(c->op);
+  const struct ref_tensor *t = &c->inputs[k];
+  struct ref_case *v2 = malloc(sizeof(*v2));
+  struct ref_tensor sizes;
+  if (v2 == NULL ||
+      !ref_tensor_alloc(&sizes, TF_INT32, (int64_t[]){t->rank}, 1)) {
+    free(v2);
+    snprintf(error, (size_t)error_len, "out of host memory");
+    return -1;
+  }
+  /* A shallow copy: its attributes still point into c's arena. */
+  *v2 = *c;
+  snprintf(v2->op, sizeof(v2->op), "%s", conv3d_v2_of(c->op));
+  for (int j = 0; j < t->rank; j++)
+    sizes.v[j] = (double)t->dims[j];
+  v2->inputs[k] = sizes;
+  int n = conv_compute(v2, out, error, error_len);
+  ref_tensor_finish(&sizes);
+  free(v2);
+  return n;
+}
+
 #define TOL 1e-5, 1e-4
 
 const struct ref_op ref_ops_conv[] = {
@@ -995,5 +1094,8 @@ const struct ref_op ref_ops_conv[] = {
     {"Conv3DBackpropInputV2", TOL, REF_ANY, conv3d_cases, conv_compute},
     {"Conv3DBackpropFilterV2", TOL, REF_ANY, conv3d_cases, conv_compute},
     {"_FusedConv2D", TOL, REF_ANY, fused_cases, conv_compute},
+    {"Conv3DBackpropInput", TOL, REF_ANY, conv3d_v1_cases, conv3d_v1_compute},
+    {"Conv3DBackpropFilter", TOL, REF_ANY, conv3d_v1_cases,
+     conv3d_v1_compute},
     {.op = NULL},
 };

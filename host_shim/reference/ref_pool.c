@@ -1,6 +1,7 @@
 /* References of the pooling ops (kernels/pool.c), in float64: MaxPool,
  * MaxPoolV2, AvgPool, MaxPool3D, AvgPool3D, their gradients and the max
- * pools' second gradients. Batch normalisation is ref_pool_bn.c.
+ * pools' second gradients, MaxPoolWithArgmax and its gradients, LRN and
+ * LRNGrad. Batch normalisation is ref_pool_bn.c.
  *
  * Semantics are TensorFlow's CPU kernels': MaxPool and MaxPool3D start
  * from the lowest finite value of the dtype and take strictly greater
@@ -817,6 +818,351 @@ static void pool3d_grad_grad_cases(const struct ref_op *op, TF_DataType dtype,
       out->items[i].expect_code = TF_INVALID_ARGUMENT;
 }
 
+/* ---- MaxPoolWithArgmax and its gradients --------------------------------- */
+
+/* The argmax of a flat input index i of batch n: ((n * H + h) * W + w) * C
+ * + c with include_batch_in_index, else less the n term. */
+static int64_t argmax_base(const struct pool *p, int64_t n, bool with_batch)
+{
+  return with_batch ? 0 : n * p->in[1] * p->in[2] * p->depth;
+}
+
+/* MaxPoolWithArgmax: the first strictly greater element of each window
+ * (from the lowest finite value; -1 where none is). MaxPoolGradWithArgmax:
+ * each gradient added at its argmax, in output order.
+ * MaxPoolGradGradWithArgmax: the input-shaped gradient at each argmax. */
+static int argmax_compute(const struct ref_case *c, struct ref_tensor *out,
+                          char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0];
+  bool with_batch = ref_case_attr_bool_or(c, "include_batch_in_index", false);
+  struct pool p;
+  int64_t o[3], lo[3], hi[3], i[3];
+  if (x->rank != 4 || !pool_of(c, x->dims, &p)) {
+    snprintf(error, (size_t)error_len, "bad pooling");
+    return -1;
+  }
+  if (!strcmp(c->op, "MaxPoolWithArgmax")) {
+    ref_tensor_alloc(&out[0], x->dtype, p.out_dims, 4);
+    ref_tensor_alloc(&out[1], TF_INT64, p.out_dims, 4);
+    FOR_OUTPUTS(&p, n, ch, o) {
+      window(&p, o, lo, hi);
+      double best = lowest(x->dtype);
+      int64_t best_at = -1;
+      FOR_WINDOW(lo, hi, i) {
+        int64_t at_in = at(&p, n, ch, 0, i[1], i[2], p.in);
+        if (x->v[at_in] > best) {
+          best = x->v[at_in];
+          best_at = at_in - argmax_base(&p, n, with_batch);
+        }
+      }
+      int64_t at_out = at(&p, n, ch, 0, o[1], o[2], p.out);
+      out[0].v[at_out] = best;
+      out[1].v[at_out] = (double)best_at;
+    }
+    return 2;
+  }
+  const struct ref_tensor *g = &c->inputs[1], *arg = &c->inputs[2];
+  bool grad = !strcmp(c->op, "MaxPoolGradWithArgmax");
+  if (!same_shape(g, grad ? p.out_dims : x->dims, 4) ||
+      !same_shape(arg, p.out_dims, 4)) {
+    snprintf(error, (size_t)error_len, "shapes differ");
+    return -1;
+  }
+  int64_t per_out = p.out[1] * p.out[2] * p.depth;
+  ref_tensor_alloc(&out[0], x->dtype, grad ? x->dims : p.out_dims, 4);
+  for (int64_t j = 0; j < arg->elements; j++) {
+    int64_t n = j / per_out;
+    int64_t at_in = (int64_t)arg->v[j] + argmax_base(&p, n, with_batch);
+    if (at_in < 0 || at_in >= x->elements)
+      continue;
+    if (grad)
+      out[0].v[at_in] += g->v[j];
+    else
+      out[0].v[j] = g->v[at_in];
+  }
+  for (int64_t j = 0; j < out[0].elements; j++)
+    out[0].v[j] = ref_round_to(x->dtype, out[0].v[j]);
+  return 1;
+}
+
+/* One case: x of [n, h, w, depth] (values, or random distinct-ish), the
+ * window and stride square; the gradients' argmax from MaxPoolWithArgmax
+ * of x. */
+static void argmax_case(struct ref_cases *out, const struct ref_op *op,
+                        TF_DataType dtype, const int64_t *dims, int64_t win,
+                        int64_t str, const char *padding, bool with_batch,
+                        const double *values, const char *what)
+{
+  struct ref_case *c = ref_case_add(
+      out, op->op, "%s %s [%lld,%lld,%lld,%lld] %lldx%lld/%lld %s%s", op->op,
+      what, (long long)dims[0], (long long)dims[1], (long long)dims[2],
+      (long long)dims[3], (long long)win, (long long)win, (long long)str,
+      padding, with_batch ? " batch in index" : "");
+  int64_t k[4] = {1, win, win, 1}, s[4] = {1, str, str, 1};
+  ref_case_attr_ints(c, "ksize", k, 4);
+  ref_case_attr_ints(c, "strides", s, 4);
+  ref_case_attr_string(c, "padding", padding);
+  ref_case_attr_bool(c, "include_batch_in_index", with_batch);
+  if (strcmp(op->op, "MaxPoolGradWithArgmax") &&
+      strcmp(op->op, "MaxPoolGradGradWithArgmax")) {
+    if (values != NULL)
+      ref_case_input_values(c, dtype, dims, 4, values);
+    else
+      ref_case_input(c, dtype, dims, 4, REF_ANY);
+    return;
+  }
+  ref_case_attr_type(c, "Targmax", TF_INT64);
+  const struct ref_tensor *x =
+      values != NULL ? ref_case_input_values(c, dtype, dims, 4, values)
+                     : ref_case_input(c, dtype, dims, 4, REF_ANY);
+  struct pool p;
+  int64_t out_dims[4] = {0, 0, 0, 0};
+  bool ok = pool_of(c, dims, &p);
+  if (ok)
+    memcpy(out_dims, p.out_dims, sizeof(out_dims));
+  bool grad = !strcmp(op->op, "MaxPoolGradWithArgmax");
+  ref_case_input(c, dtype, grad ? out_dims : dims, 4, REF_ANY);
+  struct ref_tensor *arg = ref_case_input(c, TF_INT64, out_dims, 4, REF_ANY);
+  struct ref_case fwd = *c;
+  struct ref_tensor pooled[2];
+  char error[64];
+  snprintf(fwd.op, sizeof(fwd.op), "MaxPoolWithArgmax");
+  fwd.num_inputs = 1;
+  if (ok && x != NULL &&
+      argmax_compute(&fwd, pooled, error, sizeof(error)) == 2) {
+    memcpy(arg->v, pooled[1].v, sizeof(double) * (size_t)arg->elements);
+    ref_tensor_finish(&pooled[0]);
+    ref_tensor_finish(&pooled[1]);
+  }
+}
+
+static void argmax_cases(const struct ref_op *op, TF_DataType dtype,
+                         struct ref_cases *out)
+{
+  bool sim = oclgrind();
+  for (int b = 0; b < 2; b++) {
+    argmax_case(out, op, dtype, (int64_t[]){2, 5, 7, 3}, 2, 2, "VALID", b,
+                NULL, "");
+    argmax_case(out, op, dtype, (int64_t[]){3, 7, 5, 4}, 3, 2, "SAME", b,
+                NULL, "overlapping");
+    if (!sim)
+      argmax_case(out, op, dtype, (int64_t[]){2, 17, 19, 9}, 3, 1, "SAME",
+                  b, NULL, "large");
+  }
+  /* Ties (few distinct values) and a window with nothing above the lowest
+   * finite value (argmax -1: its gradient goes nowhere). */
+  static double tied[2 * 6 * 5 * 2];
+  for (size_t i = 0; i < sizeof(tied) / sizeof(tied[0]); i++)
+    tied[i] = (double)((i * 7 + i / 5) % 3);
+  argmax_case(out, op, dtype, (int64_t[]){2, 6, 5, 2}, 3, 1, "SAME", true,
+              tied, "ties");
+  static double lows[1 * 2 * 2 * 2] = {-INFINITY, 1, NAN, 2, -INFINITY, 3,
+                                       NAN, 4};
+  if (strcmp(op->op, "MaxPoolGradWithArgmax") != 0)
+    argmax_case(out, op, dtype, (int64_t[]){1, 2, 2, 2}, 2, 2, "VALID",
+                false, lows, "-inf and NaN");
+  argmax_case(out, op, dtype, (int64_t[]){0, 4, 4, 3}, 2, 2, "VALID", false,
+              NULL, "empty batch");
+  argmax_case(out, op, dtype, (int64_t[]){1, 2, 2, 2}, 3, 1, "VALID", false,
+              NULL, "window wider than the image");
+
+  struct ref_case *c;
+  bool fwd = !strcmp(op->op, "MaxPoolWithArgmax");
+  c = ref_case_add(out, op->op, "%s ksize of 3", op->op);
+  ref_case_attr_ints(c, "ksize", (int64_t[]){1, 2, 2}, 3);
+  ref_case_attr_ints(c, "strides", (int64_t[]){1, 1, 1, 1}, 4);
+  ref_case_attr_string(c, "padding", "VALID");
+  for (int i = 0; i < (fwd ? 1 : 2); i++)
+    ref_case_input(c, dtype, (int64_t[]){1, 3, 3, 1}, 4, REF_ANY);
+  if (!fwd)
+    ref_case_input(c, TF_INT64, (int64_t[]){1, 2, 2, 1}, 4, REF_ANY);
+  c->expect_code = TF_INVALID_ARGUMENT;
+  if (!fwd) {
+    /* grad's shape, then argmax's. */
+    for (int which = 1; which <= 2; which++) {
+      bool grad = !strcmp(op->op, "MaxPoolGradWithArgmax");
+      c = ref_case_add(out, op->op, "%s wrong %s shape", op->op,
+                       which == 1 ? "grad" : "argmax");
+      ref_case_attr_ints(c, "ksize", (int64_t[]){1, 2, 2, 1}, 4);
+      ref_case_attr_ints(c, "strides", (int64_t[]){1, 1, 1, 1}, 4);
+      ref_case_attr_string(c, "padding", "VALID");
+      ref_case_input(c, dtype, (int64_t[]){1, 3, 3, 1}, 4, REF_ANY);
+      int64_t good[4] = {1, grad ? 2 : 3, grad ? 2 : 3, 1};
+      ref_case_input(c, dtype, which == 1 ? (int64_t[]){1, 2, 2, 2} : good, 4,
+                     REF_ANY);
+      ref_case_input(c, TF_INT64,
+                     which == 2 ? (int64_t[]){1, 2, 2, 2}
+                                : (int64_t[]){1, 2, 2, 1},
+                     4, REF_ANY);
+      c->expect_code = TF_INVALID_ARGUMENT;
+    }
+  }
+}
+
+/* ---- LRN and LRNGrad ---------------------------------------------------- */
+
+/* The channels [*lo, *hi) of channel d's window. */
+static void lrn_window(int64_t d, int64_t depth, int64_t radius, int64_t *lo,
+                       int64_t *hi)
+{
+  *lo = d > radius ? d - radius : 0;
+  *hi = d + radius + 1 < depth ? d + radius + 1 : depth;
+}
+
+/* N = bias + alpha * (sum of squares over channel d's window) of row x. */
+static double lrn_norm(const double *x, int64_t d, int64_t depth,
+                       int64_t radius, double bias, double alpha)
+{
+  int64_t lo, hi;
+  double sum = 0.0;
+  lrn_window(d, depth, radius, &lo, &hi);
+  for (int64_t k = lo; k < hi; k++)
+    sum += x[k] * x[k];
+  return bias + alpha * sum;
+}
+
+/* LRN: y = x * N^-beta; LRNGrad: TensorFlow's CPU loop, in float64. */
+static int lrn_compute(const struct ref_case *c, struct ref_tensor *out,
+                       char *error, int error_len)
+{
+  bool grad = !strcmp(c->op, "LRNGrad");
+  const struct ref_tensor *x = &c->inputs[grad ? 1 : 0];
+  int64_t radius = ref_case_attr_int_or(c, "depth_radius", 5);
+  double bias = ref_case_attr_float_or(c, "bias", 1.0);
+  double alpha = ref_case_attr_float_or(c, "alpha", 1.0);
+  double beta = ref_case_attr_float_or(c, "beta", 0.5);
+  if (x->rank != 4 || radius < 0) {
+    snprintf(error, (size_t)error_len, "bad LRN");
+    return -1;
+  }
+  if (grad) {
+    for (int i = 0; i < 3; i++)
+      if (!same_shape(&c->inputs[i], x->dims, 4)) {
+        snprintf(error, (size_t)error_len, "shapes differ");
+        return -1;
+      }
+  }
+  int64_t depth = x->dims[3];
+  int64_t rows = depth == 0 ? 0 : x->elements / depth;
+  ref_tensor_alloc(&out[0], x->dtype, x->dims, 4);
+  for (int64_t r = 0; r < rows; r++) {
+    const double *xr = x->v + r * depth;
+    double *o = out[0].v + r * depth;
+    if (!grad) {
+      for (int64_t d = 0; d < depth; d++)
+        o[d] = xr[d] * pow(lrn_norm(xr, d, depth, radius, bias, alpha), -beta);
+      continue;
+    }
+    const double *g = c->inputs[0].v + r * depth;
+    const double *y = c->inputs[2].v + r * depth;
+    for (int64_t d = 0; d < depth; d++)
+      o[d] = 0.0;
+    for (int64_t j = 0; j < depth; j++) {
+      int64_t lo, hi;
+      if (g[j] == 0.0)
+        continue;
+      double norm = lrn_norm(xr, j, depth, radius, bias, alpha);
+      double p = pow(norm, -beta);
+      lrn_window(j, depth, radius, &lo, &hi);
+      for (int64_t k = lo; k < hi; k++) {
+        double dyi = -2.0 * alpha * beta * xr[k] * y[j] / norm;
+        if (k == j)
+          dyi += p;
+        o[k] += dyi * g[j];
+      }
+    }
+  }
+  for (int64_t i = 0; i < out[0].elements; i++)
+    out[0].v[i] = ref_round_to(x->dtype, out[0].v[i]);
+  return 1;
+}
+
+static void lrn_attrs(struct ref_case *c, int64_t radius, float bias,
+                      float alpha, float beta)
+{
+  ref_case_attr_int(c, "depth_radius", radius);
+  ref_case_attr_float(c, "bias", bias);
+  ref_case_attr_float(c, "alpha", alpha);
+  ref_case_attr_float(c, "beta", beta);
+}
+
+/* One case over x of dims; LRNGrad's output_image is LRN of x. */
+static struct ref_case *lrn_case(struct ref_cases *out, const struct ref_op *op,
+                                 TF_DataType dtype, const int64_t *dims,
+                                 int64_t radius, float bias, float alpha,
+                                 float beta, const char *what)
+{
+  bool grad = !strcmp(op->op, "LRNGrad");
+  struct ref_case *c = ref_case_add(
+      out, op->op, "%s %s [%lld,%lld,%lld,%lld] r=%lld b=%g a=%g beta=%g",
+      op->op, what, (long long)dims[0], (long long)dims[1],
+      (long long)dims[2], (long long)dims[3], (long long)radius, bias, alpha,
+      beta);
+  lrn_attrs(c, radius, bias, alpha, beta);
+  if (!grad) {
+    ref_case_input(c, dtype, dims, 4, REF_ANY);
+    return c;
+  }
+  ref_case_input(c, dtype, dims, 4, REF_ANY);
+  ref_case_input(c, dtype, dims, 4, REF_ANY);
+  struct ref_tensor *y = ref_case_input(c, dtype, dims, 4, REF_ANY);
+  struct ref_case fwd = *c;
+  struct ref_tensor pooled;
+  snprintf(fwd.op, sizeof(fwd.op), "LRN");
+  fwd.inputs[0] = c->inputs[1];
+  fwd.num_inputs = 1;
+  char error[64];
+  if (lrn_compute(&fwd, &pooled, error, sizeof(error)) == 1) {
+    memcpy(y->v, pooled.v, sizeof(double) * (size_t)y->elements);
+    ref_tensor_finish(&pooled);
+  }
+  return c;
+}
+
+static void lrn_cases(const struct ref_op *op, TF_DataType dtype,
+                      struct ref_cases *out)
+{
+  bool grad = !strcmp(op->op, "LRNGrad");
+  lrn_case(out, op, dtype, (int64_t[]){2, 3, 5, 7}, 5, 1.0f, 1.0f, 0.5f,
+           "defaults");
+  lrn_case(out, op, dtype, (int64_t[]){1, 2, 3, 37}, 2, 2.0f, 1e-2f, 0.75f,
+           "AlexNet");
+  lrn_case(out, op, dtype, (int64_t[]){3, 1, 4, 16}, 1, 1.0f, 0.5f, 1.0f,
+           "beta 1");
+  lrn_case(out, op, dtype, (int64_t[]){1, 3, 3, 5}, 0, 0.5f, 2.0f, 0.3f,
+           "radius 0");
+  lrn_case(out, op, dtype, (int64_t[]){2, 1, 1, 9}, 100, 1.5f, 0.1f, 0.6f,
+           "radius beyond depth");
+  /* Long rows: the CPU shape's carried window sum. */
+  if (!oclgrind())
+    lrn_case(out, op, dtype, (int64_t[]){1, 1, 3, 300}, 4, 1.0f, 1e-3f,
+             0.75f, "long rows");
+  lrn_case(out, op, dtype, (int64_t[]){0, 3, 5, 7}, 5, 1.0f, 1.0f, 0.5f,
+           "empty batch");
+  lrn_case(out, op, dtype, (int64_t[]){2, 3, 5, 0}, 5, 1.0f, 1.0f, 0.5f,
+           "no channels");
+  struct ref_case *c;
+  c = ref_case_add(out, op->op, "%s 3-D input", op->op);
+  lrn_attrs(c, 2, 1.0f, 1.0f, 0.5f);
+  for (int i = 0; i < (grad ? 3 : 1); i++)
+    ref_case_input(c, dtype, (int64_t[]){3, 5, 7}, 3, REF_ANY);
+  c->expect_code = TF_INVALID_ARGUMENT;
+  c = ref_case_add(out, op->op, "%s negative radius", op->op);
+  lrn_attrs(c, -1, 1.0f, 1.0f, 0.5f);
+  for (int i = 0; i < (grad ? 3 : 1); i++)
+    ref_case_input(c, dtype, (int64_t[]){1, 2, 2, 3}, 4, REF_ANY);
+  c->expect_code = TF_INVALID_ARGUMENT;
+  if (grad) {
+    c = ref_case_add(out, op->op, "%s shapes differ", op->op);
+    lrn_attrs(c, 2, 1.0f, 1.0f, 0.5f);
+    ref_case_input(c, dtype, (int64_t[]){1, 2, 2, 3}, 4, REF_ANY);
+    ref_case_input(c, dtype, (int64_t[]){1, 2, 2, 3}, 4, REF_ANY);
+    ref_case_input(c, dtype, (int64_t[]){1, 2, 3, 3}, 4, REF_ANY);
+    c->expect_code = TF_INVALID_ARGUMENT;
+  }
+}
+
 const struct ref_op ref_ops_pool[] = {
     {"MaxPool", 0, 0, REF_ANY, pool_cases, pool_compute},
     {"MaxPoolV2", 0, 0, REF_ANY, pool_cases, pool_compute},
@@ -832,5 +1178,15 @@ const struct ref_op ref_ops_pool[] = {
     {"MaxPoolGradGradV2", 0, 0, REF_ANY, pool_cases, pool_grad_grad_compute},
     {"MaxPool3DGradGrad", 0, 0, REF_ANY, pool3d_grad_grad_cases,
      pool_grad_grad_compute},
+    /* LRN sums 2r + 1 squares in float and takes a power of it; the
+     * gradient adds 2r + 1 products of those. */
+    {"MaxPoolWithArgmax", 0, 0, REF_ANY, argmax_cases, argmax_compute},
+    /* Sums in output order, as the device adds them. */
+    {"MaxPoolGradWithArgmax", 1e-5, 1e-6, REF_ANY, argmax_cases,
+     argmax_compute},
+    {"MaxPoolGradGradWithArgmax", 0, 0, REF_ANY, argmax_cases,
+     argmax_compute},
+    {"LRN", 1e-5, 1e-6, REF_ANY, lrn_cases, lrn_compute},
+    {"LRNGrad", 1e-4, 1e-5, REF_ANY, lrn_cases, lrn_compute},
     {.op = NULL},
 };

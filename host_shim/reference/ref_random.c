@@ -20,8 +20,10 @@
  * shifting its group of 4; no tested key does. Half: the float result
  * rounded to nearest even, at most one half ulp apart and nearly always
  * equal (REF_HALF_FACTOR widens the tolerance). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "reference.h"
@@ -278,10 +280,181 @@ static int stateful_compute(const struct ref_case *c, struct ref_tensor *out,
       .key = {(uint32_t)seed, (uint32_t)(seed >> 32)},
       .counter = {0, 0, (uint32_t)seed2, (uint32_t)(seed2 >> 32)},
   };
+  if (strcmp(c->op, "RandomUniformInt") == 0) {
+    /* Its bounds are checked before the output, their order only for a
+     * non-empty one. */
+    const struct ref_tensor *lo = &c->inputs[1], *hi = &c->inputs[2];
+    if (lo->rank != 0 || hi->rank != 0) {
+      snprintf(error, (size_t)error_len, "minval and maxval must be 0-D");
+      return -1;
+    }
+    ref_tensor_alloc(&out[0], lo->dtype, dims, rank);
+    if (out[0].elements == 0)
+      return 1;
+    if (!(lo->v[0] < hi->v[0])) {
+      ref_tensor_finish(&out[0]);
+      snprintf(error, (size_t)error_len, "Need minval < maxval");
+      return -1;
+    }
+    fill_int(lo->dtype, base, (int64_t)lo->v[0], (int64_t)hi->v[0],
+             out[0].v, out[0].elements);
+    return 1;
+  }
   TF_DataType dtype = dtype_attr(c);
   ref_tensor_alloc(&out[0], dtype, dims, rank);
   fill_real(dist_of(c->op), dtype, base, out[0].v, out[0].elements);
   return 1;
+}
+
+/* Multinomial and StatelessMultinomial: TensorFlow's CPU kernel run as one
+ * shard. Each row's running sums of exp(logit - max) over the finite
+ * logits, in double; sample j of row b the double b * num_samples + j of
+ * one Philox stream (two 32-bit words each, Uint64ToDouble) times the
+ * row's total; the first class whose sum exceeds it. */
+static int multinomial_compute(const struct ref_case *c, struct ref_tensor *out,
+                               char *error, int error_len)
+{
+  const struct ref_tensor *logits = &c->inputs[0], *ns = &c->inputs[1];
+  bool stateless = strcmp(c->op, "StatelessMultinomial") == 0;
+  struct philox base;
+  if (stateless) {
+    const struct ref_tensor *seed = &c->inputs[2];
+    if (seed->rank != 1 || seed->dims[0] != 2) {
+      snprintf(error, (size_t)error_len, "seed must have shape [2]");
+      return -1;
+    }
+    uint64_t s0 = (uint64_t)(int64_t)seed->v[0];
+    uint64_t s1 = (uint64_t)(int64_t)seed->v[1];
+    struct philox p = {
+        .key = {0x3ec8f720u, 0x02461e29u},
+        .counter = {(uint32_t)s0, (uint32_t)(s0 >> 32), (uint32_t)s1,
+                    (uint32_t)(s1 >> 32)},
+    };
+    uint32_t mix[4];
+    philox_block(&p, mix);
+    base = (struct philox){.key = {mix[0], mix[1]},
+                           .counter = {0, 0, mix[2], mix[3]}};
+  } else {
+    uint64_t seed = (uint64_t)ref_case_attr_int_or(c, "seed", 0);
+    uint64_t seed2 = (uint64_t)ref_case_attr_int_or(c, "seed2", 0);
+    base = (struct philox){
+        .key = {(uint32_t)seed, (uint32_t)(seed >> 32)},
+        .counter = {0, 0, (uint32_t)seed2, (uint32_t)(seed2 >> 32)},
+    };
+  }
+  if (logits->rank != 2 || ns->rank != 0 || ns->v[0] < 0 ||
+      logits->dims[1] <= 0) {
+    snprintf(error, (size_t)error_len, "bad logits or num_samples");
+    return -1;
+  }
+  const struct tfocl_attr *a = ref_case_attr(c, "output_dtype");
+  TF_DataType out_type = a != NULL ? a->value.type : TF_INT64;
+  int64_t rows = logits->dims[0], classes = logits->dims[1];
+  int64_t samples = (int64_t)ns->v[0];
+  ref_tensor_alloc(&out[0], out_type, (int64_t[]){rows, samples}, 2);
+  double *cdf = malloc(sizeof(double) * (size_t)classes);
+  if (cdf == NULL) {
+    ref_tensor_finish(&out[0]);
+    snprintf(error, (size_t)error_len, "out of host memory");
+    return -1;
+  }
+  double lowest = logits->dtype == TF_HALF     ? -65504.0
+                  : logits->dtype == TF_DOUBLE ? -DBL_MAX
+                                               : -FLT_MAX;
+  for (int64_t b = 0; b < rows; b++) {
+    const double *row = logits->v + b * classes;
+    double max = lowest, total = 0;
+    for (int64_t j = 0; j < classes; j++)
+      if (isfinite(row[j]) && row[j] > max)
+        max = row[j];
+    for (int64_t j = 0; j < classes; j++) {
+      if (isfinite(row[j]))
+        total += exp(row[j] - max);
+      cdf[j] = total;
+    }
+    for (int64_t j = 0; j < samples; j++) {
+      uint64_t d = (uint64_t)(b * samples + j);
+      struct philox p = base;
+      uint32_t w[4];
+      philox_skip(&p, d / 2);
+      philox_block(&p, w);
+      uint32_t x0 = w[(d & 1) * 2], x1 = w[(d & 1) * 2 + 1];
+      uint64_t bits = (uint64_t)1023 << 52 | (uint64_t)(x0 & 0xfffffu) << 32 |
+                      x1;
+      double u;
+      memcpy(&u, &bits, sizeof(u));
+      double to_find = (u - 1.0) * total;
+      int64_t lo = 0, hi = classes;
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (cdf[mid] > to_find)
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      out[0].v[b * samples + j] = (double)lo;
+    }
+  }
+  free(cdf);
+  return 1;
+}
+
+static void multinomial_cases(const struct ref_op *op, TF_DataType dtype,
+                              struct ref_cases *out)
+{
+  bool stateless = strcmp(op->op, "StatelessMultinomial") == 0;
+  static const struct {
+    int64_t rows, classes, samples;
+  } shapes[] = {{1, 5, 1000}, {3, 7, 33}, {4, 1, 5}, {2, 300, 257},
+                {0, 4, 6},    {3, 4, 0}};
+  struct ref_case *c;
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+    c = ref_case_add(out, op->op, "%s [%lld,%lld] x%lld", op->op,
+                     (long long)shapes[i].rows, (long long)shapes[i].classes,
+                     (long long)shapes[i].samples);
+    ref_case_input(c, dtype, (int64_t[]){shapes[i].rows, shapes[i].classes},
+                   2, REF_ANY);
+    ref_case_input_values(c, TF_INT32, NULL, 0,
+                          (double[]){(double)shapes[i].samples});
+    if (stateless)
+      ref_case_input_values(c, i % 2 ? TF_INT32 : TF_INT64, (int64_t[]){2}, 1,
+                            (double[]){(double)i + 1, -7});
+    if (!stateless) {
+      ref_case_attr_int(c, "seed", 7 + (int64_t)i);
+      ref_case_attr_int(c, "seed2", 17);
+    }
+  }
+  /* Non-finite logits count for nothing; a row of nothing finite. */
+  static const double special[] = {-INFINITY, 0.5, NAN, 2, INFINITY, -1,
+                                   -INFINITY, -INFINITY, NAN, -INFINITY};
+  c = ref_case_add(out, op->op, "%s non-finite logits", op->op);
+  ref_case_input_values(c, dtype, (int64_t[]){2, 5}, 2, special);
+  ref_case_input_values(c, TF_INT32, NULL, 0, (double[]){50});
+  if (stateless)
+    ref_case_input_values(c, TF_INT64, (int64_t[]){2}, 1, (double[]){3, 4});
+  else
+    ref_case_attr_int(c, "seed", 5);
+
+  /* Refusals, in TensorFlow's order. */
+  static const char *const what[] = {"vector logits", "vector num_samples",
+                                     "negative num_samples", "no classes",
+                                     "seed of 3"};
+  for (int e = 0; e < (stateless ? 5 : 4); e++) {
+    c = ref_case_add(out, op->op, "%s %s", op->op, what[e]);
+    if (e == 0)
+      ref_case_input(c, dtype, (int64_t[]){4}, 1, REF_ANY);
+    else
+      ref_case_input(c, dtype, (int64_t[]){2, e == 3 ? 0 : 3}, 2, REF_ANY);
+    if (e == 1)
+      ref_case_input_values(c, TF_INT32, (int64_t[]){1}, 1, (double[]){2});
+    else
+      ref_case_input_values(c, TF_INT32, NULL, 0,
+                            (double[]){e == 2 ? -1 : 2});
+    if (stateless)
+      ref_case_input_values(c, TF_INT64, (int64_t[]){e == 4 ? 3 : 2}, 1,
+                            (double[]){1, 2, 3});
+    c->expect_code = TF_INVALID_ARGUMENT;
+  }
 }
 
 static int key_counter_compute(const struct ref_case *c,
@@ -477,6 +650,46 @@ static void stateful_cases(const struct ref_op *op, TF_DataType dtype,
   c->expect_code = TF_INVALID_ARGUMENT;
 }
 
+/* RandomUniformInt: stateful_cases' shapes and seeds with bounds of each
+ * sign and width, and its refusals. */
+static void uniform_int_cases(const struct ref_op *op, TF_DataType dtype,
+                              struct ref_cases *out)
+{
+  static const double bounds[][2] = {
+      {-5, 17}, {0, 1}, {-2147483648.0, 2147483647.0}, {1e12, 1e12 + 3}};
+  struct ref_case *c;
+  for (int s = 0; s < NUM_SHAPES; s++) {
+    for (int b = 0; b < 4; b++) {
+      if ((b == 3 && dtype == TF_INT32) || (b > 0 && shapes[s][0] != 1))
+        continue;
+      c = ref_case_add(out, op->op, "%s shape#%d bounds#%d", op->op, s, b);
+      shape_input(c, shapes[s], s == 4 ? TF_INT64 : TF_INT32);
+      ref_case_input_values(c, dtype, NULL, 0, &bounds[b][0]);
+      ref_case_input_values(c, dtype, NULL, 0, &bounds[b][1]);
+      ref_case_attr_int(c, "seed", b == 1 ? -3 : 7);
+      ref_case_attr_int(c, "seed2", b == 1 ? 1099511627776 : 17);
+    }
+  }
+  /* minval >= maxval (refused only for a non-empty output), and a vector
+   * bound. */
+  for (int e = 0; e < 2; e++) {
+    c = ref_case_add(out, op->op, "%s minval = maxval%s", op->op,
+                     e ? ", empty" : "");
+    ref_case_input_values(c, TF_INT32, (int64_t[]){1}, 1,
+                          (double[]){e ? 0 : 4});
+    ref_case_input_values(c, dtype, NULL, 0, (double[]){3});
+    ref_case_input_values(c, dtype, NULL, 0, (double[]){3});
+    ref_case_attr_int(c, "seed", 7);
+    c->expect_code = e ? TF_OK : TF_INVALID_ARGUMENT;
+  }
+  c = ref_case_add(out, op->op, "%s vector minval", op->op);
+  ref_case_input_values(c, TF_INT32, (int64_t[]){1}, 1, (double[]){4});
+  ref_case_input_values(c, dtype, (int64_t[]){1}, 1, (double[]){0});
+  ref_case_input_values(c, dtype, NULL, 0, (double[]){3});
+  ref_case_attr_int(c, "seed", 7);
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
 static void key_counter_cases(const struct ref_op *op, TF_DataType dtype,
                               struct ref_cases *out)
 {
@@ -517,6 +730,13 @@ const struct ref_op ref_ops_random[] = {
      stateful_compute},
     {"TruncatedNormal", 1e-6, 1e-6, REF_ANY, stateful_cases,
      stateful_compute},
+    {"RandomUniformInt", 0, 0, REF_ANY, uniform_int_cases, stateful_compute},
+    /* Class indices: exact where the device sums in double as the CPU
+     * does; a float device may move a sample within float rounding of a
+     * class boundary (none of these cases). */
+    {"Multinomial", 0, 0, REF_ANY, multinomial_cases, multinomial_compute},
+    {"StatelessMultinomial", 0, 0, REF_ANY, multinomial_cases,
+     multinomial_compute},
     {"StatelessRandomGetKeyCounter", 0, 0, REF_ANY, key_counter_cases,
      key_counter_compute},
     {"StatelessRandomGetKeyCounterAlg", 0, 0, REF_ANY, key_counter_cases,

@@ -268,9 +268,193 @@ static void in_top_k_cases(const struct ref_op *op, TF_DataType dtype,
   c->expect_code = TF_INVALID_ARGUMENT;
 }
 
+/* Whether elements a and b of x are equal as TensorFlow's CPU kernel
+ * finds them: as numbers (every NaN distinct, -0 equal to +0), but in half,
+ * whose hash tells -0 from +0. */
+static bool unique_equal(const struct ref_tensor *x, int64_t a, int64_t b)
+{
+  return x->v[a] == x->v[b] &&
+         (x->dtype != TF_HALF || signbit(x->v[a]) == signbit(x->v[b]));
+}
+
+/* Unique, UniqueWithCounts and their V2 ops: the distinct values (slices
+ * along the V2 ops' axis) in the order of their first occurrence, each
+ * element's (slice's) position among them and each one's count; a
+ * quadratic walk over small inputs. */
+static int unique_compute(const struct ref_case *c, struct ref_tensor *out,
+                          char *error, int error_len)
+{
+  const struct ref_tensor *x = &c->inputs[0];
+  const struct tfocl_attr *idx_attr = ref_case_attr(c, "out_idx");
+  TF_DataType idx_type = idx_attr != NULL ? idx_attr->value.type : TF_INT32;
+  bool with_counts = strstr(c->op, "WithCounts") != NULL;
+  bool v2 = strstr(c->op, "V2") != NULL;
+  int64_t outer = 1, slices = x->elements, inner = 1;
+  int axis = 0;
+  if (v2 && (c->inputs[1].rank != 1 || c->inputs[1].elements > 1)) {
+    snprintf(error, (size_t)error_len, "bad axis");
+    return -1;
+  }
+  if (v2 && c->inputs[1].elements == 1) {
+    int64_t a = (int64_t)c->inputs[1].v[0];
+    a = a < 0 ? a + x->rank : a;
+    if (a < 0 || a >= x->rank) {
+      snprintf(error, (size_t)error_len, "axis out of range");
+      return -1;
+    }
+    axis = (int)a;
+    outer = 1;
+    for (int i = 0; i < axis; i++)
+      outer *= x->dims[i];
+    slices = x->dims[axis];
+    for (int i = axis + 1; i < x->rank; i++)
+      inner *= x->dims[i];
+  } else if (x->rank != 1) {
+    snprintf(error, (size_t)error_len, "unique expects a 1D vector.");
+    return -1;
+  }
+  int64_t size = slices > 0 ? slices : 1, uniques = 0;
+  int64_t *first = malloc(sizeof(int64_t) * (size_t)size);
+  int64_t *idx = malloc(sizeof(int64_t) * (size_t)size);
+  int64_t *counts = calloc((size_t)size, sizeof(int64_t));
+  if (first == NULL || idx == NULL || counts == NULL) {
+    free(first), free(idx), free(counts);
+    snprintf(error, (size_t)error_len, "out of host memory");
+    return -1;
+  }
+  for (int64_t j = 0; j < slices; j++) {
+    int64_t u = 0;
+    for (; u < uniques; u++) {
+      bool equal = true;
+      for (int64_t o = 0; o < outer && equal; o++)
+        for (int64_t q = 0; q < inner && equal; q++)
+          equal = unique_equal(x, (o * slices + first[u]) * inner + q,
+                               (o * slices + j) * inner + q);
+      if (equal)
+        break;
+    }
+    if (u == uniques)
+      first[uniques++] = j;
+    idx[j] = u;
+    counts[u]++;
+  }
+  int64_t y_dims[REF_MAX_DIMS];
+  memcpy(y_dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+  y_dims[axis] = uniques;
+  ref_tensor_alloc(&out[0], x->dtype, y_dims, x->rank);
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t u = 0; u < uniques; u++)
+      for (int64_t q = 0; q < inner; q++)
+        out[0].v[(o * uniques + u) * inner + q] =
+            x->v[(o * slices + first[u]) * inner + q];
+  ref_tensor_alloc(&out[1], idx_type, (int64_t[]){slices}, 1);
+  for (int64_t j = 0; j < slices; j++)
+    out[1].v[j] = (double)idx[j];
+  if (with_counts) {
+    ref_tensor_alloc(&out[2], idx_type, (int64_t[]){uniques}, 1);
+    for (int64_t u = 0; u < uniques; u++)
+      out[2].v[u] = (double)counts[u];
+  }
+  free(first), free(idx), free(counts);
+  return with_counts ? 3 : 2;
+}
+
+/* The V2 ops' axis input: none (an empty vector) or one value. */
+static void axis_input(struct ref_case *c, const struct ref_op *op, int axis,
+                       bool none, TF_DataType type)
+{
+  if (strstr(op->op, "V2") == NULL)
+    return;
+  ref_case_input_values(c, type, (int64_t[]){none ? 0 : 1}, 1,
+                        (double[]){(double)axis});
+}
+
+static void unique_cases(const struct ref_op *op, TF_DataType dtype,
+                         struct ref_cases *out)
+{
+  bool v2 = strstr(op->op, "V2") != NULL;
+  /* (length, distinct values): few values (many repeats), all distinct,
+   * lengths off any power of two and past a work-group's sort chunk. */
+  static const struct {
+    int64_t n, distinct;
+  } shapes[] = {{1, 1}, {7, 3}, {10, 10}, {100, 5}, {513, 40}, {3001, 2000},
+                {1000, 1}};
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+    struct ref_case *c = ref_case_add(out, op->op, "%s n=%lld distinct<=%lld",
+                                      op->op, (long long)shapes[i].n,
+                                      (long long)shapes[i].distinct);
+    struct ref_tensor *x =
+        ref_case_input(c, dtype, &shapes[i].n, 1, REF_ANY);
+    uint64_t state = 0x9e3779b97f4a7c15ull + i;
+    for (int64_t e = 0; e < x->elements; e++) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      int64_t v = (int64_t)((state >> 33) % (uint64_t)shapes[i].distinct);
+      /* Exact in half too: multiples of 1/4 up to 500. */
+      x->v[e] = ref_round_to(dtype, dtype == TF_INT32 ? (double)(v - 7)
+                                                      : (double)v / 4 - 3);
+    }
+    axis_input(c, op, i % 2 ? -1 : 0, i % 3 == 0, i % 2 ? TF_INT32 : TF_INT64);
+  }
+  struct ref_case *c = ref_case_add(out, op->op, "%s empty", op->op);
+  ref_case_input(c, dtype, (int64_t[]){0}, 1, REF_ANY);
+  axis_input(c, op, 0, false, TF_INT64);
+  if (dtype != TF_INT32) {
+    static const double specials[] = {0.0,  -0.0, NAN, 1.5,  NAN,
+                                      -0.0, 1.5,  INFINITY, -INFINITY, 0.0};
+    int64_t n = sizeof(specials) / sizeof(specials[0]);
+    c = ref_case_add(out, op->op, "%s zeros and NaN", op->op);
+    ref_case_input_values(c, dtype, &n, 1, specials);
+    axis_input(c, op, 0, true, TF_INT64);
+  }
+  if (v2) {
+    /* Slices: rows, columns and a middle axis of values from {0, 1, 2}
+     * (repeated slices), a slice with a NaN, slices of one element in an
+     * N-D tensor, empty slices. */
+    static const struct {
+      int rank;
+      int64_t dims[3];
+      int axis;
+    } slices[] = {{2, {40, 3}, 0}, {2, {3, 40}, 1}, {3, {2, 30, 2}, 1},
+                  {3, {2, 30, 2}, -3}, {3, {1, 50, 1}, 1}, {2, {0, 5}, 1},
+                  {2, {5, 0}, 0}};
+    for (size_t i = 0; i < sizeof(slices) / sizeof(slices[0]); i++) {
+      c = ref_case_add(out, op->op, "%s slices#%zu axis %d", op->op, i,
+                       slices[i].axis);
+      struct ref_tensor *x =
+          ref_case_input(c, dtype, slices[i].dims, slices[i].rank, REF_ANY);
+      for (int64_t e = 0; e < x->elements; e++)
+        x->v[e] = (double)((e * 7 + e / 5) % 3 == 0 ? 1 : (e * e) % 2);
+      if (i == 2 && dtype != TF_INT32)
+        x->v[9] = NAN;
+      axis_input(c, op, slices[i].axis, false,
+                 i % 2 ? TF_INT32 : TF_INT64);
+    }
+    c = ref_case_add(out, op->op, "%s axis out of range", op->op);
+    ref_case_input(c, dtype, (int64_t[]){2, 3}, 2, REF_ANY);
+    axis_input(c, op, 2, false, TF_INT64);
+    c->expect_code = TF_INVALID_ARGUMENT;
+    c = ref_case_add(out, op->op, "%s two axes", op->op);
+    ref_case_input(c, dtype, (int64_t[]){2, 3}, 2, REF_ANY);
+    ref_case_input_values(c, TF_INT64, (int64_t[]){2}, 1, (double[]){0, 1});
+    c->expect_code = TF_INVALID_ARGUMENT;
+  }
+  c = ref_case_add(out, op->op, "%s 2-D", op->op);
+  ref_case_input(c, dtype, (int64_t[]){2, 3}, 2, REF_ANY);
+  axis_input(c, op, 0, true, TF_INT64);
+  c->expect_code = TF_INVALID_ARGUMENT;
+  c = ref_case_add(out, op->op, "%s scalar", op->op);
+  ref_case_input_values(c, dtype, NULL, 0, (double[]){1});
+  axis_input(c, op, 0, true, TF_INT64);
+  c->expect_code = TF_INVALID_ARGUMENT;
+}
+
 const struct ref_op ref_ops_select[] = {
     {"InTopKV2", 0.0, 0.0, REF_ANY, in_top_k_cases, in_top_k_compute},
     {"Where", 0.0, 0.0, REF_ANY, where_cases, where_compute},
     {"TopKV2", 0.0, 0.0, REF_ANY, topk_cases, topk_compute},
+    {"Unique", 0.0, 0.0, REF_ANY, unique_cases, unique_compute},
+    {"UniqueWithCounts", 0.0, 0.0, REF_ANY, unique_cases, unique_compute},
+    {"UniqueV2", 0.0, 0.0, REF_ANY, unique_cases, unique_compute},
+    {"UniqueWithCountsV2", 0.0, 0.0, REF_ANY, unique_cases, unique_compute},
     {.op = NULL},
 };

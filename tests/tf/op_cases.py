@@ -2456,3 +2456,259 @@ def _clip(c):
 
 BUILDERS["Betainc"] = _betainc
 BUILDERS["ClipByValue"] = _clip
+
+# ---- pool misc ops ----
+# LRN and LRNGrad: TensorFlow's CPU kernels' arithmetic (OPENCL computes
+# half in float, the CPU in half: a few half ulps apart).
+APPROX_OPS |= {"LRN", "LRNGrad"}
+TOLERANCES["LRN"] = {np.float16: dict(rtol=1e-2, atol=1e-2)}
+TOLERANCES["LRNGrad"] = {np.float32: dict(rtol=1e-4, atol=1e-4),
+                         np.float16: dict(rtol=2e-2, atol=2e-2)}
+_LRN_ATTRS = [("defaults", {}),
+              ("AlexNet", dict(depth_radius=2, bias=2.0, alpha=1e-4, beta=0.75)),
+              ("beta 1", dict(depth_radius=1, bias=1.0, alpha=0.5, beta=1.0)),
+              ("radius beyond depth", dict(depth_radius=9, bias=1.5, alpha=0.1, beta=0.6))]
+
+
+def _lrn(c):
+    return [(label, lambda x, a=a: raw.LRN(input=x, **a), [c.rand(2, 3, 4, 7)])
+            for label, a in _LRN_ATTRS]
+
+
+def _lrn_grad(c):
+    cases = []
+    for label, a in _LRN_ATTRS:
+        x = c.rand(2, 3, 4, 7)
+        with tf.device("/CPU:0"):
+            y = raw.LRN(input=tf.constant(x), **a).numpy()
+        cases.append((label, lambda g, x, y, a=a: raw.LRNGrad(
+            input_grads=g, input_image=x, output_image=y, **a), [c.rand(2, 3, 4, 7), x, y]))
+    return cases
+
+
+BUILDERS["LRN"] = _lrn
+BUILDERS["LRNGrad"] = _lrn_grad
+
+
+# MaxPoolWithArgmax and its gradients (NHWC; an int64 argmax, with and
+# without the batch in the index). The gradients take the argmax
+# TensorFlow's CPU MaxPoolWithArgmax gives; MaxPoolGradGradWithArgmax has
+# no CPU kernel: numpy gathers the gradient at each argmax.
+TOLERANCES["MaxPoolWithArgmax"] = _EXACT
+TOLERANCES["MaxPoolGradGradWithArgmax"] = _EXACT
+TOLERANCES["MaxPoolGradWithArgmax"] = {**_POOL_SUM_TOL, np.float16: dict(rtol=2e-3, atol=2e-3)}
+_ARGMAX_GEOMETRIES = [("2x2/2 VALID", [1, 2, 2, 1], [1, 2, 2, 1], "VALID", (5, 7)),
+                      ("3x3/2 SAME", [1, 3, 3, 1], [1, 2, 2, 1], "SAME", (7, 6)),
+                      ("3x2/1 SAME", [1, 3, 2, 1], [1, 1, 1, 1], "SAME", (4, 5))]
+
+
+def _argmax_cases(c, name):
+    cases = []
+    for label, k, s, pad, (H, W) in _ARGMAX_GEOMETRIES:
+        for batch_in_index in (False, True):
+            attrs = dict(ksize=k, strides=s, padding=pad, include_batch_in_index=batch_in_index)
+            x = _distinct(c, (2, H, W, 3), c.T)
+            lbl = label + (" batch in index" if batch_in_index else "")
+            if name == "MaxPoolWithArgmax":
+                cases.append((lbl, lambda x, a=attrs: raw.MaxPoolWithArgmax(
+                    input=x, Targmax=tf.int64, **a), [x]))
+                continue
+            with tf.device("/CPU:0"):
+                y, arg = raw.MaxPoolWithArgmax(input=tf.constant(x.astype(np.float32)),
+                                               Targmax=tf.int64, **attrs)
+            arg = arg.numpy()
+            if name == "MaxPoolGradWithArgmax":
+                g = c.rand(*y.shape)
+                cases.append((lbl, lambda x, g, a_, a=attrs: raw.MaxPoolGradWithArgmax(
+                    input=x, grad=g, argmax=a_, **a), [x, g, arg]))
+                continue
+            g = c.rand(2, H, W, 3)
+
+            def ref(x, g, a_, batch_in_index=batch_in_index):
+                base = 0 if batch_in_index else (np.arange(a_.shape[0]) * int(np.prod(x.shape[1:])))
+                idx = a_ + np.reshape(base, (-1, 1, 1, 1))
+                return [g.reshape(-1)[idx]]
+            cases.append((lbl, lambda x, g, a_, a=attrs: raw.MaxPoolGradGradWithArgmax(
+                input=x, grad=g, argmax=a_, **a), [x, g, arg],
+                {"reference": ("numpy: grad at each argmax (no CPU kernel)", ref)}))
+    return cases
+
+
+for _name in ("MaxPoolWithArgmax", "MaxPoolGradWithArgmax", "MaxPoolGradGradWithArgmax"):
+    BUILDERS[_name] = lambda c, _name=_name: _argmax_cases(c, _name)
+
+
+# Conv3DBackpropInput and Conv3DBackpropFilter (V1: the input, or filter,
+# tensor instead of its shape). TensorFlow refuses them past GraphDef
+# version 10 on every device, and eager runs at the current version: they
+# run in a GraphDef of producer 9 (what an old graph holds), written as the
+# V2 op and renamed, in a session on the inputs' device; TensorFlow's CPU
+# V2 kernel is the reference (in float32 for half).
+def _conv3d_v1(name):
+    v2 = name + "V2"
+
+    def call(attrs):
+        def fn(x, w, dy):
+            g = tf.Graph()
+            with g.as_default(), tf.device(x.device):
+                ph = [tf.compat.v1.placeholder(t.dtype, t.shape, name=n)
+                      for t, n in zip((x, w, dy), ("x", "w", "dy"))]
+                if name.endswith("Input"):
+                    getattr(raw, v2)(input_sizes=list(x.shape), filter=ph[1], out_backprop=ph[2],
+                                     name="op", **attrs)
+                else:
+                    getattr(raw, v2)(input=ph[0], filter_sizes=list(w.shape), out_backprop=ph[2],
+                                     name="op", **attrs)
+            gd = g.as_graph_def()
+            for n in gd.node:
+                if n.name == "op":
+                    n.op = name
+                    n.input[0 if name.endswith("Input") else 1] = "x" if name.endswith("Input") else "w"
+                    for a in ("data_format", "Tshape"):
+                        if a in n.attr:
+                            del n.attr[a]
+            gd.versions.producer = 9
+            gd.versions.min_consumer = 0
+            g2 = tf.Graph()
+            with g2.as_default():
+                tf.graph_util.import_graph_def(gd, name="")
+            with tf.compat.v1.Session(graph=g2) as s:
+                out = s.run("op:0", {"x:0": x.numpy(), "w:0": w.numpy(), "dy:0": dy.numpy()})
+            return tf.constant(out)
+        return fn
+
+    def build(c):
+        cases = []
+        for label, fmt, pad, st, dl, dhw, k, cin, cout, fd in CONV3D_GEOMETRIES:
+            if fmt != "NDHWC" or cin != fd or max(dl) > 1:
+                continue
+            w = c.rand(*k, cin, cout)
+            outs = [_out_size(dhw[i], k[i], st[i], 1, pad) for i in range(3)]
+            x, dy = c.rand(2, *dhw, cin), c.rand(2, *outs, cout)
+            attrs = dict(strides=[1, *st, 1], padding=pad)
+
+            def ref(x, w, dy, attrs=attrs):
+                f32 = [a.astype(np.float32) if a.dtype == np.float16 else a for a in (x, w, dy)]
+                with tf.device("/CPU:0"):
+                    if name.endswith("Input"):
+                        out = getattr(raw, v2)(input_sizes=list(x.shape), filter=f32[1],
+                                               out_backprop=f32[2], **attrs)
+                    else:
+                        out = getattr(raw, v2)(input=f32[0], filter_sizes=list(w.shape),
+                                               out_backprop=f32[2], **attrs)
+                return [out.numpy().astype(x.dtype)]
+            cases.append((label, call(attrs), [x, w, dy],
+                          {"reference": ("TensorFlow's CPU V2 kernel (V1 runs only in old graphs)", ref)}))
+        return cases
+    return build
+
+
+for _n in ("Conv3DBackpropInput", "Conv3DBackpropFilter"):
+    BUILDERS[_n] = _conv3d_v1(_n)
+TOLERANCES["Conv3DBackpropInput"] = _CONV_TOL
+TOLERANCES["Conv3DBackpropFilter"] = {**_CONV_TOL, np.float16: dict(rtol=1e-2, atol=8e-2)}
+
+
+# ---- select ops: Unique ----
+# Unique and UniqueWithCounts (1-D; out_idx int32 or int64): distinct
+# values in first-occurrence order, exact.
+def _unique(name):
+    def build(c):
+        f = getattr(raw, name)
+        out_idx = tf.as_dtype(c.t("out_idx", np.int32))
+        cases = []
+        for label, n, distinct in (("few values", 50, 4), ("all distinct", 37, 1000),
+                                   ("long", 3001, 200), ("empty", 0, 1)):
+            v = c.rng.integers(0, distinct, size=n)
+            x = (v - 7).astype(c.T) if c.T == np.int32 else (v / 4 - 3).astype(c.T)
+            cases.append((label, lambda x: f(x=x, out_idx=out_idx), [x]))
+        if c.T != np.int32:
+            x = np.array([0.0, -0.0, np.nan, 1.5, np.nan, -0.0, 1.5, np.inf, -np.inf, 0.0], c.T)
+            cases.append(("zeros and NaN", lambda x: f(x=x, out_idx=out_idx), [x]))
+        return cases
+    return build
+
+
+BUILDERS["Unique"] = _unique("Unique")
+BUILDERS["UniqueWithCounts"] = _unique("UniqueWithCounts")
+
+
+# ---- random ops: RandomUniformInt ----
+# Seeded: a freshly built kernel starts PhiloxRandom(seed, seed2) on each
+# device, and OPENCL draws TensorFlow's numbers from it (exact).
+def _random_uniform_int(c):
+    T = c.t("Tout", np.int32)
+    big = np.iinfo(T)
+    return [(label, lambda shape, lo, hi, s=s: raw.RandomUniformInt(
+        shape=shape, minval=lo, maxval=hi, seed=s[0], seed2=s[1]),
+        [np.array(shape, np.int32), np.array(lo, T), np.array(hi, T)])
+        for label, shape, lo, hi, s in (
+            ("small range", [3, 7], -5, 17, (7, 17)),
+            ("odd length", [1031], 0, 1, (-3, 1 << 40)),
+            ("full range", [5, 5], big.min, big.max, (1, 0)),
+            ("empty", [0, 3], 3, 3, (7, 17)))]
+
+
+BUILDERS["RandomUniformInt"] = _random_uniform_int
+
+
+# Multinomial and StatelessMultinomial: TensorFlow's CPU algorithm for the
+# same seed (a CPU kernel that runs as one shard: small batches), so the
+# samples equal the CPU's; the statistical test in test_multinomial below
+# checks the distribution itself.
+def _multinomial(name):
+    def build(c):
+        T, out = c.T, tf.as_dtype(c.t("output_dtype", np.int64))
+        cases = []
+        for label, shape, n in (("one row", (1, 5), 200), ("rows", (3, 7), 9), ("no samples", (2, 3), 0)):
+            logits = c.rand(*shape)
+            if name == "Multinomial":
+                cases.append((label, lambda x, k: raw.Multinomial(
+                    logits=x, num_samples=k, seed=7, seed2=17, output_dtype=out),
+                    [logits, np.array(n, np.int32)]))
+            else:
+                cases.append((label, lambda x, k, s: raw.StatelessMultinomial(
+                    logits=x, num_samples=k, seed=s, output_dtype=out),
+                    [logits, np.array(n, np.int32), np.array([3, -4], np.int64)]))
+        logits = np.array([[-np.inf, 0.5, np.nan, 2, np.inf]], T)
+        if name == "StatelessMultinomial":
+            cases.append(("non-finite logits", lambda x, k, s: raw.StatelessMultinomial(
+                logits=x, num_samples=k, seed=s, output_dtype=out),
+                [logits, np.array(50, np.int32), np.array([1, 2], np.int32)]))
+        return cases
+    return build
+
+
+BUILDERS["Multinomial"] = _multinomial("Multinomial")
+BUILDERS["StatelessMultinomial"] = _multinomial("StatelessMultinomial")
+
+
+# UniqueV2 and UniqueWithCountsV2: no axis (1-D), an axis over single
+# values, and slices along rows, columns and a middle axis (repeated ones,
+# one holding NaN).
+def _unique_v2(name):
+    def build(c):
+        f = getattr(raw, name)
+        out_idx = tf.as_dtype(c.t("out_idx", np.int32))
+        call = lambda x, a: f(x=x, axis=a, out_idx=out_idx)  # noqa: E731
+
+        def pattern(*shape):
+            e = np.arange(int(np.prod(shape)))
+            return np.where((e * 7 + e // 5) % 3 == 0, 1, (e * e) % 2).astype(c.T).reshape(shape)
+        v = c.rng.integers(0, 6, size=40)
+        x1 = (v - 2).astype(c.T) if c.T == np.int32 else (v / 4).astype(c.T)
+        cases = [("no axis", call, [x1, np.array([], np.int64)]),
+                 ("axis 0 of a vector", call, [x1, np.array([0], np.int32)]),
+                 ("rows", call, [pattern(40, 3), np.array([0], np.int64)]),
+                 ("columns", call, [pattern(3, 40), np.array([-1], np.int32)]),
+                 ("middle axis", call, [pattern(2, 30, 2), np.array([1], np.int64)])]
+        if c.T != np.int32:
+            x = pattern(2, 30, 2)
+            x[0, 4, 1] = np.nan
+            cases.append(("slice with NaN", call, [x, np.array([1], np.int64)]))
+        return cases
+    return build
+
+
+BUILDERS["UniqueV2"] = _unique_v2("UniqueV2")
+BUILDERS["UniqueWithCountsV2"] = _unique_v2("UniqueWithCountsV2")
