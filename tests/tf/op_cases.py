@@ -2327,3 +2327,68 @@ def _fused_elementwise(c):
 
 
 BUILDERS["_TfoclFusedElementwise"] = _fused_elementwise
+
+
+# ---- segment ops ----
+# Sorted segment reductions: ids with gaps (empty segments), long runs,
+# NaN where Min/Max propagate it; sparse forms gather rows in a scrambled
+# order, some twice, with num_segments past the last id. Sums add in float
+# on OPENCL (half and bfloat16 rounded once), in the dtype on the CPU.
+_SEGMENT_SUMS = ("SegmentSum", "SegmentMean", "SparseSegmentSum", "SparseSegmentMean",
+                 "SparseSegmentSqrtN", "SparseSegmentSumWithNumSegments",
+                 "SparseSegmentMeanWithNumSegments", "SparseSegmentSqrtNWithNumSegments")
+APPROX_OPS |= set(_SEGMENT_SUMS) | {"SegmentProd"}
+_SEGMENT_TOL = {np.float16: dict(rtol=1e-2, atol=3e-2), BF16: dict(rtol=3e-2, atol=1e-1)}
+TOLERANCES.update({op: _SEGMENT_TOL for op in _SEGMENT_SUMS + ("SegmentProd",)})
+
+
+def _sorted_segment(name):
+    f = getattr(raw, name)
+
+    def build(c):
+        fn = lambda d, s: f(data=d, segment_ids=s)  # noqa: E731
+        data = c.pos if name == "SegmentProd" else c.rand
+        ids = lambda v: _i(c, "Tindices", v)  # noqa: E731
+        cases = [("gaps", fn, [data(7, 3), ids([0, 0, 2, 2, 2, 5, 5])]),
+                 ("vector", fn, [data(6), ids([1, 1, 1, 2, 3, 3])]),
+                 ("rank 3", fn, [data(5, 2, 3), ids([0, 1, 1, 1, 4])]),
+                 ("one segment", fn, [data(9, 33), ids([0] * 9)]),
+                 ("many", fn, [data(200, 5), ids(np.arange(200) // 7)]),
+                 ("wide", fn, [data(4, 300), ids([0, 0, 1, 3])]),
+                 ("empty", fn, [data(0, 4), ids([])])]
+        if c.T in (np.float32, np.float64):
+            special = np.array([np.nan, 1, np.inf, -2, -np.inf, np.nan, 3.5, -0.0], c.T)
+            cases.append(("special values", fn, [special, ids([0, 0, 1, 1, 2, 2, 4, 4])]))
+        return cases
+    return build
+
+
+def _sparse_segment(name):
+    f = getattr(raw, name)
+    with_num = name.endswith("WithNumSegments")
+
+    def build(c):
+        def fn(num=None):
+            if with_num:
+                return lambda d, i, s: f(data=d, indices=i, segment_ids=s,
+                                         num_segments=np.array(num, np.int32))
+            return lambda d, i, s: f(data=d, indices=i, segment_ids=s)
+        idx = lambda v: _i(c, "Tidx", v)  # noqa: E731
+        ids = lambda v: _i(c, "Tsegmentids", v)  # noqa: E731
+        return [("gaps", fn(6), [c.rand(5, 3), idx([0, 4, 4, 1, 2, 3, 0]),
+                                 ids([0, 0, 0, 2, 2, 3, 3])]),
+                ("vector", fn(3), [c.rand(6), idx([5, 4, 3, 0]), ids([0, 0, 2, 2])]),
+                ("rank 3", fn(4), [c.rand(4, 2, 3), idx([3, 1, 1]), ids([1, 1, 3])]),
+                ("many", fn(40), [c.rand(50, 7), idx((np.arange(300) * 7) % 50),
+                                  ids(np.arange(300) // 9)]),
+                ("wide", fn(2), [c.rand(3, 260), idx([2, 0, 1, 2]), ids([0, 1, 1, 1])]),
+                ("empty", fn(2), [c.rand(3, 2), idx([]), ids([])])]
+    return build
+
+
+for _n in ["SegmentSum", "SegmentMean", "SegmentProd", "SegmentMin", "SegmentMax"]:
+    BUILDERS[_n] = _sorted_segment(_n)
+for _n in ["SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
+           "SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
+           "SparseSegmentSqrtNWithNumSegments"]:
+    BUILDERS[_n] = _sparse_segment(_n)

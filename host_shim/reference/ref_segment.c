@@ -1,0 +1,296 @@
+/* References of the segment family: Segment{Sum,Mean,Prod,Min,Max} and
+ * SparseSegment{Sum,Mean,SqrtN}[WithNumSegments].
+ *
+ * Output row s reduces, in float64 and in order, the data rows whose
+ * segment id is s (sparse forms: the rows indices[i] names); its row count
+ * is the last id + 1, or num_segments. Empty segments hold 0 (SegmentProd:
+ * 1). Min and Max take NaN as TensorFlow's CPU kernel does (measured on
+ * 2.19.1): a NaN element makes the accumulator NaN, the next element
+ * replaces a NaN accumulator. Mean
+ * divides by the count, SqrtN by its square root.
+ *
+ * Bad input fails as TensorFlow's CPU kernels fail (INVALID_ARGUMENT): ids
+ * not increasing or negative, an index out of range, num_segments too
+ * small or negative, mismatched sizes and ranks.
+ *
+ * Tolerances (float32): sums of up to 60 terms in [-3, 3] round each
+ * partial (and TensorFlow's sparse kernels scale by 1/n before adding in
+ * eights): rtol 1e-5, atol 1e-5; products of up to 60 factors in (0.1, 4]
+ * round once per factor: rtol 2e-5. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "reference.h"
+
+enum reduce { R_SUM, R_MEAN, R_SQRTN, R_PROD, R_MIN, R_MAX };
+
+struct seg_desc {
+  const char *op;
+  enum reduce reduce;
+  bool sparse, num_segments;
+};
+
+static const struct seg_desc descs[] = {
+    {"SegmentSum", R_SUM, false, false},
+    {"SegmentMean", R_MEAN, false, false},
+    {"SegmentProd", R_PROD, false, false},
+    {"SegmentMin", R_MIN, false, false},
+    {"SegmentMax", R_MAX, false, false},
+    {"SparseSegmentSum", R_SUM, true, false},
+    {"SparseSegmentMean", R_MEAN, true, false},
+    {"SparseSegmentSqrtN", R_SQRTN, true, false},
+    {"SparseSegmentSumWithNumSegments", R_SUM, true, true},
+    {"SparseSegmentMeanWithNumSegments", R_MEAN, true, true},
+    {"SparseSegmentSqrtNWithNumSegments", R_SQRTN, true, true},
+};
+
+static const struct seg_desc *desc_of(const char *op)
+{
+  for (size_t i = 0; i < sizeof(descs) / sizeof(descs[0]); i++)
+    if (strcmp(descs[i].op, op) == 0)
+      return &descs[i];
+  return NULL;
+}
+
+static int fail(char *error, int error_len, const char *why)
+{
+  snprintf(error, (size_t)error_len, "%s", why);
+  return -1;
+}
+
+static double combine(enum reduce r, double a, double b)
+{
+  switch (r) {
+  case R_PROD: return a * b;
+  case R_MIN: return b >= a ? a : b;
+  case R_MAX: return b <= a ? a : b;
+  default: return a + b;
+  }
+}
+
+static int segment_compute(const struct ref_case *c, struct ref_tensor *out,
+                           char *error, int error_len)
+{
+  const struct seg_desc *d = desc_of(c->op);
+  if (d == NULL)
+    return fail(error, error_len, "unknown op");
+  const struct ref_tensor *data = &c->inputs[0];
+  const struct ref_tensor *idx = d->sparse ? &c->inputs[1] : NULL;
+  const struct ref_tensor *ids = d->sparse ? &c->inputs[2] : &c->inputs[1];
+  int64_t rows_out = 0;
+  if (d->num_segments) {
+    if (c->inputs[3].rank != 0)
+      return fail(error, error_len, "num_segments not a scalar");
+    rows_out = (int64_t)c->inputs[3].v[0];
+    if (rows_out < 0)
+      return fail(error, error_len, "negative num_segments");
+  }
+  if (data->rank < 1)
+    return fail(error, error_len, "data of rank 0");
+  if (ids->rank != 1 || (idx != NULL && idx->rank != 1))
+    return fail(error, error_len, "ids or indices not a vector");
+  int64_t m = ids->elements;
+  if (idx != NULL ? idx->elements != m : m != data->dims[0])
+    return fail(error, error_len, "sizes differ");
+  if (m > 0) {
+    int64_t last = (int64_t)ids->v[m - 1];
+    if (d->num_segments && rows_out < last + 1)
+      return fail(error, error_len, "segment ids past num_segments");
+    if (!d->num_segments)
+      rows_out = last + 1;
+    if (rows_out <= 0)
+      return fail(error, error_len, "negative segment ids");
+  }
+  for (int64_t i = 0; i < m; i++) {
+    if (ids->v[i] < 0 || (i > 0 && ids->v[i] < ids->v[i - 1]))
+      return fail(error, error_len, "segment ids not sorted");
+    if (idx != NULL && (idx->v[i] < 0 || idx->v[i] >= (double)data->dims[0]))
+      return fail(error, error_len, "index out of range");
+  }
+  int64_t dims[REF_MAX_DIMS];
+  memcpy(dims, data->dims, sizeof(dims));
+  dims[0] = rows_out;
+  if (!ref_tensor_alloc(&out[0], data->dtype, dims, data->rank))
+    return fail(error, error_len, "cannot allocate the output");
+  int64_t w = 1;
+  for (int k = 1; k < data->rank; k++)
+    w *= data->dims[k];
+  double empty = d->reduce == R_PROD && !d->sparse ? 1.0 : 0.0;
+  for (int64_t s = 0, i = 0; s < rows_out; s++) {
+    int64_t lo = i;
+    while (i < m && (int64_t)ids->v[i] == s)
+      i++;
+    for (int64_t col = 0; col < w; col++) {
+      double acc = empty;
+      for (int64_t j = lo; j < i; j++) {
+        int64_t row = idx != NULL ? (int64_t)idx->v[j] : j;
+        double v = data->v[row * w + col];
+        acc = j == lo ? v : combine(d->reduce, acc, v);
+      }
+      int64_t count = i - lo;
+      if (count > 0 && d->reduce == R_MEAN)
+        acc /= (double)count;
+      if (count > 0 && d->reduce == R_SQRTN)
+        acc /= sqrt((double)count);
+      out[0].v[s * w + col] = acc;
+    }
+  }
+  return 1;
+}
+
+/* Sorted ids: `m` of them over `segments` segments, with gaps, a few long
+ * runs, and segment `segments - 1` always present. */
+static void sorted_ids(double *ids, int64_t m, int64_t segments)
+{
+  for (int64_t i = 0; i < m; i++)
+    ids[i] = (double)((i * segments) / m);
+  if (m > 0)
+    ids[m - 1] = (double)(segments - 1);
+  /* A gap: no row for segment 1 where there are at least 3 segments. */
+  for (int64_t i = 0; segments >= 3 && i < m; i++)
+    if (ids[i] == 1)
+      ids[i] = 2;
+}
+
+struct seg_shape {
+  int rank;
+  int64_t dims[4];
+  int64_t segments; /* distinct ids span [0, segments) */
+};
+
+static const struct seg_shape shapes[] = {
+    {1, {7}, 3},          {2, {6, 5}, 6},      {3, {9, 3, 4}, 4},
+    {1, {1}, 1},          {2, {1, 17}, 1},     {2, {60, 3}, 10},
+    {2, {300, 3}, 40},    {2, {12, 37}, 5},    {2, {40, 130}, 9},
+    {3, {5, 2, 1}, 9},    {2, {0, 3}, 0},      {1, {0}, 0},
+    /* Long segments (sums only: products would leave half's range). */
+    {2, {200, 2}, 2},
+};
+
+static void add_types(struct ref_case *c, const struct seg_desc *d,
+                      TF_DataType id_type, TF_DataType idx_type)
+{
+  ref_case_attr_type(c, d->sparse ? "Tsegmentids" : "Tindices", id_type);
+  if (d->sparse)
+    ref_case_attr_type(c, "Tidx", idx_type);
+}
+
+static void segment_cases(const struct ref_op *op, TF_DataType dtype,
+                          struct ref_cases *out)
+{
+  const struct seg_desc *d = desc_of(op->op);
+  static double ids[400], idx[400];
+  enum ref_domain domain = d->reduce == R_PROD ? REF_POSITIVE : REF_ANY;
+  int n = 0;
+  for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++, n++) {
+    const struct seg_shape *s = &shapes[i];
+    if (d->reduce == R_PROD && s->dims[0] / (s->segments + 1) > 20)
+      continue;
+    TF_DataType id_type = n % 2 ? TF_INT64 : TF_INT32;
+    TF_DataType idx_type = n % 3 ? TF_INT32 : TF_INT64;
+    struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
+    int64_t rows = s->dims[0];
+    /* Sparse: the ids pick rows of data in a scrambled order, some twice,
+     * and there are more ids than rows where rows are few. */
+    int64_t m = d->sparse ? (rows == 0 ? 0 : rows + 3) : rows;
+    sorted_ids(ids, m, s->segments > 0 ? s->segments : 1);
+    for (int64_t j = 0; j < m; j++)
+      idx[j] = (double)((j * 7 + 3) % (rows > 0 ? rows : 1));
+    ref_case_input(c, dtype, s->dims, s->rank, domain);
+    if (d->sparse)
+      ref_case_input_values(c, idx_type, &m, 1, idx);
+    ref_case_input_values(c, id_type, &m, 1, ids);
+    if (d->num_segments) {
+      double num = (double)(s->segments + (int64_t)(i % 3));
+      ref_case_input_values(c, i % 2 ? TF_INT64 : TF_INT32, NULL, 0, &num);
+    }
+    add_types(c, d, id_type, idx_type);
+  }
+  /* NaN and infinities within segments. */
+  static const double specials[] = {NAN, 1.0, INFINITY, -2.0, -INFINITY,
+                                    NAN, 3.5, -0.0,     0.0,  1e30};
+  int64_t ns = 10;
+  struct ref_case *c = ref_case_add(out, op->op, "%s special values", op->op);
+  ref_case_input_values(c, dtype, &ns, 1, specials);
+  static const double special_ids[] = {0, 0, 1, 1, 2, 2, 3, 3, 5, 5};
+  if (d->sparse)
+    ref_case_input_values(c, TF_INT32, &ns, 1,
+                          (double[]){0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  ref_case_input_values(c, TF_INT32, &ns, 1, special_ids);
+  if (d->num_segments)
+    ref_case_input_values(c, TF_INT32, NULL, 0, (double[]){7});
+  add_types(c, d, TF_INT32, TF_INT32);
+
+  /* Bad input: each must fail as TensorFlow's CPU kernel does. */
+  static const struct {
+    const char *what;
+    int64_t m;
+    double ids[5];
+    double idx[5];
+    double num;
+  } bad[] = {
+      {"ids decreasing", 5, {0, 1, 3, 2, 4}, {0, 1, 2, 3, 4}, 6},
+      {"first id negative", 4, {-1, 0, 1, 1}, {0, 1, 2, 3}, 3},
+      {"all ids negative", 3, {-3, -2, -1}, {0, 1, 2}, 3},
+      {"index past the rows", 4, {0, 0, 1, 1}, {0, 1, 5, 2}, 3},
+      {"index negative", 4, {0, 0, 1, 1}, {0, -1, 2, 3}, 3},
+      {"ids past num_segments", 4, {0, 0, 1, 4}, {0, 1, 2, 3}, 3},
+      {"num_segments negative", 4, {0, 0, 1, 1}, {0, 1, 2, 3}, -1},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    bool sparse_only = i >= 3;
+    if (sparse_only && !d->sparse)
+      continue;
+    if (i >= 5 && !d->num_segments)
+      continue;
+    c = ref_case_add(out, op->op, "%s %s", op->op, bad[i].what);
+    int64_t m = bad[i].m, dims[2] = {d->sparse ? 5 : m, 3};
+    ref_case_input(c, dtype, dims, 2, domain);
+    if (d->sparse)
+      ref_case_input_values(c, TF_INT64, &m, 1, bad[i].idx);
+    ref_case_input_values(c, TF_INT32, &m, 1, bad[i].ids);
+    if (d->num_segments)
+      ref_case_input_values(c, TF_INT32, NULL, 0, &bad[i].num);
+    add_types(c, d, TF_INT32, TF_INT64);
+    c->expect_code = TF_INVALID_ARGUMENT;
+  }
+  /* Shapes TensorFlow rejects: ids of another size or rank, scalar data. */
+  for (int k = 0; k < 3; k++) {
+    c = ref_case_add(out, op->op, "%s bad shape %d", op->op, k);
+    int64_t dims[2] = {k == 2 ? 1 : 4, 3};
+    ref_case_input(c, dtype, dims, k == 2 ? 0 : 2, domain);
+    int64_t m = k == 0 ? 3 : 4;
+    int64_t id_dims[2] = {2, 2};
+    if (d->sparse)
+      ref_case_input_values(c, TF_INT32, k == 0 ? (int64_t[]){4} : &m, 1,
+                            (double[]){0, 1, 2, 3});
+    ref_case_input_values(c, TF_INT32, k == 1 ? id_dims : &m, k == 1 ? 2 : 1,
+                          (double[]){0, 0, 1, 1});
+    if (d->num_segments)
+      ref_case_input_values(c, TF_INT32, NULL, 0, (double[]){3});
+    add_types(c, d, TF_INT32, TF_INT32);
+    c->expect_code = TF_INVALID_ARGUMENT;
+  }
+}
+
+const struct ref_op ref_ops_segment[] = {
+    {"SegmentSum", 1e-5, 1e-5, REF_ANY, segment_cases, segment_compute},
+    {"SegmentMean", 1e-5, 1e-5, REF_ANY, segment_cases, segment_compute},
+    {"SegmentProd", 2e-5, 1e-30, REF_POSITIVE, segment_cases,
+     segment_compute},
+    {"SegmentMin", 0, 0, REF_ANY, segment_cases, segment_compute},
+    {"SegmentMax", 0, 0, REF_ANY, segment_cases, segment_compute},
+    {"SparseSegmentSum", 1e-5, 1e-5, REF_ANY, segment_cases, segment_compute},
+    {"SparseSegmentMean", 1e-5, 1e-5, REF_ANY, segment_cases,
+     segment_compute},
+    {"SparseSegmentSqrtN", 1e-5, 1e-5, REF_ANY, segment_cases,
+     segment_compute},
+    {"SparseSegmentSumWithNumSegments", 1e-5, 1e-5, REF_ANY, segment_cases,
+     segment_compute},
+    {"SparseSegmentMeanWithNumSegments", 1e-5, 1e-5, REF_ANY, segment_cases,
+     segment_compute},
+    {"SparseSegmentSqrtNWithNumSegments", 1e-5, 1e-5, REF_ANY, segment_cases,
+     segment_compute},
+    {.op = NULL},
+};

@@ -1,0 +1,455 @@
+/* Sorted segment reductions: SegmentSum, SegmentMean, SegmentProd,
+ * SegmentMin, SegmentMax (tf.math.segment_*), and SparseSegmentSum,
+ * SparseSegmentMean, SparseSegmentSqrtN with their WithNumSegments forms
+ * (tf.sparse.segment_*, the embedding lookups of
+ * tf.nn.embedding_lookup_sparse), as segment_reduction_ops_impl.h.
+ *
+ * Registration follows TensorFlow's GPU kernels (read from the 2.19.1
+ * wheel's registry): float, half, bfloat16 and float64; Tindices,
+ * Tidx and Tsegmentids int32 or int64; num_segments in host memory.
+ *
+ * The output's row count comes from the last segment id (or num_segments),
+ * so the host waits once, as TensorFlow's GPU kernels do: seg_check
+ * (segment.cl) records the last id and the first position TensorFlow's CPU
+ * kernel would reject (ids decreasing or negative, an index out of range),
+ * and one read brings both back. TensorFlow's GPU kernels check less (its
+ * sparse kernels take any ids); these fail as its CPU kernels do, with
+ * their messages, which the host finds by replaying the CPU kernel's loop
+ * over the ids, read back only then.
+ *
+ * Empty segments get TensorFlow's value: 0, and 1 for SegmentProd.
+ * SegmentMin/Max treat NaN as the running TensorFlow's CPU kernel does
+ * (2.22 changed it; segment.cl). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_families.h"
+#include "runtime.h"
+
+extern const char ocl_cl_source_segment[];
+
+enum seg_type { ST_FLOAT, ST_HALF, ST_BF16, ST_DOUBLE, NUM_TYPES };
+/* Dense (rows in order), sparse with int32 or int64 indices. */
+enum seg_form { F_DENSE, F_IDX32, F_IDX64, NUM_FORMS };
+enum { ID32, ID64, NUM_ID_WIDTHS };
+
+#define SEG_FORMS(name, defines)                                            \
+  {                                                                         \
+    {"segment_" name, ocl_cl_source_segment, defines},                      \
+        {"segment_" name "_sp32", ocl_cl_source_segment,                    \
+         defines " -DSPARSE"},                                              \
+        {"segment_" name "_sp64", ocl_cl_source_segment,                    \
+         defines " -DSPARSE -DIDX_IS_LONG"},                                \
+  }
+#define SEG_TYPE(name, defines)                                             \
+  {SEG_FORMS(name, defines), SEG_FORMS(name "_id64", defines " -DID_IS_LONG")}
+
+static const struct ocl_program programs[NUM_TYPES][NUM_ID_WIDTHS][NUM_FORMS] =
+    {
+        [ST_FLOAT] = SEG_TYPE("float", "-DT_IS_FLOAT"),
+        [ST_HALF] = SEG_TYPE("half", "-DT_IS_HALF"),
+        [ST_BF16] = SEG_TYPE("bf16", "-DT_IS_BF16"),
+        [ST_DOUBLE] = SEG_TYPE("double", "-DT_IS_DOUBLE"),
+};
+
+enum seg_reduce { R_SUM, R_MEAN, R_SQRTN, R_PROD, R_MIN, R_MAX };
+static const char *const reduce_names[] = {"seg_sum",  "seg_mean",
+                                           "seg_sqrtn", "seg_prod",
+                                           "seg_min",  "seg_max"};
+
+struct seg_op {
+  const char *op;
+  enum seg_reduce reduce;
+  bool sparse;
+  bool num_segments; /* input 3 */
+};
+
+static const struct seg_op seg_ops[] = {
+    {"SegmentSum", R_SUM, false, false},
+    {"SegmentMean", R_MEAN, false, false},
+    {"SegmentProd", R_PROD, false, false},
+    {"SegmentMin", R_MIN, false, false},
+    {"SegmentMax", R_MAX, false, false},
+    {"SparseSegmentSum", R_SUM, true, false},
+    {"SparseSegmentMean", R_MEAN, true, false},
+    {"SparseSegmentSqrtN", R_SQRTN, true, false},
+    {"SparseSegmentSumWithNumSegments", R_SUM, true, true},
+    {"SparseSegmentMeanWithNumSegments", R_MEAN, true, true},
+    {"SparseSegmentSqrtNWithNumSegments", R_SQRTN, true, true},
+};
+#define NUM_SEG_OPS ((int)(sizeof(seg_ops) / sizeof(seg_ops[0])))
+
+enum { K_COLS, K_BLOCKS, K_CHECK, NUM_KERNELS };
+
+struct seg_kernel {
+  const struct seg_op *op;
+  TF_DataType dtype;
+  TF_DataType id_type;  /* Tindices / Tsegmentids */
+  TF_DataType idx_type; /* Tidx (sparse) */
+  /* Min/Max: a NaN anywhere in a segment makes it NaN (TensorFlow 2.22 on);
+   * before, a later element replaces a NaN accumulator (segment.cl). */
+  int nan_sticky;
+  struct ocl_kernel k[NUM_KERNELS];
+};
+
+/* seg_check's state: the first bad position (int) and the last id (long at
+ * byte 8). */
+struct check_state {
+  int32_t first_bad;
+  int32_t pad;
+  int64_t last_id;
+};
+
+/* segment.cl's BLOCK. */
+#define BLOCK 16
+/* Positions are int in seg_check (atomic_min): 2^31 - 1 ids at most. */
+#define MAX_IDS ((int64_t)INT32_MAX)
+
+static enum seg_type seg_type_of(TF_DataType dtype)
+{
+  switch (dtype) {
+  case TF_HALF: return ST_HALF;
+  case TF_BFLOAT16: return ST_BF16;
+  case TF_DOUBLE: return ST_DOUBLE;
+  default: return ST_FLOAT;
+  }
+}
+
+/* ---- Kernel callbacks ------------------------------------------------------ */
+
+static void *seg_create(TF_OpKernelConstruction *ctx, int index)
+{
+  const struct seg_op *op = &seg_ops[index];
+  TF_Status *status = ocl_tf.NewStatus();
+  struct seg_kernel *k = calloc(1, sizeof(*k));
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    goto fail;
+  }
+  k->op = op;
+  k->nan_sticky = ocl_tf_minor_version() >= 22;
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    goto fail;
+  ocl_tf.OpKernelConstruction_GetAttrType(
+      ctx, op->sparse ? "Tsegmentids" : "Tindices", &k->id_type, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    goto fail;
+  k->idx_type = TF_INT32;
+  if (op->sparse) {
+    ocl_tf.OpKernelConstruction_GetAttrType(ctx, "Tidx", &k->idx_type,
+                                            status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      goto fail;
+  }
+  enum seg_form form = !op->sparse               ? F_DENSE
+                       : k->idx_type == TF_INT64 ? F_IDX64
+                                                 : F_IDX32;
+  const struct ocl_program *p =
+      &programs[seg_type_of(k->dtype)][k->id_type == TF_INT64][form];
+  const char *r = reduce_names[op->reduce];
+  if (!ocl_kernel_initf(&k->k[K_COLS], p, "%s_cols", r) ||
+      !ocl_kernel_initf(&k->k[K_BLOCKS], p, "%s_blocks", r) ||
+      !ocl_kernel_init(&k->k[K_CHECK], p, "seg_check")) {
+    ocl_set_status(status, TF_INTERNAL, "%s: kernel name too long", op->op);
+    goto fail;
+  }
+  ocl_tf.DeleteStatus(status);
+  return k;
+fail:
+  return ocl_create_failed(ctx, status, k);
+}
+
+static void shape_string(const TF_Tensor *t, char *buf, int len)
+{
+  int64_t dims[OCL_MAX_RANK];
+  int rank = ocl_tf.NumDims(t);
+  for (int i = 0; i < rank && i < OCL_MAX_RANK; i++)
+    dims[i] = ocl_tf.Dim(t, i);
+  ocl_shape_format(dims, rank < OCL_MAX_RANK ? rank : OCL_MAX_RANK, buf, len);
+}
+
+/* Element i of a device vector of int32 or int64, from a host copy. */
+static int64_t host_id(const void *data, TF_DataType type, int64_t i)
+{
+  return type == TF_INT64 ? ((const int64_t *)data)[i]
+                          : ((const int32_t *)data)[i];
+}
+
+/* seg_check found a position TensorFlow rejects: its CPU kernel's loop,
+ * replayed over host copies of the ids (and indices), gives the message. */
+static void report_bad_input(struct seg_kernel *k, struct ocl_op *op,
+                             const TF_Tensor *ids_t, const TF_Tensor *idx_t,
+                             int64_t m, int64_t rows, int64_t output_rows)
+{
+  size_t id_size = ocl_tf.DataTypeSize(k->id_type);
+  size_t idx_size = ocl_tf.DataTypeSize(k->idx_type);
+  void *ids = malloc((size_t)m * id_size);
+  void *idx = idx_t != NULL ? malloc((size_t)m * idx_size) : NULL;
+  if (ids == NULL || (idx_t != NULL && idx == NULL)) {
+    ocl_op_fail(op, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    goto out;
+  }
+  if (!ocl_op_read(op, ids_t, 0, ids, (size_t)m * id_size) ||
+      (idx_t != NULL &&
+       !ocl_op_read(op, idx_t, 0, idx, (size_t)m * idx_size)))
+    goto out;
+  int64_t start = 0, end = 1, out_index = host_id(ids, k->id_type, 0);
+  for (;;) {
+    int64_t next = 0;
+    if (end < m) {
+      next = host_id(ids, k->id_type, end);
+      if (out_index == next) {
+        end++;
+        continue;
+      }
+      if (!(out_index < next)) {
+        ocl_op_fail(op, TF_INVALID_ARGUMENT, "segment ids are not increasing");
+        goto out;
+      }
+    }
+    if (out_index < 0 || out_index >= output_rows) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "Segment id %lld out of range [0, %lld), possibly because "
+                  "'segment_ids' input is not sorted.",
+                  (long long)out_index, (long long)output_rows);
+      goto out;
+    }
+    for (int64_t i = start; idx != NULL && i < end; i++) {
+      int64_t row = host_id(idx, k->idx_type, i);
+      if (row < 0 || row >= rows) {
+        ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                    "Bad: indices[%lld] == %lld out of range [0, %lld)",
+                    (long long)i, (long long)row, (long long)rows);
+        goto out;
+      }
+    }
+    start = end;
+    end++;
+    out_index = next;
+    if (end > m)
+      break;
+  }
+  ocl_op_fail(op, TF_INTERNAL, "%s: the device saw bad segment ids the host "
+              "does not", k->op->op);
+out:
+  free(ids);
+  free(idx);
+}
+
+static void seg_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct seg_kernel *k = kernel;
+  const struct seg_op *sop = k->op;
+  struct ocl_op op;
+  int64_t dims[OCL_MAX_RANK];
+  char shape[160];
+
+  ocl_op_begin(&op, ctx);
+  int n_in = sop->sparse ? (sop->num_segments ? 4 : 3) : 2;
+  TF_Tensor *in[4] = {NULL, NULL, NULL, NULL};
+  for (int i = 0; i < n_in; i++)
+    if ((in[i] = ocl_op_input(&op, i)) == NULL)
+      goto out;
+  TF_Tensor *data = in[0];
+  TF_Tensor *idx = sop->sparse ? in[1] : NULL;
+  TF_Tensor *ids = sop->sparse ? in[2] : in[1];
+  int rank = ocl_op_dims(&op, data, dims);
+  if (rank < 0)
+    goto out;
+  int64_t m = ocl_tf.TensorElementCount(ids);
+  int64_t num_segments = -1;
+  /* TensorFlow's checks, in its order (ValidateSegmentReduction,
+   * ValidateSparseSegmentReduction). */
+  if (!sop->sparse) {
+    if (rank < 1) {
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT, "input must be at least rank 1");
+      goto out;
+    }
+    if (ocl_tf.NumDims(ids) != 1) {
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT, "segment_ids should be a vector.");
+      goto out;
+    }
+    if (m != dims[0]) {
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                  "segment_ids should be the same size as dimension 0 of "
+                  "input.");
+      goto out;
+    }
+  } else {
+    if (sop->num_segments) {
+      if (ocl_tf.NumDims(in[3]) != 0) {
+        shape_string(in[3], shape, sizeof(shape));
+        ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                    "num_segments should be a scalar, not shape %s", shape);
+        goto out;
+      }
+      num_segments = ocl_host_int(in[3], 0);
+      if (num_segments < 0) {
+        ocl_op_fail(&op, TF_INVALID_ARGUMENT, "segment ids must be >= 0");
+        goto out;
+      }
+    }
+    if (ocl_tf.NumDims(idx) != 1) {
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT, "indices should be a vector.");
+      goto out;
+    }
+    if (ocl_tf.NumDims(ids) != 1) {
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT, "segment_ids should be a vector.");
+      goto out;
+    }
+    if (ocl_tf.TensorElementCount(idx) != m) {
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                  "segment_ids and indices should have same size.");
+      goto out;
+    }
+    if (rank < 1) {
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT, "Shape must be at least rank 1");
+      goto out;
+    }
+  }
+  if (m > MAX_IDS) {
+    ocl_op_fail(&op, TF_UNIMPLEMENTED,
+                "%s on OPENCL: %lld segment ids exceed its 32-bit positions",
+                sop->op, (long long)m);
+    goto out;
+  }
+  const struct ocl_device_info *info = ocl_op_info(&op);
+  if (info == NULL)
+    goto out;
+  if (k->dtype == TF_DOUBLE && !info->has_fp64) {
+    ocl_op_fail(&op, TF_UNIMPLEMENTED,
+                "%s of float64 needs cl_khr_fp64, which OpenCL device %d "
+                "lacks",
+                sop->op, info->ordinal);
+    goto out;
+  }
+  int64_t rows = dims[0];
+  int64_t w = ocl_shape_elements(dims + 1, rank - 1);
+  int64_t output_rows = sop->sparse && sop->num_segments ? num_segments : 0;
+  struct check_state st = {.first_bad = INT32_MAX};
+  if (m > 0) {
+    TF_Tensor *state = ocl_op_temp(&op, TF_INT64, 2);
+    if (state == NULL ||
+        !ocl_op_fill(&op, state, 0, &st, 8, 8))
+      goto out;
+    const struct ocl_arg check_args[] = {
+        OCL_TENSOR(ids), OCL_TENSOR(idx), OCL_TENSOR(state),
+        OCL_INT(m),      OCL_LONG(rows),  OCL_LONG(-1)};
+    const struct ocl_arg dense_args[] = {OCL_TENSOR(ids), OCL_TENSOR(state),
+                                         OCL_INT(m), OCL_LONG(rows),
+                                         OCL_LONG(-1)};
+    if (!(sop->sparse
+              ? ocl_launch_1d(&op, &k->k[K_CHECK], (size_t)m, check_args, 6)
+              : ocl_launch_1d(&op, &k->k[K_CHECK], (size_t)m, dense_args,
+                              5)) ||
+        !ocl_op_read(&op, state, 0, &st, sizeof(st)))
+      goto out;
+    int64_t last = st.last_id;
+    if (sop->sparse) {
+      int64_t limit = k->idx_type == TF_INT32 ? INT32_MAX : INT64_MAX;
+      if (last >= limit) {
+        ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                    "Last segment id must be < kintmax, got %lld limit %lld",
+                    (long long)last, (long long)limit);
+        goto out;
+      }
+      if (sop->num_segments && output_rows < last + 1) {
+        ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                    "segment ids must be < num_segments");
+        goto out;
+      }
+    }
+    if (!sop->num_segments)
+      output_rows = last + 1;
+    if (output_rows <= 0) {
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT, "segment ids must be >= 0");
+      goto out;
+    }
+  }
+  int64_t out_dims[OCL_MAX_RANK];
+  memcpy(out_dims, dims, sizeof(int64_t) * (size_t)rank);
+  out_dims[0] = output_rows;
+  int64_t out_elements = 0;
+  if (!ocl_op_dim_product(&op, output_rows, w, &out_elements))
+    goto out;
+  if (st.first_bad != INT32_MAX) {
+    report_bad_input(k, &op, ids, idx, m, rows, output_rows);
+    goto out;
+  }
+  TF_Tensor *y = ocl_op_output(&op, 0, k->dtype, out_dims, rank);
+  if (y == NULL || out_elements == 0)
+    goto out;
+  float empty = sop->reduce == R_PROD ? 1.0f : 0.0f;
+  if (m == 0) {
+    /* Only the sparse forms with num_segments get here: every segment is
+     * empty. */
+    uint64_t zero = 0;
+    ocl_op_fill(&op, y, 0, &zero, 1, ocl_tf.TensorByteSize(y));
+    goto out;
+  }
+  struct ocl_arg args[10];
+  int na = 0;
+  args[na++] = OCL_TENSOR(data);
+  if (sop->sparse)
+    args[na++] = OCL_TENSOR(idx);
+  args[na++] = OCL_TENSOR(ids);
+  args[na++] = OCL_TENSOR(y);
+  args[na++] = OCL_LONG(m);
+  args[na++] = OCL_LONG(output_rows);
+  args[na++] = OCL_LONG(w);
+  args[na++] = OCL_FLOAT(empty);
+  args[na++] = OCL_INT(k->nan_sticky);
+  if (info->cpu_shape) {
+    int64_t blocks = (w + BLOCK - 1) / BLOCK;
+    ocl_launch_1d(&op, &k->k[K_BLOCKS], (size_t)(output_rows * blocks), args,
+                  na);
+    goto out;
+  }
+  /* A row block of one segment per work-group: columns across its
+   * work-items, the segments along dimension 1. */
+  size_t local_max = ocl_kernel_fit_local(&op, &k->k[K_COLS], 256);
+  if (local_max == 0)
+    goto out;
+  size_t local[2] = {1, 1};
+  while (local[0] < local_max && (int64_t)local[0] < w)
+    local[0] *= 2;
+  size_t global[2] = {((size_t)w + local[0] - 1) / local[0] * local[0],
+                      (size_t)output_rows};
+  ocl_launch(&op, &k->k[K_COLS], 2, global, local, args, na);
+out:
+  ocl_op_end(&op);
+}
+
+static void seg_delete(void *kernel) { free(kernel); }
+
+_Static_assert(NUM_SEG_OPS <= OCL_MAX_FAMILY_OPS,
+               "one create function per segment op");
+OCL_FAMILY_CREATES(seg, seg_create);
+
+/* ---- Registration ------------------------------------------------------------ */
+
+void ocl_register_segment_kernels(void)
+{
+  static const TF_DataType types[] = {TF_FLOAT, TF_HALF, TF_BFLOAT16,
+                                      TF_DOUBLE};
+  static const TF_DataType index_types[] = {TF_INT32, TF_INT64};
+  static const char *const num_segments_host[] = {"num_segments", NULL};
+  for (int i = 0; i < NUM_SEG_OPS; i++) {
+    const struct seg_op *op = &seg_ops[i];
+    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+      for (int a = 0; a < 2; a++)
+        for (int b = 0; b < (op->sparse ? 2 : 1); b++)
+          ocl_register_kernel(&(const struct ocl_kernel_spec){
+              .op = op->op,
+              .create = seg_creates[i],
+              .compute = seg_compute,
+              .destroy = seg_delete,
+              .type_attrs = {"T", op->sparse ? "Tidx" : "Tindices",
+                             op->sparse ? "Tsegmentids" : NULL},
+              .types = {types[t], index_types[a], index_types[b]},
+              .host_args = op->num_segments ? num_segments_host : NULL,
+          });
+  }
+}

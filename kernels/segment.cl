@@ -1,0 +1,204 @@
+/* Sorted segment reductions: Segment{Sum,Mean,Prod,Min,Max} and
+ * SparseSegment{Sum,Mean,SqrtN}[WithNumSegments].
+ *
+ * The data is seen as [rows, w]; segment_ids (sorted) name the output row
+ * of each input row, or of each row `indices` picks (sparse forms). Output
+ * row s reduces the input rows whose id is s: a binary search finds that
+ * run [lo, hi) of the ids, so no atomics are needed and each output
+ * element is written once, empty segments included (their value comes from
+ * the host: 0, or 1 for Prod).
+ *
+ * Built per storage type (-DT_IS_FLOAT|T_IS_HALF|T_IS_BF16|T_IS_DOUBLE);
+ * half and bfloat16 accumulate in float, as TensorFlow's GPU kernels do.
+ * Ids and indices are read as long whatever their width (ID_IS_LONG,
+ * IDX_IS_LONG select the stored width).
+ *
+ * Shapes:
+ *  seg_<op>_cols: GPUs, a 2-D range: dimension 0 the columns (neighbouring
+ *    work-items on neighbouring addresses), dimension 1 the segments, so a
+ *    work-group is a row block of one segment.
+ *  seg_<op>_blocks: CPU devices, a work-item per (segment, 16 adjacent
+ *    columns), walking the segment's rows with 16 accumulators so that each
+ *    step reads contiguous memory.
+ * Both add in input order, as TensorFlow's CPU kernel does.
+ *
+ * seg_check: a work-item per id finds the first position where the input
+ * is not what TensorFlow accepts (ids decreasing or negative, an index out
+ * of range, an id past num_segments), and records the last id; the host
+ * reads both at once and, only on failure, replays TensorFlow's checks for
+ * its message. */
+#include "common.clh"
+
+#if defined(T_IS_HALF)
+typedef half S;
+typedef float ACC;
+#define LOAD(p, i) vload_half((i), (p))
+#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#elif defined(T_IS_BF16)
+typedef ushort S;
+typedef float ACC;
+#define LOAD(p, i) ocl_bf16_to_float((p)[i])
+#define STORE(p, i, v) ((p)[i] = ocl_float_to_bf16(v))
+#elif defined(T_IS_DOUBLE)
+typedef double S;
+typedef double ACC;
+#else
+typedef float S;
+typedef float ACC;
+#endif
+#ifndef LOAD
+#define LOAD(p, i) ((p)[i])
+#define STORE(p, i, v) ((p)[i] = (v))
+#endif
+
+#ifdef ID_IS_LONG
+typedef long ID;
+#else
+typedef int ID;
+#endif
+#ifdef IDX_IS_LONG
+typedef long IX;
+#else
+typedef int IX;
+#endif
+
+/* The first position in ids[0, n) whose id is >= s (ids sorted). */
+static inline long lower_bound(__global const ID *ids, long n, long s)
+{
+  long lo = 0, hi = n;
+  while (lo < hi) {
+    long mid = lo + (hi - lo) / 2;
+    if ((long)ids[mid] < s)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* TensorFlow's CPU Min and Max, accumulator a first. Up to 2.21 (as
+ * measured on 2.19.1 and 2.21): a NaN element makes the accumulator NaN,
+ * and the next element replaces a NaN accumulator, so only a NaN last in
+ * its segment shows. From 2.22 any NaN makes the segment NaN (`sticky`,
+ * chosen by the host). */
+static inline ACC op_sum(ACC a, ACC b, int sticky) { return a + b; }
+static inline ACC op_prod(ACC a, ACC b, int sticky) { return a * b; }
+static inline ACC op_min(ACC a, ACC b, int sticky)
+{
+  return sticky && isnan(a) ? a : b >= a ? a : b;
+}
+static inline ACC op_max(ACC a, ACC b, int sticky)
+{
+  return sticky && isnan(a) ? a : b <= a ? a : b;
+}
+
+/* The finish of a non-empty segment of `count` rows. */
+#define FIN_NONE(acc, count) (acc)
+#define FIN_MEAN(acc, count) ((acc) / (ACC)(count))
+#define FIN_SQRTN(acc, count) ((acc) / sqrt((ACC)(count)))
+
+/* The input row of position i: i itself, or indices[i] (sparse). */
+#ifdef SPARSE
+#define ROW(i) ((long)indices[i])
+#define INDICES_ARG , OCL_TENSOR_ARG(const IX, idx)
+#define INDICES_PTR __global const IX *indices = OCL_PTR(const IX, idx);
+#else
+#define ROW(i) (i)
+#define INDICES_ARG
+#define INDICES_PTR
+#endif
+
+#define BLOCK 16
+
+#define SEG_KERNELS(NAME, OP, FIN)                                       \
+  __kernel void NAME##_cols(OCL_TENSOR_ARG(const S, x) INDICES_ARG,           \
+                            OCL_TENSOR_ARG(const ID, seg),                    \
+                            OCL_TENSOR_ARG(S, y), long n, long segments,      \
+                            long w, float empty, int sticky)                              \
+  {                                                                           \
+    long c = (long)get_global_id(0), s = (long)get_global_id(1);              \
+    if (c >= w || s >= segments)                                              \
+      return;                                                                 \
+    __global const S *in = OCL_PTR(const S, x);                               \
+    __global const ID *ids = OCL_PTR(const ID, seg);                          \
+    INDICES_PTR                                                               \
+    long lo = lower_bound(ids, n, s), hi = lower_bound(ids, n, s + 1);        \
+    __global S *out = OCL_PTR(S, y) + s * w + c;                              \
+    if (hi == lo) {                                                           \
+      STORE(out, 0, (ACC)empty);                                              \
+      return;                                                                 \
+    }                                                                         \
+    /* The first row as it is (a lone row is copied, -0 included). */        \
+    ACC acc = LOAD(in, ROW(lo) * w + c);                                      \
+    for (long i = lo + 1; i < hi; i++)                                        \
+      acc = OP(acc, LOAD(in, ROW(i) * w + c), sticky);                                \
+    STORE(out, 0, FIN(acc, hi - lo));                                         \
+  }                                                                           \
+                                                                              \
+  __kernel void NAME##_blocks(OCL_TENSOR_ARG(const S, x) INDICES_ARG,         \
+                              OCL_TENSOR_ARG(const ID, seg),                  \
+                              OCL_TENSOR_ARG(S, y), long n, long segments,    \
+                              long w, float empty, int sticky)                            \
+  {                                                                           \
+    long blocks = (w + BLOCK - 1) / BLOCK;                                    \
+    long gid = (long)get_global_id(0);                                        \
+    if (gid >= segments * blocks)                                             \
+      return;                                                                 \
+    long s = gid / blocks, c0 = (gid - s * blocks) * BLOCK;                   \
+    int cw = (int)min(w - c0, (long)BLOCK);                                   \
+    __global const S *in = OCL_PTR(const S, x);                               \
+    __global S *out = OCL_PTR(S, y) + s * w + c0;                             \
+    __global const ID *ids = OCL_PTR(const ID, seg);                          \
+    INDICES_PTR                                                               \
+    long lo = lower_bound(ids, n, s), hi = lower_bound(ids, n, s + 1);        \
+    if (hi == lo) {                                                           \
+      for (int j = 0; j < cw; j++)                                            \
+        STORE(out, j, (ACC)empty);                                            \
+      return;                                                                 \
+    }                                                                         \
+    ACC acc[BLOCK];                                                           \
+    long first = ROW(lo) * w + c0;                                            \
+    for (int j = 0; j < BLOCK; j++)                                           \
+      acc[j] = j < cw ? LOAD(in, first + j) : (ACC)0;                         \
+    for (long i = lo + 1; i < hi; i++) {                                      \
+      long at = ROW(i) * w + c0;                                              \
+      for (int j = 0; j < cw; j++)                                            \
+        acc[j] = OP(acc[j], LOAD(in, at + j), sticky);                                \
+    }                                                                         \
+    for (int j = 0; j < cw; j++)                                              \
+      STORE(out, j, FIN(acc[j], hi - lo));                                    \
+  }
+
+
+SEG_KERNELS(seg_sum, op_sum, FIN_NONE)
+SEG_KERNELS(seg_mean, op_sum, FIN_MEAN)
+SEG_KERNELS(seg_sqrtn, op_sum, FIN_SQRTN)
+SEG_KERNELS(seg_prod, op_prod, FIN_NONE)
+SEG_KERNELS(seg_min, op_min, FIN_NONE)
+SEG_KERNELS(seg_max, op_max, FIN_NONE)
+
+/* state: int first_bad (INT_MAX: none; the host fills it), then the last
+ * id as a long at byte 8. rows: the input's rows (indices must be below);
+ * limit: num_segments, or -1 for none. */
+__kernel void seg_check(OCL_TENSOR_ARG(const ID, seg) INDICES_ARG,
+                        OCL_TENSOR_ARG(int, st), int n, long rows, long limit)
+{
+  int i = (int)get_global_id(0);
+  if (i >= n)
+    return;
+  __global const ID *ids = OCL_PTR(const ID, seg);
+  __global int *state = OCL_PTR(int, st);
+  INDICES_PTR
+  long id = (long)ids[i];
+  bool bad = id < 0 || (i > 0 && id < (long)ids[i - 1]) ||
+             (limit >= 0 && id >= limit);
+#ifdef SPARSE
+  bad = bad || ROW(i) < 0 || ROW(i) >= rows;
+#else
+  (void)rows;
+#endif
+  if (bad)
+    atomic_min(state, i);
+  if (i == n - 1)
+    ((__global long *)state)[1] = id;
+}
