@@ -63,24 +63,30 @@ struct seg_op {
   enum seg_reduce reduce;
   bool sparse;
   bool num_segments; /* input 3 */
+  bool grad;         /* SparseSegment*Grad: input 3 is output_dim0 */
 };
 
 static const struct seg_op seg_ops[] = {
-    {"SegmentSum", R_SUM, false, false},
-    {"SegmentMean", R_MEAN, false, false},
-    {"SegmentProd", R_PROD, false, false},
-    {"SegmentMin", R_MIN, false, false},
-    {"SegmentMax", R_MAX, false, false},
-    {"SparseSegmentSum", R_SUM, true, false},
-    {"SparseSegmentMean", R_MEAN, true, false},
-    {"SparseSegmentSqrtN", R_SQRTN, true, false},
-    {"SparseSegmentSumWithNumSegments", R_SUM, true, true},
-    {"SparseSegmentMeanWithNumSegments", R_MEAN, true, true},
-    {"SparseSegmentSqrtNWithNumSegments", R_SQRTN, true, true},
+    {"SegmentSum", R_SUM, false, false, false},
+    {"SegmentMean", R_MEAN, false, false, false},
+    {"SegmentProd", R_PROD, false, false, false},
+    {"SegmentMin", R_MIN, false, false, false},
+    {"SegmentMax", R_MAX, false, false, false},
+    {"SparseSegmentSum", R_SUM, true, false, false},
+    {"SparseSegmentMean", R_MEAN, true, false, false},
+    {"SparseSegmentSqrtN", R_SQRTN, true, false, false},
+    {"SparseSegmentSumWithNumSegments", R_SUM, true, true, false},
+    {"SparseSegmentMeanWithNumSegments", R_MEAN, true, true, false},
+    {"SparseSegmentSqrtNWithNumSegments", R_SQRTN, true, true, false},
+    {"SparseSegmentSumGrad", R_SUM, true, false, true},
+    {"SparseSegmentMeanGrad", R_MEAN, true, false, true},
+    {"SparseSegmentSqrtNGrad", R_SQRTN, true, false, true},
 };
 #define NUM_SEG_OPS ((int)(sizeof(seg_ops) / sizeof(seg_ops[0])))
 
 enum { K_COLS, K_BLOCKS, K_CHECK, NUM_KERNELS };
+/* The gradients': K_COLS is grad_add, K_BLOCKS grad_cast, K_CHECK
+ * grad_check. */
 
 struct seg_kernel {
   const struct seg_op *op;
@@ -149,9 +155,15 @@ static void *seg_create(TF_OpKernelConstruction *ctx, int index)
   const struct ocl_program *p =
       &programs[seg_type_of(k->dtype)][k->id_type == TF_INT64][form];
   const char *r = reduce_names[op->reduce];
-  if (!ocl_kernel_initf(&k->k[K_COLS], p, "%s_cols", r) ||
-      !ocl_kernel_initf(&k->k[K_BLOCKS], p, "%s_blocks", r) ||
-      !ocl_kernel_init(&k->k[K_CHECK], p, "seg_check")) {
+  bool named = op->grad ? ocl_kernel_init(&k->k[K_COLS], p, "grad_add") &&
+                              ocl_kernel_init(&k->k[K_BLOCKS], p,
+                                              "grad_cast") &&
+                              ocl_kernel_init(&k->k[K_CHECK], p, "grad_check")
+                        : ocl_kernel_initf(&k->k[K_COLS], p, "%s_cols", r) &&
+                              ocl_kernel_initf(&k->k[K_BLOCKS], p,
+                                               "%s_blocks", r) &&
+                              ocl_kernel_init(&k->k[K_CHECK], p, "seg_check");
+  if (!named) {
     ocl_set_status(status, TF_INTERNAL, "%s: kernel name too long", op->op);
     goto fail;
   }
@@ -238,6 +250,138 @@ out:
   free(idx);
 }
 
+
+/* SparseSegment{Sum,Mean,SqrtN}Grad: TensorFlow's checks in its order
+ * (SparseSegmentGradOpBase, then the CPU functor's: the last id against
+ * grad's rows, every segment id, then every index), from one read of
+ * grad_check's findings. */
+static void grad_compute(struct seg_kernel *k, struct ocl_op *op)
+{
+  int64_t dims[OCL_MAX_RANK];
+  TF_Tensor *in[4];
+  for (int i = 0; i < 4; i++)
+    if ((in[i] = ocl_op_input(op, i)) == NULL)
+      return;
+  TF_Tensor *grad = in[0], *idx = in[1], *ids = in[2];
+  if (ocl_tf.NumDims(idx) != 1) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "indices should be a vector.");
+    return;
+  }
+  if (ocl_tf.NumDims(ids) != 1) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "segment_ids should be a vector.");
+    return;
+  }
+  if (ocl_tf.NumDims(in[3]) != 0) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "output_dim0 should be a scalar.");
+    return;
+  }
+  int64_t n = ocl_tf.TensorElementCount(idx);
+  if (n != ocl_tf.TensorElementCount(ids)) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "segment_ids and indices should have same size.");
+    return;
+  }
+  int rank = ocl_op_dims(op, grad, dims);
+  if (rank < 0)
+    return;
+  if (rank < 1) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "Shape must be at least rank 1");
+    return;
+  }
+  int64_t rows = ocl_host_int(in[3], 0);
+  if (rows < 0) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Expected a non-negative size, got %lld", (long long)rows);
+    return;
+  }
+  if (n > MAX_IDS) {
+    ocl_op_fail(op, TF_UNIMPLEMENTED,
+                "%s on OPENCL: %lld segment ids exceed its 32-bit positions",
+                k->op->op, (long long)n);
+    return;
+  }
+  int64_t segments = dims[0];
+  int64_t w = ocl_shape_elements(dims + 1, rank - 1);
+  dims[0] = rows;
+  int64_t elements = 0;
+  if (!ocl_op_dim_product(op, rows, w, &elements))
+    return;
+  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, dims, rank);
+  if (y == NULL || elements == 0)
+    return;
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return;
+  if (k->dtype == TF_DOUBLE && !info->has_fp64) {
+    ocl_op_fail(op, TF_UNIMPLEMENTED,
+                "%s of float64 needs cl_khr_fp64, which OpenCL device %d "
+                "lacks",
+                k->op->op, info->ordinal);
+    return;
+  }
+  bool narrow = k->dtype == TF_HALF || k->dtype == TF_BFLOAT16;
+  TF_Tensor *acc = narrow ? ocl_op_temp(op, TF_FLOAT, elements) : y;
+  uint64_t zero = 0;
+  if (acc == NULL || !ocl_op_fill(op, acc, 0, &zero, 1,
+                                  ocl_tf.TensorByteSize(acc)))
+    return;
+  if (n == 0)
+    goto cast;
+  struct { int32_t bad_id, bad_idx; int64_t last_id; } st = {
+      INT32_MAX, INT32_MAX, 0};
+  TF_Tensor *state = ocl_op_temp(op, TF_INT64, 2);
+  const struct ocl_arg check_args[] = {OCL_TENSOR(ids), OCL_TENSOR(idx),
+                                       OCL_TENSOR(state), OCL_INT(n),
+                                       OCL_LONG(segments), OCL_LONG(rows)};
+  if (state == NULL || !ocl_op_fill(op, state, 0, &st, 8, 8) ||
+      !ocl_launch_1d(op, &k->k[K_CHECK], (size_t)n, check_args, 6) ||
+      !ocl_op_read(op, state, 0, &st, sizeof(st)))
+    return;
+  if (st.last_id + 1 > segments) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "Invalid number of segments");
+    return;
+  }
+  if (st.bad_id != INT32_MAX) {
+    size_t size = ocl_tf.DataTypeSize(k->id_type);
+    uint8_t raw[8] = {0};
+    if (ocl_op_read(op, ids, (size_t)st.bad_id * size, raw, size))
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "Segment id %lld out of range [0, %lld).",
+                  (long long)host_id(raw, k->id_type, 0),
+                  (long long)segments);
+    return;
+  }
+  if (st.bad_idx != INT32_MAX) {
+    size_t size = ocl_tf.DataTypeSize(k->idx_type);
+    uint8_t raw[8] = {0};
+    if (ocl_op_read(op, idx, (size_t)st.bad_idx * size, raw, size))
+      ocl_op_fail(op, TF_INVALID_ARGUMENT, "Index %lld out of range [0, %lld).",
+                  (long long)host_id(raw, k->idx_type, 0), (long long)rows);
+    return;
+  }
+  size_t local_max = ocl_kernel_fit_local(op, &k->k[K_COLS], 256);
+  if (local_max == 0)
+    return;
+  size_t local[2] = {1, 1};
+  while (local[0] < local_max && (int64_t)local[0] < w)
+    local[0] *= 2;
+  size_t global[2] = {((size_t)w + local[0] - 1) / local[0] * local[0],
+                      (size_t)n};
+  int mode = k->op->reduce == R_MEAN ? 1 : k->op->reduce == R_SQRTN ? 2 : 0;
+  const struct ocl_arg add_args[] = {OCL_TENSOR(grad), OCL_TENSOR(idx),
+                                     OCL_TENSOR(ids),  OCL_TENSOR(acc),
+                                     OCL_LONG(n),      OCL_LONG(w),
+                                     OCL_INT(mode)};
+  if (!ocl_launch(op, &k->k[K_COLS], 2, global, local, add_args, 7))
+    return;
+cast:
+  if (narrow) {
+    const struct ocl_arg cast_args[] = {OCL_TENSOR(acc), OCL_TENSOR(y),
+                                        OCL_LONG(elements)};
+    ocl_launch_1d(op, &k->k[K_BLOCKS], (size_t)elements, cast_args, 3);
+  }
+}
+
 static void seg_compute(void *kernel, TF_OpKernelContext *ctx)
 {
   struct seg_kernel *k = kernel;
@@ -247,6 +391,10 @@ static void seg_compute(void *kernel, TF_OpKernelContext *ctx)
   char shape[160];
 
   ocl_op_begin(&op, ctx);
+  if (sop->grad) {
+    grad_compute(k, &op);
+    goto out;
+  }
   int n_in = sop->sparse ? (sop->num_segments ? 4 : 3) : 2;
   TF_Tensor *in[4] = {NULL, NULL, NULL, NULL};
   for (int i = 0; i < n_in; i++)
@@ -436,6 +584,7 @@ void ocl_register_segment_kernels(void)
                                       TF_DOUBLE};
   static const TF_DataType index_types[] = {TF_INT32, TF_INT64};
   static const char *const num_segments_host[] = {"num_segments", NULL};
+  static const char *const output_dim0_host[] = {"output_dim0", NULL};
   for (int i = 0; i < NUM_SEG_OPS; i++) {
     const struct seg_op *op = &seg_ops[i];
     for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
@@ -449,7 +598,9 @@ void ocl_register_segment_kernels(void)
               .type_attrs = {"T", op->sparse ? "Tidx" : "Tindices",
                              op->sparse ? "Tsegmentids" : NULL},
               .types = {types[t], index_types[a], index_types[b]},
-              .host_args = op->num_segments ? num_segments_host : NULL,
+              .host_args = op->num_segments ? num_segments_host
+                           : op->grad       ? output_dim0_host
+                                            : NULL,
           });
   }
 }

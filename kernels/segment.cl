@@ -202,3 +202,92 @@ __kernel void seg_check(OCL_TENSOR_ARG(const ID, seg) INDICES_ARG,
   if (i == n - 1)
     ((__global long *)state)[1] = id;
 }
+
+/* ---- SparseSegment{Sum,Mean,SqrtN}Grad ------------------------------------
+ * output[indices[i]] += grad[segment_ids[i]] * scale, scale 1 (Sum),
+ * 1 / n (Mean) or 1 / sqrt(n) (SqrtN) for the n ids of that segment
+ * (counted by binary search: the ids are sorted, as TensorFlow assumes).
+ * Rows named by several indices add with atomics, in no fixed order (as
+ * TensorFlow's GPU kernel); half and bfloat16 add into a float temp that
+ * grad_cast rounds once. */
+#ifdef SPARSE
+#if defined(T_IS_DOUBLE)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+static inline void add_acc(volatile __global ACC *p, ACC v)
+{
+  /* A first guess of 0 (the accumulator starts zeroed) instead of a plain
+   * read, which would race with other work-items' exchanges. */
+  ulong old = 0, assumed;
+  do {
+    assumed = old;
+    old = atom_cmpxchg((volatile __global ulong *)p, assumed,
+                       as_ulong(as_double(assumed) + v));
+  } while (old != assumed);
+}
+#else
+static inline void add_acc(volatile __global ACC *p, ACC v)
+{
+  uint old = 0, assumed; /* as above */
+  do {
+    assumed = old;
+    old = atomic_cmpxchg((volatile __global uint *)p, assumed,
+                         as_uint(as_float(assumed) + v));
+  } while (old != assumed);
+}
+#endif
+
+/* Dimension 0: the columns (neighbouring work-items on neighbouring
+ * addresses); dimension 1: the positions. mode: 0 Sum, 1 Mean, 2 SqrtN. */
+__kernel void grad_add(OCL_TENSOR_ARG(const S, x), OCL_TENSOR_ARG(const IX, idx),
+                       OCL_TENSOR_ARG(const ID, seg),
+                       OCL_TENSOR_ARG(ACC, acc), long n, long w, int mode)
+{
+  long c = (long)get_global_id(0), i = (long)get_global_id(1);
+  if (c >= w || i >= n)
+    return;
+  __global const ID *ids = OCL_PTR(const ID, seg);
+  __global const IX *indices = OCL_PTR(const IX, idx);
+  long s = (long)ids[i];
+  ACC scale = (ACC)1;
+  if (mode != 0) {
+    long count = lower_bound(ids, n, s + 1) - lower_bound(ids, n, s);
+    ACC k = (ACC)max(count, 1L);
+    scale = mode == 1 ? (ACC)1 / k : (ACC)1 / sqrt(k);
+  }
+  ACC v = LOAD(OCL_PTR(const S, x), s * w + c) * scale;
+  add_acc(OCL_PTR(ACC, acc) + (long)indices[i] * w + c, v);
+}
+
+#if defined(T_IS_HALF) || defined(T_IS_BF16)
+__kernel void grad_cast(OCL_TENSOR_ARG(const float, acc),
+                        OCL_TENSOR_ARG(S, y), long n)
+{
+  long i = (long)get_global_id(0);
+  if (i >= n)
+    return;
+  STORE(OCL_PTR(S, y), i, OCL_PTR(const float, acc)[i]);
+}
+#endif
+
+/* state: ints first bad segment id position, first bad index position
+ * (INT_MAX: none; the host fills them), then the last id as a long at
+ * byte 8. segments: grad's rows; rows: output_dim0. */
+__kernel void grad_check(OCL_TENSOR_ARG(const ID, seg),
+                         OCL_TENSOR_ARG(const IX, idx),
+                         OCL_TENSOR_ARG(int, st), int n, long segments,
+                         long rows)
+{
+  int i = (int)get_global_id(0);
+  if (i >= n)
+    return;
+  __global int *state = OCL_PTR(int, st);
+  long id = (long)OCL_PTR(const ID, seg)[i];
+  long row = (long)OCL_PTR(const IX, idx)[i];
+  if (id < 0 || id >= segments)
+    atomic_min(state, i);
+  if (row < 0 || row >= rows)
+    atomic_min(state + 1, i);
+  if (i == n - 1)
+    ((__global long *)state)[1] = id;
+}
+#endif

@@ -13,6 +13,10 @@
  * not increasing or negative, an index out of range, num_segments too
  * small or negative, mismatched sizes and ranks.
  *
+ * The gradients SparseSegment{Sum,Mean,SqrtN}Grad add each grad row,
+ * scaled, into the output rows indices name; ids and indices out of range
+ * fail.
+ *
  * Tolerances (float32): sums of up to 60 terms in [-3, 3] round each
  * partial (and TensorFlow's sparse kernels scale by 1/n before adding in
  * eights): rtol 1e-5, atol 1e-5; products of up to 60 factors in (0.1, 4]
@@ -274,6 +278,110 @@ static void segment_cases(const struct ref_op *op, TF_DataType dtype,
   }
 }
 
+/* SparseSegment{Sum,Mean,SqrtN}Grad: output[indices[i]] +=
+ * grad[segment_ids[i]] * scale, scale 1, 1 / n or 1 / sqrt(n) for the n
+ * ids equal to segment_ids[i]. Rows of the output no index names are 0. */
+static int grad_compute(const struct ref_case *c, struct ref_tensor *out,
+                        char *error, int error_len)
+{
+  const struct ref_tensor *grad = &c->inputs[0], *idx = &c->inputs[1],
+                          *ids = &c->inputs[2], *dim0 = &c->inputs[3];
+  bool mean = strstr(c->op, "Mean") != NULL;
+  bool sqrtn = strstr(c->op, "SqrtN") != NULL;
+  if (idx->rank != 1 || ids->rank != 1 || dim0->rank != 0)
+    return fail(error, error_len, "bad ranks");
+  int64_t n = idx->elements;
+  if (ids->elements != n)
+    return fail(error, error_len, "sizes differ");
+  if (grad->rank < 1)
+    return fail(error, error_len, "grad of rank 0");
+  int64_t rows = (int64_t)dim0->v[0];
+  if (rows < 0)
+    return fail(error, error_len, "negative output_dim0");
+  int64_t segments = grad->dims[0];
+  /* TensorFlow checks ids and indices only where there is work. */
+  for (int64_t i = 0; rows > 0 && i < n; i++)
+    if (ids->v[i] < 0 || ids->v[i] >= (double)segments || idx->v[i] < 0 ||
+        idx->v[i] >= (double)rows)
+      return fail(error, error_len, "id or index out of range");
+  int64_t dims[REF_MAX_DIMS];
+  memcpy(dims, grad->dims, sizeof(dims));
+  dims[0] = rows;
+  if (!ref_tensor_alloc(&out[0], grad->dtype, dims, grad->rank))
+    return fail(error, error_len, "cannot allocate the output");
+  int64_t w = 1;
+  for (int k = 1; k < grad->rank; k++)
+    w *= grad->dims[k];
+  for (int64_t i = 0; i < out[0].elements; i++)
+    out[0].v[i] = 0.0;
+  for (int64_t i = 0; rows > 0 && i < n; i++) {
+    int64_t s = (int64_t)ids->v[i], r = (int64_t)idx->v[i], count = 0;
+    for (int64_t j = 0; j < n; j++)
+      count += (int64_t)ids->v[j] == s;
+    double scale = mean ? 1.0 / (double)count
+                   : sqrtn ? 1.0 / sqrt((double)count)
+                           : 1.0;
+    for (int64_t col = 0; col < w; col++)
+      out[0].v[r * w + col] += grad->v[s * w + col] * scale;
+  }
+  return 1;
+}
+
+static void grad_cases(const struct ref_op *op, TF_DataType dtype,
+                       struct ref_cases *out)
+{
+  static double ids[400], idx[400];
+  static const struct {
+    int rank;
+    int64_t dims[3]; /* grad's */
+    int64_t n, rows; /* ids, output_dim0 */
+  } grad_shapes[] = {
+      {2, {4, 3}, 7, 6},    {1, {5}, 9, 4},      {3, {3, 2, 5}, 5, 8},
+      {2, {1, 17}, 3, 2},   {2, {40, 6}, 300, 50}, {2, {6, 300}, 11, 9},
+      {2, {2, 3}, 0, 4},    {2, {3, 4}, 4, 0},
+  };
+  for (size_t i = 0; i < sizeof(grad_shapes) / sizeof(grad_shapes[0]); i++) {
+    int64_t n = grad_shapes[i].n, segments = grad_shapes[i].dims[0];
+    int64_t rows = grad_shapes[i].rows;
+    sorted_ids(ids, n, segments);
+    for (int64_t j = 0; j < n; j++)
+      idx[j] = (double)((j * 5 + 2) % (rows > 0 ? rows : 1));
+    TF_DataType id_type = i % 2 ? TF_INT64 : TF_INT32;
+    TF_DataType idx_type = i % 3 ? TF_INT32 : TF_INT64;
+    struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
+    ref_case_input(c, dtype, grad_shapes[i].dims, grad_shapes[i].rank,
+                   REF_ANY);
+    ref_case_input_values(c, idx_type, &n, 1, idx);
+    ref_case_input_values(c, id_type, &n, 1, ids);
+    double r = (double)rows;
+    ref_case_input_values(c, TF_INT32, NULL, 0, &r);
+    ref_case_attr_type(c, "Tsegmentids", id_type);
+    ref_case_attr_type(c, "Tidx", idx_type);
+  }
+  static const struct {
+    const char *what;
+    double ids[4], idx[4], rows;
+  } bad[] = {
+      {"last id past grad's rows", {0, 1, 1, 3}, {0, 1, 2, 3}, 5},
+      {"negative id", {-1, 0, 1, 1}, {0, 1, 2, 3}, 5},
+      {"index past output_dim0", {0, 0, 1, 1}, {0, 7, 2, 3}, 5},
+      {"negative index", {0, 0, 1, 1}, {0, 1, -2, 3}, 5},
+      {"negative output_dim0", {0, 0, 1, 1}, {0, 1, 2, 3}, -1},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    struct ref_case *c =
+        ref_case_add(out, op->op, "%s %s", op->op, bad[i].what);
+    int64_t n = 4;
+    ref_case_input(c, dtype, (int64_t[]){3, 2}, 2, REF_ANY);
+    ref_case_input_values(c, TF_INT32, &n, 1, bad[i].idx);
+    ref_case_input_values(c, TF_INT64, &n, 1, bad[i].ids);
+    ref_case_input_values(c, TF_INT32, NULL, 0, &bad[i].rows);
+    ref_case_attr_type(c, "Tsegmentids", TF_INT64);
+    ref_case_attr_type(c, "Tidx", TF_INT32);
+    c->expect_code = TF_INVALID_ARGUMENT;
+  }
+}
+
 const struct ref_op ref_ops_segment[] = {
     {"SegmentSum", 1e-5, 1e-5, REF_ANY, segment_cases, segment_compute},
     {"SegmentMean", 1e-5, 1e-5, REF_ANY, segment_cases, segment_compute},
@@ -292,5 +400,9 @@ const struct ref_op ref_ops_segment[] = {
      segment_compute},
     {"SparseSegmentSqrtNWithNumSegments", 1e-5, 1e-5, REF_ANY, segment_cases,
      segment_compute},
+    {"SparseSegmentSumGrad", 1e-5, 1e-5, REF_ANY, grad_cases, grad_compute},
+    {"SparseSegmentMeanGrad", 1e-5, 1e-5, REF_ANY, grad_cases, grad_compute},
+    {"SparseSegmentSqrtNGrad", 1e-5, 1e-5, REF_ANY, grad_cases,
+     grad_compute},
     {.op = NULL},
 };

@@ -2392,3 +2392,28 @@ for _n in ["SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
            "SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
            "SparseSegmentSqrtNWithNumSegments"]:
     BUILDERS[_n] = _sparse_segment(_n)
+
+
+def _sparse_segment_grad(name):
+    f = getattr(raw, name)
+
+    def build(c):
+        fn = lambda rows: (lambda g, i, s: f(grad=g, indices=i, segment_ids=s,  # noqa: E731
+                                             output_dim0=np.array(rows, np.int32)))
+        idx = lambda v: _i(c, "Tidx", v)  # noqa: E731
+        ids = lambda v: _i(c, "Tsegmentids", v)  # noqa: E731
+        # Indices repeat (rows add up), ids leave a segment empty.
+        return [("repeats", fn(6), [c.rand(4, 3), idx([0, 4, 4, 1, 2, 4, 0]),
+                                    ids([0, 0, 0, 2, 2, 3, 3])]),
+                ("vector", fn(5), [c.rand(3), idx([4, 3, 4, 0]), ids([0, 0, 2, 2])]),
+                ("rank 3", fn(4), [c.rand(4, 2, 3), idx([3, 1, 1]), ids([1, 1, 3])]),
+                ("many", fn(50), [c.rand(40, 7), idx((np.arange(300) * 7) % 50),
+                                  ids(np.arange(300) // 8)]),
+                ("wide", fn(3), [c.rand(2, 260), idx([2, 0, 1, 2]), ids([0, 1, 1, 1])])]
+    return build
+
+
+APPROX_OPS |= {"SparseSegmentSumGrad", "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad"}
+for _n in ["SparseSegmentSumGrad", "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad"]:
+    TOLERANCES[_n] = _SEGMENT_TOL
+    BUILDERS[_n] = _sparse_segment_grad(_n)
