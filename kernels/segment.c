@@ -576,6 +576,154 @@ _Static_assert(NUM_SEG_OPS <= OCL_MAX_FAMILY_OPS,
                "one create function per segment op");
 OCL_FAMILY_CREATES(seg, seg_create);
 
+
+/* ---- Bincount, DenseBincount -------------------------------------------------- */
+
+/* Output int32 or float (TensorFlow's GPU types), input int32 or int64. */
+static const struct ocl_program bincount_programs[2][2] = {
+    {{"bincount_int_i32", ocl_cl_source_segment,
+      "-DBINCOUNT -DBC_T=int -DBC_IDX=int"},
+     {"bincount_int_i64", ocl_cl_source_segment,
+      "-DBINCOUNT -DBC_T=int -DBC_IDX=long"}},
+    {{"bincount_float_i32", ocl_cl_source_segment,
+      "-DBINCOUNT -DBC_T=float -DBC_T_IS_FLOAT -DBC_IDX=int"},
+     {"bincount_float_i64", ocl_cl_source_segment,
+      "-DBINCOUNT -DBC_T=float -DBC_T_IS_FLOAT -DBC_IDX=long"}},
+};
+
+struct bincount_kernel {
+  bool dense; /* DenseBincount */
+  bool binary_output;
+  TF_DataType dtype;
+  struct ocl_kernel k;
+};
+
+static void *bincount_create_any(TF_OpKernelConstruction *ctx, bool dense)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct bincount_kernel *k = calloc(1, sizeof(*k));
+  TF_DataType idx_type = TF_INT32;
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    return ocl_create_failed(ctx, status, k);
+  }
+  k->dense = dense;
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
+  if (ocl_tf.GetCode(status) == TF_OK && dense)
+    ocl_tf.OpKernelConstruction_GetAttrType(ctx, "Tidx", &idx_type, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return ocl_create_failed(ctx, status, k);
+  TF_Bool binary = 0;
+  if (dense) {
+    ocl_tf.OpKernelConstruction_GetAttrBool(ctx, "binary_output", &binary,
+                                            status);
+    ocl_set_ok(status); /* absent: TensorFlow's default, false */
+  }
+  k->binary_output = binary != 0;
+  ocl_kernel_init(&k->k,
+                  &bincount_programs[k->dtype == TF_FLOAT]
+                                    [idx_type == TF_INT64],
+                  "bincount");
+  ocl_tf.DeleteStatus(status);
+  return k;
+}
+
+static void *bincount_create(TF_OpKernelConstruction *ctx)
+{
+  return bincount_create_any(ctx, false);
+}
+
+static void *dense_bincount_create(TF_OpKernelConstruction *ctx)
+{
+  return bincount_create_any(ctx, true);
+}
+
+/* TensorFlow's checks in its order (BincountOp, DenseBincountOp); negative
+ * values and values past size are dropped as on its GPU, where its CPU
+ * kernels fail ("Input arr must be non-negative!"): checking would make
+ * the host wait for the device. */
+static void bincount_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct bincount_kernel *k = kernel;
+  struct ocl_op op;
+  int64_t dims[OCL_MAX_RANK], wdims[OCL_MAX_RANK];
+  char shape[160];
+
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *arr = ocl_op_input(&op, 0);
+  TF_Tensor *size_t_ = arr != NULL ? ocl_op_input(&op, 1) : NULL;
+  TF_Tensor *weights = size_t_ != NULL ? ocl_op_input(&op, 2) : NULL;
+  if (weights == NULL)
+    goto out;
+  int rank = ocl_op_dims(&op, arr, dims);
+  if (rank < 0)
+    goto out;
+  if (k->dense && rank > 2) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "Shape must be at most rank 2 but is rank %d", rank);
+    goto out;
+  }
+  if (ocl_tf.NumDims(size_t_) != 0) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "Shape must be rank 0 but is rank %d",
+                ocl_tf.NumDims(size_t_));
+    goto out;
+  }
+  int64_t size = ocl_host_int(size_t_, 0);
+  if (size < 0) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT, "size (%lld) must be non-negative",
+                (long long)size);
+    goto out;
+  }
+  int64_t n = ocl_tf.TensorElementCount(arr);
+  int64_t nw = ocl_tf.TensorElementCount(weights);
+  if (k->dense && nw != 0) {
+    int wrank = ocl_op_dims(&op, weights, wdims);
+    if (wrank < 0)
+      goto out;
+    bool same = wrank == rank;
+    for (int d = 0; same && d < rank; d++)
+      same = wdims[d] == dims[d];
+    if (!same) {
+      ocl_shape_format(wdims, wrank, shape, sizeof(shape));
+      ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                  "`weights` must be the same shape as `arr` or a length-0 "
+                  "`Tensor`, in which case it acts as all weights equal to "
+                  "1. Received %s",
+                  shape);
+      goto out;
+    }
+  }
+  if (!k->dense && nw != 0 && nw != n) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "Input indices and weights must have the same size.");
+    goto out;
+  }
+  /* Rank 2 (DenseBincount): a row of bins per input row. */
+  bool rows2 = k->dense && rank == 2;
+  int64_t out_dims[2] = {rows2 ? dims[0] : size, size};
+  int64_t elements = 0;
+  if (!ocl_op_dim_product(&op, rows2 ? dims[0] : 1, size, &elements))
+    goto out;
+  TF_Tensor *bins = ocl_op_output(&op, 0, k->dtype, out_dims, rows2 ? 2 : 1);
+  uint64_t zero = 0;
+  if (bins == NULL || elements == 0 ||
+      !ocl_op_fill(&op, bins, 0, &zero, 1, ocl_tf.TensorByteSize(bins)) ||
+      n == 0)
+    goto out;
+  int64_t cols = rows2 ? dims[1] : n;
+  const struct ocl_arg args[] = {
+      OCL_TENSOR(arr),   OCL_TENSOR(nw != 0 ? weights : arr),
+      OCL_TENSOR(bins),  OCL_LONG(n),
+      OCL_LONG(cols),    OCL_LONG(size),
+      OCL_INT(nw != 0),  OCL_INT(k->binary_output)};
+  ocl_launch_1d(&op, &k->k, (size_t)n, args, 8);
+out:
+  ocl_op_end(&op);
+}
+
+static void bincount_delete(void *kernel) { free(kernel); }
+
 /* ---- Registration ------------------------------------------------------------ */
 
 void ocl_register_segment_kernels(void)
@@ -602,5 +750,29 @@ void ocl_register_segment_kernels(void)
                            : op->grad       ? output_dim0_host
                                             : NULL,
           });
+  }
+  /* TensorFlow's GPU bincounts: int32 and float, size in host memory. */
+  static const TF_DataType bin_types[] = {TF_INT32, TF_FLOAT};
+  static const char *const size_host[] = {"size", NULL};
+  for (int t = 0; t < 2; t++) {
+    ocl_register_kernel(&(const struct ocl_kernel_spec){
+        .op = "Bincount",
+        .create = bincount_create,
+        .compute = bincount_compute,
+        .destroy = bincount_delete,
+        .type_attrs = {"T"},
+        .types = {bin_types[t]},
+        .host_args = size_host,
+    });
+    for (int a = 0; a < 2; a++)
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = "DenseBincount",
+          .create = dense_bincount_create,
+          .compute = bincount_compute,
+          .destroy = bincount_delete,
+          .type_attrs = {"T", "Tidx"},
+          .types = {bin_types[t], index_types[a]},
+          .host_args = size_host,
+      });
   }
 }

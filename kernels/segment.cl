@@ -29,6 +29,7 @@
  * its message. */
 #include "common.clh"
 
+#ifndef BINCOUNT
 #if defined(T_IS_HALF)
 typedef half S;
 typedef float ACC;
@@ -289,5 +290,50 @@ __kernel void grad_check(OCL_TENSOR_ARG(const ID, seg),
     atomic_min(state + 1, i);
   if (i == n - 1)
     ((__global long *)state)[1] = id;
+}
+#endif /* SPARSE */
+#endif /* !BINCOUNT */
+
+/* ---- Bincount, DenseBincount ------------------------------------------------
+ * Built per output type (BC_T: int or float) and input width (BC_IDX).
+ * A work-item per input element adds its weight (or 1) into its row's bin
+ * with an atomic add, in no fixed order, as TensorFlow's GPU kernels;
+ * binary_output stores 1 (an atomic exchange: several work-items may name
+ * one bin). Values outside [0, size) are dropped, as TensorFlow's GPU
+ * kernels drop them. cols: the input's row length (rank 2), else n. */
+#ifdef BINCOUNT
+#ifdef BC_T_IS_FLOAT
+static inline void bc_add(volatile __global float *p, float v)
+{
+  uint old = 0, assumed; /* a first guess of 0, the bins start zeroed */
+  do {
+    assumed = old;
+    old = atomic_cmpxchg((volatile __global uint *)p, assumed,
+                         as_uint(as_float(assumed) + v));
+  } while (old != assumed);
+}
+#else
+static inline void bc_add(volatile __global int *p, int v)
+{
+  atomic_add(p, v);
+}
+#endif
+
+__kernel void bincount(OCL_TENSOR_ARG(const BC_IDX, arr),
+                       OCL_TENSOR_ARG(const BC_T, wt),
+                       OCL_TENSOR_ARG(BC_T, bins), long n, long cols,
+                       long size, int weighted, int binary)
+{
+  long i = (long)get_global_id(0);
+  if (i >= n)
+    return;
+  long v = (long)OCL_PTR(const BC_IDX, arr)[i];
+  if (v < 0 || v >= size)
+    return;
+  volatile __global BC_T *bin = OCL_PTR(BC_T, bins) + (i / cols) * size + v;
+  if (binary)
+    atomic_xchg(bin, (BC_T)1);
+  else
+    bc_add(bin, weighted ? OCL_PTR(const BC_T, wt)[i] : (BC_T)1);
 }
 #endif

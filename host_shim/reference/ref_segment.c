@@ -382,6 +382,132 @@ static void grad_cases(const struct ref_op *op, TF_DataType dtype,
   }
 }
 
+/* Bincount, DenseBincount: bins[row][v] += weight (or 1; binary_output:
+ * = 1) for each value v of the input (row: its row for a rank-2
+ * DenseBincount input, else 0). Values outside [0, size) are dropped, as
+ * TensorFlow's GPU kernels do (its CPU kernels fail on negative ones). */
+static int bincount_compute(const struct ref_case *c, struct ref_tensor *out,
+                            char *error, int error_len)
+{
+  const struct ref_tensor *arr = &c->inputs[0], *size_t_ = &c->inputs[1],
+                          *wt = &c->inputs[2];
+  bool dense = strcmp(c->op, "DenseBincount") == 0;
+  bool binary = ref_case_attr_bool_or(c, "binary_output", false);
+  if (dense && arr->rank > 2)
+    return fail(error, error_len, "input of rank > 2");
+  if (size_t_->rank != 0)
+    return fail(error, error_len, "size not a scalar");
+  int64_t size = (int64_t)size_t_->v[0];
+  if (size < 0)
+    return fail(error, error_len, "negative size");
+  if (wt->elements != 0) {
+    bool same = wt->elements == arr->elements;
+    if (dense) {
+      same = wt->rank == arr->rank;
+      for (int d = 0; same && d < arr->rank; d++)
+        same = wt->dims[d] == arr->dims[d];
+    }
+    if (!same)
+      return fail(error, error_len, "weights of another shape");
+  }
+  bool rows2 = dense && arr->rank == 2;
+  int64_t dims[2] = {rows2 ? arr->dims[0] : size, size};
+  if (!ref_tensor_alloc(&out[0], wt->dtype, dims, rows2 ? 2 : 1))
+    return fail(error, error_len, "cannot allocate the output");
+  for (int64_t i = 0; i < out[0].elements; i++)
+    out[0].v[i] = 0.0;
+  int64_t cols = rows2 ? arr->dims[1] : (arr->elements > 0 ? arr->elements : 1);
+  for (int64_t i = 0; i < arr->elements; i++) {
+    int64_t v = (int64_t)arr->v[i];
+    if (v < 0 || v >= size)
+      continue;
+    double *bin = &out[0].v[(i / cols) * size + v];
+    *bin = binary ? 1.0 : *bin + (wt->elements ? wt->v[i] : 1.0);
+  }
+  return 1;
+}
+
+static void bincount_cases(const struct ref_op *op, TF_DataType dtype,
+                           struct ref_cases *out)
+{
+  bool dense = strcmp(op->op, "DenseBincount") == 0;
+  static double values[2000];
+  static const struct {
+    int rank;
+    int64_t dims[3];
+    int64_t size, hi; /* values in [-1, hi) where hi > size */
+    bool weighted, binary;
+    bool dense_only;
+  } bc_shapes[] = {
+      {1, {7}, 5, 5, false, false, false},
+      {1, {9}, 6, 8, true, false, false},
+      {1, {1000}, 37, 40, true, false, false},
+      {1, {1000}, 300, 300, false, false, false},
+      {0, {0}, 4, 4, true, false, false},
+      {1, {0}, 3, 3, false, false, false},
+      {1, {5}, 0, 3, false, false, false},
+      {2, {3, 4}, 6, 5, true, false, false},
+      {2, {3, 4}, 6, 7, true, false, true},
+      {2, {4, 50}, 10, 12, false, false, true},
+      {2, {4, 50}, 10, 12, true, true, true},
+      {1, {60}, 8, 10, true, true, true},
+      {2, {0, 3}, 4, 4, false, false, true},
+  };
+  for (size_t i = 0; i < sizeof(bc_shapes) / sizeof(bc_shapes[0]); i++) {
+    if (bc_shapes[i].dense_only && !dense)
+      continue;
+    struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
+    int64_t n = 1;
+    for (int d = 0; d < bc_shapes[i].rank; d++)
+      n *= bc_shapes[i].dims[d];
+    /* Negative values only where they are dropped (DenseBincount's rank 2
+     * and Bincount fail on the CPU; the device drops all the same). */
+    for (int64_t j = 0; j < n; j++)
+      values[j] = (double)((j * 7919 + 3) % (bc_shapes[i].hi + 1)) - 1;
+    TF_DataType itype = dense && i % 2 ? TF_INT64 : TF_INT32;
+    ref_case_input_values(c, itype, bc_shapes[i].dims, bc_shapes[i].rank, values);
+    double size = (double)bc_shapes[i].size;
+    ref_case_input_values(c, itype, NULL, 0, &size);
+    if (bc_shapes[i].weighted)
+      ref_case_input(c, dtype, bc_shapes[i].dims, bc_shapes[i].rank, REF_ANY);
+    else
+      ref_case_input_values(c, dtype, (int64_t[]){0}, 1, NULL);
+    if (dense) {
+      ref_case_attr_type(c, "Tidx", itype);
+      if (bc_shapes[i].binary)
+        ref_case_attr_bool(c, "binary_output", true);
+    }
+  }
+  static const struct {
+    const char *what;
+    int rank;
+    int64_t dims[3];
+    int size_rank;
+    double size;
+    int64_t wn; /* weights' elements, as a vector */
+    bool dense_only;
+  } bad[] = {
+      {"negative size", 1, {4}, 0, -1, 0, false},
+      {"size not a scalar", 1, {4}, 1, 3, 0, false},
+      {"weights of another size", 1, {4}, 0, 3, 3, false},
+      {"rank-2 input, vector weights", 2, {2, 2}, 0, 3, 4, true},
+      {"rank 3", 3, {2, 2, 1}, 0, 3, 0, true},
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    if (bad[i].dense_only && !dense)
+      continue;
+    struct ref_case *c = ref_case_add(out, op->op, "%s %s", op->op, bad[i].what);
+    double v[4] = {0, 1, 2, 1};
+    ref_case_input_values(c, TF_INT32, bad[i].dims, bad[i].rank, v);
+    ref_case_input_values(c, TF_INT32, (int64_t[]){1}, bad[i].size_rank,
+                          &bad[i].size);
+    ref_case_input(c, dtype, &bad[i].wn, 1, REF_ANY);
+    if (dense)
+      ref_case_attr_type(c, "Tidx", TF_INT32);
+    c->expect_code = TF_INVALID_ARGUMENT;
+  }
+}
+
 const struct ref_op ref_ops_segment[] = {
     {"SegmentSum", 1e-5, 1e-5, REF_ANY, segment_cases, segment_compute},
     {"SegmentMean", 1e-5, 1e-5, REF_ANY, segment_cases, segment_compute},
@@ -404,5 +530,7 @@ const struct ref_op ref_ops_segment[] = {
     {"SparseSegmentMeanGrad", 1e-5, 1e-5, REF_ANY, grad_cases, grad_compute},
     {"SparseSegmentSqrtNGrad", 1e-5, 1e-5, REF_ANY, grad_cases,
      grad_compute},
+    {"Bincount", 1e-5, 1e-5, REF_ANY, bincount_cases, bincount_compute},
+    {"DenseBincount", 1e-5, 1e-5, REF_ANY, bincount_cases, bincount_compute},
     {.op = NULL},
 };

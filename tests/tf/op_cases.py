@@ -2417,3 +2417,44 @@ APPROX_OPS |= {"SparseSegmentSumGrad", "SparseSegmentMeanGrad", "SparseSegmentSq
 for _n in ["SparseSegmentSumGrad", "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad"]:
     TOLERANCES[_n] = _SEGMENT_TOL
     BUILDERS[_n] = _sparse_segment_grad(_n)
+
+
+# Bincounts add with atomics on OPENCL, in no fixed order: float sums
+# within a few ulps. Values stay non-negative (TensorFlow's CPU kernels
+# refuse negative ones, its GPU kernels and OPENCL drop them); values past
+# size are dropped on both.
+APPROX_OPS |= {"Bincount", "DenseBincount"}
+
+
+def _bincount(c):
+    T = c.T
+    vals = lambda *shape: c.rng.integers(0, 9, size=shape).astype(np.int32)  # noqa: E731
+    fn = lambda a, s, w: raw.Bincount(arr=a, size=s, weights=w)  # noqa: E731
+    size = lambda v: np.array(v, np.int32)  # noqa: E731
+    return [("counts", fn, [vals(20), size(7), np.zeros(0, T)]),
+            ("weights", fn, [vals(30), size(9), c.rand(30)]),
+            ("rank 2", fn, [vals(4, 5), size(6), c.rand(4, 5)]),
+            ("many", fn, [vals(3000), size(5), c.rand(3000)]),
+            ("size 0", fn, [vals(5), size(0), np.zeros(0, T)]),
+            ("empty", fn, [vals(0), size(4), np.zeros(0, T)])]
+
+
+def _dense_bincount(c):
+    T, I = c.T, c.t("Tidx", np.int32)
+    vals = lambda *shape: c.rng.integers(0, 9, size=shape).astype(I)  # noqa: E731
+
+    def fn(binary=False):
+        return lambda a, s, w: raw.DenseBincount(input=a, size=s, weights=w,
+                                                 binary_output=binary)
+    size = lambda v: np.array(v, I)  # noqa: E731
+    return [("counts", fn(), [vals(20), size(7), np.zeros(0, T)]),
+            ("weights", fn(), [vals(30), size(9), c.rand(30)]),
+            ("binary", fn(True), [vals(30), size(6), c.rand(30)]),
+            ("rank 2", fn(), [vals(4, 25), size(6), c.rand(4, 25)]),
+            ("rank 2 binary", fn(True), [vals(3, 40), size(8), np.zeros(0, T)]),
+            ("many", fn(), [vals(3000), size(5), c.rand(3000)]),
+            ("empty", fn(), [vals(0), size(4), np.zeros(0, T)])]
+
+
+BUILDERS["Bincount"] = _bincount
+BUILDERS["DenseBincount"] = _dense_bincount
