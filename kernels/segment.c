@@ -2,7 +2,10 @@
  * SegmentMin, SegmentMax (tf.math.segment_*), and SparseSegmentSum,
  * SparseSegmentMean, SparseSegmentSqrtN with their WithNumSegments forms
  * (tf.sparse.segment_*, the embedding lookups of
- * tf.nn.embedding_lookup_sparse), as segment_reduction_ops_impl.h.
+ * tf.nn.embedding_lookup_sparse), as segment_reduction_ops_impl.h; the
+ * gradients SparseSegment{Sum,Mean,SqrtN}Grad and their V2 forms (the
+ * rows the indices name, sorted, and those row numbers); and Bincount,
+ * DenseBincount (bincount_op.cc).
  *
  * Registration follows TensorFlow's GPU kernels (read from the 2.19.1
  * wheel's registry): float, half, bfloat16 and float64; Tindices,
@@ -64,29 +67,33 @@ struct seg_op {
   bool sparse;
   bool num_segments; /* input 3 */
   bool grad;         /* SparseSegment*Grad: input 3 is output_dim0 */
+  bool v2;           /* SparseSegment*GradV2: dense_output_dim0, 2 outputs */
 };
 
 static const struct seg_op seg_ops[] = {
-    {"SegmentSum", R_SUM, false, false, false},
-    {"SegmentMean", R_MEAN, false, false, false},
-    {"SegmentProd", R_PROD, false, false, false},
-    {"SegmentMin", R_MIN, false, false, false},
-    {"SegmentMax", R_MAX, false, false, false},
-    {"SparseSegmentSum", R_SUM, true, false, false},
-    {"SparseSegmentMean", R_MEAN, true, false, false},
-    {"SparseSegmentSqrtN", R_SQRTN, true, false, false},
-    {"SparseSegmentSumWithNumSegments", R_SUM, true, true, false},
-    {"SparseSegmentMeanWithNumSegments", R_MEAN, true, true, false},
-    {"SparseSegmentSqrtNWithNumSegments", R_SQRTN, true, true, false},
-    {"SparseSegmentSumGrad", R_SUM, true, false, true},
-    {"SparseSegmentMeanGrad", R_MEAN, true, false, true},
-    {"SparseSegmentSqrtNGrad", R_SQRTN, true, false, true},
+    {"SegmentSum", R_SUM, false, false, false, false},
+    {"SegmentMean", R_MEAN, false, false, false, false},
+    {"SegmentProd", R_PROD, false, false, false, false},
+    {"SegmentMin", R_MIN, false, false, false, false},
+    {"SegmentMax", R_MAX, false, false, false, false},
+    {"SparseSegmentSum", R_SUM, true, false, false, false},
+    {"SparseSegmentMean", R_MEAN, true, false, false, false},
+    {"SparseSegmentSqrtN", R_SQRTN, true, false, false, false},
+    {"SparseSegmentSumWithNumSegments", R_SUM, true, true, false, false},
+    {"SparseSegmentMeanWithNumSegments", R_MEAN, true, true, false, false},
+    {"SparseSegmentSqrtNWithNumSegments", R_SQRTN, true, true, false, false},
+    {"SparseSegmentSumGrad", R_SUM, true, false, true, false},
+    {"SparseSegmentMeanGrad", R_MEAN, true, false, true, false},
+    {"SparseSegmentSqrtNGrad", R_SQRTN, true, false, true, false},
+    {"SparseSegmentSumGradV2", R_SUM, true, false, true, true},
+    {"SparseSegmentMeanGradV2", R_MEAN, true, false, true, true},
+    {"SparseSegmentSqrtNGradV2", R_SQRTN, true, false, true, true},
 };
 #define NUM_SEG_OPS ((int)(sizeof(seg_ops) / sizeof(seg_ops[0])))
 
-enum { K_COLS, K_BLOCKS, K_CHECK, NUM_KERNELS };
+enum { K_COLS, K_BLOCKS, K_CHECK, K_MARK, K_SCAN, K_WRITE, NUM_KERNELS };
 /* The gradients': K_COLS is grad_add, K_BLOCKS grad_cast, K_CHECK
- * grad_check. */
+ * grad_check; V2's unique indices: uniq_mark, uniq_scan, uniq_write. */
 
 struct seg_kernel {
   const struct seg_op *op;
@@ -158,7 +165,11 @@ static void *seg_create(TF_OpKernelConstruction *ctx, int index)
   bool named = op->grad ? ocl_kernel_init(&k->k[K_COLS], p, "grad_add") &&
                               ocl_kernel_init(&k->k[K_BLOCKS], p,
                                               "grad_cast") &&
-                              ocl_kernel_init(&k->k[K_CHECK], p, "grad_check")
+                              ocl_kernel_init(&k->k[K_CHECK], p,
+                                              "grad_check") &&
+                              ocl_kernel_init(&k->k[K_MARK], p, "uniq_mark") &&
+                              ocl_kernel_init(&k->k[K_SCAN], p, "uniq_scan") &&
+                              ocl_kernel_init(&k->k[K_WRITE], p, "uniq_write")
                         : ocl_kernel_initf(&k->k[K_COLS], p, "%s_cols", r) &&
                               ocl_kernel_initf(&k->k[K_BLOCKS], p,
                                                "%s_blocks", r) &&
@@ -259,6 +270,7 @@ static void grad_compute(struct seg_kernel *k, struct ocl_op *op)
 {
   int64_t dims[OCL_MAX_RANK];
   TF_Tensor *in[4];
+  bool v2 = k->op->v2;
   for (int i = 0; i < 4; i++)
     if ((in[i] = ocl_op_input(op, i)) == NULL)
       return;
@@ -272,7 +284,8 @@ static void grad_compute(struct seg_kernel *k, struct ocl_op *op)
     return;
   }
   if (ocl_tf.NumDims(in[3]) != 0) {
-    ocl_op_fail(op, TF_INVALID_ARGUMENT, "output_dim0 should be a scalar.");
+    ocl_op_fail(op, TF_INVALID_ARGUMENT, "%s should be a scalar.",
+                v2 ? "dense_output_dim0" : "output_dim0");
     return;
   }
   int64_t n = ocl_tf.TensorElementCount(idx);
@@ -302,13 +315,24 @@ static void grad_compute(struct seg_kernel *k, struct ocl_op *op)
   }
   int64_t segments = dims[0];
   int64_t w = ocl_shape_elements(dims + 1, rank - 1);
-  dims[0] = rows;
   int64_t elements = 0;
   if (!ocl_op_dim_product(op, rows, w, &elements))
     return;
-  TF_Tensor *y = ocl_op_output(op, 0, k->dtype, dims, rank);
-  if (y == NULL || elements == 0)
+  /* V2 with nothing to do: empty outputs, as TensorFlow's. */
+  if (v2 && (rows == 0 || n == 0)) {
+    dims[0] = 0;
+    int64_t zero_dim = 0;
+    if (ocl_op_output(op, 0, k->dtype, dims, rank) != NULL)
+      ocl_op_output(op, 1, k->idx_type, &zero_dim, 1);
     return;
+  }
+  TF_Tensor *y = NULL;
+  if (!v2) {
+    dims[0] = rows;
+    y = ocl_op_output(op, 0, k->dtype, dims, rank);
+    if (y == NULL || elements == 0)
+      return;
+  }
   const struct ocl_device_info *info = ocl_op_info(op);
   if (info == NULL)
     return;
@@ -319,29 +343,61 @@ static void grad_compute(struct seg_kernel *k, struct ocl_op *op)
                 k->op->op, info->ordinal);
     return;
   }
-  bool narrow = k->dtype == TF_HALF || k->dtype == TF_BFLOAT16;
-  TF_Tensor *acc = narrow ? ocl_op_temp(op, TF_FLOAT, elements) : y;
   uint64_t zero = 0;
-  if (acc == NULL || !ocl_op_fill(op, acc, 0, &zero, 1,
-                                  ocl_tf.TensorByteSize(acc)))
-    return;
-  if (n == 0)
-    goto cast;
-  struct { int32_t bad_id, bad_idx; int64_t last_id; } st = {
-      INT32_MAX, INT32_MAX, 0};
-  TF_Tensor *state = ocl_op_temp(op, TF_INT64, 2);
+  TF_Tensor *acc = NULL;
+  if (!v2) {
+    acc = k->dtype == TF_HALF || k->dtype == TF_BFLOAT16
+              ? ocl_op_temp(op, TF_FLOAT, elements)
+              : y;
+    if (acc == NULL ||
+        !ocl_op_fill(op, acc, 0, &zero, 1, ocl_tf.TensorByteSize(acc)))
+      return;
+    if (n == 0)
+      goto cast;
+  }
+  struct {
+    int32_t bad_id, bad_idx;
+    int64_t last_id, unique;
+  } st = {INT32_MAX, INT32_MAX, 0, 0};
+  TF_Tensor *state = ocl_op_temp(op, TF_INT64, 3);
   const struct ocl_arg check_args[] = {OCL_TENSOR(ids), OCL_TENSOR(idx),
                                        OCL_TENSOR(state), OCL_INT(n),
                                        OCL_LONG(segments), OCL_LONG(rows)};
   if (state == NULL || !ocl_op_fill(op, state, 0, &st, 8, 8) ||
-      !ocl_launch_1d(op, &k->k[K_CHECK], (size_t)n, check_args, 6) ||
-      !ocl_op_read(op, state, 0, &st, sizeof(st)))
+      !ocl_launch_1d(op, &k->k[K_CHECK], (size_t)n, check_args, 6))
+    return;
+  /* V2: the rows indices name, their output positions and count, found
+   * before the one read. */
+  TF_Tensor *mark = NULL, *pos = NULL;
+  size_t scan_local = 0;
+  if (v2) {
+    mark = ocl_op_temp(op, TF_INT32, rows);
+    pos = mark != NULL ? ocl_op_temp(op, TF_INT32, rows) : NULL;
+    scan_local = pos != NULL ? ocl_kernel_fit_local(op, &k->k[K_SCAN], 256)
+                             : 0;
+    if (scan_local == 0 ||
+        !ocl_op_fill(op, mark, 0, &zero, 1, ocl_tf.TensorByteSize(mark)))
+      return;
+    const struct ocl_arg mark_args[] = {OCL_TENSOR(idx), OCL_TENSOR(mark),
+                                        OCL_INT(n), OCL_INT(rows)};
+    const struct ocl_arg scan_args[] = {
+        OCL_TENSOR(mark), OCL_TENSOR(pos), OCL_TENSOR(state), OCL_INT(rows),
+        OCL_LOCAL(scan_local * sizeof(cl_int))};
+    if (!ocl_launch_1d(op, &k->k[K_MARK], (size_t)n, mark_args, 4) ||
+        !ocl_launch(op, &k->k[K_SCAN], 1, &scan_local, &scan_local,
+                    scan_args, 5))
+      return;
+  }
+  if (!ocl_op_read(op, state, 0, &st, sizeof(st)))
     return;
   if (st.last_id + 1 > segments) {
     ocl_op_fail(op, TF_INVALID_ARGUMENT, "Invalid number of segments");
     return;
   }
-  if (st.bad_id != INT32_MAX) {
+  /* V1 checks every segment id first (its scaling factors), V2 each
+   * position's index, then its id. */
+  bool id_first = !v2 || st.bad_id < st.bad_idx;
+  if (st.bad_id != INT32_MAX && id_first) {
     size_t size = ocl_tf.DataTypeSize(k->id_type);
     uint8_t raw[8] = {0};
     if (ocl_op_read(op, ids, (size_t)st.bad_id * size, raw, size))
@@ -359,6 +415,29 @@ static void grad_compute(struct seg_kernel *k, struct ocl_op *op)
                   (long long)host_id(raw, k->idx_type, 0), (long long)rows);
     return;
   }
+  if (v2) {
+    int64_t unique = st.unique;
+    dims[0] = unique;
+    if (!ocl_op_dim_product(op, unique, w, &elements))
+      return;
+    y = ocl_op_output(op, 0, k->dtype, dims, rank);
+    TF_Tensor *uniq =
+        y != NULL ? ocl_op_output(op, 1, k->idx_type, &unique, 1) : NULL;
+    if (uniq == NULL)
+      return;
+    const struct ocl_arg write_args[] = {OCL_TENSOR(mark), OCL_TENSOR(pos),
+                                         OCL_TENSOR(uniq), OCL_INT(rows)};
+    if (!ocl_launch_1d(op, &k->k[K_WRITE], (size_t)rows, write_args, 4))
+      return;
+    if (elements == 0)
+      return;
+    acc = k->dtype == TF_HALF || k->dtype == TF_BFLOAT16
+              ? ocl_op_temp(op, TF_FLOAT, elements)
+              : y;
+    if (acc == NULL ||
+        !ocl_op_fill(op, acc, 0, &zero, 1, ocl_tf.TensorByteSize(acc)))
+      return;
+  }
   size_t local_max = ocl_kernel_fit_local(op, &k->k[K_COLS], 256);
   if (local_max == 0)
     return;
@@ -368,14 +447,14 @@ static void grad_compute(struct seg_kernel *k, struct ocl_op *op)
   size_t global[2] = {((size_t)w + local[0] - 1) / local[0] * local[0],
                       (size_t)n};
   int mode = k->op->reduce == R_MEAN ? 1 : k->op->reduce == R_SQRTN ? 2 : 0;
-  const struct ocl_arg add_args[] = {OCL_TENSOR(grad), OCL_TENSOR(idx),
-                                     OCL_TENSOR(ids),  OCL_TENSOR(acc),
-                                     OCL_LONG(n),      OCL_LONG(w),
-                                     OCL_INT(mode)};
-  if (!ocl_launch(op, &k->k[K_COLS], 2, global, local, add_args, 7))
+  const struct ocl_arg add_args[] = {
+      OCL_TENSOR(grad), OCL_TENSOR(idx),  OCL_TENSOR(ids),
+      OCL_TENSOR(acc),  OCL_LONG(n),      OCL_LONG(w),
+      OCL_INT(mode),    OCL_TENSOR(v2 ? pos : idx), OCL_INT(v2)};
+  if (!ocl_launch(op, &k->k[K_COLS], 2, global, local, add_args, 9))
     return;
 cast:
-  if (narrow) {
+  if (acc != y) {
     const struct ocl_arg cast_args[] = {OCL_TENSOR(acc), OCL_TENSOR(y),
                                         OCL_LONG(elements)};
     ocl_launch_1d(op, &k->k[K_BLOCKS], (size_t)elements, cast_args, 3);
@@ -733,6 +812,8 @@ void ocl_register_segment_kernels(void)
   static const TF_DataType index_types[] = {TF_INT32, TF_INT64};
   static const char *const num_segments_host[] = {"num_segments", NULL};
   static const char *const output_dim0_host[] = {"output_dim0", NULL};
+  static const char *const dense_output_dim0_host[] = {"dense_output_dim0",
+                                                       NULL};
   for (int i = 0; i < NUM_SEG_OPS; i++) {
     const struct seg_op *op = &seg_ops[i];
     for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
@@ -747,6 +828,7 @@ void ocl_register_segment_kernels(void)
                              op->sparse ? "Tsegmentids" : NULL},
               .types = {types[t], index_types[a], index_types[b]},
               .host_args = op->num_segments ? num_segments_host
+                           : op->v2         ? dense_output_dim0_host
                            : op->grad       ? output_dim0_host
                                             : NULL,
           });

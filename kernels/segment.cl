@@ -239,9 +239,11 @@ static inline void add_acc(volatile __global ACC *p, ACC v)
 
 /* Dimension 0: the columns (neighbouring work-items on neighbouring
  * addresses); dimension 1: the positions. mode: 0 Sum, 1 Mean, 2 SqrtN. */
+/* rmap (V2, use_map): the output row of each dense row. */
 __kernel void grad_add(OCL_TENSOR_ARG(const S, x), OCL_TENSOR_ARG(const IX, idx),
                        OCL_TENSOR_ARG(const ID, seg),
-                       OCL_TENSOR_ARG(ACC, acc), long n, long w, int mode)
+                       OCL_TENSOR_ARG(ACC, acc), long n, long w, int mode,
+                       OCL_TENSOR_ARG(const int, rmap), int use_map)
 {
   long c = (long)get_global_id(0), i = (long)get_global_id(1);
   if (c >= w || i >= n)
@@ -256,7 +258,9 @@ __kernel void grad_add(OCL_TENSOR_ARG(const S, x), OCL_TENSOR_ARG(const IX, idx)
     scale = mode == 1 ? (ACC)1 / k : (ACC)1 / sqrt(k);
   }
   ACC v = LOAD(OCL_PTR(const S, x), s * w + c) * scale;
-  add_acc(OCL_PTR(ACC, acc) + (long)indices[i] * w + c, v);
+  long row = use_map ? (long)OCL_PTR(const int, rmap)[indices[i]]
+                     : (long)indices[i];
+  add_acc(OCL_PTR(ACC, acc) + row * w + c, v);
 }
 
 #if defined(T_IS_HALF) || defined(T_IS_BF16)
@@ -290,6 +294,60 @@ __kernel void grad_check(OCL_TENSOR_ARG(const ID, seg),
     atomic_min(state + 1, i);
   if (i == n - 1)
     ((__global long *)state)[1] = id;
+}
+
+/* SparseSegment*GradV2's sorted unique indices: uniq_mark marks the rows
+ * indices name (in range: the host checks after), uniq_scan (one
+ * work-group, chunks of its size with a carry) turns the marks into each
+ * row's output position and writes the count as a long at byte 16 of the
+ * state, uniq_write lists the marked rows in order. */
+__kernel void uniq_mark(OCL_TENSOR_ARG(const IX, idx), OCL_TENSOR_ARG(int, mk),
+                        int n, int m)
+{
+  int i = (int)get_global_id(0);
+  if (i >= n)
+    return;
+  long row = (long)OCL_PTR(const IX, idx)[i];
+  if (row >= 0 && row < m)
+    atomic_xchg(OCL_PTR(int, mk) + row, 1);
+}
+
+__kernel void uniq_scan(OCL_TENSOR_ARG(const int, mk), OCL_TENSOR_ARG(int, ps),
+                        OCL_TENSOR_ARG(long, st), int m, __local int *sums)
+{
+  int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
+  __global const int *mark = OCL_PTR(const int, mk);
+  __global int *pos = OCL_PTR(int, ps);
+  int carry = 0;
+  for (int start = 0; start < m; start += lsize) {
+    int p = start + lid;
+    int v = p < m ? mark[p] : 0;
+    sums[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < lsize; off <<= 1) {
+      int t = lid >= off ? sums[lid - off] : 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      sums[lid] += t;
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (p < m)
+      pos[p] = carry + sums[lid] - v;
+    carry += sums[lsize - 1];
+    /* The next chunk overwrites sums. */
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0)
+    OCL_PTR(long, st)[2] = carry;
+}
+
+__kernel void uniq_write(OCL_TENSOR_ARG(const int, mk),
+                         OCL_TENSOR_ARG(const int, ps),
+                         OCL_TENSOR_ARG(IX, uq), int m)
+{
+  int r = (int)get_global_id(0);
+  if (r >= m || !OCL_PTR(const int, mk)[r])
+    return;
+  OCL_PTR(IX, uq)[OCL_PTR(const int, ps)[r]] = (IX)r;
 }
 #endif /* SPARSE */
 #endif /* !BINCOUNT */

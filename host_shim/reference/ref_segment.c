@@ -286,6 +286,7 @@ static int grad_compute(const struct ref_case *c, struct ref_tensor *out,
 {
   const struct ref_tensor *grad = &c->inputs[0], *idx = &c->inputs[1],
                           *ids = &c->inputs[2], *dim0 = &c->inputs[3];
+  /* V2's input 3 is dense_output_dim0: the same checks. */
   bool mean = strstr(c->op, "Mean") != NULL;
   bool sqrtn = strstr(c->op, "SqrtN") != NULL;
   if (idx->rank != 1 || ids->rank != 1 || dim0->rank != 0)
@@ -325,6 +326,60 @@ static int grad_compute(const struct ref_case *c, struct ref_tensor *out,
       out[0].v[r * w + col] += grad->v[s * w + col] * scale;
   }
   return 1;
+}
+
+/* SparseSegment*GradV2: the rows of the V1 gradient that indices name, in
+ * increasing order, and those row numbers. */
+static int grad_v2_compute(const struct ref_case *c, struct ref_tensor *out,
+                           char *error, int error_len)
+{
+  struct ref_tensor dense = {0};
+  const struct ref_tensor *idx = &c->inputs[1];
+  if (c->inputs[3].rank == 0 && c->inputs[0].rank >= 1 &&
+      ((int64_t)c->inputs[3].v[0] == 0 || idx->elements == 0) &&
+      idx->rank == 1 && c->inputs[2].rank == 1 &&
+      idx->elements == c->inputs[2].elements) {
+    /* Nothing to do: empty outputs, before any check. */
+    int64_t dims[REF_MAX_DIMS];
+    memcpy(dims, c->inputs[0].dims, sizeof(dims));
+    dims[0] = 0;
+    int64_t zero = 0;
+    if (!ref_tensor_alloc(&out[0], c->inputs[0].dtype, dims,
+                          c->inputs[0].rank) ||
+        !ref_tensor_alloc(&out[1], idx->dtype, &zero, 1))
+      return fail(error, error_len, "cannot allocate the outputs");
+    return 2;
+  }
+  if (grad_compute(c, &dense, error, error_len) < 0)
+    return -1;
+  int64_t rows = dense.dims[0], w = rows > 0 ? dense.elements / rows : 0;
+  int64_t unique = 0;
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t i = 0; i < idx->elements; i++)
+      if ((int64_t)idx->v[i] == r) {
+        unique++;
+        break;
+      }
+  int64_t dims[REF_MAX_DIMS];
+  memcpy(dims, dense.dims, sizeof(dims));
+  dims[0] = unique;
+  if (!ref_tensor_alloc(&out[0], dense.dtype, dims, dense.rank) ||
+      !ref_tensor_alloc(&out[1], idx->dtype, &unique, 1)) {
+    ref_tensor_finish(&dense);
+    return fail(error, error_len, "cannot allocate the outputs");
+  }
+  int64_t j = 0;
+  for (int64_t r = 0; r < rows; r++) {
+    bool named = false;
+    for (int64_t i = 0; i < idx->elements && !named; i++)
+      named = (int64_t)idx->v[i] == r;
+    if (!named)
+      continue;
+    memcpy(&out[0].v[j * w], &dense.v[r * w], sizeof(double) * (size_t)w);
+    out[1].v[j++] = (double)r;
+  }
+  ref_tensor_finish(&dense);
+  return 2;
 }
 
 static void grad_cases(const struct ref_op *op, TF_DataType dtype,
@@ -530,6 +585,12 @@ const struct ref_op ref_ops_segment[] = {
     {"SparseSegmentMeanGrad", 1e-5, 1e-5, REF_ANY, grad_cases, grad_compute},
     {"SparseSegmentSqrtNGrad", 1e-5, 1e-5, REF_ANY, grad_cases,
      grad_compute},
+    {"SparseSegmentSumGradV2", 1e-5, 1e-5, REF_ANY, grad_cases,
+     grad_v2_compute},
+    {"SparseSegmentMeanGradV2", 1e-5, 1e-5, REF_ANY, grad_cases,
+     grad_v2_compute},
+    {"SparseSegmentSqrtNGradV2", 1e-5, 1e-5, REF_ANY, grad_cases,
+     grad_v2_compute},
     {"Bincount", 1e-5, 1e-5, REF_ANY, bincount_cases, bincount_compute},
     {"DenseBincount", 1e-5, 1e-5, REF_ANY, bincount_cases, bincount_compute},
     {.op = NULL},

@@ -2458,3 +2458,24 @@ def _dense_bincount(c):
 
 BUILDERS["Bincount"] = _bincount
 BUILDERS["DenseBincount"] = _dense_bincount
+
+
+def _sparse_segment_grad_v2(name):
+    v1 = _sparse_segment_grad(name[:-2])
+    f = getattr(raw, name)
+
+    def build(c):
+        cases = []
+        for label, _, inputs in v1(c):
+            rows = {"repeats": 6, "vector": 5, "rank 3": 4, "many": 50, "wide": 3}[label]
+            cases.append((label, lambda g, i, s, rows=rows: f(
+                grad=g, indices=i, segment_ids=s, dense_output_dim0=np.array(rows, np.int32)),
+                inputs))
+        return cases
+    return build
+
+
+for _n in ["SparseSegmentSumGradV2", "SparseSegmentMeanGradV2", "SparseSegmentSqrtNGradV2"]:
+    APPROX_OPS.add(_n)
+    TOLERANCES[_n] = _SEGMENT_TOL
+    BUILDERS[_n] = _sparse_segment_grad_v2(_n)
