@@ -91,7 +91,8 @@ static const struct seg_op seg_ops[] = {
 };
 #define NUM_SEG_OPS ((int)(sizeof(seg_ops) / sizeof(seg_ops[0])))
 
-enum { K_COLS, K_BLOCKS, K_CHECK, K_MARK, K_SCAN, K_WRITE, NUM_KERNELS };
+enum { K_COLS, K_BLOCKS, K_CHECK, K_MARK, K_SCAN, K_WRITE, K_GROUP,
+       NUM_KERNELS };
 /* The gradients': K_COLS is grad_add, K_BLOCKS grad_cast, K_CHECK
  * grad_check; V2's unique indices: uniq_mark, uniq_scan, uniq_write. */
 
@@ -116,6 +117,11 @@ struct check_state {
 
 /* segment.cl's BLOCK. */
 #define BLOCK 16
+/* GPUs give a segment a work-group per column (seg_<op>_group) where rows
+ * are narrower than GROUP_MAX_W and segments hold GROUP_MIN_LEN ids or
+ * more on average. */
+#define GROUP_MAX_W 16
+#define GROUP_MIN_LEN 32
 /* Positions are int in seg_check (atomic_min): 2^31 - 1 ids at most. */
 #define MAX_IDS ((int64_t)INT32_MAX)
 
@@ -173,7 +179,10 @@ static void *seg_create(TF_OpKernelConstruction *ctx, int index)
                         : ocl_kernel_initf(&k->k[K_COLS], p, "%s_cols", r) &&
                               ocl_kernel_initf(&k->k[K_BLOCKS], p,
                                                "%s_blocks", r) &&
-                              ocl_kernel_init(&k->k[K_CHECK], p, "seg_check");
+                              ocl_kernel_init(&k->k[K_CHECK], p,
+                                              "seg_check") &&
+                              ocl_kernel_initf(&k->k[K_GROUP], p, "%s_group",
+                                               r);
   if (!named) {
     ocl_set_status(status, TF_INTERNAL, "%s: kernel name too long", op->op);
     goto fail;
@@ -616,7 +625,7 @@ static void seg_compute(void *kernel, TF_OpKernelContext *ctx)
     ocl_op_fill(&op, y, 0, &zero, 1, ocl_tf.TensorByteSize(y));
     goto out;
   }
-  struct ocl_arg args[10];
+  struct ocl_arg args[12];
   int na = 0;
   args[na++] = OCL_TENSOR(data);
   if (sop->sparse)
@@ -632,6 +641,25 @@ static void seg_compute(void *kernel, TF_OpKernelContext *ctx)
     int64_t blocks = (w + BLOCK - 1) / BLOCK;
     ocl_launch_1d(&op, &k->k[K_BLOCKS], (size_t)(output_rows * blocks), args,
                   na);
+    goto out;
+  }
+  /* Narrow rows in long segments: a work-group per (segment, column),
+   * combining in a tree. Min and Max only where NaN sticks (TensorFlow
+   * 2.22 on): before, their NaN handling depends on the order. */
+  bool ordered = (sop->reduce == R_MIN || sop->reduce == R_MAX) &&
+                 !k->nan_sticky;
+  if (!ordered && w < GROUP_MAX_W && m >= GROUP_MIN_LEN * output_rows) {
+    size_t local = ocl_kernel_fit_local(&op, &k->k[K_GROUP], 256);
+    if (local == 0)
+      goto out;
+    while (local > GROUP_MIN_LEN && (int64_t)local / 2 >= m / output_rows)
+      local /= 2;
+    size_t acc_bytes = k->dtype == TF_DOUBLE ? 8 : 4;
+    args[na++] = OCL_LOCAL(local * acc_bytes);
+    args[na++] = OCL_LOCAL(local * sizeof(cl_int));
+    size_t global[2] = {local, (size_t)(output_rows * w)};
+    size_t group_local[2] = {local, 1};
+    ocl_launch(&op, &k->k[K_GROUP], 2, global, group_local, args, na);
     goto out;
   }
   /* A row block of one segment per work-group: columns across its

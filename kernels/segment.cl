@@ -20,7 +20,10 @@
  *  seg_<op>_blocks: CPU devices, a work-item per (segment, 16 adjacent
  *    columns), walking the segment's rows with 16 accumulators so that each
  *    step reads contiguous memory.
- * Both add in input order, as TensorFlow's CPU kernel does.
+ *  seg_<op>_group: GPUs, narrow rows in long segments: a work-group per
+ *    (segment, column), its work-items striding over the segment's rows
+ *    and combining in a tree in local memory.
+ * The first two add in input order, as TensorFlow's CPU kernel does.
  *
  * seg_check: a work-item per id finds the first position where the input
  * is not what TensorFlow accepts (ids decreasing or negative, an index out
@@ -168,6 +171,49 @@ static inline ACC op_max(ACC a, ACC b, int sticky)
     }                                                                         \
     for (int j = 0; j < cw; j++)                                              \
       STORE(out, j, FIN(acc[j], hi - lo));                                    \
+  }                                                                           \
+                                                                              \
+  __kernel void NAME##_group(OCL_TENSOR_ARG(const S, x) INDICES_ARG,          \
+                             OCL_TENSOR_ARG(const ID, seg),                   \
+                             OCL_TENSOR_ARG(S, y), long n, long segments,     \
+                             long w, float empty, int sticky,                 \
+                             __local ACC *part, __local int *has)             \
+  {                                                                           \
+    int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);           \
+    long sc = (long)get_global_id(1);                                         \
+    if (sc >= segments * w)                                                   \
+      return;                                                                 \
+    long s = sc / w, c = sc - s * w;                                          \
+    __global const S *in = OCL_PTR(const S, x);                               \
+    __global const ID *ids = OCL_PTR(const ID, seg);                          \
+    INDICES_PTR                                                               \
+    long lo = lower_bound(ids, n, s), hi = lower_bound(ids, n, s + 1);        \
+    __global S *out = OCL_PTR(S, y) + s * w + c;                              \
+    if (hi == lo) {                                                           \
+      if (lid == 0)                                                           \
+        STORE(out, 0, (ACC)empty);                                            \
+      return;                                                                 \
+    }                                                                         \
+    ACC acc = (ACC)0;                                                         \
+    int mine = 0;                                                             \
+    for (long i = lo + lid; i < hi; i += lsize) {                             \
+      ACC v = LOAD(in, ROW(i) * w + c);                                       \
+      acc = mine ? OP(acc, v, sticky) : v;                                    \
+      mine = 1;                                                               \
+    }                                                                         \
+    part[lid] = acc;                                                          \
+    has[lid] = mine;                                                          \
+    barrier(CLK_LOCAL_MEM_FENCE);                                             \
+    for (int off = lsize / 2; off > 0; off /= 2) {                            \
+      if (lid < off && has[lid + off]) {                                      \
+        part[lid] = has[lid] ? OP(part[lid], part[lid + off], sticky)         \
+                             : part[lid + off];                               \
+        has[lid] = 1;                                                         \
+      }                                                                       \
+      barrier(CLK_LOCAL_MEM_FENCE);                                           \
+    }                                                                         \
+    if (lid == 0)                                                             \
+      STORE(out, 0, FIN(part[0], hi - lo));                                   \
   }
 
 

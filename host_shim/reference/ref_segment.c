@@ -169,7 +169,7 @@ static const struct seg_shape shapes[] = {
     {2, {300, 3}, 40},    {2, {12, 37}, 5},    {2, {40, 130}, 9},
     {3, {5, 2, 1}, 9},    {2, {0, 3}, 0},      {1, {0}, 0},
     /* Long segments (sums only: products would leave half's range). */
-    {2, {200, 2}, 2},
+    {2, {200, 2}, 2}, {1, {1000}, 3}, {2, {700, 3}, 300},
 };
 
 static void add_types(struct ref_case *c, const struct seg_desc *d,
@@ -184,7 +184,7 @@ static void segment_cases(const struct ref_op *op, TF_DataType dtype,
                           struct ref_cases *out)
 {
   const struct seg_desc *d = desc_of(op->op);
-  static double ids[400], idx[400];
+  static double ids[1200], idx[1200];
   enum ref_domain domain = d->reduce == R_PROD ? REF_POSITIVE : REF_ANY;
   int n = 0;
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++, n++) {

@@ -2356,9 +2356,26 @@ def _sorted_segment(name):
                  ("many", fn, [data(200, 5), ids(np.arange(200) // 7)]),
                  ("wide", fn, [data(4, 300), ids([0, 0, 1, 3])]),
                  ("empty", fn, [data(0, 4), ids([])])]
+        if name != "SegmentProd":
+            # Long runs of narrow rows (a work-group per segment on GPUs).
+            # TensorFlow's CPU adds half and bfloat16 in their own precision
+            # (bfloat16 sums of 250 terms drift by ~10 ulps): against float64
+            # sums rounded once there.
+            red = {"SegmentSum": np.sum, "SegmentMean": np.mean,
+                   "SegmentMin": np.min, "SegmentMax": np.max}[name]
+
+            def long_ref(d, s):
+                d64 = d.astype(np.float64)
+                return [np.array([red(d64[s == k]) for k in range(int(s[-1]) + 1)]).astype(d.dtype)]
+            opts = ({"reference": ("float64, rounded once", long_ref)}
+                    if c.T in (np.float16, BF16) else {})
+            cases.append(("long runs", fn, [data(600), ids(np.arange(600) // 250)], opts))
         if c.T in (np.float32, np.float64):
             special = np.array([np.nan, 1, np.inf, -2, -np.inf, np.nan, 3.5, -0.0], c.T)
             cases.append(("special values", fn, [special, ids([0, 0, 1, 1, 2, 2, 4, 4])]))
+            long = data(300)
+            long[[17, 160, 299]] = np.nan
+            cases.append(("long runs with NaN", fn, [long, ids(np.arange(300) // 100)]))
         return cases
     return build
 
