@@ -92,7 +92,7 @@ static const struct seg_op seg_ops[] = {
 #define NUM_SEG_OPS ((int)(sizeof(seg_ops) / sizeof(seg_ops[0])))
 
 enum { K_COLS, K_BLOCKS, K_CHECK, K_MARK, K_SCAN, K_WRITE, K_GROUP,
-       NUM_KERNELS };
+       K_COUNT, NUM_KERNELS };
 /* The gradients': K_COLS is grad_add, K_BLOCKS grad_cast, K_CHECK
  * grad_check; V2's unique indices: uniq_mark, uniq_scan, uniq_write. */
 
@@ -175,7 +175,9 @@ static void *seg_create(TF_OpKernelConstruction *ctx, int index)
                                               "grad_check") &&
                               ocl_kernel_init(&k->k[K_MARK], p, "uniq_mark") &&
                               ocl_kernel_init(&k->k[K_SCAN], p, "uniq_scan") &&
-                              ocl_kernel_init(&k->k[K_WRITE], p, "uniq_write")
+                              ocl_kernel_init(&k->k[K_WRITE], p,
+                                              "uniq_write") &&
+                              ocl_kernel_init(&k->k[K_COUNT], p, "grad_count")
                         : ocl_kernel_initf(&k->k[K_COLS], p, "%s_cols", r) &&
                               ocl_kernel_initf(&k->k[K_BLOCKS], p,
                                                "%s_blocks", r) &&
@@ -456,11 +458,24 @@ static void grad_compute(struct seg_kernel *k, struct ocl_op *op)
   size_t global[2] = {((size_t)w + local[0] - 1) / local[0] * local[0],
                       (size_t)n};
   int mode = k->op->reduce == R_MEAN ? 1 : k->op->reduce == R_SQRTN ? 2 : 0;
+  /* Mean and SqrtN scale by the size of each segment. */
+  TF_Tensor *counts = idx;
+  if (mode != 0) {
+    counts = ocl_op_temp(op, TF_INT32, segments);
+    const struct ocl_arg count_args[] = {OCL_TENSOR(ids), OCL_TENSOR(counts),
+                                         OCL_INT(n), OCL_LONG(segments)};
+    if (counts == NULL ||
+        !ocl_op_fill(op, counts, 0, &zero, 1,
+                     ocl_tf.TensorByteSize(counts)) ||
+        !ocl_launch_1d(op, &k->k[K_COUNT], (size_t)n, count_args, 4))
+      return;
+  }
   const struct ocl_arg add_args[] = {
-      OCL_TENSOR(grad), OCL_TENSOR(idx),  OCL_TENSOR(ids),
-      OCL_TENSOR(acc),  OCL_LONG(n),      OCL_LONG(w),
-      OCL_INT(mode),    OCL_TENSOR(v2 ? pos : idx), OCL_INT(v2)};
-  if (!ocl_launch(op, &k->k[K_COLS], 2, global, local, add_args, 9))
+      OCL_TENSOR(grad),   OCL_TENSOR(idx), OCL_TENSOR(ids),
+      OCL_TENSOR(acc),    OCL_LONG(n),     OCL_LONG(w),
+      OCL_INT(mode),      OCL_TENSOR(counts),
+      OCL_TENSOR(v2 ? pos : idx),          OCL_INT(v2)};
+  if (!ocl_launch(op, &k->k[K_COLS], 2, global, local, add_args, 10))
     return;
 cast:
   if (acc != y) {

@@ -253,7 +253,7 @@ __kernel void seg_check(OCL_TENSOR_ARG(const ID, seg) INDICES_ARG,
 /* ---- SparseSegment{Sum,Mean,SqrtN}Grad ------------------------------------
  * output[indices[i]] += grad[segment_ids[i]] * scale, scale 1 (Sum),
  * 1 / n (Mean) or 1 / sqrt(n) (SqrtN) for the n ids of that segment
- * (counted by binary search: the ids are sorted, as TensorFlow assumes).
+ * (grad_count's).
  * Rows named by several indices add with atomics, in no fixed order (as
  * TensorFlow's GPU kernel); half and bfloat16 add into a float temp that
  * grad_cast rounds once. */
@@ -285,10 +285,26 @@ static inline void add_acc(volatile __global ACC *p, ACC v)
 
 /* Dimension 0: the columns (neighbouring work-items on neighbouring
  * addresses); dimension 1: the positions. mode: 0 Sum, 1 Mean, 2 SqrtN. */
-/* rmap (V2, use_map): the output row of each dense row. */
+/* The ids of each segment (Mean, SqrtN), counted as TensorFlow's
+ * ComputeScalingFactors counts them: sorted or not. Ids out of range are
+ * left out (the host fails those before grad_add runs). */
+__kernel void grad_count(OCL_TENSOR_ARG(const ID, seg),
+                         OCL_TENSOR_ARG(int, cnt), int n, long segments)
+{
+  int i = (int)get_global_id(0);
+  if (i >= n)
+    return;
+  long s = (long)OCL_PTR(const ID, seg)[i];
+  if (s >= 0 && s < segments)
+    atomic_inc(OCL_PTR(int, cnt) + s);
+}
+
+/* counts: grad_count's (Mean, SqrtN). rmap (V2, use_map): the output row
+ * of each dense row. */
 __kernel void grad_add(OCL_TENSOR_ARG(const S, x), OCL_TENSOR_ARG(const IX, idx),
                        OCL_TENSOR_ARG(const ID, seg),
                        OCL_TENSOR_ARG(ACC, acc), long n, long w, int mode,
+                       OCL_TENSOR_ARG(const int, counts),
                        OCL_TENSOR_ARG(const int, rmap), int use_map)
 {
   long c = (long)get_global_id(0), i = (long)get_global_id(1);
@@ -299,8 +315,7 @@ __kernel void grad_add(OCL_TENSOR_ARG(const S, x), OCL_TENSOR_ARG(const IX, idx)
   long s = (long)ids[i];
   ACC scale = (ACC)1;
   if (mode != 0) {
-    long count = lower_bound(ids, n, s + 1) - lower_bound(ids, n, s);
-    ACC k = (ACC)max(count, 1L);
+    ACC k = (ACC)max(OCL_PTR(const int, counts)[s], 1);
     scale = mode == 1 ? (ACC)1 / k : (ACC)1 / sqrt(k);
   }
   ACC v = LOAD(OCL_PTR(const S, x), s * w + c) * scale;

@@ -413,6 +413,15 @@ static void grad_cases(const struct ref_op *op, TF_DataType dtype,
     ref_case_attr_type(c, "Tsegmentids", id_type);
     ref_case_attr_type(c, "Tidx", idx_type);
   }
+  /* Unsorted ids: TensorFlow counts each segment's ids all the same. */
+  struct ref_case *u = ref_case_add(out, op->op, "%s unsorted ids", op->op);
+  int64_t nu = 6;
+  ref_case_input(u, dtype, (int64_t[]){3, 4}, 2, REF_ANY);
+  ref_case_input_values(u, TF_INT32, &nu, 1, (double[]){0, 3, 1, 3, 4, 2});
+  ref_case_input_values(u, TF_INT32, &nu, 1, (double[]){2, 0, 2, 1, 2, 0});
+  ref_case_input_values(u, TF_INT32, NULL, 0, (double[]){5});
+  ref_case_attr_type(u, "Tsegmentids", TF_INT32);
+  ref_case_attr_type(u, "Tidx", TF_INT32);
   static const struct {
     const char *what;
     double ids[4], idx[4], rows;

@@ -2426,7 +2426,10 @@ def _sparse_segment_grad(name):
                 ("rank 3", fn(4), [c.rand(4, 2, 3), idx([3, 1, 1]), ids([1, 1, 3])]),
                 ("many", fn(50), [c.rand(40, 7), idx((np.arange(300) * 7) % 50),
                                   ids(np.arange(300) // 8)]),
-                ("wide", fn(3), [c.rand(2, 260), idx([2, 0, 1, 2]), ids([0, 1, 1, 1])])]
+                ("wide", fn(3), [c.rand(2, 260), idx([2, 0, 1, 2]), ids([0, 1, 1, 1])]),
+                # TensorFlow counts each segment's ids, sorted or not.
+                ("unsorted", fn(5), [c.rand(3, 4), idx([0, 3, 1, 3, 4, 2]),
+                                     ids([2, 0, 2, 1, 2, 0])])]
     return build
 
 
@@ -2484,7 +2487,8 @@ def _sparse_segment_grad_v2(name):
     def build(c):
         cases = []
         for label, _, inputs in v1(c):
-            rows = {"repeats": 6, "vector": 5, "rank 3": 4, "many": 50, "wide": 3}[label]
+            rows = {"repeats": 6, "vector": 5, "rank 3": 4, "many": 50, "wide": 3,
+                    "unsorted": 5}[label]
             cases.append((label, lambda g, i, s, rows=rows: f(
                 grad=g, indices=i, segment_ids=s, dense_output_dim0=np.array(rows, np.int32)),
                 inputs))
