@@ -22,6 +22,7 @@ extern const struct ref_op ref_ops_pool_bn[];
 extern const struct ref_op ref_ops_fused[];
 extern const struct ref_op ref_ops_image[];
 extern const struct ref_op ref_ops_select[];
+extern const struct ref_op ref_ops_segment[];
 
 
 static const struct ref_op *const families[] = {
@@ -37,6 +38,7 @@ static const struct ref_op *const families[] = {
     ref_ops_fused,
     ref_ops_image,
     ref_ops_select,
+    ref_ops_segment,
 };
 
 #define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))
