@@ -750,8 +750,15 @@ static inline axis_t crop_axis(float lo, float hi, idx_t size, idx_t samples)
   float last = (float)(size - 1);
   a.scale = samples > 1 ? (hi - lo) * last / (float)(samples - 1) : 0.0f;
   a.start = lo * last;
-  /* TensorFlow writes 0.5 * (lo + hi) * (size - 1) in double. */
-  a.centre = 0.5f * (lo + hi) * last;
+  /* TensorFlow evaluates 0.5 * (lo + hi) * (size - 1) in double and rounds
+   * it to float. Without fp64: the float sum and product with their exact
+   * rounding errors (TwoSum, an fma), so that the result is that value
+   * rounded once, as good as the double one but for ties. */
+  float sum = lo + hi, hi_part = sum - lo;
+  float sum_err = (lo - (sum - hi_part)) + (hi - hi_part);
+  float product = sum * last;
+  float product_err = fma(sum, last, -product);
+  a.centre = 0.5f * (product + (product_err + sum_err * last));
   a.samples = samples;
   a.size = size;
   return a;
@@ -1002,6 +1009,8 @@ __kernel void crop_grad_boxes(OCL_TENSOR_ARG(const float, grads),
   float wr = CW > 1 ? (float)(W - 1) / (float)(CW - 1) : 0.0f;
   float hs = CH > 1 ? (y2 - y1) * hr : 0.0f;
   float ws = CW > 1 ? (x2 - x1) * wr : 0.0f;
+  float centre_y = crop_axis(y1, y2, H, 1).centre;
+  float centre_x = crop_axis(x1, x2, W, 1).centre;
   float4 acc = (float4)(0.0f);
   idx_t total = CH * CW * D;
   __global const S *img = OCL_PTR(const S, image);
@@ -1009,10 +1018,10 @@ __kernel void crop_grad_boxes(OCL_TENSOR_ARG(const float, grads),
   for (idx_t e = lid; e < total; e += L) {
     idx_t d = e % D, t = e / D;
     idx_t x = t % CW, y = t / CW;
-    float in_y = CH > 1 ? y1 * (float)(H - 1) + (float)y * hs
-                        : 0.5f * (y1 + y2) * (float)(H - 1);
-    float in_x = CW > 1 ? x1 * (float)(W - 1) + (float)x * ws
-                        : 0.5f * (x1 + x2) * (float)(W - 1);
+    /* TensorFlow's box gradient scales by (y2 - y1) * ratio, which rounds
+     * otherwise than the forward op's (y2 - y1) * (H - 1) / (CH - 1). */
+    float in_y = CH > 1 ? y1 * (float)(H - 1) + (float)y * hs : centre_y;
+    float in_x = CW > 1 ? x1 * (float)(W - 1) + (float)x * ws : centre_x;
     if (!(in_y >= 0.0f && in_y <= (float)(H - 1) && in_x >= 0.0f &&
           in_x <= (float)(W - 1)))
       continue;

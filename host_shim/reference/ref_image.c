@@ -493,6 +493,21 @@ static int crop_grad_image_compute(const struct ref_case *c,
   return 1;
 }
 
+/* CropAndResizeGradBoxes samples at lo * (size - 1) + t * ((hi - lo) *
+ * ratio), ratio = (size - 1) / (n - 1) in float: rounded otherwise than the
+ * forward op's coordinate. */
+static float grad_boxes_coord(float lo, float hi, int64_t size, int64_t n,
+                              float ratio, int64_t t)
+{
+  if (n > 1) {
+    volatile float scale = (hi - lo) * ratio;
+    volatile float start = lo * (float)(size - 1);
+    volatile float step = (float)t * scale;
+    return start + step;
+  }
+  return crop_coord(lo, hi, size, n, t);
+}
+
 static int crop_grad_boxes_compute(const struct ref_case *c,
                                    struct ref_tensor *out, char *error,
                                    int error_len)
@@ -514,13 +529,15 @@ static int crop_grad_boxes_compute(const struct ref_case *c,
     int64_t bi = (int64_t)box_ind->v[b];
     double *o = out[0].v + b * 4;
     for (int64_t y = 0; y < ch; y++) {
-      float in_y = crop_coord((float)box[0], (float)box[2], d[1], ch, y);
+      float in_y = grad_boxes_coord((float)box[0], (float)box[2], d[1], ch,
+                                    (float)hr, y);
       if (!crop_inside(in_y, d[1]))
         continue;
       int64_t t = (int64_t)floorf(in_y), u = (int64_t)ceilf(in_y);
       double yl = in_y - (float)t;
       for (int64_t x = 0; x < cw; x++) {
-        float in_x = crop_coord((float)box[1], (float)box[3], d[2], cw, x);
+        float in_x = grad_boxes_coord((float)box[1], (float)box[3], d[2], cw,
+                                      (float)wr, x);
         if (!crop_inside(in_x, d[2]))
           continue;
         int64_t l = (int64_t)floorf(in_x), r = (int64_t)ceilf(in_x);
