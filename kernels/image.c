@@ -740,6 +740,11 @@ static void crop_compute(struct image_kernel *k, TF_OpKernelContext *ctx)
    * image. */
   int64_t row_count = kind == CROP ? a.num_boxes * a.crop_h
                                    : a.batch * a.image_h;
+  /* The image gradient's row kernel adds into its row of the output, in
+   * the dtype: exact enough for float and double, not for half, whose
+   * gradients gather in float per element in either shape. */
+  if (kind == CROP_GRAD_IMAGE && k->dtype == TF_HALF)
+    rows = false;
   a.n = rows ? row_count : out_elements;
   struct ocl_kernel *kernel = &k->k[wide][rows ? ROWS : FLAT];
   const struct ocl_arg args[] = {OCL_TENSOR(in[0]), OCL_TENSOR(in[1]),

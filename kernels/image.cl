@@ -706,7 +706,11 @@ __kernel void bicubic_grad_flat(OCL_TENSOR_ARG(const float, g),
                          x_lo, x_hi));
 }
 
-/* CPU shape: a work-item per row of the original image. */
+/* CPU shape: a work-item per row of the original image, which it owns: it
+ * clears the row, then adds into it what each resized row that reads it
+ * contributes, pixel by pixel, in TensorFlow's order (resized pixels in
+ * order, then the taps row by row). The taps of a resized pixel are
+ * computed once for all its channels. */
 __kernel void bicubic_grad_rows(OCL_TENSOR_ARG(const float, g),
                                 OCL_TENSOR_ARG(S, y), resize_t s)
 {
@@ -715,15 +719,29 @@ __kernel void bicubic_grad_rows(OCL_TENSOR_ARG(const float, g),
     return;
   idx_t row = (idx_t)gid, C = s.channels;
   idx_t oy = row % s.out_h, b = row / s.out_h;
-  idx_t y_lo, y_hi, x_lo, x_hi;
+  idx_t y_lo, y_hi;
   cubic_range(oy, s.in_h, s.height_scale, s.out_h, s.half_pixel, &y_lo, &y_hi);
-  for (idx_t ox = 0; ox < s.out_w; ox++) {
-    cubic_range(ox, s.in_w, s.width_scale, s.out_w, s.half_pixel, &x_lo,
-                &x_hi);
-    for (idx_t c = 0; c < C; c++)
-      STORE(OCL_PTR(S, y), (row * s.out_w + ox) * C + c,
-            bicubic_grad_sum(OCL_PTR(const float, g), s, b, oy, ox, c, y_lo,
-                             y_hi, x_lo, x_hi));
+  __global S *out = OCL_PTR(S, y) + row * s.out_w * C;
+  for (idx_t i = 0; i < s.out_w * C; i++)
+    STORE(out, i, (ACC)0);
+  for (idx_t yy = y_lo; yy < y_hi; yy++) {
+    cubic_t ty = cubic_taps(yy, s.height_scale, s.out_h, s.half_pixel);
+    __global const float *grow =
+        OCL_PTR(const float, g) + (b * s.in_h + yy) * s.in_w * C;
+    for (idx_t xx = 0; xx < s.in_w; xx++) {
+      cubic_t tx = cubic_taps(xx, s.width_scale, s.out_w, s.half_pixel);
+      for (int k = 0; k < 4; k++) {
+        if (ty.index[k] != oy)
+          continue;
+        for (int j = 0; j < 4; j++) {
+          __global S *o = out + tx.index[j] * C;
+          ACC w = TO_ACC(ty.weight[k]);
+          ACC wx = TO_ACC(tx.weight[j]);
+          for (idx_t c = 0; c < C; c++)
+            STORE(o, c, LOAD_ACC(o, c) + TO_ACC(grow[xx * C + c]) * w * wx);
+        }
+      }
+    }
   }
 }
 
@@ -969,6 +987,10 @@ __kernel void crop_grad_image_flat(OCL_TENSOR_ARG(const float, grads),
                       OCL_PTR(const int, box_index), s, b_in, iy, ix, d));
 }
 
+/* CPU shape: a work-item per image row, which it owns: it clears the row,
+ * then, box by box in order, adds what the box's crop rows that read it
+ * contribute, in the CPU kernel's order (crop rows, crop columns, then the
+ * four taps); coordinates once per crop pixel, not per channel. */
 __kernel void crop_grad_image_rows(OCL_TENSOR_ARG(const float, grads),
                                    OCL_TENSOR_ARG(const float, boxes),
                                    OCL_TENSOR_ARG(const int, box_index),
@@ -979,18 +1001,145 @@ __kernel void crop_grad_image_rows(OCL_TENSOR_ARG(const float, grads),
     return;
   idx_t row = (idx_t)gid, D = (idx_t)s.depth, W = (idx_t)s.image_w;
   idx_t iy = row % (idx_t)s.image_h, b_in = row / (idx_t)s.image_h;
-  for (idx_t ix = 0; ix < W; ix++)
-    for (idx_t d = 0; d < D; d++)
-      STORE(OCL_PTR(S, out), (row * W + ix) * D + d,
-            crop_grad_sum(OCL_PTR(const float, grads),
-                          OCL_PTR(const float, boxes),
-                          OCL_PTR(const int, box_index), s, b_in, iy, ix, d));
+  idx_t CW = (idx_t)s.crop_w, CH = (idx_t)s.crop_h;
+  __global S *o = OCL_PTR(S, out) + row * W * D;
+  for (idx_t i = 0; i < W * D; i++)
+    STORE(o, i, (ACC)0);
+  for (idx_t b = 0; b < (idx_t)s.num_boxes; b++) {
+    if (OCL_PTR(const int, box_index)[b] != b_in)
+      continue;
+    axis_t ay, ax;
+    box_axes(OCL_PTR(const float, boxes), b, s, &ay, &ax);
+    idx_t y_lo, y_hi;
+    crop_range(ay, iy, s.nearest, &y_lo, &y_hi);
+    for (idx_t y = y_lo; y < y_hi; y++) {
+      float in_y = crop_coord(ay, y);
+      if (!crop_inside(ay, in_y))
+        continue;
+      idx_t top = (idx_t)floor(in_y), bottom = (idx_t)ceil(in_y);
+      float yl = in_y - (float)top;
+      if (s.nearest && (idx_t)round(in_y) != iy)
+        continue;
+      __global const float *grow =
+          OCL_PTR(const float, grads) + (b * CH + y) * CW * D;
+      for (idx_t x = 0; x < CW; x++) {
+        float in_x = crop_coord(ax, x);
+        if (!crop_inside(ax, in_x))
+          continue;
+        __global const float *gp = grow + x * D;
+        if (s.nearest) {
+          __global S *op = o + (idx_t)round(in_x) * D;
+          for (idx_t d = 0; d < D; d++)
+            STORE(op, d, LOAD_ACC(op, d) + TO_ACC(gp[d]));
+          continue;
+        }
+        idx_t left = (idx_t)floor(in_x), right = (idx_t)ceil(in_x);
+        float xl = in_x - (float)left;
+        __global S *ol = o + left * D, *orr = o + right * D;
+        for (idx_t d = 0; d < D; d++) {
+          float dtop = (1.0f - yl) * gp[d], dbottom = yl * gp[d];
+          if (top == iy) {
+            STORE(ol, d, LOAD_ACC(ol, d) + TO_ACC((1.0f - xl) * dtop));
+            STORE(orr, d, LOAD_ACC(orr, d) + TO_ACC(xl * dtop));
+          }
+          if (bottom == iy) {
+            STORE(ol, d, LOAD_ACC(ol, d) + TO_ACC((1.0f - xl) * dbottom));
+            STORE(orr, d, LOAD_ACC(orr, d) + TO_ACC(xl * dbottom));
+          }
+        }
+      }
+    }
+  }
 }
 
-/* CropAndResizeGradBoxes: a work-group per box (get_local_size(0) work-
- * items, one on CPU devices), each summing a strided share of the box's
- * crop elements into its four coordinates' gradients, then a tree
- * reduction in local memory: no atomics. */
+/* CropAndResizeGradBoxes. One crop pixel's sampling, as TensorFlow's
+ * CropAndResizeBackpropBoxes computes it (its coordinates scale by
+ * (y2 - y1) * ratio, which rounds otherwise than the forward op's
+ * (y2 - y1) * (H - 1) / (CH - 1)); `inside` false where it skips the
+ * pixel. */
+typedef struct {
+  bool inside;
+  idx_t top, bottom, left, right;
+  float yl, xl;
+  float dy1, dy2, dx1, dx2; /* d in_y / d y1, y2; d in_x / d x1, x2 */
+} box_pixel_t;
+
+typedef struct {
+  float y1, x1, y2, x2;
+  float hr, wr, hs, ws, centre_y, centre_x;
+  idx_t H, W, CH, CW;
+} box_grad_t;
+
+/* The structs go by pointer: Oclgrind cannot run the noalias scopes that
+ * inlining large by-value arguments leaves behind. */
+static inline void box_grad_setup(__global const float *box, crop_t s,
+                                  box_grad_t *g)
+{
+  g->y1 = box[0];
+  g->x1 = box[1];
+  g->y2 = box[2];
+  g->x2 = box[3];
+  g->H = (idx_t)s.image_h;
+  g->W = (idx_t)s.image_w;
+  g->CH = (idx_t)s.crop_h;
+  g->CW = (idx_t)s.crop_w;
+  g->hr = g->CH > 1 ? (float)(g->H - 1) / (float)(g->CH - 1) : 0.0f;
+  g->wr = g->CW > 1 ? (float)(g->W - 1) / (float)(g->CW - 1) : 0.0f;
+  g->hs = g->CH > 1 ? (g->y2 - g->y1) * g->hr : 0.0f;
+  g->ws = g->CW > 1 ? (g->x2 - g->x1) * g->wr : 0.0f;
+  g->centre_y = crop_axis(g->y1, g->y2, g->H, 1).centre;
+  g->centre_x = crop_axis(g->x1, g->x2, g->W, 1).centre;
+}
+
+static inline void box_pixel(const box_grad_t *gp, idx_t y, idx_t x,
+                             box_pixel_t *pp)
+{
+  box_grad_t g = *gp;
+  box_pixel_t p;
+  float in_y = g.CH > 1 ? g.y1 * (float)(g.H - 1) + (float)y * g.hs
+                        : g.centre_y;
+  float in_x = g.CW > 1 ? g.x1 * (float)(g.W - 1) + (float)x * g.ws
+                        : g.centre_x;
+  p.inside = in_y >= 0.0f && in_y <= (float)(g.H - 1) && in_x >= 0.0f &&
+             in_x <= (float)(g.W - 1);
+  if (!p.inside) {
+    *pp = p;
+    return;
+  }
+  p.top = (idx_t)floor(in_y);
+  p.bottom = (idx_t)ceil(in_y);
+  p.left = (idx_t)floor(in_x);
+  p.right = (idx_t)ceil(in_x);
+  p.yl = in_y - (float)p.top;
+  p.xl = in_x - (float)p.left;
+  float half_h = 0.5f * (float)(g.H - 1), half_w = 0.5f * (float)(g.W - 1);
+  p.dy1 = g.CH > 1 ? (float)(g.H - 1) - (float)y * g.hr : half_h;
+  p.dy2 = g.CH > 1 ? (float)y * g.hr : half_h;
+  p.dx1 = g.CW > 1 ? (float)(g.W - 1) - (float)x * g.wr : half_w;
+  p.dx2 = g.CW > 1 ? (float)x * g.wr : half_w;
+  *pp = p;
+}
+
+/* Channel d of an inside pixel: its terms of the four coordinates'
+ * gradients. */
+static inline float4 box_term(__global const S *img, idx_t base, idx_t W,
+                              idx_t D, const box_pixel_t *pp, idx_t d,
+                              float top_grad)
+{
+  box_pixel_t p = *pp;
+  float tl = LOAD(img, ((base + p.top) * W + p.left) * D + d);
+  float tr = LOAD(img, ((base + p.top) * W + p.right) * D + d);
+  float bl = LOAD(img, ((base + p.bottom) * W + p.left) * D + d);
+  float br = LOAD(img, ((base + p.bottom) * W + p.right) * D + d);
+  float gy = ((1.0f - p.xl) * (bl - tl) + p.xl * (br - tr)) * top_grad;
+  float gx = ((1.0f - p.yl) * (tr - tl) + p.yl * (br - bl)) * top_grad;
+  return (float4)(gy * p.dy1, gx * p.dx1, gy * p.dy2, gx * p.dx2);
+}
+
+/* A work-group per box: get_local_size(0) work-items (GPU shape) share the
+ * box's crop elements, channels fastest, then reduce in a local-memory
+ * tree; a single work-item (CPU shape) walks the crop pixel by pixel, each
+ * pixel's sampling computed once for its channels. No atomics. */
 __kernel void crop_grad_boxes(OCL_TENSOR_ARG(const float, grads),
                               OCL_TENSOR_ARG(const S, image),
                               OCL_TENSOR_ARG(const float, boxes),
@@ -1000,57 +1149,32 @@ __kernel void crop_grad_boxes(OCL_TENSOR_ARG(const float, grads),
 {
   idx_t b = (idx_t)get_group_id(0);
   idx_t lid = (idx_t)get_local_id(0), L = (idx_t)get_local_size(0);
-  __global const float *box = OCL_PTR(const float, boxes) + b * 4;
-  float y1 = box[0], x1 = box[1], y2 = box[2], x2 = box[3];
-  idx_t b_in = OCL_PTR(const int, box_index)[b];
-  idx_t H = (idx_t)s.image_h, W = (idx_t)s.image_w, D = (idx_t)s.depth;
-  idx_t CH = (idx_t)s.crop_h, CW = (idx_t)s.crop_w;
-  float hr = CH > 1 ? (float)(H - 1) / (float)(CH - 1) : 0.0f;
-  float wr = CW > 1 ? (float)(W - 1) / (float)(CW - 1) : 0.0f;
-  float hs = CH > 1 ? (y2 - y1) * hr : 0.0f;
-  float ws = CW > 1 ? (x2 - x1) * wr : 0.0f;
-  float centre_y = crop_axis(y1, y2, H, 1).centre;
-  float centre_x = crop_axis(x1, x2, W, 1).centre;
-  float4 acc = (float4)(0.0f);
-  idx_t total = CH * CW * D;
+  box_grad_t g;
+  box_grad_setup(OCL_PTR(const float, boxes) + b * 4, s, &g);
+  idx_t base = (idx_t)OCL_PTR(const int, box_index)[b] * g.H;
+  idx_t D = (idx_t)s.depth;
   __global const S *img = OCL_PTR(const S, image);
-  __global const float *g = OCL_PTR(const float, grads) + b * total;
-  for (idx_t e = lid; e < total; e += L) {
-    idx_t d = e % D, t = e / D;
-    idx_t x = t % CW, y = t / CW;
-    /* TensorFlow's box gradient scales by (y2 - y1) * ratio, which rounds
-     * otherwise than the forward op's (y2 - y1) * (H - 1) / (CH - 1). */
-    float in_y = CH > 1 ? y1 * (float)(H - 1) + (float)y * hs : centre_y;
-    float in_x = CW > 1 ? x1 * (float)(W - 1) + (float)x * ws : centre_x;
-    if (!(in_y >= 0.0f && in_y <= (float)(H - 1) && in_x >= 0.0f &&
-          in_x <= (float)(W - 1)))
-      continue;
-    idx_t top = (idx_t)floor(in_y), bottom = (idx_t)ceil(in_y);
-    idx_t left = (idx_t)floor(in_x), right = (idx_t)ceil(in_x);
-    float yl = in_y - (float)top, xl = in_x - (float)left;
-    idx_t base = b_in * H;
-    float tl = LOAD(img, ((base + top) * W + left) * D + d);
-    float tr = LOAD(img, ((base + top) * W + right) * D + d);
-    float bl = LOAD(img, ((base + bottom) * W + left) * D + d);
-    float br = LOAD(img, ((base + bottom) * W + right) * D + d);
-    float gy = (1.0f - xl) * (bl - tl) + xl * (br - tr);
-    float gx = (1.0f - yl) * (tr - tl) + yl * (br - bl);
-    float top_grad = g[e];
-    gy *= top_grad;
-    gx *= top_grad;
-    if (CH > 1) {
-      acc.x += gy * ((float)(H - 1) - (float)y * hr);
-      acc.z += gy * ((float)y * hr);
-    } else {
-      acc.x += gy * 0.5f * (float)(H - 1);
-      acc.z += gy * 0.5f * (float)(H - 1);
-    }
-    if (CW > 1) {
-      acc.y += gx * ((float)(W - 1) - (float)x * wr);
-      acc.w += gx * ((float)x * wr);
-    } else {
-      acc.y += gx * 0.5f * (float)(W - 1);
-      acc.w += gx * 0.5f * (float)(W - 1);
+  __global const float *gr = OCL_PTR(const float, grads) + b * g.CH * g.CW * D;
+  float4 acc = (float4)(0.0f);
+  if (L == 1) {
+    for (idx_t y = 0; y < g.CH; y++)
+      for (idx_t x = 0; x < g.CW; x++) {
+        box_pixel_t p;
+        box_pixel(&g, y, x, &p);
+        if (!p.inside)
+          continue;
+        __global const float *gp = gr + (y * g.CW + x) * D;
+        for (idx_t d = 0; d < D; d++)
+          acc += box_term(img, base, g.W, D, &p, d, gp[d]);
+      }
+  } else {
+    idx_t total = g.CH * g.CW * D;
+    for (idx_t e = lid; e < total; e += L) {
+      idx_t d = e % D, t = e / D;
+      box_pixel_t p;
+      box_pixel(&g, t / g.CW, t % g.CW, &p);
+      if (p.inside)
+        acc += box_term(img, base, g.W, D, &p, d, gr[e]);
     }
   }
   partial[lid] = acc;
