@@ -623,11 +623,27 @@ __kernel void bicubic_rows(OCL_TENSOR_ARG(const S, x), OCL_TENSOR_ARG(float, y),
   idx_t oy = row % s.out_h, b = row / s.out_h;
   cubic_t ty = cubic_taps(oy, s.height_scale, s.in_h, s.half_pixel);
   __global float *out = OCL_PTR(float, y) + row * s.out_w * C;
+  /* The four input rows once per output row, the four columns once per
+   * output pixel; the channels innermost, contiguous. */
+  __global const S *in = OCL_PTR(const S, x);
+  idx_t r0 = (b * s.in_h + ty.index[0]) * s.in_w * C;
+  idx_t r1 = (b * s.in_h + ty.index[1]) * s.in_w * C;
+  idx_t r2 = (b * s.in_h + ty.index[2]) * s.in_w * C;
+  idx_t r3 = (b * s.in_h + ty.index[3]) * s.in_w * C;
   for (idx_t ox = 0; ox < s.out_w; ox++) {
     cubic_t tx = cubic_taps(ox, s.width_scale, s.in_w, s.half_pixel);
-    for (idx_t c = 0; c < C; c++)
-      out[ox * C + c] =
-          bicubic_value(OCL_PTR(const S, x), C, s.in_w, b * s.in_h, ty, tx, c);
+    for (idx_t c = 0; c < C; c++) {
+      float col[4];
+      for (int j = 0; j < 4; j++) {
+        idx_t xo = tx.index[j] * C + c;
+        col[j] = LOAD(in, r0 + xo) * ty.weight[0] +
+                 LOAD(in, r1 + xo) * ty.weight[1] +
+                 LOAD(in, r2 + xo) * ty.weight[2] +
+                 LOAD(in, r3 + xo) * ty.weight[3];
+      }
+      out[ox * C + c] = col[0] * tx.weight[0] + col[1] * tx.weight[1] +
+                        col[2] * tx.weight[2] + col[3] * tx.weight[3];
+    }
   }
 }
 
