@@ -415,11 +415,13 @@ static void string_attr(TF_OpKernelConstruction *ctx, const char *name,
 static bool patches_vec4(TF_OpKernelConstruction *ctx, const char *name,
                          const char *what, int64_t out[2], TF_Status *status)
 {
-  int64_t v[4] = {0};
-  int n = int_list_attr(ctx, name, v, 4, status);
+  /* TensorFlow reads the first four of a longer list. */
+  enum { MAX_LIST = 16 };
+  int64_t v[MAX_LIST] = {0};
+  int n = int_list_attr(ctx, name, v, MAX_LIST, status);
   if (n < 0)
     return false;
-  if (n != 4) {
+  if (n < 4 || n > MAX_LIST) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
                    "Sliding window %s field must specify 4 dimensions", name);
     return false;
@@ -638,7 +640,7 @@ static bool crop_state(struct ocl_op *op, const struct image_kernel *k,
                            "image_size and grads are incompatible");
       if (a->batch < 0)
         return ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                           "Dimension %lld must be >= 0",
+                           "Expected a non-negative size, got %lld",
                            (long long)a->batch);
     } else {
       int i_rank = tensor_dims(in[1], d);
@@ -773,6 +775,14 @@ static void patches_compute(struct image_kernel *k, TF_OpKernelContext *ctx)
   int64_t d[OCL_MAX_RANK];
 
   ocl_op_begin(&op, ctx);
+  /* ExtractImagePatchesOp's first checks, before the input's. */
+  static const char *const names[3] = {"ksizes", "strides", "rates"};
+  const int64_t *sizes[3] = {k->ksizes, k->strides, k->rates};
+  for (int i = 0; i < 3; i++)
+    if (sizes[i][0] <= 0 || sizes[i][1] <= 0) {
+      ocl_op_fail(&op, TF_OUT_OF_RANGE, "%s is out of range.", names[i]);
+      goto out;
+    }
   TF_Tensor *x = ocl_op_input(&op, 0);
   if (x == NULL)
     goto out;

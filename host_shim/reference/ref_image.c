@@ -609,6 +609,9 @@ static int patches_compute(const struct ref_case *c, struct ref_tensor *out,
   if (k[0] != 1 || k[3] != 1 || s[0] != 1 || s[3] != 1 || r[0] != 1 ||
       r[3] != 1)
     return fail(error, error_len, "attributes across batch or depth");
+  for (int i = 1; i < 3; i++)
+    if (k[i] <= 0 || s[i] <= 0 || r[i] <= 0)
+      return fail(error, error_len, "sizes out of range");
   const int64_t *d = x->dims;
   int64_t er = k[1] + (k[1] - 1) * (r[1] - 1);
   int64_t ec = k[2] + (k[2] - 1) * (r[2] - 1);
@@ -1053,6 +1056,15 @@ static void patches_cases(const struct ref_op *op, TF_DataType dtype,
   patches_case(out, dtype, "ksize across depth", D(1, 4, 4, 2), 4,
                D(1, 2, 2, 2), D(1, 1, 1, 1), D(1, 1, 1, 1), "VALID")
       ->expect_code = TF_UNIMPLEMENTED;
+  patches_case(out, dtype, "ksize 0", D(1, 4, 4, 2), 4, D(1, 0, 2, 1),
+               D(1, 1, 1, 1), D(1, 1, 1, 1), "VALID")
+      ->expect_code = TF_OUT_OF_RANGE;
+  patches_case(out, dtype, "stride 0", D(1, 4, 4, 2), 4, D(1, 2, 2, 1),
+               D(1, 1, 0, 1), D(1, 1, 1, 1), "SAME")
+      ->expect_code = TF_OUT_OF_RANGE;
+  patches_case(out, dtype, "negative rate", D(1, 4, 4, 2), 4, D(1, 2, 2, 1),
+               D(1, 1, 1, 1), D(1, -1, 1, 1), "SAME")
+      ->expect_code = TF_OUT_OF_RANGE;
 }
 
 static void colour_cases(const struct ref_op *op, TF_DataType dtype,
