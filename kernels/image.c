@@ -6,11 +6,12 @@
  * host, as TensorFlow's GPU kernels do: OUT_OF_RANGE). ExtractImagePatches.
  * RGBToHSV, HSVToRGB, AdjustContrastv2, AdjustSaturation and AdjustHue.
  *
- * Every gradient gathers, so none needs atomics and all are deterministic
- * (TensorFlow's GPU kernels scatter with atomic adds): each element of the
- * image gradient sums the terms that reach it, found by binary search on
- * the monotone coordinate maps; the box gradients reduce each box in a
- * work-group tree.
+ * No gradient needs atomics (TensorFlow's GPU kernels scatter with atomic
+ * adds), and all are deterministic: in the GPU shapes each element of an
+ * image gradient gathers the terms that reach it, found by binary search on
+ * the monotone coordinate maps; in the CPU shapes each work-item owns a row
+ * of the output and adds into it alone; the box gradients reduce each box in
+ * a work-group.
  *
  * float, half, bfloat16 and double, as TensorFlow's GPU kernels take them.
  * Values are interpolated in float (double only accumulates gradients, and
@@ -73,8 +74,7 @@ enum image_kind {
   HUE
 };
 
-/* The dtypes an op is registered for (TF_FLOAT-terminated lists would be
- * ambiguous: the count is explicit). */
+/* The dtypes an op is registered for. */
 #define MAX_IMAGE_TYPES 4
 struct image_types {
   int count;

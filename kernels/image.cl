@@ -14,8 +14,9 @@
  * The gradients gather: each work-item owns one element of the original
  * image and sums, in the order TensorFlow's CPU kernel adds them, the
  * resized pixels that read it (their range found by binary search on the
- * same monotone coordinate maps). No atomics, so the sums are
- * deterministic.
+ * same monotone coordinate maps). The CPU shapes of ResizeBicubicGrad and
+ * CropAndResizeGradImage instead give a work-item a row of the output that
+ * it alone clears and adds into. No atomics, so the sums are deterministic.
  *
  * Two shapes: the GPU shape, a work-item per output element (channels
  * fastest: neighbouring work-items on neighbouring addresses), and the CPU
