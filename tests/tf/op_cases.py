@@ -2881,3 +2881,123 @@ for _n in ["SparseSegmentSumGradV2", "SparseSegmentMeanGradV2", "SparseSegmentSq
     APPROX_OPS.add(_n)
     TOLERANCES[_n] = _SEGMENT_TOL
     BUILDERS[_n] = _sparse_segment_grad_v2(_n)
+
+# ---- image ops: bicubic resize, crop and resize, patches, colour ----
+# Values are interpolated in float on both sides; OPENCL evaluates the
+# bicubic weights in float (TensorFlow's table rounds double ones), sums the
+# gradients per pixel in float and rounds once (the CPU rounds each addition
+# in the dtype), and converts colours in float (the CPU's half kernels round
+# every step): a few float ulps, a few half ulps.
+_IMAGE_TOL = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-5, atol=1e-5),
+              np.float16: dict(rtol=1e-2, atol=1e-2), BF16: dict(rtol=2e-2, atol=2e-2)}
+for _n in ("ResizeBicubic", "ResizeBicubicGrad", "CropAndResize", "CropAndResizeGradImage",
+           "RGBToHSV", "HSVToRGB", "AdjustContrastv2", "AdjustSaturation", "AdjustHue"):
+    TOLERANCES[_n] = _IMAGE_TOL
+# The box gradients sum a whole crop per coordinate, in a tree on OPENCL.
+TOLERANCES["CropAndResizeGradBoxes"] = {
+    np.float32: dict(rtol=1e-4, atol=1e-4), np.float64: dict(rtol=1e-4, atol=1e-4),
+    np.float16: dict(rtol=1e-2, atol=1e-2)}
+TOLERANCES["ExtractImagePatches"] = {**_EXACT, np.float64: dict(rtol=0, atol=0)}
+
+
+def _bicubic(grad):
+    def build(c):
+        def case(label, x_shape, hw, **attrs):
+            if grad:
+                orig = c.rand(x_shape[0], hw[0], hw[1], x_shape[3])
+                return (label, lambda g, o: raw.ResizeBicubicGrad(grads=g, original_image=o, **attrs),
+                        [c.rand(*x_shape, dtype=np.float32), orig])
+            return (label, lambda x, s: raw.ResizeBicubic(images=x, size=s, **attrs),
+                    [c.rand(*x_shape), np.array(hw, np.int32)])
+        return [
+            case("up", (2, 5, 7, 3), (9, 11)),
+            case("half pixel down", (2, 17, 13, 4), (7, 5), half_pixel_centers=True),
+            case("half pixel x2", (2, 6, 6, 3), (12, 12), half_pixel_centers=True),
+            case("align corners", (1, 4, 5, 2), (7, 3), align_corners=True),
+            case("odd", (1, 31, 23, 3), (17, 13)),
+        ]
+    return build
+
+
+BUILDERS["ResizeBicubic"] = _bicubic(False)
+BUILDERS["ResizeBicubicGrad"] = _bicubic(True)
+
+_CROP_BOXES = np.array([[0.1, 0.2, 0.8, 0.9], [0.9, 0.7, 0.2, 0.1], [-0.2, -0.1, 1.3, 1.2],
+                        [0.3, 0.3, 0.3, 0.6], [0.0, 0.0, 1.0, 1.0], [0.45, 0.55, 0.5, 0.6]],
+                       np.float32)
+_CROP_IND = np.array([0, 1, 1, 0, 1, 0], np.int32)
+
+
+def _crop(name):
+    def build(c):
+        def case(label, img, crop, **attrs):
+            n = len(_CROP_BOXES)
+            if name == "CropAndResize":
+                return (label, lambda x, b, i, s: raw.CropAndResize(
+                            image=x, boxes=b, box_ind=i, crop_size=s, **attrs),
+                        [c.rand(*img), _CROP_BOXES, _CROP_IND, np.array(crop, np.int32)])
+            g = c.rand(n, crop[0], crop[1], img[3], dtype=np.float32)
+            if name == "CropAndResizeGradImage":
+                return (label, lambda g, b, i, s: raw.CropAndResizeGradImage(
+                            grads=g, boxes=b, box_ind=i, image_size=s, T=c.T, **attrs),
+                        [g, _CROP_BOXES, _CROP_IND, np.array(img, np.int32)])
+            return (label, lambda g, x, b, i: raw.CropAndResizeGradBoxes(
+                        grads=g, image=x, boxes=b, box_ind=i, **attrs),
+                    [g, c.rand(*img), _CROP_BOXES, _CROP_IND])
+        cases = [case("bilinear", (2, 7, 9, 3), (5, 4)),
+                 case("1x1 crops", (2, 6, 5, 2), (1, 1)),
+                 case("upsampled", (2, 5, 6, 2), (11, 13))]
+        if name != "CropAndResizeGradBoxes":
+            cases.append(case("nearest", (2, 7, 9, 3), (5, 4), method="nearest"))
+        if name == "CropAndResize":
+            cases.append(case("extrapolation", (2, 7, 9, 3), (5, 4), extrapolation_value=0.5))
+        return cases
+    return build
+
+
+for _n in ("CropAndResize", "CropAndResizeGradImage", "CropAndResizeGradBoxes"):
+    BUILDERS[_n] = _crop(_n)
+
+
+def _patches(c):
+    def case(label, shape, k, s, r, padding):
+        return (label, lambda x: raw.ExtractImagePatches(
+                    images=x, ksizes=[1, *k, 1], strides=[1, *s, 1], rates=[1, *r, 1],
+                    padding=padding), [c.rand(*shape)])
+    return [case("3x2 valid", (2, 7, 9, 3), (3, 2), (1, 1), (1, 1), "VALID"),
+            case("strided same", (2, 7, 9, 3), (3, 2), (2, 3), (1, 1), "SAME"),
+            case("rates same", (1, 8, 7, 2), (2, 3), (1, 2), (2, 2), "SAME"),
+            case("rates valid", (1, 8, 7, 2), (2, 3), (3, 1), (3, 2), "VALID")]
+
+
+BUILDERS["ExtractImagePatches"] = _patches
+
+
+def _colour(name):
+    f = getattr(raw, name)
+    return lambda c: [
+        ("images", lambda x: f(images=x), [np.abs(c.rand(2, 5, 7, 3)) / 2]),
+        ("pixels", lambda x: f(images=x), [np.abs(c.rand(11, 3)) / 2]),
+        ("edge colours", lambda x: f(images=x),
+         [np.array([[0.5, 0.5, 0.5], [0.25, 0.75, 0.75], [0.75, 0.75, 0.25], [0, 0, 0],
+                    [1, 1, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1]], c.T)])]
+
+
+BUILDERS["RGBToHSV"] = _colour("RGBToHSV")
+BUILDERS["HSVToRGB"] = _colour("HSVToRGB")
+
+BUILDERS["AdjustContrastv2"] = lambda c: [
+    ("images", lambda x, f: raw.AdjustContrastv2(images=x, contrast_factor=f),
+     [c.rand(2, 5, 7, 3), np.float32(1.7)]),
+    ("rank 3, negative", lambda x, f: raw.AdjustContrastv2(images=x, contrast_factor=f),
+     [c.rand(9, 13, 5), np.float32(-0.5)])]
+BUILDERS["AdjustSaturation"] = lambda c: [
+    ("images", lambda x, s: raw.AdjustSaturation(images=x, scale=s),
+     [np.abs(c.rand(2, 5, 7, 3)) / 2, np.float32(0.4)]),
+    ("saturating", lambda x, s: raw.AdjustSaturation(images=x, scale=s),
+     [np.abs(c.rand(9, 13, 3)) / 2, np.float32(2.5)])]
+BUILDERS["AdjustHue"] = lambda c: [
+    ("images", lambda x, d: raw.AdjustHue(images=x, delta=d),
+     [np.abs(c.rand(2, 5, 7, 3)) / 2, np.float32(0.3)]),
+    ("negative", lambda x, d: raw.AdjustHue(images=x, delta=d),
+     [np.abs(c.rand(9, 13, 3)) / 2, np.float32(-0.7)])]
