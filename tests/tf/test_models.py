@@ -91,9 +91,22 @@ BLAS_REASON = ("host BLAS path: MobileNetV2's first-batch gradients 3.7e-2 from 
                "OPENBLAS_CORETYPE=Haswell or a plain loop in the same native kernel is right")
 
 
+def _openblas_core():
+    """The kernels the host BLAS path's OpenBLAS picks here (the plugin
+    loads the same library in the same environment)."""
+    import ctypes
+    try:
+        lib = ctypes.CDLL("libopenblas.so.0")
+        lib.openblas_get_corename.restype = ctypes.c_char_p
+        return lib.openblas_get_corename().decode().lower()
+    except (OSError, AttributeError):
+        return ""
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("gemm", ["tuned", pytest.param(
-    "blas", marks=pytest.mark.xfail(reason=BLAS_REASON, strict=True))])
+@pytest.mark.parametrize("gemm", ["tuned", pytest.param("blas", marks=pytest.mark.xfail(
+    "_openblas_core() in ('skylakex', 'cooperlake', 'sapphirerapids')",
+    reason=BLAS_REASON, strict=True))])
 def test_mobilenet_gradients_as_accurate_as_cpu(gemm):
     env = {"TFOCL_GEMM": gemm} if gemm != "tuned" else None
     result = _run("mobilenet", "--steps", "3", "--grad-check", timeout=1500, env=env)
