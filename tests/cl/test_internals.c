@@ -541,7 +541,8 @@ START_TEST(program_binaries_damaged_are_rebuilt) {
 }
 END_TEST
 
-/* Without the hook PoCL keeps nothing here. */
+/* Without the hook PoCL keeps nothing here (it keeps its own); another
+ * driver's second build comes from the kept binary. */
 START_TEST(program_binaries_left_to_pocl) {
   char dir[64], paths[8][4200];
   fresh_cache_dir(dir);
@@ -550,9 +551,10 @@ START_TEST(program_binaries_left_to_pocl) {
   cl_platform_id platform;
   ck_assert_int_eq(clGetPlatformIDs(1, &platform, NULL), CL_SUCCESS);
   clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
+  bool pocl = strstr(name, "Portable Computing Language") != NULL;
   ck_assert(!build_and_run());
-  ck_assert(!build_and_run());
-  if (strstr(name, "Portable Computing Language") != NULL)
+  ck_assert(build_and_run() == !pocl);
+  if (pocl)
     ck_assert_int_eq(kept_files(dir, paths, 8), 0);
   remove_cache_dir(dir);
 }
