@@ -2599,6 +2599,9 @@ def _conv3d_v1(name):
                 return [out.numpy().astype(x.dtype)]
             cases.append((label, call(attrs), [x, w, dy],
                           {"reference": ("TensorFlow's CPU V2 kernel (V1 runs only in old graphs)", ref)}))
+        return cases
+    return build
+
 
 # ---- segment ops ----
 # Sorted segment reductions: ids with gaps (empty segments), long runs,
