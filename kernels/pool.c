@@ -22,6 +22,7 @@
  * index fits). The geometry of 2-D ops is ocl_pool2d_init's (shape.h), of
  * 3-D ones pool3d_init's below. */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -965,10 +966,22 @@ struct lrn_kernel {
 };
 
 /* f rounded to half and back (to nearest even), as T(float) rounds an
- * attribute in TensorFlow's half kernels. */
+ * attribute in TensorFlow's half kernels. In bits, not _Float16: clang
+ * has no _Float16 on x86 before AVX-512 FP16 support (the fuzz build). */
 static float half_round(float f)
 {
-  return (float)(_Float16)f;
+  if (!isfinite(f))
+    return f;
+  float magnitude = fabsf(f);
+  /* Past 65504 + half its ulp, ties to even go to infinity. */
+  if (magnitude >= 65520.0f)
+    return copysignf(INFINITY, f);
+  int binade;
+  frexpf(magnitude, &binade);
+  /* half has 10 fraction bits; below 2^-14 its quantum stays 2^-24. */
+  int exponent = binade - 1 < -14 ? -14 : binade - 1;
+  float quantum = ldexpf(1.0f, exponent - 10);
+  return copysignf(rintf(magnitude / quantum) * quantum, f);
 }
 
 static void *lrn_create_common(TF_OpKernelConstruction *ctx, bool grad)
