@@ -24,6 +24,7 @@ const struct shim_op_def_row shim_builtin_op_defs[] = {
 #include "op_defs/image.inc"
 #include "op_defs/select.inc"
 #include "op_defs/segment.inc"
+#include "op_defs/numerics.inc"
 };
 
 const int shim_num_builtin_op_defs =

@@ -27,5 +27,6 @@ void ocl_register_einsum_kernels(void);
 void ocl_register_scan_kernels(void);
 void ocl_register_select_kernels(void);
 void ocl_register_segment_kernels(void);
+void ocl_register_numerics_kernels(void);
 
 #endif /* TFOCL_KERNELS_KERNEL_FAMILIES_H_ */

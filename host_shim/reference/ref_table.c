@@ -23,6 +23,7 @@ extern const struct ref_op ref_ops_fused[];
 extern const struct ref_op ref_ops_image[];
 extern const struct ref_op ref_ops_select[];
 extern const struct ref_op ref_ops_segment[];
+extern const struct ref_op ref_ops_numerics[];
 
 
 static const struct ref_op *const families[] = {
@@ -39,6 +40,7 @@ static const struct ref_op *const families[] = {
     ref_ops_image,
     ref_ops_select,
     ref_ops_segment,
+    ref_ops_numerics,
 };
 
 #define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))

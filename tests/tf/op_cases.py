@@ -3004,3 +3004,17 @@ BUILDERS["AdjustHue"] = lambda c: [
      [np.abs(c.rand(2, 5, 7, 3)) / 2, np.float32(0.3)]),
     ("negative", lambda x, d: raw.AdjustHue(images=x, delta=d),
      [np.abs(c.rand(9, 13, 3)) / 2, np.float32(-0.7)])]
+
+
+def _check_numerics(c):
+    """Finite inputs pass through (test_numerics.py compares the messages
+    of the failing ones with the CPU's)."""
+    op = raw.CheckNumericsV2 if c.op == "CheckNumericsV2" else raw.CheckNumerics
+    def fn(x):
+        return op(tensor=x, message="finite")
+    return [("finite", fn, [c.rand(7, 33, dtype=c.T)]),
+            ("scalar", fn, [np.array(-0.0, c.T)])]
+
+
+BUILDERS["CheckNumerics"] = _check_numerics
+BUILDERS["CheckNumericsV2"] = _check_numerics
