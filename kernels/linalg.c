@@ -38,6 +38,8 @@ extern const char ocl_cl_source_linalg[];
 enum {
   P_FLOAT,
   P_DOUBLE,
+  P_FLOAT_GLOBAL,
+  P_DOUBLE_GLOBAL,
   P_MOVE_1,
   P_MOVE_2,
   P_MOVE_4,
@@ -49,6 +51,13 @@ static const struct ocl_program programs[NUM_PROGRAMS] = {
     [P_FLOAT] = {"linalg_float", ocl_cl_source_linalg, "-DT=float"},
     [P_DOUBLE] = {"linalg_double", ocl_cl_source_linalg,
                   "-DT=double -DT_IS_DOUBLE"},
+    /* The Jacobi kernels with their matrices in global memory (beyond the
+     * device's local memory). */
+    [P_FLOAT_GLOBAL] = {"linalg_float_global", ocl_cl_source_linalg,
+                        "-DT=float -DJACOBI_GLOBAL -DJACOBI_MEM=__global"},
+    [P_DOUBLE_GLOBAL] = {"linalg_double_global", ocl_cl_source_linalg,
+                         "-DT=double -DT_IS_DOUBLE -DJACOBI_GLOBAL "
+                         "-DJACOBI_MEM=__global"},
     [P_MOVE_1] = {"linalg_move_1", ocl_cl_source_linalg,
                   "-DLINALG_MOVE -DT=uchar"},
     [P_MOVE_2] = {"linalg_move_2", ocl_cl_source_linalg,
@@ -1149,6 +1158,278 @@ done:
   ocl_op_end(&op);
 }
 
+/* ---- Svd, SelfAdjointEigV2 (Jacobi) ---------------------------------------- */
+
+/* The work-group of a matrix on GPU-shaped devices: a power of two (the
+ * column dots reduce in trees), fixed per device. The CPU shape runs a
+ * work-item per matrix. */
+#define JACOBI_LOCAL 256
+/* The most local memory the factors take: what GPUs give a work-group (48
+ * KiB on NVIDIA's, 64 on AMD's); CPU drivers report far more (PoCL: 2 MiB)
+ * of what is only ordinary memory there, and the global path serves them
+ * as well. */
+#define JACOBI_LOCAL_MEM (64 * 1024)
+/* Must match JF_FLAGS of linalg.cl. */
+#define JACOBI_FLAGS 2
+
+struct jacobi_kernel {
+  TF_DataType dtype;
+  bool eig;
+  bool vectors;       /* compute_uv / compute_v */
+  bool full_matrices; /* Svd */
+  struct ocl_kernel in_local, in_global;
+};
+
+static void *jacobi_create(TF_OpKernelConstruction *ctx, bool eig)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct jacobi_kernel *k = calloc(1, sizeof(*k));
+  const char *name = eig ? "eig_jacobi" : "svd_jacobi";
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    goto fail;
+  }
+  k->eig = eig;
+  ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    goto fail;
+  TF_Bool b = 0;
+  ocl_tf.OpKernelConstruction_GetAttrBool(ctx, eig ? "compute_v" : "compute_uv",
+                                          &b, status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    goto fail;
+  k->vectors = b != 0;
+  if (!eig) {
+    b = 0;
+    ocl_tf.OpKernelConstruction_GetAttrBool(ctx, "full_matrices", &b, status);
+    if (ocl_tf.GetCode(status) != TF_OK)
+      goto fail;
+    k->full_matrices = b != 0;
+  }
+  const bool dbl = k->dtype == TF_DOUBLE;
+  if (!ocl_kernel_init(&k->in_local, &programs[dbl ? P_DOUBLE : P_FLOAT],
+                       name) ||
+      !ocl_kernel_init(&k->in_global,
+                       &programs[dbl ? P_DOUBLE_GLOBAL : P_FLOAT_GLOBAL],
+                       name)) {
+    ocl_set_status(status, TF_INTERNAL, "%s: kernel name", name);
+    goto fail;
+  }
+  ocl_tf.DeleteStatus(status);
+  return k;
+fail:
+  return ocl_create_failed(ctx, status, k);
+}
+
+static void *svd_create(TF_OpKernelConstruction *ctx)
+{
+  return jacobi_create(ctx, false);
+}
+static void *eig_create(TF_OpKernelConstruction *ctx)
+{
+  return jacobi_create(ctx, true);
+}
+static void jacobi_delete(void *kernel) { free(kernel); }
+
+/* Runs the Jacobi kernel of `k` over `batch` matrices: in local memory
+ * where `elements` T and `ints` ints per matrix fit beside the reduction
+ * scratch, else in a work area. args[work_arg], args[work_arg + 1] (work,
+ * iwork) and the last three (the local buffers) are filled here. */
+static void jacobi_launch(struct ocl_op *op, struct jacobi_kernel *k,
+                          const char *what, int64_t batch, int64_t elements,
+                          int64_t ints, struct ocl_arg *args, int num_args,
+                          int work_arg, TF_Tensor *dummy)
+{
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return;
+  if (k->dtype == TF_DOUBLE && !info->has_fp64) {
+    ocl_op_fail(op, TF_UNIMPLEMENTED,
+                "%s in double needs cl_khr_fp64, which OpenCL device %d lacks",
+                what, info->ordinal);
+    return;
+  }
+  size_t tsize = ocl_tf.DataTypeSize(k->dtype);
+  size_t flags = sizeof(cl_int) * JACOBI_FLAGS;
+  size_t in_local = (size_t)elements * tsize + (size_t)ints * sizeof(cl_int);
+  /* Decided on the largest work-group's scratch, so that the choice does
+   * not depend on the kernel's limits. */
+  size_t scratch_max = 3 * JACOBI_LOCAL * tsize;
+  size_t local_budget = (size_t)info->local_mem_size < JACOBI_LOCAL_MEM
+                            ? (size_t)info->local_mem_size
+                            : JACOBI_LOCAL_MEM;
+  bool local_mem = in_local + flags + scratch_max + 1024 <= local_budget;
+  struct ocl_kernel *kern = local_mem ? &k->in_local : &k->in_global;
+  size_t local = info->cpu_shape
+                     ? (ocl_kernel_max_local(op, kern) > 0 ? 1 : 0)
+                     : ocl_kernel_fit_local(op, kern, JACOBI_LOCAL);
+  if (local == 0)
+    return;
+  TF_Tensor *work = dummy, *iwork = dummy;
+  if (!local_mem) {
+    work = ocl_op_temp(op, k->dtype, batch * elements);
+    iwork = work != NULL ? ocl_op_temp(op, TF_INT32, batch * ints + 1)
+                         : NULL;
+    if (iwork == NULL)
+      return;
+  }
+  args[work_arg] = OCL_TENSOR(work);
+  args[work_arg + 1] = OCL_TENSOR(iwork);
+  args[num_args - 3] = OCL_LOCAL(local_mem ? (size_t)elements * tsize : tsize);
+  args[num_args - 2] = OCL_LOCAL(3 * local * tsize);
+  args[num_args - 1] =
+      OCL_LOCAL(flags + (local_mem ? (size_t)ints * sizeof(cl_int) : 0));
+  size_t global = (size_t)batch * local;
+  ocl_launch(op, kern, 1, &global, &local, args, num_args);
+}
+
+/* A scalar output of TensorFlow's CPU kernel for a factor not asked for:
+ * its value is unspecified; zero here. */
+static bool unused_factor(struct ocl_op *op, int index, TF_DataType dtype)
+{
+  TF_Tensor *t = ocl_op_output(op, index, dtype, NULL, 0);
+  const double zero = 0;
+  return t != NULL && ocl_op_fill(op, t, 0, &zero, ocl_tf.DataTypeSize(dtype),
+                                  ocl_tf.DataTypeSize(dtype));
+}
+
+static void svd_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct jacobi_kernel *k = kernel;
+  struct ocl_op op;
+  int64_t dims[OCL_MAX_RANK];
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *in = ocl_op_input(&op, 0);
+  if (in == NULL)
+    goto done;
+  int rank = ocl_op_dims(&op, in, dims);
+  if (rank < 0)
+    goto done;
+  if (rank < 2) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "Input tensor 0 must have rank >= 2, got %d", rank);
+    goto done;
+  }
+  const int64_t m = dims[rank - 2], n = dims[rank - 1];
+  const int64_t p = m < n ? m : n, r = m < n ? n : m;
+  const int64_t batch = ocl_shape_elements(dims, rank - 2);
+  const bool full = k->full_matrices;
+  const int64_t uc = full ? m : p, vc = full ? n : p;
+  int64_t odims[OCL_MAX_RANK];
+  memcpy(odims, dims, sizeof(int64_t) * (size_t)rank);
+  odims[rank - 2] = p;
+  TF_Tensor *s = ocl_op_output(&op, 0, k->dtype, odims, rank - 1);
+  TF_Tensor *u = NULL, *v = NULL;
+  if (s == NULL)
+    goto done;
+  if (k->vectors) {
+    odims[rank - 2] = m;
+    odims[rank - 1] = uc;
+    u = ocl_op_output(&op, 1, k->dtype, odims, rank);
+    odims[rank - 2] = n;
+    odims[rank - 1] = vc;
+    v = u != NULL ? ocl_op_output(&op, 2, k->dtype, odims, rank) : NULL;
+    if (v == NULL)
+      goto done;
+  } else if (!unused_factor(&op, 1, k->dtype) ||
+             !unused_factor(&op, 2, k->dtype)) {
+    goto done;
+  }
+  if (batch * (p + (k->vectors ? m * uc + n * vc : 0)) == 0)
+    goto done;
+  if (r * (p > 1 ? p : 1) >= INT32_MAX / 4 || r * r >= INT32_MAX / 4 ||
+      batch >= INT32_MAX) {
+    ocl_op_fail(&op, TF_UNIMPLEMENTED,
+                "Svd of %lld x %lld matrices is beyond the OPENCL kernel (one "
+                "work-group per matrix)",
+                (long long)m, (long long)n);
+    goto done;
+  }
+  const int64_t c2 = p + (p & 1);
+  const int64_t elements = (r * p > r ? r * p : r) + p * p + c2;
+  struct ocl_arg args[] = {
+      OCL_TENSOR(in),   OCL_TENSOR(s),   OCL_TENSOR(u != NULL ? u : s),
+      OCL_TENSOR(v != NULL ? v : s),     OCL_TENSOR(s), OCL_TENSOR(s),
+      OCL_INT(m),       OCL_INT(n),      OCL_INT(k->vectors),
+      OCL_INT(full),    OCL_LOCAL(1),    OCL_LOCAL(1),
+      OCL_LOCAL(1),
+  };
+  jacobi_launch(&op, k, "Svd", batch, elements, p, args,
+                (int)(sizeof(args) / sizeof(args[0])), 4, s);
+done:
+  ocl_op_end(&op);
+}
+
+static void eig_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct jacobi_kernel *k = kernel;
+  struct ocl_op op;
+  int64_t dims[OCL_MAX_RANK];
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *in = ocl_op_input(&op, 0);
+  if (in == NULL)
+    goto done;
+  int rank = ocl_op_dims(&op, in, dims);
+  if (rank < 0)
+    goto done;
+  if (rank < 2) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "Input tensor 0 must have rank >= 2, got %d", rank);
+    goto done;
+  }
+  const int64_t n = dims[rank - 1];
+  if (dims[rank - 2] != n) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT, "Input matrix must be square.");
+    goto done;
+  }
+  const int64_t batch = ocl_shape_elements(dims, rank - 2);
+  TF_Tensor *e = ocl_op_output(&op, 0, k->dtype, dims, rank - 1);
+  TF_Tensor *v = NULL;
+  if (e == NULL)
+    goto done;
+  if (k->vectors) {
+    v = ocl_op_output(&op, 1, k->dtype, dims, rank);
+    if (v == NULL)
+      goto done;
+  } else if (!unused_factor(&op, 1, k->dtype)) {
+    goto done;
+  }
+  if (batch * n == 0)
+    goto done;
+  if (n * n >= INT32_MAX / 4 || batch >= INT32_MAX) {
+    ocl_op_fail(&op, TF_UNIMPLEMENTED,
+                "SelfAdjointEigV2 of %lld x %lld matrices is beyond the "
+                "OPENCL kernel (one work-group per matrix)",
+                (long long)n, (long long)n);
+    goto done;
+  }
+  TF_Tensor *failed = ocl_op_temp(&op, TF_INT32, 1);
+  const int32_t clear = 0;
+  if (failed == NULL ||
+      !ocl_op_fill(&op, failed, 0, &clear, sizeof(clear), sizeof(clear)))
+    goto done;
+  const int64_t elements = 2 * n * n + n + (n & 1);
+  struct ocl_arg args[] = {
+      OCL_TENSOR(in),   OCL_TENSOR(e),      OCL_TENSOR(v != NULL ? v : e),
+      OCL_TENSOR(e),    OCL_TENSOR(e),      OCL_TENSOR(failed),
+      OCL_INT(n),       OCL_INT(k->vectors), OCL_LOCAL(1),
+      OCL_LOCAL(1),     OCL_LOCAL(1),
+  };
+  jacobi_launch(&op, k, "SelfAdjointEigV2", batch, elements, n, args,
+                (int)(sizeof(args) / sizeof(args[0])), 3, e);
+  if (!ocl_op_ok(&op))
+    goto done;
+  int32_t bad = 0;
+  if (!ocl_op_read(&op, failed, 0, &bad, sizeof(bad)))
+    goto done;
+  if (bad)
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "Self-adjoint eigen decomposition was not successful. The "
+                "input might not be valid.");
+done:
+  ocl_op_end(&op);
+}
+
 void ocl_register_linalg_kernels(void)
 {
   static const TF_DataType types[] = {TF_FLOAT, TF_DOUBLE};
@@ -1186,6 +1467,9 @@ void ocl_register_linalg_kernels(void)
        false},
       {"MatrixTriangularSolve", trisolve_create, trisolve_compute,
        solve_delete, NULL, false},
+      {"Svd", svd_create, svd_compute, jacobi_delete, NULL, false},
+      {"SelfAdjointEigV2", eig_create, eig_compute, jacobi_delete, NULL,
+       false},
   };
   for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
     const TF_DataType *t = ops[o].move ? move_types : types;

@@ -402,6 +402,522 @@ __kernel void triangular_solve(OCL_TENSOR_ARG(const T, matrix),
              lower != adjoint, false, lid, L);
 }
 
+/* ---- Jacobi: Svd and SelfAdjointEigV2 ------------------------------------ */
+
+/* Both run a work-group per matrix. Where the factors fit the device's
+ * local memory the host builds this file as is (JACOBI_MEM __local: the
+ * matrix lives in the local buffer `lmat`); else with -DJACOBI_GLOBAL
+ * -DJACOBI_MEM=__global (a work area of the op's per matrix), so that any
+ * size runs, through the same code.
+ *
+ * Rotations: the pairs of a round-robin (circle) schedule are disjoint, so
+ * a round computes every pair's rotation from the same matrix, then
+ * applies them all at once. Columns are n2 = n rounded up to even; the pair
+ * holding the padding column n2 - 1 = n (odd n) is the identity.
+ *
+ * The matrix is scaled by 1/max|a| on load (and the values back at the
+ * end), so that squares and sums of squares neither overflow nor
+ * underflow. A pair is rotated while its coupling is above tol = rows * eps
+ * relative to its own norms (what keeps the singular vectors orthonormal,
+ * LAPACK's gesvj test) and above a floor of eps^2 (noise of a rank-deficient
+ * matrix); a sweep without rotation ends the loop, JACOBI_SWEEPS bounds it.
+ * A non-finite input skips the sweeps: Svd's outputs become NaN (as
+ * TensorFlow's CPU kernel gives), SelfAdjointEigV2 raises *info. */
+#ifndef JACOBI_MEM
+#define JACOBI_MEM __local
+#endif
+#ifdef T_IS_DOUBLE
+#define T_EPS DBL_EPSILON
+#define T2 double2
+#else
+#define T_EPS FLT_EPSILON
+#define T2 float2
+#endif
+#define JACOBI_SWEEPS 40
+
+/* The local ints of the Jacobi kernels (`lint`): flags, then (local build)
+ * a rank per column. */
+enum { JF_ROTATED, JF_NONFINITE, JF_FLAGS };
+
+/* Pair k of round r of the circle schedule over n2 (even) indices: index
+ * n2 - 1 stays put, the others turn. p < q. */
+static void round_robin_pair(int k, int r, int n2, int *p, int *q)
+{
+  const int m = n2 - 1;
+  int a, b;
+  if (k == 0) {
+    a = r;
+    b = m;
+  } else {
+    a = (r + k) % m;
+    b = (r - k + m) % m;
+  }
+  *p = min(a, b);
+  *q = max(a, b);
+}
+
+/* max(x) over the work-group (L a power of two), in every work-item. */
+static T group_max(T x, __local T *scratch, int lid, int L)
+{
+  scratch[lid] = x;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = L / 2; s > 0; s >>= 1) {
+    if (lid < s)
+      scratch[lid] = fmax(scratch[lid], scratch[lid + s]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  T m = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return m;
+}
+
+/* The rotation (c, s) that makes columns x, y (|x|^2 = al, |y|^2 = be,
+ * x.y = ga) orthogonal as x' = c x - s y, y' = s x + c y; or that zeroes
+ * a_pq of a symmetric 2x2 [al ga; ga be] as J^T A J. (1, 0) when they
+ * already are, within tol and the floor; *rotated is raised otherwise. */
+static T2 jacobi_rotation(T al, T be, T ga, T tol, T floor_abs,
+                          __local int *rotated)
+{
+  T2 cs = (T2)(1, 0);
+  if (fabs(ga) > tol * sqrt(fabs(al)) * sqrt(fabs(be)) &&
+      fabs(ga) > floor_abs) {
+    const T zeta = (be - al) / (2 * ga);
+    const T t = copysign((T)1, zeta) / (fabs(zeta) + hypot((T)1, zeta));
+    const T c = 1 / sqrt(1 + t * t);
+    cs = (T2)(c, c * t);
+    if (cs.y != 0)
+      atomic_or(rotated, 1);
+  }
+  return cs;
+}
+
+/* Column c of X (R rows, Rc columns, row-major) minus its projections on
+ * columns 0..c-1 (orthonormal), their dots in `dots`. Nothing where !fill
+ * (the barriers still met). */
+static void orthogonalise(__global T *X, int Rc, int R, int c,
+                          JACOBI_MEM T *dots, bool fill, int lid, int L)
+{
+  for (int j = lid; fill && j < c; j += L) {
+    T d = 0;
+    for (int i = 0; i < R; i++)
+      d += X[i * Rc + j] * X[i * Rc + c];
+    dots[j] = d;
+  }
+  SYNC();
+  for (int i = lid; fill && i < R; i += L) {
+    T x = X[i * Rc + c];
+    for (int j = 0; j < c; j++)
+      x -= dots[j] * X[i * Rc + j];
+    X[i * Rc + c] = x;
+  }
+  SYNC();
+}
+
+/* Svd of in [batch, M, N]: one-sided (Hestenes) Jacobi on the columns of
+ * W = A (M >= N) or A^T (M < N): R x C, R >= C, column-major, so that
+ * neighbouring work-items take neighbouring rows of a column. The right
+ * factor V (C x C, column-major) accumulates the rotations. Afterwards
+ * s_j = |w_j|, sorted descending on the device (a rank per column); the
+ * left factor's columns are w_j / s_j, and where s_j is negligible (rank
+ * deficiency) or full_matrices asks for R columns, the rest are completed
+ * by Gram-Schmidt (twice) from unit vectors. For M < N, u and v swap:
+ * A = (W's V) s (W's left)^T.
+ *
+ * work: batch * (max(R C, R) + C C + n2) elements and iwork batch * C ints
+ * (global build; the local build takes the same from lmat and lint).
+ * scratch: 3 T per work-item. */
+__kernel void svd_jacobi(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, s_out),
+                         OCL_TENSOR_ARG(T, u_out), OCL_TENSOR_ARG(T, v_out),
+                         OCL_TENSOR_ARG(T, work), OCL_TENSOR_ARG(int, iwork),
+                         int M, int N, int compute_uv, int full,
+                         __local T *lmat, __local T *scratch,
+                         __local int *lint)
+{
+  const int lid = get_local_id(0), L = get_local_size(0);
+  const long b = get_group_id(0);
+  const bool wide = M < N;
+  const int R = wide ? N : M, C = wide ? M : N;
+  const int C2 = C + (C & 1), np = C2 / 2;
+  const int Rc = full ? R : C;
+  const int wlen = max(R * C, R);
+#ifdef JACOBI_GLOBAL
+  JACOBI_MEM T *W = OCL_PTR(T, work) + b * ((long)wlen + C * C + C2);
+  JACOBI_MEM int *rank = OCL_PTR(int, iwork) + b * C;
+#else
+  JACOBI_MEM T *W = lmat;
+  JACOBI_MEM int *rank = lint + JF_FLAGS;
+#endif
+  JACOBI_MEM T *V = W + wlen;
+  /* Rotations during the sweeps (c, s per pair), then the norms s_j. */
+  JACOBI_MEM T *rot = V + C * C;
+  __global const T *A = OCL_PTR(const T, in) + b * M * N;
+  __global T *S = OCL_PTR(T, s_out) + b * C;
+  /* The left factor (R x Rc) and the right one (C x C), row-major. */
+  __global T *UL = (wide ? OCL_PTR(T, v_out) : OCL_PTR(T, u_out)) + b * R * Rc;
+  __global T *VR = (wide ? OCL_PTR(T, u_out) : OCL_PTR(T, v_out)) + b * C * C;
+
+  if (lid == 0) {
+    lint[JF_ROTATED] = 0;
+    lint[JF_NONFINITE] = 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  T amax = 0;
+  for (int e = lid; e < M * N; e += L) {
+    const T x = A[e];
+    if (!isfinite(x))
+      atomic_or(&lint[JF_NONFINITE], 1);
+    amax = fmax(amax, fabs(x));
+  }
+  amax = group_max(amax, scratch, lid, L);
+  const T inv = amax > 0 ? amax : (T)1;
+  T part = 0;
+  for (int e = lid; e < M * N; e += L) {
+    const T x = A[e] / inv;
+    /* W's column-major (R x C) is A's row-major when A is wide. */
+    W[wide ? e : (e % N) * M + e / N] = x;
+    part += x * x;
+  }
+  for (int e = lid; e < C * C; e += L)
+    V[e] = e / C == e % C;
+  const T frob2 = group_sum(part, scratch, lid, L);
+  const bool nonfinite = lint[JF_NONFINITE] != 0;
+  const T tol = (T)R * T_EPS, floor_abs = T_EPS * T_EPS;
+  const T negligible = T_EPS * sqrt(frob2);
+  SYNC();
+
+  /* G pairs at once, lw lanes (a power of two) per pair. */
+  int G = 1;
+  while (G * 2 <= L && G < np)
+    G *= 2;
+  const int lw = L / G, lane = lid % lw, slot = lid / lw;
+  bool done = nonfinite || C < 2;
+  for (int sweep = 0; sweep < JACOBI_SWEEPS && !done; sweep++) {
+    for (int r = 0; r < C2 - 1; r++) {
+      for (int pb = 0; pb < np; pb += G) {
+        const int k = pb + slot;
+        int p = 0, q = C;
+        if (k < np)
+          round_robin_pair(k, r, C2, &p, &q);
+        T al = 0, be = 0, ga = 0;
+        if (q < C)
+          for (int i = lane; i < R; i += lw) {
+            const T x = W[p * R + i], y = W[q * R + i];
+            al += x * x;
+            be += y * y;
+            ga += x * y;
+          }
+        scratch[3 * lid] = al;
+        scratch[3 * lid + 1] = be;
+        scratch[3 * lid + 2] = ga;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = lw / 2; s > 0; s >>= 1) {
+          if (lane < s)
+            for (int v = 0; v < 3; v++)
+              scratch[3 * lid + v] += scratch[3 * (lid + s) + v];
+          barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lane == 0 && k < np) {
+          T2 cs = (T2)(1, 0);
+          if (q < C)
+            cs = jacobi_rotation(scratch[3 * lid], scratch[3 * lid + 1],
+                                 scratch[3 * lid + 2], tol, floor_abs,
+                                 &lint[JF_ROTATED]);
+          rot[2 * k] = cs.x;
+          rot[2 * k + 1] = cs.y;
+        }
+        SYNC();
+      }
+      for (int e = lid; e < np * R; e += L) {
+        const int k = e / R, i = e % R;
+        int p, q;
+        round_robin_pair(k, r, C2, &p, &q);
+        const T c = rot[2 * k], s = rot[2 * k + 1];
+        if (q < C && s != 0) {
+          const T x = W[p * R + i], y = W[q * R + i];
+          W[p * R + i] = c * x - s * y;
+          W[q * R + i] = s * x + c * y;
+        }
+      }
+      for (int e = lid; compute_uv && e < np * C; e += L) {
+        const int k = e / C, i = e % C;
+        int p, q;
+        round_robin_pair(k, r, C2, &p, &q);
+        const T c = rot[2 * k], s = rot[2 * k + 1];
+        if (q < C && s != 0) {
+          const T x = V[p * C + i], y = V[q * C + i];
+          V[p * C + i] = c * x - s * y;
+          V[q * C + i] = s * x + c * y;
+        }
+      }
+      SYNC();
+    }
+    done = lint[JF_ROTATED] == 0;
+    SYNC();
+    if (lid == 0)
+      lint[JF_ROTATED] = 0;
+  }
+
+  /* s_j = |w_j|, G columns at once. */
+  for (int cb = 0; cb < C; cb += G) {
+    const int j = cb + slot;
+    T sum = 0;
+    if (j < C)
+      for (int i = lane; i < R; i += lw) {
+        const T x = W[j * R + i];
+        sum += x * x;
+      }
+    scratch[lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = lw / 2; s > 0; s >>= 1) {
+      if (lane < s)
+        scratch[lid] += scratch[lid + s];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lane == 0 && j < C)
+      rot[j] = sqrt(scratch[lid]);
+    SYNC();
+  }
+  /* Descending; equal values keep their column order. */
+  for (int j = lid; j < C; j += L) {
+    const T sj = rot[j];
+    int before = 0;
+    for (int k = 0; k < C; k++) {
+      const T sk = rot[k];
+      before += sk > sj || (sk == sj && k < j);
+    }
+    /* NaN norms compare false: keep the columns' order. */
+    if (nonfinite)
+      before = j;
+    rank[j] = before;
+    S[before] = nonfinite ? (T)NAN : sj * inv;
+  }
+  /* Every work-item counts the same: a uniform bound for the loop below. */
+  int kept = 0;
+  for (int k = 0; k < C; k++)
+    kept += rot[k] > negligible;
+  SYNC();
+  for (int e = lid; compute_uv && e < R * Rc; e += L)
+    UL[e] = nonfinite ? (T)NAN : 0;
+  for (int e = lid; compute_uv && e < C * C; e += L) {
+    const int j = e / C, i = e % C;
+    VR[i * C + rank[j]] = nonfinite ? (T)NAN : V[e];
+  }
+  SYNC();
+  for (int e = lid; compute_uv && !nonfinite && e < R * C; e += L) {
+    const int j = e / R, i = e % R;
+    const T sj = rot[j];
+    if (sj > negligible)
+      UL[i * Rc + rank[j]] = W[e] / sj;
+  }
+  SYNC();
+
+  /* Completion: column c from the unit vector e_k the columns so far
+   * cover least (the largest 1 - sum_j UL[k, j]^2: at least (R - c) / R),
+   * made orthogonal to columns 0..c-1 twice (their dots in W, free by
+   * now) and normalised. The loop runs over every column, its bound an
+   * argument's, not a computed one (no uniform branch around barriers);
+   * columns before `kept`, or all where no factor is asked for, only meet
+   * the barriers. */
+  JACOBI_MEM T *dots = W;
+  const int first = compute_uv && !nonfinite ? kept : Rc;
+  for (int c = 0; c < Rc; c++) {
+    const bool fill = c >= first;
+    T best = -1, best_row = 0;
+    for (int i = lid; fill && i < R; i += L) {
+      T left = 1;
+      for (int j = 0; j < c; j++)
+        left -= UL[i * Rc + j] * UL[i * Rc + j];
+      if (left > best) {
+        best = left;
+        best_row = i;
+      }
+    }
+    scratch[lid] = best;
+    scratch[L + lid] = best_row;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = L / 2; s > 0; s >>= 1) {
+      if (lid < s && (scratch[lid + s] > scratch[lid] ||
+                      (scratch[lid + s] == scratch[lid] &&
+                       scratch[L + lid + s] < scratch[L + lid]))) {
+        scratch[lid] = scratch[lid + s];
+        scratch[L + lid] = scratch[L + lid + s];
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const int k = (int)scratch[L];
+    for (int i = lid; fill && i < R; i += L)
+      UL[i * Rc + c] = i == k;
+    SYNC();
+    /* Twice, written out: PoCL 3.1 dropped the second pass's update as
+     * a two-trip loop around these barriers. */
+    orthogonalise(UL, Rc, R, c, dots, fill, lid, L);
+    orthogonalise(UL, Rc, R, c, dots, fill, lid, L);
+    T sq = 0;
+    for (int i = lid; fill && i < R; i += L)
+      sq += UL[i * Rc + c] * UL[i * Rc + c];
+    sq = group_sum(sq, scratch, lid, L);
+    const T f = 1 / sqrt(sq);
+    for (int i = lid; fill && i < R; i += L)
+      UL[i * Rc + c] *= f;
+    SYNC();
+  }
+}
+
+/* SelfAdjointEigV2 of in [batch, n, n]: cyclic two-sided Jacobi on the
+ * symmetric matrix made of in's lower triangle (the upper one is never
+ * read, as TensorFlow's kernels read it), A' = J^T A J per round. A round
+ * updates 2x2 blocks (pair k1's rows, pair k2's columns), each block and
+ * its mirror by one work-item, so A stays exactly symmetric; a rotated
+ * pair's own block gets its diagonal as a_pp - t a_pq, a_qq + t a_pq and
+ * exact zeros off it. V (column-major) accumulates V J. Eigenvalues are
+ * the diagonal, sorted ascending on the device with V's columns. A
+ * non-finite value in the lower triangle raises *info (TensorFlow's CPU
+ * kernel fails the op). work: batch * (2 n n + n2), iwork batch * n in the
+ * global build. */
+__kernel void eig_jacobi(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, e_out),
+                         OCL_TENSOR_ARG(T, v_out), OCL_TENSOR_ARG(T, work),
+                         OCL_TENSOR_ARG(int, iwork), OCL_TENSOR_ARG(int, info),
+                         int n, int compute_v, __local T *lmat,
+                         __local T *scratch, __local int *lint)
+{
+  const int lid = get_local_id(0), L = get_local_size(0);
+  const long b = get_group_id(0);
+  const int n2 = n + (n & 1), np = n2 / 2;
+#ifdef JACOBI_GLOBAL
+  JACOBI_MEM T *Aw = OCL_PTR(T, work) + b * (2L * n * n + n2);
+  JACOBI_MEM int *rank = OCL_PTR(int, iwork) + b * n;
+#else
+  JACOBI_MEM T *Aw = lmat;
+  JACOBI_MEM int *rank = lint + JF_FLAGS;
+#endif
+  JACOBI_MEM T *V = Aw + n * n;
+  JACOBI_MEM T *rot = V + n * n;
+  __global const T *A = OCL_PTR(const T, in) + b * n * n;
+  __global T *E = OCL_PTR(T, e_out) + b * n;
+  __global T *VO = OCL_PTR(T, v_out) + b * n * n;
+
+  if (lid == 0) {
+    lint[JF_ROTATED] = 0;
+    lint[JF_NONFINITE] = 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  T amax = 0;
+  for (int e = lid; e < n * n; e += L) {
+    if (e % n > e / n)
+      continue;
+    const T x = A[e];
+    if (!isfinite(x))
+      atomic_or(&lint[JF_NONFINITE], 1);
+    amax = fmax(amax, fabs(x));
+  }
+  amax = group_max(amax, scratch, lid, L);
+  const T inv = amax > 0 ? amax : (T)1;
+  for (int e = lid; e < n * n; e += L) {
+    const int i = e / n, j = e % n;
+    Aw[e] = A[max(i, j) * n + min(i, j)] / inv;
+    V[e] = i == j;
+  }
+  const bool nonfinite = lint[JF_NONFINITE] != 0;
+  if (nonfinite && lid == 0)
+    atomic_or(OCL_PTR(int, info), 1);
+  const T tol = (T)n * T_EPS, floor_abs = T_EPS * T_EPS;
+  SYNC();
+
+  bool done = nonfinite || n < 2;
+  for (int sweep = 0; sweep < JACOBI_SWEEPS && !done; sweep++) {
+    for (int r = 0; r < n2 - 1; r++) {
+      for (int k = lid; k < np; k += L) {
+        int p, q;
+        round_robin_pair(k, r, n2, &p, &q);
+        T2 cs = (T2)(1, 0);
+        if (q < n)
+          cs = jacobi_rotation(Aw[p * n + p], Aw[q * n + q], Aw[p * n + q],
+                               tol, floor_abs, &lint[JF_ROTATED]);
+        rot[2 * k] = cs.x;
+        rot[2 * k + 1] = cs.y;
+      }
+      SYNC();
+      for (int e = lid; e < np * np; e += L) {
+        const int k1 = e / np, k2 = e % np;
+        const T c1 = rot[2 * k1], s1 = rot[2 * k1 + 1];
+        const T c2 = rot[2 * k2], s2 = rot[2 * k2 + 1];
+        if (k1 > k2 || (s1 == 0 && s2 == 0))
+          continue;
+        int p1, q1, p2, q2;
+        round_robin_pair(k1, r, n2, &p1, &q1);
+        round_robin_pair(k2, r, n2, &p2, &q2);
+        if (k1 == k2) {
+          const T t = s1 / c1, apq = Aw[p1 * n + q1];
+          Aw[p1 * n + p1] -= t * apq;
+          Aw[q1 * n + q1] += t * apq;
+          Aw[p1 * n + q1] = 0;
+          Aw[q1 * n + p1] = 0;
+          continue;
+        }
+        /* A padding index (q = n) has s = 0: its row or column is absent
+         * and the other one passes unchanged. */
+        const bool hq1 = q1 < n, hq2 = q2 < n;
+        const T bpp = Aw[p1 * n + p2];
+        const T bpq = hq2 ? Aw[p1 * n + q2] : 0;
+        const T bqp = hq1 ? Aw[q1 * n + p2] : 0;
+        const T bqq = hq1 && hq2 ? Aw[q1 * n + q2] : 0;
+        /* Rows: J1^T B; then columns: (J1^T B) J2. */
+        const T rpp = c1 * bpp - s1 * bqp, rpq = c1 * bpq - s1 * bqq;
+        const T rqp = s1 * bpp + c1 * bqp, rqq = s1 * bpq + c1 * bqq;
+        const T npp = c2 * rpp - s2 * rpq, npq = s2 * rpp + c2 * rpq;
+        const T nqp = c2 * rqp - s2 * rqq, nqq = s2 * rqp + c2 * rqq;
+        Aw[p1 * n + p2] = npp;
+        Aw[p2 * n + p1] = npp;
+        if (hq2) {
+          Aw[p1 * n + q2] = npq;
+          Aw[q2 * n + p1] = npq;
+        }
+        if (hq1) {
+          Aw[q1 * n + p2] = nqp;
+          Aw[p2 * n + q1] = nqp;
+        }
+        if (hq1 && hq2) {
+          Aw[q1 * n + q2] = nqq;
+          Aw[q2 * n + q1] = nqq;
+        }
+      }
+      for (int e = lid; compute_v && e < np * n; e += L) {
+        const int k = e / n, i = e % n;
+        int p, q;
+        round_robin_pair(k, r, n2, &p, &q);
+        const T c = rot[2 * k], s = rot[2 * k + 1];
+        if (q < n && s != 0) {
+          const T x = V[p * n + i], y = V[q * n + i];
+          V[p * n + i] = c * x - s * y;
+          V[q * n + i] = s * x + c * y;
+        }
+      }
+      SYNC();
+    }
+    done = lint[JF_ROTATED] == 0;
+    SYNC();
+    if (lid == 0)
+      lint[JF_ROTATED] = 0;
+  }
+
+  /* Ascending; equal values keep their column order. */
+  for (int j = lid; j < n; j += L) {
+    const T ej = Aw[j * n + j];
+    int before = 0;
+    for (int k = 0; k < n; k++) {
+      const T ek = Aw[k * n + k];
+      before += ek < ej || (ek == ej && k < j);
+    }
+    rank[j] = before;
+    E[before] = ej * inv;
+  }
+  SYNC();
+  for (int e = lid; compute_v && e < n * n; e += L) {
+    const int j = e / n, i = e % n;
+    VO[i * n + rank[j]] = V[e];
+  }
+}
+
 #else /* LINALG_MOVE */
 
 /* ---- Diagonals and bands: element moves ---------------------------------- */

@@ -1104,6 +1104,479 @@ static void trisolve_cases(const struct ref_op *op, TF_DataType dtype,
   trisolve_case(out, dtype, D(3), D(3, 2), true, false, bad);
 }
 
+/* ---- Svd, SelfAdjointEigV2 ------------------------------------------------ */
+
+/* Singular vectors and eigenvectors are unique only up to signs (and to
+ * rotations within repeated values), so the device's are judged by what
+ * defines them (svd_check, eig_check): u diag(s) v^T reconstructs the
+ * input, a v = v diag(e), the factors' columns are orthonormal, s is
+ * descending and e ascending; the values themselves against this file's
+ * float64 ones, which come from other algorithms than the kernels' Jacobi
+ * sweeps: Householder tridiagonalisation and bisection on Sturm counts for
+ * the eigenvalues, and for s the square roots of those of A^T A (or A A^T)
+ * (absolute error sqrt(eps64) |a|, far inside float32's tolerance). */
+
+/* The eigenvalues, ascending, of the symmetric n x n matrix a (row-major,
+ * overwritten). d and e: n doubles each. */
+static void sym_eigenvalues(double *a, int64_t n, double *eig, double *d,
+                            double *e)
+{
+  /* A = H A H per column: the tridiagonal form, its values on d and e. */
+  for (int64_t k = 0; k + 2 < n; k++) {
+    double norm = 0;
+    for (int64_t i = k + 1; i < n; i++)
+      norm += a[i * n + k] * a[i * n + k];
+    norm = sqrt(norm);
+    if (norm == 0)
+      continue;
+    double x0 = a[(k + 1) * n + k];
+    double alpha = x0 > 0 ? -norm : norm;
+    /* v = x - alpha e_1 in eig (free until the end), |v|^2. */
+    double *v = eig;
+    double vv = 0;
+    for (int64_t i = k + 1; i < n; i++) {
+      v[i] = a[i * n + k] - (i == k + 1 ? alpha : 0);
+      vv += v[i] * v[i];
+    }
+    if (vv == 0)
+      continue;
+    /* p = A v 2 / vv, w = p - (v.p / vv) v, A -= v w^T + w v^T. */
+    double vp = 0;
+    for (int64_t i = k + 1; i < n; i++) {
+      double s = 0;
+      for (int64_t j = k + 1; j < n; j++)
+        s += a[i * n + j] * v[j];
+      d[i] = 2 * s / vv;
+      vp += v[i] * d[i];
+    }
+    for (int64_t i = k + 1; i < n; i++)
+      d[i] -= vp / vv * v[i];
+    for (int64_t i = k + 1; i < n; i++)
+      for (int64_t j = k + 1; j < n; j++)
+        a[i * n + j] -= v[i] * d[j] + d[i] * v[j];
+    a[(k + 1) * n + k] = alpha;
+    a[k * n + k + 1] = alpha;
+  }
+  double bound = 0;
+  for (int64_t i = 0; i < n; i++) {
+    d[i] = a[i * n + i];
+    e[i] = i + 1 < n ? a[(i + 1) * n + i] : 0;
+  }
+  for (int64_t i = 0; i < n; i++)
+    bound = fmax(bound, fabs(d[i]) + fabs(e[i]) + (i ? fabs(e[i - 1]) : 0));
+  bound = bound * (1 + 1e-12) + 1e-300;
+  /* Eigenvalue j: the least x with more than j eigenvalues below it. */
+  for (int64_t j = 0; j < n; j++) {
+    double lo = -bound, hi = bound;
+    for (int it = 0; it < 2100 && hi - lo > 1e-16 * fmax(fabs(lo), fabs(hi));
+         it++) {
+      double mid = 0.5 * (lo + hi);
+      if (mid == lo || mid == hi)
+        break;
+      int64_t below = 0;
+      double q = 1;
+      for (int64_t i = 0; i < n; i++) {
+        q = d[i] - mid - (i ? e[i - 1] * e[i - 1] / q : 0);
+        if (q == 0)
+          q = -1e-300;
+        below += q < 0;
+      }
+      if (below > j)
+        hi = mid;
+      else
+        lo = mid;
+    }
+    eig[j] = 0.5 * (lo + hi);
+  }
+}
+
+static bool all_finite(const double *x, int64_t count)
+{
+  for (int64_t i = 0; i < count; i++)
+    if (!isfinite(x[i]))
+      return false;
+  return true;
+}
+
+static int svd_compute(const struct ref_case *c, struct ref_tensor *out,
+                       char *error, int error_len)
+{
+  const struct ref_tensor *a = &c->inputs[0];
+  bool uv = ref_case_attr_bool_or(c, "compute_uv", true);
+  bool full = ref_case_attr_bool_or(c, "full_matrices", false);
+  if (a->rank < 2) {
+    snprintf(error, (size_t)error_len, "rank < 2");
+    return -1;
+  }
+  int r = a->rank;
+  int64_t m = a->dims[r - 2], n = a->dims[r - 1], p = m < n ? m : n;
+  int64_t dims[REF_MAX_DIMS], batch = 1;
+  memcpy(dims, a->dims, sizeof(int64_t) * (size_t)r);
+  for (int i = 0; i < r - 2; i++)
+    batch *= a->dims[i];
+  dims[r - 2] = p;
+  ref_tensor_alloc(&out[0], a->dtype, dims, r - 1);
+  /* The factors' values are judged by svd_check: only their shapes. */
+  dims[r - 2] = m;
+  dims[r - 1] = full ? m : p;
+  ref_tensor_alloc(&out[1], a->dtype, dims, uv ? r : 0);
+  dims[r - 2] = n;
+  dims[r - 1] = full ? n : p;
+  ref_tensor_alloc(&out[2], a->dtype, dims, uv ? r : 0);
+  double *w = malloc(sizeof(double) * (size_t)(p * p + 3 * p + 1));
+  if (w == NULL) {
+    snprintf(error, (size_t)error_len, "out of memory");
+    return -1;
+  }
+  double *g = w, *ev = w + p * p, *d = ev + p, *e = d + p;
+  for (int64_t b = 0; b < batch; b++) {
+    const double *x = a->v + b * m * n;
+    double *s = out[0].v + b * p;
+    if (!all_finite(x, m * n)) {
+      for (int64_t j = 0; j < p; j++)
+        s[j] = NAN;
+      continue;
+    }
+    /* The Gram matrix of the shorter side. */
+    for (int64_t i = 0; i < p; i++)
+      for (int64_t j = 0; j < p; j++) {
+        double sum = 0;
+        if (m >= n)
+          for (int64_t k = 0; k < m; k++)
+            sum += x[k * n + i] * x[k * n + j];
+        else
+          for (int64_t k = 0; k < n; k++)
+            sum += x[i * n + k] * x[j * n + k];
+        g[i * p + j] = sum;
+      }
+    sym_eigenvalues(g, p, ev, d, e);
+    for (int64_t j = 0; j < p; j++)
+      s[j] = ref_round_to(a->dtype, sqrt(fmax(ev[p - 1 - j], 0)));
+  }
+  free(w);
+  return 3;
+}
+
+static int eig_compute(const struct ref_case *c, struct ref_tensor *out,
+                       char *error, int error_len)
+{
+  const struct ref_tensor *a = &c->inputs[0];
+  bool vectors = ref_case_attr_bool_or(c, "compute_v", true);
+  int r = a->rank;
+  if (r < 2 || a->dims[r - 1] != a->dims[r - 2]) {
+    snprintf(error, (size_t)error_len, "not a batch of square matrices");
+    return -1;
+  }
+  int64_t n = a->dims[r - 1], batch = 1;
+  for (int i = 0; i < r - 2; i++)
+    batch *= a->dims[i];
+  ref_tensor_alloc(&out[0], a->dtype, a->dims, r - 1);
+  ref_tensor_alloc(&out[1], a->dtype, a->dims, vectors ? r : 0);
+  double *w = malloc(sizeof(double) * (size_t)(n * n + 3 * n + 1));
+  if (w == NULL) {
+    snprintf(error, (size_t)error_len, "out of memory");
+    return -1;
+  }
+  double *d = w + n * n, *e = d + n;
+  for (int64_t b = 0; b < batch; b++) {
+    const double *x = a->v + b * n * n;
+    /* The lower triangle, as TensorFlow reads it. */
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t j = 0; j < n; j++)
+        w[i * n + j] = i >= j ? x[i * n + j] : x[j * n + i];
+    if (!all_finite(w, n * n)) {
+      free(w);
+      snprintf(error, (size_t)error_len, "not finite");
+      return -1;
+    }
+    sym_eigenvalues(w, n, out[0].v + b * n, d, e);
+    for (int64_t j = 0; j < n; j++)
+      out[0].v[b * n + j] = ref_round_to(a->dtype, out[0].v[b * n + j]);
+  }
+  free(w);
+  return 2;
+}
+
+/* The largest |x^T x - I| over the columns of x (rows x cols, row-major). */
+static double orthonormality(const double *x, int64_t rows, int64_t cols)
+{
+  double err = 0;
+  for (int64_t i = 0; i < cols; i++)
+    for (int64_t j = i; j < cols; j++) {
+      double s = 0;
+      for (int64_t k = 0; k < rows; k++)
+        s += x[k * cols + i] * x[k * cols + j];
+      err = fmax(err, fabs(s - (i == j)));
+    }
+  return err;
+}
+
+/* s (or e) of one matrix: against the reference, ordered, all NaN where
+ * the reference is. */
+static void check_values(const double *got, const double *want, int64_t p,
+                         bool descending, int64_t b, double tol,
+                         double *max_error, int64_t *bad, char *msg,
+                         int msg_len)
+{
+  double err = 0;
+  for (int64_t j = 0; j < p; j++) {
+    if (isnan(want[j]) || isnan(got[j])) {
+      if (!(isnan(want[j]) && isnan(got[j])))
+        mismatch(bad, msg, msg_len, "a value against NaN", b, INFINITY, tol);
+      continue;
+    }
+    err = fmax(err, fabs(got[j] - want[j]));
+    if (j > 0 && (descending ? got[j] > got[j - 1] : got[j] < got[j - 1]))
+      mismatch(bad, msg, msg_len, "the order of the values", b,
+               fabs(got[j] - got[j - 1]), 0);
+  }
+  *max_error = fmax(*max_error, err);
+  if (!(err <= tol))
+    mismatch(bad, msg, msg_len, "the values against float64's", b, err, tol);
+}
+
+static double max_abs(const double *x, int64_t count)
+{
+  double m = 0;
+  for (int64_t i = 0; i < count; i++)
+    m = fmax(m, fabs(x[i]));
+  return m;
+}
+
+static int64_t svd_check(const struct ref_case *c,
+                         const struct ref_tensor *got,
+                         const struct ref_tensor *want, int num_outputs,
+                         double rtol, double atol, double *max_error,
+                         char *msg, int msg_len)
+{
+  const struct ref_tensor *a = &c->inputs[0];
+  bool uv = ref_case_attr_bool_or(c, "compute_uv", true);
+  int r = a->rank;
+  int64_t m = a->dims[r - 2], n = a->dims[r - 1], p = m < n ? m : n;
+  int64_t uc = uv ? got[1].dims[r - 1] : 0, vc = uv ? got[2].dims[r - 1] : 0;
+  int64_t batch = 1, bad = 0;
+  (void)num_outputs;
+  for (int d = 0; d < r - 2; d++)
+    batch *= a->dims[d];
+  *max_error = 0;
+  for (int64_t b = 0; b < batch; b++) {
+    const double *x = a->v + b * m * n, *s = got[0].v + b * p;
+    const double *u = uv ? got[1].v + b * m * uc : NULL;
+    const double *v = uv ? got[2].v + b * n * vc : NULL;
+    double big = (double)(m > n ? m : n);
+    double tol = atol + rtol * big * max_abs(x, m * n);
+    check_values(s, want[0].v + b * p, p, true, b, tol, max_error, &bad, msg,
+                 msg_len);
+    if (!uv)
+      continue;
+    if (!all_finite(x, m * n)) {
+      for (int64_t i = 0; i < m * uc; i++)
+        if (!isnan(u[i]))
+          mismatch(&bad, msg, msg_len, "u of a non-finite input", b, u[i], 0);
+      for (int64_t i = 0; i < n * vc; i++)
+        if (!isnan(v[i]))
+          mismatch(&bad, msg, msg_len, "v of a non-finite input", b, v[i], 0);
+      continue;
+    }
+    double err = 0;
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++) {
+        double sum = 0;
+        for (int64_t k = 0; k < p; k++)
+          sum += u[i * uc + k] * s[k] * v[j * vc + k];
+        err = fmax(err, fabs(sum - x[i * n + j]));
+      }
+    *max_error = fmax(*max_error, err);
+    if (!(err <= tol))
+      mismatch(&bad, msg, msg_len, "u diag(s) v^T against the input", b, err,
+               tol);
+    double otol = atol + rtol * big;
+    err = orthonormality(u, m, uc);
+    *max_error = fmax(*max_error, err);
+    if (!(err <= otol))
+      mismatch(&bad, msg, msg_len, "u^T u against the identity", b, err,
+               otol);
+    err = orthonormality(v, n, vc);
+    *max_error = fmax(*max_error, err);
+    if (!(err <= otol))
+      mismatch(&bad, msg, msg_len, "v^T v against the identity", b, err,
+               otol);
+  }
+  return bad;
+}
+
+static int64_t eig_check(const struct ref_case *c,
+                         const struct ref_tensor *got,
+                         const struct ref_tensor *want, int num_outputs,
+                         double rtol, double atol, double *max_error,
+                         char *msg, int msg_len)
+{
+  const struct ref_tensor *a = &c->inputs[0];
+  bool vectors = ref_case_attr_bool_or(c, "compute_v", true);
+  int r = a->rank;
+  int64_t n = a->dims[r - 1], batch = 1, bad = 0;
+  (void)num_outputs;
+  for (int d = 0; d < r - 2; d++)
+    batch *= a->dims[d];
+  *max_error = 0;
+  for (int64_t b = 0; b < batch; b++) {
+    const double *x = a->v + b * n * n, *e = got[0].v + b * n;
+    const double *v = vectors ? got[1].v + b * n * n : NULL;
+    double amax = 0;
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t j = 0; j <= i; j++)
+        amax = fmax(amax, fabs(x[i * n + j]));
+    double tol = atol + rtol * (double)n * amax;
+    check_values(e, want[0].v + b * n, n, false, b, tol, max_error, &bad,
+                 msg, msg_len);
+    if (!vectors)
+      continue;
+    /* a v_k == e_k v_k, a from the lower triangle. */
+    double err = 0;
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t k = 0; k < n; k++) {
+        double sum = 0;
+        for (int64_t j = 0; j < n; j++)
+          sum += (i >= j ? x[i * n + j] : x[j * n + i]) * v[j * n + k];
+        err = fmax(err, fabs(sum - e[k] * v[i * n + k]));
+      }
+    *max_error = fmax(*max_error, err);
+    if (!(err <= tol))
+      mismatch(&bad, msg, msg_len, "a v against v diag(e)", b, err, tol);
+    double otol = atol + rtol * (double)n;
+    err = orthonormality(v, n, n);
+    *max_error = fmax(*max_error, err);
+    if (!(err <= otol))
+      mismatch(&bad, msg, msg_len, "v^T v against the identity", b, err,
+               otol);
+  }
+  return bad;
+}
+
+/* Matrices with repeated and zero singular values or eigenvalues. */
+enum jacobi_kind { J_RANDOM, J_RANK_DEFICIENT, J_ONES, J_SCALED_IDENTITY,
+                   J_HUGE, J_TINY, J_NAN, J_INF, J_NAN_UPPER };
+
+static struct ref_case *jacobi_case(struct ref_cases *out, const char *op,
+                                    TF_DataType dtype, const int64_t *dims,
+                                    int rank, enum jacobi_kind kind,
+                                    int vectors, bool full, TF_Code expect)
+{
+  static const char *const kinds[] = {
+      "random", "rank-deficient", "ones", "2 I", "1e30 scale", "1e-30 scale",
+      "NaN", "Inf", "NaN above the diagonal"};
+  char shape[96] = "";
+  for (int i = 0; i < rank; i++)
+    snprintf(shape + strlen(shape), sizeof(shape) - strlen(shape), "%s%lld",
+             i ? "," : "", (long long)dims[i]);
+  bool svd = strcmp(op, "Svd") == 0;
+  struct ref_case *c =
+      ref_case_add(out, op, "%s [%s] %s%s%s", op, shape, kinds[kind],
+                   vectors ? "" : " values only", full ? " full" : "");
+  struct ref_tensor *t = ref_case_input(c, dtype, dims, rank, REF_ANY);
+  int64_t m = rank >= 2 ? dims[rank - 2] : 1, n = dims[rank - 1];
+  for (int64_t e = 0; e < t->elements; e++) {
+    int64_t i = (e / n) % m, j = e % n, b = e / (m * n);
+    double *x = &t->v[e];
+    switch (kind) {
+    case J_RANK_DEFICIENT:
+      /* Column 1 repeats column 0 and the last is zero. */
+      if (n >= 3 && j == 1)
+        *x = t->v[e - 1];
+      if (n >= 3 && j == n - 1)
+        *x = 0;
+      break;
+    case J_ONES: *x = 1; break;
+    case J_SCALED_IDENTITY: *x = i == j ? 2 : 0; break;
+    case J_HUGE: *x = ref_round_to(dtype, *x * 1e30); break;
+    case J_TINY: *x = ref_round_to(dtype, *x * 1e-30); break;
+    case J_NAN: if (b == 1 && i == m - 1 && j == 0) *x = NAN; break;
+    case J_INF: if (b == 0 && i == m - 1 && j == 0) *x = INFINITY; break;
+    case J_NAN_UPPER: if (i == 0 && j == n - 1) *x = NAN; break;
+    default: break;
+    }
+  }
+  if (!vectors)
+    ref_case_attr_bool(c, svd ? "compute_uv" : "compute_v", false);
+  if (full)
+    ref_case_attr_bool(c, "full_matrices", true);
+  c->expect_code = expect;
+  return c;
+}
+
+static void svd_cases(const struct ref_op *op, TF_DataType dtype,
+                      struct ref_cases *out)
+{
+  (void)op;
+  const TF_Code ok = TF_OK;
+  const bool small = oclgrind();
+  for (int uv = 0; uv < 2; uv++)
+    for (int full = 0; full < 2; full++) {
+      if (!uv && full)
+        continue;
+      jacobi_case(out, "Svd", dtype, D(1, 1), J_RANDOM, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(3, 3), J_RANDOM, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(5, 3), J_RANDOM, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(3, 5), J_RANDOM, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(2, 3, 5, 4), J_RANDOM, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(7, 2), J_RANK_DEFICIENT, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(6, 4), J_RANK_DEFICIENT, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(4, 6), J_RANK_DEFICIENT, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(3, 0), J_RANDOM, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(2, 0, 3), J_RANDOM, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(0, 3, 3), J_RANDOM, uv, full, ok);
+      if (small)
+        continue;
+      jacobi_case(out, "Svd", dtype, D(17, 17), J_RANDOM, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(40, 33), J_RANDOM, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(33, 40), J_RANDOM, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(5, 5), J_ONES, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(6, 6), J_SCALED_IDENTITY, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(3, 6, 4), J_HUGE, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(6, 4), J_TINY, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(3, 3, 3), J_NAN, uv, full, ok);
+      jacobi_case(out, "Svd", dtype, D(2, 4, 3), J_INF, uv, full, ok);
+    }
+  /* Beyond 64 KiB of local memory: the global build. */
+  if (!small)
+    jacobi_case(out, "Svd", dtype, D(130, 70), J_RANDOM, true, true, ok);
+  jacobi_case(out, "Svd", dtype, D(3), J_RANDOM, true, false,
+              TF_INVALID_ARGUMENT);
+}
+
+static void eig_cases(const struct ref_op *op, TF_DataType dtype,
+                      struct ref_cases *out)
+{
+  (void)op;
+  const char *e = "SelfAdjointEigV2";
+  const TF_Code ok = TF_OK, bad = TF_INVALID_ARGUMENT;
+  const bool small = oclgrind();
+  for (int v = 0; v < 2; v++) {
+    jacobi_case(out, e, dtype, D(1, 1), J_RANDOM, v, false, ok);
+    jacobi_case(out, e, dtype, D(3, 3), J_RANDOM, v, false, ok);
+    jacobi_case(out, e, dtype, D(2, 3, 5, 5), J_RANDOM, v, false, ok);
+    jacobi_case(out, e, dtype, D(4, 4), J_RANK_DEFICIENT, v, false, ok);
+    jacobi_case(out, e, dtype, D(5, 5), J_ONES, v, false, ok);
+    jacobi_case(out, e, dtype, D(4, 4), J_NAN_UPPER, v, false, ok);
+    jacobi_case(out, e, dtype, D(0, 0), J_RANDOM, v, false, ok);
+    jacobi_case(out, e, dtype, D(0, 3, 3), J_RANDOM, v, false, ok);
+    if (small)
+      continue;
+    jacobi_case(out, e, dtype, D(6, 6), J_SCALED_IDENTITY, v, false, ok);
+    jacobi_case(out, e, dtype, D(17, 17), J_RANDOM, v, false, ok);
+    jacobi_case(out, e, dtype, D(2, 40, 40), J_RANDOM, v, false, ok);
+    jacobi_case(out, e, dtype, D(3, 5, 5), J_HUGE, v, false, ok);
+    jacobi_case(out, e, dtype, D(5, 5), J_TINY, v, false, ok);
+    jacobi_case(out, e, dtype, D(3, 3, 3), J_NAN, v, false, bad);
+    jacobi_case(out, e, dtype, D(2, 4, 4), J_INF, v, false, bad);
+  }
+  /* Beyond 64 KiB of local memory: the global build. */
+  if (!small)
+    jacobi_case(out, e, dtype, D(97, 97), J_RANDOM, true, false, ok);
+  jacobi_case(out, e, dtype, D(3), J_RANDOM, true, false, bad);
+  jacobi_case(out, e, dtype, D(3, 4), J_RANDOM, true, false, bad);
+}
+
 /* Tolerances: float32 factorisations of these well-conditioned matrices
  * (condition numbers of a few units) lose a few ulps per step of n; the
  * largest cases (n = 130) stay within 1e-4 relative plus a small absolute
@@ -1122,10 +1595,16 @@ const struct ref_op ref_ops_linalg[] = {
     {"MatrixSolve", 1e-4, 1e-5, REF_ANY, solve_cases, lu_family_compute},
     {"MatrixTriangularSolve", 1e-4, 1e-5, REF_ANY, trisolve_cases,
      trisolve_compute},
+    /* Values and reconstructions: Jacobi is backward stable to a few
+     * ulps per sweep, as Qr is per reflection. */
+    {"Svd", 1e-5, 1e-4, REF_ANY, svd_cases, svd_compute},
+    {"SelfAdjointEigV2", 1e-5, 1e-4, REF_ANY, eig_cases, eig_compute},
     {.op = NULL},
 };
 
 const struct ref_check ref_checks_linalg[] = {
     {"Qr", qr_check},
+    {"Svd", svd_check},
+    {"SelfAdjointEigV2", eig_check},
     {.op = NULL},
 };

@@ -3018,3 +3018,29 @@ def _check_numerics(c):
 
 BUILDERS["CheckNumerics"] = _check_numerics
 BUILDERS["CheckNumericsV2"] = _check_numerics
+
+
+def _svd(c):
+    # Singular vectors are unique only up to signs: s alone is compared
+    # (the factors are on OPENCL; test_linalg_decompositions.py checks
+    # them by reconstruction).
+    def f(uv, full):
+        return lambda x: raw.Svd(input=x, compute_uv=uv, full_matrices=full)
+    return [(f"{shape} compute_uv={uv} full={full}", f(uv, full), [c.rand(*shape)],
+             {"outputs": (0,), "tol": _LINALG_TOL[c.T]})
+            for shape in [(4, 3), (3, 5), (2, 5, 5), (40, 33)]
+            for uv, full in [(True, False), (True, True), (False, False)]]
+
+
+def _self_adjoint_eig(c):
+    # Eigenvectors are unique only up to signs: e alone is compared. The
+    # inputs are not symmetric: only the lower triangle is read.
+    def f(v):
+        return lambda x: raw.SelfAdjointEigV2(input=x, compute_v=v)
+    return [(f"{shape} compute_v={v}", f(v), [c.rand(*shape)],
+             {"outputs": (0,), "tol": _LINALG_TOL[c.T]})
+            for shape in [(1, 1), (4, 4), (2, 5, 5), (33, 33)] for v in (True, False)]
+
+
+BUILDERS["Svd"] = _svd
+BUILDERS["SelfAdjointEigV2"] = _self_adjoint_eig
