@@ -655,6 +655,8 @@ __kernel void svd_jacobi(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, s_out),
     SYNC();
     if (lid == 0)
       lint[JF_ROTATED] = 0;
+    /* Before the next sweep's first rotation raises it. */
+    SYNC();
   }
 
   /* s_j = |w_j|, G columns at once. */
@@ -898,6 +900,8 @@ __kernel void eig_jacobi(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, e_out),
     SYNC();
     if (lid == 0)
       lint[JF_ROTATED] = 0;
+    /* Before the next sweep's first rotation raises it. */
+    SYNC();
   }
 
   /* Ascending; equal values keep their column order. */
