@@ -793,14 +793,20 @@ static bool im2col(struct run *r, const struct conv_geo *g,
                    int64_t images, int64_t t0, int64_t ntaps,
                    struct col_layout l)
 {
-  int64_t rows = images * out_pixels(g);
+  int64_t lines = images * g->out[0] * g->out[1];
   const struct ocl_arg args[] = {
       OCL_TENSOR(in),     OCL_TENSOR(col),     GEO_ARG(r),
-      idx_arg(r, n0),     idx_arg(r, rows),    idx_arg(r, t0),
+      idx_arg(r, n0),     idx_arg(r, lines),   idx_arg(r, t0),
       idx_arg(r, ntaps),  idx_arg(r, l.sn),    idx_arg(r, l.sp),
       idx_arg(r, l.sk),
   };
-  return launch_runs(r, K_IM2COL, ntaps, rows, args, NARGS(args));
+  /* conv.cl's IM2COL_PIXELS pixels of a line per work-item; small
+   * work-groups, so that a few images' lines still spread over the
+   * cores. */
+  size_t global[2] = {(size_t)((g->out[2] + 15) / 16), (size_t)lines};
+  size_t local[2] = {1, 8};
+  return ocl_launch(r->op, kern(r, K_IM2COL), 2, global, local, args,
+                    NARGS(args));
 }
 
 /* A 1x1 window with stride 1 and no padding: the input is its own col. */
@@ -1006,13 +1012,27 @@ static bool bias_act(struct run *r, const struct conv_geo *g,
                      const TF_Tensor *y, const TF_Tensor *bias)
 {
   int64_t n = ocl_tf.TensorElementCount(y);
+  int64_t run_len = g->nchw ? out_pixels(g) : g->cout;
+  if (n == 0 || run_len == 0)
+    return true;
+  int64_t runs = n / run_len;
   const struct ocl_arg args[] = {
-      OCL_TENSOR(y), OCL_TENSOR(bias), idx_arg(r, n), idx_arg(r, g->cout),
-      idx_arg(r, g->nchw ? out_pixels(g) : 1), OCL_INT(r->k->act),
-      OCL_FLOAT(r->k->alpha),
+      OCL_TENSOR(y),         OCL_TENSOR(bias),     idx_arg(r, run_len),
+      idx_arg(r, runs),      idx_arg(r, g->cout),  OCL_INT(!g->nchw),
+      OCL_INT(r->k->act),    OCL_FLOAT(r->k->alpha),
   };
-  return ocl_launch_1d(r->op, kern(r, K_BIAS_ACT), (size_t)n, args,
-                       NARGS(args));
+  size_t max = ocl_kernel_max_local(r->op, kern(r, K_BIAS_ACT));
+  if (max == 0)
+    return false;
+  /* A run's elements side by side in a work-group (a power of two that
+   * covers a run, up to the group size), whole runs filling the rest. */
+  size_t wanted = max < 256 ? max : 256, x = 1;
+  while (x < (size_t)run_len && x * 2 <= wanted)
+    x *= 2;
+  size_t local[2] = {x, wanted / x};
+  size_t global[2] = {(size_t)run_len, (size_t)runs};
+  return ocl_launch(r->op, kern(r, K_BIAS_ACT), 2, global, local, args,
+                    NARGS(args));
 }
 
 /* The im2col/GEMM path takes float and half ungrouped convolutions on

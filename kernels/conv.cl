@@ -112,40 +112,58 @@ static inline acc_t activate(acc_t v, int act, float alpha)
 /* col[nl, p, (t0 + tt) * Cin + ci] = input[n0 + nl, window of p at tap
  * t0 + tt, ci], 0 in the padding; col addressed by strides (col_sn,
  * col_sp, col_sk) so that it is [rows, K] for channels-last and [n][K][P]
- * for channels-first. One work-item per (tap, row) copies a run of Cin
- * channels, so index divisions happen once per run rather than per
- * element. Copied exactly. */
+ * for channels-first. One work-item per (IM2COL_PIXELS output pixels of
+ * one output line, line): its index divisions happen once, then it walks
+ * pixels and taps by increments and copies a run of Cin channels per tap
+ * (a per-element or per-tap division cost more than the copy itself at
+ * small Cin). Copied exactly. */
+#define IM2COL_PIXELS 16
 __kernel void im2col(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, col),
-                     geo_t g, idx_t n0, idx_t rows, idx_t t0, idx_t ntaps,
+                     geo_t g, idx_t n0, idx_t lines, idx_t t0, idx_t ntaps,
                      idx_t col_sn, idx_t col_sp, idx_t col_sk)
 {
-  idx_t tt = get_global_id(0);
-  idx_t r = get_global_id(1);
-  OCL_GUARD(tt, ntaps);
-  OCL_GUARD(r, rows);
-  idx_t tap = t0 + tt;
-  idx_t kw = tap % g.k_w, kh = (tap / g.k_w) % g.k_h, kd = tap / (g.k_w * g.k_h);
-  idx_t hw = g.out_h * g.out_w, P = g.out_d * hw;
-  idx_t nl = r / P, p = r % P;
-  idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
-  idx_t d = od * g.s_d - g.p_d + kd * g.dl_d;
-  idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
-  idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
+  idx_t block = get_global_id(0);
+  idx_t line = get_global_id(1);
+  OCL_GUARD(block * IM2COL_PIXELS, g.out_w);
+  OCL_GUARD(line, lines);
+  idx_t oh = line % g.out_h, od = (line / g.out_h) % g.out_d;
+  idx_t nl = line / (g.out_h * g.out_d);
+  idx_t ow0 = block * IM2COL_PIXELS;
+  idx_t ow_end = min(ow0 + IM2COL_PIXELS, g.out_w);
+  idx_t kw0 = t0 % g.k_w, kh0 = (t0 / g.k_w) % g.k_h, kd0 = t0 / (g.k_w * g.k_h);
   idx_t C = g.cin;
-  __global T *dst = OCL_PTR(T, col) + nl * col_sn + p * col_sp + tt * C * col_sk;
-  if (d < 0 || d >= g.in_d || h < 0 || h >= g.in_h || w < 0 || w >= g.in_w) {
-    for (idx_t c = 0; c < C; c++)
-      STORE(dst, c * col_sk, (acc_t)0);
-    return;
-  }
-  __global const T *src = OCL_PTR(const T, in) + (n0 + nl) * g.in_sn +
-                          d * g.in_sd + h * g.in_sh + w * g.in_sw;
-  if (col_sk == 1 && g.in_sc == 1) {
-    for (idx_t c = 0; c < C; c++)
-      STORE(dst, c, LOAD(src, c));
-  } else {
-    for (idx_t c = 0; c < C; c++)
-      STORE(dst, c * col_sk, LOAD(src, c * g.in_sc));
+  bool contiguous = col_sk == 1 && g.in_sc == 1;
+  __global const T *img = OCL_PTR(const T, in) + (n0 + nl) * g.in_sn;
+  __global T *dst_line = OCL_PTR(T, col) + nl * col_sn +
+                         (od * g.out_h + oh) * g.out_w * col_sp;
+  for (idx_t ow = ow0; ow < ow_end; ow++) {
+    __global T *dst = dst_line + ow * col_sp;
+    idx_t kw = kw0, kh = kh0, kd = kd0;
+    for (idx_t tt = 0; tt < ntaps; tt++, dst += C * col_sk) {
+      idx_t d = od * g.s_d - g.p_d + kd * g.dl_d;
+      idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
+      idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
+      if (++kw == g.k_w) {
+        kw = 0;
+        if (++kh == g.k_h) {
+          kh = 0;
+          kd++;
+        }
+      }
+      if (d < 0 || d >= g.in_d || h < 0 || h >= g.in_h || w < 0 || w >= g.in_w) {
+        for (idx_t c = 0; c < C; c++)
+          STORE(dst, c * col_sk, (acc_t)0);
+        continue;
+      }
+      __global const T *src = img + d * g.in_sd + h * g.in_sh + w * g.in_sw;
+      if (contiguous) {
+        for (idx_t c = 0; c < C; c++)
+          STORE(dst, c, LOAD(src, c));
+      } else {
+        for (idx_t c = 0; c < C; c++)
+          STORE(dst, c * col_sk, LOAD(src, c * g.in_sc));
+      }
+    }
   }
 }
 
@@ -241,17 +259,23 @@ __kernel void nchw_to_nhwc(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(T, dst),
         LOAD(OCL_PTR(const T, src), (n * channels + c) * pixels + p));
 }
 
-/* y[i] = act(y[i] + bias[channel of i]) in place: _FusedConv2D's epilogue
- * after a GEMM the bias cannot ride on. channel = (i / inner) % C. */
+/* y = act(y + bias[channel]) in place: _FusedConv2D's epilogue after a
+ * GEMM the bias cannot ride on. y is `runs` runs of run_len contiguous
+ * elements: channels-last, a pixel's channels (bias[j]); channels-first, a
+ * plane (bias[run % channels]). The channel comes from the work-item's
+ * coordinates, not from a division per element. */
 __kernel void bias_act(OCL_TENSOR_ARG(T, y), OCL_TENSOR_ARG(const T, bias),
-                       idx_t n, idx_t channels, idx_t inner, int act,
-                       float alpha)
+                       idx_t run_len, idx_t runs, idx_t channels,
+                       int channel_per_element, int act, float alpha)
 {
-  idx_t i = get_global_id(0);
-  OCL_GUARD(i, n);
-  __global T *p = OCL_PTR(T, y);
-  acc_t v = LOAD(p, i) + LOAD(OCL_PTR(const T, bias), (i / inner) % channels);
-  STORE(p, i, activate(v, act, alpha));
+  idx_t j = get_global_id(0);
+  idx_t run = get_global_id(1);
+  OCL_GUARD(j, run_len);
+  OCL_GUARD(run, runs);
+  __global T *p = OCL_PTR(T, y) + run * run_len;
+  idx_t c = channel_per_element ? j : run % channels;
+  acc_t v = LOAD(p, j) + LOAD(OCL_PTR(const T, bias), c);
+  STORE(p, j, activate(v, act, alpha));
 }
 
 /* ---- Depthwise, channels-last, multiplier 1 ------------------------------
