@@ -77,7 +77,7 @@ enum conv_kern {
   K_FWD_64, K_FWD_32, K_FWD_16,
   K_BPI_64, K_BPI_32, K_BPI_16,
   K_BPF_64, K_BPF_32, K_BPF_16,
-  K_DIRECT_FWD, K_DIRECT_BPI, K_DIRECT_BPF,
+  K_DIRECT_FWD, K_DIRECT_BPI, K_DIRECT_BPF, K_IM2COL_PANELS,
   NUM_KERNS
 };
 
@@ -88,7 +88,7 @@ static const char *const kern_names[NUM_KERNS] = {
     "igemm_fwd_64", "igemm_fwd_32", "igemm_fwd_16",
     "igemm_bpi_64", "igemm_bpi_32", "igemm_bpi_16",
     "igemm_bpf_64", "igemm_bpf_32", "igemm_bpf_16",
-    "direct_fwd", "direct_bpi", "direct_bpf",
+    "direct_fwd", "direct_bpi", "direct_bpf", "im2col_panels",
 };
 
 /* conv.cl's igemm flags and depth of a k slice. */
@@ -826,6 +826,66 @@ static int64_t images_per_chunk(int64_t batch, int64_t per_image)
   return n < 1 ? 1 : n > batch ? batch : n;
 }
 
+/* The channels-last forward: out[rows, Cout] = col * filter, col built
+ * per chunk of images straight into the GEMM's A panels where the GEMM
+ * takes them (gemm.h; one pass over col instead of three), else as a plain
+ * matrix. */
+static bool panels_forward(struct run *r, const struct conv_geo *g,
+                           const TF_Tensor *in, const TF_Tensor *filter,
+                           const TF_Tensor *out, int64_t chunk)
+{
+  int64_t P = out_pixels(g), K = taps_of(g) * g->cin, Cout = g->cout;
+  struct ocl_op *op = r->op;
+  struct ocl_gemm_desc whole = {.m = chunk * P, .n = Cout, .k = K,
+                                .batches = 1, .b_shared = true};
+  bool panels = ocl_gemm_takes_panels(op, r->dtype, &whole);
+  if (!ocl_op_ok(op))
+    return false;
+  TF_Tensor *col =
+      panels ? ocl_op_temp(op, TF_FLOAT, ocl_gemm_panel_elements(chunk * P, K))
+             : ocl_op_temp(op, r->dtype, chunk * P * K);
+  if (col == NULL)
+    return false;
+  bool ok = true;
+  for (int64_t n0 = 0; ok && n0 < g->batch; n0 += chunk) {
+    int64_t images = g->batch - n0 < chunk ? g->batch - n0 : chunk;
+    struct ocl_gemm_desc d = {.m = images * P, .n = Cout, .k = K,
+                              .batches = 1, .b_shared = true,
+                              .c_offset = n0 * P * Cout};
+    if (panels && ocl_gemm_takes_panels(op, r->dtype, &d)) {
+      int64_t rows = images * P;
+      const struct ocl_arg args[] = {
+          OCL_TENSOR(in), OCL_TENSOR(col), GEO_ARG(r), idx_arg(r, n0),
+          idx_arg(r, rows),
+      };
+      size_t global = (size_t)((rows + OCL_GEMM_PANEL_ROWS - 1) /
+                               OCL_GEMM_PANEL_ROWS);
+      size_t local = 16;
+      ok = ocl_launch(op, kern(r, K_IM2COL_PANELS), 1, &global, &local, args,
+                      NARGS(args)) &&
+           ocl_op_gemm_panels(op, r->dtype, &d, col, filter, out);
+    } else if (!ocl_op_ok(op)) {
+      ok = false;
+    } else if (panels) {
+      /* A last chunk too small for the packed kernel: the plain path, its
+       * col in a temp of the right type. */
+      TF_Tensor *plain = ocl_op_temp(op, r->dtype, images * P * K);
+      ok = plain != NULL &&
+           im2col(r, g, in, plain, n0, images, 0, taps_of(g),
+                  col_layout(false, P, K)) &&
+           ocl_op_gemm(op, r->dtype, &d, plain, filter, out);
+      if (plain != NULL)
+        ocl_op_release(op, plain);
+    } else {
+      ok = im2col(r, g, in, col, n0, images, 0, taps_of(g),
+                  col_layout(false, P, K)) &&
+           ocl_op_gemm(op, r->dtype, &d, col, filter, out);
+    }
+  }
+  ocl_op_release(op, col);
+  return ok;
+}
+
 static bool gemm_forward(struct run *r, const struct conv_geo *g,
                          const TF_Tensor *in, const TF_Tensor *filter,
                          const TF_Tensor *out)
@@ -846,26 +906,21 @@ static bool gemm_forward(struct run *r, const struct conv_geo *g,
   }
 
   int64_t chunk = images_per_chunk(g->batch, P * K);
+  if (!nchw)
+    return panels_forward(r, g, in, filter, out, chunk);
+  /* Channels-first: per image [Cout, P] = filter^T * col[K, P]. */
   TF_Tensor *col = ocl_op_temp(op, r->dtype, chunk * P * K);
   if (col == NULL)
     return false;
   bool ok = true;
-  struct col_layout l = col_layout(nchw, P, K);
+  struct col_layout l = col_layout(true, P, K);
   for (int64_t n0 = 0; ok && n0 < g->batch; n0 += chunk) {
     int64_t images = g->batch - n0 < chunk ? g->batch - n0 : chunk;
-    ok = im2col(r, g, in, col, n0, images, 0, taps_of(g), l);
-    if (!ok)
-      break;
-    struct ocl_gemm_desc d =
-        nchw ? (struct ocl_gemm_desc){.m = Cout, .n = P, .k = K,
-                                      .trans_a = true, .batches = images,
-                                      .a_shared = true,
-                                      .c_offset = n0 * Cout * P}
-             : (struct ocl_gemm_desc){.m = images * P, .n = Cout, .k = K,
-                                      .batches = 1, .b_shared = true,
-                                      .c_offset = n0 * P * Cout};
-    ok = nchw ? ocl_op_gemm(op, r->dtype, &d, filter, col, out)
-              : ocl_op_gemm(op, r->dtype, &d, col, filter, out);
+    struct ocl_gemm_desc d = {.m = Cout, .n = P, .k = K, .trans_a = true,
+                              .batches = images, .a_shared = true,
+                              .c_offset = n0 * Cout * P};
+    ok = im2col(r, g, in, col, n0, images, 0, taps_of(g), l) &&
+         ocl_op_gemm(op, r->dtype, &d, filter, col, out);
   }
   ocl_op_release(op, col);
   return ok;

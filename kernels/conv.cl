@@ -167,6 +167,67 @@ __kernel void im2col(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, col),
   }
 }
 
+/* im2col straight into the GEMM's A panels (gemm.h): panel p holds output
+ * rows [p * 8, + 8) (row = image * P + pixel, channels-last) as float,
+ * k-major, k = tap * Cin + c, rows past `rows` zero. A work-item per panel:
+ * its 8 rows' positions are found once, then each tap's 8 source runs are
+ * read along c and written 8 floats at a time. */
+#define PANEL_ROWS 8
+__kernel void im2col_panels(OCL_TENSOR_ARG(const T, in),
+                            OCL_TENSOR_ARG(float, panels), geo_t g, idx_t n0,
+                            idx_t rows)
+{
+  idx_t panel = get_global_id(0);
+  OCL_GUARD(panel * PANEL_ROWS, rows);
+  idx_t C = g.cin;
+  idx_t K = g.k_d * g.k_h * g.k_w * C;
+  idx_t hw = g.out_h * g.out_w, P = g.out_d * hw;
+  idx_t d0[PANEL_ROWS], h0[PANEL_ROWS], w0[PANEL_ROWS];
+  __global const T *image[PANEL_ROWS];
+  for (int r = 0; r < PANEL_ROWS; r++) {
+    idx_t row = panel * PANEL_ROWS + r;
+    image[r] = 0;
+    /* Rows past the end read nowhere: positions no tap reaches. */
+    d0[r] = -g.in_d - g.k_d * g.dl_d;
+    h0[r] = 0;
+    w0[r] = 0;
+    if (row < rows) {
+      idx_t nl = row / P, p = row % P;
+      idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
+      image[r] = OCL_PTR(const T, in) + (n0 + nl) * g.in_sn;
+      d0[r] = od * g.s_d - g.p_d;
+      h0[r] = oh * g.s_h - g.p_h;
+      w0[r] = ow * g.s_w - g.p_w;
+    }
+  }
+  __global float *dst = OCL_PTR(float, panels) + panel * K * PANEL_ROWS;
+  for (idx_t kd = 0; kd < g.k_d; kd++)
+    for (idx_t kh = 0; kh < g.k_h; kh++)
+      for (idx_t kw = 0; kw < g.k_w; kw++) {
+        __global const T *src[PANEL_ROWS];
+        for (int r = 0; r < PANEL_ROWS; r++) {
+          idx_t d = d0[r] + kd * g.dl_d, h = h0[r] + kh * g.dl_h;
+          idx_t w = w0[r] + kw * g.dl_w;
+          bool inside = d >= 0 && d < g.in_d && h >= 0 && h < g.in_h &&
+                        w >= 0 && w < g.in_w;
+          src[r] = inside ? image[r] + d * g.in_sd + h * g.in_sh + w * g.in_sw
+                          : 0;
+        }
+        for (idx_t c = 0; c < C; c++, dst += PANEL_ROWS) {
+          float8 v;
+          v.s0 = src[0] ? (float)LOAD(src[0], c * g.in_sc) : 0.0f;
+          v.s1 = src[1] ? (float)LOAD(src[1], c * g.in_sc) : 0.0f;
+          v.s2 = src[2] ? (float)LOAD(src[2], c * g.in_sc) : 0.0f;
+          v.s3 = src[3] ? (float)LOAD(src[3], c * g.in_sc) : 0.0f;
+          v.s4 = src[4] ? (float)LOAD(src[4], c * g.in_sc) : 0.0f;
+          v.s5 = src[5] ? (float)LOAD(src[5], c * g.in_sc) : 0.0f;
+          v.s6 = src[6] ? (float)LOAD(src[6], c * g.in_sc) : 0.0f;
+          v.s7 = src[7] ? (float)LOAD(src[7], c * g.in_sc) : 0.0f;
+          vstore8(v, 0, dst);
+        }
+      }
+}
+
 /* The sum over the taps that read input pixel (d, h, w) of col[.., k0 + c]
  * for channels c < n; the caller adds each tap's k offset. */
 #define COL2IM_TAPS(BODY)                                                  \
