@@ -78,7 +78,7 @@ enum conv_kern {
   K_BPI_64, K_BPI_32, K_BPI_16,
   K_BPF_64, K_BPF_32, K_BPF_16,
   K_DIRECT_FWD, K_DIRECT_BPI, K_DIRECT_BPF, K_IM2COL_PANELS,
-  NUM_KERNS
+  K_IM2COL_PANELS_T, NUM_KERNS
 };
 
 static const char *const kern_names[NUM_KERNS] = {
@@ -89,6 +89,7 @@ static const char *const kern_names[NUM_KERNS] = {
     "igemm_bpi_64", "igemm_bpi_32", "igemm_bpi_16",
     "igemm_bpf_64", "igemm_bpf_32", "igemm_bpf_16",
     "direct_fwd", "direct_bpi", "direct_bpf", "im2col_panels",
+    "im2col_panels_t",
 };
 
 /* conv.cl's igemm flags and depth of a k slice. */
@@ -1044,19 +1045,48 @@ static bool gemm_backprop_filter(struct run *r, const struct conv_geo *g,
     tchunk = 1;
   if (tchunk > taps)
     tchunk = taps;
-  TF_Tensor *col = ocl_op_temp(op, r->dtype, M * tchunk * Cin);
+  /* col^T goes straight into the GEMM's A panels where it takes them
+   * (channels-last input: the panels read channels along c). */
+  struct ocl_gemm_desc whole = {.m = tchunk * Cin, .n = Cout, .k = M,
+                                .trans_a = true, .batches = 1};
+  bool panels = !g->nchw && ocl_gemm_takes_panels(op, r->dtype, &whole);
+  if (!ocl_op_ok(op))
+    return false;
+  TF_Tensor *col =
+      panels ? ocl_op_temp(op, TF_FLOAT, ocl_gemm_panel_elements(tchunk * Cin, M))
+             : ocl_op_temp(op, r->dtype, M * tchunk * Cin);
   if (col == NULL)
     return false;
   bool ok = true;
   for (int64_t t0 = 0; ok && t0 < taps; t0 += tchunk) {
     int64_t nt = taps - t0 < tchunk ? taps - t0 : tchunk;
     int64_t kcols = nt * Cin;
-    ok = im2col(r, g, in, col, 0, g->batch, t0, nt, col_layout(false, P, kcols));
-    if (!ok)
-      break;
     struct ocl_gemm_desc d = {.m = kcols, .n = Cout, .k = M, .trans_a = true,
                               .batches = 1, .c_offset = t0 * Cin * Cout};
-    ok = ocl_op_gemm(op, r->dtype, &d, col, dyt, dw);
+    if (panels && ocl_gemm_takes_panels(op, r->dtype, &d)) {
+      const struct ocl_arg args[] = {
+          OCL_TENSOR(in),   OCL_TENSOR(col),   GEO_ARG(r),
+          idx_arg(r, M),    idx_arg(r, t0),    idx_arg(r, kcols),
+      };
+      size_t global[2] = {(size_t)((M + 15) / 16),
+                          (size_t)((kcols + OCL_GEMM_PANEL_ROWS - 1) /
+                                   OCL_GEMM_PANEL_ROWS)};
+      size_t local[2] = {8, 1};
+      ok = ocl_launch(op, kern(r, K_IM2COL_PANELS_T), 2, global, local, args,
+                      NARGS(args)) &&
+           ocl_op_gemm_panels(op, r->dtype, &d, col, dyt, dw);
+      continue;
+    }
+    if (!ocl_op_ok(op))
+      break;
+    TF_Tensor *plain = col;
+    if (panels) /* a last chunk the packed kernel does not take */
+      plain = ocl_op_temp(op, r->dtype, M * kcols);
+    ok = plain != NULL &&
+         im2col(r, g, in, plain, 0, g->batch, t0, nt, col_layout(false, P, kcols)) &&
+         ocl_op_gemm(op, r->dtype, &d, plain, dyt, dw);
+    if (plain != NULL && plain != col)
+      ocl_op_release(op, plain);
   }
   ocl_op_release(op, col);
   return ok;

@@ -228,6 +228,63 @@ __kernel void im2col_panels(OCL_TENSOR_ARG(const T, in),
       }
 }
 
+/* The filter gradient's A = col^T in panels (gemm.h): panel p holds col's
+ * columns [8p, 8p + 8) of taps [t0, ..), k-major over the `pixels` rows
+ * (image * P + pixel, channels-last input), columns past kcols zero. A
+ * work-item per (PANEL_PIXELS pixels, panel): each of its 8 columns'
+ * tap and channel are found once, the pixels walked by increments. */
+#define PANEL_PIXELS 16
+__kernel void im2col_panels_t(OCL_TENSOR_ARG(const T, in),
+                              OCL_TENSOR_ARG(float, panels), geo_t g,
+                              idx_t pixels, idx_t t0, idx_t kcols)
+{
+  idx_t block = get_global_id(0);
+  idx_t panel = get_global_id(1);
+  OCL_GUARD(block * PANEL_PIXELS, pixels);
+  OCL_GUARD(panel * PANEL_ROWS, kcols);
+  idx_t C = g.cin;
+  /* Each column's tap offsets; a column past kcols reads nowhere. */
+  idx_t td[PANEL_ROWS], th[PANEL_ROWS], tw[PANEL_ROWS], tc[PANEL_ROWS];
+  for (int r = 0; r < PANEL_ROWS; r++) {
+    idx_t kk = panel * PANEL_ROWS + r;
+    idx_t tap = t0 + kk / C;
+    tc[r] = kk % C;
+    tw[r] = (tap % g.k_w) * g.dl_w;
+    th[r] = ((tap / g.k_w) % g.k_h) * g.dl_h;
+    td[r] = kk < kcols ? (tap / (g.k_w * g.k_h)) * g.dl_d : -g.in_d - 1 - g.out_d * g.s_d;
+  }
+  idx_t pix = block * PANEL_PIXELS;
+  idx_t end = min(pix + PANEL_PIXELS, pixels);
+  idx_t hw = g.out_h * g.out_w, P = g.out_d * hw;
+  idx_t nl = pix / P, p = pix % P;
+  idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
+  __global float *dst = OCL_PTR(float, panels) + (panel * pixels + pix) * PANEL_ROWS;
+  for (; pix < end; pix++, dst += PANEL_ROWS) {
+    __global const T *image = OCL_PTR(const T, in) + nl * g.in_sn;
+    idx_t d0 = od * g.s_d - g.p_d, h0 = oh * g.s_h - g.p_h, w0 = ow * g.s_w - g.p_w;
+    float v[PANEL_ROWS];
+    for (int r = 0; r < PANEL_ROWS; r++) {
+      idx_t d = d0 + td[r], h = h0 + th[r], w = w0 + tw[r];
+      bool inside = d >= 0 && d < g.in_d && h >= 0 && h < g.in_h && w >= 0 &&
+                    w < g.in_w;
+      v[r] = inside ? (float)LOAD(image, d * g.in_sd + h * g.in_sh +
+                                             w * g.in_sw + tc[r] * g.in_sc)
+                    : 0.0f;
+    }
+    vstore8((float8)(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]), 0, dst);
+    if (++ow == g.out_w) {
+      ow = 0;
+      if (++oh == g.out_h) {
+        oh = 0;
+        if (++od == g.out_d) {
+          od = 0;
+          nl++;
+        }
+      }
+    }
+  }
+}
+
 /* The sum over the taps that read input pixel (d, h, w) of col[.., k0 + c]
  * for channels c < n; the caller adds each tap's k offset. */
 #define COL2IM_TAPS(BODY)                                                  \

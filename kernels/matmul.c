@@ -896,7 +896,7 @@ bool ocl_gemm_takes_panels(struct ocl_op *op, TF_DataType dtype,
 {
   const struct ocl_device_info *info = ocl_op_info(op);
   if (info == NULL || !info->cpu_shape || ocl_tf.AllocateTemp == NULL ||
-      d->trans_a || d->batches != 1 || d->m * d->n * d->k == 0 ||
+      d->batches != 1 || d->m * d->n * d->k == 0 ||
       (double)d->m * (double)d->n * (double)d->k <= GEMM_DIRECT_MAX_FLOPS)
     return false;
   pthread_once(&process_path_once, process_path_read);
