@@ -78,7 +78,7 @@ enum conv_kern {
   K_BPI_64, K_BPI_32, K_BPI_16,
   K_BPF_64, K_BPF_32, K_BPF_16,
   K_DIRECT_FWD, K_DIRECT_BPI, K_DIRECT_BPF, K_IM2COL_PANELS,
-  K_IM2COL_PANELS_T, NUM_KERNS
+  K_IM2COL_PANELS_T, K_FLIP_FILTER, NUM_KERNS
 };
 
 static const char *const kern_names[NUM_KERNS] = {
@@ -89,7 +89,7 @@ static const char *const kern_names[NUM_KERNS] = {
     "igemm_bpi_64", "igemm_bpi_32", "igemm_bpi_16",
     "igemm_bpf_64", "igemm_bpf_32", "igemm_bpf_16",
     "direct_fwd", "direct_bpi", "direct_bpf", "im2col_panels",
-    "im2col_panels_t",
+    "im2col_panels_t", "flip_filter",
 };
 
 /* conv.cl's igemm flags and depth of a k slice. */
@@ -942,6 +942,52 @@ static const TF_Tensor *as_float(struct run *r, const TF_Tensor *t)
   return f;
 }
 
+/* A stride-1 channels-last input gradient as the forward convolution it
+ * is: dx = dy (padded by (k - 1) * dilation - pad before each axis)
+ * convolved with the filter, taps reversed and channels swapped. It goes
+ * through panels_forward (im2col into the GEMM's panels) instead of a
+ * [pixels, taps * Cin] dcol that col2im then folds: two passes over the
+ * largest temp of the step fewer. False, with nothing enqueued and the
+ * status OK, where the geometry does not allow it. */
+static bool flipped_backprop_input(struct run *r, const struct conv_geo *g,
+                                   const TF_Tensor *filter,
+                                   const TF_Tensor *dout, const TF_Tensor *dx,
+                                   bool *done)
+{
+  *done = false;
+  struct conv_geo t = *g;
+  for (int i = 0; i < 3; i++) {
+    if (g->s[i] != 1 || g->pad[i] > (g->k[i] - 1) * g->dl[i])
+      return true;
+    t.in[i] = g->out[i];
+    t.out[i] = g->in[i];
+    t.pad[i] = (g->k[i] - 1) * g->dl[i] - g->pad[i];
+  }
+  if (g->nchw || g->groups != 1)
+    return true;
+  t.cin = t.cg = g->cout;
+  t.cout = t.og = g->cin;
+  int64_t taps = taps_of(g);
+  TF_Tensor *flipped = ocl_op_temp(r->op, r->dtype, taps * g->cin * g->cout);
+  if (flipped == NULL)
+    return false;
+  const struct ocl_arg args[] = {
+      OCL_TENSOR(filter), OCL_TENSOR(flipped), idx_arg(r, taps),
+      idx_arg(r, g->cin), idx_arg(r, g->cout),
+  };
+  if (!ocl_launch_1d(r->op, kern(r, K_FLIP_FILTER),
+                     (size_t)(taps * g->cin * g->cout), args, NARGS(args)))
+    return false;
+  run_set_geo(r, &t);
+  int64_t P = out_pixels(&t), K = taps * t.cin;
+  bool ok = panels_forward(r, &t, dout, flipped, dx,
+                           images_per_chunk(t.batch, P * K));
+  run_set_geo(r, g);
+  ocl_op_release(r->op, flipped);
+  *done = ok;
+  return ok;
+}
+
 static bool gemm_backprop_input(struct run *r, const struct conv_geo *g,
                                 const TF_Tensor *filter, const TF_Tensor *dout,
                                 const TF_Tensor *dx)
@@ -961,6 +1007,12 @@ static bool gemm_backprop_input(struct run *r, const struct conv_geo *g,
     return nchw ? ocl_op_gemm(op, r->dtype, &d, filter, dout, dx)
                 : ocl_op_gemm(op, r->dtype, &d, dout, filter, dx);
   }
+
+  bool flipped = false;
+  if (!flipped_backprop_input(r, g, filter, dout, dx, &flipped))
+    return false;
+  if (flipped)
+    return true;
 
   /* dcol is float for every dtype, so that col2im sums unrounded taps: the
    * GEMM runs in float on float copies of half operands. */

@@ -285,6 +285,19 @@ __kernel void im2col_panels_t(OCL_TENSOR_ARG(const T, in),
   }
 }
 
+/* The input gradient of a stride-1 convolution as a forward one over dy
+ * (conv.c's flipped_backprop_input): its filter, taps reversed and the
+ * channel axes swapped, [taps, Cout, Cin] from [taps, Cin, Cout]. */
+__kernel void flip_filter(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(T, dst),
+                          idx_t taps, idx_t cin, idx_t cout)
+{
+  idx_t i = get_global_id(0);
+  OCL_GUARD(i, taps * cin * cout);
+  idx_t ci = i % cin, co = (i / cin) % cout, t = i / (cin * cout);
+  STORE(OCL_PTR(T, dst), i,
+        LOAD(OCL_PTR(const T, src), ((taps - 1 - t) * cin + ci) * cout + co));
+}
+
 /* The sum over the taps that read input pixel (d, h, w) of col[.., k0 + c]
  * for channels c < n; the caller adds each tap's k offset. */
 #define COL2IM_TAPS(BODY)                                                  \
