@@ -37,6 +37,7 @@ typedef double16 vacc_t;
 #define STORE(p, i, v) ((p)[i] = (v))
 #define VLOAD(p) vload16(0, (p))
 #define VSTORE(p, v) vstore16((v), 0, (p))
+#define LOAD8F(p) convert_float8(vload8(0, (p)))
 #elif defined(T_IS_HALF)
 typedef float acc_t;
 typedef float16 vacc_t;
@@ -44,6 +45,7 @@ typedef float16 vacc_t;
 #define STORE(p, i, v) vstore_half_rte((v), (i), (p))
 #define VLOAD(p) vload_half16(0, (p))
 #define VSTORE(p, v) vstore_half16_rte((v), 0, (p))
+#define LOAD8F(p) vload_half8(0, (p))
 #elif defined(T_IS_BFLOAT16)
 typedef float acc_t;
 typedef float16 vacc_t;
@@ -51,6 +53,7 @@ typedef float16 vacc_t;
 #define STORE(p, i, v) ((p)[i] = ocl_float_to_bf16(v))
 #define VLOAD(p) as_float16(convert_uint16(vload16(0, (p))) << 16)
 #define VSTORE(p, v) vstore16(bf16_from_float16(v), 0, (p))
+#define LOAD8F(p) as_float8(convert_uint8(vload8(0, (p))) << 16)
 /* ocl_float_to_bf16 on 16 lanes. */
 static inline ushort16 bf16_from_float16(float16 f)
 {
@@ -66,6 +69,7 @@ typedef float16 vacc_t;
 #define STORE(p, i, v) ((p)[i] = (v))
 #define VLOAD(p) vload16(0, (p))
 #define VSTORE(p, v) vstore16((v), 0, (p))
+#define LOAD8F(p) vload8(0, (p))
 #endif
 
 /* One convolution's geometry as conv.c's struct conv_args lays it out:
@@ -201,6 +205,9 @@ __kernel void im2col_panels(OCL_TENSOR_ARG(const T, in),
     }
   }
   __global float *dst = OCL_PTR(float, panels) + panel * K * PANEL_ROWS;
+  /* Channels in runs of 8: each row's run in one vector load, the 8 x 8
+   * block turned in registers, 8 vector stores. */
+  idx_t vc = g.in_sc == 1 ? C - C % 8 : 0;
   for (idx_t kd = 0; kd < g.k_d; kd++)
     for (idx_t kh = 0; kh < g.k_h; kh++)
       for (idx_t kw = 0; kw < g.k_w; kw++) {
@@ -213,7 +220,16 @@ __kernel void im2col_panels(OCL_TENSOR_ARG(const T, in),
           src[r] = inside ? image[r] + d * g.in_sd + h * g.in_sh + w * g.in_sw
                           : 0;
         }
-        for (idx_t c = 0; c < C; c++, dst += PANEL_ROWS) {
+        for (idx_t c = 0; c < vc; c += 8, dst += 8 * PANEL_ROWS) {
+          float block[PANEL_ROWS][8];
+          for (int r = 0; r < PANEL_ROWS; r++)
+            vstore8(src[r] ? LOAD8F(src[r] + c) : (float8)(0.0f), 0, block[r]);
+          for (int j = 0; j < 8; j++)
+            vstore8((float8)(block[0][j], block[1][j], block[2][j], block[3][j],
+                             block[4][j], block[5][j], block[6][j], block[7][j]),
+                    j, dst);
+        }
+        for (idx_t c = vc; c < C; c++, dst += PANEL_ROWS) {
           float8 v;
           v.s0 = src[0] ? (float)LOAD(src[0], c * g.in_sc) : 0.0f;
           v.s1 = src[1] ? (float)LOAD(src[1], c * g.in_sc) : 0.0f;
@@ -259,19 +275,32 @@ __kernel void im2col_panels_t(OCL_TENSOR_ARG(const T, in),
   idx_t nl = pix / P, p = pix % P;
   idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
   __global float *dst = OCL_PTR(float, panels) + (panel * pixels + pix) * PANEL_ROWS;
+  /* Cin a multiple of 8: the panel's columns are 8 adjacent channels of
+   * one tap, one bounds check and one vector load per pixel. */
+  bool one_tap = C % 8 == 0 && g.in_sc == 1 && panel * PANEL_ROWS + 8 <= kcols;
   for (; pix < end; pix++, dst += PANEL_ROWS) {
     __global const T *image = OCL_PTR(const T, in) + nl * g.in_sn;
     idx_t d0 = od * g.s_d - g.p_d, h0 = oh * g.s_h - g.p_h, w0 = ow * g.s_w - g.p_w;
-    float v[PANEL_ROWS];
-    for (int r = 0; r < PANEL_ROWS; r++) {
-      idx_t d = d0 + td[r], h = h0 + th[r], w = w0 + tw[r];
+    if (one_tap) {
+      idx_t d = d0 + td[0], h = h0 + th[0], w = w0 + tw[0];
       bool inside = d >= 0 && d < g.in_d && h >= 0 && h < g.in_h && w >= 0 &&
                     w < g.in_w;
-      v[r] = inside ? (float)LOAD(image, d * g.in_sd + h * g.in_sh +
-                                             w * g.in_sw + tc[r] * g.in_sc)
-                    : 0.0f;
+      vstore8(inside ? LOAD8F(image + d * g.in_sd + h * g.in_sh + w * g.in_sw +
+                              tc[0])
+                     : (float8)(0.0f),
+              0, dst);
+    } else {
+      float v[PANEL_ROWS];
+      for (int r = 0; r < PANEL_ROWS; r++) {
+        idx_t d = d0 + td[r], h = h0 + th[r], w = w0 + tw[r];
+        bool inside = d >= 0 && d < g.in_d && h >= 0 && h < g.in_h &&
+                      w >= 0 && w < g.in_w;
+        v[r] = inside ? (float)LOAD(image, d * g.in_sd + h * g.in_sh +
+                                               w * g.in_sw + tc[r] * g.in_sc)
+                      : 0.0f;
+      }
+      vstore8((float8)(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]), 0, dst);
     }
-    vstore8((float8)(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]), 0, dst);
     if (++ow == g.out_w) {
       ow = 0;
       if (++oh == g.out_h) {
