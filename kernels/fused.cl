@@ -69,33 +69,16 @@ static float fused_round_half(float x)
 #include "unary.def"
 #undef CT
 
-/* binary.cl's ops. */
-static float f_add(float a, float b) { return a + b; }
-static float f_sub(float a, float b) { return a - b; }
-static float f_mul(float a, float b) { return a * b; }
-static float f_div(float a, float b) { return a / b; }
-/* TensorFlow's Maximum/Minimum propagate NaN. */
-static float f_maximum(float a, float b)
-{
-  return isnan(a) ? a : isnan(b) ? b : fmax(a, b);
-}
-static float f_minimum(float a, float b)
-{
-  return isnan(a) ? a : isnan(b) ? b : fmin(a, b);
-}
-static float f_squared_difference(float a, float b)
-{
-  return (a - b) * (a - b);
-}
-static float f_pow(float a, float b) { return pow(a, b); }
-static float f_div_no_nan(float a, float b) { return b == 0.0f ? 0.0f : a / b; }
-
-/* int64, wrapping around as TensorFlow's integer kernels (binary.cl's long
- * ones). */
-static long l_add(long a, long b) { return (long)((ulong)a + (ulong)b); }
-static long l_sub(long a, long b) { return (long)((ulong)a - (ulong)b); }
-static long l_mul(long a, long b) { return (long)((ulong)a * (ulong)b); }
-static long l_maximum(long a, long b) { return max(a, b); }
-static long l_minimum(long a, long b) { return min(a, b); }
+/* binary.def's fused rows, likewise: f_<FUSED_TEXT>, l_<FUSED_TEXT>. */
+#define FUSED_LONG_FN2_FLOAT(L, INT_MATH)
+#define FUSED_LONG_FN2_INT64(L, INT_MATH) \
+  static long L(long a, long b) { return INT_MATH; }
+#define CT float
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
+                        ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
+  static float f_##FUSED_TEXT(float a, float b) { return MATH; }             \
+  FUSED_LONG_FN2_##FUSED_TYPES(l_##FUSED_TEXT, INT_MATH)
+#include "binary.def"
+#undef CT
 
 /* The generated part follows. */

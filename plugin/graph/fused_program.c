@@ -13,15 +13,15 @@ struct op_entry {
   bool costly;
 };
 
-/* unary.def's columns, as the table below needs them. */
+/* unary.def's and binary.def's columns, as the tables below need them. */
 #define UNARY_TEXT_PLAIN(KERNEL) #KERNEL
 #define UNARY_TEXT_GRAD(KERNEL) #KERNEL "_grad"
 #define UNARY_ARITY_PLAIN 1
 #define UNARY_ARITY_GRAD 2
-#define UNARY_TAKES_INT64_FLOAT false
-#define UNARY_TAKES_INT64_INT64 true
-#define UNARY_COSTLY_CHEAP false
-#define UNARY_COSTLY_COSTLY true
+#define TAKES_INT64_FLOAT false
+#define TAKES_INT64_INT64 true
+#define COSTLY_CHEAP false
+#define COSTLY_COSTLY true
 /* Every KIND a fused row may have: one operand, or two (the gradients). */
 #define UNARY_FORM_OF_PLAIN PLAIN
 #define UNARY_FORM_OF_NEG PLAIN
@@ -46,23 +46,18 @@ static const struct op_entry ops[] = {
                        OPCODE, FUSED_TYPES, COST)                             \
   {FUSED_##ENUM, UNARY_CAT(UNARY_TEXT_, UNARY_FORM(KIND))(KERNEL),            \
    UNARY_CAT(UNARY_ARITY_, UNARY_FORM(KIND)),                                 \
-   UNARY_TAKES_INT64_##FUSED_TYPES, UNARY_COSTLY_##COST},
+   TAKES_INT64_##FUSED_TYPES, COSTLY_##COST},
 #include "../../kernels/unary.def"
-    {FUSED_ADD, "add", 2, true, false},
-    {FUSED_SUB, "sub", 2, true, false},
-    {FUSED_MUL, "mul", 2, true, false},
-    {FUSED_DIV, "div", 2, false, false},
-    {FUSED_MAXIMUM, "maximum", 2, true, false},
-    {FUSED_MINIMUM, "minimum", 2, true, false},
-    {FUSED_SQUARED_DIFFERENCE, "squared_difference", 2, false, false},
-    {FUSED_POW, "pow", 2, false, true},
-    {FUSED_DIV_NO_NAN, "div_no_nan", 2, false, false},
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
+                        ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
+  {FUSED_##ENUM, #FUSED_TEXT, 2, TAKES_INT64_##FUSED_TYPES, COSTLY_##COST},
+#include "../../kernels/binary.def"
 };
 
 #define NUM_OPS (sizeof(ops) / sizeof(ops[0]))
 
 /* TensorFlow's op names, the first of an opcode's its name
- * (fused_op_tf_name). Add and AddV2 differ only for strings. */
+ * (fused_op_tf_name). */
 static const struct {
   const char *name;
   int op;
@@ -72,16 +67,12 @@ static const struct {
   {#NAME, FUSED_##ENUM},
 #define UNARY_ALIAS(NAME, KERNEL, KIND, TYPES, SIG, ENUM) {#NAME, FUSED_##ENUM},
 #include "../../kernels/unary.def"
-    {"AddV2", FUSED_ADD},
-    {"Add", FUSED_ADD},
-    {"Sub", FUSED_SUB},
-    {"Mul", FUSED_MUL},
-    {"RealDiv", FUSED_DIV},
-    {"Maximum", FUSED_MAXIMUM},
-    {"Minimum", FUSED_MINIMUM},
-    {"SquaredDifference", FUSED_SQUARED_DIFFERENCE},
-    {"Pow", FUSED_POW},
-    {"DivNoNan", FUSED_DIV_NO_NAN},
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
+                        ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
+  {#NAME, FUSED_##ENUM},
+#define BINARY_ALIAS(NAME, KERNEL, KIND, TYPES, FORM, SIG, ENUM) \
+  {#NAME, FUSED_##ENUM},
+#include "../../kernels/binary.def"
 };
 
 static const struct op_entry *entry_of(int op)

@@ -62,16 +62,11 @@ enum fused_opcode {
                        OPCODE, FUSED_TYPES, COST)                            \
   FUSED_##ENUM = OPCODE,
 #include "../../kernels/unary.def"
-  /* binary */
-  FUSED_ADD = 40,
-  FUSED_SUB = 41,
-  FUSED_MUL = 42,
-  FUSED_DIV = 43,
-  FUSED_MAXIMUM = 44,
-  FUSED_MINIMUM = 45,
-  FUSED_SQUARED_DIFFERENCE = 46,
-  FUSED_POW = 47,
-  FUSED_DIV_NO_NAN = 48,
+  /* binary ops (40 to 59): kernels/binary.def's fused rows */
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
+                        ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
+  FUSED_##ENUM = OPCODE,
+#include "../../kernels/binary.def"
 };
 
 struct fused_insn {
