@@ -62,9 +62,9 @@ static float fused_round_half(float x)
 #define FUSED_LONG_FN_INT64(L, INT_MATH) \
   static long L(long a) { return INT_MATH; }
 #define CT float
-#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, MATH, INT_MATH, ENUM,  \
-                       OPCODE, FUSED_TYPES, COST)                             \
-  FUSED_FN_##KIND(f_##KERNEL, f_##KERNEL##_grad, MATH)                        \
+#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,    \
+                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST)            \
+  FUSED_FN_##KIND(f_##KERNEL, f_##KERNEL##_grad, MATH)                       \
   FUSED_LONG_FN_##FUSED_TYPES(l_##KERNEL, INT_MATH)
 #include "unary.def"
 #undef CT

@@ -83,11 +83,12 @@ struct unary_op {
 #define SIG_HAS_ALPHA_Y_DY false
 
 static const struct unary_op unary_ops[] = {
-#define UNARY_OP(NAME, KERNEL, KIND, TYPES, SIG, MATH, INT_MATH)             \
+#define UNARY_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,          \
+                 INT_MATH)                                                   \
   {#NAME, KERNEL_PREFIX_##KIND #KERNEL, KIND, TYPES_##TYPES,                 \
    SIG_HAS_ALPHA_##SIG},
-#define UNARY_ALIAS(NAME, KERNEL, KIND, TYPES, SIG, ENUM) \
-  UNARY_OP(NAME, KERNEL, KIND, TYPES, SIG, _, _)
+#define UNARY_ALIAS(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, ENUM)       \
+  UNARY_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, _, _)
 #include "unary.def"
 };
 

@@ -640,10 +640,11 @@ static float bessel_y1_of(float x)
 
 /* The names are pasted here, before any macro could expand them (PoCL
  * defines some built-ins as macros), hence the fused rows' own macro. */
-#define UNARY_OP(NAME, KERNEL, KIND, TYPES, SIG, MATH, INT_MATH) \
+#define UNARY_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,          \
+                 INT_MATH)                                                   \
   ON_##TYPES(KIND_##KIND, unary_##KERNEL, grad_##KERNEL, MATH, INT_MATH)
-#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, MATH, INT_MATH, ENUM, \
-                       OPCODE, FUSED_TYPES, COST)                            \
+#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,    \
+                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST)            \
   ON_##TYPES(KIND_##KIND, unary_##KERNEL, grad_##KERNEL, MATH, INT_MATH)
 #include "unary.def"
 

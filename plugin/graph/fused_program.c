@@ -42,10 +42,10 @@ struct op_entry {
 static const struct op_entry ops[] = {
     {FUSED_CONST, "c", 0, true, false},
     {FUSED_CAST, "cast", 1, true, false},
-#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, MATH, INT_MATH, ENUM,  \
-                       OPCODE, FUSED_TYPES, COST)                             \
-  {FUSED_##ENUM, UNARY_CAT(UNARY_TEXT_, UNARY_FORM(KIND))(KERNEL),            \
-   UNARY_CAT(UNARY_ARITY_, UNARY_FORM(KIND)),                                 \
+#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,    \
+                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST)            \
+  {FUSED_##ENUM, UNARY_CAT(UNARY_TEXT_, UNARY_FORM(KIND))(KERNEL),           \
+   UNARY_CAT(UNARY_ARITY_, UNARY_FORM(KIND)),                                \
    TAKES_INT64_##FUSED_TYPES, COSTLY_##COST},
 #include "../../kernels/unary.def"
 #define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
@@ -62,10 +62,11 @@ static const struct {
   const char *name;
   int op;
 } tf_ops[] = {
-#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, MATH, INT_MATH, ENUM, \
-                       OPCODE, FUSED_TYPES, COST)                            \
+#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,    \
+                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST)            \
   {#NAME, FUSED_##ENUM},
-#define UNARY_ALIAS(NAME, KERNEL, KIND, TYPES, SIG, ENUM) {#NAME, FUSED_##ENUM},
+#define UNARY_ALIAS(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, ENUM)       \
+  {#NAME, FUSED_##ENUM},
 #include "../../kernels/unary.def"
 #define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
                         ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \

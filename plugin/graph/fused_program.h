@@ -58,8 +58,8 @@ enum fused_opcode {
   FUSED_CAST = 2,
   /* unary ops (10 to 39) and their gradients (60 to 79):
    * kernels/unary.def's fused rows, FUSED_<ENUM> = OPCODE */
-#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, MATH, INT_MATH, ENUM, \
-                       OPCODE, FUSED_TYPES, COST)                            \
+#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,    \
+                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST)            \
   FUSED_##ENUM = OPCODE,
 #include "../../kernels/unary.def"
   /* binary ops (40 to 59): kernels/binary.def's fused rows */
