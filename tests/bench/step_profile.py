@@ -4,6 +4,7 @@ TensorFlow's CPU, each device in its own process.
 
     .venv/bin/python tests/bench/step_profile.py [--models mlp,small_cnn,resnet]
         [--steps 10] [--profile-steps 3] [--top 12] [--json out.json]
+        [--plugin build/plugin/libtfocl.so]
 
 Models: the three train steps of the performance issue (mlp: Dense
 64-256-256-10, batch 64; small_cnn: 2 Conv2D + pooling + Dense, batch 64,
@@ -270,10 +271,18 @@ def main():
     ap.add_argument("--profile-steps", type=int, default=3)
     ap.add_argument("--top", type=int, default=12, help="kernels and ops listed per model")
     ap.add_argument("--json", help="write every figure here")
+    ap.add_argument("--plugin", default=os.path.join(REPO, "build", "plugin", "libtfocl.so"),
+                    help="libtfocl.so (TF_PLUGGABLE_DEVICE_LIBRARY_PATH) unless tfocl is "
+                         "pip-installed; default the build's")
     ap.add_argument("--child", choices=sorted(DEVICES), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         return child(args)
+    installed = any(os.path.exists(os.path.join(p, "tensorflow-plugins", "libtfocl.so"))
+                    for p in sys.path if p)
+    if not installed and "TF_PLUGGABLE_DEVICE_LIBRARY_PATH" not in os.environ:
+        # Never both: TensorFlow aborts on a second registration.
+        os.environ["TF_PLUGGABLE_DEVICE_LIBRARY_PATH"] = os.path.abspath(args.plugin)
     rows = []
     for model in args.models.split(","):
         rows.append({"model": model, "opencl": run_child(args, model, "opencl"),
