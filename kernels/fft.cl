@@ -66,16 +66,9 @@ static inline void store_elem(__global uchar *dst, uint at, fft_cplx v,
     ((__global fft_cplx *)dst)[at] = v;
 }
 
-/* exp(sign * i * pi * k / span) for k < span, span a power of two: k / span
- * is exact, so the twiddle is as accurate as cospi and sinpi. */
-static inline fft_cplx pow2_twiddle(uint k, uint span, int sign)
-{
-  fft_real x = (fft_real)k / (fft_real)span;
-  return (fft_cplx)(cospi(x), (fft_real)sign * sinpi(x));
-}
-
-/* w[m] = exp(sign * 2 * pi * i * m / n), the table of the direct DFT. The
- * angle is folded into [-pi, pi] before the one rounding of 2m/n. */
+/* w[m] = exp(sign * 2 * pi * i * m / n), each pass's twiddle table (one
+ * cospi and sinpi per entry, not per butterfly). The angle is folded into
+ * [-pi, pi] before the one rounding of 2m/n (exact for powers of two). */
 __kernel void fft_twiddles(OCL_TENSOR_ARG(fft_cplx, w), uint n, int sign)
 {
   uint m = get_global_id(0);
@@ -124,8 +117,9 @@ __kernel void fft_dft(OCL_TENSOR_ARG(const uchar, x), uint src_len,
  * temps. */
 __kernel void fft_radix2(OCL_TENSOR_ARG(const uchar, x), uint src_len,
                          int load_mode, OCL_TENSOR_ARG(uchar, y),
-                         uint dst_len, int store_mode, uint n, uint span,
-                         int sign, uint inner, uint total, uint scale_n)
+                         uint dst_len, int store_mode,
+                         OCL_TENSOR_ARG(const fft_cplx, w), uint n, uint span,
+                         uint inner, uint total, uint scale_n)
 {
   uint gid = get_global_id(0);
   if (gid >= total)
@@ -140,7 +134,8 @@ __kernel void fft_radix2(OCL_TENSOR_ARG(const uchar, x), uint src_len,
   fft_cplx a = load_elem(src, row, inner, j, n, load_mode);
   fft_cplx b = load_elem(src, row, inner, j + half_n, n, load_mode);
   uint k = j & (span - 1);
-  b = cmul(b, pow2_twiddle(k, span, sign));
+  /* exp(sign * i * pi * k / span) */
+  b = cmul(b, OCL_PTR(const fft_cplx, w)[k * (half_n / span)]);
   fft_cplx sum = a + b, diff = a - b;
   if (scale_n != 0) {
     fft_real s = (fft_real)1 / (fft_real)scale_n;
@@ -161,14 +156,16 @@ __kernel void fft_radix2(OCL_TENSOR_ARG(const uchar, x), uint src_len,
  * same Stockham steps between two local buffers of n elements. */
 __kernel void fft_local(OCL_TENSOR_ARG(const uchar, x), uint src_len,
                         int load_mode, OCL_TENSOR_ARG(uchar, y), uint dst_len,
-                        int store_mode, uint n, int sign, uint inner,
-                        uint scale_n, __local fft_cplx *buf)
+                        int store_mode, OCL_TENSOR_ARG(const fft_cplx, w),
+                        uint n, uint inner, uint scale_n,
+                        __local fft_cplx *buf)
 {
   uint t = get_group_id(0);
   uint lid = get_local_id(0), lsize = get_local_size(0);
   uint i = t % inner, o = t / inner;
   __global const uchar *src = OCL_PTR(const uchar, x);
   uint row = o * src_len * inner + i;
+  __global const fft_cplx *tw = OCL_PTR(const fft_cplx, w);
   __local fft_cplx *a = buf, *b = buf + n;
   for (uint j = lid; j < n; j += lsize)
     a[j] = load_elem(src, row, inner, j, n, load_mode);
@@ -178,7 +175,7 @@ __kernel void fft_local(OCL_TENSOR_ARG(const uchar, x), uint src_len,
     for (uint j = lid; j < half_n; j += lsize) {
       uint k = j & (span - 1);
       fft_cplx u = a[j];
-      fft_cplx v = cmul(a[j + half_n], pow2_twiddle(k, span, sign));
+      fft_cplx v = cmul(a[j + half_n], tw[k * (half_n / span)]);
       uint out = 2 * j - k;
       b[out] = u + v;
       b[out + span] = u - v;

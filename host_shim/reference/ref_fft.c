@@ -224,8 +224,8 @@ struct shape {
 };
 
 /* Complex transforms: rank 1, 2, 3 by the op; every length class (1,
- * powers of two in local memory, 4096 in global steps in either shape,
- * other lengths by the direct DFT), batches, strided axes, empties. */
+ * powers of two in local memory, 4096 in global steps, other lengths by
+ * the direct DFT), batches, strided axes, empties. */
 static const struct shape c2c_shapes[3][MAX_SHAPES] = {
     {{.rank = 1, .dims = {1}},
      {.rank = 1, .dims = {2}},
@@ -235,7 +235,7 @@ static const struct shape c2c_shapes[3][MAX_SHAPES] = {
      {.rank = 2, .dims = {2, 12}},
      {.rank = 3, .dims = {2, 3, 64}},
      {.rank = 2, .dims = {2, 100}, .large = true},
-     {.rank = 1, .dims = {4096}, .large = true},
+     {.rank = 1, .dims = {4096}},
      {.rank = 2, .dims = {3, 0}},
      {.rank = 2, .dims = {0, 4}},
      {.rank = 0, .dims = {0}, .expect = TF_INVALID_ARGUMENT}},
