@@ -126,7 +126,9 @@ static void plan_pass(struct plan *p, const struct ocl_device_info *info,
     outer *= cur[d];
   for (int d = axis + 1; d < rank; d++)
     inner *= cur[d];
-  if (outer * n * inner > INT32_MAX || outer * cur[axis] * inner > INT32_MAX)
+  /* Rows first: each factor below 2^31, no product can wrap. */
+  int64_t rows = outer * inner;
+  if (rows > INT32_MAX || rows * n > INT32_MAX || rows * cur[axis] > INT32_MAX)
     p->too_large = true;
   struct launch base = {
       .n = (uint32_t)n,
@@ -278,29 +280,20 @@ static bool run_fft(struct ocl_op *op, struct fft_kernel *k,
                        "%s of complex128 needs cl_khr_fp64, which OpenCL "
                        "device %d lacks",
                        k->op->op, info->ordinal);
-  struct plan *p = malloc(sizeof(*p));
-  if (p == NULL)
-    return ocl_op_fail(op, TF_RESOURCE_EXHAUSTED, "out of host memory");
-  plan_fft(p, k, info, dims, rank, fft_len);
-  bool ok = false;
-  if (p->too_large || ocl_tf.TensorElementCount(out) > INT32_MAX) {
-    ocl_op_fail(op, TF_UNIMPLEMENTED,
-                "%s: transforms over more than 2^31 elements are not "
-                "implemented on OPENCL",
-                k->op->op);
-    goto done;
-  }
+  struct plan plan; /* a few KiB: on the stack, no allocation */
+  const struct plan *p = &plan;
+  plan_fft(&plan, k, info, dims, rank, fft_len);
+  if (p->too_large)
+    return ocl_op_fail(op, TF_UNIMPLEMENTED,
+                       "%s: transforms over more than 2^31 elements are not "
+                       "implemented on OPENCL",
+                       k->op->op);
   TF_DataType cplx = k->wide ? TF_COMPLEX128 : TF_COMPLEX64;
   TF_Tensor *temps[2] = {NULL, NULL};
-  if (p->count > 1) {
-    temps[0] = ocl_op_temp(op, cplx, p->temp_elements);
-    if (temps[0] == NULL)
-      goto done;
-  }
-  if (p->count > 2) {
-    temps[1] = ocl_op_temp(op, cplx, p->temp_elements);
-    if (temps[1] == NULL)
-      goto done;
+  for (int t = 0; t < 2 && t + 1 < p->count; t++) {
+    temps[t] = ocl_op_temp(op, cplx, p->temp_elements);
+    if (temps[t] == NULL)
+      return false;
   }
   const TF_Tensor *src = in;
   TF_Tensor *w = NULL;
@@ -312,17 +305,14 @@ static bool run_fft(struct ocl_op *op, struct fft_kernel *k,
         ocl_op_release(op, w);
       w = twiddle_table(op, k, &p->l[i]);
       if (w == NULL)
-        goto done;
+        return false;
     }
     TF_Tensor *dst = i + 1 == p->count ? out : temps[i % 2];
     if (!run_launch(op, k, &p->l[i], src, dst, w))
-      goto done;
+      return false;
     src = dst;
   }
-  ok = true;
-done:
-  free(p);
-  return ok;
+  return true;
 }
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
