@@ -7,8 +7,8 @@
  * The innermost 1, 2 or 3 dims are transformed one axis per pass (fft.cl),
  * each pass reading its axis with a stride, so no transposes. A
  * power-of-two length takes radix-2 Stockham steps: a work-group per
- * transform in local memory where 2n elements fit (both kernel shapes),
- * else one launch per step in global memory. Any
+ * transform in local memory where 2n elements fit (on GPUs only along the
+ * inner axis, LOCAL_MAX_N), else one launch per step in global memory. Any
  * other length takes a direct DFT per output element, O(n^2), with a
  * twiddle table made on the device per pass (the angle 2*pi*(j*k mod n)/n
  * reduced exactly in integers): exact to float accuracy for the short
@@ -71,10 +71,13 @@ static const char *const kernel_names[NUM_KERNELS] = {
     "fft_twiddles", "fft_dft", "fft_radix2", "fft_local"};
 
 /* A transform stays in local memory up to this length (two buffers of it:
- * 32 KiB in complex64) where the device's local memory holds them, in both
- * kernel shapes: on CPU devices too the work-group's buffers stay in cache
- * while global steps stream the tensor log2(n) times (PoCL, RFFT2D of
- * [16,256,256]: 29 ms against 82 ms). */
+ * 32 KiB in complex64) where the device's local memory holds them. On CPU
+ * devices for every axis: the work-group's buffers stay in cache while
+ * global steps stream the tensor log2(n) times (PoCL, RFFT2D of
+ * [16,256,256]: 29 ms against 82 ms). On GPUs for the inner axis only: a
+ * work-group on a strided axis would read one element per `inner` stride,
+ * while the global steps' neighbouring work-items take neighbouring
+ * columns. */
 #define LOCAL_MAX_N 2048
 #define LOCAL_WANTED 256
 
@@ -144,7 +147,8 @@ static void plan_pass(struct plan *p, const struct ocl_device_info *info,
   };
   size_t cplx = wide ? 16 : 8;
   bool local_fits = n <= LOCAL_MAX_N &&
-                    (cl_ulong)(2 * n) * cplx <= info->local_mem_size;
+                    (cl_ulong)(2 * n) * cplx <= info->local_mem_size &&
+                    (info->cpu_shape || inner == 1);
   if (!is_pow2(n) || n == 1) {
     base.kernel = K_DFT;
     p->l[p->count++] = base;
