@@ -9,10 +9,11 @@
  * power-of-two length takes radix-2 Stockham steps: a work-group per
  * transform in local memory where 2n elements fit (on GPUs only along the
  * inner axis, LOCAL_MAX_N), else one launch per step in global memory. Any
- * other length takes a direct DFT per output element, O(n^2), with a
- * twiddle table made on the device per pass (the angle 2*pi*(j*k mod n)/n
- * reduced exactly in integers): exact to float accuracy for the short
- * non-power-of-two lengths models use, slow for long ones.
+ * other length takes a direct DFT per output element, O(n^2), the angle
+ * 2*pi*(j*k mod n)/n reduced exactly in integers: exact to float accuracy
+ * for the short non-power-of-two lengths models use, slow for long ones.
+ * Every pass reads its twiddles from a table made on the device (one cospi
+ * and sinpi per entry, not per butterfly or term).
  *
  * RFFT crops its input to fft_length on each axis and transforms the
  * inner axis first, keeping its first n/2+1 bins; IRFFT crops to
