@@ -275,6 +275,14 @@ static void fused_cases(const struct ref_op *op, TF_DataType dtype,
     static const int64_t bcast[][8] = {{5, 1, 7}, {3, 1}, {7}, {1, 3, 7}};
     inputs_of_shapes(program_case_add(out, op, p, dtype, "broadcast"), p,
                      dtype, bcast, (const int[]){3, 2, 1, 3}, 4);
+    /* Per-channel terms (batch normalisation's) over rows of 24, and a
+     * 3-dim broadcast with an innermost dim of 20: the _bcast3d kernel. */
+    static const int64_t channels[][8] = {{11, 5, 24}, {24}, {1, 24}};
+    inputs_of_shapes(program_case_add(out, op, p, dtype, "per channel"), p,
+                     dtype, channels, (const int[]){3, 1, 2}, 3);
+    static const int64_t three[][8] = {{3, 7, 20}, {3, 1, 20}, {1, 7, 1}};
+    inputs_of_shapes(program_case_add(out, op, p, dtype, "3 dims"), p, dtype,
+                     three, (const int[]){3, 3, 3}, 3);
     static const int64_t scalar[][8] = {{0}};
     inputs_of_shapes(program_case_add(out, op, p, dtype, "all scalars"), p,
                      dtype, scalar, (const int[]){0}, 1);
