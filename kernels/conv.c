@@ -101,6 +101,11 @@ enum { DW_LANES = 64 };
 /* At most this many elements per im2col temp (64 MiB of float): big images
  * go through in chunks instead of one temp of rows * K. */
 #define COL_MAX_ELEMENTS ((int64_t)1 << 24)
+/* The GEMM's A panels (CPU devices) go in chunks of about this many
+ * elements (4 MiB), what the cores' caches hold between the kernel that
+ * writes them and the GEMM that reads them: conv2d/forward of tfocl bench
+ * ran at 31 GFLOP/s with one 9 MiB chunk, 46-62 with 2.4-4.8 MiB ones. */
+#define PANEL_CHUNK_ELEMENTS ((int64_t)1 << 20)
 /* At most this many elements of split partial sums. */
 #define PARTIAL_MAX_ELEMENTS ((int64_t)1 << 24)
 /* The GPU shape's direct kernels take products whose tile columns (output
@@ -820,11 +825,17 @@ static bool is_pointwise(const struct conv_geo *g)
 }
 
 /* Images per chunk so that one chunk's col (per_image elements each) stays
- * under COL_MAX_ELEMENTS; at least one. */
+ * under `limit` elements; at least one. */
+static int64_t images_per_chunk_of(int64_t batch, int64_t per_image,
+                                   int64_t limit)
+{
+  int64_t n = per_image > 0 ? limit / per_image : batch;
+  return n < 1 ? 1 : n > batch ? batch : n;
+}
+
 static int64_t images_per_chunk(int64_t batch, int64_t per_image)
 {
-  int64_t n = per_image > 0 ? COL_MAX_ELEMENTS / per_image : batch;
-  return n < 1 ? 1 : n > batch ? batch : n;
+  return images_per_chunk_of(batch, per_image, COL_MAX_ELEMENTS);
 }
 
 /* The channels-last forward: out[rows, Cout] = col * filter, col built
@@ -842,6 +853,10 @@ static bool panels_forward(struct run *r, const struct conv_geo *g,
   bool panels = ocl_gemm_takes_panels(op, r->dtype, &whole);
   if (!ocl_op_ok(op))
     return false;
+  if (panels) {
+    /* Panels the GEMM reads back while the cores' caches still hold them. */
+    chunk = images_per_chunk_of(g->batch, P * K, PANEL_CHUNK_ELEMENTS);
+  }
   TF_Tensor *col =
       panels ? ocl_op_temp(op, TF_FLOAT, ocl_gemm_panel_elements(chunk * P, K))
              : ocl_op_temp(op, r->dtype, chunk * P * K);
