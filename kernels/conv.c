@@ -17,8 +17,15 @@
  *                    convolution multiplies the input itself;
  *   backprop input   dcol = out_backprop * filter^T, then col2im: each
  *                    work-item owns one element of the input gradient and
- *                    sums the taps that reach it (no atomics);
+ *                    sums the taps that reach it (no atomics); a stride-1
+ *                    channels-last one whose input is not much larger
+ *                    than its output is instead the forward convolution
+ *                    of out_backprop with the flipped filter;
  *   backprop filter  dfilter = col^T * out_backprop.
+ * In channels-last, where the GEMM runs its packed CPU kernel, col (col^T
+ * for the filter gradient) is written straight into that kernel's A panels
+ * (gemm.h), in cache-sized chunks for the forward: no col matrix, and no
+ * packing pass over it.
  * Channels-first runs natively: im2col/col2im read and write through
  * strides, and the GEMMs of the forward and input gradient run per image
  * ([Cout, P] = filter^T * col[K, P]); only the filter gradient transposes
