@@ -1145,9 +1145,9 @@ static bool gemm_backprop_filter(struct run *r, const struct conv_geo *g,
           OCL_TENSOR(in),   OCL_TENSOR(col),   GEO_ARG(r),
           idx_arg(r, M),    idx_arg(r, t0),    idx_arg(r, kcols),
       };
-      size_t global[2] = {(size_t)((M + 15) / 16),
-                          (size_t)((kcols + OCL_GEMM_PANEL_ROWS - 1) /
-                                   OCL_GEMM_PANEL_ROWS)};
+      size_t global[2] = {(size_t)((kcols + OCL_GEMM_PANEL_ROWS - 1) /
+                                   OCL_GEMM_PANEL_ROWS),
+                          (size_t)((M + 15) / 16)};
       size_t local[2] = {8, 1};
       ok = ocl_launch(op, kern(r, K_IM2COL_PANELS_T), 2, global, local, args,
                       NARGS(args)) &&

@@ -247,15 +247,18 @@ __kernel void im2col_panels(OCL_TENSOR_ARG(const T, in),
 /* The filter gradient's A = col^T in panels (gemm.h): panel p holds col's
  * columns [8p, 8p + 8) of taps [t0, ..), k-major over the `pixels` rows
  * (image * P + pixel, channels-last input), columns past kcols zero. A
- * work-item per (PANEL_PIXELS pixels, panel): each of its 8 columns'
- * tap and channel are found once, the pixels walked by increments. */
+ * work-item per (panel, PANEL_PIXELS pixels): each of its 8 columns'
+ * tap and channel are found once, the pixels walked by increments. The
+ * panels are dimension 0, so a work-group's work-items read adjacent
+ * channels of the same pixels together (one pass over the input instead
+ * of one per panel). */
 #define PANEL_PIXELS 16
 __kernel void im2col_panels_t(OCL_TENSOR_ARG(const T, in),
                               OCL_TENSOR_ARG(float, panels), geo_t g,
                               idx_t pixels, idx_t t0, idx_t kcols)
 {
-  idx_t block = get_global_id(0);
-  idx_t panel = get_global_id(1);
+  idx_t panel = get_global_id(0);
+  idx_t block = get_global_id(1);
   OCL_GUARD(block * PANEL_PIXELS, pixels);
   OCL_GUARD(panel * PANEL_ROWS, kcols);
   idx_t C = g.cin;

@@ -292,7 +292,9 @@ static int64_t k_splits(const struct gemm *g, int64_t groups,
 {
   int64_t slices = (g->k + GEMM_KC - 1) / GEMM_KC;
   int64_t want = (int64_t)GEMM_SPLIT_GROUPS * (compute_units ? compute_units : 1);
-  if (slices < 2 || groups >= want)
+  /* A short K (a forward convolution's taps * Cin) gains less from a
+   * second launch and a partial pass than it pays. */
+  if (slices < 4 || groups >= want)
     return 1;
   int64_t splits = (want + groups - 1) / groups;
   int64_t outputs = g->batches * g->m * g->n;
