@@ -17,20 +17,22 @@ extern const char ocl_cl_source_binary[];
 static const struct ocl_program programs[OCL_NUM_STORAGES] =
     OCL_TYPED_PROGRAMS("binary", ocl_cl_source_binary);
 
+/* Each op's own name (binary.def's KIND column), for the int32 ops the
+ * host computes and the ops' special cases. */
 enum binary_kind {
-  ADD, SUB, MUL, REAL_DIV, DIV_NO_NAN, MAXIMUM, MINIMUM, POW,
-  SQUARED_DIFFERENCE, FLOOR_DIV, FLOOR_MOD, EQUAL, NOT_EQUAL, LESS,
-  LESS_EQUAL, GREATER, GREATER_EQUAL, LOGICAL_AND, LOGICAL_OR, BITWISE_AND,
-  BITWISE_OR, BITWISE_XOR, ATAN2, XLOGY, XDIVY, XLOG1PY, NEXT_AFTER,
-  LEFT_SHIFT, RIGHT_SHIFT, TRUNCATE_DIV, TRUNCATE_MOD, IGAMMA, IGAMMAC, ZETA,
-  POLYGAMMA
+#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH) KIND,
+#include "binary.def"
 };
 
-/* Type sets, as bits of TF_DataType. */
+/* Type sets, as bits of TF_DataType: binary.def's TYPES column. */
 #define TB(t) (1u << (t))
-#define FLOATS (TB(TF_FLOAT) | TB(TF_HALF))
-#define INTEGERS (TB(TF_INT64) | TB(TF_INT32))
-#define NUMBERS (FLOATS | INTEGERS)
+#define TYPES_FLOATS (TB(TF_FLOAT) | TB(TF_HALF))
+#define TYPES_FLOAT32 TB(TF_FLOAT)
+#define TYPES_INTEGERS (TB(TF_INT64) | TB(TF_INT32))
+#define TYPES_FLOAT32_INTEGERS (TYPES_FLOAT32 | TYPES_INTEGERS)
+#define TYPES_NUMBERS (TYPES_FLOATS | TYPES_INTEGERS)
+#define TYPES_NUMBERS_BOOL (TYPES_NUMBERS | TB(TF_BOOL))
+#define TYPES_BOOL TB(TF_BOOL)
 
 struct binary_op {
   const char *op;
@@ -41,49 +43,16 @@ struct binary_op {
   bool typed; /* has a "T" attribute */
 };
 
+#define FORM_BOOL_OUT_ARITH false
+#define FORM_BOOL_OUT_COMPARE true
+
 static const struct binary_op binary_ops[] = {
-    {"AddV2", "add", ADD, NUMBERS, false, true},
-    {"Add", "add", ADD, NUMBERS, false, true},
-    {"Sub", "sub", SUB, NUMBERS, false, true},
-    {"Mul", "mul", MUL, NUMBERS, false, true},
-    {"RealDiv", "real_div", REAL_DIV, FLOATS, false, true},
-    {"DivNoNan", "div_no_nan", DIV_NO_NAN, FLOATS, false, true},
-    {"Maximum", "maximum", MAXIMUM, NUMBERS, false, true},
-    {"Minimum", "minimum", MINIMUM, NUMBERS, false, true},
-    {"Pow", "power", POW, FLOATS, false, true},
-    {"SquaredDifference", "squared_difference", SQUARED_DIFFERENCE, NUMBERS,
-     false, true},
-    {"FloorDiv", "floor_div", FLOOR_DIV, NUMBERS, false, true},
-    {"FloorMod", "floor_mod", FLOOR_MOD, NUMBERS, false, true},
-    {"Equal", "equal", EQUAL, NUMBERS | TB(TF_BOOL), true, true},
-    {"NotEqual", "not_equal", NOT_EQUAL, NUMBERS | TB(TF_BOOL), true, true},
-    {"Less", "less", LESS, NUMBERS, true, true},
-    {"LessEqual", "less_equal", LESS_EQUAL, NUMBERS, true, true},
-    {"Greater", "greater", GREATER, NUMBERS, true, true},
-    {"GreaterEqual", "greater_equal", GREATER_EQUAL, NUMBERS, true, true},
-    {"LogicalAnd", "logical_and", LOGICAL_AND, TB(TF_BOOL), true, false},
-    {"LogicalOr", "logical_or", LOGICAL_OR, TB(TF_BOOL), true, false},
-    {"BitwiseAnd", "bitwise_and", BITWISE_AND, INTEGERS, false, true},
-    {"BitwiseOr", "bitwise_or", BITWISE_OR, INTEGERS, false, true},
-    {"BitwiseXor", "bitwise_xor", BITWISE_XOR, INTEGERS, false, true},
-    {"LeftShift", "left_shift", LEFT_SHIFT, INTEGERS, false, true},
-    {"RightShift", "right_shift", RIGHT_SHIFT, INTEGERS, false, true},
-    {"Atan2", "arc_tangent2", ATAN2, FLOATS, false, true},
-    {"Xlogy", "xlogy", XLOGY, FLOATS, false, true},
-    {"Xdivy", "xdivy", XDIVY, FLOATS, false, true},
-    {"Xlog1py", "xlog1py", XLOG1PY, FLOATS, false, true},
-    /* TensorFlow's GPU kernels: float and double only. */
-    {"NextAfter", "next_after", NEXT_AFTER, TB(TF_FLOAT), false, true},
-    /* TensorFlow's kernels: integers only (int32 in host memory); no
-     * float TruncateDiv, and TruncateMod's float is C's fmod. */
-    {"TruncateDiv", "truncate_div", TRUNCATE_DIV, INTEGERS, false, true},
-    {"TruncateMod", "truncate_mod", TRUNCATE_MOD, TB(TF_FLOAT) | INTEGERS,
-     false, true},
-    /* Float and double only in TensorFlow. */
-    {"Igamma", "igamma", IGAMMA, TB(TF_FLOAT), false, true},
-    {"Igammac", "igammac", IGAMMAC, TB(TF_FLOAT), false, true},
-    {"Zeta", "zeta", ZETA, TB(TF_FLOAT), false, true},
-    {"Polygamma", "polygamma", POLYGAMMA, TB(TF_FLOAT), false, true},
+#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH)      \
+  {#NAME, #KERNEL, KIND, TYPES_##TYPES, FORM_BOOL_OUT_##FORM,                 \
+   TYPES_##TYPES != TYPES_BOOL},
+#define BINARY_ALIAS(NAME, KERNEL, KIND, TYPES, FORM, SIG, ENUM) \
+  BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, _, _)
+#include "binary.def"
 };
 
 /* The kernels of one op on one storage type (binary.cl's suffixes). */

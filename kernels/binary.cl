@@ -134,42 +134,17 @@ typedef struct {
 #define ARITH(NAME, EXPR) BINARY_KERNELS(NAME, T, STORE, EXPR)
 #define COMPARE(NAME, EXPR) BINARY_KERNELS(NAME, uchar, STORE_BOOL, EXPR)
 
-#if defined(T_IS_BOOL)
+#if !defined(T_IS_BOOL)
 
-BINARY_KERNELS(logical_and, uchar, STORE_BOOL, a && b)
-BINARY_KERNELS(logical_or, uchar, STORE_BOOL, a || b)
-COMPARE(equal, a == b)
-COMPARE(not_equal, a != b)
-
-#else
-
-ARITH(add, a + b)
-ARITH(sub, a - b)
-ARITH(mul, a * b)
-/* TensorFlow's Maximum/Minimum propagate NaN (Eigen::PropagateNaN). */
+/* The helpers of binary.def's rows, and the kernels of the ops no row
+ * describes (Betainc, ApproximateEqual, ClipByValue). */
 #if defined(T_IS_FLOAT) || defined(T_IS_HALF)
-ARITH(maximum, isnan(a) ? a : isnan(b) ? b : fmax(a, b))
-ARITH(minimum, isnan(a) ? a : isnan(b) ? b : fmin(a, b))
-ARITH(real_div, a / b)
-ARITH(div_no_nan, b == (CT)0 ? (CT)0 : a / b)
-/* Not "pow": PoCL defines it as an object-like macro. */
-ARITH(power, pow(a, b))
-ARITH(squared_difference, (a - b) * (a - b))
-ARITH(floor_div, floor(a / b))
 /* google_floor_fmod: the remainder takes the divisor's sign. */
 static CT floor_mod_of(CT a, CT b)
 {
   CT r = fmod(a, b);
   return (r != (CT)0 && ((b < (CT)0) != (r < (CT)0))) ? r + b : r;
 }
-ARITH(floor_mod, floor_mod_of(a, b))
-/* Atan2's inputs are (y, x). Not "atan2", which PoCL defines as a macro. */
-ARITH(arc_tangent2, atan2(a, b))
-/* TensorFlow's xlogy family: 0 wherever x == 0, whatever y is (0, NaN). */
-ARITH(xlogy, a == (CT)0 ? (CT)0 : a * log(b))
-ARITH(xdivy, a == (CT)0 ? (CT)0 : a / b)
-ARITH(xlog1py, a == (CT)0 ? (CT)0 : a * log1p(b))
-ARITH(next_after, nextafter(a, b))
 /* ---- Special functions (float; TensorFlow registers no half) ------------
  * S. L. Moshier's Cephes algorithms as Eigen evaluates them for
  * TensorFlow's float kernels, so that the edges and the iteration limits
@@ -337,12 +312,6 @@ static float polygamma_of(float n, float x)
   return pow(-1.0f, order) * exp(lgamma(order)) * zeta_of(order, x);
 }
 
-ARITH(igamma, igamma_of(a, b))
-ARITH(igammac, igammac_of(a, b))
-ARITH(zeta, zeta_of(a, b))
-ARITH(polygamma, polygamma_of(a, b))
-/* C's fmod: the remainder takes the dividend's sign. */
-ARITH(truncate_mod, fmod(a, b))
 
 /* Betainc(a, b, x), the regularised incomplete beta function: Cephes'
  * incbet in float as Eigen evaluates it for TensorFlow (its continued
@@ -507,9 +476,6 @@ __kernel void approximate_equal(OCL_TENSOR_ARG(const T, x),
   STORE_BOOL(OCL_PTR(uchar, z), i, fabs(a - b) < tolerance);
 }
 #else
-ARITH(maximum, max(a, b))
-ARITH(minimum, min(a, b))
-ARITH(squared_difference, (a - b) * (a - b))
 /* google_floor_div / google_floor_mod for integers. Division by zero is
  * undefined on devices; TensorFlow's CPU kernel fails the op instead, which
  * the host checks for before launching (see binary.c). */
@@ -533,21 +499,8 @@ static CT floor_mod_of(CT a, CT b)
   CT r = a % b;
   return ((a < 0) != (b < 0) && r != 0) ? r + b : r;
 }
-ARITH(floor_div, b == 0 ? 0 : floor_div_of(a, b))
-ARITH(floor_mod, b == 0 ? 0 : floor_mod_of(a, b))
-ARITH(bitwise_and, a & b)
-ARITH(bitwise_or, a | b)
-ARITH(bitwise_xor, a ^ b)
-/* TensorFlow clamps the shift to [0, bits - 1]; the left shift goes through
- * the unsigned type (shifting a negative signed value is undefined), the
- * right shift of a signed value is arithmetic. */
+/* The shifts' count, clamped to [0, bits - 1] as TensorFlow does. */
 #define SHIFT_OF(b) clamp(b, (CT)0, (CT)(sizeof(CT) * 8 - 1))
-ARITH(left_shift, (CT)((ulong)a << (ulong)SHIFT_OF(b)))
-ARITH(right_shift, a >> SHIFT_OF(b))
-/* C's truncating division; by zero and MIN / -1 as floor_div above. */
-ARITH(truncate_div,
-      b == 0 ? 0 : b == (CT)-1 ? (CT)((ulong)0 - (ulong)a) : a / b)
-ARITH(truncate_mod, (b == 0 || b == (CT)-1) ? 0 : a % b)
 #endif
 /* ClipByValue: min(max(t, lo), hi) in Eigen's order, t.cwiseMin(hi)
  * .cwiseMax(lo) with std::min/std::max, so a NaN t stays NaN and a NaN
@@ -568,11 +521,47 @@ __kernel void clip_by_value(OCL_TENSOR_ARG(const T, t),
   STORE(OCL_PTR(T, z), i, m < l ? l : m);
 }
 
-COMPARE(equal, a == b)
-COMPARE(not_equal, a != b)
-COMPARE(less, a < b)
-COMPARE(less_equal, a <= b)
-COMPARE(greater, a > b)
-COMPARE(greater_equal, a >= b)
+#endif /* !T_IS_BOOL */
 
+/* ---- The kernels: six per row of binary.def with this storage type ---- */
+
+/* Whether this program has a row's TYPES, and which of its expressions it
+ * computes: MATH on float, half and bool, INT_MATH on int64 (int32 runs on
+ * the host). */
+#if defined(T_IS_BOOL)
+#define ON_BOOL(FORM, K, MATH, INT_MATH) FORM(K, MATH)
+#define ON_NUMBERS_BOOL ON_BOOL
+#elif defined(T_IS_FLOAT) || defined(T_IS_HALF)
+/* float-only ops (FLOAT32) are built for half too, unregistered. */
+#define ON_FLOATS(FORM, K, MATH, INT_MATH) FORM(K, MATH)
+#define ON_FLOAT32 ON_FLOATS
+#define ON_FLOAT32_INTEGERS ON_FLOATS
+#define ON_NUMBERS ON_FLOATS
+#define ON_NUMBERS_BOOL ON_FLOATS
+#else /* long */
+#define ON_INTEGERS(FORM, K, MATH, INT_MATH) FORM(K, INT_MATH)
+#define ON_FLOAT32_INTEGERS ON_INTEGERS
+#define ON_NUMBERS ON_INTEGERS
+#define ON_NUMBERS_BOOL ON_INTEGERS
 #endif
+#define NOT_HERE(FORM, K, MATH, INT_MATH)
+#ifndef ON_BOOL
+#define ON_BOOL NOT_HERE
+#endif
+#ifndef ON_FLOATS
+#define ON_FLOATS NOT_HERE
+#define ON_FLOAT32 NOT_HERE
+#endif
+#ifndef ON_INTEGERS
+#define ON_INTEGERS NOT_HERE
+#endif
+#ifndef ON_NUMBERS
+#define ON_NUMBERS NOT_HERE
+#define ON_FLOAT32_INTEGERS NOT_HERE
+#endif
+
+/* KERNEL is expanded on its way to BINARY_KERNELS' paste: binary.def
+ * names no kernel after a built-in PoCL defines as a macro (pow, atan2). */
+#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH) \
+  ON_##TYPES(FORM, KERNEL, MATH, INT_MATH)
+#include "binary.def"

@@ -17,8 +17,15 @@
  *                    convolution multiplies the input itself;
  *   backprop input   dcol = out_backprop * filter^T, then col2im: each
  *                    work-item owns one element of the input gradient and
- *                    sums the taps that reach it (no atomics);
+ *                    sums the taps that reach it (no atomics); a stride-1
+ *                    channels-last one whose input is not much larger
+ *                    than its output is instead the forward convolution
+ *                    of out_backprop with the flipped filter;
  *   backprop filter  dfilter = col^T * out_backprop.
+ * In channels-last, where the GEMM runs its packed CPU kernel, col (col^T
+ * for the filter gradient) is written straight into that kernel's A panels
+ * (gemm.h), in cache-sized chunks for the forward: no col matrix, and no
+ * packing pass over it.
  * Channels-first runs natively: im2col/col2im read and write through
  * strides, and the GEMMs of the forward and input gradient run per image
  * ([Cout, P] = filter^T * col[K, P]); only the filter gradient transposes
@@ -77,8 +84,8 @@ enum conv_kern {
   K_FWD_64, K_FWD_32, K_FWD_16,
   K_BPI_64, K_BPI_32, K_BPI_16,
   K_BPF_64, K_BPF_32, K_BPF_16,
-  K_DIRECT_FWD, K_DIRECT_BPI, K_DIRECT_BPF,
-  NUM_KERNS
+  K_DIRECT_FWD, K_DIRECT_BPI, K_DIRECT_BPF, K_IM2COL_PANELS,
+  K_IM2COL_PANELS_T, K_FLIP_FILTER, NUM_KERNS
 };
 
 static const char *const kern_names[NUM_KERNS] = {
@@ -88,7 +95,8 @@ static const char *const kern_names[NUM_KERNS] = {
     "igemm_fwd_64", "igemm_fwd_32", "igemm_fwd_16",
     "igemm_bpi_64", "igemm_bpi_32", "igemm_bpi_16",
     "igemm_bpf_64", "igemm_bpf_32", "igemm_bpf_16",
-    "direct_fwd", "direct_bpi", "direct_bpf",
+    "direct_fwd", "direct_bpi", "direct_bpf", "im2col_panels",
+    "im2col_panels_t", "flip_filter",
 };
 
 /* conv.cl's igemm flags and depth of a k slice. */
@@ -100,6 +108,11 @@ enum { DW_LANES = 64 };
 /* At most this many elements per im2col temp (64 MiB of float): big images
  * go through in chunks instead of one temp of rows * K. */
 #define COL_MAX_ELEMENTS ((int64_t)1 << 24)
+/* The GEMM's A panels (CPU devices) go in chunks of about this many
+ * elements (4 MiB), what the cores' caches hold between the kernel that
+ * writes them and the GEMM that reads them: conv2d/forward of tfocl bench
+ * ran at 31 GFLOP/s with one 9 MiB chunk, 46-62 with 2.4-4.8 MiB ones. */
+#define PANEL_CHUNK_ELEMENTS ((int64_t)1 << 20)
 /* At most this many elements of split partial sums. */
 #define PARTIAL_MAX_ELEMENTS ((int64_t)1 << 24)
 /* The GPU shape's direct kernels take products whose tile columns (output
@@ -793,14 +806,20 @@ static bool im2col(struct run *r, const struct conv_geo *g,
                    int64_t images, int64_t t0, int64_t ntaps,
                    struct col_layout l)
 {
-  int64_t rows = images * out_pixels(g);
+  int64_t lines = images * g->out[0] * g->out[1];
   const struct ocl_arg args[] = {
       OCL_TENSOR(in),     OCL_TENSOR(col),     GEO_ARG(r),
-      idx_arg(r, n0),     idx_arg(r, rows),    idx_arg(r, t0),
+      idx_arg(r, n0),     idx_arg(r, lines),   idx_arg(r, t0),
       idx_arg(r, ntaps),  idx_arg(r, l.sn),    idx_arg(r, l.sp),
       idx_arg(r, l.sk),
   };
-  return launch_runs(r, K_IM2COL, ntaps, rows, args, NARGS(args));
+  /* conv.cl's IM2COL_PIXELS pixels of a line per work-item; small
+   * work-groups, so that a few images' lines still spread over the
+   * cores. */
+  size_t global[2] = {(size_t)((g->out[2] + 15) / 16), (size_t)lines};
+  size_t local[2] = {1, 8};
+  return ocl_launch(r->op, kern(r, K_IM2COL), 2, global, local, args,
+                    NARGS(args));
 }
 
 /* A 1x1 window with stride 1 and no padding: the input is its own col. */
@@ -813,11 +832,81 @@ static bool is_pointwise(const struct conv_geo *g)
 }
 
 /* Images per chunk so that one chunk's col (per_image elements each) stays
- * under COL_MAX_ELEMENTS; at least one. */
+ * under `limit` elements; at least one. */
+static int64_t images_per_chunk_of(int64_t batch, int64_t per_image,
+                                   int64_t limit)
+{
+  int64_t n = per_image > 0 ? limit / per_image : batch;
+  return n < 1 ? 1 : n > batch ? batch : n;
+}
+
 static int64_t images_per_chunk(int64_t batch, int64_t per_image)
 {
-  int64_t n = per_image > 0 ? COL_MAX_ELEMENTS / per_image : batch;
-  return n < 1 ? 1 : n > batch ? batch : n;
+  return images_per_chunk_of(batch, per_image, COL_MAX_ELEMENTS);
+}
+
+/* The channels-last forward: out[rows, Cout] = col * filter, col built
+ * per chunk of images straight into the GEMM's A panels where the GEMM
+ * takes them (gemm.h; one pass over col instead of three), else as a plain
+ * matrix. */
+static bool panels_forward(struct run *r, const struct conv_geo *g,
+                           const TF_Tensor *in, const TF_Tensor *filter,
+                           const TF_Tensor *out, int64_t chunk)
+{
+  int64_t P = out_pixels(g), K = taps_of(g) * g->cin, Cout = g->cout;
+  struct ocl_op *op = r->op;
+  struct ocl_gemm_desc whole = {.m = chunk * P, .n = Cout, .k = K,
+                                .batches = 1, .b_shared = true};
+  bool panels = ocl_gemm_takes_panels(op, r->dtype, &whole);
+  if (!ocl_op_ok(op))
+    return false;
+  if (panels) {
+    /* Panels the GEMM reads back while the cores' caches still hold them. */
+    chunk = images_per_chunk_of(g->batch, P * K, PANEL_CHUNK_ELEMENTS);
+  }
+  TF_Tensor *col =
+      panels ? ocl_op_temp(op, TF_FLOAT, ocl_gemm_panel_elements(chunk * P, K))
+             : ocl_op_temp(op, r->dtype, chunk * P * K);
+  if (col == NULL)
+    return false;
+  bool ok = true;
+  for (int64_t n0 = 0; ok && n0 < g->batch; n0 += chunk) {
+    int64_t images = g->batch - n0 < chunk ? g->batch - n0 : chunk;
+    struct ocl_gemm_desc d = {.m = images * P, .n = Cout, .k = K,
+                              .batches = 1, .b_shared = true,
+                              .c_offset = n0 * P * Cout};
+    if (panels && ocl_gemm_takes_panels(op, r->dtype, &d)) {
+      int64_t rows = images * P;
+      const struct ocl_arg args[] = {
+          OCL_TENSOR(in), OCL_TENSOR(col), GEO_ARG(r), idx_arg(r, n0),
+          idx_arg(r, rows),
+      };
+      size_t global = (size_t)((rows + OCL_GEMM_PANEL_ROWS - 1) /
+                               OCL_GEMM_PANEL_ROWS);
+      size_t local = 16;
+      ok = ocl_launch(op, kern(r, K_IM2COL_PANELS), 1, &global, &local, args,
+                      NARGS(args)) &&
+           ocl_op_gemm_panels(op, r->dtype, &d, col, filter, out);
+    } else if (!ocl_op_ok(op)) {
+      ok = false;
+    } else if (panels) {
+      /* A last chunk too small for the packed kernel: the plain path, its
+       * col in a temp of the right type. */
+      TF_Tensor *plain = ocl_op_temp(op, r->dtype, images * P * K);
+      ok = plain != NULL &&
+           im2col(r, g, in, plain, n0, images, 0, taps_of(g),
+                  col_layout(false, P, K)) &&
+           ocl_op_gemm(op, r->dtype, &d, plain, filter, out);
+      if (plain != NULL)
+        ocl_op_release(op, plain);
+    } else {
+      ok = im2col(r, g, in, col, n0, images, 0, taps_of(g),
+                  col_layout(false, P, K)) &&
+           ocl_op_gemm(op, r->dtype, &d, col, filter, out);
+    }
+  }
+  ocl_op_release(op, col);
+  return ok;
 }
 
 static bool gemm_forward(struct run *r, const struct conv_geo *g,
@@ -840,26 +929,21 @@ static bool gemm_forward(struct run *r, const struct conv_geo *g,
   }
 
   int64_t chunk = images_per_chunk(g->batch, P * K);
+  if (!nchw)
+    return panels_forward(r, g, in, filter, out, chunk);
+  /* Channels-first: per image [Cout, P] = filter^T * col[K, P]. */
   TF_Tensor *col = ocl_op_temp(op, r->dtype, chunk * P * K);
   if (col == NULL)
     return false;
   bool ok = true;
-  struct col_layout l = col_layout(nchw, P, K);
+  struct col_layout l = col_layout(true, P, K);
   for (int64_t n0 = 0; ok && n0 < g->batch; n0 += chunk) {
     int64_t images = g->batch - n0 < chunk ? g->batch - n0 : chunk;
-    ok = im2col(r, g, in, col, n0, images, 0, taps_of(g), l);
-    if (!ok)
-      break;
-    struct ocl_gemm_desc d =
-        nchw ? (struct ocl_gemm_desc){.m = Cout, .n = P, .k = K,
-                                      .trans_a = true, .batches = images,
-                                      .a_shared = true,
-                                      .c_offset = n0 * Cout * P}
-             : (struct ocl_gemm_desc){.m = images * P, .n = Cout, .k = K,
-                                      .batches = 1, .b_shared = true,
-                                      .c_offset = n0 * P * Cout};
-    ok = nchw ? ocl_op_gemm(op, r->dtype, &d, filter, col, out)
-              : ocl_op_gemm(op, r->dtype, &d, col, filter, out);
+    struct ocl_gemm_desc d = {.m = Cout, .n = P, .k = K, .trans_a = true,
+                              .batches = images, .a_shared = true,
+                              .c_offset = n0 * Cout * P};
+    ok = im2col(r, g, in, col, n0, images, 0, taps_of(g), l) &&
+         ocl_op_gemm(op, r->dtype, &d, filter, col, out);
   }
   ocl_op_release(op, col);
   return ok;
@@ -878,6 +962,55 @@ static const TF_Tensor *as_float(struct run *r, const TF_Tensor *t)
   if (!ocl_launch_1d(r->op, kern(r, K_TO_FLOAT), (size_t)n, args, 3))
     return NULL;
   return f;
+}
+
+/* A stride-1 channels-last input gradient as the forward convolution it
+ * is: dx = dy (padded by (k - 1) * dilation - pad before each axis)
+ * convolved with the filter, taps reversed and channels swapped. It goes
+ * through panels_forward (im2col into the GEMM's panels) instead of a
+ * [pixels, taps * Cin] dcol that col2im then folds: two passes over the
+ * largest temp of the step fewer. False, with nothing enqueued and the
+ * status OK, where the geometry does not allow it. */
+static bool flipped_backprop_input(struct run *r, const struct conv_geo *g,
+                                   const TF_Tensor *filter,
+                                   const TF_Tensor *dout, const TF_Tensor *dx,
+                                   bool *done)
+{
+  *done = false;
+  struct conv_geo t = *g;
+  for (int i = 0; i < 3; i++) {
+    if (g->s[i] != 1 || g->pad[i] > (g->k[i] - 1) * g->dl[i])
+      return true;
+    t.in[i] = g->out[i];
+    t.out[i] = g->in[i];
+    t.pad[i] = (g->k[i] - 1) * g->dl[i] - g->pad[i];
+  }
+  /* Its GEMM runs over the input's pixels, dcol's over the output's: a
+   * valid convolution of a small image (13x13 to 11x11) costs more
+   * flipped than the dcol pass saves. */
+  if (g->nchw || g->groups != 1 || in_pixels(g) * 8 > out_pixels(g) * 9)
+    return true;
+  t.cin = t.cg = g->cout;
+  t.cout = t.og = g->cin;
+  int64_t taps = taps_of(g);
+  TF_Tensor *flipped = ocl_op_temp(r->op, r->dtype, taps * g->cin * g->cout);
+  if (flipped == NULL)
+    return false;
+  const struct ocl_arg args[] = {
+      OCL_TENSOR(filter), OCL_TENSOR(flipped), idx_arg(r, taps),
+      idx_arg(r, g->cin), idx_arg(r, g->cout),
+  };
+  if (!ocl_launch_1d(r->op, kern(r, K_FLIP_FILTER),
+                     (size_t)(taps * g->cin * g->cout), args, NARGS(args)))
+    return false;
+  run_set_geo(r, &t);
+  int64_t P = out_pixels(&t), K = taps * t.cin;
+  bool ok = panels_forward(r, &t, dout, flipped, dx,
+                           images_per_chunk(t.batch, P * K));
+  run_set_geo(r, g);
+  ocl_op_release(r->op, flipped);
+  *done = ok;
+  return ok;
 }
 
 static bool gemm_backprop_input(struct run *r, const struct conv_geo *g,
@@ -899,6 +1032,12 @@ static bool gemm_backprop_input(struct run *r, const struct conv_geo *g,
     return nchw ? ocl_op_gemm(op, r->dtype, &d, filter, dout, dx)
                 : ocl_op_gemm(op, r->dtype, &d, dout, filter, dx);
   }
+
+  bool flipped = false;
+  if (!flipped_backprop_input(r, g, filter, dout, dx, &flipped))
+    return false;
+  if (flipped)
+    return true;
 
   /* dcol is float for every dtype, so that col2im sums unrounded taps: the
    * GEMM runs in float on float copies of half operands. */
@@ -983,19 +1122,48 @@ static bool gemm_backprop_filter(struct run *r, const struct conv_geo *g,
     tchunk = 1;
   if (tchunk > taps)
     tchunk = taps;
-  TF_Tensor *col = ocl_op_temp(op, r->dtype, M * tchunk * Cin);
+  /* col^T goes straight into the GEMM's A panels where it takes them
+   * (channels-last input: the panels read channels along c). */
+  struct ocl_gemm_desc whole = {.m = tchunk * Cin, .n = Cout, .k = M,
+                                .trans_a = true, .batches = 1};
+  bool panels = !g->nchw && ocl_gemm_takes_panels(op, r->dtype, &whole);
+  if (!ocl_op_ok(op))
+    return false;
+  TF_Tensor *col =
+      panels ? ocl_op_temp(op, TF_FLOAT, ocl_gemm_panel_elements(tchunk * Cin, M))
+             : ocl_op_temp(op, r->dtype, M * tchunk * Cin);
   if (col == NULL)
     return false;
   bool ok = true;
   for (int64_t t0 = 0; ok && t0 < taps; t0 += tchunk) {
     int64_t nt = taps - t0 < tchunk ? taps - t0 : tchunk;
     int64_t kcols = nt * Cin;
-    ok = im2col(r, g, in, col, 0, g->batch, t0, nt, col_layout(false, P, kcols));
-    if (!ok)
-      break;
     struct ocl_gemm_desc d = {.m = kcols, .n = Cout, .k = M, .trans_a = true,
                               .batches = 1, .c_offset = t0 * Cin * Cout};
-    ok = ocl_op_gemm(op, r->dtype, &d, col, dyt, dw);
+    if (panels && ocl_gemm_takes_panels(op, r->dtype, &d)) {
+      const struct ocl_arg args[] = {
+          OCL_TENSOR(in),   OCL_TENSOR(col),   GEO_ARG(r),
+          idx_arg(r, M),    idx_arg(r, t0),    idx_arg(r, kcols),
+      };
+      size_t global[2] = {(size_t)((kcols + OCL_GEMM_PANEL_ROWS - 1) /
+                                   OCL_GEMM_PANEL_ROWS),
+                          (size_t)((M + 15) / 16)};
+      size_t local[2] = {8, 1};
+      ok = ocl_launch(op, kern(r, K_IM2COL_PANELS_T), 2, global, local, args,
+                      NARGS(args)) &&
+           ocl_op_gemm_panels(op, r->dtype, &d, col, dyt, dw);
+      continue;
+    }
+    if (!ocl_op_ok(op))
+      break;
+    TF_Tensor *plain = col;
+    if (panels) /* a last chunk the packed kernel does not take */
+      plain = ocl_op_temp(op, r->dtype, M * kcols);
+    ok = plain != NULL &&
+         im2col(r, g, in, plain, 0, g->batch, t0, nt, col_layout(false, P, kcols)) &&
+         ocl_op_gemm(op, r->dtype, &d, plain, dyt, dw);
+    if (plain != NULL && plain != col)
+      ocl_op_release(op, plain);
   }
   ocl_op_release(op, col);
   return ok;
@@ -1006,13 +1174,27 @@ static bool bias_act(struct run *r, const struct conv_geo *g,
                      const TF_Tensor *y, const TF_Tensor *bias)
 {
   int64_t n = ocl_tf.TensorElementCount(y);
+  int64_t run_len = g->nchw ? out_pixels(g) : g->cout;
+  if (n == 0 || run_len == 0)
+    return true;
+  int64_t runs = n / run_len;
   const struct ocl_arg args[] = {
-      OCL_TENSOR(y), OCL_TENSOR(bias), idx_arg(r, n), idx_arg(r, g->cout),
-      idx_arg(r, g->nchw ? out_pixels(g) : 1), OCL_INT(r->k->act),
-      OCL_FLOAT(r->k->alpha),
+      OCL_TENSOR(y),         OCL_TENSOR(bias),     idx_arg(r, run_len),
+      idx_arg(r, runs),      idx_arg(r, g->cout),  OCL_INT(!g->nchw),
+      OCL_INT(r->k->act),    OCL_FLOAT(r->k->alpha),
   };
-  return ocl_launch_1d(r->op, kern(r, K_BIAS_ACT), (size_t)n, args,
-                       NARGS(args));
+  size_t max = ocl_kernel_max_local(r->op, kern(r, K_BIAS_ACT));
+  if (max == 0)
+    return false;
+  /* A run's elements side by side in a work-group (a power of two that
+   * covers a run, up to the group size), whole runs filling the rest. */
+  size_t wanted = max < 256 ? max : 256, x = 1;
+  while (x < (size_t)run_len && x * 2 <= wanted)
+    x *= 2;
+  size_t local[2] = {x, wanted / x};
+  size_t global[2] = {(size_t)run_len, (size_t)runs};
+  return ocl_launch(r->op, kern(r, K_BIAS_ACT), 2, global, local, args,
+                    NARGS(args));
 }
 
 /* The im2col/GEMM path takes float and half ungrouped convolutions on

@@ -37,6 +37,7 @@ typedef double16 vacc_t;
 #define STORE(p, i, v) ((p)[i] = (v))
 #define VLOAD(p) vload16(0, (p))
 #define VSTORE(p, v) vstore16((v), 0, (p))
+#define LOAD8F(p) convert_float8(vload8(0, (p)))
 #elif defined(T_IS_HALF)
 typedef float acc_t;
 typedef float16 vacc_t;
@@ -44,6 +45,7 @@ typedef float16 vacc_t;
 #define STORE(p, i, v) vstore_half_rte((v), (i), (p))
 #define VLOAD(p) vload_half16(0, (p))
 #define VSTORE(p, v) vstore_half16_rte((v), 0, (p))
+#define LOAD8F(p) vload_half8(0, (p))
 #elif defined(T_IS_BFLOAT16)
 typedef float acc_t;
 typedef float16 vacc_t;
@@ -51,6 +53,7 @@ typedef float16 vacc_t;
 #define STORE(p, i, v) ((p)[i] = ocl_float_to_bf16(v))
 #define VLOAD(p) as_float16(convert_uint16(vload16(0, (p))) << 16)
 #define VSTORE(p, v) vstore16(bf16_from_float16(v), 0, (p))
+#define LOAD8F(p) as_float8(convert_uint8(vload8(0, (p))) << 16)
 /* ocl_float_to_bf16 on 16 lanes. */
 static inline ushort16 bf16_from_float16(float16 f)
 {
@@ -66,6 +69,7 @@ typedef float16 vacc_t;
 #define STORE(p, i, v) ((p)[i] = (v))
 #define VLOAD(p) vload16(0, (p))
 #define VSTORE(p, v) vstore16((v), 0, (p))
+#define LOAD8F(p) vload8(0, (p))
 #endif
 
 /* One convolution's geometry as conv.c's struct conv_args lays it out:
@@ -112,41 +116,218 @@ static inline acc_t activate(acc_t v, int act, float alpha)
 /* col[nl, p, (t0 + tt) * Cin + ci] = input[n0 + nl, window of p at tap
  * t0 + tt, ci], 0 in the padding; col addressed by strides (col_sn,
  * col_sp, col_sk) so that it is [rows, K] for channels-last and [n][K][P]
- * for channels-first. One work-item per (tap, row) copies a run of Cin
- * channels, so index divisions happen once per run rather than per
- * element. Copied exactly. */
+ * for channels-first. One work-item per (IM2COL_PIXELS output pixels of
+ * one output line, line): its index divisions happen once, then it walks
+ * pixels and taps by increments and copies a run of Cin channels per tap
+ * (a per-element or per-tap division cost more than the copy itself at
+ * small Cin). Copied exactly. */
+#define IM2COL_PIXELS 16
 __kernel void im2col(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, col),
-                     geo_t g, idx_t n0, idx_t rows, idx_t t0, idx_t ntaps,
+                     geo_t g, idx_t n0, idx_t lines, idx_t t0, idx_t ntaps,
                      idx_t col_sn, idx_t col_sp, idx_t col_sk)
 {
-  idx_t tt = get_global_id(0);
-  idx_t r = get_global_id(1);
-  OCL_GUARD(tt, ntaps);
-  OCL_GUARD(r, rows);
-  idx_t tap = t0 + tt;
-  idx_t kw = tap % g.k_w, kh = (tap / g.k_w) % g.k_h, kd = tap / (g.k_w * g.k_h);
-  idx_t hw = g.out_h * g.out_w, P = g.out_d * hw;
-  idx_t nl = r / P, p = r % P;
-  idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
-  idx_t d = od * g.s_d - g.p_d + kd * g.dl_d;
-  idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
-  idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
+  idx_t block = get_global_id(0);
+  idx_t line = get_global_id(1);
+  OCL_GUARD(block * IM2COL_PIXELS, g.out_w);
+  OCL_GUARD(line, lines);
+  idx_t oh = line % g.out_h, od = (line / g.out_h) % g.out_d;
+  idx_t nl = line / (g.out_h * g.out_d);
+  idx_t ow0 = block * IM2COL_PIXELS;
+  idx_t ow_end = min(ow0 + IM2COL_PIXELS, g.out_w);
+  idx_t kw0 = t0 % g.k_w, kh0 = (t0 / g.k_w) % g.k_h, kd0 = t0 / (g.k_w * g.k_h);
   idx_t C = g.cin;
-  __global T *dst = OCL_PTR(T, col) + nl * col_sn + p * col_sp + tt * C * col_sk;
-  if (d < 0 || d >= g.in_d || h < 0 || h >= g.in_h || w < 0 || w >= g.in_w) {
-    for (idx_t c = 0; c < C; c++)
-      STORE(dst, c * col_sk, (acc_t)0);
-    return;
+  bool contiguous = col_sk == 1 && g.in_sc == 1;
+  __global const T *img = OCL_PTR(const T, in) + (n0 + nl) * g.in_sn;
+  __global T *dst_line = OCL_PTR(T, col) + nl * col_sn +
+                         (od * g.out_h + oh) * g.out_w * col_sp;
+  for (idx_t ow = ow0; ow < ow_end; ow++) {
+    __global T *dst = dst_line + ow * col_sp;
+    idx_t kw = kw0, kh = kh0, kd = kd0;
+    for (idx_t tt = 0; tt < ntaps; tt++, dst += C * col_sk) {
+      idx_t d = od * g.s_d - g.p_d + kd * g.dl_d;
+      idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;
+      idx_t w = ow * g.s_w - g.p_w + kw * g.dl_w;
+      if (++kw == g.k_w) {
+        kw = 0;
+        if (++kh == g.k_h) {
+          kh = 0;
+          kd++;
+        }
+      }
+      if (d < 0 || d >= g.in_d || h < 0 || h >= g.in_h || w < 0 || w >= g.in_w) {
+        for (idx_t c = 0; c < C; c++)
+          STORE(dst, c * col_sk, (acc_t)0);
+        continue;
+      }
+      __global const T *src = img + d * g.in_sd + h * g.in_sh + w * g.in_sw;
+      if (contiguous) {
+        for (idx_t c = 0; c < C; c++)
+          STORE(dst, c, LOAD(src, c));
+      } else {
+        for (idx_t c = 0; c < C; c++)
+          STORE(dst, c * col_sk, LOAD(src, c * g.in_sc));
+      }
+    }
   }
-  __global const T *src = OCL_PTR(const T, in) + (n0 + nl) * g.in_sn +
-                          d * g.in_sd + h * g.in_sh + w * g.in_sw;
-  if (col_sk == 1 && g.in_sc == 1) {
-    for (idx_t c = 0; c < C; c++)
-      STORE(dst, c, LOAD(src, c));
-  } else {
-    for (idx_t c = 0; c < C; c++)
-      STORE(dst, c * col_sk, LOAD(src, c * g.in_sc));
+}
+
+/* im2col straight into the GEMM's A panels (gemm.h): panel p holds output
+ * rows [p * 8, + 8) (row = image * P + pixel, channels-last) as float,
+ * k-major, k = tap * Cin + c, rows past `rows` zero. A work-item per panel:
+ * its 8 rows' positions are found once, then each tap's 8 source runs are
+ * read along c and written 8 floats at a time. */
+#define PANEL_ROWS 8
+__kernel void im2col_panels(OCL_TENSOR_ARG(const T, in),
+                            OCL_TENSOR_ARG(float, panels), geo_t g, idx_t n0,
+                            idx_t rows)
+{
+  idx_t panel = get_global_id(0);
+  OCL_GUARD(panel * PANEL_ROWS, rows);
+  idx_t C = g.cin;
+  idx_t K = g.k_d * g.k_h * g.k_w * C;
+  idx_t hw = g.out_h * g.out_w, P = g.out_d * hw;
+  idx_t d0[PANEL_ROWS], h0[PANEL_ROWS], w0[PANEL_ROWS];
+  __global const T *image[PANEL_ROWS];
+  for (int r = 0; r < PANEL_ROWS; r++) {
+    idx_t row = panel * PANEL_ROWS + r;
+    image[r] = 0;
+    /* Rows past the end read nowhere: positions no tap reaches. */
+    d0[r] = -g.in_d - g.k_d * g.dl_d;
+    h0[r] = 0;
+    w0[r] = 0;
+    if (row < rows) {
+      idx_t nl = row / P, p = row % P;
+      idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
+      image[r] = OCL_PTR(const T, in) + (n0 + nl) * g.in_sn;
+      d0[r] = od * g.s_d - g.p_d;
+      h0[r] = oh * g.s_h - g.p_h;
+      w0[r] = ow * g.s_w - g.p_w;
+    }
   }
+  __global float *dst = OCL_PTR(float, panels) + panel * K * PANEL_ROWS;
+  /* Channels in runs of 8: each row's run in one vector load, the 8 x 8
+   * block turned in registers, 8 vector stores. */
+  idx_t vc = g.in_sc == 1 ? C - C % 8 : 0;
+  for (idx_t kd = 0; kd < g.k_d; kd++)
+    for (idx_t kh = 0; kh < g.k_h; kh++)
+      for (idx_t kw = 0; kw < g.k_w; kw++) {
+        __global const T *src[PANEL_ROWS];
+        for (int r = 0; r < PANEL_ROWS; r++) {
+          idx_t d = d0[r] + kd * g.dl_d, h = h0[r] + kh * g.dl_h;
+          idx_t w = w0[r] + kw * g.dl_w;
+          bool inside = d >= 0 && d < g.in_d && h >= 0 && h < g.in_h &&
+                        w >= 0 && w < g.in_w;
+          src[r] = inside ? image[r] + d * g.in_sd + h * g.in_sh + w * g.in_sw
+                          : 0;
+        }
+        for (idx_t c = 0; c < vc; c += 8, dst += 8 * PANEL_ROWS) {
+          float block[PANEL_ROWS][8];
+          for (int r = 0; r < PANEL_ROWS; r++)
+            vstore8(src[r] ? LOAD8F(src[r] + c) : (float8)(0.0f), 0, block[r]);
+          for (int j = 0; j < 8; j++)
+            vstore8((float8)(block[0][j], block[1][j], block[2][j], block[3][j],
+                             block[4][j], block[5][j], block[6][j], block[7][j]),
+                    j, dst);
+        }
+        for (idx_t c = vc; c < C; c++, dst += PANEL_ROWS) {
+          float8 v;
+          v.s0 = src[0] ? (float)LOAD(src[0], c * g.in_sc) : 0.0f;
+          v.s1 = src[1] ? (float)LOAD(src[1], c * g.in_sc) : 0.0f;
+          v.s2 = src[2] ? (float)LOAD(src[2], c * g.in_sc) : 0.0f;
+          v.s3 = src[3] ? (float)LOAD(src[3], c * g.in_sc) : 0.0f;
+          v.s4 = src[4] ? (float)LOAD(src[4], c * g.in_sc) : 0.0f;
+          v.s5 = src[5] ? (float)LOAD(src[5], c * g.in_sc) : 0.0f;
+          v.s6 = src[6] ? (float)LOAD(src[6], c * g.in_sc) : 0.0f;
+          v.s7 = src[7] ? (float)LOAD(src[7], c * g.in_sc) : 0.0f;
+          vstore8(v, 0, dst);
+        }
+      }
+}
+
+/* The filter gradient's A = col^T in panels (gemm.h): panel p holds col's
+ * columns [8p, 8p + 8) of taps [t0, ..), k-major over the `pixels` rows
+ * (image * P + pixel, channels-last input), columns past kcols zero. A
+ * work-item per (panel, PANEL_PIXELS pixels): each of its 8 columns'
+ * tap and channel are found once, the pixels walked by increments. The
+ * panels are dimension 0, so a work-group's work-items read adjacent
+ * channels of the same pixels together (one pass over the input instead
+ * of one per panel). */
+#define PANEL_PIXELS 16
+__kernel void im2col_panels_t(OCL_TENSOR_ARG(const T, in),
+                              OCL_TENSOR_ARG(float, panels), geo_t g,
+                              idx_t pixels, idx_t t0, idx_t kcols)
+{
+  idx_t panel = get_global_id(0);
+  idx_t block = get_global_id(1);
+  OCL_GUARD(block * PANEL_PIXELS, pixels);
+  OCL_GUARD(panel * PANEL_ROWS, kcols);
+  idx_t C = g.cin;
+  /* Each column's tap offsets; a column past kcols reads nowhere. */
+  idx_t td[PANEL_ROWS], th[PANEL_ROWS], tw[PANEL_ROWS], tc[PANEL_ROWS];
+  for (int r = 0; r < PANEL_ROWS; r++) {
+    idx_t kk = panel * PANEL_ROWS + r;
+    idx_t tap = t0 + kk / C;
+    tc[r] = kk % C;
+    tw[r] = (tap % g.k_w) * g.dl_w;
+    th[r] = ((tap / g.k_w) % g.k_h) * g.dl_h;
+    td[r] = kk < kcols ? (tap / (g.k_w * g.k_h)) * g.dl_d : -g.in_d - 1 - g.out_d * g.s_d;
+  }
+  idx_t pix = block * PANEL_PIXELS;
+  idx_t end = min(pix + PANEL_PIXELS, pixels);
+  idx_t hw = g.out_h * g.out_w, P = g.out_d * hw;
+  idx_t nl = pix / P, p = pix % P;
+  idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
+  __global float *dst = OCL_PTR(float, panels) + (panel * pixels + pix) * PANEL_ROWS;
+  /* Cin a multiple of 8: the panel's columns are 8 adjacent channels of
+   * one tap, one bounds check and one vector load per pixel. */
+  bool one_tap = C % 8 == 0 && g.in_sc == 1 && panel * PANEL_ROWS + 8 <= kcols;
+  for (; pix < end; pix++, dst += PANEL_ROWS) {
+    __global const T *image = OCL_PTR(const T, in) + nl * g.in_sn;
+    idx_t d0 = od * g.s_d - g.p_d, h0 = oh * g.s_h - g.p_h, w0 = ow * g.s_w - g.p_w;
+    if (one_tap) {
+      idx_t d = d0 + td[0], h = h0 + th[0], w = w0 + tw[0];
+      bool inside = d >= 0 && d < g.in_d && h >= 0 && h < g.in_h && w >= 0 &&
+                    w < g.in_w;
+      vstore8(inside ? LOAD8F(image + d * g.in_sd + h * g.in_sh + w * g.in_sw +
+                              tc[0])
+                     : (float8)(0.0f),
+              0, dst);
+    } else {
+      float v[PANEL_ROWS];
+      for (int r = 0; r < PANEL_ROWS; r++) {
+        idx_t d = d0 + td[r], h = h0 + th[r], w = w0 + tw[r];
+        bool inside = d >= 0 && d < g.in_d && h >= 0 && h < g.in_h &&
+                      w >= 0 && w < g.in_w;
+        v[r] = inside ? (float)LOAD(image, d * g.in_sd + h * g.in_sh +
+                                               w * g.in_sw + tc[r] * g.in_sc)
+                      : 0.0f;
+      }
+      vstore8((float8)(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]), 0, dst);
+    }
+    if (++ow == g.out_w) {
+      ow = 0;
+      if (++oh == g.out_h) {
+        oh = 0;
+        if (++od == g.out_d) {
+          od = 0;
+          nl++;
+        }
+      }
+    }
+  }
+}
+
+/* The input gradient of a stride-1 convolution as a forward one over dy
+ * (conv.c's flipped_backprop_input): its filter, taps reversed and the
+ * channel axes swapped, [taps, Cout, Cin] from [taps, Cin, Cout]. */
+__kernel void flip_filter(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(T, dst),
+                          idx_t taps, idx_t cin, idx_t cout)
+{
+  idx_t i = get_global_id(0);
+  OCL_GUARD(i, taps * cin * cout);
+  idx_t ci = i % cin, co = (i / cin) % cout, t = i / (cin * cout);
+  STORE(OCL_PTR(T, dst), i,
+        LOAD(OCL_PTR(const T, src), ((taps - 1 - t) * cin + ci) * cout + co));
 }
 
 /* The sum over the taps that read input pixel (d, h, w) of col[.., k0 + c]
@@ -241,17 +422,23 @@ __kernel void nchw_to_nhwc(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(T, dst),
         LOAD(OCL_PTR(const T, src), (n * channels + c) * pixels + p));
 }
 
-/* y[i] = act(y[i] + bias[channel of i]) in place: _FusedConv2D's epilogue
- * after a GEMM the bias cannot ride on. channel = (i / inner) % C. */
+/* y = act(y + bias[channel]) in place: _FusedConv2D's epilogue after a
+ * GEMM the bias cannot ride on. y is `runs` runs of run_len contiguous
+ * elements: channels-last, a pixel's channels (bias[j]); channels-first, a
+ * plane (bias[run % channels]). The channel comes from the work-item's
+ * coordinates, not from a division per element. */
 __kernel void bias_act(OCL_TENSOR_ARG(T, y), OCL_TENSOR_ARG(const T, bias),
-                       idx_t n, idx_t channels, idx_t inner, int act,
-                       float alpha)
+                       idx_t run_len, idx_t runs, idx_t channels,
+                       int channel_per_element, int act, float alpha)
 {
-  idx_t i = get_global_id(0);
-  OCL_GUARD(i, n);
-  __global T *p = OCL_PTR(T, y);
-  acc_t v = LOAD(p, i) + LOAD(OCL_PTR(const T, bias), (i / inner) % channels);
-  STORE(p, i, activate(v, act, alpha));
+  idx_t j = get_global_id(0);
+  idx_t run = get_global_id(1);
+  OCL_GUARD(j, run_len);
+  OCL_GUARD(run, runs);
+  __global T *p = OCL_PTR(T, y) + run * run_len;
+  idx_t c = channel_per_element ? j : run % channels;
+  acc_t v = LOAD(p, j) + LOAD(OCL_PTR(const T, bias), c);
+  STORE(p, j, activate(v, act, alpha));
 }
 
 /* ---- Depthwise, channels-last, multiplier 1 ------------------------------

@@ -5,7 +5,9 @@ usage: embed_cl.py FAMILY INPUT.cl OUTPUT.c
 
 Local includes (#include "x.clh" next to the input) are inlined, so the
 program handed to clCreateProgramWithSource is self-contained and nothing is
-read from disk at run time. The result defines
+read from disk at run time. A header is inlined once; an X-macro table
+(x.def, expanded once per row macro its includer defines) every time it is
+included. The result defines
     const char ocl_cl_source_<FAMILY>[];
 """
 import os
@@ -19,7 +21,8 @@ def inline(path, seen):
     path = os.path.normpath(path)
     if path in seen:
         return []
-    seen.add(path)
+    if not path.endswith(".def"):
+        seen.add(path)
     lines = []
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):

@@ -12,16 +12,19 @@
  *
  * At create time the kernel decodes and checks the program (a malformed one
  * fails the construction with INVALID_ARGUMENT), generates OpenCL C for it
- * (fused.cl's helpers, one function evaluating the chain, four kernels) and
+ * (fused.cl's helpers, one function evaluating the chain, five kernels) and
  * names its cl_kernels in an OpenCL program keyed by the program's
  * canonical text: equal chains, in one graph or many, share one program
  * per context; each distinct chain costs one clBuildProgram (and on PoCL a
- * compilation of each of the four kernels at its first launch), paid once
+ * compilation of each of the five kernels at its first launch), paid once
  * per process (PoCL's disk cache keeps builds across runs). Compute is
  * allocation- and formatting-free: read the input shapes, broadcast them
  * (kernels/shape.h), launch the kernel that fits:
  *   _same     every input has the output's elements: x[i]
  *   _flat     some inputs are single elements: x[i * step], step 0 or 1
+ *   _bcast3d  up to 3 collapsed dims as the NDRange itself, the innermost
+ *             16 or more long: no division per element (batch
+ *             normalisation's per-channel terms)
  *   _bcast    general strides over up to 8 collapsed dims, 32-bit indices
  *   _bcast64  the same in 64 bits, for more than 2^31 - 1 elements
  * one work-item per output element. More than 8 collapsed dims take one
@@ -40,9 +43,13 @@
 
 extern const char ocl_cl_source_fused[];
 
-enum variant { SAME, FLAT, BCAST, BCAST64, NUM_VARIANTS };
+enum variant { SAME, FLAT, BCAST3D, BCAST, BCAST64, NUM_VARIANTS };
 static const char *const variant_name[NUM_VARIANTS] = {
-    "fused_same", "fused_flat", "fused_bcast", "fused_bcast64"};
+    "fused_same", "fused_flat", "fused_bcast3d", "fused_bcast", "fused_bcast64"};
+
+/* The _bcast3d kernel's shortest innermost dim (shorter ones would leave
+ * most of a work-group's dimension 0 idle), as binary.c's. */
+#define BCAST3D_MIN_INNER 16
 
 struct fused_kernel {
   struct fused_program prog;
@@ -200,8 +207,23 @@ static void put_chain(struct text *t, const struct fused_program *p)
 }
 
 /* How a kernel indexes input k: i, i * s.step[k], or the j<k> its
- * broadcast loop computed. */
+ * broadcast loop (or 3-D position) computed. */
 enum indexing { INDEX_SAME, INDEX_STEP, INDEX_LOOP };
+
+/* A kernel's arguments: the inputs, then the output. */
+static void put_args(struct text *t, const struct fused_program *p,
+                     const char *name)
+{
+  text_put(t, "__kernel void %s(", name);
+  for (int k = 0; k < p->num_inputs; k++)
+    text_put(t, "OCL_TENSOR_ARG(const %s, in%d), ",
+             storage(p->input_dtypes[k]), k);
+  text_put(t, "OCL_TENSOR_ARG(%s, out)", storage(p->out_dtype));
+}
+
+/* The call and the store of output element `at`, closing the kernel. */
+static void put_store(struct text *t, const struct fused_program *p,
+                      const char *at, enum indexing index);
 
 /* One kernel: the arguments, the per-input index, the call and the store. */
 static void put_kernel(struct text *t, const struct fused_program *p,
@@ -209,17 +231,38 @@ static void put_kernel(struct text *t, const struct fused_program *p,
                        const char *extra_arg, const char *prologue,
                        enum indexing index)
 {
-  int n = p->num_inputs;
-  text_put(t, "__kernel void %s(", name);
-  for (int k = 0; k < n; k++)
-    text_put(t, "OCL_TENSOR_ARG(const %s, in%d), ",
-             storage(p->input_dtypes[k]), k);
-  text_put(t, "OCL_TENSOR_ARG(%s, out), %s n%s)\n{\n", storage(p->out_dtype),
-           itype, extra_arg);
+  put_args(t, p, name);
+  text_put(t, ", %s n%s)\n{\n", itype, extra_arg);
   text_put(t, "  %s i = get_global_id(0);\n  OCL_GUARD(i, n);\n%s", itype,
            prologue);
-  text_put(t, "  FUSED_ST_%c(OCL_PTR(%s, out), i, fused_chain(",
-           type_char(p->out_dtype), storage(p->out_dtype));
+  put_store(t, p, "i", index);
+}
+
+/* _bcast3d: the NDRange is the (padded) 3 collapsed dims, s.dims[2]
+ * innermost along dimension 0. */
+static void put_kernel_3d(struct text *t, const struct fused_program *p)
+{
+  put_args(t, p, variant_name[BCAST3D]);
+  text_put(t, ", fused_bcast32_t s)\n{\n"
+              "  int x = get_global_id(0), y = get_global_id(1), "
+              "z = get_global_id(2);\n"
+              "  if (x >= s.dims[2] || y >= s.dims[1] || z >= s.dims[0])\n"
+              "    return;\n"
+              "  int o = (z * s.dims[1] + y) * s.dims[2] + x;\n");
+  for (int k = 0; k < p->num_inputs; k++)
+    text_put(t,
+             "  int j%d = z * s.strides[%d] + y * s.strides[%d] + "
+             "x * s.strides[%d];\n",
+             k, 8 * k, 8 * k + 1, 8 * k + 2);
+  put_store(t, p, "o", INDEX_LOOP);
+}
+
+static void put_store(struct text *t, const struct fused_program *p,
+                      const char *at, enum indexing index)
+{
+  int n = p->num_inputs;
+  text_put(t, "  FUSED_ST_%c(OCL_PTR(%s, out), %s, fused_chain(",
+           type_char(p->out_dtype), storage(p->out_dtype), at);
   for (int k = 0; k < n; k++) {
     text_put(t, "%s\n      FUSED_LD_%c(OCL_PTR(const %s, in%d), ",
              k ? "," : "", type_char(p->input_dtypes[k]),
@@ -268,6 +311,7 @@ static char *generate(const struct fused_program *p)
   put_kernel(&t, p, variant_name[SAME], "int", "", "", INDEX_SAME);
   put_kernel(&t, p, variant_name[FLAT], "int", ", fused_steps_t s", "",
              INDEX_STEP);
+  put_kernel_3d(&t, p);
   struct text pro = {0};
   put_bcast_prologue(&pro, p, "int");
   put_kernel(&t, p, variant_name[BCAST], "int", ", fused_bcast32_t s",
@@ -488,6 +532,46 @@ static bool launch_bcast(struct ocl_op *op, struct fused_kernel *k,
   return ocl_launch_1d(op, &k->k[BCAST64], (size_t)n, l.args, l.num_args);
 }
 
+/* The _bcast3d kernel where it fits (see BCAST3D_MIN_INNER): false with
+ * the status OK where it does not, for launch_bcast. */
+static bool launch_bcast3d(struct ocl_op *op, struct fused_kernel *k,
+                           const struct ocl_bcastn *b, TF_Tensor *const *in,
+                           TF_Tensor *out, bool *launched)
+{
+  *launched = false;
+  if (b->rank > 3 || b->out_elements > INT32_MAX ||
+      b->dims[b->rank - 1] < BCAST3D_MIN_INNER)
+    return true;
+  int num = k->prog.num_inputs;
+  struct launch l;
+  if (!bind(op, k, in, (const int64_t[FUSED_MAX_INPUTS]){0}, out, 0,
+            b->out_elements, &l))
+    return false;
+  /* Padded to 3 dims on the outer side, in the generated struct's layout
+   * (dims[8], strides[8 * num], rank). */
+  int32_t s[8 + 8 * FUSED_MAX_INPUTS + 1] = {0};
+  s[0] = s[1] = s[2] = 1;
+  for (int d = 0; d < b->rank; d++) {
+    int at = 3 - b->rank + d;
+    s[at] = (int32_t)b->dims[d];
+    for (int i = 0; i < num; i++)
+      s[8 + 8 * i + at] = (int32_t)b->strides[i][d];
+  }
+  s[8 + 8 * num] = 3;
+  l.args[l.num_args++] = OCL_BYTES(s, sizeof(int32_t) * (size_t)(9 + 8 * num));
+  size_t local[3] = {ocl_kernel_fit_local(op, &k->k[BCAST3D],
+                                          ocl_elementwise_local(op->info)),
+                     1, 1};
+  if (local[0] == 0)
+    return false;
+  while (local[0] / 2 >= (size_t)s[2])
+    local[0] /= 2;
+  size_t global[3] = {(size_t)s[2], (size_t)s[1], (size_t)s[0]};
+  *launched = true;
+  return ocl_launch(op, &k->k[BCAST3D], 3, global, local, l.args,
+                    l.num_args);
+}
+
 /* More collapsed dims than a kernel takes: one launch per index of the
  * leading dims (it takes alternating broadcasts in 9 or more dims). */
 static bool launch_bcast_split(struct ocl_op *op, struct fused_kernel *k,
@@ -548,8 +632,11 @@ static void fused_compute(void *kernel, TF_OpKernelContext *ctx)
   TF_Tensor *z = ocl_op_output(&op, 0, k->out_type, b.out_dims, b.out_rank);
   if (z == NULL || b.out_elements == 0)
     goto out;
+  bool launched = false;
   if (b.flat)
     launch_flat(&op, k, &b, in, z);
+  else if (!launch_bcast3d(&op, k, &b, in, z, &launched) || launched)
+    goto out;
   else if (b.rank > OCL_MAX_DIMS)
     launch_bcast_split(&op, k, &b, in, z);
   else

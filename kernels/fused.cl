@@ -2,11 +2,11 @@
  *
  * Not a program on its own: fused.c appends, for each distinct program of
  * the op (plugin/graph/fused_program.h), a function evaluating the chain on
- * floats and the four kernels that load the inputs, call it and store the
- * result (_same, _flat, _bcast, _bcast64). Everything is computed in float;
- * a half value is rounded to half after the op that makes it, as the
- * unfused half kernels round on store, and stored with vstore_half_rte: no
- * cl_khr_fp16 needed.
+ * floats and the five kernels that load the inputs, call it and store the
+ * result (_same, _flat, _bcast3d, _bcast, _bcast64). Everything is
+ * computed in float; a half value is rounded to half after the op that
+ * makes it, as the unfused half kernels round on store, and stored with
+ * vstore_half_rte: no cl_khr_fp16 needed.
  *
  * Each op is the same float expression as the unfused kernel's (binary.cl,
  * unary.cl), and contraction is off, so that a * b + c stays two roundings
@@ -44,62 +44,41 @@ static float fused_round_half(float x)
 
 /* ---- The ops, as binary.cl and unary.cl compute them --------------------- */
 
-static float f_neg(float a) { return -a; }
-static float f_abs(float a) { return fabs(a); }
-static float f_square(float a) { return a * a; }
-static float f_sqrt(float a) { return sqrt(a); }
-static float f_rsqrt(float a) { return rsqrt(a); }
-static float f_reciprocal(float a) { return 1.0f / a; }
-static float f_exp(float a) { return exp(a); }
-static float f_log(float a) { return log(a); }
-static float f_tanh(float a) { return tanh(a); }
-static float f_sigmoid(float a) { return ACT_SIGMOID_OF(float, a); }
-static float f_relu(float a) { return ACT_RELU_OF(float, a); }
-static float f_relu6(float a) { return ACT_RELU6_OF(float, a); }
-static float f_elu(float a) { return ACT_ELU_OF(float, a); }
-static float f_erf(float a) { return erf(a); }
-static float f_erfc(float a) { return erfc(a); }
+/* unary.def's fused rows: f_<op> on floats (f_<op>_grad for the
+ * gradients, two operands in TensorFlow's order), l_<op> on int64 where
+ * the row takes it, each the very expression the unfused kernel expands. */
+#define FUSED_FN_PLAIN(F, F_GRAD, MATH) \
+  static float F(float a) { return MATH; }
+#define FUSED_FN_NEG FUSED_FN_PLAIN
+#define FUSED_FN_ABS FUSED_FN_PLAIN
+#define FUSED_FN_SIGN FUSED_FN_PLAIN
+#define FUSED_FN_SQUARE FUSED_FN_PLAIN
+#define FUSED_FN_ROUND FUSED_FN_PLAIN
+#define FUSED_FN_INVERT FUSED_FN_PLAIN
+#define FUSED_FN_GRAD_SHAPE(F, F_GRAD, MATH) \
+  static float F_GRAD(float a, float b) { return MATH; }
+#define FUSED_FN_GRAD_ELEMENTS FUSED_FN_GRAD_SHAPE
+#define FUSED_LONG_FN_FLOAT(L, INT_MATH)
+#define FUSED_LONG_FN_INT64(L, INT_MATH) \
+  static long L(long a) { return INT_MATH; }
+#define CT float
+#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,    \
+                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST)            \
+  FUSED_FN_##KIND(f_##KERNEL, f_##KERNEL##_grad, MATH)                       \
+  FUSED_LONG_FN_##FUSED_TYPES(l_##KERNEL, INT_MATH)
+#include "unary.def"
+#undef CT
 
-static float f_add(float a, float b) { return a + b; }
-static float f_sub(float a, float b) { return a - b; }
-static float f_mul(float a, float b) { return a * b; }
-static float f_div(float a, float b) { return a / b; }
-/* TensorFlow's Maximum/Minimum propagate NaN. */
-static float f_maximum(float a, float b)
-{
-  return isnan(a) ? a : isnan(b) ? b : fmax(a, b);
-}
-static float f_minimum(float a, float b)
-{
-  return isnan(a) ? a : isnan(b) ? b : fmin(a, b);
-}
-static float f_squared_difference(float a, float b)
-{
-  return (a - b) * (a - b);
-}
-static float f_pow(float a, float b) { return pow(a, b); }
-static float f_div_no_nan(float a, float b) { return b == 0.0f ? 0.0f : a / b; }
-/* The relu gradients multiply by the mask: NaN or Inf gradients give NaN
- * where it is 0, as TensorFlow's. */
-static float f_relu_grad(float a, float b) { return a * (float)(b > 0.0f); }
-static float f_relu6_grad(float a, float b)
-{
-  return a * (float)((b > 0.0f) & (b < 6.0f));
-}
-/* (y, dy) */
-static float f_sigmoid_grad(float a, float b) { return b * a * (1.0f - a); }
-static float f_tanh_grad(float a, float b) { return b * fma(-a, a, 1.0f); }
-static float f_sqrt_grad(float a, float b) { return 0.5f * b / a; }
-static float f_rsqrt_grad(float a, float b) { return -0.5f * (a * a) * (a * b); }
-
-/* int64, wrapping around as TensorFlow's integer kernels (binary.cl's and
- * unary.cl's long ones). */
-static long l_add(long a, long b) { return (long)((ulong)a + (ulong)b); }
-static long l_sub(long a, long b) { return (long)((ulong)a - (ulong)b); }
-static long l_mul(long a, long b) { return (long)((ulong)a * (ulong)b); }
-static long l_maximum(long a, long b) { return max(a, b); }
-static long l_minimum(long a, long b) { return min(a, b); }
-static long l_neg(long a) { return (long)(0ul - (ulong)a); }
-static long l_square(long a) { return (long)((ulong)a * (ulong)a); }
+/* binary.def's fused rows, likewise: f_<FUSED_TEXT>, l_<FUSED_TEXT>. */
+#define FUSED_LONG_FN2_FLOAT(L, INT_MATH)
+#define FUSED_LONG_FN2_INT64(L, INT_MATH) \
+  static long L(long a, long b) { return INT_MATH; }
+#define CT float
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
+                        ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
+  static float f_##FUSED_TEXT(float a, float b) { return MATH; }             \
+  FUSED_LONG_FN2_##FUSED_TYPES(l_##FUSED_TEXT, INT_MATH)
+#include "binary.def"
+#undef CT
 
 /* The generated part follows. */

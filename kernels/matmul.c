@@ -76,6 +76,7 @@ static struct {
   struct ocl_kernel bias_act[ST_COUNT][V_COUNT];
   struct ocl_kernel pack[ST_COUNT];
   struct ocl_kernel gemm_8x2[ST_COUNT];
+  struct ocl_kernel split_sum[ST_COUNT];
   /* [tile][ta * 2 + tb] */
   struct ocl_kernel tiled[ST_COUNT][2][NUM_TILES][4];
 } kernels = {.once = PTHREAD_ONCE_INIT};
@@ -94,6 +95,8 @@ static void kernels_init(void)
     ok &= ocl_kernel_init(&kernels.pack[st], &programs[st][V_CPU], "pack");
     ok &= ocl_kernel_init(&kernels.gemm_8x2[st], &programs[st][V_CPU],
                           "gemm_8x2");
+    ok &= ocl_kernel_init(&kernels.split_sum[st], &programs[st][V_CPU],
+                          "split_sum");
     for (int w = 0; w < 2; w++)
       for (int t = 0; t < NUM_TILES; t++)
         for (int x = 0; x < 4; x++)
@@ -266,11 +269,43 @@ static bool run_direct(struct ocl_op *op, const struct gemm *g)
  * at 1024^3 on PoCL (interleaved runs on a loaded 2-core host: the
  * differences among the ties stayed within the noise). */
 enum { GEMM_MR = 8, GEMM_NR = 32 };
+_Static_assert(GEMM_MR == OCL_GEMM_PANEL_ROWS,
+               "gemm.h's panels are the packed kernel's A panels");
 /* Work-items per group, all along M: they share one B micro-panel. */
 enum { GEMM_LOCAL = 64 };
 /* K slice per launch: a KC x NR float micro-panel of B (32 KiB) stays in a
  * core's L1/L2 while the group's work-items stream A past it. */
 enum { GEMM_KC = 256 };
+/* Split K: a product of few blocks and a long K (a convolution's filter
+ * gradient: [taps * Cin, Cout] summed over every output pixel) ran as one
+ * or two work-groups through hundreds of slice launches. Its slices run
+ * side by side instead, enough of them for GEMM_SPLIT_GROUPS work-groups
+ * per compute unit, into partial products of at most
+ * GEMM_SPLIT_MAX_ELEMENTS floats, then one pass sums them. */
+enum { GEMM_SPLIT_GROUPS = 4, GEMM_MAX_SPLITS = 64 };
+#define GEMM_SPLIT_MAX_ELEMENTS ((int64_t)1 << 24)
+
+/* The number of K splits for a float product whose launch has `groups`
+ * work-groups: 1 where the groups already fill the device. */
+static int64_t k_splits(const struct gemm *g, int64_t groups,
+                        cl_uint compute_units)
+{
+  int64_t slices = (g->k + GEMM_KC - 1) / GEMM_KC;
+  int64_t want = (int64_t)GEMM_SPLIT_GROUPS * (compute_units ? compute_units : 1);
+  /* A short K (a forward convolution's taps * Cin) gains less from a
+   * second launch and a partial pass than it pays. */
+  if (slices < 4 || groups >= want)
+    return 1;
+  int64_t splits = (want + groups - 1) / groups;
+  int64_t outputs = g->batches * g->m * g->n;
+  if (splits > slices)
+    splits = slices;
+  if (splits > GEMM_MAX_SPLITS)
+    splits = GEMM_MAX_SPLITS;
+  while (splits > 1 && splits * outputs > GEMM_SPLIT_MAX_ELEMENTS)
+    splits /= 2;
+  return splits;
+}
 
 /* Packs `count` matrices of src (rows x depth with the given element
  * strides) into a new float temp of micro-panels `width` wide. */
@@ -303,22 +338,67 @@ static TF_Tensor *pack(struct ocl_op *op, enum storage st,
   return dst;
 }
 
-static bool run_packed(struct ocl_op *op, const struct gemm *g)
+/* The float product in `splits` parts along K, side by side in one
+ * launch, then summed into C. */
+static bool run_split(struct ocl_op *op, const struct gemm *g, TF_Tensor *ap,
+                      const TF_Tensor *a_pack, TF_Tensor *bp, int64_t mblocks,
+                      int64_t nblocks, int64_t splits, const size_t *local,
+                      const struct gemm_batch_args *batch)
+{
+  int64_t outputs = g->batches * g->m * g->n;
+  int64_t slice = (g->k + splits - 1) / splits;
+  splits = (g->k + slice - 1) / slice; /* no empty split */
+  TF_Tensor *parts = ocl_op_temp(op, TF_FLOAT, splits * outputs);
+  if (parts == NULL)
+    return false;
+  size_t global[3] = {(size_t)nblocks, (size_t)mblocks,
+                      (size_t)(g->batches * splits)};
+  const struct ocl_arg args[] = {
+      OCL_TENSOR(a_pack), OCL_TENSOR(bp),       OCL_TENSOR(parts),
+      OCL_LONG(0),        OCL_LONG(g->m),       OCL_LONG(g->n),
+      OCL_LONG(g->k),     OCL_LONG(0),          OCL_LONG(slice),
+      OCL_INT(0),         OCL_LONG(mblocks),    OCL_LONG(nblocks),
+      OCL_LONG(splits),   OCL_LONG(outputs),    OCL_BYTES(batch, sizeof(*batch)),
+  };
+  if (!ocl_launch(op, &kernels.gemm_8x2[ST_FLOAT], 3, global, local, args,
+                  (int)(sizeof(args) / sizeof(args[0]))))
+    return false;
+  if (ap != NULL)
+    ocl_op_release(op, ap);
+  ocl_op_release(op, bp);
+  const struct ocl_arg sum_args[] = {
+      OCL_TENSOR(parts), OCL_TENSOR(g->c), OCL_LONG(g->c_off),
+      OCL_LONG(outputs), OCL_LONG(splits),
+  };
+  if (!ocl_launch_1d(op, &kernels.split_sum[ST_FLOAT], (size_t)outputs,
+                     sum_args, (int)(sizeof(sum_args) / sizeof(sum_args[0]))))
+    return false;
+  ocl_op_release(op, parts);
+  return run_epilogue(op, g);
+}
+
+/* The packed product; a_panels: A already in panels (ocl_op_gemm_panels),
+ * else NULL and A is packed here. */
+static bool run_packed_from(struct ocl_op *op, const struct gemm *g,
+                            const TF_Tensor *a_panels)
 {
   enum storage st = storage_of(g->dtype);
   const int mr = GEMM_MR, nr = GEMM_NR;
   int64_t kc = GEMM_KC;
   TF_Tensor *ap = NULL, *bp = NULL;
 
-  ap = pack(op, st, g->a, g->a_off, operand_matrices(g, g->a_bstride), g->m,
-            g->k, g->ta ? 1 : g->k, g->ta ? g->m : 1, mr);
-  if (ap == NULL)
-    return false;
+  if (a_panels == NULL) {
+    ap = pack(op, st, g->a, g->a_off, operand_matrices(g, g->a_bstride), g->m,
+              g->k, g->ta ? 1 : g->k, g->ta ? g->m : 1, mr);
+    if (ap == NULL)
+      return false;
+  }
   bp = pack(op, st, g->b, g->b_off, operand_matrices(g, g->b_bstride), g->n,
             g->k, g->tb ? g->k : 1, g->tb ? 1 : g->n, nr);
   if (bp == NULL)
     return false;
 
+  const TF_Tensor *a_pack = a_panels != NULL ? a_panels : ap;
   int64_t mblocks = (g->m + mr - 1) / mr, nblocks = (g->n + nr - 1) / nr;
   /* Half output would round at every slice: one slice, as deep as K. */
   if (st == ST_HALF)
@@ -329,18 +409,23 @@ static bool run_packed(struct ocl_op *op, const struct gemm *g)
     return false;
   while (local[1] > max)
     local[1] /= 2;
-  size_t global[3] = {(size_t)nblocks, (size_t)mblocks, (size_t)g->batches};
   /* Packed matrices are indexed whole: strides in matrices. */
   struct gemm_batch_args batch;
   batch_args(g, 1, 1, &batch);
+  int64_t groups = (mblocks + (int64_t)local[1] - 1) / (int64_t)local[1] *
+                   nblocks * g->batches;
+  int64_t splits = st == ST_FLOAT ? k_splits(g, groups, op->info->compute_units) : 1;
+  if (splits > 1)
+    return run_split(op, g, ap, a_pack, bp, mblocks, nblocks, splits, local,
+                     &batch);
+  size_t global[3] = {(size_t)nblocks, (size_t)mblocks, (size_t)g->batches};
   for (int64_t k0 = 0; k0 < g->k; k0 += kc) {
-    int64_t depth = g->k - k0 < kc ? g->k - k0 : kc;
     const struct ocl_arg args[] = {
-        OCL_TENSOR(ap),       OCL_TENSOR(bp),    OCL_TENSOR(g->c),
+        OCL_TENSOR(a_pack),   OCL_TENSOR(bp),    OCL_TENSOR(g->c),
         OCL_LONG(g->c_off),   OCL_LONG(g->m),    OCL_LONG(g->n),
-        OCL_LONG(g->k),       OCL_LONG(k0),      OCL_LONG(depth),
+        OCL_LONG(g->k),       OCL_LONG(k0),      OCL_LONG(kc),
         OCL_INT(k0 > 0),      OCL_LONG(mblocks), OCL_LONG(nblocks),
-        OCL_BYTES(&batch, sizeof(batch)),
+        OCL_LONG(1),          OCL_LONG(0),       OCL_BYTES(&batch, sizeof(batch)),
     };
     if (!ocl_launch(op, &kernels.gemm_8x2[st], 3, global, local, args,
                     (int)(sizeof(args) / sizeof(args[0]))))
@@ -348,9 +433,15 @@ static bool run_packed(struct ocl_op *op, const struct gemm *g)
   }
   /* The panels go back to TensorFlow now, reused only by work enqueued
    * later on this in-order stream (stream-ordered allocation). */
-  ocl_op_release(op, ap);
+  if (ap != NULL)
+    ocl_op_release(op, ap);
   ocl_op_release(op, bp);
   return run_epilogue(op, g);
+}
+
+static bool run_packed(struct ocl_op *op, const struct gemm *g)
+{
+  return run_packed_from(op, g, NULL);
 }
 
 /* ---- Our own kernels: the GPU shape ----------------------------------------- */
@@ -759,14 +850,11 @@ static bool gemm_run(struct ocl_op *op, struct gemm *g, enum gemm_path path)
   return ok;
 }
 
-bool ocl_op_gemm(struct ocl_op *op, TF_DataType dtype,
-                 const struct ocl_gemm_desc *d, const TF_Tensor *a,
-                 const TF_Tensor *b, const TF_Tensor *c)
+/* g for another family's product `d`. */
+static void gemm_of_desc(TF_DataType dtype, const struct ocl_gemm_desc *d,
+                         const TF_Tensor *a, const TF_Tensor *b,
+                         const TF_Tensor *c, struct gemm *g)
 {
-  if (d->batches * d->m * d->n == 0)
-    return true;
-  struct gemm gemm;
-  struct gemm *g = &gemm;
   memset(g, 0, offsetof(struct gemm, bdims));
   g->dtype = dtype;
   g->m = d->m;
@@ -787,9 +875,56 @@ bool ocl_op_gemm(struct ocl_op *op, TF_DataType dtype,
   g->b_bstride[0] = d->b_shared ? 0 : 1;
   g->bias = NULL;
   g->act = ACT_NONE;
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, process_path_read);
-  return gemm_run(op, g, process_path);
+}
+
+static pthread_once_t process_path_once = PTHREAD_ONCE_INIT;
+
+bool ocl_op_gemm(struct ocl_op *op, TF_DataType dtype,
+                 const struct ocl_gemm_desc *d, const TF_Tensor *a,
+                 const TF_Tensor *b, const TF_Tensor *c)
+{
+  if (d->batches * d->m * d->n == 0)
+    return true;
+  struct gemm g;
+  gemm_of_desc(dtype, d, a, b, c, &g);
+  pthread_once(&process_path_once, process_path_read);
+  return gemm_run(op, &g, process_path);
+}
+
+/* Whether gemm_run_one would take run_packed for g (g as ocl_op_gemm makes
+ * it, one batch, A not transposed). */
+bool ocl_gemm_takes_panels(struct ocl_op *op, TF_DataType dtype,
+                           const struct ocl_gemm_desc *d)
+{
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL || !info->cpu_shape || ocl_tf.AllocateTemp == NULL ||
+      d->batches != 1 || d->m * d->n * d->k == 0 ||
+      (double)d->m * (double)d->n * (double)d->k <= GEMM_DIRECT_MAX_FLOPS)
+    return false;
+  pthread_once(&process_path_once, process_path_read);
+  if (process_path != PATH_AUTO && process_path != PATH_OWN)
+    return false;
+  struct gemm g;
+  gemm_of_desc(dtype, d, NULL, NULL, NULL, &g);
+  /* Where the tuner could pick CLBlast instead. */
+  if (process_path == PATH_AUTO && !info->is_cpu && clblast_usable(op, &g))
+    return false;
+  return kernels_ready(op);
+}
+
+int64_t ocl_gemm_panel_elements(int64_t m, int64_t k)
+{
+  return (m + GEMM_MR - 1) / GEMM_MR * k * GEMM_MR;
+}
+
+bool ocl_op_gemm_panels(struct ocl_op *op, TF_DataType dtype,
+                        const struct ocl_gemm_desc *d,
+                        const TF_Tensor *a_panels, const TF_Tensor *b,
+                        const TF_Tensor *c)
+{
+  struct gemm g;
+  gemm_of_desc(dtype, d, NULL, b, c, &g);
+  return run_packed_from(op, &g, a_panels);
 }
 
 /* ---- Shapes ------------------------------------------------------------------- */

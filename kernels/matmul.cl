@@ -188,12 +188,16 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
 /* One MR x (16 * NV) block of C per work-item, over K slice [k0, k0 + kc).
  * accumulate: add to C (later K slices) instead of overwriting it. Packed
  * panels are per operand matrix: a_mat/b_mat come from the batch strides,
- * which the host gives in packed matrices here. */
+ * which the host gives in packed matrices here. Split K: global dim 2 is
+ * batch * splits, split s takes slice [k0 + s * kc, + kc) and writes its
+ * own partial C, split_stride elements after the previous split's (the
+ * host sums them: split_sum). Unsplit, splits is 1. */
 #define GEMM_KERNEL(MR, NV)                                                  \
   __kernel void gemm_##MR##x##NV(                                            \
       OCL_TENSOR_ARG(const float, ap), OCL_TENSOR_ARG(const float, bp),      \
       OCL_TENSOR_ARG(T, c), long c_off, long M, long N, long K, long k0,     \
-      long kc, int accumulate, long mblocks, long nblocks, gemm_batch_t s)   \
+      long slice, int accumulate, long mblocks, long nblocks, long splits,   \
+      long split_stride, gemm_batch_t s)                                     \
   {                                                                          \
     const int NR = 16 * NV;                                                  \
     long j = get_global_id(0);                                               \
@@ -201,13 +205,18 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
     long b = get_global_id(2);                                               \
     OCL_GUARD(j, nblocks);                                                   \
     OCL_GUARD(i, mblocks);                                                   \
+    long split = b % splits;                                                 \
+    b /= splits;                                                             \
+    long kb = k0 + split * slice;                                            \
+    long kc = min(slice, K - kb);                                            \
     long xb, yb;                                                             \
     batch_offsets(&s, b, &xb, &yb);                                          \
     __global const float *A =                                                \
-        OCL_PTR(const float, ap) + ((xb * mblocks + i) * K + k0) * MR;       \
+        OCL_PTR(const float, ap) + ((xb * mblocks + i) * K + kb) * MR;       \
     __global const float *B =                                                \
-        OCL_PTR(const float, bp) + ((yb * nblocks + j) * K + k0) * NR;       \
-    __global T *C = OCL_PTR(T, c) + c_off + b * M * N + i * MR * N + j * NR; \
+        OCL_PTR(const float, bp) + ((yb * nblocks + j) * K + kb) * NR;       \
+    __global T *C = OCL_PTR(T, c) + c_off + split * split_stride +           \
+                    b * M * N + i * MR * N + j * NR;                         \
     float16 acc[MR][NV];                                                     \
     _Pragma("unroll") for (int r = 0; r < MR; r++)                           \
       _Pragma("unroll") for (int v = 0; v < NV; v++) acc[r][v] = 0.0f;       \
@@ -251,6 +260,20 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
 
 /* 8 x 32: see GEMM_MR in matmul.c for the shapes measured against it. */
 GEMM_KERNEL(8, 2)
+
+/* c[e] = the sum of the splits' partial products of element e (float
+ * GEMMs only: half ones never split). */
+__kernel void split_sum(OCL_TENSOR_ARG(const float, parts),
+                        OCL_TENSOR_ARG(T, c), long c_off, long n, long splits)
+{
+  long e = get_global_id(0);
+  OCL_GUARD(e, n);
+  __global const float *p = OCL_PTR(const float, parts) + e;
+  float acc = 0.0f;
+  for (long s = 0; s < splits; s++)
+    acc += p[s * n];
+  STORE(OCL_PTR(T, c) + c_off, e, acc);
+}
 
 #endif /* MATMUL_CPU */
 

@@ -27,107 +27,69 @@ static const struct ocl_program cast_fp64_program = {
 static const struct ocl_program programs[OCL_NUM_STORAGES] =
     OCL_TYPED_PROGRAMS("unary", ocl_cl_source_unary);
 
-/* What the host must know of an op beyond its kernel's name. */
+/* What the host must know of an op beyond its kernel's name (unary.def's
+ * KIND column). */
 enum unary_kind {
   PLAIN,     /* y = f(x) */
+  PREDICATE, /* y = f(x), bool */
   NEG, ABS, SIGN, SQUARE, ROUND, INVERT, /* also on int32, on the host */
   POPCOUNT,     /* integers to uint8 (int32 on the host) */
   GRAD_SHAPE,   /* two inputs of the same shape (relu family) */
   GRAD_ELEMENTS /* two inputs of the same element count (y, dy ops) */
 };
 
-/* Type sets, as bits of TF_DataType. */
+/* Type sets, as bits of TF_DataType: unary.def's TYPES column. */
 #define TB(t) (1u << (t))
-#define FLOATS (TB(TF_FLOAT) | TB(TF_HALF))
-#define INTEGERS (TB(TF_INT64) | TB(TF_INT32))
+#define TYPES_FLOATS (TB(TF_FLOAT) | TB(TF_HALF))
+#define TYPES_FLOAT32 TB(TF_FLOAT)
+#define TYPES_INTEGERS (TB(TF_INT64) | TB(TF_INT32))
+#define TYPES_FLOATS_INT64 (TYPES_FLOATS | TB(TF_INT64))
+#define TYPES_FLOATS_INTEGERS (TYPES_FLOATS | TYPES_INTEGERS)
+#define TYPES_BOOL TB(TF_BOOL)
 
 struct unary_op {
   const char *op;
   const char *kernel; /* name in unary.cl */
   enum unary_kind kind;
   unsigned types;
-  bool bool_out;
   bool has_alpha; /* LeakyRelu, LeakyReluGrad */
 };
 
+/* The kernel's name in unary.cl by the row's KIND. */
+#define KERNEL_PREFIX_PLAIN "unary_"
+#define KERNEL_PREFIX_PREDICATE "unary_"
+#define KERNEL_PREFIX_NEG "unary_"
+#define KERNEL_PREFIX_ABS "unary_"
+#define KERNEL_PREFIX_SIGN "unary_"
+#define KERNEL_PREFIX_SQUARE "unary_"
+#define KERNEL_PREFIX_ROUND "unary_"
+#define KERNEL_PREFIX_INVERT "unary_"
+#define KERNEL_PREFIX_POPCOUNT "unary_"
+#define KERNEL_PREFIX_GRAD_SHAPE "grad_"
+#define KERNEL_PREFIX_GRAD_ELEMENTS "grad_"
+
+/* The signatures with an alpha attribute. */
+#define SIG_HAS_ALPHA_XY false
+#define SIG_HAS_ALPHA_POPCOUNT false
+#define SIG_HAS_ALPHA_BESSEL false
+#define SIG_HAS_ALPHA_LOGICAL_NOT false
+#define SIG_HAS_ALPHA_PREDICATE false
+#define SIG_HAS_ALPHA_FEATURES false
+#define SIG_HAS_ALPHA_FEATURES_ALPHA true
+#define SIG_HAS_ALPHA_GRAD_FEATURES false
+#define SIG_HAS_ALPHA_GRAD_FEATURES_ALPHA true
+#define SIG_HAS_ALPHA_GRAD_OUTPUTS false
+#define SIG_HAS_ALPHA_SOFTSIGN_GRAD false
+#define SIG_HAS_ALPHA_Y_DY false
+
 static const struct unary_op unary_ops[] = {
-    {"Neg", "unary_neg", NEG, FLOATS | INTEGERS, false, false},
-    {"Abs", "unary_abs", ABS, FLOATS | INTEGERS, false, false},
-    {"Sign", "unary_sign", SIGN, FLOATS | INTEGERS, false, false},
-    {"Exp", "unary_exp", PLAIN, FLOATS, false, false},
-    {"Expm1", "unary_expm1", PLAIN, FLOATS, false, false},
-    {"Log", "unary_log", PLAIN, FLOATS, false, false},
-    {"Log1p", "unary_log1p", PLAIN, FLOATS, false, false},
-    {"Sqrt", "unary_sqrt", PLAIN, FLOATS, false, false},
-    {"Rsqrt", "unary_rsqrt", PLAIN, FLOATS, false, false},
-    {"Square", "unary_square", SQUARE, FLOATS | INTEGERS, false, false},
-    /* TensorFlow's GPU kernels have int64 Reciprocal but no int32. */
-    {"Reciprocal", "unary_reciprocal", PLAIN, FLOATS | TB(TF_INT64), false,
-     false},
-    /* Inv: Reciprocal's old name, still in graphs TensorFlow 1 wrote. */
-    {"Inv", "unary_reciprocal", PLAIN, FLOATS | TB(TF_INT64), false, false},
-    {"Invert", "unary_invert", INVERT, INTEGERS, false, false},
-    {"Digamma", "unary_digamma", PLAIN, FLOATS, false, false},
-    /* TensorFlow's GPU kernels: float and double only. */
-    {"Erfinv", "unary_erfinv", PLAIN, TB(TF_FLOAT), false, false},
-    {"Ndtri", "unary_ndtri", PLAIN, TB(TF_FLOAT), false, false},
-    {"PopulationCount", "unary_population_count", POPCOUNT, INTEGERS, false,
-     false},
-    {"BesselI0e", "unary_bessel_i0e", PLAIN, FLOATS, false, false},
-    {"BesselI1e", "unary_bessel_i1e", PLAIN, FLOATS, false, false},
-    {"BesselI0", "unary_bessel_i0", PLAIN, FLOATS, false, false},
-    {"BesselI1", "unary_bessel_i1", PLAIN, FLOATS, false, false},
-    {"BesselJ0", "unary_bessel_j0", PLAIN, FLOATS, false, false},
-    {"BesselJ1", "unary_bessel_j1", PLAIN, FLOATS, false, false},
-    {"BesselY0", "unary_bessel_y0", PLAIN, FLOATS, false, false},
-    {"BesselY1", "unary_bessel_y1", PLAIN, FLOATS, false, false},
-    {"BesselK0", "unary_bessel_k0", PLAIN, FLOATS, false, false},
-    {"BesselK0e", "unary_bessel_k0e", PLAIN, FLOATS, false, false},
-    {"BesselK1", "unary_bessel_k1", PLAIN, FLOATS, false, false},
-    {"BesselK1e", "unary_bessel_k1e", PLAIN, FLOATS, false, false},
-    {"Tanh", "unary_tanh", PLAIN, FLOATS, false, false},
-    {"Sigmoid", "unary_sigmoid", PLAIN, FLOATS, false, false},
-    {"Relu", "unary_relu", PLAIN, FLOATS, false, false},
-    {"Relu6", "unary_relu6", PLAIN, FLOATS, false, false},
-    {"Elu", "unary_elu", PLAIN, FLOATS, false, false},
-    {"Selu", "unary_selu", PLAIN, FLOATS, false, false},
-    {"LeakyRelu", "unary_leaky_relu", PLAIN, FLOATS, false, true},
-    {"Softplus", "unary_softplus", PLAIN, FLOATS, false, false},
-    {"Softsign", "unary_softsign", PLAIN, FLOATS, false, false},
-    {"Erf", "unary_erf", PLAIN, FLOATS, false, false},
-    {"Erfc", "unary_erfc", PLAIN, FLOATS, false, false},
-    {"Tan", "unary_tan", PLAIN, FLOATS, false, false},
-    {"Asin", "unary_asin", PLAIN, FLOATS, false, false},
-    {"Acos", "unary_acos", PLAIN, FLOATS, false, false},
-    {"Atan", "unary_atan", PLAIN, FLOATS, false, false},
-    {"Sinh", "unary_sinh", PLAIN, FLOATS, false, false},
-    {"Cosh", "unary_cosh", PLAIN, FLOATS, false, false},
-    {"Asinh", "unary_asinh", PLAIN, FLOATS, false, false},
-    {"Acosh", "unary_acosh", PLAIN, FLOATS, false, false},
-    {"Atanh", "unary_atanh", PLAIN, FLOATS, false, false},
-    {"Lgamma", "unary_lgamma", PLAIN, FLOATS, false, false},
-    {"Rint", "unary_rint", PLAIN, FLOATS, false, false},
-    {"Sin", "unary_sin", PLAIN, FLOATS, false, false},
-    {"Cos", "unary_cos", PLAIN, FLOATS, false, false},
-    {"Floor", "unary_floor", PLAIN, FLOATS, false, false},
-    {"Ceil", "unary_ceil", PLAIN, FLOATS, false, false},
-    {"Round", "unary_round", ROUND, FLOATS | INTEGERS, false, false},
-    {"LogicalNot", "unary_logical_not", PLAIN, TB(TF_BOOL), true, false},
-    {"IsNan", "unary_is_nan", PLAIN, FLOATS, true, false},
-    {"IsFinite", "unary_is_finite", PLAIN, FLOATS, true, false},
-    {"IsInf", "unary_is_inf", PLAIN, FLOATS, true, false},
-    {"ReluGrad", "grad_relu", GRAD_SHAPE, FLOATS, false, false},
-    {"Relu6Grad", "grad_relu6", GRAD_SHAPE, FLOATS, false, false},
-    {"EluGrad", "grad_elu", GRAD_SHAPE, FLOATS, false, false},
-    {"SeluGrad", "grad_selu", GRAD_SHAPE, FLOATS, false, false},
-    {"LeakyReluGrad", "grad_leaky_relu", GRAD_SHAPE, FLOATS, false, true},
-    {"SoftplusGrad", "grad_softplus", GRAD_SHAPE, FLOATS, false, false},
-    {"SoftsignGrad", "grad_softsign", GRAD_SHAPE, FLOATS, false, false},
-    {"SigmoidGrad", "grad_sigmoid", GRAD_ELEMENTS, FLOATS, false, false},
-    {"TanhGrad", "grad_tanh", GRAD_ELEMENTS, FLOATS, false, false},
-    {"SqrtGrad", "grad_sqrt", GRAD_ELEMENTS, FLOATS, false, false},
-    {"RsqrtGrad", "grad_rsqrt", GRAD_ELEMENTS, FLOATS, false, false},
-    {"ReciprocalGrad", "grad_reciprocal", GRAD_ELEMENTS, FLOATS, false, false},
+#define UNARY_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,          \
+                 INT_MATH)                                                   \
+  {#NAME, KERNEL_PREFIX_##KIND #KERNEL, KIND, TYPES_##TYPES,                 \
+   SIG_HAS_ALPHA_##SIG},
+#define UNARY_ALIAS(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, ENUM)       \
+  UNARY_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, _, _)
+#include "unary.def"
 };
 
 #define NUM_UNARY_OPS ((int)(sizeof(unary_ops) / sizeof(unary_ops[0])))
@@ -180,7 +142,7 @@ static void *unary_create(TF_OpKernelConstruction *ctx, int index)
   }
   k->op = op;
   k->dtype = TF_BOOL;
-  if (op->types != TB(TF_BOOL)) {
+  if (op->types != TYPES_BOOL) {
     ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
     if (ocl_tf.GetCode(status) != TF_OK)
       goto fail;
@@ -258,7 +220,7 @@ static void unary_compute(void *kernel, TF_OpKernelContext *ctx)
         !check_grad_inputs(op, dims, rank, b_dims, b_rank, o.status))
       goto out;
   }
-  TF_DataType y_type = op->bool_out          ? TF_BOOL
+  TF_DataType y_type = op->kind == PREDICATE ? TF_BOOL
                        : op->kind == POPCOUNT ? TF_UINT8
                                               : k->dtype;
   TF_Tensor *y = ocl_op_output(&o, 0, y_type, dims, rank);
@@ -416,7 +378,7 @@ void ocl_register_unary_kernels(void)
 
   for (int i = 0; i < NUM_UNARY_OPS; i++) {
     const struct unary_op *op = &unary_ops[i];
-    bool typed = op->types != TB(TF_BOOL);
+    bool typed = op->types != TYPES_BOOL;
     for (size_t t = 0; t < NUM_REGISTER_TYPES; t++) {
       TF_DataType dtype = register_types[t];
       if (!(op->types & TB(dtype)))

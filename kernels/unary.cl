@@ -9,9 +9,9 @@
  * One work item per element and no loop inside a work item, so that PoCL
  * vectorises across work items. Every kernel takes the same arguments
  * (x, y, n, alpha) or (p, q, z, n, alpha), so the host launches them all
- * alike; alpha is LeakyRelu's and is ignored by the others. Kernel names
- * are passed whole (unary_exp, not exp): PoCL defines some built-ins as
- * macros, which would expand inside a macro argument. */
+ * alike; alpha is LeakyRelu's and is ignored by the others. The ops
+ * themselves (name, types, math) are unary.def's rows; this file holds
+ * their helpers and the kernel shapes. */
 #include "activations.clh"
 #include "common.clh"
 
@@ -285,11 +285,9 @@ typedef T CT;
 #define UNARY(NAME, EXPR) UNARY_KERNEL(NAME, T, STORE, EXPR)
 #define PREDICATE(NAME, EXPR) UNARY_KERNEL(NAME, uchar, STORE_BOOL, EXPR)
 
-#if defined(T_IS_BOOL)
+#if defined(T_IS_FLOAT) || defined(T_IS_HALF)
 
-UNARY(unary_logical_not, (uchar)(a == 0))
-
-#elif defined(T_IS_FLOAT) || defined(T_IS_HALF)
+/* The helpers of unary.def's float rows. */
 
 #define SELU_SCALE 1.0507009873554804934193349852946f
 #define SELU_SCALE_ALPHA (1.0507009873554804934193349852946f * \
@@ -305,39 +303,6 @@ static CT softplus_of(CT a)
   return a > -threshold ? a : a < threshold ? e : log1p(e);
 }
 
-/* Eigen's sign: NaN stays NaN, both zeros give +0. */
-UNARY(unary_neg, -a)
-UNARY(unary_abs, fabs(a))
-UNARY(unary_sign, isnan(a) ? a : (CT)((a > (CT)0) - (a < (CT)0)))
-UNARY(unary_exp, exp(a))
-UNARY(unary_expm1, expm1(a))
-UNARY(unary_log, log(a))
-UNARY(unary_log1p, log1p(a))
-UNARY(unary_sqrt, sqrt(a))
-UNARY(unary_rsqrt, rsqrt(a))
-UNARY(unary_square, a * a)
-UNARY(unary_reciprocal, (CT)1 / a)
-UNARY(unary_tanh, tanh(a))
-UNARY(unary_sigmoid, ACT_SIGMOID_OF(CT, a))
-UNARY(unary_relu, ACT_RELU_OF(CT, a))
-UNARY(unary_relu6, ACT_RELU6_OF(CT, a))
-UNARY(unary_elu, ACT_ELU_OF(CT, a))
-UNARY(unary_selu, a < (CT)0 ? SELU_SCALE_ALPHA * expm1(a) : SELU_SCALE * a)
-UNARY(unary_leaky_relu, ACT_LEAKY_RELU_OF(CT, a, alpha))
-UNARY(unary_softplus, softplus_of(a))
-UNARY(unary_softsign, a / (fabs(a) + (CT)1))
-UNARY(unary_erf, erf(a))
-UNARY(unary_erfc, erfc(a))
-UNARY(unary_tan, tan(a))
-UNARY(unary_asin, asin(a))
-UNARY(unary_acos, acos(a))
-UNARY(unary_atan, atan(a))
-UNARY(unary_sinh, sinh(a))
-UNARY(unary_cosh, cosh(a))
-UNARY(unary_asinh, asinh(a))
-UNARY(unary_acosh, acosh(a))
-UNARY(unary_atanh, atanh(a))
-UNARY(unary_lgamma, lgamma(a))
 
 /* M. Giles' single-precision erfinv ("Approximating the erfinv function"),
  * given w = -log((1 - x)(1 + x)) computed by the caller without
@@ -623,64 +588,64 @@ static float bessel_y1_of(float x)
          sin(bessel_phase(x, J1_PH, -2.35619449019234492885f));
 }
 
-UNARY(unary_bessel_i0e, bessel_i0e_of(a))
-UNARY(unary_bessel_i1e, bessel_i1e_of(a))
-UNARY(unary_bessel_i0, bessel_i0_of(a))
-UNARY(unary_bessel_i1, bessel_i1_of(a))
-UNARY(unary_bessel_k0, bessel_k0_of(a, false))
-UNARY(unary_bessel_k0e, bessel_k0_of(a, true))
-UNARY(unary_bessel_k1, bessel_k1_of(a, false))
-UNARY(unary_bessel_k1e, bessel_k1_of(a, true))
-UNARY(unary_bessel_j0, bessel_j0_of(a))
-UNARY(unary_bessel_j1, bessel_j1_of(a))
-UNARY(unary_bessel_y0, bessel_y0_of(a))
-UNARY(unary_bessel_y1, bessel_y1_of(a))
-
-UNARY(unary_digamma, special_digamma(a, alpha))
-UNARY(unary_erfinv, erfinv_of(a))
-UNARY(unary_ndtri, ndtri_of(a))
-UNARY(unary_rint, rint(a))
-UNARY(unary_sin, sin(a))
-UNARY(unary_cos, cos(a))
-UNARY(unary_floor, floor(a))
-UNARY(unary_ceil, ceil(a))
-/* Round half to even, as TensorFlow's Round. */
-UNARY(unary_round, rint(a))
-PREDICATE(unary_is_nan, isnan(a))
-PREDICATE(unary_is_finite, isfinite(a))
-PREDICATE(unary_is_inf, isinf(a))
-
-/* The relu family multiplies by the mask rather than selecting, as
- * TensorFlow does: a NaN or infinite gradient gives NaN where the mask is
- * 0. */
-GRAD_KERNEL(grad_relu, a * (CT)(b > (CT)0))
-GRAD_KERNEL(grad_relu6, a * (CT)((b > (CT)0) & (b < (CT)6)))
-GRAD_KERNEL(grad_elu, b < (CT)0 ? a * (b + (CT)1) : a)
-GRAD_KERNEL(grad_selu, b < (CT)0 ? a * (b + SELU_SCALE_ALPHA) : a * SELU_SCALE)
-GRAD_KERNEL(grad_leaky_relu, b > (CT)0 ? a : a * (CT)alpha)
-GRAD_KERNEL(grad_softplus, a / (exp(-b) + (CT)1))
-/* gradients / (1 + |features|)^2, the square as TensorFlow takes it. */
-GRAD_KERNEL(grad_softsign, a / ((fabs(b) + (CT)1) * (fabs(b) + (CT)1)))
-/* (y, dy) ops: a = y, b = dy. */
-GRAD_KERNEL(grad_sigmoid, b * a * ((CT)1 - a))
-/* fma: no cancellation in 1 - y*y as y nears 1. */
-GRAD_KERNEL(grad_tanh, b * fma(-a, a, (CT)1))
-GRAD_KERNEL(grad_sqrt, (CT)0.5 * b / a)
-GRAD_KERNEL(grad_rsqrt, (CT)-0.5 * (a * a) * (a * b))
-GRAD_KERNEL(grad_reciprocal, -a * a * b)
-
-#else /* long */
-
-/* Two's complement wrap-around, as TensorFlow's integer kernels. */
-UNARY(unary_neg, (long)(0ul - (ulong)a))
-UNARY(unary_abs, a < 0 ? (long)(0ul - (ulong)a) : a)
-UNARY(unary_sign, (long)((a > 0) - (a < 0)))
-UNARY(unary_square, (long)((ulong)a * (ulong)a))
-UNARY(unary_round, a)
-/* 1 / 0 has no integer answer; devices differ, so it is defined as 0. */
-UNARY(unary_reciprocal, a == 0 ? 0 : 1 / a)
-UNARY(unary_invert, ~a)
-UNARY_KERNEL(unary_population_count, uchar, STORE, (uchar)popcount(a))
-
 #endif
+
+/* ---- The kernels: one per row of unary.def with this storage type ----- */
+
+/* The kernel's shape by the row's KIND. */
+#define KIND_PLAIN(UNARY_NAME, GRAD_NAME, E) UNARY(UNARY_NAME, E)
+#define KIND_NEG KIND_PLAIN
+#define KIND_ABS KIND_PLAIN
+#define KIND_SIGN KIND_PLAIN
+#define KIND_SQUARE KIND_PLAIN
+#define KIND_ROUND KIND_PLAIN
+#define KIND_INVERT KIND_PLAIN
+#define KIND_PREDICATE(UNARY_NAME, GRAD_NAME, E) PREDICATE(UNARY_NAME, E)
+#define KIND_POPCOUNT(UNARY_NAME, GRAD_NAME, E) \
+  UNARY_KERNEL(UNARY_NAME, uchar, STORE, E)
+#define KIND_GRAD_SHAPE(UNARY_NAME, GRAD_NAME, E) GRAD_KERNEL(GRAD_NAME, E)
+#define KIND_GRAD_ELEMENTS KIND_GRAD_SHAPE
+
+/* Whether this program has a row's TYPES, and which of its expressions it
+ * computes: MATH on float, half and bool, INT_MATH on int64 (int32 runs on
+ * the host). */
+#if defined(T_IS_BOOL)
+#define ON_BOOL(KIND, U, G, MATH, INT_MATH) KIND(U, G, MATH)
+#elif defined(T_IS_FLOAT) || defined(T_IS_HALF)
+/* float-only ops (FLOAT32) are built for half too, unregistered. */
+#define ON_FLOATS(KIND, U, G, MATH, INT_MATH) KIND(U, G, MATH)
+#define ON_FLOAT32 ON_FLOATS
+#define ON_FLOATS_INT64 ON_FLOATS
+#define ON_FLOATS_INTEGERS ON_FLOATS
+#else /* long */
+#define ON_INTEGERS(KIND, U, G, MATH, INT_MATH) KIND(U, G, INT_MATH)
+#define ON_FLOATS_INT64 ON_INTEGERS
+#define ON_FLOATS_INTEGERS ON_INTEGERS
+#endif
+#define NOT_HERE(KIND, U, G, MATH, INT_MATH)
+#ifndef ON_BOOL
+#define ON_BOOL NOT_HERE
+#endif
+#ifndef ON_FLOATS
+#define ON_FLOATS NOT_HERE
+#define ON_FLOAT32 NOT_HERE
+#endif
+#ifndef ON_INTEGERS
+#define ON_INTEGERS NOT_HERE
+#endif
+#ifndef ON_FLOATS_INT64
+#define ON_FLOATS_INT64 NOT_HERE
+#define ON_FLOATS_INTEGERS NOT_HERE
+#endif
+
+/* The names are pasted here, before any macro could expand them (PoCL
+ * defines some built-ins as macros), hence the fused rows' own macro. */
+#define UNARY_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,          \
+                 INT_MATH)                                                   \
+  ON_##TYPES(KIND_##KIND, unary_##KERNEL, grad_##KERNEL, MATH, INT_MATH)
+#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,    \
+                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST)            \
+  ON_##TYPES(KIND_##KIND, unary_##KERNEL, grad_##KERNEL, MATH, INT_MATH)
+#include "unary.def"
+
 #endif /* CAST */

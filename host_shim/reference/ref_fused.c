@@ -18,44 +18,6 @@
 #include "../../plugin/graph/fused_program.h"
 #include "reference.h"
 
-/* The unfused op each opcode stands for. */
-static const char *tf_name(int op)
-{
-  switch (op) {
-  case FUSED_NEG: return "Neg";
-  case FUSED_ABS: return "Abs";
-  case FUSED_SQUARE: return "Square";
-  case FUSED_SQRT: return "Sqrt";
-  case FUSED_RSQRT: return "Rsqrt";
-  case FUSED_RECIPROCAL: return "Reciprocal";
-  case FUSED_EXP: return "Exp";
-  case FUSED_LOG: return "Log";
-  case FUSED_TANH: return "Tanh";
-  case FUSED_SIGMOID: return "Sigmoid";
-  case FUSED_RELU: return "Relu";
-  case FUSED_RELU6: return "Relu6";
-  case FUSED_ELU: return "Elu";
-  case FUSED_ERF: return "Erf";
-  case FUSED_ERFC: return "Erfc";
-  case FUSED_ADD: return "AddV2";
-  case FUSED_SUB: return "Sub";
-  case FUSED_MUL: return "Mul";
-  case FUSED_DIV: return "RealDiv";
-  case FUSED_MAXIMUM: return "Maximum";
-  case FUSED_MINIMUM: return "Minimum";
-  case FUSED_SQUARED_DIFFERENCE: return "SquaredDifference";
-  case FUSED_POW: return "Pow";
-  case FUSED_DIV_NO_NAN: return "DivNoNan";
-  case FUSED_RELU_GRAD: return "ReluGrad";
-  case FUSED_RELU6_GRAD: return "Relu6Grad";
-  case FUSED_SIGMOID_GRAD: return "SigmoidGrad";
-  case FUSED_TANH_GRAD: return "TanhGrad";
-  case FUSED_SQRT_GRAD: return "SqrtGrad";
-  case FUSED_RSQRT_GRAD: return "RsqrtGrad";
-  default: return NULL;
-  }
-}
-
 static bool is_grad(int op) { return op >= FUSED_RELU_GRAD; }
 
 static int fused_compute(const struct ref_case *c, struct ref_tensor *out,
@@ -126,17 +88,18 @@ static int fused_compute(const struct ref_case *c, struct ref_tensor *out,
     for (int j = 0; j < p.num_insns; j++) {
       const struct fused_insn *in = &p.insns[j];
       TF_DataType dtype = (TF_DataType)in->dtype;
+      const char *name = fused_op_tf_name(in->op);
       double r;
       if (in->op == FUSED_CONST)
         r = p.constants[in->a];
       else if (in->op == FUSED_CAST)
         r = v[in->a];
       else if (fused_op_arity(in->op) == 1)
-        r = ref_unary_value(tf_name(in->op), dtype, v[in->a]);
+        r = ref_unary_value(name, dtype, v[in->a]);
       else if (is_grad(in->op))
-        r = ref_grad_value(tf_name(in->op), v[in->a], v[in->b]);
+        r = ref_grad_value(name, v[in->a], v[in->b]);
       else
-        r = ref_binary_value(tf_name(in->op), dtype, v[in->a], v[in->b]);
+        r = ref_binary_value(name, dtype, v[in->a], v[in->b]);
       v[n + j] = ref_round_to(dtype, r);
     }
     out[0].v[i] = v[n + p.num_insns - 1];
@@ -312,6 +275,14 @@ static void fused_cases(const struct ref_op *op, TF_DataType dtype,
     static const int64_t bcast[][8] = {{5, 1, 7}, {3, 1}, {7}, {1, 3, 7}};
     inputs_of_shapes(program_case_add(out, op, p, dtype, "broadcast"), p,
                      dtype, bcast, (const int[]){3, 2, 1, 3}, 4);
+    /* Per-channel terms (batch normalisation's) over rows of 24, and a
+     * 3-dim broadcast with an innermost dim of 20: the _bcast3d kernel. */
+    static const int64_t channels[][8] = {{11, 5, 24}, {24}, {1, 24}};
+    inputs_of_shapes(program_case_add(out, op, p, dtype, "per channel"), p,
+                     dtype, channels, (const int[]){3, 1, 2}, 3);
+    static const int64_t three[][8] = {{3, 7, 20}, {3, 1, 20}, {1, 7, 1}};
+    inputs_of_shapes(program_case_add(out, op, p, dtype, "3 dims"), p, dtype,
+                     three, (const int[]){3, 3, 3}, 3);
     static const int64_t scalar[][8] = {{0}};
     inputs_of_shapes(program_case_add(out, op, p, dtype, "all scalars"), p,
                      dtype, scalar, (const int[]){0}, 1);

@@ -160,6 +160,9 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
   add_case(out, o, dtype, D(33, 65), D(65, 17), false, false, ok);
   add_case(out, o, dtype, D(65, 33), D(33, 130), false, false, ok);
   add_case(out, o, dtype, D(9, 300), D(300, 47), false, false, ok);
+  /* Few blocks and a long K (a filter gradient's shape): the packed
+   * kernel's K splits side by side, then summed. */
+  add_case(out, o, dtype, D(1100, 9), D(1100, 20), true, false, ok);
   add_case(out, o, dtype, D(1, 130), D(130, 1), false, false, ok);
   /* Every transpose combination, small (direct) and packed. */
   for (int t = 1; t < 4; t++) {

@@ -24,6 +24,7 @@ extern const struct ref_op ref_ops_image[];
 extern const struct ref_op ref_ops_select[];
 extern const struct ref_op ref_ops_segment[];
 extern const struct ref_op ref_ops_numerics[];
+extern const struct ref_op ref_ops_fft[];
 
 
 static const struct ref_op *const families[] = {
@@ -41,6 +42,7 @@ static const struct ref_op *const families[] = {
     ref_ops_select,
     ref_ops_segment,
     ref_ops_numerics,
+    ref_ops_fft,
 };
 
 #define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))

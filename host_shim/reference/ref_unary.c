@@ -745,96 +745,54 @@ double ref_grad_value(const char *op, double a, double b)
   return grad_value(op, a, b, 0.2);
 }
 
+/* unary.def's REF column: rtol, atol. */
 #define EXACT 0.0, 0.0
 #define ROUNDED 1e-6, 1e-30
 #define BUILTIN 4e-6, 1e-30
 /* lgamma has no accuracy bound in OpenCL; near its zeros (1, 2) only an
  * absolute one makes sense. */
 #define LGAMMA 1e-5, 1e-5
+/* A few roundings in the series and the recurrence; near its zero
+ * (1.4616) only an absolute bound makes sense. */
+#define DIGAMMA 1e-5, 1e-5
+/* Near p = 0.5 the quantile is near 0: an absolute bound there. */
+#define NDTRI 4e-6, 1e-6
+/* Cephes' single-precision fits (peak 4e-7 relative, 2.4e-7 absolute for J
+ * and Y) composed with exp, log, cos, rsqrt of a few ulp. J and Y take an
+ * absolute bound too, near their zeros and for large x, whose phase x + ...
+ * rounds to float (up to ulp(x) / 2 radians times the modulus
+ * sqrt(2 / (pi x)): 1.2e-5 at x = 65000). */
 #define BESSEL 4e-6, 1e-30
 #define BESSEL_JY 4e-6, 1.5e-5
 
+/* The case builder and computation by unary.def's KIND. */
+#define REF_FNS_PLAIN unary_cases, unary_compute
+#define REF_FNS_PREDICATE REF_FNS_PLAIN
+#define REF_FNS_NEG REF_FNS_PLAIN
+#define REF_FNS_ABS REF_FNS_PLAIN
+#define REF_FNS_SIGN REF_FNS_PLAIN
+#define REF_FNS_SQUARE REF_FNS_PLAIN
+#define REF_FNS_ROUND REF_FNS_PLAIN
+#define REF_FNS_INVERT REF_FNS_PLAIN
+#define REF_FNS_POPCOUNT REF_FNS_PLAIN
+#define REF_FNS_GRAD_SHAPE grad_cases, grad_compute
+#define REF_FNS_GRAD_ELEMENTS REF_FNS_GRAD_SHAPE
+
+/* REF comes last: it expands to two numbers. Every row macro is defined
+ * here, since the .def's default forwarding would expand it early. */
+#define REF_ROW(NAME, KIND, DOMAIN, ...) \
+  {#NAME, __VA_ARGS__, REF_##DOMAIN, REF_FNS_##KIND},
+
 const struct ref_op ref_ops_unary[] = {
-    {"Neg", EXACT, REF_ANY, unary_cases, unary_compute},
-    {"Abs", EXACT, REF_ANY, unary_cases, unary_compute},
-    {"Sign", EXACT, REF_ANY, unary_cases, unary_compute},
-    {"Exp", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Expm1", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Log", BUILTIN, REF_POSITIVE, unary_cases, unary_compute},
-    {"Log1p", BUILTIN, REF_POSITIVE, unary_cases, unary_compute},
-    {"Sqrt", BUILTIN, REF_POSITIVE, unary_cases, unary_compute},
-    {"Rsqrt", BUILTIN, REF_POSITIVE, unary_cases, unary_compute},
-    {"Square", ROUNDED, REF_ANY, unary_cases, unary_compute},
-    {"Reciprocal", BUILTIN, REF_NONZERO, unary_cases, unary_compute},
-    {"Inv", BUILTIN, REF_NONZERO, unary_cases, unary_compute},
-    {"Invert", EXACT, REF_ANY, unary_cases, unary_compute},
-    /* A few roundings in the series and the recurrence; near its zero
-     * (1.4616) only an absolute bound makes sense. */
-    {"Digamma", 1e-5, 1e-5, REF_POSITIVE, unary_cases, unary_compute},
-    {"Erfinv", BUILTIN, REF_UNIT, unary_cases, unary_compute},
-    /* Near p = 0.5 the quantile is near 0: an absolute bound there. */
-    {"Ndtri", 4e-6, 1e-6, REF_UNIT, unary_cases, unary_compute},
-    {"PopulationCount", EXACT, REF_ANY, unary_cases, unary_compute},
-    /* Cephes' single-precision fits (peak 4e-7 relative, 2.4e-7 absolute
-     * for J and Y) composed with exp, log, cos, rsqrt of a few ulp. J and
-     * Y take an absolute bound too, near their zeros and for large x,
-     * whose phase x + ... rounds to float (up to ulp(x) / 2 radians times
-     * the modulus sqrt(2 / (pi x)): 1.2e-5 at x = 65000). */
-    {"BesselI0e", BESSEL, REF_ANY, unary_cases, unary_compute},
-    {"BesselI1e", BESSEL, REF_ANY, unary_cases, unary_compute},
-    {"BesselI0", BESSEL, REF_ANY, unary_cases, unary_compute},
-    {"BesselI1", BESSEL, REF_ANY, unary_cases, unary_compute},
-    {"BesselJ0", BESSEL_JY, REF_ANY, unary_cases, unary_compute},
-    {"BesselJ1", BESSEL_JY, REF_ANY, unary_cases, unary_compute},
-    {"BesselY0", BESSEL_JY, REF_POSITIVE, unary_cases, unary_compute},
-    {"BesselY1", BESSEL_JY, REF_POSITIVE, unary_cases, unary_compute},
-    {"BesselK0", BESSEL, REF_POSITIVE, unary_cases, unary_compute},
-    {"BesselK0e", BESSEL, REF_POSITIVE, unary_cases, unary_compute},
-    {"BesselK1", BESSEL, REF_POSITIVE, unary_cases, unary_compute},
-    {"BesselK1e", BESSEL, REF_POSITIVE, unary_cases, unary_compute},
-    {"Tanh", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Sigmoid", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Relu", EXACT, REF_ANY, unary_cases, unary_compute},
-    {"Relu6", EXACT, REF_ANY, unary_cases, unary_compute},
-    {"Elu", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Selu", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"LeakyRelu", ROUNDED, REF_ANY, unary_cases, unary_compute},
-    {"Softplus", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Softsign", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Erf", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Erfc", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Tan", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Asin", BUILTIN, REF_UNIT, unary_cases, unary_compute},
-    {"Acos", BUILTIN, REF_UNIT, unary_cases, unary_compute},
-    {"Atan", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Sinh", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Cosh", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Asinh", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Acosh", BUILTIN, REF_POSITIVE, unary_cases, unary_compute},
-    {"Atanh", BUILTIN, REF_UNIT, unary_cases, unary_compute},
-    {"Lgamma", LGAMMA, REF_POSITIVE, unary_cases, unary_compute},
-    {"Rint", EXACT, REF_ANY, unary_cases, unary_compute},
-    {"Sin", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Cos", BUILTIN, REF_ANY, unary_cases, unary_compute},
-    {"Floor", EXACT, REF_ANY, unary_cases, unary_compute},
-    {"Ceil", EXACT, REF_ANY, unary_cases, unary_compute},
-    {"Round", EXACT, REF_ANY, unary_cases, unary_compute},
-    {"LogicalNot", EXACT, REF_BOOL, unary_cases, unary_compute},
-    {"IsNan", EXACT, REF_ANY, unary_cases, unary_compute},
-    {"IsFinite", EXACT, REF_ANY, unary_cases, unary_compute},
-    {"IsInf", EXACT, REF_ANY, unary_cases, unary_compute},
-    {"ReluGrad", EXACT, REF_ANY, grad_cases, grad_compute},
-    {"Relu6Grad", EXACT, REF_ANY, grad_cases, grad_compute},
-    {"EluGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
-    {"SeluGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
-    {"LeakyReluGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
-    {"SoftplusGrad", BUILTIN, REF_ANY, grad_cases, grad_compute},
-    {"SoftsignGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
-    {"SigmoidGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
-    {"TanhGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
-    {"SqrtGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
-    {"RsqrtGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
-    {"ReciprocalGrad", ROUNDED, REF_ANY, grad_cases, grad_compute},
+#define UNARY_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,          \
+                 INT_MATH)                                                   \
+  REF_ROW(NAME, KIND, DOMAIN, REF)
+#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,    \
+                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST)            \
+  REF_ROW(NAME, KIND, DOMAIN, REF)
+#define UNARY_ALIAS(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, ENUM)       \
+  REF_ROW(NAME, KIND, DOMAIN, REF)
+#include "../../kernels/unary.def"
     {"Cast", EXACT, REF_ANY, cast_cases, cast_compute},
     {.op = NULL},
 };

@@ -9,82 +9,71 @@ struct op_entry {
   int op;
   const char *text;
   int arity;
+  bool takes_int64;
+  bool costly;
 };
 
+/* unary.def's and binary.def's columns, as the tables below need them. */
+#define UNARY_TEXT_PLAIN(KERNEL) #KERNEL
+#define UNARY_TEXT_GRAD(KERNEL) #KERNEL "_grad"
+#define UNARY_ARITY_PLAIN 1
+#define UNARY_ARITY_GRAD 2
+#define TAKES_INT64_FLOAT false
+#define TAKES_INT64_INT64 true
+#define COSTLY_CHEAP false
+#define COSTLY_COSTLY true
+/* Every KIND a fused row may have: one operand, or two (the gradients). */
+#define UNARY_FORM_OF_PLAIN PLAIN
+#define UNARY_FORM_OF_NEG PLAIN
+#define UNARY_FORM_OF_ABS PLAIN
+#define UNARY_FORM_OF_SIGN PLAIN
+#define UNARY_FORM_OF_SQUARE PLAIN
+#define UNARY_FORM_OF_ROUND PLAIN
+#define UNARY_FORM_OF_INVERT PLAIN
+#define UNARY_FORM_OF_GRAD_SHAPE GRAD
+#define UNARY_FORM_OF_GRAD_ELEMENTS GRAD
+#define UNARY_CAT_(a, b) a##b
+#define UNARY_CAT(a, b) UNARY_CAT_(a, b)
+#define UNARY_FORM(KIND) UNARY_FORM_OF_##KIND
+
+/* Not Abs in int64 (unary.def): clang makes llvm.abs.i64 of it, which
+ * Oclgrind (the project's second OpenCL implementation) cannot run, and no
+ * counter needs it. */
 static const struct op_entry ops[] = {
-    {FUSED_CONST, "c", 0},
-    {FUSED_CAST, "cast", 1},
-    {FUSED_NEG, "neg", 1},
-    {FUSED_ABS, "abs", 1},
-    {FUSED_SQUARE, "square", 1},
-    {FUSED_SQRT, "sqrt", 1},
-    {FUSED_RSQRT, "rsqrt", 1},
-    {FUSED_RECIPROCAL, "reciprocal", 1},
-    {FUSED_EXP, "exp", 1},
-    {FUSED_LOG, "log", 1},
-    {FUSED_TANH, "tanh", 1},
-    {FUSED_SIGMOID, "sigmoid", 1},
-    {FUSED_RELU, "relu", 1},
-    {FUSED_RELU6, "relu6", 1},
-    {FUSED_ELU, "elu", 1},
-    {FUSED_ERF, "erf", 1},
-    {FUSED_ERFC, "erfc", 1},
-    {FUSED_ADD, "add", 2},
-    {FUSED_SUB, "sub", 2},
-    {FUSED_MUL, "mul", 2},
-    {FUSED_DIV, "div", 2},
-    {FUSED_MAXIMUM, "maximum", 2},
-    {FUSED_MINIMUM, "minimum", 2},
-    {FUSED_SQUARED_DIFFERENCE, "squared_difference", 2},
-    {FUSED_POW, "pow", 2},
-    {FUSED_DIV_NO_NAN, "div_no_nan", 2},
-    {FUSED_RELU_GRAD, "relu_grad", 2},
-    {FUSED_RELU6_GRAD, "relu6_grad", 2},
-    {FUSED_SIGMOID_GRAD, "sigmoid_grad", 2},
-    {FUSED_TANH_GRAD, "tanh_grad", 2},
-    {FUSED_SQRT_GRAD, "sqrt_grad", 2},
-    {FUSED_RSQRT_GRAD, "rsqrt_grad", 2},
+    {FUSED_CONST, "c", 0, true, false},
+    {FUSED_CAST, "cast", 1, true, false},
+#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,    \
+                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST)            \
+  {FUSED_##ENUM, UNARY_CAT(UNARY_TEXT_, UNARY_FORM(KIND))(KERNEL),           \
+   UNARY_CAT(UNARY_ARITY_, UNARY_FORM(KIND)),                                \
+   TAKES_INT64_##FUSED_TYPES, COSTLY_##COST},
+#include "../../kernels/unary.def"
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
+                        ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
+  {FUSED_##ENUM, #FUSED_TEXT, 2, TAKES_INT64_##FUSED_TYPES, COSTLY_##COST},
+#include "../../kernels/binary.def"
 };
 
 #define NUM_OPS (sizeof(ops) / sizeof(ops[0]))
 
-/* TensorFlow's op names. Add and AddV2 differ only for strings. */
+/* TensorFlow's op names, the first of an opcode's its name
+ * (fused_op_tf_name). */
 static const struct {
   const char *name;
   int op;
 } tf_ops[] = {
-    {"Neg", FUSED_NEG},
-    {"Abs", FUSED_ABS},
-    {"Square", FUSED_SQUARE},
-    {"Sqrt", FUSED_SQRT},
-    {"Rsqrt", FUSED_RSQRT},
-    {"Reciprocal", FUSED_RECIPROCAL},
-    {"Inv", FUSED_RECIPROCAL},
-    {"Exp", FUSED_EXP},
-    {"Log", FUSED_LOG},
-    {"Tanh", FUSED_TANH},
-    {"Sigmoid", FUSED_SIGMOID},
-    {"Relu", FUSED_RELU},
-    {"Relu6", FUSED_RELU6},
-    {"Elu", FUSED_ELU},
-    {"Erf", FUSED_ERF},
-    {"Erfc", FUSED_ERFC},
-    {"AddV2", FUSED_ADD},
-    {"Add", FUSED_ADD},
-    {"Sub", FUSED_SUB},
-    {"Mul", FUSED_MUL},
-    {"RealDiv", FUSED_DIV},
-    {"Maximum", FUSED_MAXIMUM},
-    {"Minimum", FUSED_MINIMUM},
-    {"SquaredDifference", FUSED_SQUARED_DIFFERENCE},
-    {"Pow", FUSED_POW},
-    {"DivNoNan", FUSED_DIV_NO_NAN},
-    {"ReluGrad", FUSED_RELU_GRAD},
-    {"Relu6Grad", FUSED_RELU6_GRAD},
-    {"SigmoidGrad", FUSED_SIGMOID_GRAD},
-    {"TanhGrad", FUSED_TANH_GRAD},
-    {"SqrtGrad", FUSED_SQRT_GRAD},
-    {"RsqrtGrad", FUSED_RSQRT_GRAD},
+#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,    \
+                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST)            \
+  {#NAME, FUSED_##ENUM},
+#define UNARY_ALIAS(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, ENUM)       \
+  {#NAME, FUSED_##ENUM},
+#include "../../kernels/unary.def"
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
+                        ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
+  {#NAME, FUSED_##ENUM},
+#define BINARY_ALIAS(NAME, KERNEL, KIND, TYPES, FORM, SIG, ENUM) \
+  {#NAME, FUSED_##ENUM},
+#include "../../kernels/binary.def"
 };
 
 static const struct op_entry *entry_of(int op)
@@ -130,17 +119,22 @@ static bool valid_value_dtype(int64_t t)
 
 bool fused_op_takes_int64(int op)
 {
-  switch (op) {
-  case FUSED_CONST: case FUSED_CAST: case FUSED_ADD: case FUSED_SUB:
-  case FUSED_MUL: case FUSED_MAXIMUM: case FUSED_MINIMUM: case FUSED_NEG:
-  case FUSED_SQUARE:
-    /* Not Abs: clang makes llvm.abs.i64 of it, which Oclgrind (the
-     * project's second OpenCL implementation) cannot run, and no counter
-     * needs it. */
-    return true;
-  default:
-    return false;
-  }
+  const struct op_entry *e = entry_of(op);
+  return e != NULL && e->takes_int64;
+}
+
+bool fused_op_is_costly(int op)
+{
+  const struct op_entry *e = entry_of(op);
+  return e != NULL && e->costly;
+}
+
+const char *fused_op_tf_name(int op)
+{
+  for (size_t i = 0; i < sizeof(tf_ops) / sizeof(tf_ops[0]); i++)
+    if (tf_ops[i].op == op)
+      return tf_ops[i].name;
+  return NULL;
 }
 
 static bool fail(char *why, size_t why_size, const char *fmt, ...)

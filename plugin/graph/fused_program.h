@@ -56,39 +56,17 @@
 enum fused_opcode {
   FUSED_CONST = 1,
   FUSED_CAST = 2,
-  /* unary */
-  FUSED_NEG = 10,
-  FUSED_ABS = 11,
-  FUSED_SQUARE = 12,
-  FUSED_SQRT = 13,
-  FUSED_RSQRT = 14,
-  FUSED_RECIPROCAL = 15,
-  FUSED_EXP = 16,
-  FUSED_LOG = 17,
-  FUSED_TANH = 18,
-  FUSED_SIGMOID = 19,
-  FUSED_RELU = 20,
-  FUSED_RELU6 = 21,
-  FUSED_ELU = 22,
-  FUSED_ERF = 23,
-  FUSED_ERFC = 24,
-  /* binary */
-  FUSED_ADD = 40,
-  FUSED_SUB = 41,
-  FUSED_MUL = 42,
-  FUSED_DIV = 43,
-  FUSED_MAXIMUM = 44,
-  FUSED_MINIMUM = 45,
-  FUSED_SQUARED_DIFFERENCE = 46,
-  FUSED_POW = 47,
-  FUSED_DIV_NO_NAN = 48,
-  /* gradients, operands in TensorFlow's order */
-  FUSED_RELU_GRAD = 60,     /* (gradients, features) */
-  FUSED_RELU6_GRAD = 61,    /* (gradients, features) */
-  FUSED_SIGMOID_GRAD = 62,  /* (y, dy) */
-  FUSED_TANH_GRAD = 63,     /* (y, dy) */
-  FUSED_SQRT_GRAD = 64,     /* (y, dy) */
-  FUSED_RSQRT_GRAD = 65,    /* (y, dy) */
+  /* unary ops (10 to 39) and their gradients (60 to 79):
+   * kernels/unary.def's fused rows, FUSED_<ENUM> = OPCODE */
+#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,    \
+                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST)            \
+  FUSED_##ENUM = OPCODE,
+#include "../../kernels/unary.def"
+  /* binary ops (40 to 59): kernels/binary.def's fused rows */
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
+                        ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
+  FUSED_##ENUM = OPCODE,
+#include "../../kernels/binary.def"
 };
 
 struct fused_insn {
@@ -133,6 +111,14 @@ int fused_opcode_of(const uint8_t *name, size_t len);
 
 /* Whether an op takes int64 operands. */
 bool fused_op_takes_int64(int op);
+
+/* Whether an op calls a libm function per element (exp, tanh, pow, ...):
+ * the graph pass does not evaluate such an op once per consumer. */
+bool fused_op_is_costly(int op);
+
+/* TensorFlow's name of an op ("AddV2" for FUSED_ADD), NULL for CONST, CAST
+ * and unknown opcodes. */
+const char *fused_op_tf_name(int op);
 
 /* A short name of an opcode ("sub"), for texts and messages. */
 const char *fused_op_text(int op);

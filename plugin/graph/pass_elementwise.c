@@ -330,18 +330,6 @@ static bool known_single(struct graph *g, size_t i, const bool *single)
   return true;
 }
 
-/* The ops that call a libm function per element. */
-static bool is_costly(int opcode)
-{
-  switch (opcode) {
-  case FUSED_POW: case FUSED_EXP: case FUSED_LOG: case FUSED_TANH:
-  case FUSED_SIGMOID: case FUSED_ELU: case FUSED_ERF: case FUSED_ERFC:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /* single[i]: node i holds one element; costly[i]: it is, or is computed
  * from, a costly op of one-element values (what a region of many
  * elements must not take in). Producers first. */
@@ -354,7 +342,7 @@ static void find_singles(struct graph *g, const size_t *order, long count,
     struct eop e;
     if (!single[i] || !classify(&g->nodes[i], &e))
       continue;
-    costly[i] = is_costly(e.opcode);
+    costly[i] = fused_op_is_costly(e.opcode);
     const Tfg__NodeDef *def = g->nodes[i].def;
     for (int j = 0; j < e.arity && !costly[i]; j++) {
       struct gnode *p = graph_producer(g, &def->input[j], NULL);

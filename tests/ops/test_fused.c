@@ -103,9 +103,17 @@ static TF_Tensor *fused(const int64_t *program, int len,
   return out;
 }
 
-/* The two results, bit for bit, shapes included. */
-static void assert_same_bits(TF_Tensor *want_dev, TF_Tensor *got_dev,
-                             const char *what)
+/* Whether a float or half element is a NaN, from its bits. */
+static bool is_nan_bits(uint32_t bits, size_t size)
+{
+  return size == 2 ? (bits & 0x7fffu) > 0x7c00u
+                   : (bits & 0x7fffffffu) > 0x7f800000u;
+}
+
+/* The two results, bit for bit, shapes included; with any_nan, a NaN
+ * matches any NaN. */
+static void assert_same_values(TF_Tensor *want_dev, TF_Tensor *got_dev,
+                               const char *what, bool any_nan)
 {
   TF_Status *st = TF_NewStatus();
   TF_Tensor *want = tfocl_tensor_to_host(want_dev, st);
@@ -126,12 +134,21 @@ static void assert_same_bits(TF_Tensor *want_dev, TF_Tensor *got_dev,
     uint32_t gb = 0, wb = 0;
     memcpy(&gb, g + i, size);
     memcpy(&wb, w + i, size);
+    if (any_nan && size <= 4 && is_nan_bits(gb, size) &&
+        is_nan_bits(wb, size))
+      continue;
     ck_abort_msg("%s: element %zu is 0x%x fused, 0x%x op by op", what,
                  i / size, gb, wb);
   }
   TF_DeleteTensor(want);
   TF_DeleteTensor(got);
   TF_DeleteStatus(st);
+}
+
+static void assert_same_bits(TF_Tensor *want_dev, TF_Tensor *got_dev,
+                             const char *what)
+{
+  assert_same_values(want_dev, got_dev, what, false);
 }
 
 static void release(TF_Tensor **t, int n)
@@ -353,6 +370,98 @@ START_TEST(step_counter_equals_op_by_op)
 }
 END_TEST
 
+/* ---- Every opcode at the edges ----------------------------------------------- */
+
+/* NaN of both signs, infinities, zeros of both signs, the largest values
+ * (that overflow half, or float when squared), subnormals, and the points
+ * where the activations change branch. */
+static const double edge_values[] = {
+    NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0, -1.0, 0.5, -2.0,
+    6.0, -6.5, 7.0, 88.75, -104.0, 65504.0, 70000.0, 1e20, 3.4e38,
+    -3.4e38, 1e-40, -1e-40, 3e-8, 1e-3};
+/* int64 values where wrap-around matters. */
+static const double edge_int64s[] = {
+    0.0, 1.0, -1.0, 7.0, -9.0, 3037000500.0, -3037000500.0,
+    4611686018427387904.0, -4611686018427387904.0, -9223372036854775808.0};
+
+/* A device tensor of the values, each repeated `repeat` times in turn, the
+ * whole cycled `cycle` times: [v0 v0 v1 v1 ...] or [v0 v1 ... v0 v1 ...],
+ * so that two of them pair every value with every other. */
+static TF_Tensor *edge_tensor(TF_DataType dtype, const double *values, int n,
+                              int repeat, int cycle)
+{
+  struct ref_tensor t;
+  TF_Status *st = TF_NewStatus();
+  const int64_t dims[1] = {(int64_t)n * repeat * cycle};
+  ck_assert(ref_tensor_alloc(&t, dtype, dims, 1));
+  for (int64_t i = 0; i < t.elements; i++)
+    t.v[i] = ref_round_to(dtype, values[(i / repeat) % n]);
+  TF_Tensor *host = ref_tensor_to_tf(&t, st);
+  ck_assert_msg(host != NULL, "%s", TF_Message(st));
+  TF_Tensor *dev = tfocl_tensor_to_device(device, host, st);
+  ck_assert_msg(dev != NULL, "%s", TF_Message(st));
+  TF_DeleteTensor(host);
+  ref_tensor_finish(&t);
+  TF_DeleteStatus(st);
+  return dev;
+}
+
+/* Each opcode alone (int64 ones then cast to float) against its op, over
+ * the edge values, every pair of them for two operands. The opcodes come
+ * from the format itself, so a newly fusable op is covered. Bit for bit,
+ * but a NaN matches any NaN: which NaN operand an operation passes on (and
+ * so the sign of the result) is the compiler's choice, and two builds of
+ * one expression may differ (Oclgrind's TanhGrad of two NaNs: b * fma(-a,
+ * a, 1) gives -NaN unfused, +NaN fused). NaN against a number, or -0
+ * against +0, fails. */
+START_TEST(every_opcode_at_the_edges)
+{
+  static const TF_DataType types[] = {TF_FLOAT, TF_HALF, TF_INT64};
+  TF_DataType t = types[_i];
+  const double *values = t == TF_INT64 ? edge_int64s : edge_values;
+  int n = t == TF_INT64
+              ? (int)(sizeof(edge_int64s) / sizeof(edge_int64s[0]))
+              : (int)(sizeof(edge_values) / sizeof(edge_values[0]));
+  TF_Status *st = TF_NewStatus();
+  TF_Tensor *x = edge_tensor(t, values, n, 1, 1);
+  TF_Tensor *a = edge_tensor(t, values, n, n, 1);
+  TF_Tensor *b = edge_tensor(t, values, n, 1, n);
+  int tested = 0;
+  for (int op = FUSED_CAST + 1; op < 1000; op++) {
+    int arity = fused_op_arity(op);
+    if (arity < 1 || (t == TF_INT64 && !fused_op_takes_int64(op)))
+      continue;
+    const char *name = fused_op_tf_name(op);
+    ck_assert_msg(name != NULL, "opcode %d has no TensorFlow name", op);
+    TF_Tensor *in[2] = {arity == 1 ? x : a, b};
+    TF_Tensor *want = run1(name, NULL, 0, in[0], arity == 2 ? b : NULL);
+    /* The fused op's output is float or half: int64 through a Cast. */
+    TF_DataType out = t == TF_INT64 ? TF_FLOAT : t;
+    const int64_t p[] = {op, 0, arity == 2 ? 1 : -1, FUSED_CAST, arity,
+                         TF_FLOAT};
+    TF_Tensor *got = fused(p, t == TF_INT64 ? 6 : 3, NULL, 0, out, in, arity,
+                           st);
+    ck_assert_msg(TF_GetCode(st) == TF_OK, "%s: %s", name, TF_Message(st));
+    if (t == TF_INT64) {
+      TF_Tensor *w = cast(want, TF_FLOAT);
+      TF_DeleteTensor(want);
+      want = w;
+    }
+    char what[64];
+    snprintf(what, sizeof(what), "%s (opcode %d, dtype %d)", name, op,
+             (int)t);
+    assert_same_values(want, got, what, true);
+    TF_DeleteTensor(want);
+    TF_DeleteTensor(got);
+    tested++;
+  }
+  ck_assert_int_ge(tested, t == TF_INT64 ? 7 : 30);
+  TF_Tensor *rest[] = {x, a, b};
+  release(rest, 3);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
 /* Broadcasts that collapse to more than 8 dims: the kernel splits the
  * leading ones on the host. x + 10 y over [2,1,2,1,2,1,2,1,2,3] and
  * [1,2,1,2,1,2,1,2,1,3]: exact in float, so against the host. */
@@ -560,6 +669,7 @@ int main(void)
   tcase_add_loop_test(tc, activations_equal_op_by_op, 0, 2);
   tcase_add_test(tc, half_rounding_equals_op_by_op);
   tcase_add_loop_test(tc, step_counter_equals_op_by_op, 0, 2);
+  tcase_add_loop_test(tc, every_opcode_at_the_edges, 0, 3);
   tcase_add_test(tc, more_than_eight_collapsed_dims);
   tcase_add_test(tc, shape_function_broadcasts);
   suite_add_tcase(s, tc);

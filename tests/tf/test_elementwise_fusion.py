@@ -84,6 +84,28 @@ def test_chains_same_with_pass_on_and_off(tf, monkeypatch):
         np.testing.assert_allclose(a, c, rtol=2e-5, atol=1e-6)
 
 
+def test_ops_fusable_by_their_def_row(tf, monkeypatch):
+    """Expm1, Softsign and Sinh, made fusable by their rows in
+    kernels/unary.def alone: fused, and the values of the unfused ops."""
+
+    def make():
+        @tf.function(jit_compile=False)
+        def f(x, y, b):
+            return tf.math.expm1(x * 0.5) + tf.nn.softsign(y) * tf.math.sinh(b)
+        return f
+
+    args = _inputs(tf)[:3]
+    monkeypatch.setenv("TFOCL_GRAPH_ELEMENTWISE", "0")
+    off, _ = _run(tf, make(), DEVICE, *args)
+    monkeypatch.setenv("TFOCL_GRAPH_ELEMENTWISE", "1")
+    on, where = _run(tf, make(), DEVICE, *args)
+    cpu, _ = _run(tf, make(), CPU, *args)
+    assert FUSED in where.get("OPENCL", set()), where
+    assert not {"Expm1", "Softsign", "Sinh"} & where["OPENCL"], where
+    np.testing.assert_array_equal(on, off)
+    np.testing.assert_allclose(on, cpu, rtol=2e-5, atol=1e-6)
+
+
 def test_gradient_chains(tf, monkeypatch):
     """The backward pass's ReluGrad/SigmoidGrad/TanhGrad chains, fused,
     against the unfused run and the CPU."""
