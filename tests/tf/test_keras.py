@@ -105,13 +105,20 @@ def test_fit_accuracy_matches_cpu(result):
     assert "error" not in o, o.get("error")
     assert "error" not in c, c.get("error")
     assert c["test_accuracy"] > 0.9, c
-    # The first epoch's mean training loss agrees closely (measured: 1e-7
-    # relative on 2.19.1 and 2.22); the sums' other order then compounds
-    # through Adam, so after 8 epochs the test loss drifts by a few percent
-    # (2.22's CNN: 0.2466 vs 0.2371, with 1e-7 after one epoch and 5e-4
-    # after two).
+    # The first epoch's mean training loss agrees closely, but how closely
+    # depends on how near the device's summation order is to oneDNN's, not
+    # on accuracy: the CNN's was 1e-7 relative while its convolution
+    # gradients summed as dcol + col2im and one K slice after another, and
+    # 1.2e-4 (1.27581 vs 1.27565, 2.19.1 and 2.21) once the filter gradient
+    # split its K and the input gradient ran as a flipped forward
+    # convolution. Those gradients' own errors against float64 stayed at
+    # the CPU's: at this model's shapes 2.2e-7 and 3.9e-7 (filter) and
+    # 6.4e-7 (input), the CPU's 5.0e-7, 3.0e-7 and 6.9e-7. The order's
+    # differences compound through Adam (2.22's CNN: 5e-4 after two epochs,
+    # and after 8 the test loss a few percent apart: 0.2466 vs 0.2371), so
+    # one epoch is held to 1e-3 and the end of training to the checks below.
     o1, c1 = o["epoch_losses"][0], c["epoch_losses"][0]
-    assert abs(o1 - c1) <= 1e-4 * abs(c1), (o["epoch_losses"], c["epoch_losses"])
+    assert abs(o1 - c1) <= 1e-3 * abs(c1), (o["epoch_losses"], c["epoch_losses"])
     assert abs(o["test_accuracy"] - c["test_accuracy"]) <= 0.01, (o["test_accuracy"], c["test_accuracy"])
     assert abs(o["test_loss"] - c["test_loss"]) <= 0.05 * abs(c["test_loss"]), (o["test_loss"], c["test_loss"])
     print(f"{r['model']}: accuracy OPENCL {o['test_accuracy']:.4f} CPU {c['test_accuracy']:.4f}, "
