@@ -1293,23 +1293,34 @@ static bool unused_factor(struct ocl_op *op, int index, TF_DataType dtype)
                                   ocl_tf.DataTypeSize(dtype));
 }
 
+/* Input 0 as a batch of matrices, as TensorFlow's LinearAlgebraOp checks
+ * it: its dims and rank, or NULL with the status set. */
+static TF_Tensor *matrices_input(struct ocl_op *op, int64_t *dims, int *rank)
+{
+  TF_Tensor *in = ocl_op_input(op, 0);
+  if (in == NULL)
+    return NULL;
+  *rank = ocl_op_dims(op, in, dims);
+  if (*rank < 0)
+    return NULL;
+  if (*rank < 2) {
+    ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                "Input tensor 0 must have rank >= 2, got %d", *rank);
+    return NULL;
+  }
+  return in;
+}
+
 static void svd_compute(void *kernel, TF_OpKernelContext *ctx)
 {
   struct jacobi_kernel *k = kernel;
   struct ocl_op op;
   int64_t dims[OCL_MAX_RANK];
+  int rank;
   ocl_op_begin(&op, ctx);
-  TF_Tensor *in = ocl_op_input(&op, 0);
+  TF_Tensor *in = matrices_input(&op, dims, &rank);
   if (in == NULL)
     goto done;
-  int rank = ocl_op_dims(&op, in, dims);
-  if (rank < 0)
-    goto done;
-  if (rank < 2) {
-    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
-                "Input tensor 0 must have rank >= 2, got %d", rank);
-    goto done;
-  }
   const int64_t m = dims[rank - 2], n = dims[rank - 1];
   const int64_t p = m < n ? m : n, r = m < n ? n : m;
   const int64_t batch = ocl_shape_elements(dims, rank - 2);
@@ -1365,18 +1376,11 @@ static void eig_compute(void *kernel, TF_OpKernelContext *ctx)
   struct jacobi_kernel *k = kernel;
   struct ocl_op op;
   int64_t dims[OCL_MAX_RANK];
+  int rank;
   ocl_op_begin(&op, ctx);
-  TF_Tensor *in = ocl_op_input(&op, 0);
+  TF_Tensor *in = matrices_input(&op, dims, &rank);
   if (in == NULL)
     goto done;
-  int rank = ocl_op_dims(&op, in, dims);
-  if (rank < 0)
-    goto done;
-  if (rank < 2) {
-    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
-                "Input tensor 0 must have rank >= 2, got %d", rank);
-    goto done;
-  }
   const int64_t n = dims[rank - 1];
   if (dims[rank - 2] != n) {
     ocl_op_fail(&op, TF_INVALID_ARGUMENT, "Input matrix must be square.");

@@ -456,6 +456,27 @@ static void round_robin_pair(int k, int r, int n2, int *p, int *q)
   *q = max(a, b);
 }
 
+/* Applies round r's rotations (rot: cos, sin per pair, np pairs of the
+ * n2-index schedule; a pair whose q is past `count` is padding) to vectors
+ * of length len stored len apart: vec[p] and vec[q] of each pair, element
+ * by element, the work-group's L work-items striding over them. */
+static void rotate_vectors(JACOBI_MEM T *vec, int len, int count, int np,
+                           int r, int n2, JACOBI_MEM const T *rot, int lid,
+                           int L)
+{
+  for (int e = lid; e < np * len; e += L) {
+    const int k = e / len, i = e % len;
+    int p, q;
+    round_robin_pair(k, r, n2, &p, &q);
+    const T c = rot[2 * k], s = rot[2 * k + 1];
+    if (q < count && s != 0) {
+      const T x = vec[p * len + i], y = vec[q * len + i];
+      vec[p * len + i] = c * x - s * y;
+      vec[q * len + i] = s * x + c * y;
+    }
+  }
+}
+
 /* max(x) over the work-group (L a power of two), in every work-item. */
 static T group_max(T x, __local T *scratch, int lid, int L)
 {
@@ -627,28 +648,9 @@ __kernel void svd_jacobi(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, s_out),
         }
         SYNC();
       }
-      for (int e = lid; e < np * R; e += L) {
-        const int k = e / R, i = e % R;
-        int p, q;
-        round_robin_pair(k, r, C2, &p, &q);
-        const T c = rot[2 * k], s = rot[2 * k + 1];
-        if (q < C && s != 0) {
-          const T x = W[p * R + i], y = W[q * R + i];
-          W[p * R + i] = c * x - s * y;
-          W[q * R + i] = s * x + c * y;
-        }
-      }
-      for (int e = lid; compute_uv && e < np * C; e += L) {
-        const int k = e / C, i = e % C;
-        int p, q;
-        round_robin_pair(k, r, C2, &p, &q);
-        const T c = rot[2 * k], s = rot[2 * k + 1];
-        if (q < C && s != 0) {
-          const T x = V[p * C + i], y = V[q * C + i];
-          V[p * C + i] = c * x - s * y;
-          V[q * C + i] = s * x + c * y;
-        }
-      }
+      rotate_vectors(W, R, C, np, r, C2, rot, lid, L);
+      if (compute_uv)
+        rotate_vectors(V, C, C, np, r, C2, rot, lid, L);
       SYNC();
     }
     done = lint[JF_ROTATED] == 0;
@@ -883,17 +885,8 @@ __kernel void eig_jacobi(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, e_out),
           Aw[q2 * n + q1] = nqq;
         }
       }
-      for (int e = lid; compute_v && e < np * n; e += L) {
-        const int k = e / n, i = e % n;
-        int p, q;
-        round_robin_pair(k, r, n2, &p, &q);
-        const T c = rot[2 * k], s = rot[2 * k + 1];
-        if (q < n && s != 0) {
-          const T x = V[p * n + i], y = V[q * n + i];
-          V[p * n + i] = c * x - s * y;
-          V[q * n + i] = s * x + c * y;
-        }
-      }
+      if (compute_v)
+        rotate_vectors(V, n, n, np, r, n2, rot, lid, L);
       SYNC();
     }
     done = lint[JF_ROTATED] == 0;
