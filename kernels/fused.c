@@ -1,7 +1,7 @@
 /* _TfoclFusedElementwise: the plugin's own op, one kernel launch for a
  * chain of element-wise ops the graph optimizer fused
  * (plugin/graph/pass_elementwise.c; the program format and the op's
- * signature are in plugin/graph/fused_program.h).
+ * signature are in kernels/fused_program.h).
  *
  * The op is registered here, at TF_InitKernel, through TensorFlow's
  * op-definition C API (tensorflow/c/ops.h), with a shape function: the
@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/fused_program.h"
+#include "fused_program.h"
 #include "kernel_families.h"
 #include "runtime.h"
 

@@ -11,7 +11,7 @@
  * kernels are missing.
  *
  * The operands reach the native kernel as mapped regions (non-blocking
- * clEnqueueMapBuffer before it, unmaps after), not through the native
+ * maps before it, unmaps after: ocl_op_host_task), not through the native
  * kernel's own memory-object list: PoCL 3.1 hands that list's buffers over
  * as whatever device copy exists when the command is enqueued, without
  * the migration its kernels get, so the BLAS read stale inputs and its
@@ -85,9 +85,9 @@ static void blas_load(void)
 
 /* What the native kernel receives (a copy, made at enqueue). */
 struct blas_job {
-  /* The mapped operands, valid once the maps before the kernel have run. */
-  const float *a, *b;
-  float *c;
+  /* The mapped operands (ocl_op_host_task writes them), valid once the
+   * maps before the kernel have run. */
+  void *a, *b, *c;
   int m, n, k, lda, ldb;
   int ta, tb;
   int64_t batches;
@@ -154,60 +154,29 @@ bool gemm_blas_run(struct ocl_op *op, const struct gemm *g)
   const int64_t off[3] = {g->a_off, g->b_off, g->c_off};
   const cl_map_flags flags[3] = {CL_MAP_READ, CL_MAP_READ,
                                  CL_MAP_WRITE_INVALIDATE_REGION};
-  struct ocl_buffer buf[3];
-  void *ptr[3] = {NULL, NULL, NULL};
-  cl_int err = CL_SUCCESS;
-  const char *call = "clEnqueueMapBuffer";
-  int mapped = 0;
+  struct blas_job job;
+  memset(&job, 0, sizeof(job));
+  void **host_ptr[3] = {&job.a, &job.b, &job.c};
+  struct ocl_host_range ranges[3];
 
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 3; i++) {
     if (!ocl_op_buffer(op, t[i], (size_t)off[i] * sizeof(float), bytes[i],
-                       &buf[i]))
+                       &ranges[i].buffer))
       return false;
-  /* Direct enqueues: runtime.h has no maps or native kernels; this is
-   * their one user. */
-  for (; mapped < 3 && err == CL_SUCCESS; mapped++) {
-    ptr[mapped] = clEnqueueMapBuffer(op->queue, buf[mapped].mem, CL_FALSE,
-                                     flags[mapped], buf[mapped].offset,
-                                     bytes[mapped], 0, NULL, NULL, &err);
-    if (err != CL_SUCCESS)
-      break;
+    ranges[i].bytes = bytes[i];
+    ranges[i].flags = flags[i];
+    ranges[i].host_ptr = host_ptr[i];
   }
-  if (err == CL_SUCCESS) {
-    struct blas_job job;
-    memset(&job, 0, sizeof(job));
-    job.a = ptr[0];
-    job.b = ptr[1];
-    job.c = ptr[2];
-    job.m = (int)g->m;
-    job.n = (int)g->n;
-    job.k = (int)g->k;
-    job.lda = (int)(g->ta ? g->m : g->k);
-    job.ldb = (int)(g->tb ? g->k : g->n);
-    job.ta = g->ta;
-    job.tb = g->tb;
-    job.batches = g->batches;
-    gemm_batch_args_of(g, &job.batch);
-    job.sgemm = blas.sgemm;
-    cl_event event = NULL;
-    err = clEnqueueNativeKernel(op->queue, blas_native, &job, sizeof(job), 0,
-                                NULL, NULL, 0, NULL,
-                                ocl_op_profiling() ? &event : NULL);
-    call = "clEnqueueNativeKernel";
-    if (event != NULL)
-      ocl_op_record(op, event, "host_blas_sgemm");
-  }
-  /* Unmapped in any case: what was mapped must not stay mapped. */
-  for (int i = 0; i < mapped; i++) {
-    cl_int e = clEnqueueUnmapMemObject(op->queue, buf[i].mem, ptr[i], 0,
-                                       NULL, NULL);
-    if (err == CL_SUCCESS && e != CL_SUCCESS) {
-      err = e;
-      call = "clEnqueueUnmapMemObject";
-    }
-  }
-  if (err != CL_SUCCESS)
-    return ocl_op_fail(op, TF_INTERNAL, "%s (host BLAS sgemm) failed: %d",
-                       call, (int)err);
-  return true;
+  job.m = (int)g->m;
+  job.n = (int)g->n;
+  job.k = (int)g->k;
+  job.lda = (int)(g->ta ? g->m : g->k);
+  job.ldb = (int)(g->tb ? g->k : g->n);
+  job.ta = g->ta;
+  job.tb = g->tb;
+  job.batches = g->batches;
+  gemm_batch_args_of(g, &job.batch);
+  job.sgemm = blas.sgemm;
+  return ocl_op_host_task(op, "host_blas_sgemm", blas_native, &job,
+                          sizeof(job), ranges, 3);
 }

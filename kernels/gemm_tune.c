@@ -77,8 +77,7 @@ static struct {
 
 static void read_env(void)
 {
-  const char *e = getenv("TFOCL_GEMM_TUNE");
-  tune.enabled = e == NULL || strcmp(e, "0") != 0;
+  tune.enabled = ocl_config()->gemm_tune;
   char dir[sizeof(tune.path) - 16];
   tune.path[0] = '\0';
   if (tune.enabled && ocl_cache_subdir("gemm", dir, sizeof(dir)))
@@ -94,14 +93,12 @@ static void clean(char *s)
 }
 
 /* Caller holds tune.probe_lock. */
-static void probe(struct tune_device *d, cl_command_queue queue)
+static void probe(struct tune_device *d, cl_device_id id)
 {
   d->probed = true;
-  if (clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof(d->id), &d->id,
-                            NULL) != CL_SUCCESS) {
-    d->id = NULL;
+  d->id = id;
+  if (id == NULL)
     return;
-  }
   cl_device_exec_capabilities caps = 0;
   if (clGetDeviceInfo(d->id, CL_DEVICE_EXECUTION_CAPABILITIES, sizeof(caps),
                       &caps, NULL) == CL_SUCCESS)
@@ -124,7 +121,7 @@ static struct tune_device *device_of(struct ocl_op *op)
   struct tune_device *d = &tune.devices[info->ordinal];
   pthread_mutex_lock(&tune.probe_lock);
   if (!d->probed)
-    probe(d, op->queue);
+    probe(d, ocl_op_device_id(op));
   pthread_mutex_unlock(&tune.probe_lock);
   return d->id != NULL ? d : NULL;
 }

@@ -20,9 +20,10 @@
  * Where more than one applies, gemm_tune.c measures them on first use of a
  * size class and remembers the winner per device (TFOCL_GEMM_TUNE=0: no
  * measuring, CLBlast on GPUs where present, our kernel on CPUs).
- * TFOCL_GEMM=own|clblast|blas forces one (read when an op's kernel is
- * created, so one process can measure each); TFOCL_GEMM_TILE=128|64|32
- * forces the tiled kernel's tile (tests reach every tile with it).
+ * TFOCL_GEMM=own|clblast|blas forces one (a node's _tfocl_gemm attribute
+ * forces its kernel, so one process can measure each);
+ * TFOCL_GEMM_TILE=128|64|32 forces the tiled kernel's tile (tests reach
+ * every tile with it).
  * tfocl bench --filter matmul measures them against OpenBLAS. */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -451,26 +452,15 @@ static bool run_packed(struct ocl_op *op, const struct gemm *g)
  * batch0). */
 #define MAX_GROUPS_YZ ((int64_t)ocl_max_groups_yz())
 
-/* TFOCL_GEMM_TILE, or NUM_TILES when unset. */
-static int tile_env = NUM_TILES;
-static void tile_env_read(void)
-{
-  const char *e = getenv("TFOCL_GEMM_TILE");
-  tile_env = NUM_TILES;
-  for (int t = 0; e != NULL && t < NUM_TILES; t++)
-    if (atoi(e) == tiles[t].tm)
-      tile_env = t;
-}
-
 /* The largest tile that still gives every compute unit a work-group, and
  * whose kernel the device runs with its work-group size. */
 static enum tile pick_tile(const struct gemm *g,
                            const struct ocl_device_info *info)
 {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, tile_env_read);
-  if (tile_env < NUM_TILES)
-    return (enum tile)tile_env;
+  int forced = ocl_config()->gemm_tile; /* TFOCL_GEMM_TILE */
+  for (int t = 0; forced != 0 && t < NUM_TILES; t++)
+    if (tiles[t].tm == forced)
+      return (enum tile)t;
   for (int t = 0; t < NUM_TILES - 1; t++) {
     int64_t groups = (g->m + tiles[t].tm - 1) / tiles[t].tm *
                      ((g->n + tiles[t].tn - 1) / tiles[t].tn) * g->batches;
@@ -666,8 +656,12 @@ static bool clblast_gemm(struct ocl_op *op, const struct gemm *g, cl_mem a,
   size_t lda = g->ta ? m : k, ldb = g->tb ? k : n;
   size_t c_stride = m * n;
   CLBlastStatusCode err;
-  cl_command_queue queue = op->queue;
+  cl_command_queue queue = ocl_op_library_queue(
+      op, count == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched");
   cl_event event = NULL, *eventp = ocl_op_profiling() ? &event : NULL;
+
+  if (queue == NULL)
+    return false;
 
   if (count == 1)
     err = clblast.sgemm(CLBlastLayoutRowMajor, ta, tb, m, n, k, 1.0f, a, a_off,
@@ -737,23 +731,6 @@ static bool impl_blas(struct ocl_op *op, const struct gemm *g)
 
 /* ---- Choosing ------------------------------------------------------------------ */
 
-enum gemm_path { PATH_AUTO, PATH_OWN, PATH_CLBLAST, PATH_BLAS };
-
-static enum gemm_path path_from_env(void)
-{
-  const char *path = getenv("TFOCL_GEMM");
-  return path == NULL                   ? PATH_AUTO
-         : strcmp(path, "own") == 0     ? PATH_OWN
-         : strcmp(path, "clblast") == 0 ? PATH_CLBLAST
-         : strcmp(path, "blas") == 0    ? PATH_BLAS
-                                        : PATH_AUTO;
-}
-
-/* TFOCL_GEMM for other families' products (ocl_op_gemm), which have no
- * create time of ours to read it at: once per process. */
-static enum gemm_path process_path = PATH_AUTO;
-static void process_path_read(void) { process_path = path_from_env(); }
-
 static const gemm_impl_fn impls[GEMM_NUM_IMPLS] = {
     [GEMM_IMPL_OWN] = impl_own,
     [GEMM_IMPL_CLBLAST] = impl_clblast,
@@ -762,18 +739,18 @@ static const gemm_impl_fn impls[GEMM_NUM_IMPLS] = {
 
 /* One product whose batch fits the kernels' argument. */
 static bool gemm_run_one(struct ocl_op *op, const struct gemm *g,
-                         enum gemm_path path)
+                         enum ocl_gemm_choice path)
 {
   const struct ocl_device_info *info = ocl_op_info(op);
   if (info == NULL)
     return false;
   /* Forced, where it can run g. */
-  if (path == PATH_CLBLAST && clblast_usable(op, g))
+  if (path == OCL_GEMM_CLBLAST && clblast_usable(op, g))
     return impl_clblast(op, g);
-  if (path == PATH_BLAS && gemm_blas_usable(op, g))
+  if (path == OCL_GEMM_BLAS && gemm_blas_usable(op, g))
     return impl_blas(op, g);
   double flops = (double)g->m * (double)g->n * (double)g->k;
-  if (path != PATH_AUTO || flops <= GEMM_DIRECT_MAX_FLOPS)
+  if (path != OCL_GEMM_AUTO || flops <= GEMM_DIRECT_MAX_FLOPS)
     return impl_own(op, g);
 
   unsigned candidates = GEMM_IMPL_BIT(GEMM_IMPL_OWN);
@@ -824,7 +801,8 @@ static void sub_product(const struct gemm *g, int split, int64_t o,
   }
 }
 
-static bool gemm_run(struct ocl_op *op, struct gemm *g, enum gemm_path path)
+static bool gemm_run(struct ocl_op *op, struct gemm *g,
+                     enum ocl_gemm_choice path)
 {
   if (g->batches * g->m * g->n == 0)
     return true;
@@ -877,8 +855,6 @@ static void gemm_of_desc(TF_DataType dtype, const struct ocl_gemm_desc *d,
   g->act = ACT_NONE;
 }
 
-static pthread_once_t process_path_once = PTHREAD_ONCE_INIT;
-
 bool ocl_op_gemm(struct ocl_op *op, TF_DataType dtype,
                  const struct ocl_gemm_desc *d, const TF_Tensor *a,
                  const TF_Tensor *b, const TF_Tensor *c)
@@ -887,8 +863,7 @@ bool ocl_op_gemm(struct ocl_op *op, TF_DataType dtype,
     return true;
   struct gemm g;
   gemm_of_desc(dtype, d, a, b, c, &g);
-  pthread_once(&process_path_once, process_path_read);
-  return gemm_run(op, &g, process_path);
+  return gemm_run(op, &g, ocl_config()->gemm);
 }
 
 /* Whether gemm_run_one would take run_packed for g (g as ocl_op_gemm makes
@@ -901,13 +876,13 @@ bool ocl_gemm_takes_panels(struct ocl_op *op, TF_DataType dtype,
       d->batches != 1 || d->m * d->n * d->k == 0 ||
       (double)d->m * (double)d->n * (double)d->k <= GEMM_DIRECT_MAX_FLOPS)
     return false;
-  pthread_once(&process_path_once, process_path_read);
-  if (process_path != PATH_AUTO && process_path != PATH_OWN)
+  enum ocl_gemm_choice path = ocl_config()->gemm;
+  if (path != OCL_GEMM_AUTO && path != OCL_GEMM_OWN)
     return false;
   struct gemm g;
   gemm_of_desc(dtype, d, NULL, NULL, NULL, &g);
   /* Where the tuner could pick CLBlast instead. */
-  if (process_path == PATH_AUTO && !info->is_cpu && clblast_usable(op, &g))
+  if (path == OCL_GEMM_AUTO && !info->is_cpu && clblast_usable(op, &g))
     return false;
   return kernels_ready(op);
 }
@@ -935,7 +910,7 @@ struct matmul_kernel {
   enum matmul_kind kind;
   TF_DataType dtype;
   bool adj_x, adj_y;
-  enum gemm_path path;
+  enum ocl_gemm_choice path;
   /* _FusedMatMul */
   enum gemm_activation act;
   float alpha;
@@ -1103,6 +1078,28 @@ static bool fused_attrs(TF_OpKernelConstruction *ctx, struct matmul_kernel *k,
   return true;
 }
 
+/* TFOCL_GEMM, or this node's private attribute _tfocl_gemm ("auto", "own",
+ * "clblast" or "blas"; "_" attributes need no place in the op's
+ * definition, as TensorFlow's own _class): one kernel forced onto a path,
+ * so that `tfocl bench` measures every path in one process. */
+static enum ocl_gemm_choice forced_path(TF_OpKernelConstruction *ctx,
+                                        TF_Status *status)
+{
+  static const char *const names[] = {
+      [OCL_GEMM_AUTO] = "auto", [OCL_GEMM_OWN] = "own",
+      [OCL_GEMM_CLBLAST] = "clblast", [OCL_GEMM_BLAS] = "blas"};
+  char attr[8] = "";
+  if (ocl_tf.OpKernelConstruction_GetAttrString != NULL) {
+    ocl_tf.OpKernelConstruction_GetAttrString(ctx, "_tfocl_gemm", attr,
+                                              sizeof(attr) - 1, status);
+    ocl_set_ok(status); /* absent: the setting's */
+  }
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    if (strcmp(attr, names[i]) == 0)
+      return (enum ocl_gemm_choice)i;
+  return ocl_config()->gemm;
+}
+
 static void *matmul_create(TF_OpKernelConstruction *ctx, int index)
 {
   const struct matmul_op *op = &matmul_ops[index];
@@ -1128,7 +1125,7 @@ static void *matmul_create(TF_OpKernelConstruction *ctx, int index)
   k->adj_y = adj_y != 0;
   if (op->kind == FUSED_MATMUL && !fused_attrs(ctx, k, status))
     goto fail;
-  k->path = path_from_env();
+  k->path = forced_path(ctx, status);
   ocl_tf.DeleteStatus(status);
   return k;
 fail:

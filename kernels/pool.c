@@ -410,8 +410,7 @@ static void *pool_create(TF_OpKernelConstruction *ctx, int index)
       goto fail;
     k->with_batch = with_batch;
   }
-  const char *width = getenv("TFOCL_INDEX_WIDTH");
-  k->force64 = width != NULL && strcmp(width, "64") == 0;
+  k->force64 = ocl_config()->hooks.index64;
   enum pool_type type = pool_type_of(k->dtype);
   const char *const *stages = stage_kernels[op->kind];
   if (op->kind == MAX_POOL_GRAD && op->spatial == 3)
@@ -1020,8 +1019,7 @@ static void *lrn_create_common(TF_OpKernelConstruction *ctx, bool grad)
     k->alpha = half_round(k->alpha);
     k->beta = half_round(k->beta);
   }
-  const char *width = getenv("TFOCL_INDEX_WIDTH");
-  k->force64 = width != NULL && strcmp(width, "64") == 0;
+  k->force64 = ocl_config()->hooks.index64;
   enum pool_type type = pool_type_of(k->dtype);
   static const char *const passes[2][2] = {{"lrn", NULL},
                                            {"lrn_grad_terms", "lrn_grad_sum"}};

@@ -158,8 +158,7 @@ static void *bn_create(TF_OpKernelConstruction *ctx, enum bn_kind kind)
                                           status);
   ocl_set_ok(status);
   k->training = training != 0;
-  const char *width = getenv("TFOCL_INDEX_WIDTH");
-  k->force64 = width != NULL && strcmp(width, "64") == 0;
+  k->force64 = ocl_config()->hooks.index64;
   enum bn_type type = bn_type_of(k->dtype);
   for (int w = 0; w < NUM_WIDTHS; w++)
     for (int i = 0; i < NUM_BN_KERNELS; i++)

@@ -775,8 +775,7 @@ static const TF_DataType register_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
 
 void ocl_register_reduce_kernels(void)
 {
-  const char *width = getenv("TFOCL_INDEX_WIDTH");
-  force_wide = width != NULL && strcmp(width, "64") == 0;
+  force_wide = ocl_config()->hooks.index64;
   for (int i = 0; i < NUM_REDUCE_OPS; i++) {
     const struct reduce_op *op = &reduce_ops[i];
     bool typed = op->kind != ALL && op->kind != ANY;

@@ -23,6 +23,7 @@
 
 #include <CL/cl.h>
 
+#include "config.h"
 #include "device_info.h"
 #include "shape.h"
 #include "status_format.h"
@@ -272,6 +273,31 @@ bool ocl_launch_rows(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
  * it over (named `name`, copied). */
 bool ocl_op_profiling(void);
 void ocl_op_record(struct ocl_op *op, cl_event event, const char *name);
+
+/* A host function run in stream order over `count` buffer ranges mapped
+ * into host memory (on a CPU device its memory is host memory: no copy),
+ * as an OpenCL native kernel; only where the device has
+ * CL_EXEC_NATIVE_KERNEL. Each range's mapped pointer is written to
+ * *host_ptr, which points into `args`, before the driver copies `args`
+ * (args_size bytes) for `fn`. Every range is unmapped again behind it,
+ * whatever failed. `name` labels it in a profile. */
+struct ocl_host_range {
+  struct ocl_buffer buffer;
+  size_t bytes;
+  cl_map_flags flags;
+  void **host_ptr;
+};
+bool ocl_op_host_task(struct ocl_op *op, const char *name,
+                      void (*fn)(void *args), void *args, size_t args_size,
+                      const struct ocl_host_range *ranges, int count);
+/* The op's queue, for a library that enqueues on it itself (CLBlast):
+ * NULL with the status set where the device is gone or, in a
+ * fault-injection build, where `call` is to fail as an injected fault, so
+ * that library calls are among the failures the fault tests reach. */
+cl_command_queue ocl_op_library_queue(struct ocl_op *op, const char *call);
+/* The OpenCL device the op runs on (for queries: name, driver,
+ * capabilities); NULL with the status set. */
+cl_device_id ocl_op_device_id(struct ocl_op *op);
 
 /* Blocks the calling thread until everything enqueued on the op's stream
  * has run, without spinning a core (clFinish does on NVIDIA's OpenCL: the

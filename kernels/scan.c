@@ -315,8 +315,7 @@ void ocl_register_scan_kernels(void)
                                       TF_DOUBLE, TF_INT64, TF_INT32};
   static const char *const device_args[] = {"axis", NULL};
   static const char *const host_args[] = {"axis", "x", "out", NULL};
-  const char *width = getenv("TFOCL_INDEX_WIDTH");
-  force_wide = width != NULL && strcmp(width, "64") == 0;
+  force_wide = ocl_config()->hooks.index64;
   for (int i = 0; i < NUM_SCAN_OPS; i++)
     for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
       if (!(scan_ops[i].types & TB(types[t])))

@@ -481,8 +481,7 @@ static void softmax_delete(void *kernel) { free(kernel); }
 
 void ocl_register_softmax_kernels(void)
 {
-  const char *width = getenv("TFOCL_INDEX_WIDTH");
-  force_wide = width != NULL && strcmp(width, "64") == 0;
+  force_wide = ocl_config()->hooks.index64;
   static const struct {
     const char *op;
     enum softmax_kind kind;

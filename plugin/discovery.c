@@ -68,10 +68,11 @@ static bool type_wanted(const char *types, cl_device_type type) {
 /* Applies TFOCL_VISIBLE_DEVICES to the ordered list; returns the count kept
  * (in `order`, as indices into `all`). */
 static int select_visible(int num_all, int *order) {
-  const char *v = getenv("TFOCL_VISIBLE_DEVICES");
+  const struct ocl_config *config = ocl_config();
+  const char *v = config->visible_devices;
   int n = 0;
 
-  if (!v) {
+  if (!config->has_visible_devices) {
     for (int i = 0; i < num_all; i++) order[n++] = i;
     return n;
   }
@@ -120,12 +121,14 @@ static bool has_extension(const char *extensions, const char *name) {
  * ignores a PluggableDevice's virtual devices. Returns the cap in MiB, 0 for
  * none. */
 static unsigned long long memory_limit_mib(int ordinal) {
-  const char *v = getenv("TFOCL_MEMORY_LIMIT_MB"), *entry = v;
+  char v[OCL_CONFIG_LIST_MAX];
+  const char *entry = v;
   unsigned long long mib;
   bool per_device;
   char *end;
 
-  if (!v || !*v) return 0;
+  ocl_config_memory_limit(v, sizeof v);
+  if (!*v) return 0;
   per_device = strchr(v, ',') != NULL;
   for (int i = 0; per_device && i < ordinal; i++) {
     entry = strchr(entry, ',');
@@ -155,25 +158,17 @@ static void apply_memory_limit(struct ocl_device *dev) {
     dev->max_alloc_size = dev->global_mem_size;
 }
 
-/* TFOCL_KERNEL_STYLE=cpu|gpu: the kernel shapes to take whatever the
- * device type (the suites run both on PoCL). */
-static int kernel_style_override(void) {
-  const char *v = getenv("TFOCL_KERNEL_STYLE");
-  if (!v || !*v) return -1;
-  if (strcmp(v, "cpu") == 0) return 1;
-  if (strcmp(v, "gpu") == 0) return 0;
-  OCL_TRACE("TFOCL_KERNEL_STYLE: ignoring \"%s\" (cpu or gpu)", v);
-  return -1;
-}
-
 static void describe_for_kernels(struct ocl_device *dev) {
   struct ocl_device_info *info = &dev->info;
   cl_device_local_mem_type local_type = CL_GLOBAL;
-  int style = kernel_style_override();
+  enum ocl_kernel_style style = ocl_config()->kernel_style;
 
   info->ordinal = dev->ordinal;
   info->is_cpu = (dev->type & CL_DEVICE_TYPE_CPU) != 0;
-  info->cpu_shape = style < 0 ? info->is_cpu : style == 1;
+  /* TFOCL_KERNEL_STYLE: the suites run both shapes on PoCL. */
+  info->cpu_shape = style == OCL_KERNEL_STYLE_BY_DEVICE
+                        ? info->is_cpu
+                        : style == OCL_KERNEL_STYLE_CPU;
   info->has_fp16 = dev->has_fp16;
   info->has_fp64 = dev->has_fp64;
   info->compute_units = dev->compute_units ? dev->compute_units : 1;
@@ -243,9 +238,9 @@ static const char *enumerate(void) {
   cl_platform_id *platforms = NULL;
   struct candidate *all = NULL;
   int *order = NULL, num_all = 0, kept = 0;
-  const char *types = getenv("TFOCL_DEVICE_TYPES");
-  const char *split = getenv("TFOCL_CONTEXT_PER_DEVICE");
-  bool context_per_device = split && strcmp(split, "1") == 0;
+  const struct ocl_config *config = ocl_config();
+  const char *types = config->has_device_types ? config->device_types : NULL;
+  bool context_per_device = config->context_per_device;
   const char *why = NULL;
   cl_int err;
 
@@ -444,4 +439,6 @@ void ocl_devices_teardown(void) {
   g.enumerated = false;
   g.disabled = false;
   pthread_mutex_unlock(&g.lock);
+  /* The next discovery (a reloaded plugin) reads the settings again. */
+  ocl_config_forget();
 }

@@ -61,21 +61,21 @@ static void CL_CALLBACK waiter_signal(cl_event event, cl_int exec_status,
 
 enum ocl_host_wait ocl_host_wait_kind(struct ocl_device *dev) {
   int kind;
-  const char *env;
+  enum ocl_host_wait_choice choice;
   char name[64] = "";
 
   if (!dev) return OCL_HOST_WAIT_CALLBACK;
   kind = __atomic_load_n(&dev->host_wait, __ATOMIC_RELAXED);
   if (kind) return (enum ocl_host_wait)kind;
   /* Decided the same way by any thread that gets here first. */
-  env = getenv("TFOCL_HOST_WAIT");
+  choice = ocl_config()->host_wait;
   clGetPlatformInfo(dev->ctx->platform, CL_PLATFORM_NAME, sizeof name - 1,
                     name, NULL);
   if (strstr(name, "Oclgrind"))
     kind = OCL_HOST_WAIT_DRIVER_ONLY;
-  else if (env && strcmp(env, "callback") == 0)
+  else if (choice == OCL_HOST_WAIT_FORCE_CALLBACK)
     kind = OCL_HOST_WAIT_CALLBACK;
-  else if (env && strcmp(env, "driver") == 0)
+  else if (choice == OCL_HOST_WAIT_FORCE_DRIVER)
     kind = OCL_HOST_WAIT_DRIVER;
   else
     /* PoCL's clFinish and clWaitForEvents sleep on condition variables,

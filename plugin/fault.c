@@ -251,6 +251,20 @@ cl_int ocl_fault_clEnqueueUnmapMemObject(cl_command_queue q, cl_mem m,
   ENQUEUE("clEnqueueUnmapMemObject", clEnqueueUnmapMemObject(q, m, p, n, w, e));
 }
 
+cl_int ocl_fault_clEnqueueNativeKernel(cl_command_queue q,
+                                      void(CL_CALLBACK *fn)(void *),
+                                      void *args, size_t size, cl_uint n_mem,
+                                      const cl_mem *mem, const void **loc,
+                                      cl_uint n, const cl_event *w,
+                                      cl_event *e) {
+  ENQUEUE("clEnqueueNativeKernel",
+          clEnqueueNativeKernel(q, fn, args, size, n_mem, mem, loc, n, w, e));
+}
+
+int ocl_fault_library_call_fails(const char *call) {
+  return should_fail(call);
+}
+
 cl_int ocl_fault_clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint n,
                                              const cl_event *w, cl_event *e) {
   ENQUEUE("clEnqueueMarkerWithWaitList", clEnqueueMarkerWithWaitList(q, n, w, e));

@@ -13,6 +13,7 @@
  *   clCreate* (others)            CL_OUT_OF_HOST_MEMORY
  *   clEnqueue*, clFinish, ...     CL_OUT_OF_RESOURCES
  *   clSetEventCallback            CL_OUT_OF_HOST_MEMORY
+ *   CLBlast* (a library's call)   the op fails before the library runs
  *
  * <call> is a function name ("clEnqueueNDRangeKernel") or a prefix ending
  * in '*' ("clEnqueue*", "*" = any). The wrappers also count the OpenCL
@@ -109,6 +110,14 @@ cl_int ocl_fault_clSetEventCallback(cl_event, cl_int,
                                     void(CL_CALLBACK *)(cl_event, cl_int,
                                                         void *),
                                     void *);
+cl_int ocl_fault_clEnqueueNativeKernel(cl_command_queue,
+                                      void(CL_CALLBACK *)(void *), void *,
+                                      size_t, cl_uint, const cl_mem *,
+                                      const void **, cl_uint,
+                                      const cl_event *, cl_event *);
+/* A library that enqueues itself (CLBlast) cannot be redirected: the
+ * runtime asks before each of its calls whether `call` fails now. */
+int ocl_fault_library_call_fails(const char *call);
 /* Counted only, never failed. */
 cl_int ocl_fault_clReleaseMemObject(cl_mem);
 cl_int ocl_fault_clReleaseEvent(cl_event);
@@ -139,6 +148,8 @@ cl_int ocl_fault_clReleaseProgram(cl_program);
 #define clEnqueueCopyBuffer(...) ocl_fault_clEnqueueCopyBuffer(__VA_ARGS__)
 #define clEnqueueFillBuffer(...) ocl_fault_clEnqueueFillBuffer(__VA_ARGS__)
 #define clEnqueueMapBuffer(...) ocl_fault_clEnqueueMapBuffer(__VA_ARGS__)
+#define clEnqueueNativeKernel(...) \
+  ocl_fault_clEnqueueNativeKernel(__VA_ARGS__)
 #define clEnqueueUnmapMemObject(...) \
   ocl_fault_clEnqueueUnmapMemObject(__VA_ARGS__)
 #define clEnqueueMarkerWithWaitList(...) \

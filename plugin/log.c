@@ -7,20 +7,10 @@
 
 #include "ocl.h"
 
-static pthread_once_t trace_once = PTHREAD_ONCE_INIT;
-static bool trace_on;
 static pthread_once_t report_once = PTHREAD_ONCE_INIT;
 static char report_line[512];
 
-static void read_trace_env(void) {
-  const char *v = getenv("TFOCL_TRACE");
-  trace_on = v && *v && strcmp(v, "0") != 0;
-}
-
-bool ocl_trace_enabled(void) {
-  pthread_once(&trace_once, read_trace_env);
-  return trace_on;
-}
+bool ocl_trace_enabled(void) { return ocl_config()->trace; }
 
 void ocl_trace_printf(const char *file, int line, const char *fmt, ...) {
   char message[1024];

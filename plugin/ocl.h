@@ -50,6 +50,7 @@
 #include "tensorflow/c/kernels.h"
 #include "tensorflow/c/tf_status.h"
 
+#include "config.h"
 #include "device_info.h"
 #include "tf_api.h"
 
@@ -242,6 +243,9 @@ struct ocl_device *ocl_device_get(int ordinal);
 bool ocl_device_open(struct ocl_device *dev, TF_Status *status);
 /* Releases everything of every device and context (destroy_platform). */
 void ocl_devices_teardown(void);
+/* Drops the settings read for this load (config.c): the next
+ * ocl_config() reads the environment again. Only while nothing runs. */
+void ocl_config_forget(void);
 /* Marks the plugin unusable (unknown ABI, missing TF API): 0 devices. */
 void ocl_devices_disable(void);
 

@@ -65,25 +65,20 @@ static bool private_dir(const char *path) {
 }
 
 bool ocl_cache_subdir(const char *sub, char *dir, size_t size) {
-  const char *env = getenv("TFOCL_CACHE_DIR");
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  char base[4096];
+  const struct ocl_config *config = ocl_config();
+  const char *base = config->cache_base;
   int n;
 
   dir[0] = '\0';
-  if (env) {
-    if (env[0] == '\0' || strcmp(env, "off") == 0) return false;
-    n = snprintf(base, sizeof base, "%s", env);
-  } else if (xdg && xdg[0] == '/') {
-    n = snprintf(base, sizeof base, "%s/tfocl", xdg);
-  } else if (home && home[0] != '\0') {
-    n = snprintf(base, sizeof base, "%s/.cache", home);
-    if (n > 0 && (size_t)n < sizeof base) make_dir(base);
-    n = snprintf(base, sizeof base, "%s/.cache/tfocl", home);
-  } else {
-    return false;
+  if (base[0] == '\0') return false;
+  if (config->cache_base_in_home) {
+    /* ~/.cache/tfocl: ~/.cache first, made as XDG would make it. */
+    char parent[sizeof config->cache_base];
+    size_t len = strlen(base) - strlen("/tfocl");
+    memcpy(parent, base, len);
+    parent[len] = '\0';
+    make_dir(parent);
   }
-  if (n < 0 || (size_t)n >= sizeof base) return false;
   n = snprintf(dir, size, "%s/%s", base, sub);
   if (n < 0 || (size_t)n >= size) {
     dir[0] = '\0';

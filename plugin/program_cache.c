@@ -61,12 +61,11 @@ void ocl_program_cache_destroy(struct ocl_program_cache *cache) {
  * PoCL: it keeps its own cache of compiled kernels (POCL_CACHE_DIR), and
  * handing out a program's binary makes it compile every kernel of the
  * program at once (the matmul family's first MatMul took 68 s instead of
- * 5 with its cache off). TFOCL_KEEP_POCL_BINARIES=1 (tests) keeps them
- * there too. */
+ * 5 with its cache off). TFOCL_KEEP_POCL_BINARIES=1 (a test hook) keeps
+ * them there too. */
 static bool keeps_binaries(cl_platform_id platform) {
   char name[128] = "";
-  const char *force = getenv("TFOCL_KEEP_POCL_BINARIES");
-  if (force && strcmp(force, "1") == 0) return true;
+  if (ocl_config()->hooks.keep_pocl_binaries) return true;
   clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
   return strstr(name, "Portable Computing Language") == NULL;
 }

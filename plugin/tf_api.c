@@ -74,8 +74,7 @@ static void resolve(void) {
   /* Test hook: TFOCL_HIDE_TF_EXPERIMENTAL=1 forgets kernels_experimental.h,
    * so the host shim (which exports it) stands in for the TensorFlow 2.20
    * and 2.21 wheels (which do not, tensorflow#126374). */
-  const char *hide = getenv("TFOCL_HIDE_TF_EXPERIMENTAL");
-  if (hide != NULL && strcmp(hide, "1") == 0) {
+  if (ocl_config()->hooks.hide_tf_experimental) {
     ocl_tf.AssignVariable = NULL;
     ocl_tf.AssignUpdateVariable = NULL;
     ocl_tf.MaybeLockVariableInputMutexesInOrder = NULL;

@@ -1,5 +1,5 @@
 /* Reference of _TfoclFusedElementwise (kernels/fused.c): the program
- * (plugin/graph/fused_program.h) evaluated per output element with the
+ * (kernels/fused_program.h) evaluated per output element with the
  * unfused ops' own references (ref_unary.c, ref_binary.c), each value
  * rounded to its dtype as the unfused ops round on store, over the NumPy
  * broadcast of the inputs.
@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../plugin/graph/fused_program.h"
+#include "../../kernels/fused_program.h"
 #include "reference.h"
 
 static bool is_grad(int op) { return op >= FUSED_RELU_GRAD; }

@@ -582,6 +582,63 @@ START_TEST(program_binaries_only_in_a_private_dir) {
 }
 END_TEST
 
+/* The settings are read once per load of the plugin: a change of the
+ * environment after the first read is not seen until the settings are
+ * dropped (ocl_devices_teardown does, as a reload would); values out of
+ * range read as unset. */
+START_TEST(config_read_once_per_load) {
+  setenv("TFOCL_GEMM_TILE", "64", 1);
+  setenv("TFOCL_GEMM", "own", 1);
+  setenv("TFOCL_KERNEL_STYLE", "gpu", 1);
+  setenv("TFOCL_INDEX_WIDTH", "64", 1);
+  setenv("TFOCL_MAX_GROUPS_YZ", "7", 1);
+  ocl_config_forget();
+  const struct ocl_config *c = ocl_config();
+  ck_assert_int_eq(c->gemm_tile, 64);
+  ck_assert_int_eq(c->gemm, OCL_GEMM_OWN);
+  ck_assert_int_eq(c->kernel_style, OCL_KERNEL_STYLE_GPU);
+#if defined(TFOCL_TEST_HOOKS)
+  ck_assert(c->hooks.index64);
+  ck_assert_uint_eq(c->hooks.max_groups_yz, 7);
+#endif
+
+  setenv("TFOCL_GEMM_TILE", "32", 1);
+  setenv("TFOCL_GEMM", "blas", 1);
+  ck_assert_int_eq(ocl_config()->gemm_tile, 64);
+  ck_assert_int_eq(ocl_config()->gemm, OCL_GEMM_OWN);
+
+  setenv("TFOCL_GEMM_TILE", "48", 1);
+  setenv("TFOCL_GEMM", "fastest", 1);
+  setenv("TFOCL_KERNEL_STYLE", "simd", 1);
+  setenv("TFOCL_MAX_GROUPS_YZ", "65535", 1);
+  ocl_config_forget();
+  c = ocl_config();
+  ck_assert_int_eq(c->gemm_tile, 0);
+  ck_assert_int_eq(c->gemm, OCL_GEMM_AUTO);
+  ck_assert_int_eq(c->kernel_style, OCL_KERNEL_STYLE_BY_DEVICE);
+  ck_assert_uint_eq(c->hooks.max_groups_yz, 0);
+
+  /* A device list that does not fit is refused whole, as if unset. */
+  char longer[OCL_CONFIG_LIST_MAX + 8];
+  memset(longer, '0', sizeof longer - 1);
+  longer[sizeof longer - 1] = '\0';
+  setenv("TFOCL_VISIBLE_DEVICES", longer, 1);
+  ocl_config_forget();
+  ck_assert(!ocl_config()->has_visible_devices);
+  setenv("TFOCL_VISIBLE_DEVICES", "1,0", 1);
+  ocl_config_forget();
+  ck_assert(ocl_config()->has_visible_devices);
+  ck_assert_str_eq(ocl_config()->visible_devices, "1,0");
+
+  const char *names[] = {"TFOCL_GEMM_TILE", "TFOCL_GEMM", "TFOCL_KERNEL_STYLE",
+                         "TFOCL_INDEX_WIDTH", "TFOCL_MAX_GROUPS_YZ",
+                         "TFOCL_VISIBLE_DEVICES"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    unsetenv(names[i]);
+  ocl_config_forget();
+}
+END_TEST
+
 static Suite *internals_suite(void) {
   Suite *s = suite_create("internals");
   TCase *tc = tcase_create("internals");
@@ -598,6 +655,7 @@ static Suite *internals_suite(void) {
   tcase_add_test(tc, address_map_random);
   tcase_add_test(tc, cl_error_path);
   tcase_add_test(tc, gemm_identity_names_builds);
+  tcase_add_test(tc, config_read_once_per_load);
   tcase_add_test(tc, unknown_abi_gives_zero_devices);
   tcase_add_test(tc, smaller_core_struct_not_overrun);
   suite_add_tcase(s, tc);

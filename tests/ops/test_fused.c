@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../plugin/graph/fused_program.h"
+#include "../../kernels/fused_program.h"
 #include "reference.h"
 #include "tfocl/host.h"
 

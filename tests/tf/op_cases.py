@@ -2275,7 +2275,7 @@ BUILDERS["_ParallelConcatUpdate"] = _parallel_stack
 # optimizer writes it, tf.raw_ops has no wrapper): run through eager
 # execution of the registered op. TensorFlow has no CPU kernel for it: the
 # reference is numpy, each op computed in float32 and rounded to the
-# value's dtype, as the op's program defines (plugin/graph/fused_program.h).
+# value's dtype, as the op's program defines (kernels/fused_program.h).
 def _fused(program, constants, out_type):
     from tensorflow.python.eager import context, execute
 

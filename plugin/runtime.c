@@ -1,5 +1,7 @@
-/* The runtime layer; see runtime.h. The only file of kernels/ that sees
- * the plugin's device, stream and address-map internals (ocl.h). */
+/* The runtime layer (kernels/runtime.h), implemented over the plugin's
+ * device, stream and address-map internals (ocl.h): kernels/ declares what
+ * it needs of the device, plugin/ provides it, and kernels/ is built
+ * without plugin/ on its include path. */
 #include "runtime.h"
 
 #include <pthread.h>
@@ -549,24 +551,11 @@ static bool set_args(struct ocl_op *op, cl_kernel kernel, const char *name,
   return true;
 }
 
-/* 65535 unless TFOCL_MAX_GROUPS_YZ (a test hook) says less; read once. */
-static size_t max_groups_yz = 0;
-static pthread_once_t max_groups_yz_once = PTHREAD_ONCE_INIT;
-
-static void max_groups_yz_read(void)
-{
-  const char *v = getenv("TFOCL_MAX_GROUPS_YZ");
-  char *end;
-  unsigned long n = v != NULL ? strtoul(v, &end, 10) : 0;
-  max_groups_yz = v != NULL && *v && *end == '\0' && n >= 1 && n < 65535
-                      ? (size_t)n
-                      : 65535;
-}
-
+/* 65535 unless TFOCL_MAX_GROUPS_YZ (a test hook) says less. */
 size_t ocl_max_groups_yz(void)
 {
-  pthread_once(&max_groups_yz_once, max_groups_yz_read);
-  return max_groups_yz;
+  size_t forced = ocl_config()->hooks.max_groups_yz;
+  return forced != 0 ? forced : 65535;
 }
 
 bool ocl_launch(struct ocl_op *op, struct ocl_kernel *kernel, cl_uint work_dim,
@@ -663,6 +652,71 @@ bool ocl_op_finish(struct ocl_op *op)
 void ocl_op_record(struct ocl_op *op, cl_event event, const char *name)
 {
   ocl_profiler_record(op->device, op->queue, event, OCL_ACTIVITY_KERNEL, name);
+}
+
+bool ocl_op_host_task(struct ocl_op *op, const char *name,
+                      void (*fn)(void *args), void *args, size_t args_size,
+                      const struct ocl_host_range *ranges, int count)
+{
+  cl_int err = CL_SUCCESS;
+  const char *call = "clEnqueueMapBuffer";
+  int mapped = 0;
+
+  if (!ocl_op_device(op))
+    return false;
+  /* Not blocking: the queue is in order, so the native kernel behind the
+   * maps sees them done. */
+  for (; mapped < count; mapped++) {
+    const struct ocl_host_range *r = &ranges[mapped];
+    *r->host_ptr = clEnqueueMapBuffer(op->queue, r->buffer.mem, CL_FALSE,
+                                      r->flags, r->buffer.offset, r->bytes, 0,
+                                      NULL, NULL, &err);
+    if (err != CL_SUCCESS)
+      break;
+  }
+  if (err == CL_SUCCESS) {
+    cl_event event = NULL;
+    call = "clEnqueueNativeKernel";
+    err = clEnqueueNativeKernel(op->queue, fn, args, args_size, 0, NULL, NULL,
+                                0, NULL,
+                                ocl_profiler_active() ? &event : NULL);
+    if (err == CL_SUCCESS && event != NULL)
+      ocl_op_record(op, event, name);
+  }
+  /* What was mapped must not stay mapped, whatever failed. */
+  for (int i = 0; i < mapped; i++) {
+    cl_int unmap_err = clEnqueueUnmapMemObject(
+        op->queue, ranges[i].buffer.mem, *ranges[i].host_ptr, 0, NULL, NULL);
+    if (err == CL_SUCCESS && unmap_err != CL_SUCCESS) {
+      err = unmap_err;
+      call = "clEnqueueUnmapMemObject";
+    }
+  }
+  if (err != CL_SUCCESS) {
+    ocl_set_cl_error(op->status, err, call);
+    return false;
+  }
+  return true;
+}
+
+cl_command_queue ocl_op_library_queue(struct ocl_op *op, const char *call)
+{
+  if (!ocl_op_device(op))
+    return NULL;
+#if defined(TFOCL_FAULT_INJECTION)
+  if (ocl_fault_library_call_fails(call)) {
+    ocl_set_cl_error(op->status, CL_OUT_OF_RESOURCES, call);
+    return NULL;
+  }
+#else
+  (void)call;
+#endif
+  return op->queue;
+}
+
+cl_device_id ocl_op_device_id(struct ocl_op *op)
+{
+  return ocl_op_device(op) ? op->device->id : NULL;
 }
 
 bool ocl_launch_1d(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,

@@ -32,8 +32,8 @@
  * the output is float or half. An int64 CONST holds an integer the float
  * represents exactly. The whole chain gives what the ops one
  * by one give. Opcode numbers are part of the format: never renumber. */
-#ifndef TFOCL_PLUGIN_GRAPH_FUSED_PROGRAM_H_
-#define TFOCL_PLUGIN_GRAPH_FUSED_PROGRAM_H_
+#ifndef TFOCL_KERNELS_FUSED_PROGRAM_H_
+#define TFOCL_KERNELS_FUSED_PROGRAM_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -61,12 +61,12 @@ enum fused_opcode {
 #define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,    \
                        INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST)            \
   FUSED_##ENUM = OPCODE,
-#include "../../kernels/unary.def"
+#include "unary.def"
   /* binary ops (40 to 59): kernels/binary.def's fused rows */
 #define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
                         ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
   FUSED_##ENUM = OPCODE,
-#include "../../kernels/binary.def"
+#include "binary.def"
 };
 
 struct fused_insn {
@@ -130,4 +130,4 @@ const char *fused_op_text(int op);
 size_t fused_program_text(const struct fused_program *p, char *buf,
                           size_t size);
 
-#endif /* TFOCL_PLUGIN_GRAPH_FUSED_PROGRAM_H_ */
+#endif /* TFOCL_KERNELS_FUSED_PROGRAM_H_ */

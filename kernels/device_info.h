@@ -2,8 +2,8 @@
  * choose kernel shapes from. Filled once when the device is enumerated
  * (discovery.c); shared by plugin/ocl.h and kernels/runtime.h so that
  * kernels never see struct ocl_device. */
-#ifndef TFOCL_PLUGIN_DEVICE_INFO_H_
-#define TFOCL_PLUGIN_DEVICE_INFO_H_
+#ifndef TFOCL_KERNELS_DEVICE_INFO_H_
+#define TFOCL_KERNELS_DEVICE_INFO_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,4 +29,4 @@ struct ocl_device_info {
   bool dedicated_local_mem;
 };
 
-#endif /* TFOCL_PLUGIN_DEVICE_INFO_H_ */
+#endif /* TFOCL_KERNELS_DEVICE_INFO_H_ */

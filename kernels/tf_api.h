@@ -1,4 +1,6 @@
-/* tfocl plugin: the TensorFlow C API, resolved at run time (contract 5).
+/* The TensorFlow C API, resolved at run time (contract 5) by the plugin
+ * (plugin/tf_api.c) and called through by every kernel family: declared on
+ * this side of the kernels/plugin boundary, which kernels/ never crosses.
  *
  * The plugin never references a TF_* symbol, so loading it can never fail
  * on a missing one (2.20/2.21 wheels lack kernels_experimental.h, and a
@@ -14,8 +16,8 @@
  * scope. Only libraries already loaded are used (RTLD_NOLOAD). Required
  * members are non-NULL once ocl_tf_resolve() returned true; optional ones
  * (marked below, and all of kernels_experimental.h) may be NULL. */
-#ifndef TFOCL_PLUGIN_TF_API_H_
-#define TFOCL_PLUGIN_TF_API_H_
+#ifndef TFOCL_KERNELS_TF_API_H_
+#define TFOCL_KERNELS_TF_API_H_
 
 #include <stdbool.h>
 
@@ -200,4 +202,4 @@ int ocl_tf_minor_version(void);
  * the header would free them twice. */
 bool ocl_tf_variant_callbacks_own_tensors(void);
 
-#endif /* TFOCL_PLUGIN_TF_API_H_ */
+#endif /* TFOCL_KERNELS_TF_API_H_ */
