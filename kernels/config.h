@@ -71,6 +71,7 @@ struct ocl_config {
     size_t max_groups_yz;      /* TFOCL_MAX_GROUPS_YZ; 0 = the device's */
     bool hide_tf_experimental; /* TFOCL_HIDE_TF_EXPERIMENTAL=1 */
     bool keep_pocl_binaries;   /* TFOCL_KEEP_POCL_BINARIES=1 */
+    bool hide_fp64;            /* TFOCL_HIDE_FP64=1: devices without fp64 */
   } hooks;
 };
 

@@ -148,6 +148,7 @@ static void read_settings(struct ocl_config *c, struct refused *r)
   c->hooks.hide_tf_experimental = is(getenv("TFOCL_HIDE_TF_EXPERIMENTAL"),
                                      "1");
   c->hooks.keep_pocl_binaries = is(getenv("TFOCL_KEEP_POCL_BINARIES"), "1");
+  c->hooks.hide_fp64 = is(getenv("TFOCL_HIDE_FP64"), "1");
 #endif
 }
 

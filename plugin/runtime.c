@@ -909,12 +909,12 @@ int ocl_fused_activation_attr(TF_OpKernelConstruction *ctx, const char *what,
   return -1;
 }
 
-/* Most float64 kernels compute in double and can only fail (UNIMPLEMENTED)
- * on a device without cl_khr_fp64 (Intel's and many mobile GPUs). Kernels
- * are registered per device type, not per device, so where any device
- * lacks fp64 no float64 kernel is registered at all: TensorFlow then places
- * float64 ops on the CPU, as it does for a GPU plugin without them, instead
- * of on an OPENCL kernel that fails. */
+/* Most float64 and complex128 kernels compute in double and can only fail
+ * (UNIMPLEMENTED) on a device without cl_khr_fp64 (Intel's and many mobile
+ * GPUs). Kernels are registered per device type, not per device, so where
+ * any device lacks fp64 no such kernel is registered at all: TensorFlow
+ * then places those ops on the CPU, as it does for a GPU plugin without
+ * them, instead of on an OPENCL kernel that fails. */
 static bool every_device_has_fp64(void)
 {
   for (int i = 0, n = ocl_device_count(); i < n; i++) {
@@ -939,7 +939,7 @@ bool ocl_register_kernel(const struct ocl_kernel_spec *spec)
   for (int i = 0; !fp64 && i < OCL_MAX_TYPE_ATTRS &&
                   spec->type_attrs[i] != NULL;
        i++)
-    if (spec->types[i] == TF_DOUBLE)
+    if (spec->types[i] == TF_DOUBLE || spec->types[i] == TF_COMPLEX128)
       return true; /* left to the CPU on purpose */
   size_t len = (size_t)snprintf(name, sizeof(name), "%s_%s", spec->op,
                                 OCL_DEVICE_TYPE);
