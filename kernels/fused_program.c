@@ -47,11 +47,11 @@ static const struct op_entry ops[] = {
   {FUSED_##ENUM, UNARY_CAT(UNARY_TEXT_, UNARY_FORM(KIND))(KERNEL),           \
    UNARY_CAT(UNARY_ARITY_, UNARY_FORM(KIND)),                                \
    TAKES_INT64_##FUSED_TYPES, COSTLY_##COST},
-#include "../../kernels/unary.def"
+#include "unary.def"
 #define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
                         ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
   {FUSED_##ENUM, #FUSED_TEXT, 2, TAKES_INT64_##FUSED_TYPES, COSTLY_##COST},
-#include "../../kernels/binary.def"
+#include "binary.def"
 };
 
 #define NUM_OPS (sizeof(ops) / sizeof(ops[0]))
@@ -67,13 +67,13 @@ static const struct {
   {#NAME, FUSED_##ENUM},
 #define UNARY_ALIAS(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, ENUM)       \
   {#NAME, FUSED_##ENUM},
-#include "../../kernels/unary.def"
+#include "unary.def"
 #define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
                         ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
   {#NAME, FUSED_##ENUM},
 #define BINARY_ALIAS(NAME, KERNEL, KIND, TYPES, FORM, SIG, ENUM) \
   {#NAME, FUSED_##ENUM},
-#include "../../kernels/binary.def"
+#include "binary.def"
 };
 
 static const struct op_entry *entry_of(int op)
