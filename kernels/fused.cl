@@ -74,8 +74,9 @@ static float fused_round_half(float x)
 #define FUSED_LONG_FN2_INT64(L, INT_MATH) \
   static long L(long a, long b) { return INT_MATH; }
 #define CT float
-#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
-                        ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,   \
+                        CASES, MATH, INT_MATH, ENUM, OPCODE, FUSED_TEXT,     \
+                        FUSED_TYPES, COST)                                   \
   static float f_##FUSED_TEXT(float a, float b) { return MATH; }             \
   FUSED_LONG_FN2_##FUSED_TYPES(l_##FUSED_TEXT, INT_MATH)
 #include "binary.def"

@@ -1,9 +1,7 @@
 /* References of the binary kernel family: element-wise binary ops with
- * broadcasting, BiasAdd and AddN.
- *
- * Tolerances (float32): one rounding for +, -, *, / (rtol 1e-6); pow and
- * the OpenCL built-ins it uses may be off by a few ulp (rtol 4e-6);
- * comparisons, logical ops and every integer op are exact. */
+ * broadcasting (kernels/binary.def's rows: their tolerance, input domain
+ * and cases come from there, the references are this file's own), BiasAdd
+ * and AddN. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -699,60 +697,50 @@ double ref_binary_value(const char *op, TF_DataType dtype, double a, double b)
   return apply(op, dtype, a, b);
 }
 
-#define EXACT 0.0, 0.0
-#define ROUNDED 1e-6, 1e-30
+/* binary.def's REF column: rtol, atol. One rounding for +, -, *, /; the
+ * OpenCL built-ins (pow, atan2, log, log1p) may be off by a few ulp (half:
+ * widened by the ops suite); comparisons, logical ops and every integer op
+ * are exact. */
+#define TOL_EXACT 0.0, 0.0
+#define TOL_ROUNDED 1e-6, 1e-30
+#define TOL_BUILTIN 4e-6, 1e-30
+#define TOL_FLOOR_MOD 1e-6, 1e-6
+/* Cephes' float algorithms: peak relative errors 7.8e-6 (igam, igamc)
+ * and 6.9e-7 (zeta), through pow (16 ulp), exp and lgamma; the absolute
+ * bound takes 1 - P near 0 and digamma near its zero. */
+#define TOL_IGAMMA 2e-5, 2e-6
+#define TOL_ZETA 1e-5, 1e-30
+#define TOL_POLYGAMMA 2e-5, 1e-5
+
+/* binary.def's CASES column. */
+#define CASES_RANDOM ref_cases_binary
+#define CASES_FLOOR floor_cases
+#define CASES_SPECIAL_VALUES special_cases
+#define CASES_SHIFT shift_cases
+#define CASES_TRUNCATE truncate_cases
+#define CASES_SPECIAL_FUNCTION special_function_cases
+
+#define REF_ROW(NAME, REF, DOMAIN, CASES) \
+  {#NAME, TOL_##REF, REF_##DOMAIN, CASES_##CASES, binary_compute},
 
 const struct ref_op ref_ops_binary[] = {
-    {"AddV2", ROUNDED, REF_ANY, ref_cases_binary, binary_compute},
-    {"Add", ROUNDED, REF_ANY, ref_cases_binary, binary_compute},
-    {"Sub", ROUNDED, REF_ANY, ref_cases_binary, binary_compute},
-    {"Mul", ROUNDED, REF_ANY, ref_cases_binary, binary_compute},
-    {"RealDiv", ROUNDED, REF_NONZERO, ref_cases_binary, binary_compute},
-    {"DivNoNan", ROUNDED, REF_ANY, ref_cases_binary, binary_compute},
-    {"Maximum", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"Minimum", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"Pow", 4e-6, 1e-30, REF_POSITIVE, ref_cases_binary, binary_compute},
-    {"SquaredDifference", ROUNDED, REF_ANY, ref_cases_binary, binary_compute},
-    {"FloorDiv", EXACT, REF_NONZERO, floor_cases, binary_compute},
-    {"FloorMod", 1e-6, 1e-6, REF_NONZERO, floor_cases, binary_compute},
-    {"Equal", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"NotEqual", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"Less", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"LessEqual", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"Greater", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"GreaterEqual", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"LogicalAnd", EXACT, REF_BOOL, ref_cases_binary, binary_compute},
-    {"LogicalOr", EXACT, REF_BOOL, ref_cases_binary, binary_compute},
-    {"BitwiseAnd", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"BitwiseOr", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"BitwiseXor", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    /* Built-ins of a few ulp (half: widened by the ops suite). */
-    {"Atan2", 4e-6, 1e-30, REF_ANY, special_cases, binary_compute},
-    {"Xlogy", 4e-6, 1e-30, REF_POSITIVE, special_cases, binary_compute},
-    {"Xdivy", ROUNDED, REF_NONZERO, special_cases, binary_compute},
-    {"Xlog1py", 4e-6, 1e-30, REF_POSITIVE, special_cases, binary_compute},
-    {"NextAfter", EXACT, REF_ANY, special_cases, binary_compute},
-    {"LeftShift", EXACT, REF_ANY, shift_cases, binary_compute},
-    {"RightShift", EXACT, REF_ANY, shift_cases, binary_compute},
-    {"TruncateDiv", EXACT, REF_NONZERO, truncate_cases, binary_compute},
-    {"TruncateMod", EXACT, REF_NONZERO, truncate_cases, binary_compute},
-    /* Cephes' float algorithms: peak relative errors 7.8e-6 (igam, igamc)
-     * and 6.9e-7 (zeta), through pow (16 ulp), exp and lgamma; the
-     * absolute bound takes 1 - P near 0 and digamma near its zero. */
-    {"Igamma", 2e-5, 2e-6, REF_POSITIVE, special_function_cases,
-     binary_compute},
-    {"Igammac", 2e-5, 2e-6, REF_POSITIVE, special_function_cases,
-     binary_compute},
-    {"Zeta", 1e-5, 1e-30, REF_POSITIVE, special_function_cases,
-     binary_compute},
-    {"Polygamma", 2e-5, 1e-5, REF_POSITIVE, special_function_cases,
-     binary_compute},
-    {"ApproximateEqual", EXACT, REF_ANY, approx_cases, approx_compute},
+#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN, CASES,  \
+                  MATH, INT_MATH)                                            \
+  REF_ROW(NAME, REF, DOMAIN, CASES)
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,   \
+                        CASES, MATH, INT_MATH, ENUM, OPCODE, FUSED_TEXT,     \
+                        FUSED_TYPES, COST)                                   \
+  REF_ROW(NAME, REF, DOMAIN, CASES)
+#define BINARY_ALIAS(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,      \
+                     CASES, ENUM)                                            \
+  REF_ROW(NAME, REF, DOMAIN, CASES)
+#include "../../kernels/binary.def"
+    {"ApproximateEqual", TOL_EXACT, REF_ANY, approx_cases, approx_compute},
     /* Cephes' float incbet: peak 3.7e-5 relative and 2.2e-5 absolute for
      * a, b up to 30 (its own documentation). */
     {"Betainc", 5e-5, 3e-5, REF_POSITIVE, ternary_cases, ternary_compute},
-    {"ClipByValue", EXACT, REF_ANY, ternary_cases, ternary_compute},
-    {"BiasAdd", ROUNDED, REF_ANY, bias_cases, bias_compute},
-    {"AddN", ROUNDED, REF_ANY, addn_cases, addn_compute},
+    {"ClipByValue", TOL_EXACT, REF_ANY, ternary_cases, ternary_compute},
+    {"BiasAdd", TOL_ROUNDED, REF_ANY, bias_cases, bias_compute},
+    {"AddN", TOL_ROUNDED, REF_ANY, addn_cases, addn_compute},
     {.op = NULL},
 };
