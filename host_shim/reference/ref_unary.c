@@ -294,12 +294,17 @@ static double ref_invert(TF_DataType dtype, double a, double alpha)
 }
 
 /* Integers only, of the type's own width: a negative int32 has 32 bits,
- * not 64. */
+ * not 64, a negative int8 8. */
 static double ref_population_count(TF_DataType dtype, double a, double alpha)
 {
   (void)alpha;
-  int64_t i = (int64_t)a;
-  uint64_t bits = dtype == TF_INT32 ? (uint32_t)i : (uint64_t)i;
+  uint64_t bits = (uint64_t)(int64_t)a;
+  switch (dtype) {
+  case TF_INT8: case TF_UINT8: bits = (uint8_t)bits; break;
+  case TF_INT16: case TF_UINT16: bits = (uint16_t)bits; break;
+  case TF_INT32: case TF_UINT32: bits = (uint32_t)bits; break;
+  default: break;
+  }
   int count = 0;
   for (; bits != 0; bits >>= 1)
     count += (int)(bits & 1);
