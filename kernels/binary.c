@@ -20,7 +20,9 @@ static const struct ocl_program programs[OCL_NUM_STORAGES] =
 /* Each op's own name (binary.def's KIND column), for the int32 ops the
  * host computes and the ops' special cases. */
 enum binary_kind {
-#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH) KIND,
+#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN, CASES,  \
+                  MATH, INT_MATH)                                            \
+  KIND,
 #include "binary.def"
 };
 
@@ -47,11 +49,13 @@ struct binary_op {
 #define FORM_BOOL_OUT_COMPARE true
 
 static const struct binary_op binary_ops[] = {
-#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH)      \
+#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN, CASES,  \
+                  MATH, INT_MATH)                                            \
   {#NAME, #KERNEL, KIND, TYPES_##TYPES, FORM_BOOL_OUT_##FORM,                 \
    TYPES_##TYPES != TYPES_BOOL},
-#define BINARY_ALIAS(NAME, KERNEL, KIND, TYPES, FORM, SIG, ENUM) \
-  BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, _, _)
+#define BINARY_ALIAS(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,      \
+                     CASES, ENUM)                                            \
+  BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, _, _, _, _, _)
 #include "binary.def"
 };
 

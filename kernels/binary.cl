@@ -562,6 +562,7 @@ __kernel void clip_by_value(OCL_TENSOR_ARG(const T, t),
 
 /* KERNEL is expanded on its way to BINARY_KERNELS' paste: binary.def
  * names no kernel after a built-in PoCL defines as a macro (pow, atan2). */
-#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH) \
+#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN, CASES,  \
+                  MATH, INT_MATH)                                            \
   ON_##TYPES(FORM, KERNEL, MATH, INT_MATH)
 #include "binary.def"

@@ -1,7 +1,7 @@
 /* The fused element-wise op's building blocks (kernels/fused.c).
  *
  * Not a program on its own: fused.c appends, for each distinct program of
- * the op (plugin/graph/fused_program.h), a function evaluating the chain on
+ * the op (kernels/fused_program.h), a function evaluating the chain on
  * floats and the five kernels that load the inputs, call it and store the
  * result (_same, _flat, _bcast3d, _bcast, _bcast64). Everything is
  * computed in float; a half value is rounded to half after the op that
@@ -74,8 +74,9 @@ static float fused_round_half(float x)
 #define FUSED_LONG_FN2_INT64(L, INT_MATH) \
   static long L(long a, long b) { return INT_MATH; }
 #define CT float
-#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
-                        ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,   \
+                        CASES, MATH, INT_MATH, ENUM, OPCODE, FUSED_TEXT,     \
+                        FUSED_TYPES, COST)                                   \
   static float f_##FUSED_TEXT(float a, float b) { return MATH; }             \
   FUSED_LONG_FN2_##FUSED_TYPES(l_##FUSED_TEXT, INT_MATH)
 #include "binary.def"

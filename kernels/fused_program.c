@@ -48,8 +48,9 @@ static const struct op_entry ops[] = {
    UNARY_CAT(UNARY_ARITY_, UNARY_FORM(KIND)),                                \
    TAKES_INT64_##FUSED_TYPES, COSTLY_##COST},
 #include "unary.def"
-#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
-                        ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,   \
+                        CASES, MATH, INT_MATH, ENUM, OPCODE, FUSED_TEXT,     \
+                        FUSED_TYPES, COST)                                   \
   {FUSED_##ENUM, #FUSED_TEXT, 2, TAKES_INT64_##FUSED_TYPES, COSTLY_##COST},
 #include "binary.def"
 };
@@ -68,10 +69,12 @@ static const struct {
 #define UNARY_ALIAS(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, ENUM)       \
   {#NAME, FUSED_##ENUM},
 #include "unary.def"
-#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
-                        ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,   \
+                        CASES, MATH, INT_MATH, ENUM, OPCODE, FUSED_TEXT,     \
+                        FUSED_TYPES, COST)                                   \
   {#NAME, FUSED_##ENUM},
-#define BINARY_ALIAS(NAME, KERNEL, KIND, TYPES, FORM, SIG, ENUM) \
+#define BINARY_ALIAS(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,      \
+                     CASES, ENUM)                                            \
   {#NAME, FUSED_##ENUM},
 #include "binary.def"
 };

@@ -63,8 +63,9 @@ enum fused_opcode {
   FUSED_##ENUM = OPCODE,
 #include "unary.def"
   /* binary ops (40 to 59): kernels/binary.def's fused rows */
-#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, MATH, INT_MATH, \
-                        ENUM, OPCODE, FUSED_TEXT, FUSED_TYPES, COST)         \
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,   \
+                        CASES, MATH, INT_MATH, ENUM, OPCODE, FUSED_TEXT,     \
+                        FUSED_TYPES, COST)                                   \
   FUSED_##ENUM = OPCODE,
 #include "binary.def"
 };

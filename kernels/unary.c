@@ -27,6 +27,15 @@ static const struct ocl_program cast_fp64_program = {
 static const struct ocl_program programs[OCL_NUM_STORAGES] =
     OCL_TYPED_PROGRAMS("unary", ocl_cl_source_unary);
 
+/* PopulationCount's 8- and 16-bit types (TensorFlow's kernels: these,
+ * int32 and int64): no typed program stores them, so their kernels are in
+ * Cast's program, population_count_<Cast's name of the type>. */
+static const TF_DataType popcount_narrow_types[] = {TF_INT8, TF_UINT8,
+                                                    TF_INT16, TF_UINT16};
+#define NUM_POPCOUNT_NARROW_TYPES \
+  (sizeof(popcount_narrow_types) / sizeof(popcount_narrow_types[0]))
+static const char *cast_type_name(TF_DataType t);
+
 /* What the host must know of an op beyond its kernel's name (unary.def's
  * KIND column). */
 enum unary_kind {
@@ -98,6 +107,8 @@ static const struct unary_op unary_ops[] = {
 struct unary_kernel {
   const struct unary_op *op;
   TF_DataType dtype;
+  /* None for PopulationCount's 8- and 16-bit types (ocl_storage_of calls
+   * them host int32): their kernel is Cast's program's. */
   enum ocl_storage storage;
   float alpha;
   struct ocl_kernel kernel; /* not for int32 (host) */
@@ -160,7 +171,10 @@ static void *unary_create(TF_OpKernelConstruction *ctx, int index)
       k->alpha = 0.2f;
     }
   }
-  if (k->storage != OCL_STORAGE_HOST_INT32)
+  if (op->kind == POPCOUNT && ocl_tf.DataTypeSize(k->dtype) < 4)
+    ocl_kernel_initf(&k->kernel, &cast_program, "population_count_%s",
+                     cast_type_name(k->dtype));
+  else if (k->dtype != TF_INT32)
     ocl_kernel_init(&k->kernel, &programs[k->storage], op->kernel);
   ocl_tf.DeleteStatus(status);
   return k;
@@ -227,7 +241,7 @@ static void unary_compute(void *kernel, TF_OpKernelContext *ctx)
   int64_t n = ocl_shape_elements(dims, rank);
   if (y == NULL || n == 0)
     goto out;
-  if (k->storage == OCL_STORAGE_HOST_INT32) {
+  if (k->dtype == TF_INT32) {
     if (op->kind == POPCOUNT)
       host_popcount_int32(ocl_host_data(x), ocl_host_data(y), n);
     else
@@ -395,6 +409,18 @@ void ocl_register_unary_kernels(void)
           .host_args = dtype == TF_INT32 ? xy : NULL,
       });
     }
+    for (size_t t = 0; op->kind == POPCOUNT && t < NUM_POPCOUNT_NARROW_TYPES;
+         t++)
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = op->op,
+          .create = i < OCL_MAX_FAMILY_OPS
+                        ? unary_creates[i]
+                        : unary_upper_creates[i - OCL_MAX_FAMILY_OPS],
+          .compute = unary_compute,
+          .destroy = unary_delete,
+          .type_attrs = {"T"},
+          .types = {popcount_narrow_types[t]},
+      });
   }
 
   /* Cast between every pair of these, as TensorFlow's GPU kernels (their

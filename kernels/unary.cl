@@ -241,6 +241,31 @@ CASTS_FROM(u32)
 CASTS_FROM(i64)
 CASTS_FROM(u64)
 CASTS_FROM(b)
+
+/* PopulationCount of the 8- and 16-bit integers, here since these types
+ * have no typed program and this one has every type. The bits are the
+ * type's own (a negative int8 has 8), counted as a uint: no narrow
+ * llvm.ctpop for an OpenCL implementation to lack. alpha: unary_compute's
+ * argument list. */
+#define UT_i8 uchar
+#define UT_u8 uchar
+#define UT_i16 ushort
+#define UT_u16 ushort
+#define POPCOUNT_KERNEL(SRC)                                                \
+  __kernel void population_count_##SRC(OCL_TENSOR_ARG(const ST_##SRC, x),   \
+                                       OCL_TENSOR_ARG(uchar, y), long n,    \
+                                       float alpha)                         \
+  {                                                                         \
+    long i = get_global_id(0);                                              \
+    OCL_GUARD(i, n);                                                        \
+    (void)alpha;                                                            \
+    OCL_PTR(uchar, y)[i] =                                                  \
+        (uchar)popcount((uint)(UT_##SRC)OCL_PTR(const ST_##SRC, x)[i]);     \
+  }
+POPCOUNT_KERNEL(i8)
+POPCOUNT_KERNEL(u8)
+POPCOUNT_KERNEL(i16)
+POPCOUNT_KERNEL(u16)
 #endif
 
 #else /* !CAST */

@@ -1,9 +1,7 @@
 /* References of the binary kernel family: element-wise binary ops with
- * broadcasting, BiasAdd and AddN.
- *
- * Tolerances (float32): one rounding for +, -, *, / (rtol 1e-6); pow and
- * the OpenCL built-ins it uses may be off by a few ulp (rtol 4e-6);
- * comparisons, logical ops and every integer op are exact. */
+ * broadcasting (kernels/binary.def's rows: their tolerance, input domain
+ * and cases come from there, the references are this file's own), BiasAdd
+ * and AddN. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -134,109 +132,140 @@ static double polygamma_ref(double n, double x)
   return sign * exp(lgamma(n + 1)) * zeta_ref(n + 1, x);
 }
 
-static double apply(const char *op, TF_DataType dtype, double a, double b)
+/* ---- One float64 reference per binary.def row: ref_<KERNEL> -------------
+ * Each takes the inputs' dtype, which only some need. */
+
+#define REF_VALUE(KERNEL, VALUE)                                              \
+  static double ref_##KERNEL(TF_DataType dtype, double a, double b)           \
+  {                                                                           \
+    (void)dtype;                                                              \
+    return VALUE;                                                             \
+  }
+
+REF_VALUE(add, a + b)
+REF_VALUE(sub, a - b)
+REF_VALUE(mul, a * b)
+REF_VALUE(real_div, a / b)
+REF_VALUE(div_no_nan, b == 0 ? 0 : a / b)
+REF_VALUE(maximum, isnan(a) ? a : isnan(b) ? b : (a > b ? a : b))
+REF_VALUE(minimum, isnan(a) ? a : isnan(b) ? b : (a < b ? a : b))
+REF_VALUE(power, pow(a, b))
+REF_VALUE(squared_difference, (a - b) * (a - b))
+REF_VALUE(equal, a == b)
+REF_VALUE(not_equal, a != b)
+REF_VALUE(less, a < b)
+REF_VALUE(less_equal, a <= b)
+REF_VALUE(greater, a > b)
+REF_VALUE(greater_equal, a >= b)
+REF_VALUE(logical_and, a != 0 && b != 0)
+REF_VALUE(logical_or, a != 0 || b != 0)
+REF_VALUE(bitwise_and, (double)((int64_t)a & (int64_t)b))
+REF_VALUE(bitwise_or, (double)((int64_t)a | (int64_t)b))
+REF_VALUE(bitwise_xor, (double)((int64_t)a ^ (int64_t)b))
+REF_VALUE(arc_tangent2, atan2(a, b))
+REF_VALUE(xlogy, a == 0 ? 0 : a * log(b))
+REF_VALUE(xdivy, a == 0 ? 0 : a / b)
+REF_VALUE(xlog1py, a == 0 ? 0 : a * log1p(b))
+/* In float32, the only dtype it takes. */
+REF_VALUE(next_after, nextafterf((float)a, (float)b))
+REF_VALUE(igamma, igamma_ref(a, b, false))
+REF_VALUE(igammac, igamma_ref(a, b, true))
+REF_VALUE(zeta, zeta_ref(a, b))
+REF_VALUE(polygamma, polygamma_ref(a, b))
+
+static double ref_floor_div(TF_DataType dtype, double a, double b)
 {
-  bool flt = is_float(dtype);
-  if (!strcmp(op, "AddV2") || !strcmp(op, "Add") || !strcmp(op, "BiasAdd") ||
-      !strcmp(op, "AddN"))
-    return a + b;
-  if (!strcmp(op, "Sub"))
-    return a - b;
-  if (!strcmp(op, "Mul"))
-    return a * b;
-  if (!strcmp(op, "RealDiv"))
-    return a / b;
-  if (!strcmp(op, "DivNoNan"))
-    return b == 0 ? 0 : a / b;
-  if (!strcmp(op, "Maximum"))
-    return isnan(a) ? a : isnan(b) ? b : (a > b ? a : b);
-  if (!strcmp(op, "Minimum"))
-    return isnan(a) ? a : isnan(b) ? b : (a < b ? a : b);
-  if (!strcmp(op, "Pow"))
-    return pow(a, b);
-  if (!strcmp(op, "SquaredDifference"))
-    return (a - b) * (a - b);
-  if (!strcmp(op, "FloorDiv")) {
-    /* The quotient is rounded to float before the floor, as the device and
-     * TensorFlow's CPU kernel both compute it. */
-    return flt ? floor(ref_round_to(TF_FLOAT, a / b)) : floor(a / b);
-  }
-  if (!strcmp(op, "FloorMod")) {
-    double r = fmod(a, b);
-    return (r != 0 && ((b < 0) != (r < 0))) ? r + b : r;
-  }
-  if (!strcmp(op, "Equal"))
-    return a == b;
-  if (!strcmp(op, "NotEqual"))
-    return a != b;
-  if (!strcmp(op, "Less"))
-    return a < b;
-  if (!strcmp(op, "LessEqual"))
-    return a <= b;
-  if (!strcmp(op, "Greater"))
-    return a > b;
-  if (!strcmp(op, "GreaterEqual"))
-    return a >= b;
-  if (!strcmp(op, "LogicalAnd"))
-    return a != 0 && b != 0;
-  if (!strcmp(op, "LogicalOr"))
-    return a != 0 || b != 0;
-  if (!strcmp(op, "BitwiseAnd"))
-    return (double)((int64_t)a & (int64_t)b);
-  if (!strcmp(op, "BitwiseOr"))
-    return (double)((int64_t)a | (int64_t)b);
-  if (!strcmp(op, "BitwiseXor"))
-    return (double)((int64_t)a ^ (int64_t)b);
-  if (!strcmp(op, "LeftShift") || !strcmp(op, "RightShift")) {
-    int bits = dtype == TF_INT32 ? 32 : 64;
-    int64_t s = (int64_t)b < 0 ? 0 : (int64_t)b > bits - 1 ? bits - 1 : (int64_t)b;
-    int64_t x = (int64_t)a;
-    if (!strcmp(op, "RightShift")) /* arithmetic: floor(x / 2^s) */
-      return floor((double)x / ldexp(1.0, (int)s));
-    uint64_t u = (uint64_t)x << s;
-    return bits == 32 ? (double)(int32_t)(uint32_t)u : (double)(int64_t)u;
-  }
-  if (!strcmp(op, "Atan2"))
-    return atan2(a, b);
-  if (!strcmp(op, "Xlogy"))
-    return a == 0 ? 0 : a * log(b);
-  if (!strcmp(op, "Xdivy"))
-    return a == 0 ? 0 : a / b;
-  if (!strcmp(op, "Xlog1py"))
-    return a == 0 ? 0 : a * log1p(b);
-  if (!strcmp(op, "Igamma") || !strcmp(op, "Igammac"))
-    return igamma_ref(a, b, !strcmp(op, "Igammac"));
-  if (!strcmp(op, "Zeta"))
-    return zeta_ref(a, b);
-  if (!strcmp(op, "Polygamma"))
-    return polygamma_ref(a, b);
-  if (!strcmp(op, "TruncateMod") && flt)
-    return fmod(a, b);
-  if (!strcmp(op, "TruncateDiv") || !strcmp(op, "TruncateMod")) {
-    /* Integers: C's truncation; by zero and MIN / -1 as the device
-     * defines them (the int32 host path refuses a zero instead). */
-    int64_t p = (int64_t)a, q = (int64_t)b;
-    bool div = !strcmp(op, "TruncateDiv");
-    if (q == 0)
-      return 0;
-    if (q == -1)
-      return div ? (double)(int64_t)(0 - (uint64_t)p) : 0;
-    return (double)(div ? p / q : p % q);
-  }
-  if (!strcmp(op, "NextAfter")) /* in float32, the only dtype it takes */
-    return nextafterf((float)a, (float)b);
-  return NAN;
+  /* The quotient is rounded to float before the floor, as the device and
+   * TensorFlow's CPU kernel both compute it. */
+  return is_float(dtype) ? floor(ref_round_to(TF_FLOAT, a / b)) : floor(a / b);
 }
 
-static bool bool_output(const char *op)
+static double ref_floor_mod(TF_DataType dtype, double a, double b)
 {
-  static const char *const names[] = {"Equal",   "NotEqual",     "Less",
-                                      "LessEqual", "Greater",    "GreaterEqual",
-                                      "LogicalAnd", "LogicalOr"};
-  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-    if (!strcmp(op, names[i]))
-      return true;
-  return false;
+  (void)dtype;
+  double r = fmod(a, b);
+  return (r != 0 && ((b < 0) != (r < 0))) ? r + b : r;
+}
+
+/* TensorFlow clamps the amount to [0, bits - 1]. */
+static int64_t shift_amount(TF_DataType dtype, double b)
+{
+  int bits = dtype == TF_INT32 ? 32 : 64;
+  int64_t s = (int64_t)b;
+  return s < 0 ? 0 : s > bits - 1 ? bits - 1 : s;
+}
+
+static double ref_left_shift(TF_DataType dtype, double a, double b)
+{
+  uint64_t u = (uint64_t)(int64_t)a << shift_amount(dtype, b);
+  return dtype == TF_INT32 ? (double)(int32_t)(uint32_t)u : (double)(int64_t)u;
+}
+
+static double ref_right_shift(TF_DataType dtype, double a, double b)
+{
+  /* Arithmetic: floor(x / 2^s). */
+  return floor((double)(int64_t)a / ldexp(1.0, (int)shift_amount(dtype, b)));
+}
+
+/* Integers: C's truncation; by zero and MIN / -1 as the device defines
+ * them (the int32 host path refuses a zero instead). */
+static double ref_truncate_div(TF_DataType dtype, double a, double b)
+{
+  (void)dtype;
+  int64_t p = (int64_t)a, q = (int64_t)b;
+  if (q == 0)
+    return 0;
+  if (q == -1)
+    return (double)(int64_t)(0 - (uint64_t)p);
+  return (double)(p / q);
+}
+
+static double ref_truncate_mod(TF_DataType dtype, double a, double b)
+{
+  if (is_float(dtype))
+    return fmod(a, b);
+  int64_t p = (int64_t)a, q = (int64_t)b;
+  if (q == 0 || q == -1)
+    return 0;
+  return (double)(p % q);
+}
+
+typedef double (*binary_fn)(TF_DataType dtype, double a, double b);
+
+#define FORM_BOOL_OUT_ARITH false
+#define FORM_BOOL_OUT_COMPARE true
+
+/* Every row macro is defined: the .def's default forwarding would expand
+ * the columns (MATH's OpenCL C among them) before they are dropped. */
+struct binary_ref {
+  const char *op;
+  binary_fn fn;
+  bool bool_out;
+};
+
+static const struct binary_ref binary_refs[] = {
+#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN, CASES,  \
+                  MATH, INT_MATH)                                            \
+  {#NAME, ref_##KERNEL, FORM_BOOL_OUT_##FORM},
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,   \
+                        CASES, MATH, INT_MATH, ENUM, OPCODE, FUSED_TEXT,     \
+                        FUSED_TYPES, COST)                                   \
+  {#NAME, ref_##KERNEL, FORM_BOOL_OUT_##FORM},
+#define BINARY_ALIAS(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,      \
+                     CASES, ENUM)                                            \
+  {#NAME, ref_##KERNEL, FORM_BOOL_OUT_##FORM},
+#include "../../kernels/binary.def"
+    /* Not binary.def's: sums, for ref_binary_value's callers. */
+    {"BiasAdd", ref_add, false},
+    {"AddN", ref_add, false},
+};
+
+static const struct binary_ref *binary_ref_of(const char *op)
+{
+  for (size_t i = 0; i < sizeof(binary_refs) / sizeof(binary_refs[0]); i++)
+    if (!strcmp(op, binary_refs[i].op))
+      return &binary_refs[i];
+  return NULL;
 }
 
 static int binary_compute(const struct ref_case *c, struct ref_tensor *out,
@@ -249,12 +278,17 @@ static int binary_compute(const struct ref_case *c, struct ref_tensor *out,
     snprintf(error, (size_t)error_len, "incompatible shapes");
     return -1;
   }
-  TF_DataType out_type = bool_output(c->op) ? TF_BOOL : x->dtype;
+  const struct binary_ref *r = binary_ref_of(c->op);
+  if (r == NULL) {
+    snprintf(error, (size_t)error_len, "no reference for %s", c->op);
+    return -1;
+  }
+  TF_DataType out_type = r->bool_out ? TF_BOOL : x->dtype;
   ref_tensor_alloc(&out[0], out_type, dims, rank);
   for (int64_t i = 0; i < out[0].elements; i++) {
     int64_t xi, yi;
     ref_broadcast_index(x, y, dims, rank, i, &xi, &yi);
-    out[0].v[i] = ref_round_to(out_type, apply(c->op, x->dtype, x->v[xi], y->v[yi]));
+    out[0].v[i] = ref_round_to(out_type, r->fn(x->dtype, x->v[xi], y->v[yi]));
   }
   return 1;
 }
@@ -696,63 +730,54 @@ static void addn_cases(const struct ref_op *op, TF_DataType dtype,
 /* For other references that compose these ops (ref_fused.c). */
 double ref_binary_value(const char *op, TF_DataType dtype, double a, double b)
 {
-  return apply(op, dtype, a, b);
+  const struct binary_ref *r = binary_ref_of(op);
+  return r != NULL ? r->fn(dtype, a, b) : NAN;
 }
 
-#define EXACT 0.0, 0.0
-#define ROUNDED 1e-6, 1e-30
+/* binary.def's REF column: rtol, atol. One rounding for +, -, *, /; the
+ * OpenCL built-ins (pow, atan2, log, log1p) may be off by a few ulp (half:
+ * widened by the ops suite); comparisons, logical ops and every integer op
+ * are exact. */
+#define TOL_EXACT 0.0, 0.0
+#define TOL_ROUNDED 1e-6, 1e-30
+#define TOL_BUILTIN 4e-6, 1e-30
+#define TOL_FLOOR_MOD 1e-6, 1e-6
+/* Cephes' float algorithms: peak relative errors 7.8e-6 (igam, igamc)
+ * and 6.9e-7 (zeta), through pow (16 ulp), exp and lgamma; the absolute
+ * bound takes 1 - P near 0 and digamma near its zero. */
+#define TOL_IGAMMA 2e-5, 2e-6
+#define TOL_ZETA 1e-5, 1e-30
+#define TOL_POLYGAMMA 2e-5, 1e-5
+
+/* binary.def's CASES column. */
+#define CASES_RANDOM ref_cases_binary
+#define CASES_FLOOR floor_cases
+#define CASES_SPECIAL_VALUES special_cases
+#define CASES_SHIFT shift_cases
+#define CASES_TRUNCATE truncate_cases
+#define CASES_SPECIAL_FUNCTION special_function_cases
+
+#define REF_ROW(NAME, REF, DOMAIN, CASES) \
+  {#NAME, TOL_##REF, REF_##DOMAIN, CASES_##CASES, binary_compute},
 
 const struct ref_op ref_ops_binary[] = {
-    {"AddV2", ROUNDED, REF_ANY, ref_cases_binary, binary_compute},
-    {"Add", ROUNDED, REF_ANY, ref_cases_binary, binary_compute},
-    {"Sub", ROUNDED, REF_ANY, ref_cases_binary, binary_compute},
-    {"Mul", ROUNDED, REF_ANY, ref_cases_binary, binary_compute},
-    {"RealDiv", ROUNDED, REF_NONZERO, ref_cases_binary, binary_compute},
-    {"DivNoNan", ROUNDED, REF_ANY, ref_cases_binary, binary_compute},
-    {"Maximum", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"Minimum", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"Pow", 4e-6, 1e-30, REF_POSITIVE, ref_cases_binary, binary_compute},
-    {"SquaredDifference", ROUNDED, REF_ANY, ref_cases_binary, binary_compute},
-    {"FloorDiv", EXACT, REF_NONZERO, floor_cases, binary_compute},
-    {"FloorMod", 1e-6, 1e-6, REF_NONZERO, floor_cases, binary_compute},
-    {"Equal", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"NotEqual", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"Less", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"LessEqual", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"Greater", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"GreaterEqual", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"LogicalAnd", EXACT, REF_BOOL, ref_cases_binary, binary_compute},
-    {"LogicalOr", EXACT, REF_BOOL, ref_cases_binary, binary_compute},
-    {"BitwiseAnd", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"BitwiseOr", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    {"BitwiseXor", EXACT, REF_ANY, ref_cases_binary, binary_compute},
-    /* Built-ins of a few ulp (half: widened by the ops suite). */
-    {"Atan2", 4e-6, 1e-30, REF_ANY, special_cases, binary_compute},
-    {"Xlogy", 4e-6, 1e-30, REF_POSITIVE, special_cases, binary_compute},
-    {"Xdivy", ROUNDED, REF_NONZERO, special_cases, binary_compute},
-    {"Xlog1py", 4e-6, 1e-30, REF_POSITIVE, special_cases, binary_compute},
-    {"NextAfter", EXACT, REF_ANY, special_cases, binary_compute},
-    {"LeftShift", EXACT, REF_ANY, shift_cases, binary_compute},
-    {"RightShift", EXACT, REF_ANY, shift_cases, binary_compute},
-    {"TruncateDiv", EXACT, REF_NONZERO, truncate_cases, binary_compute},
-    {"TruncateMod", EXACT, REF_NONZERO, truncate_cases, binary_compute},
-    /* Cephes' float algorithms: peak relative errors 7.8e-6 (igam, igamc)
-     * and 6.9e-7 (zeta), through pow (16 ulp), exp and lgamma; the
-     * absolute bound takes 1 - P near 0 and digamma near its zero. */
-    {"Igamma", 2e-5, 2e-6, REF_POSITIVE, special_function_cases,
-     binary_compute},
-    {"Igammac", 2e-5, 2e-6, REF_POSITIVE, special_function_cases,
-     binary_compute},
-    {"Zeta", 1e-5, 1e-30, REF_POSITIVE, special_function_cases,
-     binary_compute},
-    {"Polygamma", 2e-5, 1e-5, REF_POSITIVE, special_function_cases,
-     binary_compute},
-    {"ApproximateEqual", EXACT, REF_ANY, approx_cases, approx_compute},
+#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN, CASES,  \
+                  MATH, INT_MATH)                                            \
+  REF_ROW(NAME, REF, DOMAIN, CASES)
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,   \
+                        CASES, MATH, INT_MATH, ENUM, OPCODE, FUSED_TEXT,     \
+                        FUSED_TYPES, COST)                                   \
+  REF_ROW(NAME, REF, DOMAIN, CASES)
+#define BINARY_ALIAS(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,      \
+                     CASES, ENUM)                                            \
+  REF_ROW(NAME, REF, DOMAIN, CASES)
+#include "../../kernels/binary.def"
+    {"ApproximateEqual", TOL_EXACT, REF_ANY, approx_cases, approx_compute},
     /* Cephes' float incbet: peak 3.7e-5 relative and 2.2e-5 absolute for
      * a, b up to 30 (its own documentation). */
     {"Betainc", 5e-5, 3e-5, REF_POSITIVE, ternary_cases, ternary_compute},
-    {"ClipByValue", EXACT, REF_ANY, ternary_cases, ternary_compute},
-    {"BiasAdd", ROUNDED, REF_ANY, bias_cases, bias_compute},
-    {"AddN", ROUNDED, REF_ANY, addn_cases, addn_compute},
+    {"ClipByValue", TOL_EXACT, REF_ANY, ternary_cases, ternary_compute},
+    {"BiasAdd", TOL_ROUNDED, REF_ANY, bias_cases, bias_compute},
+    {"AddN", TOL_ROUNDED, REF_ANY, addn_cases, addn_compute},
     {.op = NULL},
 };

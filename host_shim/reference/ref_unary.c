@@ -176,14 +176,12 @@ static double bessel_k_scaled(int n, double x)
   return sum * h;
 }
 
-static double bessel_value(const char *op, double x)
+/* kind 'I', 'K', 'J' or 'Y'; scaled: the e variant (I0e, K1e). */
+static double bessel_value(char kind, int order, bool scaled, double x)
 {
-  const char *f = op + strlen("Bessel");
-  int order = f[1] - '0';
-  bool scaled = f[2] == 'e';
   if (isnan(x))
     return x;
-  if (f[0] == 'I') {
+  if (kind == 'I') {
     double s = isinf(x) ? 0 : bessel_i_scaled(order, x);
     if (order == 1 && x < 0)
       s = -s;
@@ -193,7 +191,7 @@ static double bessel_value(const char *op, double x)
       return s;
     return isinf(x) ? NAN : exp(fabs(x)) * s;
   }
-  if (f[0] == 'K') {
+  if (kind == 'K') {
     if (x <= 0)
       return INFINITY;
     if (isinf(x))
@@ -201,7 +199,7 @@ static double bessel_value(const char *op, double x)
     double s = bessel_k_scaled(order, x);
     return scaled ? s : exp(-x) * s;
   }
-  if (f[0] == 'J') {
+  if (kind == 'J') {
     if (isinf(x))
       return NAN;
     return order == 0 ? j0(x) : j1(x);
@@ -220,140 +218,163 @@ static double softplus(double x)
   return x > 30 ? x + log1p(exp(-x)) : log1p(exp(x));
 }
 
-/* The integer ops, with two's complement wrap-around (ref_round_to wraps
- * the result into int32 where needed). */
-static double integer_value(const char *op, TF_DataType dtype, int64_t a)
+/* ---- One float64 reference per unary.def row: ref_<KERNEL> --------------
+ * x in a; alpha is the op's attribute. Only the rows whose TYPES take
+ * integers look at dtype: they wrap around in two's complement
+ * (ref_round_to wraps the result into int32 where needed). */
+
+static bool integer_path(TF_DataType dtype)
 {
-  uint64_t u = (uint64_t)a;
-  if (!strcmp(op, "Neg"))
-    return (double)(int64_t)(0 - u);
-  if (!strcmp(op, "Abs"))
-    return (double)(a < 0 ? (int64_t)(0 - u) : a);
-  if (!strcmp(op, "Sign"))
-    return (double)((a > 0) - (a < 0));
-  if (!strcmp(op, "Square"))
+  return !is_float(dtype) && dtype != TF_BOOL;
+}
+
+#define REF_VALUE(KERNEL, VALUE)                                              \
+  static double ref_##KERNEL(TF_DataType dtype, double a, double alpha)       \
+  {                                                                           \
+    (void)dtype;                                                              \
+    (void)alpha;                                                              \
+    return VALUE;                                                             \
+  }
+
+static double ref_neg(TF_DataType dtype, double a, double alpha)
+{
+  (void)alpha;
+  if (integer_path(dtype))
+    return (double)(int64_t)(0 - (uint64_t)(int64_t)a);
+  return -a;
+}
+
+static double ref_abs(TF_DataType dtype, double a, double alpha)
+{
+  (void)alpha;
+  if (integer_path(dtype)) {
+    int64_t i = (int64_t)a;
+    return (double)(i < 0 ? (int64_t)(0 - (uint64_t)i) : i);
+  }
+  return fabs(a);
+}
+
+static double ref_sign(TF_DataType dtype, double a, double alpha)
+{
+  (void)alpha;
+  if (integer_path(dtype)) {
+    int64_t i = (int64_t)a;
+    return (double)((i > 0) - (i < 0));
+  }
+  return isnan(a) ? a : (double)((a > 0) - (a < 0));
+}
+
+static double ref_square(TF_DataType dtype, double a, double alpha)
+{
+  (void)alpha;
+  if (integer_path(dtype)) {
+    uint64_t u = (uint64_t)(int64_t)a;
     return dtype == TF_INT32 ? (double)(int32_t)(uint32_t)(u * u)
                              : (double)(int64_t)(u * u);
-  if (!strcmp(op, "Reciprocal") || !strcmp(op, "Inv"))
-    return a == 0 ? 0 : (double)(1 / a); /* 1 / 0 is defined as 0 */
-  if (!strcmp(op, "Invert"))
-    return (double)~a;
-  if (!strcmp(op, "PopulationCount")) {
-    /* Of the type's own width: a negative int32 has 32 bits, not 64. */
-    uint64_t bits = dtype == TF_INT32 ? (uint32_t)a : u;
-    int count = 0;
-    for (; bits != 0; bits >>= 1)
-      count += (int)(bits & 1);
-    return count;
   }
-  return (double)a; /* Round */
+  return a * a;
 }
 
+static double ref_reciprocal(TF_DataType dtype, double a, double alpha)
+{
+  (void)alpha;
+  if (integer_path(dtype)) {
+    int64_t i = (int64_t)a;
+    return i == 0 ? 0 : (double)(1 / i); /* 1 / 0 is defined as 0 */
+  }
+  return 1.0 / a;
+}
+
+/* Integers only. */
+static double ref_invert(TF_DataType dtype, double a, double alpha)
+{
+  (void)dtype;
+  (void)alpha;
+  return (double)~(int64_t)a;
+}
+
+/* Integers only, of the type's own width: a negative int32 has 32 bits,
+ * not 64, a negative int8 8. */
+static double ref_population_count(TF_DataType dtype, double a, double alpha)
+{
+  (void)alpha;
+  uint64_t bits = (uint64_t)(int64_t)a;
+  switch (dtype) {
+  case TF_INT8: case TF_UINT8: bits = (uint8_t)bits; break;
+  case TF_INT16: case TF_UINT16: bits = (uint16_t)bits; break;
+  case TF_INT32: case TF_UINT32: bits = (uint32_t)bits; break;
+  default: break;
+  }
+  int count = 0;
+  for (; bits != 0; bits >>= 1)
+    count += (int)(bits & 1);
+  return count;
+}
+
+static double ref_round(TF_DataType dtype, double a, double alpha)
+{
+  (void)alpha;
+  if (integer_path(dtype))
+    return (double)(int64_t)a; /* whole already */
+  return rint(a); /* half to even in the default rounding mode */
+}
+
+REF_VALUE(exp, exp(a))
+REF_VALUE(expm1, expm1(a))
+REF_VALUE(log, log(a))
+REF_VALUE(log1p, log1p(a))
+REF_VALUE(sqrt, sqrt(a))
+REF_VALUE(rsqrt, 1.0 / sqrt(a))
+REF_VALUE(digamma, digamma(a))
+REF_VALUE(erfinv, erfinv(a))
+REF_VALUE(ndtri, ndtri(a))
+REF_VALUE(bessel_i0e, bessel_value('I', 0, true, a))
+REF_VALUE(bessel_i1e, bessel_value('I', 1, true, a))
+REF_VALUE(bessel_i0, bessel_value('I', 0, false, a))
+REF_VALUE(bessel_i1, bessel_value('I', 1, false, a))
+REF_VALUE(bessel_j0, bessel_value('J', 0, false, a))
+REF_VALUE(bessel_j1, bessel_value('J', 1, false, a))
+REF_VALUE(bessel_y0, bessel_value('Y', 0, false, a))
+REF_VALUE(bessel_y1, bessel_value('Y', 1, false, a))
+REF_VALUE(bessel_k0, bessel_value('K', 0, false, a))
+REF_VALUE(bessel_k0e, bessel_value('K', 0, true, a))
+REF_VALUE(bessel_k1, bessel_value('K', 1, false, a))
+REF_VALUE(bessel_k1e, bessel_value('K', 1, true, a))
+REF_VALUE(tanh, tanh(a))
+REF_VALUE(sigmoid, sigmoid(a))
+REF_VALUE(relu, a < 0 ? 0 : a)
+REF_VALUE(relu6, a < 0 ? 0 : a > 6 ? 6 : a)
+REF_VALUE(elu, a < 0 ? expm1(a) : a)
+REF_VALUE(selu, a < 0 ? SELU_SCALE_ALPHA * expm1(a) : SELU_SCALE * a)
+REF_VALUE(leaky_relu, a > 0 ? a : a * alpha)
+REF_VALUE(softplus, softplus(a))
+REF_VALUE(softsign, a / (fabs(a) + 1))
+REF_VALUE(erf, erf(a))
+REF_VALUE(erfc, erfc(a))
+REF_VALUE(tan, tan(a))
+REF_VALUE(asin, asin(a))
+REF_VALUE(acos, acos(a))
+REF_VALUE(atan, atan(a))
+REF_VALUE(sinh, sinh(a))
+REF_VALUE(cosh, cosh(a))
+REF_VALUE(asinh, asinh(a))
+REF_VALUE(acosh, acosh(a))
+REF_VALUE(atanh, atanh(a))
+REF_VALUE(lgamma, lgamma(a))
+REF_VALUE(rint, nearbyint(a))
+REF_VALUE(sin, sin(a))
+REF_VALUE(cos, cos(a))
+REF_VALUE(floor, floor(a))
+REF_VALUE(ceil, ceil(a))
+REF_VALUE(logical_not, a == 0)
+REF_VALUE(is_nan, isnan(a))
+REF_VALUE(is_finite, isfinite(a))
+REF_VALUE(is_inf, isinf(a))
+
+/* By unary.def's rows, which the gradients' references below complete. */
 static double unary_value(const char *op, TF_DataType dtype, double a,
-                          double alpha)
-{
-  if (!is_float(dtype) && dtype != TF_BOOL)
-    return integer_value(op, dtype, (int64_t)a);
-  if (!strcmp(op, "Neg"))
-    return -a;
-  if (!strcmp(op, "Abs"))
-    return fabs(a);
-  if (!strcmp(op, "Sign"))
-    return isnan(a) ? a : (double)((a > 0) - (a < 0));
-  if (!strcmp(op, "Exp"))
-    return exp(a);
-  if (!strcmp(op, "Expm1"))
-    return expm1(a);
-  if (!strcmp(op, "Log"))
-    return log(a);
-  if (!strcmp(op, "Log1p"))
-    return log1p(a);
-  if (!strcmp(op, "Sqrt"))
-    return sqrt(a);
-  if (!strcmp(op, "Rsqrt"))
-    return 1.0 / sqrt(a);
-  if (!strcmp(op, "Square"))
-    return a * a;
-  if (!strcmp(op, "Reciprocal") || !strcmp(op, "Inv"))
-    return 1.0 / a;
-  if (!strncmp(op, "Bessel", 6))
-    return bessel_value(op, a);
-  if (!strcmp(op, "Digamma"))
-    return digamma(a);
-  if (!strcmp(op, "Erfinv"))
-    return erfinv(a);
-  if (!strcmp(op, "Ndtri"))
-    return ndtri(a);
-  if (!strcmp(op, "Tanh"))
-    return tanh(a);
-  if (!strcmp(op, "Sigmoid"))
-    return sigmoid(a);
-  if (!strcmp(op, "Relu"))
-    return a < 0 ? 0 : a;
-  if (!strcmp(op, "Relu6"))
-    return a < 0 ? 0 : a > 6 ? 6 : a;
-  if (!strcmp(op, "Elu"))
-    return a < 0 ? expm1(a) : a;
-  if (!strcmp(op, "Selu"))
-    return a < 0 ? SELU_SCALE_ALPHA * expm1(a) : SELU_SCALE * a;
-  if (!strcmp(op, "LeakyRelu"))
-    return a > 0 ? a : a * alpha;
-  if (!strcmp(op, "Softplus"))
-    return softplus(a);
-  if (!strcmp(op, "Softsign"))
-    return a / (fabs(a) + 1);
-  if (!strcmp(op, "Erf"))
-    return erf(a);
-  if (!strcmp(op, "Erfc"))
-    return erfc(a);
-  if (!strcmp(op, "Tan"))
-    return tan(a);
-  if (!strcmp(op, "Asin"))
-    return asin(a);
-  if (!strcmp(op, "Acos"))
-    return acos(a);
-  if (!strcmp(op, "Atan"))
-    return atan(a);
-  if (!strcmp(op, "Sinh"))
-    return sinh(a);
-  if (!strcmp(op, "Cosh"))
-    return cosh(a);
-  if (!strcmp(op, "Asinh"))
-    return asinh(a);
-  if (!strcmp(op, "Acosh"))
-    return acosh(a);
-  if (!strcmp(op, "Atanh"))
-    return atanh(a);
-  if (!strcmp(op, "Lgamma"))
-    return lgamma(a);
-  if (!strcmp(op, "Rint"))
-    return nearbyint(a);
-  if (!strcmp(op, "Sin"))
-    return sin(a);
-  if (!strcmp(op, "Cos"))
-    return cos(a);
-  if (!strcmp(op, "Floor"))
-    return floor(a);
-  if (!strcmp(op, "Ceil"))
-    return ceil(a);
-  if (!strcmp(op, "Round"))
-    return rint(a); /* half to even in the default rounding mode */
-  if (!strcmp(op, "LogicalNot"))
-    return a == 0;
-  if (!strcmp(op, "IsNan"))
-    return isnan(a);
-  if (!strcmp(op, "IsFinite"))
-    return isfinite(a);
-  if (!strcmp(op, "IsInf"))
-    return isinf(a);
-  return NAN;
-}
-
-static bool bool_output(const char *op)
-{
-  return !strcmp(op, "LogicalNot") || !strcmp(op, "IsNan") ||
-         !strcmp(op, "IsFinite") || !strcmp(op, "IsInf");
-}
+                          double alpha);
+static TF_DataType unary_out_type(const char *op, TF_DataType dtype);
 
 static int unary_compute(const struct ref_case *c, struct ref_tensor *out,
                          char *error, int error_len)
@@ -363,9 +384,7 @@ static int unary_compute(const struct ref_case *c, struct ref_tensor *out,
   const struct ref_tensor *x = &c->inputs[0];
   /* alpha as the float the device receives. */
   double alpha = (float)ref_case_attr_float_or(c, "alpha", 0.2);
-  TF_DataType out_type = bool_output(c->op)                  ? TF_BOOL
-                         : !strcmp(c->op, "PopulationCount") ? TF_UINT8
-                                                             : x->dtype;
+  TF_DataType out_type = unary_out_type(c->op, x->dtype);
   ref_tensor_alloc(&out[0], out_type, x->dims, x->rank);
   for (int64_t i = 0; i < x->elements; i++)
     out[0].v[i] =
@@ -480,42 +499,117 @@ static double F(double v) { return (double)(float)v; }
  * rounded to float as on the device, so that an intermediate that
  * overflows (y*y of a large y) gives the device's Inf or NaN; the formulas
  * are otherwise exact, so the tolerance is the few roundings. */
+#define REF_GRAD(KERNEL, VALUE)                                               \
+  static double ref_##KERNEL##_grad(double a, double b, double alpha)         \
+  {                                                                           \
+    (void)alpha;                                                              \
+    return VALUE;                                                             \
+  }
+
+REF_GRAD(relu, a * (b > 0 ? 1.0 : 0.0))
+REF_GRAD(relu6, a * (b > 0 && b < 6 ? 1.0 : 0.0))
+REF_GRAD(elu, b < 0 ? a * F(b + 1) : a)
+REF_GRAD(selu, b < 0 ? a * F(b + SELU_SCALE_ALPHA) : a * SELU_SCALE)
+REF_GRAD(leaky_relu, b > 0 ? a : a * alpha)
+REF_GRAD(softplus, a / (exp(-b) + 1))
+REF_GRAD(softsign, a / F(F(fabs(b) + 1) * F(fabs(b) + 1)))
+REF_GRAD(sigmoid, F(b * a) * F(1 - a))
+/* a*a is exact in double: the device's fma. */
+REF_GRAD(tanh, b * F(1 - a * a))
+REF_GRAD(sqrt, F(0.5 * b) / a)
+REF_GRAD(rsqrt, F(-0.5 * F(a * a)) * F(a * b))
+REF_GRAD(reciprocal, F(-a * a) * b)
+
+/* ---- unary.def's rows: each op's references and output --------------------
+ * By KIND: the row's value (x -> y) or gradient (two inputs), its output
+ * type (0: the input's), whether its two inputs must have one shape. KERNEL
+ * is passed on to these, expanded first: C defines none of unary.def's
+ * kernels as a macro. */
+#define KIND_PLAIN(KERNEL) ref_##KERNEL, NULL, 0, false
+#define KIND_PREDICATE(KERNEL) ref_##KERNEL, NULL, TF_BOOL, false
+#define KIND_NEG KIND_PLAIN
+#define KIND_ABS KIND_PLAIN
+#define KIND_SIGN KIND_PLAIN
+#define KIND_SQUARE KIND_PLAIN
+#define KIND_ROUND KIND_PLAIN
+#define KIND_INVERT KIND_PLAIN
+#define KIND_POPCOUNT(KERNEL) ref_##KERNEL, NULL, TF_UINT8, false
+#define KIND_GRAD_SHAPE(KERNEL) NULL, ref_##KERNEL##_grad, 0, true
+#define KIND_GRAD_ELEMENTS(KERNEL) NULL, ref_##KERNEL##_grad, 0, false
+
+/* By TYPES: whether the value takes integers, and floats (bool goes the
+ * float way). An op given a dtype its row lacks (ref_unary_value's callers
+ * may ask) gets NaN, or on the integer path the integer unchanged. */
+#define PATHS_FLOATS false, true
+#define PATHS_FLOAT32 false, true
+#define PATHS_FLOATS_INT64 true, true
+#define PATHS_FLOATS_INTEGERS true, true
+#define PATHS_INTEGERS true, false
+#define PATHS_BOOL false, true
+
+struct unary_ref {
+  const char *op;
+  double (*value)(TF_DataType dtype, double a, double alpha);
+  double (*grad)(double a, double b, double alpha);
+  int out_type;
+  bool same_shape;
+  bool on_integers, on_floats;
+};
+
+#define UNARY_REF_ROW(NAME, KERNEL, KIND, TYPES) \
+  {#NAME, KIND_##KIND(KERNEL), PATHS_##TYPES},
+
+/* Every row macro is defined: the .def's default forwarding would expand
+ * the columns (MATH's OpenCL C among them) before they are dropped. */
+static const struct unary_ref unary_refs[] = {
+#define UNARY_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,          \
+                 INT_MATH)                                                   \
+  UNARY_REF_ROW(NAME, KERNEL, KIND, TYPES)
+#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,    \
+                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST)            \
+  UNARY_REF_ROW(NAME, KERNEL, KIND, TYPES)
+#define UNARY_ALIAS(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, ENUM)       \
+  UNARY_REF_ROW(NAME, KERNEL, KIND, TYPES)
+#include "../../kernels/unary.def"
+};
+
+static const struct unary_ref *unary_ref_of(const char *op)
+{
+  for (size_t i = 0; i < sizeof(unary_refs) / sizeof(unary_refs[0]); i++)
+    if (!strcmp(op, unary_refs[i].op))
+      return &unary_refs[i];
+  return NULL;
+}
+
+static double unary_value(const char *op, TF_DataType dtype, double a,
+                          double alpha)
+{
+  const struct unary_ref *r = unary_ref_of(op);
+  bool integer = integer_path(dtype);
+  if (r == NULL || r->value == NULL ||
+      !(integer ? r->on_integers : r->on_floats))
+    return integer ? (double)(int64_t)a : NAN;
+  return r->value(dtype, a, alpha);
+}
+
+static TF_DataType unary_out_type(const char *op, TF_DataType dtype)
+{
+  const struct unary_ref *r = unary_ref_of(op);
+  return r != NULL && r->out_type != 0 ? (TF_DataType)r->out_type : dtype;
+}
+
 static double grad_value(const char *op, double a, double b, double alpha)
 {
-  if (!strcmp(op, "ReluGrad"))
-    return a * (b > 0 ? 1.0 : 0.0);
-  if (!strcmp(op, "Relu6Grad"))
-    return a * (b > 0 && b < 6 ? 1.0 : 0.0);
-  if (!strcmp(op, "EluGrad"))
-    return b < 0 ? a * F(b + 1) : a;
-  if (!strcmp(op, "SeluGrad"))
-    return b < 0 ? a * F(b + SELU_SCALE_ALPHA) : a * SELU_SCALE;
-  if (!strcmp(op, "LeakyReluGrad"))
-    return b > 0 ? a : a * alpha;
-  if (!strcmp(op, "SoftplusGrad"))
-    return a / (exp(-b) + 1);
-  if (!strcmp(op, "SoftsignGrad"))
-    return a / F(F(fabs(b) + 1) * F(fabs(b) + 1));
-  if (!strcmp(op, "SigmoidGrad"))
-    return F(b * a) * F(1 - a);
-  if (!strcmp(op, "TanhGrad"))
-    return b * F(1 - a * a); /* a*a is exact in double: the device's fma */
-  if (!strcmp(op, "SqrtGrad"))
-    return F(0.5 * b) / a;
-  if (!strcmp(op, "RsqrtGrad"))
-    return F(-0.5 * F(a * a)) * F(a * b);
-  if (!strcmp(op, "ReciprocalGrad"))
-    return F(-a * a) * b;
-  return NAN;
+  const struct unary_ref *r = unary_ref_of(op);
+  return r != NULL && r->grad != NULL ? r->grad(a, b, alpha) : NAN;
 }
 
 /* The relu family requires equal shapes, the (y, dy) ops equal element
  * counts (the output takes the first input's shape). */
 static bool same_shape_grad(const char *op)
 {
-  return strstr(op, "Relu") != NULL || !strcmp(op, "EluGrad") ||
-         !strcmp(op, "SeluGrad") || !strcmp(op, "SoftplusGrad") ||
-         !strcmp(op, "SoftsignGrad");
+  const struct unary_ref *r = unary_ref_of(op);
+  return r != NULL && r->same_shape;
 }
 
 static int grad_compute(const struct ref_case *c, struct ref_tensor *out,

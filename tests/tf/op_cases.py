@@ -2351,10 +2351,17 @@ def _bessel(name):
 
 for _n in _BESSEL:
     BUILDERS[_n] = _bessel(_n)
+def _popcount_edges(T):
+    """0, 1, -1, 255, 256, the type's extremes and -7, those the type holds
+    (int8 holds neither 255 nor 256, uint8 no negative)."""
+    info = np.iinfo(T)
+    return np.array([v for v in (0, 1, -1, 255, 256, int(info.min), int(info.max), -7)
+                     if info.min <= v <= info.max], T)
+
+
 BUILDERS["PopulationCount"] = lambda c: [
     ("random", lambda x: raw.PopulationCount(x=x), [c.rand(3, 5)]),
-    ("edges", lambda x: raw.PopulationCount(x=x),
-     [np.array([0, 1, -1, 255, 256, np.iinfo(c.T).min, np.iinfo(c.T).max, -7], c.T)])]
+    ("edges", lambda x: raw.PopulationCount(x=x), [_popcount_edges(c.T)])]
 BUILDERS["SoftsignGrad"] = lambda c: [
     ("random", lambda g, x: raw.SoftsignGrad(gradients=g, features=x),
      [c.rand(3, 5), c.rand(3, 5)]),
