@@ -13,6 +13,7 @@ void ocl_register_kernel_families(void)
   ocl_register_variables_kernels();
   ocl_register_conv_kernels();
   ocl_register_pool_kernels();
+  ocl_register_batch_norm_kernels();
   ocl_register_random_kernels();
   ocl_register_scatter_kernels();
   ocl_register_linalg_kernels();

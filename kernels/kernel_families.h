@@ -16,8 +16,7 @@ void ocl_register_gather_kernels(void);
 void ocl_register_variables_kernels(void);
 void ocl_register_conv_kernels(void);
 void ocl_register_pool_kernels(void);
-/* Batch normalisation (pool_bn.c), registered by the pool family. */
-void ocl_register_pool_bn_kernels(void);
+void ocl_register_batch_norm_kernels(void);
 void ocl_register_random_kernels(void);
 void ocl_register_scatter_kernels(void);
 void ocl_register_linalg_kernels(void);

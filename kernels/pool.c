@@ -2,7 +2,7 @@
  * gradients (MaxPoolGrad[V2], AvgPoolGrad, MaxPool3DGrad, AvgPool3DGrad)
  * and second gradients (MaxPoolGradGrad[V2], MaxPool3DGradGrad), channels
  * last or first, in the dtypes TensorFlow's GPU kernels take: half,
- * bfloat16, float and (2-D) double. Batch normalisation is pool_bn.c.
+ * bfloat16, float and (2-D) double. Batch normalisation is batch_norm.c.
  *
  * Semantics are TensorFlow's CPU kernels' (pooling_ops_common.cc,
  * maxpooling_op.cc, avgpooling_op.cc, pooling_ops_3d.cc), which take only
@@ -1200,5 +1200,4 @@ void ocl_register_pool_kernels(void)
         .op = "LRNGrad", .create = lrn_grad_create, .compute = lrn_compute,
         .destroy = pool_delete, .type_attrs = {"T"}, .types = {lrn_types[t]}});
   }
-  ocl_register_pool_bn_kernels();
 }

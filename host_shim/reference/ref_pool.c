@@ -1,7 +1,7 @@
 /* References of the pooling ops (kernels/pool.c), in float64: MaxPool,
  * MaxPoolV2, AvgPool, MaxPool3D, AvgPool3D, their gradients and the max
  * pools' second gradients, MaxPoolWithArgmax and its gradients, LRN and
- * LRNGrad. Batch normalisation is ref_pool_bn.c.
+ * LRNGrad. Batch normalisation is ref_batch_norm.c.
  *
  * Semantics are TensorFlow's CPU kernels': MaxPool and MaxPool3D start
  * from the lowest finite value of the dtype and take strictly greater

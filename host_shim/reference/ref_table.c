@@ -18,7 +18,7 @@ extern const struct ref_op ref_ops_scatter[];
 extern const struct ref_op ref_ops_linalg[];
 extern const struct ref_op ref_ops_einsum[];
 extern const struct ref_op ref_ops_scan[];
-extern const struct ref_op ref_ops_pool_bn[];
+extern const struct ref_op ref_ops_batch_norm[];
 extern const struct ref_op ref_ops_fused[];
 extern const struct ref_op ref_ops_image[];
 extern const struct ref_op ref_ops_select[];
@@ -36,7 +36,7 @@ static const struct ref_op *const families[] = {
     ref_ops_linalg,
     ref_ops_einsum,
     ref_ops_scan,
-    ref_ops_pool_bn,
+    ref_ops_batch_norm,
     ref_ops_fused,
     ref_ops_image,
     ref_ops_select,

@@ -40,7 +40,7 @@
 #define STORE(p, i, v) ((p)[i] = (v))
 #endif
 
-/* struct bn_args32/64 of pool_bn.c: IDX members only. */
+/* struct bn_args32/64 of batch_norm.c: IDX members only. */
 typedef struct {
   IDX depth, rest, inner;
   IDX slice;  /* rest elements per slice (the last may have fewer) */

@@ -1,4 +1,4 @@
-/* References of batch normalisation (kernels/pool_bn.c), in float64:
+/* References of batch normalisation (kernels/batch_norm.c), in float64:
  * FusedBatchNormV3 and FusedBatchNormGradV3.
  *
  * Semantics are TensorFlow's CPU kernels': training normalises with the
@@ -420,7 +420,7 @@ static void bn_cases(const struct ref_op *op, TF_DataType dtype,
   }
 }
 
-const struct ref_op ref_ops_pool_bn[] = {
+const struct ref_op ref_ops_batch_norm[] = {
     {"FusedBatchNormV3", 1e-5, 1e-5, REF_ANY, bn_cases, bn_compute},
     {"FusedBatchNormGradV3", 1e-5, 1e-4, REF_ANY, bn_cases, bn_grad_compute},
     {.op = NULL},

@@ -10,7 +10,7 @@
  * variance in inference; reserve_space_3 is empty, shape [0], as on the CPU.
  *
  * The per-channel reductions are parallel over many work-groups and
- * accurate in float (pool_bn.cl explains how): statistics of x - pivot
+ * accurate in float (batch_norm.cl explains how): statistics of x - pivot
  * within a work-item's run and Chan's merge across work-items and
  * work-groups, the mean and the gradient's sums as trees, no sequential
  * float sum over more than BN_MAX_RUN elements. Both shapes slice each
@@ -28,23 +28,23 @@
 #include "kernel_families.h"
 #include "runtime.h"
 
-extern const char ocl_cl_source_pool_bn[];
+extern const char ocl_cl_source_batch_norm[];
 
 enum bn_type { BT_FLOAT, BT_HALF, BT_BFLOAT16, NUM_BN_TYPES };
 enum { IDX32, IDX64, NUM_WIDTHS };
 
 static const struct ocl_program programs[NUM_BN_TYPES][NUM_WIDTHS] = {
-    [BT_FLOAT] = {{"pool_bn_float_32", ocl_cl_source_pool_bn,
+    [BT_FLOAT] = {{"batch_norm_float_32", ocl_cl_source_batch_norm,
                    "-DT=float -DT_IS_FLOAT -DIDX=int"},
-                  {"pool_bn_float_64", ocl_cl_source_pool_bn,
+                  {"batch_norm_float_64", ocl_cl_source_batch_norm,
                    "-DT=float -DT_IS_FLOAT -DIDX=long"}},
-    [BT_HALF] = {{"pool_bn_half_32", ocl_cl_source_pool_bn,
+    [BT_HALF] = {{"batch_norm_half_32", ocl_cl_source_batch_norm,
                   "-DT=half -DT_IS_HALF -DIDX=int"},
-                 {"pool_bn_half_64", ocl_cl_source_pool_bn,
+                 {"batch_norm_half_64", ocl_cl_source_batch_norm,
                   "-DT=half -DT_IS_HALF -DIDX=long"}},
-    [BT_BFLOAT16] = {{"pool_bn_bfloat16_32", ocl_cl_source_pool_bn,
+    [BT_BFLOAT16] = {{"batch_norm_bfloat16_32", ocl_cl_source_batch_norm,
                       "-DT=ushort -DT_IS_BFLOAT16 -DIDX=int"},
-                     {"pool_bn_bfloat16_64", ocl_cl_source_pool_bn,
+                     {"batch_norm_bfloat16_64", ocl_cl_source_batch_norm,
                       "-DT=ushort -DT_IS_BFLOAT16 -DIDX=long"}},
 };
 
@@ -85,7 +85,7 @@ struct bn_kernel {
   struct ocl_kernel k[NUM_WIDTHS][NUM_BN_KERNELS];
 };
 
-/* pool_bn.cl's bn_t for each index width. */
+/* batch_norm.cl's bn_t for each index width. */
 #define BN_ARGS_FIELDS(type) \
   type depth, rest, inner;   \
   type slice, slices;        \
@@ -285,7 +285,7 @@ static void bn_slice(struct bn_plan *p, const struct ocl_device_info *info,
   p->run = info->cpu_shape ? p->slice / per_group : 0;
 }
 
-/* 32-bit indices when every index (and pool_bn.cl's intermediates) fits. */
+/* 32-bit indices when every index (and batch_norm.cl's intermediates) fits. */
 static void bn_width(struct bn_plan *p, const struct bn_kernel *k)
 {
   int64_t limit = INT32_MAX / 2;
@@ -602,7 +602,7 @@ out:
   ocl_op_end(&op);
 }
 
-void ocl_register_pool_bn_kernels(void)
+void ocl_register_batch_norm_kernels(void)
 {
   /* TensorFlow's GPU kernels: T half, bfloat16 or float, U float. */
   static const TF_DataType types[] = {TF_FLOAT, TF_HALF, TF_BFLOAT16};
