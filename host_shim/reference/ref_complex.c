@@ -225,19 +225,30 @@ static void binary_cases(const struct ref_op *op, TF_DataType dtype,
   ref_case_input_values(c, dtype, &n, 1, divisors);
 }
 
+/* Tout of the cases from `first` on, where the op has it: its default
+ * (float, complex64) would not match a double or complex128 kernel when a
+ * case runs alone (tfocl run). */
+static void set_tout(struct ref_cases *out, int first, TF_DataType tout)
+{
+  for (int i = first; i < out->count; i++)
+    ref_case_attr_type(&out->items[i], "Tout", tout);
+}
+
 static void make_complex_cases(const struct ref_op *op, TF_DataType dtype,
                                struct ref_cases *out)
 {
+  int first = out->count;
   ref_cases_binary(op, dtype, out);
   add_alternating_case(op, dtype, out);
   /* Complex(1.0, y): the scalar real part of tf.complex(1.0, y). */
   struct ref_case *c = ref_case_add(out, op->op, "%s scalar real", op->op);
   ref_case_input_values(c, dtype, (int64_t[]){1}, 0, (const double[]){1.0});
   ref_case_input(c, dtype, (int64_t[]){4, 33}, 2, op->domain);
+  set_tout(out, first, dtype == TF_DOUBLE ? TF_COMPLEX128 : TF_COMPLEX64);
 }
 
-static void unary_cases(const struct ref_op *op, TF_DataType dtype,
-                        struct ref_cases *out)
+static void unary_cases_untyped(const struct ref_op *op, TF_DataType dtype,
+                                struct ref_cases *out)
 {
   ref_cases_unary(op, dtype, out);
   const double *parts = parts_for(op->op);
@@ -257,6 +268,16 @@ static void unary_cases(const struct ref_op *op, TF_DataType dtype,
   n = sizeof(extremes) / sizeof(extremes[0]) / 2;
   c = ref_case_add(out, op->op, "%s extremes", op->op);
   ref_case_input_values(c, dtype, &n, 1, extremes);
+}
+
+static void unary_cases(const struct ref_op *op, TF_DataType dtype,
+                        struct ref_cases *out)
+{
+  int first = out->count;
+  unary_cases_untyped(op, dtype, out);
+  if (strcmp(op->op, "Real") == 0 || strcmp(op->op, "Imag") == 0 ||
+      strcmp(op->op, "ComplexAbs") == 0 || strcmp(op->op, "Angle") == 0)
+    set_tout(out, first, real_type_of(dtype));
 }
 
 /* Tolerances are float32's: sums and parts round once (exact after the
