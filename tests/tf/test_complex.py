@@ -212,3 +212,25 @@ def test_abs_and_angle_of_an_fft(tf, dtype):
     for g, w in zip(got, want):
         assert g.device.endswith("OPENCL:0")
         np.testing.assert_allclose(g.numpy(), w, **tol)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_chain_in_a_function(tf, dtype):
+    """A chain of complex element-wise ops in a tf.function: the graph
+    pass's element-wise fusion takes float and half chains only, so each op
+    runs as its own complex kernel, on OPENCL."""
+    rng = np.random.default_rng(11)
+    a, b = _rand(rng, (5, 64), dtype), _rand(rng, (64,), dtype)
+    # Only complex arithmetic: float64 AddV2 and its kin have no OPENCL
+    # kernel today, and soft placement is off.
+    re = rng.uniform(-1, 1, (5, 1)).astype(REAL_OF[dtype])
+    im = rng.uniform(2, 3, (5, 1)).astype(REAL_OF[dtype])
+    f = tf.function(lambda a, b, re, im: tf.math.conj(
+        -tf.square(a * b + a) / (b - tf.complex(re, im))))
+    with tf.device("/CPU:0"):
+        want = f(a, b, re, im).numpy()
+    with tf.device(DEVICE):
+        got, where = _placed(tf, f, *[tf.constant(v) for v in (a, b, re, im)])
+    _assert_all_on_device(where, {"Mul", "AddV2", "Square", "Neg", "Sub", "RealDiv",
+                                  "Complex", "Conj"})
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5 if dtype == np.complex64 else 1e-12)
