@@ -87,6 +87,7 @@ enum { K_FLAT, K_BCAST, NUM_KERNELS };
 
 struct complex_kernel {
   const struct complex_op *op;
+  bool wide; /* complex128 / double: needs cl_khr_fp64 */
   TF_DataType out_type;
   struct ocl_kernel k[NUM_INDEX_WIDTHS][NUM_KERNELS];
 };
@@ -107,6 +108,7 @@ static void *complex_create(TF_OpKernelConstruction *ctx, int index)
   if (ocl_tf.GetCode(status) != TF_OK)
     return ocl_create_failed(ctx, status, k);
   bool wide = dtype == TF_DOUBLE || dtype == TF_COMPLEX128;
+  k->wide = wide;
   switch (k->op->shape) {
   case MAKE_COMPLEX:
     k->out_type = wide ? TF_COMPLEX128 : TF_COMPLEX64;
@@ -138,7 +140,7 @@ static void *complex_create(TF_OpKernelConstruction *ctx, int index)
 
 OCL_FAMILY_CREATES(complex, complex_create);
 
-/* ---- Launching ------------------------------------------------------------ */
+/* ---- Launching ----------------------------------------------------------- */
 
 /* TFOCL_INDEX_WIDTH=64 (a test hook) takes the 64-bit kernels at any
  * size: no test holds 2^31 elements. */
@@ -261,10 +263,23 @@ static void complex_compute(void *kernel, TF_OpKernelContext *ctx)
   struct complex_kernel *k = kernel;
   struct ocl_op op;
   ocl_op_begin(&op, ctx);
+  /* Registration leaves complex128 off where no device has fp64; with
+   * several devices, one of them may still lack it. */
+  const struct ocl_device_info *info = ocl_op_info(&op);
+  if (info == NULL)
+    goto out;
+  if (k->wide && !info->has_fp64) {
+    ocl_op_fail(&op, TF_UNIMPLEMENTED,
+                "%s of complex128 needs cl_khr_fp64, which OpenCL device %d "
+                "lacks",
+                k->op->op, info->ordinal);
+    goto out;
+  }
   if (k->op->shape == CPLX_BINARY || k->op->shape == MAKE_COMPLEX)
     binary_compute(k, &op);
   else
     unary_compute(k, &op);
+out:
   ocl_op_end(&op);
 }
 

@@ -120,15 +120,15 @@ static int unary_compute(const struct ref_case *c, struct ref_tensor *out,
   for (int64_t i = 0; i < x->elements; i++) {
     struct wide_complex a = element(x, i);
     if (!to_real) {
-      struct wide_complex v = strcmp(c->op, "Neg") == 0 ? (struct wide_complex){-a.re, -a.im}
-                              : strcmp(c->op, "Conj") == 0
-                                  ? (struct wide_complex){a.re, -a.im}
-                                  : complex_mul(a, a);
+      struct wide_complex v =
+          strcmp(c->op, "Neg") == 0    ? (struct wide_complex){-a.re, -a.im}
+          : strcmp(c->op, "Conj") == 0 ? (struct wide_complex){a.re, -a.im}
+                                       : complex_mul(a, a);
       store(&out[0], i, v);
       continue;
     }
-    wide_t v = strcmp(c->op, "Real") == 0   ? a.re
-               : strcmp(c->op, "Imag") == 0 ? a.im
+    wide_t v = strcmp(c->op, "Real") == 0         ? a.re
+               : strcmp(c->op, "Imag") == 0       ? a.im
                : strcmp(c->op, "ComplexAbs") == 0 ? complex_abs(a)
                                                   : atan2l(a.im, a.re);
     out[0].v[i] = ref_round_to(out[0].dtype, (double)v);
