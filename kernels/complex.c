@@ -3,12 +3,13 @@
  * imaginary parts to complex64 from float, complex128 from double, with
  * broadcasting, as TensorFlow's Complex op), Real, Imag, Conj, ComplexAbs
  * and Angle (Tout float or double), and complex kernels of AddV2, Sub, Mul,
- * RealDiv, Neg and Square.
+ * RealDiv, Neg, Square and Exp.
  *
  * The formulas are those TensorFlow's CPU kernels run through Eigen
- * (complex.cl): the schoolbook product, Eigen's scaled division, hypot and
- * atan2. complex128 computes in double and needs cl_khr_fp64
- * (ocl_register_kernel leaves its kernels off devices without it).
+ * (complex.cl): the schoolbook product, Eigen's scaled division and
+ * complex exp, hypot and atan2. complex128 computes in double and needs
+ * cl_khr_fp64 (ocl_register_kernel leaves its kernels off devices without
+ * it).
  * Broadcasts collapse through ocl_bcast_init (shape.c), as the binary
  * family's do. */
 #include <stdint.h>
@@ -72,6 +73,7 @@ static const struct complex_op complex_ops[] = {
     {"Neg", "complex_neg", CPLX_UNARY},
     {"Conj", "complex_conj", CPLX_UNARY},
     {"Square", "complex_square", CPLX_UNARY},
+    {"Exp", "complex_exp", CPLX_UNARY},
     {"Real", "complex_real", CPLX_TO_REAL},
     {"Imag", "complex_imag", CPLX_TO_REAL},
     {"ComplexAbs", "complex_abs", CPLX_TO_REAL},

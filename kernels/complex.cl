@@ -59,6 +59,27 @@ static inline cplx_t c_div(cplx_t a, cplx_t b)
   return numerator / denominator / scale;
 }
 
+/* Eigen's pexp_complex, which TensorFlow's CPU kernels run: exp(x) cis(y)
+ * with its edge cases. A real argument (y = +-0) stays real; where exp(x)
+ * is infinite and y finite, cis(y) keeps only its signs, so that no
+ * inf * 0 makes a NaN; x = -inf gives a zero even where cis(y) is NaN, and
+ * x = +inf with an infinite or NaN y gives (+-inf, NaN), the sign y's. */
+static inline cplx_t c_exp(cplx_t a)
+{
+  real_t e = exp(a.x);
+  if (a.y == 0)
+    return (cplx_t)(e, a.y);
+  real_t c;
+  real_t s = sincos(a.y, &c);
+  if (isinf(a.x) && isnan(c))
+    return a.x < 0 ? (cplx_t)(0, 0) : (cplx_t)(copysign(e, a.y), NAN);
+  if (isinf(e) && isfinite(a.y)) {
+    c = copysign((real_t)1, c);
+    s = copysign((real_t)1, s);
+  }
+  return (cplx_t)(e * c, e * s);
+}
+
 #define BINARY_KERNELS(NAME, IN, OUT, EXPR)                                  \
   __kernel void NAME##_flat(OCL_TENSOR_ARG(const IN, x),                     \
                             OCL_TENSOR_ARG(const IN, y),                     \
@@ -109,6 +130,7 @@ BINARY_KERNELS(complex_make, real_t, cplx_t, (cplx_t)(a, b))
 UNARY_KERNEL(complex_neg, cplx_t, -a)
 UNARY_KERNEL(complex_conj, cplx_t, (cplx_t)(a.x, -a.y))
 UNARY_KERNEL(complex_square, cplx_t, c_mul(a, a))
+UNARY_KERNEL(complex_exp, cplx_t, c_exp(a))
 UNARY_KERNEL(complex_real, real_t, a.x)
 UNARY_KERNEL(complex_imag, real_t, a.y)
 /* hypot, as std::abs: no overflow of |a|^2 where |a| is finite, and

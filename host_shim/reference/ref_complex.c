@@ -1,13 +1,13 @@
 /* Host references of the complex family (kernels/complex.c): Complex,
  * Real, Imag, Conj, ComplexAbs, Angle, and the complex64/complex128
- * kernels of AddV2, Sub, Mul, RealDiv, Neg and Square, which
+ * kernels of AddV2, Sub, Mul, RealDiv, Neg, Square and Exp, which
  * ref_op_find_typed picks over the binary and unary families' rows for
  * complex dtypes.
  *
  * Each element is computed in long double with the formula TensorFlow's
- * CPU kernels run (Eigen's schoolbook product and scaled division, hypot,
- * atan2), then rounded once to the output type: the same NaN and infinity
- * patterns as the device, and a check of its rounding. */
+ * CPU kernels run (Eigen's schoolbook product, scaled division and complex
+ * exp, hypot, atan2), then rounded once to the output type: the same NaN
+ * and infinity patterns as the device, and a check of its rounding. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -104,6 +104,23 @@ static wide_t complex_abs(struct wide_complex a)
   return hypot((double)a.re, (double)a.im);
 }
 
+/* Eigen's pexp_complex, as complex.cl's c_exp. */
+static struct wide_complex complex_exp(struct wide_complex a)
+{
+  wide_t e = expl(a.re);
+  if (a.im == 0)
+    return (struct wide_complex){e, a.im};
+  wide_t c = cosl(a.im), s = sinl(a.im);
+  if (isinf(a.re) && isnan(c))
+    return a.re < 0 ? (struct wide_complex){0, 0}
+                    : (struct wide_complex){copysignl(e, a.im), NAN};
+  if (isinf(e) && isfinite(a.im)) {
+    c = copysignl(1, c);
+    s = copysignl(1, s);
+  }
+  return (struct wide_complex){e * c, e * s};
+}
+
 /* ---- Unary ops --------------------------------------------------------- */
 
 static int unary_compute(const struct ref_case *c, struct ref_tensor *out,
@@ -123,6 +140,7 @@ static int unary_compute(const struct ref_case *c, struct ref_tensor *out,
       struct wide_complex v =
           strcmp(c->op, "Neg") == 0    ? (struct wide_complex){-a.re, -a.im}
           : strcmp(c->op, "Conj") == 0 ? (struct wide_complex){a.re, -a.im}
+          : strcmp(c->op, "Exp") == 0  ? complex_exp(a)
                                        : complex_mul(a, a);
       store(&out[0], i, v);
       continue;
@@ -269,6 +287,15 @@ static void unary_cases_untyped(const struct ref_op *op, TF_DataType dtype,
   /* Square of these overflows float where long double does not. */
   if (strcmp(op->op, "Square") == 0)
     return;
+  if (strcmp(op->op, "Exp") == 0) {
+    /* exp(x) beyond float's and double's range, and below it: the parts
+     * keep only their signs, or vanish. */
+    static const double exponents[] = {80,   1,    100, 1,   -100, -2.5,
+                                       750,  -2.5, -750, 1,  100,  3e-3};
+    n = sizeof(exponents) / sizeof(exponents[0]) / 2;
+    c = ref_case_add(out, op->op, "%s overflow", op->op);
+    ref_case_input_values(c, dtype, &n, 1, exponents);
+  }
   /* |z| of parts near float's limits: hypot neither overflows nor loses
    * the small part. */
   static const double extremes[] = {3e38, 3e38, 3e38, 1e-30, 1e-37, 1e-37,
@@ -310,5 +337,7 @@ const struct ref_op ref_ops_complex_overloads[] = {
     {"RealDiv", 1e-5, 1e-5, REF_NONZERO, binary_cases, binary_compute},
     {"Neg", 0.0, 0.0, REF_ANY, unary_cases, unary_compute},
     {"Square", 1e-6, 1e-5, REF_ANY, unary_cases, unary_compute},
+    /* exp, sin and cos within a few ulps each on the device. */
+    {"Exp", 2e-6, 1e-6, REF_ANY, unary_cases, unary_compute},
     {.op = NULL},
 };

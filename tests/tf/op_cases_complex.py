@@ -1,7 +1,8 @@
 """Builders of tests/tf/test_ops.py for the complex family's own ops
 (kernels/complex.c), kept beside op_cases.py and added to its tables on
 import; the complex kernels of AddV2, Mul, ... use op_cases' builders of
-those ops. test_complex.py has the special values and broadcasts."""
+those ops (Exp with a tolerance of its own for complex dtypes).
+test_complex.py has the special values and broadcasts."""
 import numpy as np
 
 import op_cases
@@ -56,3 +57,8 @@ op_cases.BUILDERS.update({
     "Complex": _complex,
 })
 op_cases.TOLERANCES.update({"Angle": _ROUNDED, "ComplexAbs": _ROUNDED})
+# Complex exp: exp, sin and cos of OpenCL's libm against Eigen's, a few ulps
+# each (complex dtypes are otherwise compared exactly).
+op_cases.TOLERANCES.setdefault("Exp", {}).update({
+    np.complex64: dict(rtol=2e-6, atol=1e-7),
+    np.complex128: dict(rtol=1e-12, atol=1e-14)})

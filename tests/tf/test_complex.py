@@ -1,6 +1,6 @@
 """The complex family on OPENCL: Complex, Real, Imag, Conj, ComplexAbs,
 Angle and the complex64/complex128 kernels of AddV2, Sub, Mul, RealDiv,
-Neg and Square give TensorFlow's CPU results (random values, broadcasts,
+Neg, Square and Exp give TensorFlow's CPU results (random values, broadcasts,
 signed zeros, infinities, NaN, huge and tiny parts), and the arithmetic
 between FFTs stays on OPENCL: a spectral filter's graph has no node on the
 CPU, and tf.abs / tf.math.angle of an FFT run there too.
@@ -66,6 +66,7 @@ UNARY = {
     "Neg": lambda tf: tf.math.negative,
     "Conj": lambda tf: tf.math.conj,
     "Square": lambda tf: tf.math.square,
+    "Exp": lambda tf: tf.math.exp,
     "Real": lambda tf: tf.math.real,
     "Imag": lambda tf: tf.math.imag,
     "ComplexAbs": lambda tf: tf.math.abs,
