@@ -104,21 +104,23 @@ static wide_t complex_abs(struct wide_complex a)
   return hypot((double)a.re, (double)a.im);
 }
 
-/* Eigen's pexp_complex, as complex.cl's c_exp. */
+/* Eigen's pexp_complex, as complex.cl's c_exp; in double, as complex_abs
+ * and for its reason (valgrind's expl(inf) is NaN). */
 static struct wide_complex complex_exp(struct wide_complex a)
 {
-  wide_t e = expl(a.re);
-  if (a.im == 0)
-    return (struct wide_complex){e, a.im};
-  wide_t c = cosl(a.im), s = sinl(a.im);
-  if (isinf(a.re) && isnan(c))
-    return a.re < 0 ? (struct wide_complex){0, 0}
-                    : (struct wide_complex){copysignl(e, a.im), NAN};
-  if (isinf(e) && isfinite(a.im)) {
-    c = copysignl(1, c);
-    s = copysignl(1, s);
+  double x = (double)a.re, y = (double)a.im;
+  double e = exp(x);
+  if (y == 0)
+    return (struct wide_complex){e, y};
+  double c = cos(y), s = sin(y);
+  if (isinf(x) && isnan(c))
+    return x < 0 ? (struct wide_complex){0, 0}
+                 : (struct wide_complex){copysign(e, y), NAN};
+  if (isinf(e) && isfinite(y)) {
+    c = copysign(1, c);
+    s = copysign(1, s);
   }
-  return (struct wide_complex){e * c, e * s};
+  return (struct wide_complex){(wide_t)e * c, (wide_t)e * s};
 }
 
 /* ---- Unary ops --------------------------------------------------------- */
