@@ -52,10 +52,10 @@ struct bcast_args_64 {
 
 /* What an op reads and writes. */
 enum complex_shape {
-  CPLX_BINARY,     /* complex, complex -> complex */
-  MAKE_COMPLEX,    /* real, real -> complex */
-  CPLX_UNARY,      /* complex -> complex */
-  CPLX_TO_REAL     /* complex -> real (Tout) */
+  CPLX_BINARY,  /* complex, complex -> complex */
+  MAKE_COMPLEX, /* real, real -> complex */
+  CPLX_UNARY,   /* complex -> complex */
+  CPLX_TO_REAL  /* complex -> real (Tout) */
 };
 
 struct complex_op {
@@ -112,25 +112,20 @@ static void *complex_create(TF_OpKernelConstruction *ctx, int index)
   bool wide = dtype == TF_DOUBLE || dtype == TF_COMPLEX128;
   k->wide = wide;
   switch (k->op->shape) {
-  case MAKE_COMPLEX:
-    k->out_type = wide ? TF_COMPLEX128 : TF_COMPLEX64;
-    break;
-  case CPLX_TO_REAL:
-    k->out_type = wide ? TF_DOUBLE : TF_FLOAT;
-    break;
-  default:
-    k->out_type = dtype;
+  case MAKE_COMPLEX: k->out_type = wide ? TF_COMPLEX128 : TF_COMPLEX64; break;
+  case CPLX_TO_REAL: k->out_type = wide ? TF_DOUBLE : TF_FLOAT; break;
+  default: k->out_type = dtype;
   }
   enum precision precision = wide ? P_DOUBLE : P_FLOAT;
   bool binary = k->op->shape == CPLX_BINARY || k->op->shape == MAKE_COMPLEX;
   for (int w = 0; w < NUM_INDEX_WIDTHS; w++) {
     const struct ocl_program *program = &programs[precision][w];
-    bool named = binary ? ocl_kernel_initf(&k->k[w][K_FLAT], program,
-                                           "%s_flat", k->op->kernel) &&
-                              ocl_kernel_initf(&k->k[w][K_BCAST], program,
-                                               "%s_bcast", k->op->kernel)
-                        : ocl_kernel_init(&k->k[w][K_FLAT], program,
-                                          k->op->kernel);
+    bool named =
+        binary ? ocl_kernel_initf(&k->k[w][K_FLAT], program, "%s_flat",
+                                  k->op->kernel) &&
+                     ocl_kernel_initf(&k->k[w][K_BCAST], program, "%s_bcast",
+                                      k->op->kernel)
+               : ocl_kernel_init(&k->k[w][K_FLAT], program, k->op->kernel);
     if (!named) {
       ocl_set_status(status, TF_INTERNAL, "kernel name too long");
       return ocl_create_failed(ctx, status, k);
@@ -210,11 +205,11 @@ static void binary_compute(struct complex_kernel *k, struct ocl_op *op)
    * shape: each work-item reads it at the index it writes. */
   static const int candidates[] = {0, 1};
   int forwarded = -1;
-  TF_Tensor *z = k->op->shape == CPLX_BINARY
-                     ? ocl_op_output_forward(op, 0, candidates, 2, b->out_dims,
-                                             b->out_rank, &forwarded)
-                     : ocl_op_output(op, 0, k->out_type, b->out_dims,
-                                     b->out_rank);
+  TF_Tensor *z =
+      k->op->shape == CPLX_BINARY
+          ? ocl_op_output_forward(op, 0, candidates, 2, b->out_dims,
+                                  b->out_rank, &forwarded)
+          : ocl_op_output(op, 0, k->out_type, b->out_dims, b->out_rank);
   if (z == NULL || b->out_elements == 0 || ocl_op_info(op) == NULL)
     goto out;
   if (b->same_shape || b->x_scalar || b->y_scalar) {
@@ -248,10 +243,10 @@ static void unary_compute(struct complex_kernel *k, struct ocl_op *op)
     return;
   static const int candidates[] = {0};
   int forwarded = -1;
-  TF_Tensor *y = k->op->shape == CPLX_UNARY
-                     ? ocl_op_output_forward(op, 0, candidates, 1, dims, rank,
-                                             &forwarded)
-                     : ocl_op_output(op, 0, k->out_type, dims, rank);
+  TF_Tensor *y =
+      k->op->shape == CPLX_UNARY
+          ? ocl_op_output_forward(op, 0, candidates, 1, dims, rank, &forwarded)
+          : ocl_op_output(op, 0, k->out_type, dims, rank);
   int64_t n = ocl_tf.TensorElementCount(x);
   if (y == NULL || n == 0 || ocl_op_info(op) == NULL)
     return;

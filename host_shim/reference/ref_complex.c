@@ -35,9 +35,9 @@ static struct wide_complex complex_div(struct wide_complex a,
   wide_t scale = fmaxl(fabsl(b.re), fabsl(b.im));
   wide_t b_re = b.re / scale, b_im = b.im / scale;
   wide_t denominator = b_re * b_re + b_im * b_im;
-  return (struct wide_complex){
-      (a.re * b_re + a.im * b_im) / denominator / scale,
-      (a.im * b_re - a.re * b_im) / denominator / scale};
+  return (
+      struct wide_complex){(a.re * b_re + a.im * b_im) / denominator / scale,
+                           (a.im * b_re - a.re * b_im) / denominator / scale};
 }
 
 static TF_DataType real_type_of(TF_DataType dtype)
@@ -162,7 +162,7 @@ static int unary_compute(const struct ref_case *c, struct ref_tensor *out,
  * magnitudes far from 1. Products of two parts stay within float's range
  * (1e18 squared is 1e36): where float overflows and long double does not,
  * the NaN of inf - inf would be the reference's 0. */
-static const double product_parts[] = {0.0,       -0.0, 1.0,  -2.5, INFINITY,
+static const double product_parts[] = {0.0,       -0.0, 1.0,  -2.5,  INFINITY,
                                        -INFINITY, NAN,  1e18, -1e-18};
 /* Sums, quotients (the divisor's parts are scaled to at most 1 before any
  * product) and the unary ops take float's extremes. The divisor's parts
@@ -180,7 +180,7 @@ _Static_assert(sizeof(wide_parts) / sizeof(wide_parts[0]) == NUM_PARTS,
 static const double *parts_for(const char *op)
 {
   return strcmp(op, "Mul") == 0 || strcmp(op, "Square") == 0 ? product_parts
-                                                              : wide_parts;
+                                                             : wide_parts;
 }
 
 static void special_complex(const double *parts, int64_t k, double *re,
@@ -240,12 +240,12 @@ static void binary_cases(const struct ref_op *op, TF_DataType dtype,
    * float: without the scaling these are NaN or 0. Then a quotient that
    * overflows, and divisors of float's smallest normal magnitudes. */
   static const double numerators[] = {
-      1e30, 1e30,  1e-30, 2e-30, 1,     1,     3e38, 3e38, 1e-37, 4e-38,
-      1,    -1,    -2e30, 5e30,  1e20,  1e20,  1,    1,    2.5,   -1.5,
+      1e30, 1e30, 1e-30, 2e-30, 1,    1,    3e38, 3e38, 1e-37, 4e-38,
+      1,    -1,   -2e30, 5e30,  1e20, 1e20, 1,    1,    2.5,   -1.5,
   };
   static const double divisors[] = {
-      1e30,  2e30, 3e-30, -1e-30, 1e30, 1e30, 1e-10, 1e-10, 2e-37, 2e-38,
-      1e-37, 1e-37, 3e30, 4e30,   -1e20, 1e20, 1e-20, -1e-20, 0,    -2.0,
+      1e30,  2e30,  3e-30, -1e-30, 1e30,  1e30, 1e-10, 1e-10,  2e-37, 2e-38,
+      1e-37, 1e-37, 3e30,  4e30,   -1e20, 1e20, 1e-20, -1e-20, 0,     -2.0,
   };
   int64_t n = sizeof(numerators) / sizeof(numerators[0]) / 2;
   c = ref_case_add(out, op->op, "%s scaled divisors", op->op);
@@ -292,16 +292,16 @@ static void unary_cases_untyped(const struct ref_op *op, TF_DataType dtype,
   if (strcmp(op->op, "Exp") == 0) {
     /* exp(x) beyond float's and double's range, and below it: the parts
      * keep only their signs, or vanish. */
-    static const double exponents[] = {80,   1,    100, 1,   -100, -2.5,
-                                       750,  -2.5, -750, 1,  100,  3e-3};
+    static const double exponents[] = {80,  1,    100,  1, -100, -2.5,
+                                       750, -2.5, -750, 1, 100,  3e-3};
     n = sizeof(exponents) / sizeof(exponents[0]) / 2;
     c = ref_case_add(out, op->op, "%s overflow", op->op);
     ref_case_input_values(c, dtype, &n, 1, exponents);
   }
   /* |z| of parts near float's limits: hypot neither overflows nor loses
    * the small part. */
-  static const double extremes[] = {3e38, 3e38, 3e38, 1e-30, 1e-37, 1e-37,
-                                    3e-38, -4e-38, -1e38, 1e30, 2e-30, 1};
+  static const double extremes[] = {3e38,  3e38,   3e38,  1e-30, 1e-37, 1e-37,
+                                    3e-38, -4e-38, -1e38, 1e30,  2e-30, 1};
   n = sizeof(extremes) / sizeof(extremes[0]) / 2;
   c = ref_case_add(out, op->op, "%s extremes", op->op);
   ref_case_input_values(c, dtype, &n, 1, extremes);
