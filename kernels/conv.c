@@ -53,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv_geometry.h"
 #include "gemm.h"
 #include "kernel_families.h"
 #include "runtime.h"
@@ -210,7 +211,7 @@ struct conv_kernel {
   TF_DataType dtype;
   enum conv_storage storage;
   struct conv_attrs attrs;
-  struct ocl_conv_attrs attrs2d; /* 2-D ops: shape.c's form */
+  struct ocl_conv_attrs attrs2d; /* 2-D ops: conv_geometry.c's form */
   enum conv_activation act;      /* _FusedConv2D */
   float alpha;                   /* LeakyRelu */
   struct ocl_kernel kernels[2][NUM_KERNS];
@@ -290,7 +291,7 @@ static void geo_fields(const struct conv_geo *g, int64_t *v)
   layout_strides(g->nchw, g->out, g->cout, &v[i]);
 }
 
-/* A 2-D geometry from shape.c's. */
+/* A 2-D geometry from conv_geometry.c's. */
 static void geo_from_2d(struct conv_geo *g, const struct ocl_conv2d *c,
                         bool nchw, bool depthwise)
 {
