@@ -143,7 +143,7 @@ void bench_restore_env(const char *name, char *saved)
 /* ---- Rows ------------------------------------------------------------- */
 
 struct row *bench_new_row(struct bench *b, const char *name,
-                           struct metric metric, bool kernel)
+                          struct metric metric, bool kernel)
 {
   if (b->num_rows == b->cap_rows) {
     int cap = b->cap_rows ? 2 * b->cap_rows : 32;
@@ -175,7 +175,8 @@ void bench_progress(const struct bench *b, const struct row *r)
   (void)b;
   bench_summary(&r->ours, o);
   bench_summary(&r->ref, f);
-  fprintf(stderr, "tfocl bench: %-34s %10.4g %-7s (ref %s %.4g, ratio %.3g)%s%s\n",
+  fprintf(stderr,
+          "tfocl bench: %-34s %10.4g %-7s (ref %s %.4g, ratio %.3g)%s%s\n",
           r->name, o[1], r->metric.unit, r->ref_name, f[1], bench_row_ratio(r),
           r->note[0] ? "  " : "", r->note);
 }
@@ -188,9 +189,9 @@ static double figure(struct metric m, double work, double seconds)
 /* Measures `ours` against up to MAX_REFS references, interleaved, and adds
  * one row per reference (the same figures for ours). */
 void bench_measure(struct bench *b, const char *name, struct metric metric,
-                    bool kernel, const struct side *ours,
-                    const struct side *refs, int num_refs, int reps,
-                    const char *note)
+                   bool kernel, const struct side *ours,
+                   const struct side *refs, int num_refs, int reps,
+                   const char *note)
 {
   struct series o = {calloc((size_t)reps, sizeof(double)), 0, -1};
   struct series f[MAX_REFS];
@@ -271,8 +272,8 @@ static bool op_rep(struct bench *b, void *p, double *seconds)
 }
 
 struct tfocl_op *bench_make_op(struct bench *b, const char *op_name,
-                                const struct tfocl_attr *attrs, int num_attrs,
-                                const TF_DataType *types, int n)
+                               const struct tfocl_attr *attrs, int num_attrs,
+                               const TF_DataType *types, int n)
 {
   struct tfocl_op *op =
       tfocl_op_create(b->dev, op_name, attrs, num_attrs, types, n, b->st);
@@ -360,14 +361,15 @@ bool bench_host_rep(struct bench *b, void *p, double *seconds)
 char bench_host_loop_name[64];
 struct side bench_host_side(struct host_side *h, double work)
 {
-  return (struct side){bench_host_loop_name, bench_host_rep, h, work, true, NULL};
+  return (
+      struct side){bench_host_loop_name, bench_host_rep, h, work, true, NULL};
 }
 
 static char blas_side_name[64];
 struct side bench_blas_side(struct bench *b, struct host_side *h, double work)
 {
-  return (struct side){blas_side_name, bench_host_rep, h, work, b->blas_ok,
-                       b->blas_why};
+  return (struct side){blas_side_name, bench_host_rep, h,
+                       work,           b->blas_ok,     b->blas_why};
 }
 
 /* ---- The command ------------------------------------------------------- */
@@ -438,8 +440,8 @@ static int run(int argc, char **argv)
     return rc;
   }
 
-  snprintf(bench_host_loop_name, sizeof(bench_host_loop_name), "host loop (%d threads)",
-           bench_host_threads());
+  snprintf(bench_host_loop_name, sizeof(bench_host_loop_name),
+           "host loop (%d threads)", bench_host_threads());
   b.blas_ok = bench_blas_open(b.blas_name, sizeof(b.blas_name), b.blas_why,
                               sizeof(b.blas_why));
   snprintf(blas_side_name, sizeof(blas_side_name), "OpenBLAS sgemm");

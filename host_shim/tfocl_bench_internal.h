@@ -19,7 +19,7 @@
 /* How a row's per-repetition seconds become its figures. */
 struct metric {
   const char *unit;
-  double scale;  /* rate: work / s * scale; time: s / work * scale */
+  double scale; /* rate: work / s * scale; time: s / work * scale */
   bool is_time;
 };
 
@@ -105,8 +105,16 @@ struct copy_side {
 };
 
 enum host_kind {
-  HOST_ADD, HOST_MUL, HOST_RELU, HOST_SUM_ROWS, HOST_SUM_COLS, HOST_SOFTMAX,
-  HOST_MEMCPY, HOST_SGEMM, HOST_TRANSPOSE, HOST_CONCAT
+  HOST_ADD,
+  HOST_MUL,
+  HOST_RELU,
+  HOST_SUM_ROWS,
+  HOST_SUM_COLS,
+  HOST_SOFTMAX,
+  HOST_MEMCPY,
+  HOST_SGEMM,
+  HOST_TRANSPOSE,
+  HOST_CONCAT
 };
 struct host_side {
   enum host_kind kind;

@@ -70,8 +70,8 @@ static void open_raw(struct bench *b)
   if (b->raw_tried)
     return;
   b->raw_tried = true;
-  b->raw = bench_rawcl_open(b->sp->hardware_name, b->raw_why,
-                            sizeof(b->raw_why));
+  b->raw =
+      bench_rawcl_open(b->sp->hardware_name, b->raw_why, sizeof(b->raw_why));
 }
 
 void bench_tiny(struct bench *b)
@@ -83,9 +83,12 @@ void bench_tiny(struct bench *b)
   open_raw(b);
   int count = b->quick ? 200 : 2000, reps = bench_reps_or(b, 7, 3);
   int64_t dims[1] = {4};
-  TF_Tensor *hx = bench_host_random(dims, 1, 1), *hy = bench_host_random(dims, 1, 2);
-  struct tiny_side t = {NULL, {bench_to_device(b, hx), bench_to_device(b, hy)},
-                        calloc((size_t)count, sizeof(TF_Tensor *)), count,
+  TF_Tensor *hx = bench_host_random(dims, 1, 1),
+            *hy = bench_host_random(dims, 1, 2);
+  struct tiny_side t = {NULL,
+                        {bench_to_device(b, hx), bench_to_device(b, hy)},
+                        calloc((size_t)count, sizeof(TF_Tensor *)),
+                        count,
                         false};
   const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT)};
   const TF_DataType types[] = {TF_FLOAT, TF_FLOAT};
@@ -98,16 +101,17 @@ void bench_tiny(struct bench *b)
     if (!bench_want(b, names[i]))
       continue;
     t.enqueue_only = r.enqueue_only = i == 1;
-    struct side ours = {"", tiny_rep, &t, (double)count, t.op != NULL,
-                        "op could not be created"};
-    struct side ref = {ref_name, raw_rep, &r, (double)count, b->raw != NULL,
-                       b->raw_why};
+    struct side ours = {"",           tiny_rep,
+                        &t,           (double)count,
+                        t.op != NULL, "op could not be created"};
+    struct side ref = {ref_name,      raw_rep,        &r,
+                       (double)count, b->raw != NULL, b->raw_why};
     char note[160];
-    snprintf(note, sizeof(note), "%d ops on [4] floats back to back, %s",
-             count, i == 0 ? "one synchronize at the end"
-                           : "host time per enqueue (no sync)");
-    bench_measure(b, names[i], i == 0 ? OPS : US_PER_OP, true, &ours, &ref, 1, reps,
-            note);
+    snprintf(note, sizeof(note), "%d ops on [4] floats back to back, %s", count,
+             i == 0 ? "one synchronize at the end"
+                    : "host time per enqueue (no sync)");
+    bench_measure(b, names[i], i == 0 ? OPS : US_PER_OP, true, &ours, &ref, 1,
+                  reps, note);
   }
   tfocl_op_destroy(t.op);
   free(t.outs);
@@ -145,9 +149,10 @@ void bench_copies(struct bench *b)
   bench_fill_random(host, n, 3);
   memset(host2, 0, bytes);
   TF_Tensor *da = tfocl_tensor_alloc_device(b->dev, TF_FLOAT, dims, 1, b->st);
-  TF_Tensor *db = bench_ok(b, "alloc") ? tfocl_tensor_alloc_device(
-                                       b->dev, TF_FLOAT, dims, 1, b->st)
-                                 : NULL;
+  TF_Tensor *db =
+      bench_ok(b, "alloc")
+          ? tfocl_tensor_alloc_device(b->dev, TF_FLOAT, dims, 1, b->st)
+          : NULL;
   if (bench_ok(b, "alloc")) {
     /* Touch both device buffers once so no case pays first-touch faults. */
     struct copy_side init = {COPY_H2D_SYNC, host, TF_TensorData(da), NULL,
@@ -163,11 +168,15 @@ void bench_copies(struct bench *b)
                             TF_TensorData(db), bytes};
       if (cases[i].kind == COPY_D2H || cases[i].kind == COPY_D2H_SYNC)
         c.host = host2;
-      struct host_side h = {.kind = HOST_MEMCPY, .z = host2, .x = host,
-                            .rows = 1, .cols = n};
+      struct host_side h = {
+          .kind = HOST_MEMCPY, .z = host2, .x = host, .rows = 1, .cols = n};
       struct side ours = {"", bench_copy_rep, &c, (double)bytes, true, NULL};
-      struct side ref = {"host memcpy (1 thread)", bench_host_rep, &h,
-                         (double)bytes, true, NULL};
+      struct side ref = {"host memcpy (1 thread)",
+                         bench_host_rep,
+                         &h,
+                         (double)bytes,
+                         true,
+                         NULL};
       char note[160];
       snprintf(note, sizeof(note), "%zu MiB, %s; bytes copied", bytes >> 20,
                cases[i].what);
@@ -195,7 +204,8 @@ int bench_first_op_child(struct bench *b)
     return TFOCL_EXIT_ERROR;
   double t2 = bench_now();
   int64_t dims[1] = {1024};
-  TF_Tensor *hx = bench_host_random(dims, 1, 1), *hy = bench_host_random(dims, 1, 2);
+  TF_Tensor *hx = bench_host_random(dims, 1, 1),
+            *hy = bench_host_random(dims, 1, 2);
   TF_Tensor *in[2] = {bench_to_device(b, hx), bench_to_device(b, hy)};
   double t3 = bench_now(), op_s[2] = {0, 0};
   for (int i = 0; i < 2 && in[0] != NULL && in[1] != NULL; i++) {
@@ -212,8 +222,8 @@ int bench_first_op_child(struct bench *b)
       return TFOCL_EXIT_ERROR;
   }
   printf("first_op total_s=%.9f load_s=%.9f open_s=%.9f op_s=%.9f "
-         "second_s=%.9f\n", (t3 - t0) + op_s[0], t1 - t0, t2 - t1, op_s[0],
-         op_s[1]);
+         "second_s=%.9f\n",
+         (t3 - t0) + op_s[0], t1 - t0, t2 - t1, op_s[0], op_s[1]);
   TF_DeleteTensor(in[0]);
   TF_DeleteTensor(in[1]);
   TF_DeleteTensor(hx);
@@ -247,8 +257,8 @@ static bool spawn_first_op(struct bench *b, const char *cache_dir,
     setenv("CUDA_CACHE_PATH", cache_dir, 1);
     char dev[16];
     snprintf(dev, sizeof(dev), "%d", b->device_ordinal);
-    char *args[] = {"tfocl", "bench", "--first-op", "--device", dev,
-                    "--plugin", b->plugin_path, NULL};
+    char *args[] = {"tfocl", "bench",    "--first-op",   "--device",
+                    dev,     "--plugin", b->plugin_path, NULL};
     execv("/proc/self/exe", args);
     _exit(127);
   }
@@ -271,11 +281,14 @@ static bool spawn_first_op(struct bench *b, const char *cache_dir,
     ;
   double load, open;
   if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 ||
-      sscanf(buf, "first_op total_s=%lf load_s=%lf open_s=%lf op_s=%lf "
-                  "second_s=%lf", &out[0], &load, &open, &out[1],
-             &out[2]) != 5) {
-    fprintf(stderr, "tfocl bench: the --first-op child failed (status %d): "
-                    "%s\n", wstatus, buf);
+      sscanf(buf,
+             "first_op total_s=%lf load_s=%lf open_s=%lf op_s=%lf "
+             "second_s=%lf",
+             &out[0], &load, &open, &out[1], &out[2]) != 5) {
+    fprintf(stderr,
+            "tfocl bench: the --first-op child failed (status %d): "
+            "%s\n",
+            wstatus, buf);
     return false;
   }
   return true;

@@ -47,13 +47,18 @@ static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
   int rank = batches > 1 ? 3 : 2;
   int64_t dims[3] = {batches, n, n};
   const int64_t *d = batches > 1 ? dims : dims + 1;
-  TF_Tensor *ha = bench_host_random(d, rank, 1), *hb = bench_host_random(d, rank, 2);
+  TF_Tensor *ha = bench_host_random(d, rank, 1),
+            *hb = bench_host_random(d, rank, 2);
   size_t count = (size_t)batches * (size_t)(n * n);
   float *want_c = malloc(sizeof(float) * count);
   double flop = 2.0 * batches * (double)n * (double)n * (double)n;
-  struct host_side blas = {.kind = HOST_SGEMM, .z = want_c,
-                           .x = TF_TensorData(ha), .y = TF_TensorData(hb),
-                           .batches = batches, .m = (int)n, .n = (int)n,
+  struct host_side blas = {.kind = HOST_SGEMM,
+                           .z = want_c,
+                           .x = TF_TensorData(ha),
+                           .y = TF_TensorData(hb),
+                           .batches = batches,
+                           .m = (int)n,
+                           .n = (int)n,
                            .k = (int)n};
   if (b->blas_ok)
     bench_host_rep(b, &blas, &(double){0}); /* the expected product */
@@ -84,8 +89,8 @@ static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
         unsetenv("TFOCL_GEMM");
       const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT)};
       const TF_DataType types[] = {TF_FLOAT, TF_FLOAT};
-      o.op = bench_make_op(b, batches > 1 ? "BatchMatMulV2" : "MatMul", attrs, 1,
-                     types, 2);
+      o.op = bench_make_op(b, batches > 1 ? "BatchMatMulV2" : "MatMul", attrs,
+                           1, types, 2);
       bench_restore_env("TFOCL_GEMM", saved);
       ours.available = o.op != NULL;
       /* The check run: the product against OpenBLAS's. */
@@ -94,12 +99,14 @@ static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
         double t0 = bench_now();
         tfocl_op_compute(o.op, o.in, 2, &out, 1, b->st);
         TF_Tensor *h = TF_GetCode(b->st) == TF_OK
-                           ? tfocl_tensor_to_host(out, b->st) : NULL;
+                           ? tfocl_tensor_to_host(out, b->st)
+                           : NULL;
         double first = bench_now() - t0;
         if (h != NULL && b->blas_ok)
-          snprintf(note, sizeof(note), "first call %.3f s; max rel err vs "
-                   "OpenBLAS %.1e", first,
-                   max_rel_error(TF_TensorData(h), want_c, count));
+          snprintf(note, sizeof(note),
+                   "first call %.3f s; max rel err vs "
+                   "OpenBLAS %.1e",
+                   first, max_rel_error(TF_TensorData(h), want_c, count));
         else if (h != NULL)
           snprintf(note, sizeof(note), "first call %.3f s", first);
         TF_DeleteTensor(h);
@@ -128,8 +135,13 @@ void bench_matmul(struct bench *b)
   int num = b->quick ? 1 : 4;
   for (int i = 0; i < num; i++) {
     int64_t n = sizes[i];
-    gemm_case(b, 1, n, bench_reps_or(b, n <= 256 ? 30 : n <= 512 ? 15
-                                  : n <= 1024 ? 7 : 3, 3));
+    gemm_case(b, 1, n,
+              bench_reps_or(b,
+                            n <= 256    ? 30
+                            : n <= 512  ? 15
+                            : n <= 1024 ? 7
+                                        : 3,
+                            3));
   }
   if (b->quick)
     gemm_case(b, 4, 128, bench_reps_or(b, 0, 3));
@@ -140,14 +152,15 @@ void bench_matmul(struct bench *b)
 /* ---- Conv2D 3x3 vs the GEMM it runs ------------------------------------- */
 
 #define INTS4(n, v) \
-  ((struct tfocl_attr){.name = (n), .kind = TFOCL_ATTR_INT_LIST, \
+  ((struct tfocl_attr){.name = (n), \
+                       .kind = TFOCL_ATTR_INT_LIST, \
                        .value.ints = {(v), 4}})
 
 static TF_Tensor *int32_vector(const int64_t *v, int n)
 {
   int64_t dims[1] = {n};
-  TF_Tensor *t = TF_AllocateTensor(TF_INT32, dims, 1,
-                                   sizeof(int32_t) * (size_t)n);
+  TF_Tensor *t =
+      TF_AllocateTensor(TF_INT32, dims, 1, sizeof(int32_t) * (size_t)n);
   int32_t *p = TF_TensorData(t);
   for (int i = 0; i < n; i++)
     p[i] = (int32_t)v[i];
@@ -156,8 +169,7 @@ static TF_Tensor *int32_vector(const int64_t *v, int n)
 
 void bench_conv(struct bench *b)
 {
-  static const char *const names[] = {"conv2d/forward",
-                                      "conv2d/backprop_input",
+  static const char *const names[] = {"conv2d/forward", "conv2d/backprop_input",
                                       "conv2d/backprop_filter"};
   bool any = false;
   for (int i = 0; i < 3; i++)
@@ -173,7 +185,8 @@ void bench_conv(struct bench *b)
   int64_t f_dims[4] = {3, 3, cin, cout};
   int64_t out_dims[4] = {batch, size, size, cout};
   int64_t col_dims[2] = {m, k}, fm_dims[2] = {k, cout}, dy_dims[2] = {m, cout};
-  TF_Tensor *host[6] = {bench_host_random(in_dims, 4, 1), bench_host_random(f_dims, 4, 2),
+  TF_Tensor *host[6] = {bench_host_random(in_dims, 4, 1),
+                        bench_host_random(f_dims, 4, 2),
                         bench_host_random(out_dims, 4, 3),
                         bench_host_random(col_dims, 2, 4),
                         bench_host_random(fm_dims, 2, 5),
@@ -184,9 +197,9 @@ void bench_conv(struct bench *b)
   TF_Tensor *in_sizes = int32_vector(in_dims, 4);
   TF_Tensor *f_sizes = int32_vector(f_dims, 4);
   static const int64_t ones[4] = {1, 1, 1, 1};
-  const struct tfocl_attr conv_attrs[] = {
-      TFOCL_ATTR_T("T", TF_FLOAT), INTS4("strides", ones),
-      TFOCL_ATTR_S("padding", "SAME")};
+  const struct tfocl_attr conv_attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT),
+                                          INTS4("strides", ones),
+                                          TFOCL_ATTR_S("padding", "SAME")};
   const TF_DataType ff[2] = {TF_FLOAT, TF_FLOAT};
   const TF_DataType iff[3] = {TF_INT32, TF_FLOAT, TF_FLOAT};
   const TF_DataType fif[3] = {TF_FLOAT, TF_INT32, TF_FLOAT};
@@ -199,12 +212,33 @@ void bench_conv(struct bench *b)
     TF_Tensor *a, *bb;
     bool ta, tb;
   } rows[3] = {
-      {"Conv2D", ff, {dev[0], dev[1]}, 2, "[m,k]x[k,n]", dev[3], dev[4], false,
+      {"Conv2D",
+       ff,
+       {dev[0], dev[1]},
+       2,
+       "[m,k]x[k,n]",
+       dev[3],
+       dev[4],
+       false,
        false},
-      {"Conv2DBackpropInput", iff, {in_sizes, dev[1], dev[2]}, 3,
-       "[m,n]x[k,n]^T", dev[5], dev[4], false, true},
-      {"Conv2DBackpropFilter", fif, {dev[0], f_sizes, dev[2]}, 3,
-       "[m,k]^T x[m,n]", dev[3], dev[5], true, false},
+      {"Conv2DBackpropInput",
+       iff,
+       {in_sizes, dev[1], dev[2]},
+       3,
+       "[m,n]x[k,n]^T",
+       dev[5],
+       dev[4],
+       false,
+       true},
+      {"Conv2DBackpropFilter",
+       fif,
+       {dev[0], f_sizes, dev[2]},
+       3,
+       "[m,k]^T x[m,n]",
+       dev[3],
+       dev[5],
+       true,
+       false},
   };
   for (int i = 0; i < 3; i++) {
     if (!bench_want(b, names[i]) || dev[5] == NULL)
@@ -212,20 +246,23 @@ void bench_conv(struct bench *b)
     const struct tfocl_attr mm_attrs[] = {
         TFOCL_ATTR_T("T", TF_FLOAT), TFOCL_ATTR_B("transpose_a", rows[i].ta),
         TFOCL_ATTR_B("transpose_b", rows[i].tb)};
-    struct op_side conv = {bench_make_op(b, rows[i].op, conv_attrs, 3, rows[i].types,
-                                   rows[i].n),
+    struct op_side conv = {bench_make_op(b, rows[i].op, conv_attrs, 3,
+                                         rows[i].types, rows[i].n),
                            {rows[i].inputs[0], rows[i].inputs[1],
                             rows[i].inputs[2]},
                            rows[i].n};
     struct op_side mm = {bench_make_op(b, "MatMul", mm_attrs, 3, ff, 2),
-                         {rows[i].a, rows[i].bb}, 2};
+                         {rows[i].a, rows[i].bb},
+                         2};
     char ref_name[64], note[160];
     snprintf(ref_name, sizeof(ref_name), "MatMul %s (device)", rows[i].gemm);
-    snprintf(note, sizeof(note), "NHWC [%lld,%lld,%lld,%lld]->%lld; m=%lld "
-             "k=%lld n=%lld", (long long)batch, (long long)size,
-             (long long)size, (long long)cin, (long long)cout, (long long)m,
-             (long long)k, (long long)cout);
-    struct side ours = bench_op_side(&conv, flop), ref = bench_op_side(&mm, flop);
+    snprintf(note, sizeof(note),
+             "NHWC [%lld,%lld,%lld,%lld]->%lld; m=%lld "
+             "k=%lld n=%lld",
+             (long long)batch, (long long)size, (long long)size, (long long)cin,
+             (long long)cout, (long long)m, (long long)k, (long long)cout);
+    struct side ours = bench_op_side(&conv, flop),
+                ref = bench_op_side(&mm, flop);
     ref.name = ref_name;
     bench_measure(b, names[i], GFLOPS, true, &ours, &ref, 1, reps, note);
     tfocl_op_destroy(conv.op);
@@ -258,7 +295,8 @@ void bench_depthwise(struct bench *b)
   double flop = 2.0 * (double)(batch * size * size * ch) * 9.0;
   int64_t in_dims[4] = {batch, size, size, ch};
   int64_t f_dims[4] = {3, 3, ch, 1};
-  TF_Tensor *host[3] = {bench_host_random(in_dims, 4, 1), bench_host_random(f_dims, 4, 2),
+  TF_Tensor *host[3] = {bench_host_random(in_dims, 4, 1),
+                        bench_host_random(f_dims, 4, 2),
                         bench_host_random(in_dims, 4, 3)};
   TF_Tensor *dev[3];
   for (int i = 0; i < 3; i++)
@@ -279,9 +317,13 @@ void bench_depthwise(struct bench *b)
     int n;
   } rows[3] = {
       {"DepthwiseConv2dNative", ff, {dev[0], dev[1]}, 2},
-      {"DepthwiseConv2dNativeBackpropInput", iff, {in_sizes, dev[1], dev[2]},
+      {"DepthwiseConv2dNativeBackpropInput",
+       iff,
+       {in_sizes, dev[1], dev[2]},
        3},
-      {"DepthwiseConv2dNativeBackpropFilter", fif, {dev[0], f_sizes, dev[2]},
+      {"DepthwiseConv2dNativeBackpropFilter",
+       fif,
+       {dev[0], f_sizes, dev[2]},
        3},
   };
   char note[96];
@@ -291,7 +333,7 @@ void bench_depthwise(struct bench *b)
     if (!bench_want(b, names[i]) || dev[2] == NULL)
       continue;
     struct op_side o = {bench_make_op(b, rows[i].op, attrs, 3, rows[i].types,
-                                rows[i].n),
+                                      rows[i].n),
                         {rows[i].inputs[0], rows[i].inputs[1],
                          rows[i].inputs[2]},
                         rows[i].n};
@@ -328,7 +370,8 @@ void bench_elementwise(struct bench *b)
   size_t bytes = bench_big_bytes(b), n = bytes / sizeof(float);
   int reps = bench_reps_or(b, 10, 3);
   int64_t dims[1] = {(int64_t)n};
-  TF_Tensor *hx = bench_host_random(dims, 1, 1), *hy = bench_host_random(dims, 1, 2);
+  TF_Tensor *hx = bench_host_random(dims, 1, 1),
+            *hy = bench_host_random(dims, 1, 2);
   TF_Tensor *dx = bench_to_device(b, hx), *dy = bench_to_device(b, hy);
   TF_Tensor *dz = tfocl_tensor_alloc_device(b->dev, TF_FLOAT, dims, 1, b->st);
   float *hz = malloc(bytes);
@@ -343,21 +386,28 @@ void bench_elementwise(struct bench *b)
     const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT)};
     const TF_DataType types[] = {TF_FLOAT, TF_FLOAT};
     struct op_side o = {bench_make_op(b, ops[i], attrs, 1, types, arrays - 1),
-                        {dx, dy}, arrays - 1};
-    struct host_side h = {.kind = i == 0 ? HOST_ADD : i == 1 ? HOST_RELU
-                                                             : HOST_MUL,
-                          .z = hz, .x = TF_TensorData(hx),
-                          .y = TF_TensorData(hy), .rows = 1, .cols = n};
+                        {dx, dy},
+                        arrays - 1};
+    struct host_side h = {.kind = i == 0   ? HOST_ADD
+                                  : i == 1 ? HOST_RELU
+                                           : HOST_MUL,
+                          .z = hz,
+                          .x = TF_TensorData(hx),
+                          .y = TF_TensorData(hy),
+                          .rows = 1,
+                          .cols = n};
     /* The device's own copy of the same bytes: read + write = 2 arrays. */
     struct copy_side c = {COPY_D2D, NULL, TF_TensorData(dx), TF_TensorData(dz),
                           bytes};
     struct side refs[2] = {bench_host_side(&h, traffic),
-                           {"memcpy_dtod (clEnqueueCopyBuffer)", bench_copy_rep, &c,
-                            2.0 * (double)bytes, true, NULL}};
+                           {"memcpy_dtod (clEnqueueCopyBuffer)", bench_copy_rep,
+                            &c, 2.0 * (double)bytes, true, NULL}};
     struct side ours = bench_op_side(&o, traffic);
     char note[160];
-    snprintf(note, sizeof(note), "%zu MiB per array, %d arrays; output "
-             "allocated per call", bytes >> 20, arrays);
+    snprintf(note, sizeof(note),
+             "%zu MiB per array, %d arrays; output "
+             "allocated per call",
+             bytes >> 20, arrays);
     bench_measure(b, names[i], GBPS, true, &ours, refs, 2, reps, note);
     tfocl_op_destroy(o.op);
   }
@@ -396,8 +446,10 @@ void bench_reduce(struct bench *b)
       continue;
     struct op_side o = {NULL, {dx, i < 2 ? axis[i] : NULL}, i < 2 ? 2 : 1};
     double traffic;
-    struct host_side h = {.kind = HOST_SUM_ROWS, .z = hz,
-                          .x = TF_TensorData(hx), .rows = (size_t)rows,
+    struct host_side h = {.kind = HOST_SUM_ROWS,
+                          .z = hz,
+                          .x = TF_TensorData(hx),
+                          .rows = (size_t)rows,
                           .cols = (size_t)cols};
     if (i < 2) {
       const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT),
@@ -413,7 +465,8 @@ void bench_reduce(struct bench *b)
       traffic = 2.0 * (double)bytes;
       h.kind = HOST_SOFTMAX;
     }
-    struct side ours = bench_op_side(&o, traffic), ref = bench_host_side(&h, traffic);
+    struct side ours = bench_op_side(&o, traffic),
+                ref = bench_host_side(&h, traffic);
     char note[160];
     snprintf(note, sizeof(note), "[%lld,%lld] f32, bytes read + written",
              (long long)rows, (long long)cols);
@@ -462,26 +515,39 @@ static struct side copy_ref(struct bench *b, struct pool_copy *c, size_t bytes)
 {
   int64_t dims[1] = {(int64_t)(bytes / sizeof(float))};
   c->a = tfocl_tensor_alloc_device(b->dev, TF_FLOAT, dims, 1, b->st);
-  c->b = bench_ok(b, "alloc") ? tfocl_tensor_alloc_device(b->dev, TF_FLOAT, dims, 1,
-                                                    b->st)
-                        : NULL;
+  c->b = bench_ok(b, "alloc")
+             ? tfocl_tensor_alloc_device(b->dev, TF_FLOAT, dims, 1, b->st)
+             : NULL;
   bool good = bench_ok(b, "alloc") && c->a != NULL && c->b != NULL;
-  c->copy = (struct copy_side){COPY_D2D, NULL,
-                               good ? TF_TensorData(c->a) : NULL,
-                               good ? TF_TensorData(c->b) : NULL, bytes};
-  return (struct side){"memcpy_dtod (clEnqueueCopyBuffer)", bench_copy_rep, &c->copy,
-                       2.0 * (double)bytes, good, "no device buffers"};
+  c->copy =
+      (struct copy_side){COPY_D2D, NULL, good ? TF_TensorData(c->a) : NULL,
+                         good ? TF_TensorData(c->b) : NULL, bytes};
+  return (struct side){"memcpy_dtod (clEnqueueCopyBuffer)",
+                       bench_copy_rep,
+                       &c->copy,
+                       2.0 * (double)bytes,
+                       good,
+                       "no device buffers"};
 }
 
 /* Pooling 3x3/2 SAME and FusedBatchNormV3 (+ gradients) on an NHWC image,
  * in effective bandwidth: the bytes each op must read and write once. */
 void bench_pool(struct bench *b)
 {
-  enum { MAX_FWD, MAX_GRAD, AVG_FWD, AVG_GRAD, BN_TRAIN, BN_TRAIN_NCHW,
-         BN_INFER, BN_GRAD, NUM_CASES };
+  enum {
+    MAX_FWD,
+    MAX_GRAD,
+    AVG_FWD,
+    AVG_GRAD,
+    BN_TRAIN,
+    BN_TRAIN_NCHW,
+    BN_INFER,
+    BN_GRAD,
+    NUM_CASES
+  };
   static const char *const names[NUM_CASES] = {
-      "pool/max_forward", "pool/max_grad", "pool/avg_forward",
-      "pool/avg_grad", "batch_norm/training", "batch_norm/training_nchw",
+      "pool/max_forward",     "pool/max_grad",       "pool/avg_forward",
+      "pool/avg_grad",        "batch_norm/training", "batch_norm/training_nchw",
       "batch_norm/inference", "batch_norm/grad"};
   bool any = false;
   for (int i = 0; i < NUM_CASES; i++)
@@ -495,8 +561,10 @@ void bench_pool(struct bench *b)
   int64_t nchw_dims[4] = {n, c, hw, hw}, c_dims[1] = {c};
   double x_bytes = 4.0 * (double)(n * hw * hw * c);
   double y_bytes = 4.0 * (double)(n * ohw * ohw * c);
-  TF_Tensor *host[6] = {bench_host_random(x_dims, 4, 1), bench_host_random(y_dims, 4, 2),
-                        bench_host_random(c_dims, 1, 3), bench_host_random(c_dims, 1, 4),
+  TF_Tensor *host[6] = {bench_host_random(x_dims, 4, 1),
+                        bench_host_random(y_dims, 4, 2),
+                        bench_host_random(c_dims, 1, 3),
+                        bench_host_random(c_dims, 1, 4),
                         bench_host_random(nchw_dims, 4, 5),
                         bench_host_random(x_dims, 4, 6)};
   /* A positive variance. */
@@ -509,13 +577,13 @@ void bench_pool(struct bench *b)
   TF_Tensor *x = dev[0], *dy = dev[1], *scale = dev[2], *pvar = dev[3];
   TF_Tensor *shape = int32_vector(x_dims, 4);
   static const int64_t ksize[4] = {1, 3, 3, 1}, strides[4] = {1, 2, 2, 1};
-  const struct tfocl_attr pool_attrs[] = {
-      TFOCL_ATTR_T("T", TF_FLOAT), INTS4("ksize", ksize),
-      INTS4("strides", strides), TFOCL_ATTR_S("padding", "SAME")};
+  const struct tfocl_attr pool_attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT),
+                                          INTS4("ksize", ksize),
+                                          INTS4("strides", strides),
+                                          TFOCL_ATTR_S("padding", "SAME")};
   const TF_DataType f1[1] = {TF_FLOAT}, f3[3] = {TF_FLOAT, TF_FLOAT, TF_FLOAT};
   const TF_DataType if2[2] = {TF_INT32, TF_FLOAT};
-  const TF_DataType f5[5] = {TF_FLOAT, TF_FLOAT, TF_FLOAT, TF_FLOAT,
-                             TF_FLOAT};
+  const TF_DataType f5[5] = {TF_FLOAT, TF_FLOAT, TF_FLOAT, TF_FLOAT, TF_FLOAT};
   const TF_DataType f6[6] = {TF_FLOAT, TF_FLOAT, TF_FLOAT,
                              TF_FLOAT, TF_FLOAT, TF_FLOAT};
   /* MaxPoolGrad's orig_output: MaxPool of x, computed once. */
@@ -545,50 +613,65 @@ void bench_pool(struct bench *b)
     switch (i) {
     case MAX_FWD:
     case AVG_FWD:
-      o = (struct multi_side){bench_make_op(b, i == MAX_FWD ? "MaxPool" : "AvgPool",
-                                   pool_attrs, 4, f1, 1),
-                           {x}, 1, 1};
+      o = (struct multi_side){bench_make_op(b,
+                                            i == MAX_FWD ? "MaxPool"
+                                                         : "AvgPool",
+                                            pool_attrs, 4, f1, 1),
+                              {x},
+                              1,
+                              1};
       traffic = x_bytes + y_bytes;
       break;
     case MAX_GRAD:
-      o = (struct multi_side){y != NULL ? bench_make_op(b, "MaxPoolGrad", pool_attrs, 4,
-                                               f3, 3)
-                                     : NULL,
-                           {x, y, dy}, 3, 1};
+      o = (struct multi_side){y != NULL ? bench_make_op(b, "MaxPoolGrad",
+                                                        pool_attrs, 4, f3, 3)
+                                        : NULL,
+                              {x, y, dy},
+                              3,
+                              1};
       traffic = 2.0 * x_bytes + 2.0 * y_bytes;
       break;
     case AVG_GRAD:
-      o = (struct multi_side){bench_make_op(b, "AvgPoolGrad", pool_attrs, 4, if2, 2),
-                           {shape, dy}, 2, 1};
+      o = (struct multi_side){bench_make_op(b, "AvgPoolGrad", pool_attrs, 4,
+                                            if2, 2),
+                              {shape, dy},
+                              2,
+                              1};
       traffic = x_bytes + y_bytes;
       break;
     case BN_TRAIN:
     case BN_TRAIN_NCHW:
     case BN_INFER:
-      o = (struct multi_side){bench_make_op(b, "FusedBatchNormV3", bn_attrs, 5, f5, 5),
-                           {nchw ? dev[4] : x, scale, scale,
-                            i == BN_INFER ? scale : empty,
-                            i == BN_INFER ? pvar : empty},
-                           5, 6};
+      o = (struct multi_side){bench_make_op(b, "FusedBatchNormV3", bn_attrs, 5,
+                                            f5, 5),
+                              {nchw ? dev[4] : x, scale, scale,
+                               i == BN_INFER ? scale : empty,
+                               i == BN_INFER ? pvar : empty},
+                              5,
+                              6};
       traffic = 2.0 * x_bytes;
       shape_note = nchw ? "NCHW" : "NHWC";
       break;
     case BN_GRAD:
-      o = (struct multi_side){bench_make_op(b, "FusedBatchNormGradV3", bn_attrs, 5, f6,
-                                   6),
-                           {dev[5], x, scale, scale, pvar, empty}, 6, 5};
+      o = (struct multi_side){bench_make_op(b, "FusedBatchNormGradV3", bn_attrs,
+                                            5, f6, 6),
+                              {dev[5], x, scale, scale, pvar, empty},
+                              6,
+                              5};
       traffic = 3.0 * x_bytes;
       shape_note = "NHWC";
       break;
     }
     struct pool_copy pc = {0};
-    struct side ours = {"", multi_rep, &o, traffic, o.op != NULL,
-                        "op could not be created"};
+    struct side ours = {"",      multi_rep,    &o,
+                        traffic, o.op != NULL, "op could not be created"};
     struct side ref = copy_ref(b, &pc, (size_t)(traffic / 2) / 4 * 4);
     char note[160];
-    snprintf(note, sizeof(note), "[%lld,%lld,%lld,%lld] f32 %s; bytes read "
-             "+ written once", (long long)n, (long long)hw, (long long)hw,
-             (long long)c, shape_note);
+    snprintf(note, sizeof(note),
+             "[%lld,%lld,%lld,%lld] f32 %s; bytes read "
+             "+ written once",
+             (long long)n, (long long)hw, (long long)hw, (long long)c,
+             shape_note);
     bench_measure(b, names[i], GBPS, true, &ours, &ref, 1, reps, note);
     tfocl_op_destroy(o.op);
     TF_DeleteTensor(pc.a);
@@ -640,8 +723,8 @@ static bool sparse_host_rep(struct bench *b, void *p, double *seconds)
 static TF_Tensor *random_indices(int64_t n, int64_t limit, unsigned seed)
 {
   int64_t dims[1] = {n};
-  TF_Tensor *t = TF_AllocateTensor(TF_INT32, dims, 1,
-                                   sizeof(int32_t) * (size_t)n);
+  TF_Tensor *t =
+      TF_AllocateTensor(TF_INT32, dims, 1, sizeof(int32_t) * (size_t)n);
   int32_t *p = TF_TensorData(t);
   for (int64_t i = 0; i < n; i++) {
     seed = seed * 1103515245u + 12345u;
@@ -678,8 +761,10 @@ void bench_sparse(struct bench *b)
   TF_Tensor *h_ids = random_indices(rows, segments, 4);
   TF_Tensor *h_uidx = random_indices(updates, rows, 5);
   TF_Tensor *axis = int32_scalar(0), *num = int32_scalar((int32_t)segments);
-  TF_Tensor *d_table = bench_to_device(b, h_table), *d_upd = bench_to_device(b, h_upd);
-  TF_Tensor *d_idx = bench_to_device(b, h_idx), *d_ids = bench_to_device(b, h_ids);
+  TF_Tensor *d_table = bench_to_device(b, h_table),
+            *d_upd = bench_to_device(b, h_upd);
+  TF_Tensor *d_idx = bench_to_device(b, h_idx),
+            *d_ids = bench_to_device(b, h_ids);
   TF_Tensor *d_uidx = bench_to_device(b, h_uidx);
   size_t table_bytes = sizeof(float) * (size_t)(rows * cols);
   float *h_out = malloc(table_bytes), *h_var = malloc(table_bytes);
@@ -705,28 +790,34 @@ void bench_sparse(struct bench *b)
       const TF_DataType types[] = {TF_FLOAT, TF_INT32, TF_INT32};
       o.op = bench_make_op(b, "GatherV2", attrs, 3, types, 3);
       o.in[0] = d_table, o.in[1] = d_idx, o.in[2] = axis;
-      h = (struct sparse_host){SPARSE_GATHER, h_out, TF_TensorData(h_table),
-                               TF_TensorData(h_idx), (size_t)rows,
-                               (size_t)cols, (size_t)rows};
+      h = (struct sparse_host){
+          SPARSE_GATHER,        h_out,        TF_TensorData(h_table),
+          TF_TensorData(h_idx), (size_t)rows, (size_t)cols,
+          (size_t)rows};
       work = 2.0 * (double)table_bytes + 4.0 * (double)rows;
-      snprintf(note, sizeof(note), "%lld rows of %lld f32 from [%lld,%lld], "
-               "bytes read + written", (long long)rows, (long long)cols,
-               (long long)rows, (long long)cols);
+      snprintf(note, sizeof(note),
+               "%lld rows of %lld f32 from [%lld,%lld], "
+               "bytes read + written",
+               (long long)rows, (long long)cols, (long long)rows,
+               (long long)cols);
     } else if (i == 1) {
-      const struct tfocl_attr attrs[] = {
-          TFOCL_ATTR_T("T", TF_FLOAT), TFOCL_ATTR_T("Tindices", TF_INT32),
-          TFOCL_ATTR_T("Tnumsegments", TF_INT32)};
+      const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT),
+                                         TFOCL_ATTR_T("Tindices", TF_INT32),
+                                         TFOCL_ATTR_T("Tnumsegments",
+                                                      TF_INT32)};
       const TF_DataType types[] = {TF_FLOAT, TF_INT32, TF_INT32};
       o.op = bench_make_op(b, "UnsortedSegmentSum", attrs, 3, types, 3);
       o.in[0] = d_table, o.in[1] = d_ids, o.in[2] = num;
-      h = (struct sparse_host){SPARSE_SEGMENT_SUM, h_out,
+      h = (struct sparse_host){SPARSE_SEGMENT_SUM,     h_out,
                                TF_TensorData(h_table), TF_TensorData(h_ids),
-                               (size_t)rows, (size_t)cols, (size_t)segments};
+                               (size_t)rows,           (size_t)cols,
+                               (size_t)segments};
       work = (double)table_bytes + 4.0 * (double)rows +
              4.0 * (double)(segments * cols);
-      snprintf(note, sizeof(note), "[%lld,%lld] f32 into %lld segments, "
-               "deterministic (index order) on both sides", (long long)rows,
-               (long long)cols, (long long)segments);
+      snprintf(note, sizeof(note),
+               "[%lld,%lld] f32 into %lld segments, "
+               "deterministic (index order) on both sides",
+               (long long)rows, (long long)cols, (long long)segments);
     } else {
       const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("dtype", TF_FLOAT),
                                          TFOCL_ATTR_T("Tindices", TF_INT32)};
@@ -734,22 +825,26 @@ void bench_sparse(struct bench *b)
       if (var != NULL)
         o.op = bench_make_op(b, "ResourceScatterAdd", attrs, 2, types, 3);
       o.in[0] = var, o.in[1] = d_uidx, o.in[2] = d_upd;
-      h = (struct sparse_host){SPARSE_SCATTER_ADD, h_var,
+      h = (struct sparse_host){SPARSE_SCATTER_ADD,   h_var,
                                TF_TensorData(h_upd), TF_TensorData(h_uidx),
-                               (size_t)updates, (size_t)cols, (size_t)rows};
+                               (size_t)updates,      (size_t)cols,
+                               (size_t)rows};
       work = 3.0 * 4.0 * (double)(updates * cols) + 4.0 * (double)updates;
-      snprintf(note, sizeof(note), "%lld rows of %lld f32 into a [%lld,%lld] "
-               "variable, duplicates included", (long long)updates,
-               (long long)cols, (long long)rows, (long long)cols);
+      snprintf(note, sizeof(note),
+               "%lld rows of %lld f32 into a [%lld,%lld] "
+               "variable, duplicates included",
+               (long long)updates, (long long)cols, (long long)rows,
+               (long long)cols);
     }
     struct side ours = bench_op_side(&o, work);
-    struct side ref = {bench_host_loop_name, sparse_host_rep, &h, work, true, NULL};
+    struct side ref = {
+        bench_host_loop_name, sparse_host_rep, &h, work, true, NULL};
     bench_measure(b, names[i], GBPS, true, &ours, &ref, 1, reps, note);
     tfocl_op_destroy(o.op);
   }
   TF_DeleteTensor(var);
-  TF_Tensor *all[] = {h_table, h_upd, h_idx, h_ids, h_uidx, axis, num,
-                      d_table, d_upd, d_idx, d_ids, d_uidx};
+  TF_Tensor *all[] = {h_table, h_upd,   h_idx, h_ids, h_uidx, axis,
+                      num,     d_table, d_upd, d_idx, d_ids,  d_uidx};
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
     TF_DeleteTensor(all[i]);
   free(h_out);
@@ -761,8 +856,8 @@ void bench_sparse(struct bench *b)
 /* A host int32 vector (perm, axis: host-memory arguments). */
 static TF_Tensor *host_ints(const int32_t *v, int64_t n, int rank)
 {
-  TF_Tensor *t = TF_AllocateTensor(TF_INT32, &n, rank,
-                                   sizeof(int32_t) * (size_t)n);
+  TF_Tensor *t =
+      TF_AllocateTensor(TF_INT32, &n, rank, sizeof(int32_t) * (size_t)n);
   if (t != NULL)
     memcpy(TF_TensorData(t), v, sizeof(int32_t) * (size_t)n);
   return t;
@@ -770,8 +865,7 @@ static TF_Tensor *host_ints(const int32_t *v, int64_t n, int rank)
 
 void bench_movement(struct bench *b)
 {
-  static const char *const names[] = {"transpose/2d",
-                                      "transpose/nhwc_to_nchw",
+  static const char *const names[] = {"transpose/2d", "transpose/nhwc_to_nchw",
                                       "concat/axis1"};
   bool any = false;
   for (int i = 0; i < 3; i++)
@@ -789,16 +883,19 @@ void bench_movement(struct bench *b)
     int rank = i == 1 ? 4 : 2;
     if (i == 1)
       memcpy(dims, nhwc, sizeof(nhwc));
-    TF_Tensor *hx = i == 2 ? bench_host_random(half, 2, 1) : bench_host_random(dims, rank, 1);
+    TF_Tensor *hx = i == 2 ? bench_host_random(half, 2, 1)
+                           : bench_host_random(dims, rank, 1);
     TF_Tensor *hy = i == 2 ? bench_host_random(half, 2, 2) : NULL;
-    TF_Tensor *dx = bench_to_device(b, hx), *dy = hy ? bench_to_device(b, hy) : NULL;
+    TF_Tensor *dx = bench_to_device(b, hx),
+              *dy = hy ? bench_to_device(b, hy) : NULL;
     size_t bytes = sizeof(float) * (size_t)(side * side);
     if (i == 1)
       bytes = sizeof(float) * (size_t)(nhwc[0] * nhwc[1] * nhwc[2] * nhwc[3]);
     float *hz = calloc(bytes / sizeof(float), sizeof(float));
     TF_Tensor *arg = NULL;
     struct op_side o = {NULL, {dx, NULL, NULL}, 2};
-    struct host_side h = {.z = hz, .x = hx ? TF_TensorData(hx) : NULL,
+    struct host_side h = {.z = hz,
+                          .x = hx ? TF_TensorData(hx) : NULL,
                           .batches = 1};
     const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT),
                                        TFOCL_ATTR_T("Tperm", TF_INT32),
@@ -809,40 +906,46 @@ void bench_movement(struct bench *b)
       static const int32_t perm2[2] = {1, 0}, perm4[4] = {0, 3, 1, 2};
       arg = host_ints(i == 0 ? perm2 : perm4, rank, 1);
       o.in[1] = arg;
-      o.op = dx != NULL ? bench_make_op(b, "Transpose", attrs, 2,
-                                  (const TF_DataType[]){TF_FLOAT, TF_INT32}, 2)
-                        : NULL;
+      o.op = dx != NULL
+                 ? bench_make_op(b, "Transpose", attrs, 2,
+                                 (const TF_DataType[]){TF_FLOAT, TF_INT32}, 2)
+                 : NULL;
       h.kind = HOST_TRANSPOSE;
       h.batches = i == 0 ? 1 : (int)nhwc[0];
       h.rows = i == 0 ? (size_t)side : (size_t)(nhwc[1] * nhwc[2]);
       h.cols = i == 0 ? (size_t)side : (size_t)nhwc[3];
       if (i == 0)
-        snprintf(note, sizeof(note), "[%lld,%lld] f32 perm (1,0); bytes read "
-                 "+ written", (long long)side, (long long)side);
+        snprintf(note, sizeof(note),
+                 "[%lld,%lld] f32 perm (1,0); bytes read "
+                 "+ written",
+                 (long long)side, (long long)side);
       else
-        snprintf(note, sizeof(note), "[%lld,64,64,64] f32 perm (0,3,1,2); "
-                 "bytes read + written", (long long)nhwc[0]);
+        snprintf(note, sizeof(note),
+                 "[%lld,64,64,64] f32 perm (0,3,1,2); "
+                 "bytes read + written",
+                 (long long)nhwc[0]);
     } else {
       static const int32_t axis = 1;
       arg = host_ints(&axis, 1, 0);
       o.in[1] = dy;
       o.in[2] = arg;
       o.n = 3;
-      o.op = dx != NULL && dy != NULL
-                 ? bench_make_op(b, "ConcatV2",
-                           (const struct tfocl_attr[]){attrs[0], attrs[2],
-                                                       attrs[3]},
-                           3, (const TF_DataType[]){TF_FLOAT, TF_FLOAT,
-                                                    TF_INT32},
-                           3)
-                 : NULL;
+      o.op =
+          dx != NULL && dy != NULL
+              ? bench_make_op(
+                    b, "ConcatV2",
+                    (const struct tfocl_attr[]){attrs[0], attrs[2], attrs[3]},
+                    3, (const TF_DataType[]){TF_FLOAT, TF_FLOAT, TF_INT32}, 3)
+              : NULL;
       h.kind = HOST_CONCAT;
       h.y = hy ? TF_TensorData(hy) : NULL;
       h.rows = (size_t)side;
       h.cols = h.y_cols = (size_t)side / 2;
-      snprintf(note, sizeof(note), "2 x [%lld,%lld] f32 -> [%lld,%lld]; "
-               "bytes read + written", (long long)side, (long long)side / 2,
-               (long long)side, (long long)side);
+      snprintf(note, sizeof(note),
+               "2 x [%lld,%lld] f32 -> [%lld,%lld]; "
+               "bytes read + written",
+               (long long)side, (long long)side / 2, (long long)side,
+               (long long)side);
     }
     struct side ours = bench_op_side(&o, 2.0 * (double)bytes);
     struct side ref = bench_host_side(&h, 2.0 * (double)bytes);

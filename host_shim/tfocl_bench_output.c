@@ -65,7 +65,7 @@ static const struct row *slowest(const struct bench *b)
 const char *bench_device_name(const struct bench *b)
 {
   return b->sp != NULL && b->sp->hardware_name != NULL ? b->sp->hardware_name
-                                                      : "?";
+                                                       : "?";
 }
 
 void bench_print_json(const struct bench *b)
@@ -140,8 +140,7 @@ void bench_print_markdown(const struct bench *b)
     else
       snprintf(ratio, sizeof(ratio), "%.2f", q);
     printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->name,
-           r->metric.unit, s[0], s[1], s[2], r->ref_name, s[3], ratio,
-           r->note);
+           r->metric.unit, s[0], s[1], s[2], r->ref_name, s[3], ratio, r->note);
   }
   const struct row *w = slowest(b);
   if (w != NULL)

@@ -80,6 +80,7 @@ static const struct ocl_program programs[2][NUM_CS] = {
     CONV_PROGRAMS("conv64", " -DIDX64"),
 };
 
+/* clang-format off */
 const char *const conv_kern_names[NUM_KERNS] = {
     "im2col", "col2im", "to_float", "nchw_to_nhwc", "bias_act",
     "dw_fwd_rows", "dw_bpi_rows", "dw_bpf_rows", "splitk_sum",
@@ -90,6 +91,7 @@ const char *const conv_kern_names[NUM_KERNS] = {
     "direct_fwd", "direct_bpi", "direct_bpf", "im2col_panels",
     "im2col_panels_t", "flip_filter",
 };
+/* clang-format on */
 
 /* At most this many elements of split partial sums. */
 #define PARTIAL_MAX_ELEMENTS ((int64_t)1 << 24)
@@ -788,9 +790,7 @@ static void conv_compute(void *kernel, TF_OpKernelContext *ctx)
   case CONV_BACKPROP_FILTER:
     conv_backprop_filter(&run, &g, in[0], in[2], out);
     break;
-  case DW_FORWARD:
-    conv_dw_forward(&run, &g, in[0], in[1], out);
-    break;
+  case DW_FORWARD: conv_dw_forward(&run, &g, in[0], in[1], out); break;
   case DW_BACKPROP_INPUT:
     conv_dw_backprop_input(&run, &g, in[1], in[2], out);
     break;

@@ -85,8 +85,8 @@ static bool conv3d_windows(struct conv_geo *g, const struct conv_attrs *a,
   return true;
 }
 
-static void conv3d_format_dims(bool cf, int64_t n, const int64_t *sp,
-                               int64_t c, int64_t *dims)
+static void conv3d_format_dims(bool cf, int64_t n, const int64_t *sp, int64_t c,
+                               int64_t *dims)
 {
   dims[0] = n;
   dims[dim5(cf, 'C')] = c;
@@ -95,9 +95,9 @@ static void conv3d_format_dims(bool cf, int64_t n, const int64_t *sp,
 }
 
 bool conv3d_forward_init(struct conv_geo *g, const struct conv_attrs *a,
-                                const int64_t *input, int input_rank,
-                                const int64_t *filter, int filter_rank,
-                                int64_t *out_dims, TF_Status *status)
+                         const int64_t *input, int input_rank,
+                         const int64_t *filter, int filter_rank,
+                         int64_t *out_dims, TF_Status *status)
 {
   bool cf = a->channels_first;
   memset(g, 0, sizeof(*g));
@@ -107,8 +107,7 @@ bool conv3d_forward_init(struct conv_geo *g, const struct conv_attrs *a,
     return false;
   }
   if (filter_rank != 5) {
-    ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   "filter must be 5-dimensional");
+    ocl_set_status(status, TF_INVALID_ARGUMENT, "filter must be 5-dimensional");
     return false;
   }
   g->batch = input[0];
@@ -144,11 +143,10 @@ bool conv3d_forward_init(struct conv_geo *g, const struct conv_attrs *a,
 }
 
 bool conv3d_backprop_init(struct conv_geo *g, const char *label,
-                                 const struct conv_attrs *a,
-                                 const int64_t *input, int input_rank,
-                                 const int64_t *filter, int filter_rank,
-                                 const int64_t *out, int out_rank,
-                                 TF_Status *status)
+                          const struct conv_attrs *a, const int64_t *input,
+                          int input_rank, const int64_t *filter,
+                          int filter_rank, const int64_t *out, int out_rank,
+                          TF_Status *status)
 {
   bool cf = a->channels_first;
   memset(g, 0, sizeof(*g));

@@ -18,8 +18,7 @@ static bool dw_rows(const struct run *r, const struct conv_geo *g)
 }
 
 bool conv_dw_forward(struct run *r, const struct conv_geo *g,
-                       const TF_Tensor *x, const TF_Tensor *f,
-                       const TF_Tensor *y)
+                     const TF_Tensor *x, const TF_Tensor *f, const TF_Tensor *y)
 {
   if (dw_rows(r, g)) {
     const struct ocl_arg args[] = {OCL_TENSOR(x), OCL_TENSOR(f), OCL_TENSOR(y),
@@ -29,7 +28,7 @@ bool conv_dw_forward(struct run *r, const struct conv_geo *g,
   }
   int64_t total = g->batch * out_pixels(g) * g->cout;
   const struct ocl_arg args[] = {
-      OCL_TENSOR(x), OCL_TENSOR(f),          OCL_TENSOR(y),
+      OCL_TENSOR(x), OCL_TENSOR(f),     OCL_TENSOR(y),
       GEO_ARG(r),    idx_arg(r, total), OCL_INT(g->nchw),
   };
   return ocl_launch_1d(r->op, kern(r, K_DW_FWD_ELEM), (size_t)total, args,
@@ -37,8 +36,8 @@ bool conv_dw_forward(struct run *r, const struct conv_geo *g,
 }
 
 bool conv_dw_backprop_input(struct run *r, const struct conv_geo *g,
-                              const TF_Tensor *f, const TF_Tensor *dy,
-                              TF_Tensor *dx)
+                            const TF_Tensor *f, const TF_Tensor *dy,
+                            TF_Tensor *dx)
 {
   if (dw_rows(r, g)) {
     const struct ocl_arg args[] = {OCL_TENSOR(dy), OCL_TENSOR(f),
@@ -48,7 +47,7 @@ bool conv_dw_backprop_input(struct run *r, const struct conv_geo *g,
   }
   int64_t total = g->batch * in_pixels(g) * g->cin;
   const struct ocl_arg args[] = {
-      OCL_TENSOR(dy), OCL_TENSOR(f),          OCL_TENSOR(dx),
+      OCL_TENSOR(dy), OCL_TENSOR(f),     OCL_TENSOR(dx),
       GEO_ARG(r),     idx_arg(r, total), OCL_INT(g->nchw),
   };
   return ocl_launch_1d(r->op, kern(r, K_DW_BPI_ELEM), (size_t)total, args,
@@ -56,8 +55,8 @@ bool conv_dw_backprop_input(struct run *r, const struct conv_geo *g,
 }
 
 bool conv_dw_backprop_filter(struct run *r, const struct conv_geo *g,
-                               const TF_Tensor *x, const TF_Tensor *dy,
-                               TF_Tensor *dw)
+                             const TF_Tensor *x, const TF_Tensor *dy,
+                             TF_Tensor *dw)
 {
   int64_t taps = taps_of(g), elems = taps * g->cout;
   int64_t rows = g->batch * g->out[1], pixels = rows * g->out[2];
@@ -75,12 +74,13 @@ bool conv_dw_backprop_filter(struct run *r, const struct conv_geo *g,
   } else if (!g->nchw) {
     /* A work-item per (channel, tap, chunk): about 2048 per unit. */
     id = K_DW_BPF_NHWC;
-    splits = conv_split_reduction(rows, elems, units * 2048, 1, 1, elems, &chunk);
+    splits =
+        conv_split_reduction(rows, elems, units * 2048, 1, 1, elems, &chunk);
   } else {
     /* A work-group per (channel, tap, chunk of pixels). */
     id = K_DW_BPF_NCHW;
     splits = conv_split_reduction(pixels, elems, units * 16, DW_LANES, 1, elems,
-                             &chunk);
+                                  &chunk);
   }
   TF_Tensor *partial = ocl_op_temp(op, acc_dtype(r), splits * elems);
   if (partial == NULL)
@@ -95,8 +95,8 @@ bool conv_dw_backprop_filter(struct run *r, const struct conv_geo *g,
     size_t l = ocl_kernel_fit_local(op, kern(r, id), 64);
     size_t global[3] = {(size_t)g->cout, (size_t)taps, (size_t)splits};
     size_t local[3] = {l, 1, 1};
-    ok = l > 0 && ocl_launch(op, kern(r, id), 3, global, local, args,
-                             NARGS(args));
+    ok = l > 0 &&
+         ocl_launch(op, kern(r, id), 3, global, local, args, NARGS(args));
   } else {
     size_t global[3] = {(size_t)(DW_LANES * g->cout), (size_t)taps,
                         (size_t)splits};

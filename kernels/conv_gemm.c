@@ -42,17 +42,15 @@ static struct col_layout col_layout(bool per_image_kp, int64_t pixels,
 }
 
 /* col of images [n0, n0 + images) and taps [t0, t0 + ntaps). */
-static bool im2col(struct run *r, const struct conv_geo *g,
-                   const TF_Tensor *in, const TF_Tensor *col, int64_t n0,
-                   int64_t images, int64_t t0, int64_t ntaps,
-                   struct col_layout l)
+static bool im2col(struct run *r, const struct conv_geo *g, const TF_Tensor *in,
+                   const TF_Tensor *col, int64_t n0, int64_t images, int64_t t0,
+                   int64_t ntaps, struct col_layout l)
 {
   int64_t lines = images * g->out[0] * g->out[1];
   const struct ocl_arg args[] = {
-      OCL_TENSOR(in),     OCL_TENSOR(col),     GEO_ARG(r),
-      idx_arg(r, n0),     idx_arg(r, lines),   idx_arg(r, t0),
-      idx_arg(r, ntaps),  idx_arg(r, l.sn),    idx_arg(r, l.sp),
-      idx_arg(r, l.sk),
+      OCL_TENSOR(in),    OCL_TENSOR(col),  GEO_ARG(r),        idx_arg(r, n0),
+      idx_arg(r, lines), idx_arg(r, t0),   idx_arg(r, ntaps), idx_arg(r, l.sn),
+      idx_arg(r, l.sp),  idx_arg(r, l.sk),
   };
   /* conv.cl's IM2COL_PIXELS pixels of a line per work-item; small
    * work-groups, so that a few images' lines still spread over the
@@ -96,8 +94,8 @@ static bool panels_forward(struct run *r, const struct conv_geo *g,
 {
   int64_t P = out_pixels(g), K = taps_of(g) * g->cin, Cout = g->cout;
   struct ocl_op *op = r->op;
-  struct ocl_gemm_desc whole = {.m = chunk * P, .n = Cout, .k = K,
-                                .batches = 1, .b_shared = true};
+  struct ocl_gemm_desc whole = {
+      .m = chunk * P, .n = Cout, .k = K, .batches = 1, .b_shared = true};
   bool panels = ocl_gemm_takes_panels(op, r->dtype, &whole);
   if (!ocl_op_ok(op))
     return false;
@@ -113,17 +111,20 @@ static bool panels_forward(struct run *r, const struct conv_geo *g,
   bool ok = true;
   for (int64_t n0 = 0; ok && n0 < g->batch; n0 += chunk) {
     int64_t images = g->batch - n0 < chunk ? g->batch - n0 : chunk;
-    struct ocl_gemm_desc d = {.m = images * P, .n = Cout, .k = K,
-                              .batches = 1, .b_shared = true,
+    struct ocl_gemm_desc d = {.m = images * P,
+                              .n = Cout,
+                              .k = K,
+                              .batches = 1,
+                              .b_shared = true,
                               .c_offset = n0 * P * Cout};
     if (panels && ocl_gemm_takes_panels(op, r->dtype, &d)) {
       int64_t rows = images * P;
       const struct ocl_arg args[] = {
-          OCL_TENSOR(in), OCL_TENSOR(col), GEO_ARG(r), idx_arg(r, n0),
-          idx_arg(r, rows),
+          OCL_TENSOR(in), OCL_TENSOR(col),  GEO_ARG(r),
+          idx_arg(r, n0), idx_arg(r, rows),
       };
-      size_t global = (size_t)((rows + OCL_GEMM_PANEL_ROWS - 1) /
-                               OCL_GEMM_PANEL_ROWS);
+      size_t global =
+          (size_t)((rows + OCL_GEMM_PANEL_ROWS - 1) / OCL_GEMM_PANEL_ROWS);
       size_t local = 16;
       ok = ocl_launch(op, kern(r, K_IM2COL_PANELS), 1, &global, &local, args,
                       NARGS(args)) &&
@@ -151,20 +152,25 @@ static bool panels_forward(struct run *r, const struct conv_geo *g,
 }
 
 bool conv_gemm_forward(struct run *r, const struct conv_geo *g,
-                         const TF_Tensor *in, const TF_Tensor *filter,
-                         const TF_Tensor *out)
+                       const TF_Tensor *in, const TF_Tensor *filter,
+                       const TF_Tensor *out)
 {
   int64_t P = out_pixels(g), K = taps_of(g) * g->cin, Cout = g->cout;
   bool nchw = g->nchw;
   struct ocl_op *op = r->op;
 
   if (is_pointwise(g)) {
-    struct ocl_gemm_desc d =
-        nchw ? (struct ocl_gemm_desc){.m = Cout, .n = P, .k = K,
-                                      .trans_a = true, .batches = g->batch,
-                                      .a_shared = true}
-             : (struct ocl_gemm_desc){.m = g->batch * P, .n = Cout, .k = K,
-                                      .batches = 1, .b_shared = true};
+    struct ocl_gemm_desc d = nchw ? (struct ocl_gemm_desc){.m = Cout,
+                                                           .n = P,
+                                                           .k = K,
+                                                           .trans_a = true,
+                                                           .batches = g->batch,
+                                                           .a_shared = true}
+                                  : (struct ocl_gemm_desc){.m = g->batch * P,
+                                                           .n = Cout,
+                                                           .k = K,
+                                                           .batches = 1,
+                                                           .b_shared = true};
     return nchw ? ocl_op_gemm(op, r->dtype, &d, filter, in, out)
                 : ocl_op_gemm(op, r->dtype, &d, in, filter, out);
   }
@@ -180,8 +186,12 @@ bool conv_gemm_forward(struct run *r, const struct conv_geo *g,
   struct col_layout l = col_layout(true, P, K);
   for (int64_t n0 = 0; ok && n0 < g->batch; n0 += chunk) {
     int64_t images = g->batch - n0 < chunk ? g->batch - n0 : chunk;
-    struct ocl_gemm_desc d = {.m = Cout, .n = P, .k = K, .trans_a = true,
-                              .batches = images, .a_shared = true,
+    struct ocl_gemm_desc d = {.m = Cout,
+                              .n = P,
+                              .k = K,
+                              .trans_a = true,
+                              .batches = images,
+                              .a_shared = true,
                               .c_offset = n0 * Cout * P};
     ok = im2col(r, g, in, col, n0, images, 0, taps_of(g), l) &&
          ocl_op_gemm(op, r->dtype, &d, filter, col, out);
@@ -255,8 +265,8 @@ static bool flipped_backprop_input(struct run *r, const struct conv_geo *g,
 }
 
 bool conv_gemm_backprop_input(struct run *r, const struct conv_geo *g,
-                                const TF_Tensor *filter, const TF_Tensor *dout,
-                                const TF_Tensor *dx)
+                              const TF_Tensor *filter, const TF_Tensor *dout,
+                              const TF_Tensor *dx)
 {
   int64_t P = out_pixels(g), K = taps_of(g) * g->cin, Cout = g->cout;
   bool nchw = g->nchw;
@@ -264,12 +274,17 @@ bool conv_gemm_backprop_input(struct run *r, const struct conv_geo *g,
 
   if (is_pointwise(g)) {
     /* dx = dout * filter^T straight into dx: one rounding for half. */
-    struct ocl_gemm_desc d =
-        nchw ? (struct ocl_gemm_desc){.m = K, .n = P, .k = Cout,
-                                      .batches = g->batch, .a_shared = true}
-             : (struct ocl_gemm_desc){.m = g->batch * P, .n = K, .k = Cout,
-                                      .trans_b = true, .batches = 1,
-                                      .b_shared = true};
+    struct ocl_gemm_desc d = nchw ? (struct ocl_gemm_desc){.m = K,
+                                                           .n = P,
+                                                           .k = Cout,
+                                                           .batches = g->batch,
+                                                           .a_shared = true}
+                                  : (struct ocl_gemm_desc){.m = g->batch * P,
+                                                           .n = K,
+                                                           .k = Cout,
+                                                           .trans_b = true,
+                                                           .batches = 1,
+                                                           .b_shared = true};
     return nchw ? ocl_op_gemm(op, r->dtype, &d, filter, dout, dx)
                 : ocl_op_gemm(op, r->dtype, &d, dout, filter, dx);
   }
@@ -295,11 +310,17 @@ bool conv_gemm_backprop_input(struct run *r, const struct conv_geo *g,
   for (int64_t n0 = 0; ok && n0 < g->batch; n0 += chunk) {
     int64_t images = g->batch - n0 < chunk ? g->batch - n0 : chunk;
     struct ocl_gemm_desc d =
-        nchw ? (struct ocl_gemm_desc){.m = K, .n = P, .k = Cout,
-                                      .batches = images, .a_shared = true,
+        nchw ? (struct ocl_gemm_desc){.m = K,
+                                      .n = P,
+                                      .k = Cout,
+                                      .batches = images,
+                                      .a_shared = true,
                                       .b_offset = n0 * Cout * P}
-             : (struct ocl_gemm_desc){.m = images * P, .n = K, .k = Cout,
-                                      .trans_b = true, .batches = 1,
+             : (struct ocl_gemm_desc){.m = images * P,
+                                      .n = K,
+                                      .k = Cout,
+                                      .trans_b = true,
+                                      .batches = 1,
                                       .b_shared = true,
                                       .a_offset = n0 * P * Cout};
     ok = nchw ? ocl_op_gemm(op, TF_FLOAT, &d, ff, fdy, dcol)
@@ -308,20 +329,19 @@ bool conv_gemm_backprop_input(struct run *r, const struct conv_geo *g,
       break;
     int64_t rows = images * in_pixels(g);
     const struct ocl_arg args[] = {
-        OCL_TENSOR(dcol), OCL_TENSOR(dx),   GEO_ARG(r),
-        idx_arg(r, n0),   idx_arg(r, rows), idx_arg(r, l.sn),
-        idx_arg(r, l.sp), idx_arg(r, l.sk),
+        OCL_TENSOR(dcol), OCL_TENSOR(dx),   GEO_ARG(r),       idx_arg(r, n0),
+        idx_arg(r, rows), idx_arg(r, l.sn), idx_arg(r, l.sp), idx_arg(r, l.sk),
     };
-    ok = launch_runs(r, K_COL2IM, ceil_div(g->cin, 16), rows, args,
-                     NARGS(args));
+    ok =
+        launch_runs(r, K_COL2IM, ceil_div(g->cin, 16), rows, args, NARGS(args));
   }
   ocl_op_release(op, dcol);
   return ok;
 }
 
 bool conv_gemm_backprop_filter(struct run *r, const struct conv_geo *g,
-                                 const TF_Tensor *in, const TF_Tensor *dout,
-                                 const TF_Tensor *dw)
+                               const TF_Tensor *in, const TF_Tensor *dout,
+                               const TF_Tensor *dw)
 {
   int64_t P = out_pixels(g), M = g->batch * P;
   int64_t taps = taps_of(g), Cin = g->cin, Cout = g->cout;
@@ -335,8 +355,8 @@ bool conv_gemm_backprop_filter(struct run *r, const struct conv_geo *g,
     if (dy == NULL)
       return false;
     const struct ocl_arg args[] = {
-        OCL_TENSOR(dout), OCL_TENSOR(dy), idx_arg(r, Cout), idx_arg(r, P),
-        idx_arg(r, M),
+        OCL_TENSOR(dout), OCL_TENSOR(dy), idx_arg(r, Cout),
+        idx_arg(r, P),    idx_arg(r, M),
     };
     size_t max = ocl_kernel_max_local(op, kern(r, K_NCHW_TO_NHWC));
     if (max == 0)
@@ -351,8 +371,8 @@ bool conv_gemm_backprop_filter(struct run *r, const struct conv_geo *g,
     dyt = dy;
   }
   if (is_pointwise(g) && !g->nchw) {
-    struct ocl_gemm_desc d = {.m = Cin, .n = Cout, .k = M, .trans_a = true,
-                              .batches = 1};
+    struct ocl_gemm_desc d = {
+        .m = Cin, .n = Cout, .k = M, .trans_a = true, .batches = 1};
     return ocl_op_gemm(op, r->dtype, &d, in, dyt, dw);
   }
   /* Chunks of taps: each writes its own rows of dfilter, so no chunk
@@ -365,26 +385,31 @@ bool conv_gemm_backprop_filter(struct run *r, const struct conv_geo *g,
     tchunk = taps;
   /* col^T goes straight into the GEMM's A panels where it takes them
    * (channels-last input: the panels read channels along c). */
-  struct ocl_gemm_desc whole = {.m = tchunk * Cin, .n = Cout, .k = M,
-                                .trans_a = true, .batches = 1};
+  struct ocl_gemm_desc whole = {
+      .m = tchunk * Cin, .n = Cout, .k = M, .trans_a = true, .batches = 1};
   bool panels = !g->nchw && ocl_gemm_takes_panels(op, r->dtype, &whole);
   if (!ocl_op_ok(op))
     return false;
   TF_Tensor *col =
-      panels ? ocl_op_temp(op, TF_FLOAT, ocl_gemm_panel_elements(tchunk * Cin, M))
-             : ocl_op_temp(op, r->dtype, M * tchunk * Cin);
+      panels
+          ? ocl_op_temp(op, TF_FLOAT, ocl_gemm_panel_elements(tchunk * Cin, M))
+          : ocl_op_temp(op, r->dtype, M * tchunk * Cin);
   if (col == NULL)
     return false;
   bool ok = true;
   for (int64_t t0 = 0; ok && t0 < taps; t0 += tchunk) {
     int64_t nt = taps - t0 < tchunk ? taps - t0 : tchunk;
     int64_t kcols = nt * Cin;
-    struct ocl_gemm_desc d = {.m = kcols, .n = Cout, .k = M, .trans_a = true,
-                              .batches = 1, .c_offset = t0 * Cin * Cout};
+    struct ocl_gemm_desc d = {.m = kcols,
+                              .n = Cout,
+                              .k = M,
+                              .trans_a = true,
+                              .batches = 1,
+                              .c_offset = t0 * Cin * Cout};
     if (panels && ocl_gemm_takes_panels(op, r->dtype, &d)) {
       const struct ocl_arg args[] = {
-          OCL_TENSOR(in),   OCL_TENSOR(col),   GEO_ARG(r),
-          idx_arg(r, M),    idx_arg(r, t0),    idx_arg(r, kcols),
+          OCL_TENSOR(in), OCL_TENSOR(col), GEO_ARG(r),
+          idx_arg(r, M),  idx_arg(r, t0),  idx_arg(r, kcols),
       };
       size_t global[2] = {(size_t)((kcols + OCL_GEMM_PANEL_ROWS - 1) /
                                    OCL_GEMM_PANEL_ROWS),
@@ -401,7 +426,8 @@ bool conv_gemm_backprop_filter(struct run *r, const struct conv_geo *g,
     if (panels) /* a last chunk the packed kernel does not take */
       plain = ocl_op_temp(op, r->dtype, M * kcols);
     ok = plain != NULL &&
-         im2col(r, g, in, plain, 0, g->batch, t0, nt, col_layout(false, P, kcols)) &&
+         im2col(r, g, in, plain, 0, g->batch, t0, nt,
+                col_layout(false, P, kcols)) &&
          ocl_op_gemm(op, r->dtype, &d, plain, dyt, dw);
     if (plain != NULL && plain != col)
       ocl_op_release(op, plain);
@@ -410,8 +436,8 @@ bool conv_gemm_backprop_filter(struct run *r, const struct conv_geo *g,
   return ok;
 }
 
-bool conv_bias_act(struct run *r, const struct conv_geo *g,
-                     const TF_Tensor *y, const TF_Tensor *bias)
+bool conv_bias_act(struct run *r, const struct conv_geo *g, const TF_Tensor *y,
+                   const TF_Tensor *bias)
 {
   int64_t n = ocl_tf.TensorElementCount(y);
   int64_t run_len = g->nchw ? out_pixels(g) : g->cout;
@@ -419,9 +445,9 @@ bool conv_bias_act(struct run *r, const struct conv_geo *g,
     return true;
   int64_t runs = n / run_len;
   const struct ocl_arg args[] = {
-      OCL_TENSOR(y),         OCL_TENSOR(bias),     idx_arg(r, run_len),
-      idx_arg(r, runs),      idx_arg(r, g->cout),  OCL_INT(!g->nchw),
-      OCL_INT(r->k->act),    OCL_FLOAT(r->k->alpha),
+      OCL_TENSOR(y),      OCL_TENSOR(bias),       idx_arg(r, run_len),
+      idx_arg(r, runs),   idx_arg(r, g->cout),    OCL_INT(!g->nchw),
+      OCL_INT(r->k->act), OCL_FLOAT(r->k->alpha),
   };
   size_t max = ocl_kernel_max_local(r->op, kern(r, K_BIAS_ACT));
   if (max == 0)

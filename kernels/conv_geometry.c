@@ -108,9 +108,12 @@ bool ocl_conv_check_padding(const struct ocl_conv_attrs *a, TF_Status *status)
       return false;
     }
   }
-  int n = conv_dim(a->channels_first, 'N'), c = conv_dim(a->channels_first, 'C');
-  if (a->explicit_paddings[2 * n] != 0 || a->explicit_paddings[2 * n + 1] != 0 ||
-      a->explicit_paddings[2 * c] != 0 || a->explicit_paddings[2 * c + 1] != 0) {
+  int n = conv_dim(a->channels_first, 'N'),
+      c = conv_dim(a->channels_first, 'C');
+  if (a->explicit_paddings[2 * n] != 0 ||
+      a->explicit_paddings[2 * n + 1] != 0 ||
+      a->explicit_paddings[2 * c] != 0 ||
+      a->explicit_paddings[2 * c + 1] != 0) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
                    "Nonzero explicit padding in the batch or depth dimensions "
                    "is not supported");
@@ -136,10 +139,10 @@ bool ocl_conv_check_kind(const struct ocl_conv_attrs *a,
   /* TensorFlow's kernels disagree on the code for a stride or dilation in
    * the batch or depth dimension: Conv2D and Conv2DCustomBackpropInput say
    * UNIMPLEMENTED, the rest INVALID_ARGUMENT. */
-  TF_Code stride_code = kind == OCL_CHECK_CONV2D ||
-                                kind == OCL_CHECK_BACKPROP_INPUT
-                            ? TF_UNIMPLEMENTED
-                            : TF_INVALID_ARGUMENT;
+  TF_Code stride_code =
+      kind == OCL_CHECK_CONV2D || kind == OCL_CHECK_BACKPROP_INPUT
+          ? TF_UNIMPLEMENTED
+          : TF_INVALID_ARGUMENT;
   TF_Code dilation_code = stride_code;
   if (!depthwise && a->num_dilations != 4) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
@@ -152,8 +155,10 @@ bool ocl_conv_check_kind(const struct ocl_conv_attrs *a,
                    "Sliding window strides field must specify 4 dimensions");
     return false;
   }
-  int64_t sn = a->strides[conv_dim(cf, 'N')], sc = a->strides[conv_dim(cf, 'C')];
-  int64_t sh = a->strides[conv_dim(cf, 'H')], sw = a->strides[conv_dim(cf, 'W')];
+  int64_t sn = a->strides[conv_dim(cf, 'N')],
+          sc = a->strides[conv_dim(cf, 'C')];
+  int64_t sh = a->strides[conv_dim(cf, 'H')],
+          sw = a->strides[conv_dim(cf, 'W')];
   if (depthwise && sh != sw) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
                    "Current implementation only supports equal length "
@@ -177,8 +182,7 @@ bool ocl_conv_check_kind(const struct ocl_conv_attrs *a,
       if (a->dilations[i] != 1) {
         char joined[96];
         int used = 0;
-        for (int j = 0; j < a->num_dilations && used < (int)sizeof(joined);
-             j++)
+        for (int j = 0; j < a->num_dilations && used < (int)sizeof(joined); j++)
           used += snprintf(joined + used, sizeof(joined) - (size_t)used,
                            "%s%lld", j ? ", " : "", (long long)a->dilations[j]);
         ocl_set_status(status, TF_UNIMPLEMENTED,
@@ -212,7 +216,8 @@ bool ocl_conv_check_kind(const struct ocl_conv_attrs *a,
 static void conv_spatial_attrs(struct ocl_conv2d *c,
                                const struct ocl_conv_attrs *a)
 {
-  int h = conv_dim(a->channels_first, 'H'), w = conv_dim(a->channels_first, 'W');
+  int h = conv_dim(a->channels_first, 'H'),
+      w = conv_dim(a->channels_first, 'W');
   c->stride_rows = a->strides[h];
   c->stride_cols = a->strides[w];
   c->dilation_rows = a->num_dilations == 4 ? a->dilations[h] : 1;
@@ -304,7 +309,7 @@ bool ocl_conv2d_forward_init(struct ocl_conv2d *c,
   if (c->in_rows > INT32_MAX || c->in_cols > INT32_MAX ||
       c->batch > INT32_MAX) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
-                   c->batch > INT32_MAX ? "batch is too large"
+                   c->batch > INT32_MAX     ? "batch is too large"
                    : c->in_rows > INT32_MAX ? "Input rows too large"
                                             : "Input cols too large");
     return false;
@@ -317,9 +322,8 @@ bool ocl_conv2d_forward_init(struct ocl_conv2d *c,
   return true;
 }
 
-bool ocl_conv2d_check_filter(const struct ocl_conv2d *c,
-                             const int64_t *input, const int64_t *filter,
-                             TF_Status *status)
+bool ocl_conv2d_check_filter(const struct ocl_conv2d *c, const int64_t *input,
+                             const int64_t *filter, TF_Status *status)
 {
   /* Conv2D returns an empty output, and zeros for an empty input, before
    * its launcher refuses an empty filter; so only then does it fail. */
@@ -399,9 +403,8 @@ bool ocl_conv2d_backprop_init(struct ocl_conv2d *c, const char *label,
           "computed = %lld spatial_dim: %d input: %lld filter: %lld output: "
           "%lld stride: %lld dilation: %lld",
           label, (long long)got, (long long)want, dim,
-          (long long)(i == 0 ? c->in_rows : c->in_cols),
-          (long long)filter[i], (long long)got,
-          (long long)(i == 0 ? c->stride_rows : c->stride_cols),
+          (long long)(i == 0 ? c->in_rows : c->in_cols), (long long)filter[i],
+          (long long)got, (long long)(i == 0 ? c->stride_rows : c->stride_cols),
           (long long)(i == 0 ? c->dilation_rows : c->dilation_cols));
       return false;
     }
@@ -467,8 +470,7 @@ bool ocl_depthwise_init(struct ocl_conv2d *c, const char *label,
                      (long long)c->in_depth, (long long)filter[2]);
     else
       ocl_set_status(status, TF_INVALID_ARGUMENT,
-                     "%s: input and filter must have the same in_depth",
-                     label);
+                     "%s: input and filter must have the same in_depth", label);
     return false;
   }
   c->filter_rows = filter[0];
@@ -509,9 +511,8 @@ bool ocl_depthwise_init(struct ocl_conv2d *c, const char *label,
 
 bool ocl_conv_input_sizes(const int32_t *sizes, int64_t count, int sizes_rank,
                           const int64_t *filter, int filter_rank,
-                          const int64_t *out, int out_rank,
-                          bool channels_first, int64_t *dims,
-                          TF_Status *status)
+                          const int64_t *out, int out_rank, bool channels_first,
+                          int64_t *dims, TF_Status *status)
 {
   if (sizes_rank != 1) {
     ocl_set_status(status, TF_INVALID_ARGUMENT,
@@ -523,8 +524,8 @@ bool ocl_conv_input_sizes(const int32_t *sizes, int64_t count, int sizes_rank,
   if (count == 4) {
     for (int i = 0; i < 4; i++) {
       if (sizes[i] < 0) {
-        ocl_set_status(status, TF_INVALID_ARGUMENT,
-                       "Dimension %d must be >= 0", (int)sizes[i]);
+        ocl_set_status(status, TF_INVALID_ARGUMENT, "Dimension %d must be >= 0",
+                       (int)sizes[i]);
         return false;
       }
       dims[i] = sizes[i];
@@ -624,9 +625,8 @@ static bool pool_padding_fits(const char *side, int64_t pad, int64_t window,
 
 bool ocl_pool2d_init(struct ocl_pool2d *p, const int64_t *in_dims, int in_rank,
                      const int64_t *ksize, const int64_t *strides,
-                     enum ocl_padding padding,
-                     const int64_t *explicit_paddings, bool channels_first,
-                     TF_Status *status)
+                     enum ocl_padding padding, const int64_t *explicit_paddings,
+                     bool channels_first, TF_Status *status)
 {
   memset(p, 0, sizeof(*p));
   if (in_rank != 4) {
@@ -665,11 +665,12 @@ bool ocl_pool2d_init(struct ocl_pool2d *p, const int64_t *in_dims, int in_rank,
         !pool_padding_fits("Right", p->pad_right, p->window_cols, status))
       return false;
   }
-  if (!ocl_windowed_output_size(p->rows, p->window_rows, 1, p->stride_rows, padding,
-                            &p->out_rows, &p->pad_top, &p->pad_bottom,
-                            status) ||
-      !ocl_windowed_output_size(p->cols, p->window_cols, 1, p->stride_cols, padding,
-                            &p->out_cols, &p->pad_left, &p->pad_right, status))
+  if (!ocl_windowed_output_size(p->rows, p->window_rows, 1, p->stride_rows,
+                                padding, &p->out_rows, &p->pad_top,
+                                &p->pad_bottom, status) ||
+      !ocl_windowed_output_size(p->cols, p->window_cols, 1, p->stride_cols,
+                                padding, &p->out_cols, &p->pad_left,
+                                &p->pad_right, status))
     return false;
   p->out_dims[0] = p->batch;
   p->out_dims[h] = p->out_rows;

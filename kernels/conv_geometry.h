@@ -95,9 +95,8 @@ bool ocl_conv2d_forward_init(struct ocl_conv2d *c,
  * no elements when the output and the input have some (INVALID_ARGUMENT
  * "filter must not have zero elements (i.e. all dimensions must be
  * non-zero)"). _FusedConv2D's CPU kernel does not check. */
-bool ocl_conv2d_check_filter(const struct ocl_conv2d *c,
-                             const int64_t *input, const int64_t *filter,
-                             TF_Status *status);
+bool ocl_conv2d_check_filter(const struct ocl_conv2d *c, const int64_t *input,
+                             const int64_t *filter, TF_Status *status);
 
 /* ConvBackpropComputeDimensionsV2 (conv_grad_shape_utils.cc) with `label`
  * ("Conv2DSlowBackpropInput", ...): the three shapes must agree. */
@@ -159,8 +158,7 @@ struct ocl_pool2d {
  * EXPLICIT; UNIMPLEMENTED for a depth window other than 1. */
 bool ocl_pool2d_init(struct ocl_pool2d *p, const int64_t *in_dims, int in_rank,
                      const int64_t *ksize, const int64_t *strides,
-                     enum ocl_padding padding,
-                     const int64_t *explicit_paddings, bool channels_first,
-                     TF_Status *status);
+                     enum ocl_padding padding, const int64_t *explicit_paddings,
+                     bool channels_first, TF_Status *status);
 
 #endif /* TFOCL_KERNELS_CONV_GEOMETRY_H_ */

@@ -57,8 +57,8 @@ static bool igemm_launch(struct run *r, enum conv_kern id, int t,
     for (int64_t m0 = 0; m0 < row_tiles; m0 += most) {
       int64_t nz = zs - z0 < most ? zs - z0 : most;
       int64_t nm = row_tiles - m0 < most ? row_tiles - m0 : most;
-      size_t global[3] = {(size_t)col_tiles * local[0],
-                          (size_t)nm * local[1], (size_t)nz};
+      size_t global[3] = {(size_t)col_tiles * local[0], (size_t)nm * local[1],
+                          (size_t)nz};
       args[num_args - 2] = idx_arg(r, m0);
       args[num_args - 1] = idx_arg(r, z0);
       if (!ocl_launch(r->op, kern(r, id), 3, global, local, args, num_args))
@@ -68,15 +68,16 @@ static bool igemm_launch(struct run *r, enum conv_kern id, int t,
 }
 
 bool conv_igemm_forward(struct run *r, const struct conv_geo *g,
-                          const TF_Tensor *x, const TF_Tensor *f,
-                          const TF_Tensor *y, const TF_Tensor *bias)
+                        const TF_Tensor *x, const TF_Tensor *f,
+                        const TF_Tensor *y, const TF_Tensor *bias)
 {
   if (g->og < DIRECT_MAX_COLS) {
     int64_t total = g->batch * out_pixels(g) * g->cout;
     const struct ocl_arg args[] = {
-        OCL_TENSOR(x), OCL_TENSOR(f), OCL_TENSOR(y),
-        OCL_TENSOR(bias != NULL ? bias : f), GEO_ARG(r), idx_arg(r, total),
-        OCL_INT(g->nchw), OCL_INT(bias != NULL ? IG_BIAS : 0),
+        OCL_TENSOR(x),      OCL_TENSOR(f),
+        OCL_TENSOR(y),      OCL_TENSOR(bias != NULL ? bias : f),
+        GEO_ARG(r),         idx_arg(r, total),
+        OCL_INT(g->nchw),   OCL_INT(bias != NULL ? IG_BIAS : 0),
         OCL_INT(r->k->act), OCL_FLOAT(r->k->alpha),
     };
     return ocl_launch_1d(r->op, kern(r, K_DIRECT_FWD), (size_t)total, args,
@@ -89,22 +90,24 @@ bool conv_igemm_forward(struct run *r, const struct conv_geo *g,
     return false;
   int flags = (g->nchw ? IG_SWAP : IG_A_FAST_K) | (bias != NULL ? IG_BIAS : 0);
   struct ocl_arg args[] = {
-      OCL_TENSOR(x), OCL_TENSOR(f), OCL_TENSOR(y),
-      OCL_TENSOR(bias != NULL ? bias : f), GEO_ARG(r), OCL_INT(flags),
-      OCL_INT(r->k->act), OCL_FLOAT(r->k->alpha), idx_arg(r, 0), idx_arg(r, 0),
+      OCL_TENSOR(x),      OCL_TENSOR(f),
+      OCL_TENSOR(y),      OCL_TENSOR(bias != NULL ? bias : f),
+      GEO_ARG(r),         OCL_INT(flags),
+      OCL_INT(r->k->act), OCL_FLOAT(r->k->alpha),
+      idx_arg(r, 0),      idx_arg(r, 0),
   };
   return igemm_launch(r, id, t, ceil_div(g->og, t), ceil_div(rows, t),
                       g->groups, args, NARGS(args));
 }
 
 bool conv_igemm_backprop_input(struct run *r, const struct conv_geo *g,
-                                 const TF_Tensor *f, const TF_Tensor *dy,
-                                 const TF_Tensor *dx)
+                               const TF_Tensor *f, const TF_Tensor *dy,
+                               const TF_Tensor *dx)
 {
   if (g->cg < DIRECT_MAX_COLS) {
     int64_t total = g->batch * in_pixels(g) * g->cin;
     const struct ocl_arg args[] = {
-        OCL_TENSOR(dy), OCL_TENSOR(f),          OCL_TENSOR(dx),
+        OCL_TENSOR(dy), OCL_TENSOR(f),     OCL_TENSOR(dx),
         GEO_ARG(r),     idx_arg(r, total), OCL_INT(g->nchw),
     };
     return ocl_launch_1d(r->op, kern(r, K_DIRECT_BPI), (size_t)total, args,
@@ -125,15 +128,15 @@ bool conv_igemm_backprop_input(struct run *r, const struct conv_geo *g,
 }
 
 bool conv_igemm_backprop_filter(struct run *r, const struct conv_geo *g,
-                                  const TF_Tensor *x, const TF_Tensor *dy,
-                                  const TF_Tensor *dw)
+                                const TF_Tensor *x, const TF_Tensor *dy,
+                                const TF_Tensor *dw)
 {
   int64_t rows = taps_of(g) * g->cg, K = g->batch * out_pixels(g);
   int64_t elems = rows * g->cout;
   if (g->og < DIRECT_MAX_COLS && elems * K <= DIRECT_MAX_BPF_MACS) {
     const struct ocl_arg args[] = {
-        OCL_TENSOR(x), OCL_TENSOR(dy), OCL_TENSOR(dw), GEO_ARG(r),
-        idx_arg(r, elems),
+        OCL_TENSOR(x), OCL_TENSOR(dy),    OCL_TENSOR(dw),
+        GEO_ARG(r),    idx_arg(r, elems),
     };
     return ocl_launch_1d(r->op, kern(r, K_DIRECT_BPF), (size_t)elems, args,
                          NARGS(args));
@@ -143,18 +146,19 @@ bool conv_igemm_backprop_filter(struct run *r, const struct conv_geo *g,
   if (!pick_tile(r, K_BPF_64, rows, g->og, &id, &t))
     return false;
   int64_t tiles = ceil_div(rows, t) * ceil_div(g->og, t) * g->groups;
-  int64_t target = (int64_t)r->info->compute_units * (r->info->cpu_shape ? 4 : 8);
+  int64_t target =
+      (int64_t)r->info->compute_units * (r->info->cpu_shape ? 4 : 8);
   int64_t chunk;
-  int64_t splits = conv_split_reduction(K, tiles, target, 4 * IG_TK, IG_TK, elems,
-                                   &chunk);
+  int64_t splits =
+      conv_split_reduction(K, tiles, target, 4 * IG_TK, IG_TK, elems, &chunk);
   TF_Tensor *partial = ocl_op_temp(r->op, acc_dtype(r), splits * elems);
   if (partial == NULL)
     return false;
   int flags = g->nchw ? IG_A_FAST_K | IG_B_FAST_K : 0;
   struct ocl_arg args[] = {
-      OCL_TENSOR(x), OCL_TENSOR(dy), OCL_TENSOR(partial), GEO_ARG(r),
-      OCL_INT(flags), idx_arg(r, splits), idx_arg(r, chunk), idx_arg(r, 0),
-      idx_arg(r, 0),
+      OCL_TENSOR(x),     OCL_TENSOR(dy), OCL_TENSOR(partial),
+      GEO_ARG(r),        OCL_INT(flags), idx_arg(r, splits),
+      idx_arg(r, chunk), idx_arg(r, 0),  idx_arg(r, 0),
   };
   bool ok = igemm_launch(r, id, t, ceil_div(g->og, t), ceil_div(rows, t),
                          g->groups * splits, args, NARGS(args)) &&

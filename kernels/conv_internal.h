@@ -16,6 +16,8 @@
 
 enum conv_storage { CS_FLOAT, CS_HALF, CS_DOUBLE, CS_BF16, NUM_CS };
 
+/* A line per group of kernels, kept as written. */
+/* clang-format off */
 enum conv_kern {
   K_IM2COL, K_COL2IM, K_TO_FLOAT, K_NCHW_TO_NHWC, K_BIAS_ACT,
   K_DW_FWD_ROWS, K_DW_BPI_ROWS, K_DW_BPF_ROWS, K_SPLITK_SUM,
@@ -26,13 +28,19 @@ enum conv_kern {
   K_DIRECT_FWD, K_DIRECT_BPI, K_DIRECT_BPF, K_IM2COL_PANELS,
   K_IM2COL_PANELS_T, K_FLIP_FILTER, NUM_KERNS
 };
+/* clang-format on */
 
 /* conv.cl's kernel names, in enum conv_kern's order. */
 extern const char *const conv_kern_names[NUM_KERNS];
 
 /* _FusedConv2D's activations: conv.cl's ACT_*. */
 enum conv_activation {
-  ACT_NONE, ACT_RELU, ACT_RELU6, ACT_ELU, ACT_LEAKY_RELU, ACT_TANH,
+  ACT_NONE,
+  ACT_RELU,
+  ACT_RELU6,
+  ACT_ELU,
+  ACT_LEAKY_RELU,
+  ACT_TANH,
   ACT_SIGMOID
 };
 
@@ -128,10 +136,7 @@ static inline TF_DataType acc_dtype(const struct run *r)
   return r->dtype == TF_DOUBLE ? TF_DOUBLE : TF_FLOAT;
 }
 
-static inline int64_t ceil_div(int64_t a, int64_t b)
-{
-  return (a + b - 1) / b;
-}
+static inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* Sets r's geometry argument (conv.cl's geo_t) from g. */
 void conv_run_set_geo(struct run *r, const struct conv_geo *g);
@@ -177,8 +182,8 @@ bool conv_gemm_backprop_filter(struct run *r, const struct conv_geo *g,
                                const TF_Tensor *in, const TF_Tensor *dout,
                                const TF_Tensor *dw);
 /* _FusedConv2D's epilogue after a GEMM: y = act(y + bias) in place. */
-bool conv_bias_act(struct run *r, const struct conv_geo *g,
-                   const TF_Tensor *y, const TF_Tensor *bias);
+bool conv_bias_act(struct run *r, const struct conv_geo *g, const TF_Tensor *y,
+                   const TF_Tensor *bias);
 
 /* ---- conv_igemm.c: implicit GEMM (GPU shape; double, bfloat16, grouped) -- */
 
