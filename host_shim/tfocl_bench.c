@@ -122,7 +122,7 @@ int bench_reps_or(const struct bench *b, int normal, int quick)
   return b->reps > 0 ? b->reps : b->quick ? quick : normal;
 }
 
-/* setenv that gives back the old value (a copy) for restore_env. */
+/* setenv that gives back the old value (a copy) for bench_restore_env. */
 char *bench_set_env(const char *name, const char *value)
 {
   const char *old = getenv(name);
