@@ -122,24 +122,6 @@ int bench_reps_or(const struct bench *b, int normal, int quick)
   return b->reps > 0 ? b->reps : b->quick ? quick : normal;
 }
 
-/* setenv that gives back the old value (a copy) for bench_restore_env. */
-char *bench_set_env(const char *name, const char *value)
-{
-  const char *old = getenv(name);
-  char *saved = old != NULL ? strdup(old) : NULL;
-  setenv(name, value, 1);
-  return saved;
-}
-
-void bench_restore_env(const char *name, char *saved)
-{
-  if (saved != NULL)
-    setenv(name, saved, 1);
-  else
-    unsetenv(name);
-  free(saved);
-}
-
 /* ---- Rows ------------------------------------------------------------- */
 
 struct row *bench_new_row(struct bench *b, const char *name,

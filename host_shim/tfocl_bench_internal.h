@@ -139,8 +139,6 @@ void bench_fill_random(float *p, size_t n, unsigned seed);
 TF_Tensor *bench_host_random(const int64_t *dims, int rank, unsigned seed);
 TF_Tensor *bench_to_device(struct bench *b, TF_Tensor *host);
 int bench_reps_or(const struct bench *b, int normal, int quick);
-char *bench_set_env(const char *name, const char *value);
-void bench_restore_env(const char *name, char *saved);
 
 /* Rows and their measurement (the timing rules are tfocl_bench.c's). */
 struct row *bench_new_row(struct bench *b, const char *name,

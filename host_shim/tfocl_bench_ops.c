@@ -23,8 +23,8 @@ static double max_rel_error(const float *got, const float *want_, size_t count)
 }
 
 /* One GEMM case: [batches,] n x n x n, each path against OpenBLAS: auto
- * (what the plugin picks, gemm_tune.c), then each forced with TFOCL_GEMM
- * (blas: the host BLAS as a native kernel, CPU devices only; elsewhere the
+ * (what the plugin picks, gemm_tune.c), then each forced through the
+ * node's _tfocl_gemm attribute, as TFOCL_GEMM forces every product (blas: the host BLAS as a native kernel, CPU devices only; elsewhere the
  * plugin runs its own kernel under that name). */
 #define GEMM_PATHS 4
 static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
@@ -84,14 +84,11 @@ static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
       ours.available = false;
       ours.why = "skipped: --clblast-all to run";
     } else {
-      char *saved = bench_set_env("TFOCL_GEMM", paths[p]);
-      if (p == 0)
-        unsetenv("TFOCL_GEMM");
-      const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT)};
+      const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT),
+                                         TFOCL_ATTR_S("_tfocl_gemm", paths[p])};
       const TF_DataType types[] = {TF_FLOAT, TF_FLOAT};
       o.op = bench_make_op(b, batches > 1 ? "BatchMatMulV2" : "MatMul", attrs,
-                           1, types, 2);
-      bench_restore_env("TFOCL_GEMM", saved);
+                           2, types, 2);
       ours.available = o.op != NULL;
       /* The check run: the product against OpenBLAS's. */
       TF_Tensor *out = NULL;
