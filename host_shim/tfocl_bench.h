@@ -1,4 +1,4 @@
-/* tfocl bench: internal interface between the driver (tfocl_bench.c) and
+/* tfocl bench: internal interface between the driver (tfocl_bench*.c) and
  * its references (tfocl_bench_ref.c): the host loops, OpenBLAS and the raw
  * OpenCL empty kernel that every device figure is measured against.
  *

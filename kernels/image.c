@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "conv_geometry.h"
 #include "kernel_families.h"
 #include "runtime.h"
 

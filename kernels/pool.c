@@ -19,14 +19,15 @@
  *
  * A 2-D problem is a 3-D one with a single plane: pool.cl has one kernel
  * per operation, built per dtype and per index width (32-bit whenever every
- * index fits). The geometry of 2-D ops is ocl_pool2d_init's (shape.h), of
- * 3-D ones pool3d_init's below. */
+ * index fits). The geometry of 2-D ops is ocl_pool2d_init's
+ * (conv_geometry.h), of 3-D ones pool3d_init's below. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv_geometry.h"
 #include "kernel_families.h"
 #include "runtime.h"
 

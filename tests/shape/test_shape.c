@@ -1,11 +1,13 @@
 /* Shape logic of kernels/shape.c: broadcasting, reductions, transposes,
- * slices, tiles and pads. */
+ * slices, tiles and pads; and the windowed geometry of
+ * kernels/conv_geometry.c (convolution and pooling sizes and checks). */
 #include <check.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv_geometry.h"
 #include "shape.h"
 #include "status_format.h"
 

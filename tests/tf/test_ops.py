@@ -101,7 +101,7 @@ def test_kernel_matches_cpu(tf, kernel):
     op, types, host_memory, _enums = kernel
     builder = op_cases.BUILDERS.get(op)
     assert builder is not None, (
-        f"the plugin registers {op} but tests/tf/op_cases.py has no builder for it: add one")
+        f"the plugin registers {op} but tests/tf/op_cases/ has no builder for it: add one to its family's module")
     unsupported = [a for a, t in types.items() if not isinstance(t, type)]
     assert not unsupported, f"{op}: type constraint {types} has no numpy equivalent"
     # A seed per kernel that every run repeats (hash() of a str changes with
