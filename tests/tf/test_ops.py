@@ -17,7 +17,6 @@ import tensorflow as tf  # noqa: E402  (conftest set the plugin up)
 from tensorflow.python.framework import kernels as tf_kernels  # noqa: E402
 
 import op_cases  # noqa: E402
-import op_cases_complex  # noqa: E402,F401  (adds its builders to op_cases)
 
 
 def _dtype_name(enum):

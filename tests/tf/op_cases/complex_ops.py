@@ -1,13 +1,12 @@
-"""Builders of tests/tf/test_ops.py for the complex family's own ops
-(kernels/complex.c), kept beside op_cases.py and added to its tables on
-import; the complex kernels of AddV2, Mul, ... use op_cases' builders of
-those ops (Exp with a tolerance of its own for complex dtypes).
-test_complex.py has the special values and broadcasts."""
+"""The complex family's own ops (kernels/complex.c): Complex, Real, Imag,
+Conj, ComplexAbs, Angle. Its complex kernels of AddV2, Mul, ... use the
+binary and unary modules' builders of those ops (Exp with a tolerance of its
+own for complex dtypes). test_complex.py has the special values and
+broadcasts."""
 import numpy as np
 
-import op_cases
+from ._base import BUILDERS, TOLERANCES, raw
 
-raw = op_cases.raw
 _REAL = {np.complex64: np.float32, np.complex128: np.float64}
 # hypot and atan2: a few ulps apart between OpenCL's libm and the CPU's.
 _ROUNDED = {t: dict(rtol=2e-6, atol=1e-7) for t in (np.complex64, np.float32)}
@@ -48,7 +47,7 @@ def _complex(c):
             ("[5,1] by [1,6]", f, [c.rand(5, 1), c.rand(1, 6)])]
 
 
-op_cases.BUILDERS.update({
+BUILDERS.update({
     "Real": _parts("Real"),
     "Imag": _parts("Imag"),
     "Angle": _parts("Angle"),
@@ -56,9 +55,9 @@ op_cases.BUILDERS.update({
     "Conj": _conj,
     "Complex": _complex,
 })
-op_cases.TOLERANCES.update({"Angle": _ROUNDED, "ComplexAbs": _ROUNDED})
+TOLERANCES.update({"Angle": _ROUNDED, "ComplexAbs": _ROUNDED})
 # Complex exp: exp, sin and cos of OpenCL's libm against Eigen's, a few ulps
 # each (complex dtypes are otherwise compared exactly).
-op_cases.TOLERANCES.setdefault("Exp", {}).update({
+TOLERANCES.setdefault("Exp", {}).update({
     np.complex64: dict(rtol=2e-6, atol=1e-7),
     np.complex128: dict(rtol=1e-12, atol=1e-14)})
