@@ -26,6 +26,7 @@ const struct shim_op_def_row shim_builtin_op_defs[] = {
 #include "op_defs/segment.inc"
 #include "op_defs/numerics.inc"
 #include "op_defs/fft.inc"
+#include "op_defs/complex.inc"
 };
 
 const int shim_num_builtin_op_defs =

@@ -227,7 +227,7 @@ static int run(int argc, char **argv)
     return TFOCL_EXIT_USAGE;
   }
 
-  const struct ref_op *ref = ref_op_find(o.op);
+  const struct ref_op *ref = ref_op_find_typed(o.op, o.dtype);
   struct ref_cases cases = {0};
   if (o.num_inputs > 0 || o.num_attrs > 0 || ref == NULL) {
     struct ref_case *c = ref_case_add(&cases, o.op, "%s", o.op);

@@ -28,5 +28,6 @@ void ocl_register_select_kernels(void);
 void ocl_register_segment_kernels(void);
 void ocl_register_numerics_kernels(void);
 void ocl_register_fft_kernels(void);
+void ocl_register_complex_kernels(void);
 
 #endif /* TFOCL_KERNELS_KERNEL_FAMILIES_H_ */

@@ -25,24 +25,16 @@ extern const struct ref_op ref_ops_select[];
 extern const struct ref_op ref_ops_segment[];
 extern const struct ref_op ref_ops_numerics[];
 extern const struct ref_op ref_ops_fft[];
-
+extern const struct ref_op ref_ops_complex[];
+extern const struct ref_op ref_ops_complex_overloads[];
 
 static const struct ref_op *const families[] = {
-    ref_ops_binary, ref_ops_unary,  ref_ops_reduce,
-    ref_ops_softmax, ref_ops_matmul, ref_ops_movement,
-    ref_ops_gather,
-    ref_ops_conv,   ref_ops_pool,   ref_ops_random,
-    ref_ops_scatter,
-    ref_ops_linalg,
-    ref_ops_einsum,
-    ref_ops_scan,
-    ref_ops_batch_norm,
-    ref_ops_fused,
-    ref_ops_image,
-    ref_ops_select,
-    ref_ops_segment,
-    ref_ops_numerics,
-    ref_ops_fft,
+    ref_ops_binary, ref_ops_unary,    ref_ops_reduce,     ref_ops_softmax,
+    ref_ops_matmul, ref_ops_movement, ref_ops_gather,     ref_ops_conv,
+    ref_ops_pool,   ref_ops_random,   ref_ops_scatter,    ref_ops_linalg,
+    ref_ops_einsum, ref_ops_scan,     ref_ops_batch_norm, ref_ops_fused,
+    ref_ops_image,  ref_ops_select,   ref_ops_segment,    ref_ops_numerics,
+    ref_ops_fft,    ref_ops_complex,
 };
 
 #define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))
@@ -87,4 +79,14 @@ const struct ref_op *ref_op_find(const char *name)
       if (strcmp(op->op, name) == 0)
         return op;
   return NULL;
+}
+
+const struct ref_op *ref_op_find_typed(const char *name, TF_DataType dtype)
+{
+  if (dtype == TF_COMPLEX64 || dtype == TF_COMPLEX128)
+    for (const struct ref_op *op = ref_ops_complex_overloads; op->op != NULL;
+         op++)
+      if (strcmp(op->op, name) == 0)
+        return op;
+  return ref_op_find(name);
 }

@@ -108,6 +108,10 @@ const struct ref_check *ref_check_find(const char *op);
 
 /* Every op with a reference; NULL if none. */
 const struct ref_op *ref_op_find(const char *op);
+/* The reference of `op`'s kernels whose first type constraint is `dtype`:
+ * complex64 and complex128 kernels of AddV2, Mul, Neg, ... are the complex
+ * family's (ref_complex.c), the others those of ref_op_find. */
+const struct ref_op *ref_op_find_typed(const char *op, TF_DataType dtype);
 /* Whether TFOCL_OPS_FILTER (a comma list of op names; unset or empty: all)
  * selects `op`, for suites that run some ops only. */
 bool ref_op_selected(const char *op);

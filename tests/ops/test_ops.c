@@ -202,7 +202,7 @@ static void collect_pairs(void)
 START_TEST(op_matches_reference)
 {
   const struct kernel_case *k = &pairs[_i];
-  const struct ref_op *op = ref_op_find(k->op);
+  const struct ref_op *op = ref_op_find_typed(k->op, k->dtype);
   ck_assert_msg(op != NULL, "%s is registered for OPENCL but has no reference",
                 k->op);
 

@@ -134,7 +134,7 @@ static void free_inputs(struct ref_tensor *t, int n)
 START_TEST(op_survives_bad_input)
 {
   const struct pair *k = &pairs[_i];
-  const struct ref_op *op = ref_op_find(k->op);
+  const struct ref_op *op = ref_op_find_typed(k->op, k->dtype);
   struct ref_cases cases = {0};
   op->cases(op, k->dtype, &cases);
   struct ref_case *c = NULL;
