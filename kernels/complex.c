@@ -193,14 +193,12 @@ static void binary_compute(struct complex_kernel *k, struct ocl_op *op)
   int y_rank = x_rank >= 0 ? ocl_op_dims(op, y, y_dims) : -1;
   if (y_rank < 0)
     return;
-  /* Large (OCL_MAX_RANK dims of int64s each): off the stack. */
-  struct ocl_bcast *b = malloc(sizeof(*b));
-  if (b == NULL) {
-    ocl_op_fail(op, TF_RESOURCE_EXHAUSTED, "out of host memory");
+  /* On the stack, as the binary family's (about 8 KiB): no allocation per
+   * launch. */
+  struct ocl_bcast bcast;
+  const struct ocl_bcast *b = &bcast;
+  if (!ocl_bcast_init(&bcast, x_dims, x_rank, y_dims, y_rank, op->status))
     return;
-  }
-  if (!ocl_bcast_init(b, x_dims, x_rank, y_dims, y_rank, op->status))
-    goto out;
   /* An input may become the output where it has the output's type and
    * shape: each work-item reads it at the index it writes. */
   static const int candidates[] = {0, 1};
@@ -211,7 +209,7 @@ static void binary_compute(struct complex_kernel *k, struct ocl_op *op)
                                   b->out_rank, &forwarded)
           : ocl_op_output(op, 0, k->out_type, b->out_dims, b->out_rank);
   if (z == NULL || b->out_elements == 0 || ocl_op_info(op) == NULL)
-    goto out;
+    return;
   if (b->same_shape || b->x_scalar || b->y_scalar) {
     enum index_width w = width_for(b->out_elements);
     const struct ocl_arg argv[] = {
@@ -228,8 +226,6 @@ static void binary_compute(struct complex_kernel *k, struct ocl_op *op)
   } else {
     launch_bcast(op, k, b, x, y, z);
   }
-out:
-  free(b);
 }
 
 static void unary_compute(struct complex_kernel *k, struct ocl_op *op)
