@@ -24,7 +24,8 @@ static double max_rel_error(const float *got, const float *want_, size_t count)
 
 /* One GEMM case: [batches,] n x n x n, each path against OpenBLAS: auto
  * (what the plugin picks, gemm_tune.c), then each forced through the
- * node's _tfocl_gemm attribute, as TFOCL_GEMM forces every product (blas: the host BLAS as a native kernel, CPU devices only; elsewhere the
+ * node's _tfocl_gemm attribute, as TFOCL_GEMM forces every product
+ * (blas: the host BLAS as a native kernel, CPU devices only; elsewhere the
  * plugin runs its own kernel under that name). */
 #define GEMM_PATHS 4
 static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
