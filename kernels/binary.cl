@@ -1,6 +1,7 @@
 /* Binary element-wise ops with NumPy broadcasting.
  *
- * Built once per storage type: -DT=float|half|long|uchar (uchar = bool).
+ * Built once per storage type: -DT=float|half|long|uchar|double (uchar =
+ * bool; double only on devices with cl_khr_fp64, computed in double).
  * half is stored as half and computed in float, rounded to nearest even on
  * store: what TensorFlow's CPU kernels do, and it needs no cl_khr_fp16.
  *
@@ -15,6 +16,10 @@
  * Three kernels stand apart: approximate_equal (same shapes, a tolerance),
  * and the ternary betainc and clip_by_value, whose inputs have the output's
  * shape or are scalars, read at index i * step (step 0 for a scalar). */
+#if defined(T_IS_DOUBLE)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
 #include "activations.clh"
 #include "common.clh"
 
@@ -138,13 +143,15 @@ typedef struct {
 
 /* The helpers of binary.def's rows, and the kernels of the ops no row
  * describes (Betainc, ApproximateEqual, ClipByValue). */
-#if defined(T_IS_FLOAT) || defined(T_IS_HALF)
+#if defined(T_IS_FLOAT) || defined(T_IS_HALF) || defined(T_IS_DOUBLE)
 /* google_floor_fmod: the remainder takes the divisor's sign. */
 static CT floor_mod_of(CT a, CT b)
 {
   CT r = fmod(a, b);
   return (r != (CT)0 && ((b < (CT)0) != (r < (CT)0))) ? r + b : r;
 }
+#endif
+#if defined(T_IS_FLOAT) || defined(T_IS_HALF)
 /* ---- Special functions (float; TensorFlow registers no half) ------------
  * S. L. Moshier's Cephes algorithms as Eigen evaluates them for
  * TensorFlow's float kernels, so that the edges and the iteration limits
@@ -475,7 +482,7 @@ __kernel void approximate_equal(OCL_TENSOR_ARG(const T, x),
   CT b = LOAD(OCL_PTR(const T, y), i);
   STORE_BOOL(OCL_PTR(uchar, z), i, fabs(a - b) < tolerance);
 }
-#else
+#elif defined(T_IS_LONG)
 /* google_floor_div / google_floor_mod for integers. Division by zero is
  * undefined on devices; TensorFlow's CPU kernel fails the op instead, which
  * the host checks for before launching (see binary.c). */
@@ -526,21 +533,30 @@ __kernel void clip_by_value(OCL_TENSOR_ARG(const T, t),
 /* ---- The kernels: six per row of binary.def with this storage type ---- */
 
 /* Whether this program has a row's TYPES, and which of its expressions it
- * computes: MATH on float, half and bool, INT_MATH on int64 (int32 runs on
- * the host). */
+ * computes: MATH on float, half, double and bool, INT_MATH on int64 (int32
+ * runs on the host). */
 #if defined(T_IS_BOOL)
 #define ON_BOOL(FORM, K, MATH, INT_MATH) FORM(K, MATH)
 #define ON_NUMBERS_BOOL ON_BOOL
 #elif defined(T_IS_FLOAT) || defined(T_IS_HALF)
-/* float-only ops (FLOAT32) are built for half too, unregistered. */
+/* ops without half (FLOAT32, FLOAT_DOUBLE, FLOAT_DOUBLE_INTEGERS) are
+ * built for half too, unregistered. */
 #define ON_FLOATS(FORM, K, MATH, INT_MATH) FORM(K, MATH)
 #define ON_FLOAT32 ON_FLOATS
-#define ON_FLOAT32_INTEGERS ON_FLOATS
+#define ON_FLOAT_DOUBLE ON_FLOATS
+#define ON_FLOAT_DOUBLE_INTEGERS ON_FLOATS
+#define ON_NUMBERS ON_FLOATS
+#define ON_NUMBERS_BOOL ON_FLOATS
+#elif defined(T_IS_DOUBLE)
+/* Not FLOAT32's rows: their helpers are single-precision algorithms. */
+#define ON_FLOATS(FORM, K, MATH, INT_MATH) FORM(K, MATH)
+#define ON_FLOAT_DOUBLE ON_FLOATS
+#define ON_FLOAT_DOUBLE_INTEGERS ON_FLOATS
 #define ON_NUMBERS ON_FLOATS
 #define ON_NUMBERS_BOOL ON_FLOATS
 #else /* long */
 #define ON_INTEGERS(FORM, K, MATH, INT_MATH) FORM(K, INT_MATH)
-#define ON_FLOAT32_INTEGERS ON_INTEGERS
+#define ON_FLOAT_DOUBLE_INTEGERS ON_INTEGERS
 #define ON_NUMBERS ON_INTEGERS
 #define ON_NUMBERS_BOOL ON_INTEGERS
 #endif
@@ -550,6 +566,9 @@ __kernel void clip_by_value(OCL_TENSOR_ARG(const T, t),
 #endif
 #ifndef ON_FLOATS
 #define ON_FLOATS NOT_HERE
+#define ON_FLOAT_DOUBLE NOT_HERE
+#endif
+#ifndef ON_FLOAT32
 #define ON_FLOAT32 NOT_HERE
 #endif
 #ifndef ON_INTEGERS
@@ -557,7 +576,7 @@ __kernel void clip_by_value(OCL_TENSOR_ARG(const T, t),
 #endif
 #ifndef ON_NUMBERS
 #define ON_NUMBERS NOT_HERE
-#define ON_FLOAT32_INTEGERS NOT_HERE
+#define ON_FLOAT_DOUBLE_INTEGERS NOT_HERE
 #endif
 
 /* KERNEL is expanded on its way to BINARY_KERNELS' paste: binary.def

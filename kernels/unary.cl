@@ -1,6 +1,7 @@
 /* Unary element-wise ops, their gradients, and Cast.
  *
- * Built once per storage type: -DT=float|half|long|uchar (uchar = bool), and
+ * Built once per storage type: -DT=float|half|long|uchar|double (uchar =
+ * bool; double only on devices with cl_khr_fp64, computed in double), and
  * once with -DCAST for Cast's kernels (every source/destination pair; those
  * with float64 in a -DCAST -DCAST_FP64 program of their own). half
  * is stored as half and computed in float, rounded to nearest even on store:
@@ -269,6 +270,10 @@ POPCOUNT_KERNEL(u16)
 #endif
 
 #else /* !CAST */
+
+#if defined(T_IS_DOUBLE)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
 
 #if defined(T_IS_HALF)
 typedef float CT; /* compute type */
@@ -615,6 +620,23 @@ static float bessel_y1_of(float x)
 
 #endif
 
+#if defined(T_IS_DOUBLE)
+/* The helpers of unary.def's rows that have double, in double: the
+ * constants as double literals and TensorFlow's softplus threshold for
+ * double, log(DBL_EPSILON) + 2 (the float one would return x or exp(x)
+ * where log1p(exp(x)) still differs in double). */
+#define SELU_SCALE 1.0507009873554804934193349852946
+#define SELU_SCALE_ALPHA (1.0507009873554804934193349852946 * \
+                          1.6732632423543772848170429916717)
+
+static CT softplus_of(CT a)
+{
+  const CT threshold = -34.04365338911715;
+  CT e = exp(a);
+  return a > -threshold ? a : a < threshold ? e : log1p(e);
+}
+#endif
+
 /* ---- The kernels: one per row of unary.def with this storage type ----- */
 
 /* The kernel's shape by the row's KIND. */
@@ -632,14 +654,20 @@ static float bessel_y1_of(float x)
 #define KIND_GRAD_ELEMENTS KIND_GRAD_SHAPE
 
 /* Whether this program has a row's TYPES, and which of its expressions it
- * computes: MATH on float, half and bool, INT_MATH on int64 (int32 runs on
- * the host). */
+ * computes: MATH on float, half, double and bool, INT_MATH on int64 (int32
+ * runs on the host). */
 #if defined(T_IS_BOOL)
 #define ON_BOOL(KIND, U, G, MATH, INT_MATH) KIND(U, G, MATH)
 #elif defined(T_IS_FLOAT) || defined(T_IS_HALF)
 /* float-only ops (FLOAT32) are built for half too, unregistered. */
 #define ON_FLOATS(KIND, U, G, MATH, INT_MATH) KIND(U, G, MATH)
+#define ON_SINGLE_FLOATS ON_FLOATS
 #define ON_FLOAT32 ON_FLOATS
+#define ON_FLOATS_INT64 ON_FLOATS
+#define ON_FLOATS_INTEGERS ON_FLOATS
+#elif defined(T_IS_DOUBLE)
+/* SINGLE_FLOATS and FLOAT32 rows: their helpers are single-precision fits. */
+#define ON_FLOATS(KIND, U, G, MATH, INT_MATH) KIND(U, G, MATH)
 #define ON_FLOATS_INT64 ON_FLOATS
 #define ON_FLOATS_INTEGERS ON_FLOATS
 #else /* long */
@@ -653,6 +681,9 @@ static float bessel_y1_of(float x)
 #endif
 #ifndef ON_FLOATS
 #define ON_FLOATS NOT_HERE
+#endif
+#ifndef ON_SINGLE_FLOATS
+#define ON_SINGLE_FLOATS NOT_HERE
 #define ON_FLOAT32 NOT_HERE
 #endif
 #ifndef ON_INTEGERS
