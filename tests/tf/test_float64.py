@@ -1,7 +1,7 @@
-"""float64 programs on OPENCL: the element-wise ops run there in double
-(not on the CPU, where TensorFlow would place them without a float64
-kernel) and agree with TensorFlow's CPU kernels to double's precision, one
-op at a time and in an MLP's forward and backward pass.
+"""float64 programs on OPENCL: the element-wise ops and the reductions run
+there in double (not on the CPU, where TensorFlow would place them without
+a float64 kernel) and agree with TensorFlow's CPU kernels to double's
+precision, one op at a time and in an MLP's forward and backward pass.
 
 rtol 1e-12: a double kernel is a few ulp (2.2e-16) from the CPU's; float
 math anywhere on the way would be ~1e-7 off.
@@ -78,6 +78,23 @@ def test_binary_in_double_on_opencl(tf, name, fn, a_range, b_range):
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=RTOL, atol=0)
 
 
+@pytest.mark.parametrize("name", ["Sum", "Mean", "Max", "Min", "Prod", "ArgMax"])
+def test_reduction_in_double_on_opencl(tf, name):
+    a = _inputs((37, 129), 0.9, 1.1, seed=12)
+    op = getattr(tf.raw_ops, name)
+
+    def reduce(tf, x):
+        axis = tf.constant(1, tf.int32)
+        if name == "ArgMax":
+            return op(input=x, dimension=axis)
+        return op(input=x, axis=axis)
+
+    got = _on(tf, DEVICE, reduce, a)
+    want = _on(tf, "/CPU:0", reduce, a)
+    assert got.device.endswith("OPENCL:0"), f"{name} ran on {got.device}"
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=RTOL, atol=0)
+
+
 def test_broadcast_in_double_on_opencl(tf):
     """A row vector against a matrix: the broadcasting kernels in double."""
     a = _inputs((33, 17), -3, 3, seed=4)
@@ -90,7 +107,7 @@ def test_broadcast_in_double_on_opencl(tf):
 
 def _mlp_step(tf, device, x, y, weights, seen):
     """Loss and gradients of a two-layer tanh MLP; `seen` collects the
-    devices of the element-wise forward ops' outputs."""
+    devices of the forward pass's element-wise ops and reduction."""
     with tf.device(device):
         params = [tf.Variable(w, dtype=tf.float64) for w in weights]
         w1, b1, w2, b2 = params
@@ -103,15 +120,16 @@ def _mlp_step(tf, device, x, y, weights, seen):
             err = tf.square(out - y)
             loss = tf.reduce_mean(err)
         seen.update({"AddV2": pre.device, "Tanh": hidden.device,
-                     "Sigmoid": out.device, "Square": err.device})
+                     "Sigmoid": out.device, "Square": err.device,
+                     "Mean": loss.device})
         grads = tape.gradient(loss, params)
     return loss.numpy(), [g.numpy() for g in grads]
 
 
 def test_mlp_forward_backward_in_double(tf):
     """The MLP's loss and every gradient as the CPU computes them, with the
-    element-wise ops on OPENCL. The ops without a float64 OPENCL kernel yet
-    (MatMul, the reductions) are left to TensorFlow's placement."""
+    element-wise ops and the reductions on OPENCL. MatMul, which has no
+    float64 OPENCL kernel yet, is left to TensorFlow's placement."""
     x = _inputs((64, 12), -2, 2, seed=6)
     y = _inputs((64, 3), 0, 1, seed=7)
     weights = [_inputs((12, 16), -0.5, 0.5, seed=8), _inputs((16,), -0.1, 0.1, seed=9),
