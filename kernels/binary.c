@@ -846,7 +846,7 @@ void ocl_register_binary_kernels(void)
   static const char *const clip_args[] = {"t", "clip_value_min",
                                           "clip_value_max", "output", NULL};
   static const TF_DataType clip_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
-                                           TF_INT32};
+                                           TF_INT32, TF_DOUBLE};
   for (size_t t = 0; t < sizeof(clip_types) / sizeof(clip_types[0]); t++)
     ocl_register_kernel(&(const struct ocl_kernel_spec){
         .op = "ClipByValue",
@@ -860,7 +860,8 @@ void ocl_register_binary_kernels(void)
 
   static const char *const bias_args[] = {"value", "bias", "output", NULL};
   static const char *const addn_args[] = {"inputs", "sum", NULL};
-  static const TF_DataType bias_types[] = {TF_FLOAT, TF_HALF, TF_INT64};
+  static const TF_DataType bias_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
+                                           TF_DOUBLE};
   for (size_t t = 0; t < sizeof(bias_types) / sizeof(bias_types[0]); t++) {
     ocl_register_kernel(&(const struct ocl_kernel_spec){
         .op = "BiasAdd",

@@ -822,5 +822,8 @@ const struct ref_double_tolerance ref_double_tolerances_binary[] = {
                      CASES, ENUM)                                            \
   DOUBLE_ROW_##TYPES(NAME, DOUBLE_##REF)
 #include "../../kernels/binary.def"
+    {"ClipByValue", DOUBLE_EXACT},
+    {"BiasAdd", DOUBLE_ROUNDED},
+    {"AddN", DOUBLE_ROUNDED},
     {.op = NULL},
 };
