@@ -65,11 +65,13 @@ const struct ref_check *ref_check_find(const char *name)
 extern const struct ref_double_tolerance ref_double_tolerances_unary[];
 extern const struct ref_double_tolerance ref_double_tolerances_binary[];
 extern const struct ref_double_tolerance ref_double_tolerances_reduce[];
+extern const struct ref_double_tolerance ref_double_tolerances_softmax[];
 
 static const struct ref_double_tolerance *const double_tolerance_tables[] = {
     ref_double_tolerances_unary,
     ref_double_tolerances_binary,
     ref_double_tolerances_reduce,
+    ref_double_tolerances_softmax,
 };
 
 const struct ref_double_tolerance *ref_double_tolerance_find(const char *name)

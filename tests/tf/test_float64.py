@@ -1,7 +1,8 @@
-"""float64 programs on OPENCL: the element-wise ops and the reductions run
-there in double (not on the CPU, where TensorFlow would place them without
-a float64 kernel) and agree with TensorFlow's CPU kernels to double's
-precision, one op at a time and in an MLP's forward and backward pass.
+"""float64 programs on OPENCL: the element-wise ops, the reductions and the
+softmax family run there in double (not on the CPU, where TensorFlow would
+place them without a float64 kernel) and agree with TensorFlow's CPU
+kernels to double's precision, one op at a time and in an MLP's forward
+and backward pass.
 
 rtol 1e-12: a double kernel is a few ulp (2.2e-16) from the CPU's; float
 math anywhere on the way would be ~1e-7 off.
@@ -93,6 +94,29 @@ def test_reduction_in_double_on_opencl(tf, name):
     want = _on(tf, "/CPU:0", reduce, a)
     assert got.device.endswith("OPENCL:0"), f"{name} ran on {got.device}"
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=RTOL, atol=0)
+
+
+SOFTMAX = [
+    ("Softmax", lambda tf, a, b: tf.raw_ops.Softmax(logits=a)),
+    ("LogSoftmax", lambda tf, a, b: tf.raw_ops.LogSoftmax(logits=a)),
+    ("SoftmaxCrossEntropyWithLogits",
+     lambda tf, a, b: tf.raw_ops.SoftmaxCrossEntropyWithLogits(
+         features=a, labels=tf.nn.softmax(b))),
+]
+
+
+@pytest.mark.parametrize("name,fn", SOFTMAX, ids=[s[0] for s in SOFTMAX])
+def test_softmax_in_double_on_opencl(tf, name, fn):
+    a = _inputs((9, 301), -5, 5, seed=13)
+    b = _inputs((9, 301), -5, 5, seed=14)
+    got = _on(tf, DEVICE, fn, a, b)
+    want = _on(tf, "/CPU:0", fn, a, b)
+    got = got if isinstance(got, (list, tuple)) else [got]
+    want = want if isinstance(want, (list, tuple)) else [want]
+    for g, w in zip(got, want):
+        assert g.device.endswith("OPENCL:0"), f"{name} ran on {g.device}"
+        assert g.dtype == tf.float64
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=RTOL, atol=1e-15)
 
 
 def test_broadcast_in_double_on_opencl(tf):
