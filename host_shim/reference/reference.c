@@ -797,12 +797,16 @@ void ref_run_case(struct tfocl_device *device, const struct ref_op *op,
         snprintf(result->message, sizeof(result->message),
                  "output %d has the wrong shape (rank %d, reference rank %d)",
                  i, got.rank, want[i].rank);
-      else
+      else {
+        /* Enough digits to tell a double's ulps apart. */
+        int digits = got.dtype == TF_DOUBLE ? 17 : 9;
         snprintf(result->message, sizeof(result->message),
                  "output %d: %lld of %lld elements off; first at %lld: got "
-                 "%.9g, want %.9g",
+                 "%.*g, want %.*g",
                  i, (long long)bad, (long long)got.elements,
-                 (long long)first_bad, got.v[first_bad], want[i].v[first_bad]);
+                 (long long)first_bad, digits, got.v[first_bad], digits,
+                 want[i].v[first_bad]);
+      }
     }
     ref_tensor_finish(&got);
   }
