@@ -70,7 +70,10 @@ static double digamma(double x)
   if (x <= 0) {
     if (x == floor(x))
       return NAN;
-    double r = x - 2.0 * floor(x / 2.0); /* pi x modulo 2 pi, exactly */
+    /* cot has period pi: x less its nearest integer, exactly (x modulo 2
+     * was exact only for float's digits), keeps cot's digits near the
+     * poles. */
+    double r = x - nearbyint(x);
     result = -M_PI * cos(M_PI * r) / sin(M_PI * r);
     x = 1 - x;
   }
@@ -888,12 +891,14 @@ double ref_grad_value(const char *op, double a, double b)
 /* On double, a few ulp of double (2^-52 = 2.2e-16), by the same reasoning:
  * a few roundings; the built-ins' bounds in double (exp, log 3 ulp, tanh
  * 5, erf, erfc, pow 16) composed with a rounding or two, ~36 ulp as for
- * float; lgamma's absolute bound near its zeros. The rows whose TYPES
- * have no double have none. */
+ * float; lgamma's and digamma's absolute bound near their zeros (the
+ * device's digamma adds up to ten 1 / x terms). The rows whose TYPES have
+ * no double have none. */
 #define DOUBLE_EXACT 0.0, 0.0
 #define DOUBLE_ROUNDED 1e-15, 1e-300
 #define DOUBLE_BUILTIN 8e-15, 1e-300
 #define DOUBLE_LGAMMA 1e-13, 1e-13
+#define DOUBLE_DIGAMMA 1e-13, 1e-13
 
 /* The case builder and computation by unary.def's KIND. */
 #define REF_FNS_PLAIN unary_cases, unary_compute
