@@ -151,6 +151,82 @@ static CT floor_mod_of(CT a, CT b)
   return (r != (CT)0 && ((b < (CT)0) != (r < (CT)0))) ? r + b : r;
 }
 #endif
+#if defined(T_IS_DOUBLE)
+/* ---- Special functions in double -----------------------------------------
+ * Cephes' zeta as Eigen evaluates it for TensorFlow's double kernels: the
+ * float one's method (below) with double's epsilon, and the direct sum run
+ * on until its last term is past 9 (for a negative q), here at most
+ * ZETA_DOUBLE_TERMS terms, a bound on the work per element. */
+#define CEPHES_MACHEP_DOUBLE 1.11022302462515654042e-16 /* DBL_EPSILON / 2 */
+#define ZETA_DOUBLE_TERMS 100000
+
+__constant double ZETA_A_DOUBLE[] = {12.0,
+                                     -720.0,
+                                     30240.0,
+                                     -1209600.0,
+                                     47900160.0,
+                                     -1.8924375803183791606e9,
+                                     7.47242496e10,
+                                     -2.950130727918164224e12,
+                                     1.1646782814350067249e14,
+                                     -4.5979787224074726105e15,
+                                     1.8152105401943546773e17,
+                                     -7.1661652561756670113e18};
+
+/* Hurwitz zeta(x, q), with the float one's edges. */
+static double zeta_of(double x, double q)
+{
+  if (x == 1)
+    return INFINITY;
+  if (x < 1)
+    return NAN;
+  if (q <= 0) {
+    if (q == floor(q))
+      return x == floor(x) && (isinf(x) || fmod(x, 2.0) == 0) ? INFINITY
+                                                               : NAN;
+    if (x != floor(x))
+      return NAN;
+  }
+  double s = pow(q, -x), a = q, b = 0;
+  for (int i = 0; i < ZETA_DOUBLE_TERMS && (i < 9 || a <= 9); i++) {
+    a += 1;
+    b = pow(a, -x);
+    s += b;
+    if (fabs(b / s) < CEPHES_MACHEP_DOUBLE)
+      return s;
+  }
+  if (b == 0) /* the tail is 0 too; a may have overflowed */
+    return s;
+  double w = a, k = 0;
+  s += b * w / (x - 1);
+  s -= 0.5 * b;
+  a = 1;
+  for (int i = 0; i < 12; i++) {
+    a *= x + k;
+    b /= w;
+    double t = a * b / ZETA_A_DOUBLE[i];
+    s += t;
+    if (fabs(t / s) < CEPHES_MACHEP_DOUBLE)
+      break;
+    k += 1;
+    a *= x + k;
+    b /= w;
+    k += 1;
+  }
+  return s;
+}
+
+/* As the float one: psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x). */
+static double polygamma_of(double n, double x)
+{
+  if (floor(n) != n || n < 0)
+    return NAN;
+  if (n == 0)
+    return special_digamma(x, NAN);
+  double order = n + 1;
+  return pow(-1.0, order) * exp(lgamma(order)) * zeta_of(order, x);
+}
+#endif
 #if defined(T_IS_FLOAT) || defined(T_IS_HALF)
 /* ---- Special functions (float; TensorFlow registers no half) ------------
  * S. L. Moshier's Cephes algorithms as Eigen evaluates them for

@@ -13,6 +13,10 @@
  * alike; alpha is LeakyRelu's and is ignored by the others. The ops
  * themselves (name, types, math) are unary.def's rows; this file holds
  * their helpers and the kernel shapes. */
+#if defined(T_IS_DOUBLE)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
 #include "activations.clh"
 #include "common.clh"
 
@@ -270,10 +274,6 @@ POPCOUNT_KERNEL(u16)
 #endif
 
 #else /* !CAST */
-
-#if defined(T_IS_DOUBLE)
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
 
 #if defined(T_IS_HALF)
 typedef float CT; /* compute type */
@@ -634,35 +634,6 @@ static CT softplus_of(CT a)
   const CT threshold = -34.04365338911715;
   CT e = exp(a);
   return a > -threshold ? a : a < threshold ? e : log1p(e);
-}
-
-/* psi(x) in double, as activations.clh's float one: the reflection below
- * 0, the recurrence up to 10 (at most 10 steps: after the reflection
- * x >= 1), then the asymptotic series to x^-14, whose first term left out
- * (B16 / (16 x^16)) is below 5e-17 there. */
-static CT special_digamma(CT x, CT at_zero)
-{
-  CT result = 0;
-  if (x == 0)
-    return at_zero;
-  if (x <= 0) {
-    if (x == floor(x))
-      return NAN;
-    result = -M_PI * cospi(x) / sinpi(x);
-    x = 1 - x;
-  }
-  for (int i = 0; i < 10 && x < 10; i++) {
-    result -= 1 / x;
-    x += 1;
-  }
-  CT f = 1 / (x * x);
-  CT t = f * (-1.0 / 12 +
-              f * (1.0 / 120 +
-                   f * (-1.0 / 252 +
-                        f * (1.0 / 240 +
-                             f * (-1.0 / 132 +
-                                  f * (691.0 / 32760 + f * (-1.0 / 12)))))));
-  return x == INFINITY ? x : result + log(x) - 0.5 / x + t;
 }
 
 /* Abramowitz and Stegun's 26.2.23: the lower tail's quantile for q in

@@ -17,7 +17,7 @@ static bool is_float(TF_DataType t)
  * Written apart from the device's Cephes code: the regularised incomplete
  * gamma functions by the series of P below x < a + 1 and the modified
  * Lentz evaluation of Q's continued fraction above (Numerical Recipes'
- * split); Hurwitz zeta by direct summation to N + q >= 20 and the
+ * split); Hurwitz zeta by direct summation to N + q >= 20 + x and the
  * Euler-Maclaurin tail with Bernoulli numbers to B_20. The edges are
  * TensorFlow's (see binary.cl). */
 
@@ -108,8 +108,12 @@ static double zeta_ref(double x, double q)
     return 0;
   if (isinf(x))
     return q < 1 ? INFINITY : q == 1 ? 1 : 0;
+  /* Directly until n >= 20 + x: the tail's terms shrink by about
+   * (x + 2j)^2 / (2 pi n)^2 each, too slowly for ten of them to reach
+   * double's precision where n is not well above x (zeta(31, 20) was
+   * 1e-11 off with n >= 20 alone). */
   double sum = 0, n = q;
-  for (; n < 20; n += 1)
+  for (; n < 20 + fmin(x, 1e6); n += 1)
     sum += pow(n, -x);
   /* sum_{k>=0} (n + k)^-x = n^(1-x)/(x-1) + n^-x/2
    *   + sum_j B_2j/(2j)! x (x+1) ... (x+2j-2) n^(-x-2j+1) */
@@ -765,6 +769,11 @@ double ref_binary_value(const char *op, TF_DataType dtype, double a, double b)
 #define DOUBLE_ROUNDED 1e-15, 1e-300
 #define DOUBLE_BUILTIN 8e-15, 1e-300
 #define DOUBLE_FLOOR_MOD 1e-15, 1e-15
+/* Cephes' zeta in double: pow's 16 ulp per term and the tail's roundings;
+ * Polygamma through exp(lgamma), which OpenCL does not bound, and near
+ * digamma's zero an absolute bound. */
+#define DOUBLE_ZETA 1e-13, 1e-300
+#define DOUBLE_POLYGAMMA 1e-12, 1e-13
 
 /* binary.def's CASES column. */
 #define CASES_RANDOM ref_cases_binary
