@@ -29,7 +29,6 @@ enum binary_kind {
 /* Type sets, as bits of TF_DataType: binary.def's TYPES column. */
 #define TB(t) (1u << (t))
 #define TYPES_FLOATS (TB(TF_FLOAT) | TB(TF_HALF) | TB(TF_DOUBLE))
-#define TYPES_FLOAT32 TB(TF_FLOAT)
 #define TYPES_FLOAT_DOUBLE (TB(TF_FLOAT) | TB(TF_DOUBLE))
 #define TYPES_INTEGERS (TB(TF_INT64) | TB(TF_INT32))
 #define TYPES_FLOAT_DOUBLE_INTEGERS (TYPES_FLOAT_DOUBLE | TYPES_INTEGERS)

@@ -151,14 +151,104 @@ static CT floor_mod_of(CT a, CT b)
   return (r != (CT)0 && ((b < (CT)0) != (r < (CT)0))) ? r + b : r;
 }
 #endif
+#define IGAMMA_ITERATIONS 2000
 #if defined(T_IS_DOUBLE)
 /* ---- Special functions in double -----------------------------------------
- * Cephes' zeta as Eigen evaluates it for TensorFlow's double kernels: the
- * float one's method (below) with double's epsilon, and the direct sum run
+ * Cephes' igam, igamc and zeta as Eigen evaluates them for TensorFlow's
+ * double kernels: the float ones' methods (below) with double's epsilon,
+ * rescaling bound and log of the largest double; zeta's direct sum runs
  * on until its last term is past 9 (for a negative q), here at most
  * ZETA_DOUBLE_TERMS terms, a bound on the work per element. */
 #define CEPHES_MACHEP_DOUBLE 1.11022302462515654042e-16 /* DBL_EPSILON / 2 */
+#define CEPHES_BIG_DOUBLE 4.503599627370496e15          /* 2^52 */
+#define CEPHES_BIGINV_DOUBLE 2.22044604925031308085e-16 /* 2^-52 */
+#define CEPHES_MAXLOG_DOUBLE 7.09782712893383996843e2   /* log(DBL_MAX) */
 #define ZETA_DOUBLE_TERMS 100000
+
+/* x^a e^-x / Gamma(a), 0 where it underflows double (or is NaN). */
+static double igamma_prefactor(double a, double x)
+{
+  double log_ax = a * log(x) - x - lgamma(a);
+  if (log_ax < -CEPHES_MAXLOG_DOUBLE || isnan(log_ax))
+    return 0;
+  return exp(log_ax);
+}
+
+/* P(a, x) by its power series; for x <= 1 or x <= a. */
+static double igamma_series(double a, double x)
+{
+  double ax = igamma_prefactor(a, x);
+  if (ax == 0)
+    return 0;
+  double r = a, c = 1, sum = 1;
+  for (int i = 0; i < IGAMMA_ITERATIONS; i++) {
+    r += 1;
+    c *= x / r;
+    sum += c;
+    if (c <= CEPHES_MACHEP_DOUBLE * sum)
+      break;
+  }
+  return sum * (ax / a);
+}
+
+/* Q(a, x) by its continued fraction; for x >= 1 and x >= a. */
+static double igammac_fraction(double a, double x)
+{
+  if (isinf(x))
+    return 0;
+  double ax = igamma_prefactor(a, x);
+  if (ax == 0)
+    return 0;
+  double y = 1 - a, z = x + y + 1, c = 0;
+  double pkm2 = 1, qkm2 = x, pkm1 = x + 1, qkm1 = z * x;
+  double ans = pkm1 / qkm1;
+  for (int i = 0; i < IGAMMA_ITERATIONS; i++) {
+    c += 1;
+    y += 1;
+    z += 2;
+    double yc = y * c;
+    double pk = pkm1 * z - pkm2 * yc, qk = qkm1 * z - qkm2 * yc;
+    if (qk != 0) {
+      double previous = ans;
+      ans = pk / qk;
+      if (fabs(previous - ans) <= CEPHES_MACHEP_DOUBLE * fabs(ans))
+        break;
+    }
+    pkm2 = pkm1;
+    pkm1 = pk;
+    qkm2 = qkm1;
+    qkm1 = qk;
+    if (fabs(pk) > CEPHES_BIG_DOUBLE) { /* rescale before it overflows */
+      pkm2 *= CEPHES_BIGINV_DOUBLE;
+      pkm1 *= CEPHES_BIGINV_DOUBLE;
+      qkm2 *= CEPHES_BIGINV_DOUBLE;
+      qkm1 *= CEPHES_BIGINV_DOUBLE;
+    }
+  }
+  return ans * ax;
+}
+
+/* The float ones' domain: 0 at x == 0 (whatever a), NaN for x < 0,
+ * a <= 0 or NaN. */
+static double igamma_of(double a, double x)
+{
+  if (x == 0)
+    return 0;
+  if (x < 0 || a <= 0 || isnan(a) || isnan(x))
+    return NAN;
+  if (x > 1 && x > a)
+    return 1 - igammac_fraction(a, x);
+  return igamma_series(a, x);
+}
+
+static double igammac_of(double a, double x)
+{
+  if (x < 0 || a <= 0 || isnan(a) || isnan(x))
+    return NAN;
+  if (x < 1 || x < a)
+    return 1 - igamma_series(a, x);
+  return igammac_fraction(a, x);
+}
 
 __constant double ZETA_A_DOUBLE[] = {12.0,
                                      -720.0,
@@ -235,7 +325,6 @@ static double polygamma_of(double n, double x)
  * most), zeta's Euler-Maclaurin summation. */
 #define CEPHES_MACHEP 5.9604644775390625e-8f /* FLT_EPSILON / 2 */
 #define CEPHES_BIG (1.0f / CEPHES_MACHEP)
-#define IGAMMA_ITERATIONS 2000
 
 /* x^a e^-x / Gamma(a), 0 where it underflows float (or is NaN). */
 static float igamma_prefactor(float a, float x)
@@ -615,16 +704,14 @@ __kernel void clip_by_value(OCL_TENSOR_ARG(const T, t),
 #define ON_BOOL(FORM, K, MATH, INT_MATH) FORM(K, MATH)
 #define ON_NUMBERS_BOOL ON_BOOL
 #elif defined(T_IS_FLOAT) || defined(T_IS_HALF)
-/* ops without half (FLOAT32, FLOAT_DOUBLE, FLOAT_DOUBLE_INTEGERS) are
- * built for half too, unregistered. */
+/* ops without half (FLOAT_DOUBLE, FLOAT_DOUBLE_INTEGERS) are built for
+ * half too, unregistered. */
 #define ON_FLOATS(FORM, K, MATH, INT_MATH) FORM(K, MATH)
-#define ON_FLOAT32 ON_FLOATS
 #define ON_FLOAT_DOUBLE ON_FLOATS
 #define ON_FLOAT_DOUBLE_INTEGERS ON_FLOATS
 #define ON_NUMBERS ON_FLOATS
 #define ON_NUMBERS_BOOL ON_FLOATS
 #elif defined(T_IS_DOUBLE)
-/* Not FLOAT32's rows: their helpers are single-precision algorithms. */
 #define ON_FLOATS(FORM, K, MATH, INT_MATH) FORM(K, MATH)
 #define ON_FLOAT_DOUBLE ON_FLOATS
 #define ON_FLOAT_DOUBLE_INTEGERS ON_FLOATS
@@ -643,9 +730,6 @@ __kernel void clip_by_value(OCL_TENSOR_ARG(const T, t),
 #ifndef ON_FLOATS
 #define ON_FLOATS NOT_HERE
 #define ON_FLOAT_DOUBLE NOT_HERE
-#endif
-#ifndef ON_FLOAT32
-#define ON_FLOAT32 NOT_HERE
 #endif
 #ifndef ON_INTEGERS
 #define ON_INTEGERS NOT_HERE

@@ -773,6 +773,7 @@ double ref_binary_value(const char *op, TF_DataType dtype, double a, double b)
  * Polygamma through exp(lgamma), which OpenCL does not bound, and near
  * digamma's zero an absolute bound. */
 #define DOUBLE_ZETA 1e-13, 1e-300
+#define DOUBLE_IGAMMA 1e-12, 1e-13
 #define DOUBLE_POLYGAMMA 1e-12, 1e-13
 
 /* binary.def's CASES column. */
@@ -815,7 +816,6 @@ const struct ref_op ref_ops_binary[] = {
 #define DOUBLE_ROW_FLOAT_DOUBLE_INTEGERS DOUBLE_ROW
 #define DOUBLE_ROW_NUMBERS DOUBLE_ROW
 #define DOUBLE_ROW_NUMBERS_BOOL DOUBLE_ROW
-#define DOUBLE_ROW_FLOAT32(NAME, ...)
 #define DOUBLE_ROW_INTEGERS(NAME, ...)
 #define DOUBLE_ROW_BOOL(NAME, ...)
 
