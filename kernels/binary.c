@@ -834,14 +834,17 @@ void ocl_register_binary_kernels(void)
   });
 
   /* Betainc: float and double only in TensorFlow. */
-  ocl_register_kernel(&(const struct ocl_kernel_spec){
-      .op = "Betainc",
-      .create = betainc_create,
-      .compute = ternary_compute,
-      .destroy = binary_delete,
-      .type_attrs = {"T"},
-      .types = {TF_FLOAT},
-  });
+  static const TF_DataType betainc_types[] = {TF_FLOAT, TF_DOUBLE};
+  for (size_t t = 0; t < sizeof(betainc_types) / sizeof(betainc_types[0]);
+       t++)
+    ocl_register_kernel(&(const struct ocl_kernel_spec){
+        .op = "Betainc",
+        .create = betainc_create,
+        .compute = ternary_compute,
+        .destroy = binary_delete,
+        .type_attrs = {"T"},
+        .types = {betainc_types[t]},
+    });
   static const char *const clip_args[] = {"t", "clip_value_min",
                                           "clip_value_max", "output", NULL};
   static const TF_DataType clip_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
