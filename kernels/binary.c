@@ -835,8 +835,7 @@ void ocl_register_binary_kernels(void)
 
   /* Betainc: float and double only in TensorFlow. */
   static const TF_DataType betainc_types[] = {TF_FLOAT, TF_DOUBLE};
-  for (size_t t = 0; t < sizeof(betainc_types) / sizeof(betainc_types[0]);
-       t++)
+  for (size_t t = 0; t < sizeof(betainc_types) / sizeof(betainc_types[0]); t++)
     ocl_register_kernel(&(const struct ocl_kernel_spec){
         .op = "Betainc",
         .create = betainc_create,

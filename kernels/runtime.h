@@ -85,14 +85,14 @@ enum ocl_storage {
 enum ocl_storage ocl_storage_of(TF_DataType dtype);
 
 /* The programs of a typed family, indexed by enum ocl_storage. */
-#define OCL_TYPED_PROGRAMS(name, source)                                 \
-  {                                                                      \
+#define OCL_TYPED_PROGRAMS(name, source) \
+  { \
     [OCL_STORAGE_FLOAT] = {name "_float", source, "-DT=float -DT_IS_FLOAT"}, \
-    [OCL_STORAGE_HALF] = {name "_half", source, "-DT=half -DT_IS_HALF"},     \
-    [OCL_STORAGE_LONG] = {name "_long", source, "-DT=long -DT_IS_LONG"},     \
-    [OCL_STORAGE_BOOL] = {name "_bool", source, "-DT=uchar -DT_IS_BOOL"},    \
-    [OCL_STORAGE_DOUBLE] = {name "_double", source,                          \
-                            "-DT=double -DT_IS_DOUBLE"},                     \
+    [OCL_STORAGE_HALF] = {name "_half", source, "-DT=half -DT_IS_HALF"}, \
+    [OCL_STORAGE_LONG] = {name "_long", source, "-DT=long -DT_IS_LONG"}, \
+    [OCL_STORAGE_BOOL] = {name "_bool", source, "-DT=uchar -DT_IS_BOOL"}, \
+    [OCL_STORAGE_DOUBLE] = {name "_double", source, \
+                            "-DT=double -DT_IS_DOUBLE"}, \
   }
 
 /* Families that only move bytes (movement, gather) build one program per

@@ -161,8 +161,7 @@ static TF_Tensor *split_row_stats(struct ocl_op *op, struct softmax_kernel *k,
 {
   const struct ocl_device_info *info = ocl_op_info(op);
   TF_Tensor *stats = ocl_op_temp(op, k->acc_dtype, rows * sp->parts * 2);
-  TF_Tensor *row_stats =
-      stats ? ocl_op_temp(op, k->acc_dtype, rows * 4) : NULL;
+  TF_Tensor *row_stats = stats ? ocl_op_temp(op, k->acc_dtype, rows * 4) : NULL;
   if (row_stats == NULL)
     return NULL;
   struct ocl_kernel *kernels = k->k[wide];

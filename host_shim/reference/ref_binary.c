@@ -175,8 +175,7 @@ REF_VALUE(xdivy, a == 0 ? 0 : a / b)
 REF_VALUE(xlog1py, a == 0 ? 0 : a * log1p(b))
 static double ref_next_after(TF_DataType dtype, double a, double b)
 {
-  return dtype == TF_DOUBLE ? nextafter(a, b)
-                            : nextafterf((float)a, (float)b);
+  return dtype == TF_DOUBLE ? nextafter(a, b) : nextafterf((float)a, (float)b);
 }
 REF_VALUE(igamma, igamma_ref(a, b, false))
 REF_VALUE(igammac, igamma_ref(a, b, true))
@@ -820,15 +819,15 @@ const struct ref_op ref_ops_binary[] = {
 #define DOUBLE_ROW_BOOL(NAME, ...)
 
 const struct ref_double_tolerance ref_double_tolerances_binary[] = {
-#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN, CASES,  \
-                  MATH, INT_MATH)                                            \
+#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN, CASES, \
+                  MATH, INT_MATH) \
   DOUBLE_ROW_##TYPES(NAME, DOUBLE_##REF)
-#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,   \
-                        CASES, MATH, INT_MATH, ENUM, OPCODE, FUSED_TEXT,     \
-                        FUSED_TYPES, COST)                                   \
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN, \
+                        CASES, MATH, INT_MATH, ENUM, OPCODE, FUSED_TEXT, \
+                        FUSED_TYPES, COST) \
   DOUBLE_ROW_##TYPES(NAME, DOUBLE_##REF)
-#define BINARY_ALIAS(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN,      \
-                     CASES, ENUM)                                            \
+#define BINARY_ALIAS(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN, CASES, \
+                     ENUM) \
   DOUBLE_ROW_##TYPES(NAME, DOUBLE_##REF)
 #include "../../kernels/binary.def"
     /* Cephes' double incbet: its continued fractions and series to

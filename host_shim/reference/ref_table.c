@@ -76,8 +76,8 @@ static const struct ref_double_tolerance *const double_tolerance_tables[] = {
 
 const struct ref_double_tolerance *ref_double_tolerance_find(const char *name)
 {
-  for (size_t t = 0; t < sizeof(double_tolerance_tables) /
-                             sizeof(double_tolerance_tables[0]);
+  for (size_t t = 0;
+       t < sizeof(double_tolerance_tables) / sizeof(double_tolerance_tables[0]);
        t++)
     for (const struct ref_double_tolerance *d = double_tolerance_tables[t];
          d->op != NULL; d++)

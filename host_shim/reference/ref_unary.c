@@ -49,11 +49,10 @@ static double selu_scale(TF_DataType dtype)
 }
 static double selu_scale_alpha(TF_DataType dtype)
 {
-  return dtype == TF_DOUBLE
-             ? 1.0507009873554804934193349852946 *
-                   1.6732632423543772848170429916717
-             : (double)(1.0507009873554804934193349852946f *
-                        1.6732632423543772848170429916717f);
+  return dtype == TF_DOUBLE ? 1.0507009873554804934193349852946 *
+                                  1.6732632423543772848170429916717
+                            : (double)(1.0507009873554804934193349852946f *
+                                       1.6732632423543772848170429916717f);
 }
 
 static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
@@ -126,8 +125,8 @@ static double erfinv(double x)
 {
   if (x == 0)
     return x;
-  double y = x > 0 ? -ndtri((1 - x) / 2) / M_SQRT2
-                   : ndtri((1 + x) / 2) / M_SQRT2;
+  double y =
+      x > 0 ? -ndtri((1 - x) / 2) / M_SQRT2 : ndtri((1 + x) / 2) / M_SQRT2;
   for (int i = 0; i < 3 && fabs(x) < 0.5; i++)
     y -= (erf(y) - x) / (M_2_SQRTPI * exp(-y * y));
   return y;
@@ -365,8 +364,8 @@ REF_VALUE(sigmoid, sigmoid(a))
 REF_VALUE(relu, a < 0 ? 0 : a)
 REF_VALUE(relu6, a < 0 ? 0 : a > 6 ? 6 : a)
 REF_VALUE(elu, a < 0 ? expm1(a) : a)
-REF_VALUE(selu, a < 0 ? selu_scale_alpha(dtype) * expm1(a)
-                      : selu_scale(dtype) * a)
+REF_VALUE(selu,
+          a < 0 ? selu_scale_alpha(dtype) * expm1(a) : selu_scale(dtype) * a)
 REF_VALUE(leaky_relu, a > 0 ? a : a * alpha)
 REF_VALUE(softplus, softplus(a))
 REF_VALUE(softsign, a / (fabs(a) + 1))
@@ -524,26 +523,26 @@ static double round_to_compute(TF_DataType dtype, double v)
  * rounded to the compute type as on the device, so that an intermediate
  * that overflows (y*y of a large y) gives the device's Inf or NaN; the
  * formulas are otherwise exact, so the tolerance is the few roundings. */
-#define REF_GRAD(KERNEL, VALUE)                                               \
-  static double ref_##KERNEL##_grad(TF_DataType dtype, double a, double b,    \
-                                    double alpha)                             \
-  {                                                                           \
-    (void)dtype;                                                              \
-    (void)alpha;                                                              \
-    return VALUE;                                                             \
+#define REF_GRAD(KERNEL, VALUE) \
+  static double ref_##KERNEL##_grad(TF_DataType dtype, double a, double b, \
+                                    double alpha) \
+  { \
+    (void)dtype; \
+    (void)alpha; \
+    return VALUE; \
   }
 
 REF_GRAD(relu, a * (b > 0 ? 1.0 : 0.0))
 REF_GRAD(relu6, a * (b > 0 && b < 6 ? 1.0 : 0.0))
 REF_GRAD(elu, b < 0 ? a * F(b + 1) : a)
-REF_GRAD(selu, b < 0 ? a * F(b + selu_scale_alpha(dtype))
-                     : a * selu_scale(dtype))
+REF_GRAD(selu,
+         b < 0 ? a * F(b + selu_scale_alpha(dtype)) : a * selu_scale(dtype))
 REF_GRAD(leaky_relu, b > 0 ? a : a * alpha)
 REF_GRAD(softplus, a / (exp(-b) + 1))
 REF_GRAD(softsign, a / F(F(fabs(b) + 1) * F(fabs(b) + 1)))
 REF_GRAD(sigmoid, F(b * a) * F(1 - a))
 /* The device's fma: one rounding of 1 - y*y. */
-REF_GRAD(tanh, b * F(fma(-a, a, 1)))
+REF_GRAD(tanh, F(fma(-a, a, 1)) * b)
 REF_GRAD(sqrt, F(0.5 * b) / a)
 REF_GRAD(rsqrt, F(-0.5 * F(a * a)) * F(a * b))
 REF_GRAD(reciprocal, F(-a * a) * b)
@@ -628,8 +627,8 @@ static TF_DataType unary_out_type(const char *op, TF_DataType dtype)
   return r != NULL && r->out_type != 0 ? (TF_DataType)r->out_type : dtype;
 }
 
-static double grad_value(const char *op, TF_DataType dtype, double a,
-                         double b, double alpha)
+static double grad_value(const char *op, TF_DataType dtype, double a, double b,
+                         double alpha)
 {
   const struct unary_ref *r = unary_ref_of(op);
   return r != NULL && r->grad != NULL ? r->grad(dtype, a, b, alpha) : NAN;
@@ -658,9 +657,8 @@ static int grad_compute(const struct ref_case *c, struct ref_tensor *out,
   double alpha = (float)ref_case_attr_float_or(c, "alpha", 0.2);
   ref_tensor_alloc(&out[0], a->dtype, a->dims, a->rank);
   for (int64_t i = 0; i < a->elements; i++)
-    out[0].v[i] =
-        ref_round_to(a->dtype,
-                     grad_value(c->op, a->dtype, a->v[i], b->v[i], alpha));
+    out[0].v[i] = ref_round_to(a->dtype, grad_value(c->op, a->dtype, a->v[i],
+                                                    b->v[i], alpha));
   return 1;
 }
 
@@ -950,13 +948,12 @@ const struct ref_op ref_ops_unary[] = {
 #define DOUBLE_ROW_BOOL(NAME, ...)
 
 const struct ref_double_tolerance ref_double_tolerances_unary[] = {
-#define UNARY_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,          \
-                 INT_MATH)                                                   \
+#define UNARY_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH, INT_MATH) \
   DOUBLE_ROW_##TYPES(NAME, DOUBLE_##REF)
-#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH,    \
-                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST)            \
+#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH, \
+                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST) \
   DOUBLE_ROW_##TYPES(NAME, DOUBLE_##REF)
-#define UNARY_ALIAS(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, ENUM)       \
+#define UNARY_ALIAS(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, ENUM) \
   DOUBLE_ROW_##TYPES(NAME, DOUBLE_##REF)
 #include "../../kernels/unary.def"
     {.op = NULL},
