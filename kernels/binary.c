@@ -1,10 +1,10 @@
 /* Binary element-wise ops with NumPy broadcasting, BiasAdd and AddN.
  *
- * float, half, int64 and bool run on the device (binary.cl, one program per
- * storage type). int32 follows TensorFlow's GPU convention: its arguments
- * live in host memory and the op is computed on the host, since int32
- * tensors in a graph are nearly always shapes and indices that the host
- * needs next anyway. */
+ * float, half, int64, bool and double run on the device (binary.cl, one
+ * program per storage type; double only where cl_khr_fp64 is). int32
+ * follows TensorFlow's GPU convention: its arguments live in host memory
+ * and the op is computed on the host, since int32 tensors in a graph are
+ * nearly always shapes and indices that the host needs next anyway. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +28,10 @@ enum binary_kind {
 
 /* Type sets, as bits of TF_DataType: binary.def's TYPES column. */
 #define TB(t) (1u << (t))
-#define TYPES_FLOATS (TB(TF_FLOAT) | TB(TF_HALF))
-#define TYPES_FLOAT32 TB(TF_FLOAT)
+#define TYPES_FLOATS (TB(TF_FLOAT) | TB(TF_HALF) | TB(TF_DOUBLE))
+#define TYPES_FLOAT_DOUBLE (TB(TF_FLOAT) | TB(TF_DOUBLE))
 #define TYPES_INTEGERS (TB(TF_INT64) | TB(TF_INT32))
-#define TYPES_FLOAT32_INTEGERS (TYPES_FLOAT32 | TYPES_INTEGERS)
+#define TYPES_FLOAT_DOUBLE_INTEGERS (TYPES_FLOAT_DOUBLE | TYPES_INTEGERS)
 #define TYPES_NUMBERS (TYPES_FLOATS | TYPES_INTEGERS)
 #define TYPES_NUMBERS_BOOL (TYPES_NUMBERS | TB(TF_BOOL))
 #define TYPES_BOOL TB(TF_BOOL)
@@ -798,7 +798,7 @@ out:
 /* ---- Registration ------------------------------------------------------ */
 
 static const TF_DataType register_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
-                                             TF_INT32, TF_BOOL};
+                                             TF_INT32, TF_BOOL, TF_DOUBLE};
 
 void ocl_register_binary_kernels(void)
 {
@@ -834,18 +834,20 @@ void ocl_register_binary_kernels(void)
   });
 
   /* Betainc: float and double only in TensorFlow. */
-  ocl_register_kernel(&(const struct ocl_kernel_spec){
-      .op = "Betainc",
-      .create = betainc_create,
-      .compute = ternary_compute,
-      .destroy = binary_delete,
-      .type_attrs = {"T"},
-      .types = {TF_FLOAT},
-  });
+  static const TF_DataType betainc_types[] = {TF_FLOAT, TF_DOUBLE};
+  for (size_t t = 0; t < sizeof(betainc_types) / sizeof(betainc_types[0]); t++)
+    ocl_register_kernel(&(const struct ocl_kernel_spec){
+        .op = "Betainc",
+        .create = betainc_create,
+        .compute = ternary_compute,
+        .destroy = binary_delete,
+        .type_attrs = {"T"},
+        .types = {betainc_types[t]},
+    });
   static const char *const clip_args[] = {"t", "clip_value_min",
                                           "clip_value_max", "output", NULL};
   static const TF_DataType clip_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
-                                           TF_INT32};
+                                           TF_INT32, TF_DOUBLE};
   for (size_t t = 0; t < sizeof(clip_types) / sizeof(clip_types[0]); t++)
     ocl_register_kernel(&(const struct ocl_kernel_spec){
         .op = "ClipByValue",
@@ -859,7 +861,8 @@ void ocl_register_binary_kernels(void)
 
   static const char *const bias_args[] = {"value", "bias", "output", NULL};
   static const char *const addn_args[] = {"inputs", "sum", NULL};
-  static const TF_DataType bias_types[] = {TF_FLOAT, TF_HALF, TF_INT64};
+  static const TF_DataType bias_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
+                                           TF_DOUBLE};
   for (size_t t = 0; t < sizeof(bias_types) / sizeof(bias_types[0]); t++) {
     ocl_register_kernel(&(const struct ocl_kernel_spec){
         .op = "BiasAdd",

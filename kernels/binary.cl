@@ -1,6 +1,7 @@
 /* Binary element-wise ops with NumPy broadcasting.
  *
- * Built once per storage type: -DT=float|half|long|uchar (uchar = bool).
+ * Built once per storage type: -DT=float|half|long|uchar|double (uchar =
+ * bool; double only on devices with cl_khr_fp64, computed in double).
  * half is stored as half and computed in float, rounded to nearest even on
  * store: what TensorFlow's CPU kernels do, and it needs no cl_khr_fp16.
  *
@@ -15,6 +16,10 @@
  * Three kernels stand apart: approximate_equal (same shapes, a tolerance),
  * and the ternary betainc and clip_by_value, whose inputs have the output's
  * shape or are scalars, read at index i * step (step 0 for a scalar). */
+#if defined(T_IS_DOUBLE)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
 #include "activations.clh"
 #include "common.clh"
 
@@ -138,13 +143,181 @@ typedef struct {
 
 /* The helpers of binary.def's rows, and the kernels of the ops no row
  * describes (Betainc, ApproximateEqual, ClipByValue). */
-#if defined(T_IS_FLOAT) || defined(T_IS_HALF)
+#if defined(T_IS_FLOAT) || defined(T_IS_HALF) || defined(T_IS_DOUBLE)
 /* google_floor_fmod: the remainder takes the divisor's sign. */
 static CT floor_mod_of(CT a, CT b)
 {
   CT r = fmod(a, b);
   return (r != (CT)0 && ((b < (CT)0) != (r < (CT)0))) ? r + b : r;
 }
+#endif
+#define IGAMMA_ITERATIONS 2000
+#if defined(T_IS_DOUBLE)
+/* ---- Special functions in double -----------------------------------------
+ * Cephes' igam, igamc and zeta as Eigen evaluates them for TensorFlow's
+ * double kernels: the float ones' methods (below) with double's epsilon,
+ * rescaling bound and log of the largest double; zeta's direct sum runs
+ * on until its last term is past 9 (for a negative q), here at most
+ * ZETA_DOUBLE_TERMS terms, a bound on the work per element. */
+#define CEPHES_MACHEP_DOUBLE 1.11022302462515654042e-16 /* DBL_EPSILON / 2 */
+#define CEPHES_BIG_DOUBLE 4.503599627370496e15          /* 2^52 */
+#define CEPHES_BIGINV_DOUBLE 2.22044604925031308085e-16 /* 2^-52 */
+#define CEPHES_MAXLOG_DOUBLE 7.09782712893383996843e2   /* log(DBL_MAX) */
+#define ZETA_DOUBLE_TERMS 100000
+
+/* x^a e^-x / Gamma(a), 0 where it underflows double (or is NaN). */
+static double igamma_prefactor(double a, double x)
+{
+  double log_ax = a * log(x) - x - lgamma(a);
+  if (log_ax < -CEPHES_MAXLOG_DOUBLE || isnan(log_ax))
+    return 0;
+  return exp(log_ax);
+}
+
+/* P(a, x) by its power series; for x <= 1 or x <= a. */
+static double igamma_series(double a, double x)
+{
+  double ax = igamma_prefactor(a, x);
+  if (ax == 0)
+    return 0;
+  double r = a, c = 1, sum = 1;
+  for (int i = 0; i < IGAMMA_ITERATIONS; i++) {
+    r += 1;
+    c *= x / r;
+    sum += c;
+    if (c <= CEPHES_MACHEP_DOUBLE * sum)
+      break;
+  }
+  return sum * (ax / a);
+}
+
+/* Q(a, x) by its continued fraction; for x >= 1 and x >= a. */
+static double igammac_fraction(double a, double x)
+{
+  if (isinf(x))
+    return 0;
+  double ax = igamma_prefactor(a, x);
+  if (ax == 0)
+    return 0;
+  double y = 1 - a, z = x + y + 1, c = 0;
+  double pkm2 = 1, qkm2 = x, pkm1 = x + 1, qkm1 = z * x;
+  double ans = pkm1 / qkm1;
+  for (int i = 0; i < IGAMMA_ITERATIONS; i++) {
+    c += 1;
+    y += 1;
+    z += 2;
+    double yc = y * c;
+    double pk = pkm1 * z - pkm2 * yc, qk = qkm1 * z - qkm2 * yc;
+    if (qk != 0) {
+      double previous = ans;
+      ans = pk / qk;
+      if (fabs(previous - ans) <= CEPHES_MACHEP_DOUBLE * fabs(ans))
+        break;
+    }
+    pkm2 = pkm1;
+    pkm1 = pk;
+    qkm2 = qkm1;
+    qkm1 = qk;
+    if (fabs(pk) > CEPHES_BIG_DOUBLE) { /* rescale before it overflows */
+      pkm2 *= CEPHES_BIGINV_DOUBLE;
+      pkm1 *= CEPHES_BIGINV_DOUBLE;
+      qkm2 *= CEPHES_BIGINV_DOUBLE;
+      qkm1 *= CEPHES_BIGINV_DOUBLE;
+    }
+  }
+  return ans * ax;
+}
+
+/* The float ones' domain: 0 at x == 0 (whatever a), NaN for x < 0,
+ * a <= 0 or NaN. */
+static double igamma_of(double a, double x)
+{
+  if (x == 0)
+    return 0;
+  if (x < 0 || a <= 0 || isnan(a) || isnan(x))
+    return NAN;
+  if (x > 1 && x > a)
+    return 1 - igammac_fraction(a, x);
+  return igamma_series(a, x);
+}
+
+static double igammac_of(double a, double x)
+{
+  if (x < 0 || a <= 0 || isnan(a) || isnan(x))
+    return NAN;
+  if (x < 1 || x < a)
+    return 1 - igamma_series(a, x);
+  return igammac_fraction(a, x);
+}
+
+__constant double ZETA_A_DOUBLE[] = {12.0,
+                                     -720.0,
+                                     30240.0,
+                                     -1209600.0,
+                                     47900160.0,
+                                     -1.8924375803183791606e9,
+                                     7.47242496e10,
+                                     -2.950130727918164224e12,
+                                     1.1646782814350067249e14,
+                                     -4.5979787224074726105e15,
+                                     1.8152105401943546773e17,
+                                     -7.1661652561756670113e18};
+
+/* Hurwitz zeta(x, q), with the float one's edges. */
+static double zeta_of(double x, double q)
+{
+  if (x == 1)
+    return INFINITY;
+  if (x < 1)
+    return NAN;
+  if (q <= 0) {
+    if (q == floor(q))
+      return x == floor(x) && (isinf(x) || fmod(x, 2.0) == 0) ? INFINITY
+                                                               : NAN;
+    if (x != floor(x))
+      return NAN;
+  }
+  double s = pow(q, -x), a = q, b = 0;
+  for (int i = 0; i < ZETA_DOUBLE_TERMS && (i < 9 || a <= 9); i++) {
+    a += 1;
+    b = pow(a, -x);
+    s += b;
+    if (fabs(b / s) < CEPHES_MACHEP_DOUBLE)
+      return s;
+  }
+  if (b == 0) /* the tail is 0 too; a may have overflowed */
+    return s;
+  double w = a, k = 0;
+  s += b * w / (x - 1);
+  s -= 0.5 * b;
+  a = 1;
+  for (int i = 0; i < 12; i++) {
+    a *= x + k;
+    b /= w;
+    double t = a * b / ZETA_A_DOUBLE[i];
+    s += t;
+    if (fabs(t / s) < CEPHES_MACHEP_DOUBLE)
+      break;
+    k += 1;
+    a *= x + k;
+    b /= w;
+    k += 1;
+  }
+  return s;
+}
+
+/* As the float one: psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x). */
+static double polygamma_of(double n, double x)
+{
+  if (floor(n) != n || n < 0)
+    return NAN;
+  if (n == 0)
+    return special_digamma(x, NAN);
+  double order = n + 1;
+  return pow(-1.0, order) * exp(lgamma(order)) * zeta_of(order, x);
+}
+#endif
+#if defined(T_IS_FLOAT) || defined(T_IS_HALF)
 /* ---- Special functions (float; TensorFlow registers no half) ------------
  * S. L. Moshier's Cephes algorithms as Eigen evaluates them for
  * TensorFlow's float kernels, so that the edges and the iteration limits
@@ -152,7 +325,6 @@ static CT floor_mod_of(CT a, CT b)
  * most), zeta's Euler-Maclaurin summation. */
 #define CEPHES_MACHEP 5.9604644775390625e-8f /* FLT_EPSILON / 2 */
 #define CEPHES_BIG (1.0f / CEPHES_MACHEP)
-#define IGAMMA_ITERATIONS 2000
 
 /* x^a e^-x / Gamma(a), 0 where it underflows float (or is NaN). */
 static float igamma_prefactor(float a, float x)
@@ -449,6 +621,149 @@ static float betainc_of(float a, float b, float x, int zero_limits)
   }
   return incbeta_large_a(a, b, x);
 }
+#elif defined(T_IS_DOUBLE)
+/* Betainc in double: Cephes' incbet as Eigen evaluates it for double (its
+ * power series where b x <= 1 and x <= 0.95, else one of two continued
+ * fractions, 300 terms at most, from whichever tail converges), with the
+ * float one's edges. */
+#define CEPHES_MAXGAM_DOUBLE 171.624376956302725
+#define INCBETA_DOUBLE_TERMS 300
+/* The series converges fast where it is taken; the cap only guards the
+ * loop, as the float one's. */
+#define INCBETA_DOUBLE_SERIES_TERMS 10000
+
+static double log_beta(double a, double b)
+{
+  return lgamma(a) + lgamma(b) - lgamma(a + b);
+}
+
+/* Continued fraction #1 (second: its other form, x / (1 - x) in place of
+ * x, for y = x (a + b - 2) - (a - 1) >= 0). */
+static double incbeta_fraction(double a, double b, double x, bool second)
+{
+  double k1 = a, k3 = a, k4 = a + 1, k5 = 1, k7 = a + 1, k8 = a + 2;
+  double k2, k6, k26_step;
+  if (second) {
+    k2 = b - 1;
+    k6 = a + b;
+    k26_step = -1;
+    x = x / (1 - x);
+  } else {
+    k2 = a + b;
+    k6 = b - 1;
+    k26_step = 1;
+  }
+  double pkm2 = 0, qkm2 = 1, pkm1 = 1, qkm1 = 1, ans = 1, r = 1;
+  const double thresh = 3 * CEPHES_MACHEP_DOUBLE;
+  for (int n = 0; n < INCBETA_DOUBLE_TERMS; n++) {
+    double xk = -(x * k1 * k2) / (k3 * k4);
+    double pk = pkm1 + pkm2 * xk, qk = qkm1 + qkm2 * xk;
+    pkm2 = pkm1;
+    pkm1 = pk;
+    qkm2 = qkm1;
+    qkm1 = qk;
+    xk = (x * k5 * k6) / (k7 * k8);
+    pk = pkm1 + pkm2 * xk;
+    qk = qkm1 + qkm2 * xk;
+    pkm2 = pkm1;
+    pkm1 = pk;
+    qkm2 = qkm1;
+    qkm1 = qk;
+    if (qk != 0)
+      r = pk / qk;
+    double t = 1;
+    if (r != 0) {
+      t = fabs((ans - r) / r);
+      ans = r;
+    }
+    if (t < thresh)
+      break;
+    k1 += 1;
+    k2 += k26_step;
+    k3 += 2;
+    k4 += 2;
+    k5 += 1;
+    k6 -= k26_step;
+    k7 += 2;
+    k8 += 2;
+    if (fabs(qk) + fabs(pk) > CEPHES_BIG_DOUBLE) {
+      pkm2 *= CEPHES_BIGINV_DOUBLE;
+      pkm1 *= CEPHES_BIGINV_DOUBLE;
+      qkm2 *= CEPHES_BIGINV_DOUBLE;
+      qkm1 *= CEPHES_BIGINV_DOUBLE;
+    }
+    if (fabs(qk) < CEPHES_BIGINV_DOUBLE || fabs(pk) < CEPHES_BIGINV_DOUBLE) {
+      pkm2 *= CEPHES_BIG_DOUBLE;
+      pkm1 *= CEPHES_BIG_DOUBLE;
+      qkm2 *= CEPHES_BIG_DOUBLE;
+      qkm1 *= CEPHES_BIG_DOUBLE;
+    }
+  }
+  return ans;
+}
+
+/* The power series, for b x <= 1 and x <= 0.95. */
+static double incbeta_series(double a, double b, double x)
+{
+  double ai = 1 / a, u = (1 - b) * x, v = u / (a + 1), t1 = v, t = u;
+  double n = 2, s = 0, z = CEPHES_MACHEP_DOUBLE * ai;
+  for (int i = 0; i < INCBETA_DOUBLE_SERIES_TERMS && fabs(v) > z; i++) {
+    u = (n - b) * x / n;
+    t *= u;
+    v = t / (a + n);
+    s += v;
+    n += 1;
+  }
+  s += t1 + ai;
+  u = a * log(x);
+  if (a + b < CEPHES_MAXGAM_DOUBLE && fabs(u) < CEPHES_MAXLOG_DOUBLE)
+    return exp(-log_beta(a, b)) * pow(x, a) * s;
+  t = -log_beta(a, b) + u + log(s);
+  return t < -CEPHES_MAXLOG_DOUBLE ? 0 : exp(t);
+}
+
+static double betainc_of(double aa, double bb, double xx, int zero_limits)
+{
+  if (zero_limits) {
+    if (aa < 0 || bb < 0 || (aa == 0 && bb == 0))
+      return NAN;
+    if (aa == 0)
+      return 1;
+    if (bb == 0)
+      return 0;
+  }
+  if (aa <= 0 || bb <= 0)
+    return NAN;
+  if (xx <= 0 || xx >= 1)
+    return xx == 0 ? 0 : xx == 1 ? 1 : NAN;
+  if (bb * xx <= 1 && xx <= 0.95)
+    return incbeta_series(aa, bb, xx);
+  /* From the other tail past the mean: 1 - I_{1-x}(b, a). */
+  bool reversed = xx > aa / (aa + bb);
+  double a = reversed ? bb : aa, b = reversed ? aa : bb;
+  double x = reversed ? 1 - xx : xx, xc = reversed ? xx : 1 - xx, t;
+  if (reversed && b * x <= 1 && x <= 0.95) {
+    t = incbeta_series(a, b, x);
+  } else {
+    double y = x * (a + b - 2) - (a - 1);
+    double w = y < 0 ? incbeta_fraction(a, b, x, false)
+                     : incbeta_fraction(a, b, x, true) / xc;
+    y = a * log(x);
+    t = b * log(xc);
+    if (a + b < CEPHES_MAXGAM_DOUBLE && fabs(y) < CEPHES_MAXLOG_DOUBLE &&
+        fabs(t) < CEPHES_MAXLOG_DOUBLE) {
+      t = pow(xc, b) * pow(x, a) / a * w * exp(-log_beta(a, b));
+    } else {
+      y += t - log_beta(a, b) + log(w / a);
+      t = y < -CEPHES_MAXLOG_DOUBLE ? 0 : exp(y);
+    }
+  }
+  if (reversed)
+    t = t <= CEPHES_MACHEP_DOUBLE ? 1 - CEPHES_MACHEP_DOUBLE : 1 - t;
+  return t;
+}
+#endif
+#if defined(T_IS_FLOAT) || defined(T_IS_HALF) || defined(T_IS_DOUBLE)
 
 /* Each input either has the output's shape or is a scalar (step 0). */
 __kernel void betainc(OCL_TENSOR_ARG(const T, a), OCL_TENSOR_ARG(const T, b),
@@ -462,6 +777,8 @@ __kernel void betainc(OCL_TENSOR_ARG(const T, a), OCL_TENSOR_ARG(const T, b),
   CT vx = LOAD(OCL_PTR(const T, x), i * x_step);
   STORE(OCL_PTR(T, z), i, betainc_of(va, vb, vx, zero_limits));
 }
+#endif
+#if defined(T_IS_FLOAT) || defined(T_IS_HALF)
 
 /* ApproximateEqual: |x - y| < tolerance, same shapes only. */
 __kernel void approximate_equal(OCL_TENSOR_ARG(const T, x),
@@ -475,7 +792,7 @@ __kernel void approximate_equal(OCL_TENSOR_ARG(const T, x),
   CT b = LOAD(OCL_PTR(const T, y), i);
   STORE_BOOL(OCL_PTR(uchar, z), i, fabs(a - b) < tolerance);
 }
-#else
+#elif defined(T_IS_LONG)
 /* google_floor_div / google_floor_mod for integers. Division by zero is
  * undefined on devices; TensorFlow's CPU kernel fails the op instead, which
  * the host checks for before launching (see binary.c). */
@@ -526,21 +843,28 @@ __kernel void clip_by_value(OCL_TENSOR_ARG(const T, t),
 /* ---- The kernels: six per row of binary.def with this storage type ---- */
 
 /* Whether this program has a row's TYPES, and which of its expressions it
- * computes: MATH on float, half and bool, INT_MATH on int64 (int32 runs on
- * the host). */
+ * computes: MATH on float, half, double and bool, INT_MATH on int64 (int32
+ * runs on the host). */
 #if defined(T_IS_BOOL)
 #define ON_BOOL(FORM, K, MATH, INT_MATH) FORM(K, MATH)
 #define ON_NUMBERS_BOOL ON_BOOL
 #elif defined(T_IS_FLOAT) || defined(T_IS_HALF)
-/* float-only ops (FLOAT32) are built for half too, unregistered. */
+/* ops without half (FLOAT_DOUBLE, FLOAT_DOUBLE_INTEGERS) are built for
+ * half too, unregistered. */
 #define ON_FLOATS(FORM, K, MATH, INT_MATH) FORM(K, MATH)
-#define ON_FLOAT32 ON_FLOATS
-#define ON_FLOAT32_INTEGERS ON_FLOATS
+#define ON_FLOAT_DOUBLE ON_FLOATS
+#define ON_FLOAT_DOUBLE_INTEGERS ON_FLOATS
+#define ON_NUMBERS ON_FLOATS
+#define ON_NUMBERS_BOOL ON_FLOATS
+#elif defined(T_IS_DOUBLE)
+#define ON_FLOATS(FORM, K, MATH, INT_MATH) FORM(K, MATH)
+#define ON_FLOAT_DOUBLE ON_FLOATS
+#define ON_FLOAT_DOUBLE_INTEGERS ON_FLOATS
 #define ON_NUMBERS ON_FLOATS
 #define ON_NUMBERS_BOOL ON_FLOATS
 #else /* long */
 #define ON_INTEGERS(FORM, K, MATH, INT_MATH) FORM(K, INT_MATH)
-#define ON_FLOAT32_INTEGERS ON_INTEGERS
+#define ON_FLOAT_DOUBLE_INTEGERS ON_INTEGERS
 #define ON_NUMBERS ON_INTEGERS
 #define ON_NUMBERS_BOOL ON_INTEGERS
 #endif
@@ -550,14 +874,14 @@ __kernel void clip_by_value(OCL_TENSOR_ARG(const T, t),
 #endif
 #ifndef ON_FLOATS
 #define ON_FLOATS NOT_HERE
-#define ON_FLOAT32 NOT_HERE
+#define ON_FLOAT_DOUBLE NOT_HERE
 #endif
 #ifndef ON_INTEGERS
 #define ON_INTEGERS NOT_HERE
 #endif
 #ifndef ON_NUMBERS
 #define ON_NUMBERS NOT_HERE
-#define ON_FLOAT32_INTEGERS NOT_HERE
+#define ON_FLOAT_DOUBLE_INTEGERS NOT_HERE
 #endif
 
 /* KERNEL is expanded on its way to BINARY_KERNELS' paste: binary.def

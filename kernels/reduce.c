@@ -1,8 +1,9 @@
 /* Reductions: Sum, Mean, Prod, Max, Min, All, Any, ArgMax, ArgMin,
  * BiasAddGrad and L2Loss.
  *
- * float, half, int64 and bool run on the device (reduce.cl, one program per
- * storage type, and one more per storage type with 64-bit indices for
+ * float, half, int64, bool and double (where cl_khr_fp64 is) run on the
+ * device (reduce.cl, one program per storage type, and one more per
+ * storage type with 64-bit indices for
  * tensors of 2^31 elements or more). int32 follows TensorFlow's GPU
  * convention (see binary.c): its tensors live in host memory and the op
  * runs on the host. The axes (reduction_indices, dimension) are always host
@@ -45,6 +46,8 @@ static const struct ocl_program programs[2][OCL_NUM_STORAGES] = {
                               "-DT=long -DT_IS_LONG -DIDX_64"},
         [OCL_STORAGE_BOOL] = {"reduce_bool_idx64", ocl_cl_source_reduce,
                               "-DT=uchar -DT_IS_BOOL -DIDX_64"},
+        [OCL_STORAGE_DOUBLE] = {"reduce_double_idx64", ocl_cl_source_reduce,
+                                "-DT=double -DT_IS_DOUBLE -DIDX_64"},
     },
 };
 
@@ -53,7 +56,8 @@ enum reduce_kind {
 };
 
 #define TB(t) (1u << (t))
-#define NUMBERS (TB(TF_FLOAT) | TB(TF_HALF) | TB(TF_INT64) | TB(TF_INT32))
+#define FLOATS (TB(TF_FLOAT) | TB(TF_HALF) | TB(TF_DOUBLE))
+#define NUMBERS (FLOATS | TB(TF_INT64) | TB(TF_INT32))
 
 struct reduce_op {
   const char *op;
@@ -74,9 +78,8 @@ static const struct reduce_op reduce_ops[] = {
     {"Any", "any", "any", ANY, TB(TF_BOOL), "reduction_indices"},
     {"ArgMax", "argmax", "argmax", ARG_MAX, NUMBERS, "dimension"},
     {"ArgMin", "argmin", "argmin", ARG_MIN, NUMBERS, "dimension"},
-    {"BiasAddGrad", "sum", "sum", BIAS_ADD_GRAD,
-     TB(TF_FLOAT) | TB(TF_HALF) | TB(TF_INT64), NULL},
-    {"L2Loss", "sumsq", "sum", L2_LOSS, TB(TF_FLOAT) | TB(TF_HALF), NULL},
+    {"BiasAddGrad", "sum", "sum", BIAS_ADD_GRAD, FLOATS | TB(TF_INT64), NULL},
+    {"L2Loss", "sumsq", "sum", L2_LOSS, FLOATS, NULL},
 };
 
 /* The kernels of one op in one program (reduce.cl's suffixes); FOLD_PARTS
@@ -115,15 +118,16 @@ static TF_DataType storage_dtype(enum ocl_storage storage)
   case OCL_STORAGE_HALF: return TF_HALF;
   case OCL_STORAGE_LONG: return TF_INT64;
   case OCL_STORAGE_BOOL: return TF_BOOL;
+  case OCL_STORAGE_DOUBLE: return TF_DOUBLE;
   default: return TF_FLOAT;
   }
 }
 
 static size_t storage_size(enum ocl_storage storage)
 {
-  return storage == OCL_STORAGE_LONG   ? 8
-         : storage == OCL_STORAGE_BOOL ? 1
-                                       : 4;
+  return storage == OCL_STORAGE_LONG || storage == OCL_STORAGE_DOUBLE ? 8
+         : storage == OCL_STORAGE_BOOL                                ? 1
+                                                                      : 4;
 }
 
 static bool kernel_set_init(struct kernel_set *set, enum ocl_storage storage,
@@ -771,7 +775,7 @@ OCL_FAMILY_CREATES(reduce, reduce_create);
 /* ---- Registration ------------------------------------------------------ */
 
 static const TF_DataType register_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
-                                             TF_INT32, TF_BOOL};
+                                             TF_INT32, TF_BOOL, TF_DOUBLE};
 
 void ocl_register_reduce_kernels(void)
 {

@@ -1,7 +1,8 @@
 /* Reductions: Sum, Mean, Prod, Max, Min, All, Any, ArgMax, ArgMin (and
  * BiasAddGrad, L2Loss, which reduce.c expresses as sums).
  *
- * Built once per storage type: -DT=float|half|long|uchar (uchar = bool),
+ * Built once per storage type: -DT=float|half|long|uchar|double (uchar =
+ * bool; double only on devices with cl_khr_fp64, accumulated in double),
  * and once more with -DIDX_64 for tensors whose element indices do not fit
  * in an int (index arithmetic is 32-bit otherwise). half is stored as half
  * and accumulated in float.
@@ -31,6 +32,10 @@
  * blocks of four terms as a tree and compensate the block sums; the vector
  * kernels keep four compensated accumulators.
  * Max/Min propagate NaN, as TensorFlow's GPU reductions do. */
+#if defined(T_IS_DOUBLE)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
 #include "common.clh"
 
 #ifdef IDX_64
@@ -56,12 +61,14 @@ typedef T ACC;
 #define LOAD16(p, i) vload16(0, (p) + (i))
 #if defined(T_IS_FLOAT)
 typedef float16 VACC;
+#elif defined(T_IS_DOUBLE)
+typedef double16 VACC;
 #elif defined(T_IS_LONG)
 typedef long16 VACC;
 #endif
 #endif
 
-#if defined(T_IS_FLOAT) || defined(T_IS_HALF)
+#if defined(T_IS_FLOAT) || defined(T_IS_HALF) || defined(T_IS_DOUBLE)
 #define IS_FLOAT_TYPE 1
 #define LOWEST (-INFINITY)
 #define HIGHEST INFINITY
@@ -71,6 +78,9 @@ typedef long16 VACC;
 #if defined(T_IS_HALF)
 #define LOWEST_FINITE (-65504.0f)
 #define HIGHEST_FINITE 65504.0f
+#elif defined(T_IS_DOUBLE)
+#define LOWEST_FINITE (-DBL_MAX)
+#define HIGHEST_FINITE DBL_MAX
 #else
 #define LOWEST_FINITE (-FLT_MAX)
 #define HIGHEST_FINITE FLT_MAX
@@ -119,7 +129,11 @@ typedef long16 VACC;
 
 /* The compensation once the sum is Inf or NaN: none (Inf - Inf would make
  * every later sum NaN). */
-#if IS_FLOAT_TYPE
+#if defined(T_IS_DOUBLE)
+/* The conditional operator, not select: a scalar double's isfinite is an
+ * int, which select's long mask for double takes only ambiguously. */
+#define KEEP_FINITE(TYPE, t, e) (isfinite(t) ? (e) : (TYPE)(0))
+#elif IS_FLOAT_TYPE
 #define KEEP_FINITE(TYPE, t, e) select((TYPE)(0), (e), isfinite(t))
 #else
 #define KEEP_FINITE(TYPE, t, e) (e)

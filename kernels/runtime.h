@@ -74,19 +74,25 @@ enum ocl_storage {
   OCL_STORAGE_HALF, /* stored as half, computed in float */
   OCL_STORAGE_LONG,
   OCL_STORAGE_BOOL, /* uchar 0/1 */
+  /* Built only where a kernel is asked for on it, so only on devices with
+   * cl_khr_fp64 (ocl_register_kernel leaves float64 to the CPU elsewhere);
+   * a family without float64 kernels never builds its double program. */
+  OCL_STORAGE_DOUBLE,
   OCL_NUM_STORAGES,
   OCL_STORAGE_HOST_INT32 = OCL_NUM_STORAGES
 };
 
 enum ocl_storage ocl_storage_of(TF_DataType dtype);
 
-/* The four programs of a typed family, indexed by enum ocl_storage. */
-#define OCL_TYPED_PROGRAMS(name, source)                                 \
-  {                                                                      \
+/* The programs of a typed family, indexed by enum ocl_storage. */
+#define OCL_TYPED_PROGRAMS(name, source) \
+  { \
     [OCL_STORAGE_FLOAT] = {name "_float", source, "-DT=float -DT_IS_FLOAT"}, \
-    [OCL_STORAGE_HALF] = {name "_half", source, "-DT=half -DT_IS_HALF"},     \
-    [OCL_STORAGE_LONG] = {name "_long", source, "-DT=long -DT_IS_LONG"},     \
-    [OCL_STORAGE_BOOL] = {name "_bool", source, "-DT=uchar -DT_IS_BOOL"},    \
+    [OCL_STORAGE_HALF] = {name "_half", source, "-DT=half -DT_IS_HALF"}, \
+    [OCL_STORAGE_LONG] = {name "_long", source, "-DT=long -DT_IS_LONG"}, \
+    [OCL_STORAGE_BOOL] = {name "_bool", source, "-DT=uchar -DT_IS_BOOL"}, \
+    [OCL_STORAGE_DOUBLE] = {name "_double", source, \
+                            "-DT=double -DT_IS_DOUBLE"}, \
   }
 
 /* Families that only move bytes (movement, gather) build one program per

@@ -1,5 +1,6 @@
 /* Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits and
- * SparseSoftmaxCrossEntropyWithLogits for float and half (softmax.cl).
+ * SparseSoftmaxCrossEntropyWithLogits for float, half and double
+ * (softmax.cl; double only where cl_khr_fp64 is).
  *
  * All four work row by row over the last dim: on CPU devices a work-item
  * per row on 16-wide vectors; on GPUs a work-group per long row (a
@@ -23,14 +24,19 @@
 
 extern const char ocl_cl_source_softmax[];
 
-/* [wide][half]: 32-bit index arithmetic, or 64-bit (-DIDX_64). */
-static const struct ocl_program programs[2][2] = {
+enum program_type { P_FLOAT, P_HALF, P_DOUBLE, NUM_PROGRAM_TYPES };
+
+/* [wide][type]: 32-bit index arithmetic, or 64-bit (-DIDX_64). */
+static const struct ocl_program programs[2][NUM_PROGRAM_TYPES] = {
     {{"softmax_float", ocl_cl_source_softmax, "-DT=float -DT_IS_FLOAT"},
-     {"softmax_half", ocl_cl_source_softmax, "-DT=half -DT_IS_HALF"}},
+     {"softmax_half", ocl_cl_source_softmax, "-DT=half -DT_IS_HALF"},
+     {"softmax_double", ocl_cl_source_softmax, "-DT=double -DT_IS_DOUBLE"}},
     {{"softmax_float_idx64", ocl_cl_source_softmax,
       "-DT=float -DT_IS_FLOAT -DIDX_64"},
      {"softmax_half_idx64", ocl_cl_source_softmax,
-      "-DT=half -DT_IS_HALF -DIDX_64"}},
+      "-DT=half -DT_IS_HALF -DIDX_64"},
+     {"softmax_double_idx64", ocl_cl_source_softmax,
+      "-DT=double -DT_IS_DOUBLE -DIDX_64"}},
 };
 
 enum softmax_kind { SOFTMAX, LOG_SOFTMAX, XENT, SPARSE_XENT };
@@ -64,6 +70,10 @@ enum variant {
 struct softmax_kernel {
   enum softmax_kind kind;
   TF_DataType dtype;
+  /* softmax.cl's ACC: the type of its local scratch and of a split row's
+   * statistics (float for float and half). */
+  TF_DataType acc_dtype;
+  size_t acc_size;
   struct ocl_kernel k[2][NUM_VARIANTS]; /* [wide] */
 };
 
@@ -97,7 +107,7 @@ static bool run_rows(struct ocl_op *op, struct softmax_kernel *k, bool wide,
     if (local == 0)
       return false;
     size_t global = (size_t)rows * local;
-    args[num_args] = OCL_LOCAL(local * sizeof(cl_float));
+    args[num_args] = OCL_LOCAL(local * k->acc_size);
     return ocl_launch(op, &kernels[GROUP], 1, &global, &local, args,
                       num_args + 1);
   }
@@ -150,8 +160,8 @@ static TF_Tensor *split_row_stats(struct ocl_op *op, struct softmax_kernel *k,
                                   const struct split *sp, const TF_Tensor *x)
 {
   const struct ocl_device_info *info = ocl_op_info(op);
-  TF_Tensor *stats = ocl_op_temp(op, TF_FLOAT, rows * sp->parts * 2);
-  TF_Tensor *row_stats = stats ? ocl_op_temp(op, TF_FLOAT, rows * 4) : NULL;
+  TF_Tensor *stats = ocl_op_temp(op, k->acc_dtype, rows * sp->parts * 2);
+  TF_Tensor *row_stats = stats ? ocl_op_temp(op, k->acc_dtype, rows * 4) : NULL;
   if (row_stats == NULL)
     return NULL;
   struct ocl_kernel *kernels = k->k[wide];
@@ -169,7 +179,7 @@ static TF_Tensor *split_row_stats(struct ocl_op *op, struct softmax_kernel *k,
     ok = ocl_launch_rows(op, &kernels[PARTS_VEC], (size_t)items, args, 6);
   } else {
     size_t global = (size_t)items * sp->local;
-    args[5] = OCL_LOCAL(sp->local * sizeof(cl_float));
+    args[5] = OCL_LOCAL(sp->local * k->acc_size);
     ok = ocl_launch(op, &kernels[PARTS_GROUP], 1, &global, &sp->local, args,
                     6);
   }
@@ -440,8 +450,13 @@ static void *softmax_create(TF_OpKernelConstruction *ctx, int kind)
   if (ocl_tf.GetCode(status) != TF_OK)
     return ocl_create_failed(ctx, status, k);
   const char *prefix = prefixes[kind];
+  enum program_type type = k->dtype == TF_HALF     ? P_HALF
+                           : k->dtype == TF_DOUBLE ? P_DOUBLE
+                                                   : P_FLOAT;
+  k->acc_dtype = type == P_DOUBLE ? TF_DOUBLE : TF_FLOAT;
+  k->acc_size = type == P_DOUBLE ? sizeof(cl_double) : sizeof(cl_float);
   for (int wide = 0; wide < 2; wide++) {
-    const struct ocl_program *program = &programs[wide][k->dtype == TF_HALF];
+    const struct ocl_program *program = &programs[wide][type];
     struct ocl_kernel *kernels = k->k[wide];
     ocl_kernel_initf(&kernels[ROWS], program, "%s_rows", prefix);
     ocl_kernel_initf(&kernels[GROUP], program, "%s_group", prefix);
@@ -491,7 +506,7 @@ void ocl_register_softmax_kernels(void)
       {"SoftmaxCrossEntropyWithLogits", XENT},
       {"SparseSoftmaxCrossEntropyWithLogits", SPARSE_XENT},
   };
-  static const TF_DataType types[] = {TF_FLOAT, TF_HALF};
+  static const TF_DataType types[] = {TF_FLOAT, TF_HALF, TF_DOUBLE};
 
   for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
     for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)

@@ -1,9 +1,12 @@
 /* Softmax, LogSoftmax and the softmax cross-entropy losses, row by row over
  * the last dim.
  *
- * Built once per storage type: -DT=float|half (half is stored as half and
- * computed in float), and once more with -DIDX_64 for tensors whose element
- * indices do not fit in an int (index arithmetic is 32-bit otherwise).
+ * Built once per storage type: -DT=float|half|double (half is stored as
+ * half and computed in float; double, only on devices with cl_khr_fp64,
+ * computed in double), and once more with -DIDX_64 for tensors whose
+ * element indices do not fit in an int (index arithmetic is 32-bit
+ * otherwise). ACC is the compute type, of the maxima, sums and the
+ * split rows' statistics.
  * Every op has three shapes with one formula:
  *  _rows:     a work-item per row (short rows, or columns broadcast);
  *  _group:    a work-group per row, partial maxima and sums folded in
@@ -19,12 +22,24 @@
  * the row max, so a row holding +Inf, or only -Inf, or a NaN comes out NaN
  * as in TensorFlow. Sums of exp add blocks of four terms as a tree, so that
  * a work-item's run of additions is a quarter as long. */
+#if defined(T_IS_DOUBLE)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
 #include "common.clh"
 
 #ifdef IDX_64
 typedef long IDX;
 #else
 typedef int IDX;
+#endif
+
+#if defined(T_IS_DOUBLE)
+typedef double ACC;
+typedef double16 VACC;
+#else
+typedef float ACC;
+typedef float16 VACC;
 #endif
 
 #if defined(T_IS_HALF)
@@ -44,25 +59,25 @@ typedef int IDX;
 /* ---- Work-item and work-group folds --------------------------------------- */
 
 /* The max of p[c * stride] over c = lid, lid + ls, ... < n. */
-static float item_max(const __global T *p, IDX stride, IDX lid, IDX ls, IDX n)
+static ACC item_max(const __global T *p, IDX stride, IDX lid, IDX ls, IDX n)
 {
-  float m = -INFINITY;
+  ACC m = -INFINITY;
   for (IDX c = lid; c < n; c += ls)
     m = MAX_NAN(m, LOAD(p, c * stride));
   return m;
 }
 
 /* The sum of exp(p[c * stride] - m) over the same columns. */
-static float item_sum_exp(const __global T *p, IDX stride, IDX lid, IDX ls,
-                          IDX n, float m)
+static ACC item_sum_exp(const __global T *p, IDX stride, IDX lid, IDX ls,
+                        IDX n, ACC m)
 {
-  float s = 0.0f;
+  ACC s = (ACC)0;
   IDX c = lid;
   for (; c + 3 * ls < n; c += 4 * ls) {
-    float a = exp(LOAD(p, c * stride) - m);
-    float b = exp(LOAD(p, (c + ls) * stride) - m);
-    float e = exp(LOAD(p, (c + 2 * ls) * stride) - m);
-    float f = exp(LOAD(p, (c + 3 * ls) * stride) - m);
+    ACC a = exp(LOAD(p, c * stride) - m);
+    ACC b = exp(LOAD(p, (c + ls) * stride) - m);
+    ACC e = exp(LOAD(p, (c + 2 * ls) * stride) - m);
+    ACC f = exp(LOAD(p, (c + 3 * ls) * stride) - m);
     s += (a + b) + (e + f);
   }
   for (; c < n; c += ls)
@@ -73,7 +88,7 @@ static float item_sum_exp(const __global T *p, IDX stride, IDX lid, IDX ls,
 /* Called by every work-item of the group; the leading barrier keeps the
  * previous call's readers of scratch[0] safe, and each level of the tree
  * reads only slots no work-item writes in it. */
-static float group_max(float v, IDX lid, IDX ls, __local float *scratch)
+static ACC group_max(ACC v, IDX lid, IDX ls, __local ACC *scratch)
 {
   barrier(CLK_LOCAL_MEM_FENCE);
   scratch[lid] = v;
@@ -86,7 +101,7 @@ static float group_max(float v, IDX lid, IDX ls, __local float *scratch)
   return scratch[0];
 }
 
-static float group_sum(float v, IDX lid, IDX ls, __local float *scratch)
+static ACC group_sum(ACC v, IDX lid, IDX ls, __local ACC *scratch)
 {
   barrier(CLK_LOCAL_MEM_FENCE);
   scratch[lid] = v;
@@ -104,17 +119,17 @@ static float group_sum(float v, IDX lid, IDX ls, __local float *scratch)
 #define GROUP_SUM(v) group_sum((v), lid, ls, scratch)
 
 /* The max of a contiguous run (n >= 0), 16-wide. */
-static float vec_max(const __global T *p, IDX n)
+static ACC vec_max(const __global T *p, IDX n)
 {
-  float m = -INFINITY;
+  ACC m = -INFINITY;
   IDX c = 0;
   if (n >= 16) {
-    float16 mv = LOAD16(p, 0);
+    VACC mv = LOAD16(p, 0);
     for (c = 16; c + 16 <= n; c += 16) {
-      float16 v = LOAD16(p, c);
+      VACC v = LOAD16(p, c);
       mv = MAX_NAN(mv, v);
     }
-    float lanes[16];
+    ACC lanes[16];
     vstore16(mv, 0, lanes);
     m = lanes[0];
     for (int l = 1; l < 16; l++)
@@ -127,23 +142,23 @@ static float vec_max(const __global T *p, IDX n)
 
 /* The sum of exp(p[c] - m) over a contiguous run, 16-wide: blocks of four
  * vectors as a tree, then the lanes as a tree. */
-static float vec_sum_exp(const __global T *p, IDX n, float m)
+static ACC vec_sum_exp(const __global T *p, IDX n, ACC m)
 {
-  float16 sv = 0.0f;
+  VACC sv = (ACC)0;
   IDX c = 0;
   for (; c + 64 <= n; c += 64) {
-    float16 a = exp(LOAD16(p, c) - m), b = exp(LOAD16(p, c + 16) - m);
-    float16 e = exp(LOAD16(p, c + 32) - m), f = exp(LOAD16(p, c + 48) - m);
+    VACC a = exp(LOAD16(p, c) - m), b = exp(LOAD16(p, c + 16) - m);
+    VACC e = exp(LOAD16(p, c + 32) - m), f = exp(LOAD16(p, c + 48) - m);
     sv += (a + b) + (e + f);
   }
   for (; c + 16 <= n; c += 16)
     sv += exp(LOAD16(p, c) - m);
-  float lanes[16];
+  ACC lanes[16];
   vstore16(sv, 0, lanes);
   for (int w = 8; w > 0; w /= 2)
     for (int l = 0; l < w; l++)
       lanes[l] += lanes[l + w];
-  float s = lanes[0];
+  ACC s = lanes[0];
   for (; c < n; c++)
     s += exp(LOAD(p, c) - m);
   return s;
@@ -156,14 +171,14 @@ static float vec_sum_exp(const __global T *p, IDX n, float m)
 #define SOFTMAX_BODY(RMAX, RSUM)                                              \
   const __global T *xp = OCL_PTR(const T, x) + o * n;                         \
   __global T *yp = OCL_PTR(T, y) + o * n;                                     \
-  float m = RMAX(item_max(xp, 1, lid, ls, n));                                \
-  float s = RSUM(item_sum_exp(xp, 1, lid, ls, n, m));                         \
+  ACC m = RMAX(item_max(xp, 1, lid, ls, n));                                  \
+  ACC s = RSUM(item_sum_exp(xp, 1, lid, ls, n, m));                           \
   if (log_softmax) {                                                          \
-    float log_sum = log(s);                                                   \
+    ACC log_sum = log(s);                                                     \
     for (IDX c = lid; c < n; c += ls)                                         \
       STORE(yp, c, (LOAD(xp, c) - m) - log_sum);                              \
   } else {                                                                    \
-    float inv = 1.0f / s;                                                     \
+    ACC inv = (ACC)1 / s;                                                     \
     for (IDX c = lid; c < n; c += ls)                                         \
       STORE(yp, c, exp(LOAD(xp, c) - m) * inv);                               \
   }
@@ -178,7 +193,7 @@ __kernel void softmax_rows(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
 }
 
 __kernel void softmax_group(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
-                            IDX n, int log_softmax, __local float *scratch)
+                            IDX n, int log_softmax, __local ACC *scratch)
 {
   IDX o = (IDX)get_group_id(0);
   IDX lid = (IDX)get_local_id(0), ls = (IDX)get_local_size(0);
@@ -193,17 +208,17 @@ __kernel void softmax_rows_vec(OCL_TENSOR_ARG(const T, x),
   OCL_GUARD(o, rows);
   const __global T *xp = OCL_PTR(const T, x) + o * n;
   __global T *yp = OCL_PTR(T, y) + o * n;
-  float m = vec_max(xp, n);
-  float s = vec_sum_exp(xp, n, m);
+  ACC m = vec_max(xp, n);
+  ACC s = vec_sum_exp(xp, n, m);
   IDX full = n / 16 * 16;
   if (log_softmax) {
-    float log_sum = log(s);
+    ACC log_sum = log(s);
     for (IDX c = 0; c < full; c += 16)
       STORE16(yp, c, (LOAD16(xp, c) - m) - log_sum);
     for (IDX c = full; c < n; c++)
       STORE(yp, c, (LOAD(xp, c) - m) - log_sum);
   } else {
-    float inv = 1.0f / s;
+    ACC inv = (ACC)1 / s;
     for (IDX c = 0; c < full; c += 16)
       STORE16(yp, c, exp(LOAD16(xp, c) - m) * inv);
     for (IDX c = full; c < n; c++)
@@ -216,7 +231,7 @@ __kernel void softmax_rows_vec(OCL_TENSOR_ARG(const T, x),
 /* Part p of row o: columns [p * chunk, min((p + 1) * chunk, n)); its max
  * and sum of exp(x - max) go to stats[(o * parts + p) * 2 + {0, 1}]. */
 __kernel void softmax_parts_vec(OCL_TENSOR_ARG(const T, x),
-                                OCL_TENSOR_ARG(float, stats), IDX n, IDX chunk,
+                                OCL_TENSOR_ARG(ACC, stats), IDX n, IDX chunk,
                                 IDX parts, IDX items)
 {
   IDX g = (IDX)get_global_id(0);
@@ -224,26 +239,26 @@ __kernel void softmax_parts_vec(OCL_TENSOR_ARG(const T, x),
   IDX p = g % parts, o = g / parts;
   IDX c0 = p * chunk, len = min(chunk, n - c0);
   const __global T *xp = OCL_PTR(const T, x) + o * n + c0;
-  float m = vec_max(xp, len);
-  __global float *sp = OCL_PTR(float, stats) + g * 2;
+  ACC m = vec_max(xp, len);
+  __global ACC *sp = OCL_PTR(ACC, stats) + g * 2;
   sp[0] = m;
   sp[1] = vec_sum_exp(xp, len, m);
 }
 
 __kernel void softmax_parts_group(OCL_TENSOR_ARG(const T, x),
-                                  OCL_TENSOR_ARG(float, stats), IDX n,
+                                  OCL_TENSOR_ARG(ACC, stats), IDX n,
                                   IDX chunk, IDX parts,
-                                  __local float *scratch)
+                                  __local ACC *scratch)
 {
   IDX g = (IDX)get_group_id(0);
   IDX lid = (IDX)get_local_id(0), ls = (IDX)get_local_size(0);
   IDX p = g % parts, o = g / parts;
   IDX c0 = p * chunk, len = min(chunk, n - c0);
   const __global T *xp = OCL_PTR(const T, x) + o * n + c0;
-  float m = GROUP_MAX(item_max(xp, 1, lid, ls, len));
-  float s = GROUP_SUM(item_sum_exp(xp, 1, lid, ls, len, m));
+  ACC m = GROUP_MAX(item_max(xp, 1, lid, ls, len));
+  ACC s = GROUP_SUM(item_sum_exp(xp, 1, lid, ls, len, m));
   if (lid == 0) {
-    __global float *sp = OCL_PTR(float, stats) + g * 2;
+    __global ACC *sp = OCL_PTR(ACC, stats) + g * 2;
     sp[0] = m;
     sp[1] = s;
   }
@@ -252,37 +267,37 @@ __kernel void softmax_parts_group(OCL_TENSOR_ARG(const T, x),
 /* Row o's parts into row_stats[o * 4 + {0, 1, 2}] = M, 1 / S, log S. A part
  * whose max is -Inf (all -Inf) adds nothing where M is finite; with M -Inf
  * or NaN the outputs come out NaN through x - M, as unsplit. */
-__kernel void softmax_fold(OCL_TENSOR_ARG(const float, stats),
-                           OCL_TENSOR_ARG(float, row_stats), IDX parts,
+__kernel void softmax_fold(OCL_TENSOR_ARG(const ACC, stats),
+                           OCL_TENSOR_ARG(ACC, row_stats), IDX parts,
                            IDX rows)
 {
   IDX o = (IDX)get_global_id(0);
   OCL_GUARD(o, rows);
-  const __global float *sp = OCL_PTR(const float, stats) + o * parts * 2;
-  float m = -INFINITY;
+  const __global ACC *sp = OCL_PTR(const ACC, stats) + o * parts * 2;
+  ACC m = -INFINITY;
   for (IDX p = 0; p < parts; p++)
     m = MAX_NAN(m, sp[p * 2]);
-  float s = 0.0f;
+  ACC s = (ACC)0;
   for (IDX p = 0; p < parts; p++)
     if (sp[p * 2] != -INFINITY)
       s += sp[p * 2 + 1] * exp(sp[p * 2] - m);
-  __global float *rp = OCL_PTR(float, row_stats) + o * 4;
+  __global ACC *rp = OCL_PTR(ACC, row_stats) + o * 4;
   rp[0] = m;
-  rp[1] = 1.0f / s;
+  rp[1] = (ACC)1 / s;
   rp[2] = log(s);
 }
 
 /* Element (o, c) of [rows, n]: dim 0 is the column, dim 1 the row. */
 __kernel void softmax_apply(OCL_TENSOR_ARG(const T, x),
-                            OCL_TENSOR_ARG(const float, row_stats),
+                            OCL_TENSOR_ARG(const ACC, row_stats),
                             OCL_TENSOR_ARG(T, y), IDX n, int log_softmax,
                             IDX rows)
 {
   IDX c = (IDX)get_global_id(0), o = (IDX)get_global_id(1);
   if (c >= n || o >= rows)
     return;
-  const __global float *rp = OCL_PTR(const float, row_stats) + o * 4;
-  float v = LOAD(OCL_PTR(const T, x), o * n + c) - rp[0];
+  const __global ACC *rp = OCL_PTR(const ACC, row_stats) + o * 4;
+  ACC v = LOAD(OCL_PTR(const T, x), o * n + c) - rp[0];
   STORE(OCL_PTR(T, y), o * n + c, log_softmax ? v - rp[2] : exp(v) * rp[1]);
 }
 
@@ -296,12 +311,12 @@ __kernel void softmax_apply(OCL_TENSOR_ARG(const T, x),
   const __global T *fp = OCL_PTR(const T, features) + o * f_rs;               \
   const __global T *lp = OCL_PTR(const T, labels) + o * l_rs;                 \
   __global T *bp = OCL_PTR(T, backprop) + o * n;                              \
-  float m = RMAX(item_max(fp, f_cs, lid, ls, n));                             \
-  float s = RSUM(item_sum_exp(fp, f_cs, lid, ls, n, m));                      \
-  float log_sum = log(s), part = 0.0f;                                        \
+  ACC m = RMAX(item_max(fp, f_cs, lid, ls, n));                               \
+  ACC s = RSUM(item_sum_exp(fp, f_cs, lid, ls, n, m));                        \
+  ACC log_sum = log(s), part = (ACC)0;                                        \
   for (IDX c = lid; c < n; c += ls) {                                         \
-    float shifted = LOAD(fp, c * f_cs) - m;                                   \
-    float label = LOAD(lp, c * l_cs);                                         \
+    ACC shifted = LOAD(fp, c * f_cs) - m;                                     \
+    ACC label = LOAD(lp, c * l_cs);                                           \
     part += label * (log_sum - shifted);                                      \
     STORE(bp, c, exp(shifted) / s - label);                                   \
   }                                                                           \
@@ -322,7 +337,7 @@ __kernel void xent_rows(XENT_ARGS, IDX rows)
   XENT_BODY(ITEM_ONLY, ITEM_ONLY)
 }
 
-__kernel void xent_group(XENT_ARGS, __local float *scratch)
+__kernel void xent_group(XENT_ARGS, __local ACC *scratch)
 {
   IDX o = (IDX)get_group_id(0);
   IDX lid = (IDX)get_local_id(0), ls = (IDX)get_local_size(0);
@@ -337,26 +352,26 @@ __kernel void xent_rows_vec(XENT_ARGS, IDX rows)
   const __global T *fp = OCL_PTR(const T, features) + o * f_rs;
   const __global T *lp = OCL_PTR(const T, labels) + o * l_rs;
   __global T *bp = OCL_PTR(T, backprop) + o * n;
-  float m = vec_max(fp, n);
-  float s = vec_sum_exp(fp, n, m);
-  float log_sum = log(s), inv = 1.0f / s;
+  ACC m = vec_max(fp, n);
+  ACC s = vec_sum_exp(fp, n, m);
+  ACC log_sum = log(s), inv = (ACC)1 / s;
   IDX full = n / 16 * 16;
-  float16 pv = 0.0f;
+  VACC pv = (ACC)0;
   for (IDX c = 0; c < full; c += 16) {
-    float16 shifted = LOAD16(fp, c) - m;
-    float16 label = LOAD16(lp, c);
+    VACC shifted = LOAD16(fp, c) - m;
+    VACC label = LOAD16(lp, c);
     pv += label * (log_sum - shifted);
     STORE16(bp, c, exp(shifted) * inv - label);
   }
-  float lanes[16];
+  ACC lanes[16];
   vstore16(pv, 0, lanes);
   for (int w = 8; w > 0; w /= 2)
     for (int l = 0; l < w; l++)
       lanes[l] += lanes[l + w];
-  float part = lanes[0];
+  ACC part = lanes[0];
   for (IDX c = full; c < n; c++) {
-    float shifted = LOAD(fp, c) - m;
-    float label = LOAD(lp, c);
+    ACC shifted = LOAD(fp, c) - m;
+    ACC label = LOAD(lp, c);
     part += label * (log_sum - shifted);
     STORE(bp, c, exp(shifted) * inv - label);
   }
@@ -378,11 +393,11 @@ static long read_label(const __global int *labels, IDX o, int labels64)
   __global T *bp = OCL_PTR(T, backprop) + o * n;                              \
   long label = read_label(OCL_PTR(const int, labels), o, labels64);           \
   bool valid = label >= 0 && label < n;                                       \
-  float m = RMAX(item_max(fp, 1, lid, ls, n));                                \
-  float s = RSUM(item_sum_exp(fp, 1, lid, ls, n, m));                         \
-  float inv = 1.0f / s;                                                       \
+  ACC m = RMAX(item_max(fp, 1, lid, ls, n));                                  \
+  ACC s = RSUM(item_sum_exp(fp, 1, lid, ls, n, m));                           \
+  ACC inv = (ACC)1 / s;                                                       \
   for (IDX c = lid; c < n; c += ls) {                                         \
-    float g = exp(LOAD(fp, c) - m) * inv - (c == label ? 1.0f : 0.0f);        \
+    ACC g = exp(LOAD(fp, c) - m) * inv - (c == label ? (ACC)1 : (ACC)0);      \
     STORE(bp, c, valid ? g : NAN);                                            \
   }                                                                           \
   if (lid == 0)                                                               \
@@ -402,7 +417,7 @@ __kernel void sparse_xent_rows(SPARSE_ARGS, IDX rows)
   SPARSE_BODY(ITEM_ONLY, ITEM_ONLY)
 }
 
-__kernel void sparse_xent_group(SPARSE_ARGS, __local float *scratch)
+__kernel void sparse_xent_group(SPARSE_ARGS, __local ACC *scratch)
 {
   IDX o = (IDX)get_group_id(0);
   IDX lid = (IDX)get_local_id(0), ls = (IDX)get_local_size(0);
@@ -417,16 +432,16 @@ __kernel void sparse_xent_rows_vec(SPARSE_ARGS, IDX rows)
   __global T *bp = OCL_PTR(T, backprop) + o * n;
   long label = read_label(OCL_PTR(const int, labels), o, labels64);
   bool valid = label >= 0 && label < n;
-  float m = vec_max(fp, n);
-  float s = vec_sum_exp(fp, n, m);
-  float inv = valid ? 1.0f / s : NAN;
+  ACC m = vec_max(fp, n);
+  ACC s = vec_sum_exp(fp, n, m);
+  ACC inv = valid ? (ACC)1 / s : NAN;
   IDX full = n / 16 * 16;
   for (IDX c = 0; c < full; c += 16)
     STORE16(bp, c, exp(LOAD16(fp, c) - m) * inv);
   for (IDX c = full; c < n; c++)
     STORE(bp, c, exp(LOAD(fp, c) - m) * inv);
   if (valid)
-    STORE(bp, (IDX)label, exp(LOAD(fp, (IDX)label) - m) * inv - 1.0f);
+    STORE(bp, (IDX)label, exp(LOAD(fp, (IDX)label) - m) * inv - (ACC)1);
   STORE(OCL_PTR(T, loss), o,
         valid ? log(s) - (LOAD(fp, (IDX)label) - m) : NAN);
 }
@@ -434,17 +449,17 @@ __kernel void sparse_xent_rows_vec(SPARSE_ARGS, IDX rows)
 /* The element-wise pass of a split row (softmax_fold's row_stats); the
  * work-item of column 0 writes the row's loss. */
 __kernel void sparse_xent_apply(SPARSE_ARGS,
-                                OCL_TENSOR_ARG(const float, row_stats),
+                                OCL_TENSOR_ARG(const ACC, row_stats),
                                 IDX rows)
 {
   IDX c = (IDX)get_global_id(0), o = (IDX)get_global_id(1);
   if (c >= n || o >= rows)
     return;
   const __global T *fp = OCL_PTR(const T, features) + o * n;
-  const __global float *rp = OCL_PTR(const float, row_stats) + o * 4;
+  const __global ACC *rp = OCL_PTR(const ACC, row_stats) + o * 4;
   long label = read_label(OCL_PTR(const int, labels), o, labels64);
   bool valid = label >= 0 && label < n;
-  float g = exp(LOAD(fp, c) - rp[0]) * rp[1] - (c == label ? 1.0f : 0.0f);
+  ACC g = exp(LOAD(fp, c) - rp[0]) * rp[1] - (c == label ? (ACC)1 : (ACC)0);
   STORE(OCL_PTR(T, backprop) + o * n, c, valid ? g : NAN);
   if (c == 0)
     STORE(OCL_PTR(T, loss), o,

@@ -1,10 +1,11 @@
 /* Unary element-wise ops, their gradients (two same-shaped inputs), and
  * Cast.
  *
- * float, half, int64 and bool run on the device (unary.cl, one program per
- * storage type, one more for Cast). int32 follows TensorFlow's GPU
- * convention for element-wise ops: its arguments live in host memory and the
- * op is computed on the host. Cast is the exception, as in TensorFlow: its
+ * float, half, int64, bool and double run on the device (unary.cl, one
+ * program per storage type, one more for Cast; double only where
+ * cl_khr_fp64 is). int32 follows TensorFlow's GPU convention for
+ * element-wise ops: its arguments live in host memory and the op is
+ * computed on the host. Cast is the exception, as in TensorFlow: its
  * int32 tensors stay on the device, since casting is how data moves between
  * int32 and the types the device computes in. */
 #include <math.h>
@@ -49,8 +50,9 @@ enum unary_kind {
 
 /* Type sets, as bits of TF_DataType: unary.def's TYPES column. */
 #define TB(t) (1u << (t))
-#define TYPES_FLOATS (TB(TF_FLOAT) | TB(TF_HALF))
-#define TYPES_FLOAT32 TB(TF_FLOAT)
+#define TYPES_SINGLE_FLOATS (TB(TF_FLOAT) | TB(TF_HALF))
+#define TYPES_FLOATS (TYPES_SINGLE_FLOATS | TB(TF_DOUBLE))
+#define TYPES_FLOAT_DOUBLE (TB(TF_FLOAT) | TB(TF_DOUBLE))
 #define TYPES_INTEGERS (TB(TF_INT64) | TB(TF_INT32))
 #define TYPES_FLOATS_INT64 (TYPES_FLOATS | TB(TF_INT64))
 #define TYPES_FLOATS_INTEGERS (TYPES_FLOATS | TYPES_INTEGERS)
@@ -381,7 +383,7 @@ out:
 /* ---- Registration ------------------------------------------------------ */
 
 static const TF_DataType register_types[] = {TF_FLOAT, TF_HALF, TF_INT64,
-                                             TF_INT32, TF_BOOL};
+                                             TF_INT32, TF_BOOL, TF_DOUBLE};
 #define NUM_REGISTER_TYPES \
   (sizeof(register_types) / sizeof(register_types[0]))
 

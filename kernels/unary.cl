@@ -1,6 +1,7 @@
 /* Unary element-wise ops, their gradients, and Cast.
  *
- * Built once per storage type: -DT=float|half|long|uchar (uchar = bool), and
+ * Built once per storage type: -DT=float|half|long|uchar|double (uchar =
+ * bool; double only on devices with cl_khr_fp64, computed in double), and
  * once with -DCAST for Cast's kernels (every source/destination pair; those
  * with float64 in a -DCAST -DCAST_FP64 program of their own). half
  * is stored as half and computed in float, rounded to nearest even on store:
@@ -12,6 +13,10 @@
  * alike; alpha is LeakyRelu's and is ignored by the others. The ops
  * themselves (name, types, math) are unary.def's rows; this file holds
  * their helpers and the kernel shapes. */
+#if defined(T_IS_DOUBLE)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
 #include "activations.clh"
 #include "common.clh"
 
@@ -615,6 +620,72 @@ static float bessel_y1_of(float x)
 
 #endif
 
+#if defined(T_IS_DOUBLE)
+/* The helpers of unary.def's rows that have double, in double: the
+ * constants as double literals and TensorFlow's softplus threshold for
+ * double, log(DBL_EPSILON) + 2 (the float one would return x or exp(x)
+ * where log1p(exp(x)) still differs in double). */
+#define SELU_SCALE 1.0507009873554804934193349852946
+#define SELU_SCALE_ALPHA (1.0507009873554804934193349852946 * \
+                          1.6732632423543772848170429916717)
+
+static CT softplus_of(CT a)
+{
+  const CT threshold = -34.04365338911715;
+  CT e = exp(a);
+  return a > -threshold ? a : a < threshold ? e : log1p(e);
+}
+
+/* Abramowitz and Stegun's 26.2.23: the lower tail's quantile for q in
+ * (0, 1/2] within 4.5e-4, a start for the Newton steps below. */
+static CT normal_quantile_start(CT q)
+{
+  CT t = sqrt(-2 * log(q));
+  return -(t - (2.515517 + t * (0.802853 + t * 0.010328)) /
+                   (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))));
+}
+
+/* Newton steps from normal_quantile_start (quadratic: 4.5e-4 is below
+ * 1e-20 after three), the residual taken where it keeps its digits: from
+ * erfc in the tail, from erf (and q - 1/2, exact there) near the middle.
+ * The upper half by symmetry, 1 - p being exact there. */
+static CT ndtri_of(CT p)
+{
+  if (p == 0)
+    return -INFINITY;
+  if (p == 1)
+    return INFINITY;
+  if (!(p > 0 && p < 1))
+    return NAN;
+  CT q = p > 0.5 ? 1 - p : p;
+  CT z = normal_quantile_start(q);
+  for (int i = 0; i < 4; i++) {
+    CT residual = q < 0.25 ? 0.5 * erfc(-z * M_SQRT1_2) - q
+                           : 0.5 * erf(z * M_SQRT1_2) - (q - 0.5);
+    z -= residual / (exp(-0.5 * z * z) * 0.3989422804014327);
+  }
+  return p > 0.5 ? -z : z;
+}
+
+/* Newton steps on erf(y) = |x| from the normal quantile's start, the
+ * residual from erf below 1/2 and from erfc (and 1 - |x|, exact there)
+ * above, so that neither small x nor x near 1 loses its digits. */
+static CT erfinv_of(CT x)
+{
+  CT ax = fabs(x);
+  if (ax == 1)
+    return copysign((CT)INFINITY, x);
+  if (!(ax < 1))
+    return NAN;
+  CT y = -normal_quantile_start((1 - ax) / 2) * M_SQRT1_2;
+  for (int i = 0; i < 4; i++) {
+    CT residual = ax < 0.5 ? erf(y) - ax : (1 - ax) - erfc(y);
+    y -= residual / (exp(-y * y) * 1.1283791670955126);
+  }
+  return copysign(y, x);
+}
+#endif
+
 /* ---- The kernels: one per row of unary.def with this storage type ----- */
 
 /* The kernel's shape by the row's KIND. */
@@ -632,14 +703,21 @@ static float bessel_y1_of(float x)
 #define KIND_GRAD_ELEMENTS KIND_GRAD_SHAPE
 
 /* Whether this program has a row's TYPES, and which of its expressions it
- * computes: MATH on float, half and bool, INT_MATH on int64 (int32 runs on
- * the host). */
+ * computes: MATH on float, half, double and bool, INT_MATH on int64 (int32
+ * runs on the host). */
 #if defined(T_IS_BOOL)
 #define ON_BOOL(KIND, U, G, MATH, INT_MATH) KIND(U, G, MATH)
 #elif defined(T_IS_FLOAT) || defined(T_IS_HALF)
-/* float-only ops (FLOAT32) are built for half too, unregistered. */
+/* Ops without half (FLOAT_DOUBLE) are built for half too, unregistered. */
 #define ON_FLOATS(KIND, U, G, MATH, INT_MATH) KIND(U, G, MATH)
-#define ON_FLOAT32 ON_FLOATS
+#define ON_SINGLE_FLOATS ON_FLOATS
+#define ON_FLOAT_DOUBLE ON_FLOATS
+#define ON_FLOATS_INT64 ON_FLOATS
+#define ON_FLOATS_INTEGERS ON_FLOATS
+#elif defined(T_IS_DOUBLE)
+/* Not SINGLE_FLOATS' rows: their helpers are single-precision fits. */
+#define ON_FLOATS(KIND, U, G, MATH, INT_MATH) KIND(U, G, MATH)
+#define ON_FLOAT_DOUBLE ON_FLOATS
 #define ON_FLOATS_INT64 ON_FLOATS
 #define ON_FLOATS_INTEGERS ON_FLOATS
 #else /* long */
@@ -653,7 +731,10 @@ static float bessel_y1_of(float x)
 #endif
 #ifndef ON_FLOATS
 #define ON_FLOATS NOT_HERE
-#define ON_FLOAT32 NOT_HERE
+#define ON_FLOAT_DOUBLE NOT_HERE
+#endif
+#ifndef ON_SINGLE_FLOATS
+#define ON_SINGLE_FLOATS NOT_HERE
 #endif
 #ifndef ON_INTEGERS
 #define ON_INTEGERS NOT_HERE

@@ -982,6 +982,7 @@ enum ocl_storage ocl_storage_of(TF_DataType dtype)
   case TF_HALF: return OCL_STORAGE_HALF;
   case TF_INT64: return OCL_STORAGE_LONG;
   case TF_BOOL: return OCL_STORAGE_BOOL;
+  case TF_DOUBLE: return OCL_STORAGE_DOUBLE;
   default: return OCL_STORAGE_HOST_INT32;
   }
 }

@@ -8,13 +8,16 @@
 
 #include "reference.h"
 
-static bool is_float(TF_DataType t) { return t == TF_FLOAT || t == TF_HALF; }
+static bool is_float(TF_DataType t)
+{
+  return t == TF_FLOAT || t == TF_HALF || t == TF_DOUBLE;
+}
 
 /* ---- Special functions, in float64 ----------------------------------------
  * Written apart from the device's Cephes code: the regularised incomplete
  * gamma functions by the series of P below x < a + 1 and the modified
  * Lentz evaluation of Q's continued fraction above (Numerical Recipes'
- * split); Hurwitz zeta by direct summation to N + q >= 20 and the
+ * split); Hurwitz zeta by direct summation to N + q >= 20 + x and the
  * Euler-Maclaurin tail with Bernoulli numbers to B_20. The edges are
  * TensorFlow's (see binary.cl). */
 
@@ -105,8 +108,12 @@ static double zeta_ref(double x, double q)
     return 0;
   if (isinf(x))
     return q < 1 ? INFINITY : q == 1 ? 1 : 0;
+  /* Directly until n >= 20 + x: the tail's terms shrink by about
+   * (x + 2j)^2 / (2 pi n)^2 each, too slowly for ten of them to reach
+   * double's precision where n is not well above x (zeta(31, 20) was
+   * 1e-11 off with n >= 20 alone). */
   double sum = 0, n = q;
-  for (; n < 20; n += 1)
+  for (; n < 20 + fmin(x, 1e6); n += 1)
     sum += pow(n, -x);
   /* sum_{k>=0} (n + k)^-x = n^(1-x)/(x-1) + n^-x/2
    *   + sum_j B_2j/(2j)! x (x+1) ... (x+2j-2) n^(-x-2j+1) */
@@ -166,8 +173,10 @@ REF_VALUE(arc_tangent2, atan2(a, b))
 REF_VALUE(xlogy, a == 0 ? 0 : a * log(b))
 REF_VALUE(xdivy, a == 0 ? 0 : a / b)
 REF_VALUE(xlog1py, a == 0 ? 0 : a * log1p(b))
-/* In float32, the only dtype it takes. */
-REF_VALUE(next_after, nextafterf((float)a, (float)b))
+static double ref_next_after(TF_DataType dtype, double a, double b)
+{
+  return dtype == TF_DOUBLE ? nextafter(a, b) : nextafterf((float)a, (float)b);
+}
 REF_VALUE(igamma, igamma_ref(a, b, false))
 REF_VALUE(igammac, igamma_ref(a, b, true))
 REF_VALUE(zeta, zeta_ref(a, b))
@@ -175,9 +184,11 @@ REF_VALUE(polygamma, polygamma_ref(a, b))
 
 static double ref_floor_div(TF_DataType dtype, double a, double b)
 {
-  /* The quotient is rounded to float before the floor, as the device and
-   * TensorFlow's CPU kernel both compute it. */
-  return is_float(dtype) ? floor(ref_round_to(TF_FLOAT, a / b)) : floor(a / b);
+  /* The quotient is rounded to float (float, half) before the floor, as
+   * the device and TensorFlow's CPU kernel both compute it. */
+  if (dtype == TF_FLOAT || dtype == TF_HALF)
+    return floor(ref_round_to(TF_FLOAT, a / b));
+  return floor(a / b);
 }
 
 static double ref_floor_mod(TF_DataType dtype, double a, double b)
@@ -412,7 +423,7 @@ static void truncate_cases(const struct ref_op *op, TF_DataType dtype,
                            struct ref_cases *out)
 {
   ref_cases_binary(op, dtype, out);
-  if (dtype == TF_FLOAT || dtype == TF_HALF) {
+  if (is_float(dtype)) {
     drop_special_values(out);
     static const double x[] = {7, -7, 7, -7, -0.0, INFINITY, 1, 5.5, NAN, 3};
     static const double y[] = {2, 2, -2, 0, 1, 1, INFINITY, -2.5, 1, NAN};
@@ -749,6 +760,21 @@ double ref_binary_value(const char *op, TF_DataType dtype, double a, double b)
 #define TOL_ZETA 1e-5, 1e-30
 #define TOL_POLYGAMMA 2e-5, 1e-5
 
+/* On double, a few ulp of double (2^-52 = 2.2e-16) by the same reasoning:
+ * one rounding; the built-ins' double bounds (pow 16 ulp) composed with a
+ * rounding, ~36 ulp as for float; FloorMod's r + b one rounding of b's
+ * size. The rows whose TYPES have no double have none. */
+#define DOUBLE_EXACT 0.0, 0.0
+#define DOUBLE_ROUNDED 1e-15, 1e-300
+#define DOUBLE_BUILTIN 8e-15, 1e-300
+#define DOUBLE_FLOOR_MOD 1e-15, 1e-15
+/* Cephes' zeta in double: pow's 16 ulp per term and the tail's roundings;
+ * Polygamma through exp(lgamma), which OpenCL does not bound, and near
+ * digamma's zero an absolute bound. */
+#define DOUBLE_ZETA 1e-13, 1e-300
+#define DOUBLE_IGAMMA 1e-12, 1e-13
+#define DOUBLE_POLYGAMMA 1e-12, 1e-13
+
 /* binary.def's CASES column. */
 #define CASES_RANDOM ref_cases_binary
 #define CASES_FLOOR floor_cases
@@ -779,5 +805,36 @@ const struct ref_op ref_ops_binary[] = {
     {"ClipByValue", TOL_EXACT, REF_ANY, ternary_cases, ternary_compute},
     {"BiasAdd", TOL_ROUNDED, REF_ANY, bias_cases, bias_compute},
     {"AddN", TOL_ROUNDED, REF_ANY, addn_cases, addn_compute},
+    {.op = NULL},
+};
+
+/* By TYPES: a row with double gets its REF kind's double tolerance. */
+#define DOUBLE_ROW(NAME, ...) {#NAME, __VA_ARGS__},
+#define DOUBLE_ROW_FLOATS DOUBLE_ROW
+#define DOUBLE_ROW_FLOAT_DOUBLE DOUBLE_ROW
+#define DOUBLE_ROW_FLOAT_DOUBLE_INTEGERS DOUBLE_ROW
+#define DOUBLE_ROW_NUMBERS DOUBLE_ROW
+#define DOUBLE_ROW_NUMBERS_BOOL DOUBLE_ROW
+#define DOUBLE_ROW_INTEGERS(NAME, ...)
+#define DOUBLE_ROW_BOOL(NAME, ...)
+
+const struct ref_double_tolerance ref_double_tolerances_binary[] = {
+#define BINARY_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN, CASES, \
+                  MATH, INT_MATH) \
+  DOUBLE_ROW_##TYPES(NAME, DOUBLE_##REF)
+#define BINARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN, \
+                        CASES, MATH, INT_MATH, ENUM, OPCODE, FUSED_TEXT, \
+                        FUSED_TYPES, COST) \
+  DOUBLE_ROW_##TYPES(NAME, DOUBLE_##REF)
+#define BINARY_ALIAS(NAME, KERNEL, KIND, TYPES, FORM, SIG, REF, DOMAIN, CASES, \
+                     ENUM) \
+  DOUBLE_ROW_##TYPES(NAME, DOUBLE_##REF)
+#include "../../kernels/binary.def"
+    /* Cephes' double incbet: its continued fractions and series to
+     * double's epsilon, through lgamma and pow. */
+    {"Betainc", 1e-12, 1e-13},
+    {"ClipByValue", DOUBLE_EXACT},
+    {"BiasAdd", DOUBLE_ROUNDED},
+    {"AddN", DOUBLE_ROUNDED},
     {.op = NULL},
 };

@@ -21,6 +21,7 @@
  * winner gives 0. An empty reduction gives the identity (Sum 0, Prod 1,
  * Max -inf or the integer minimum, Min +inf or the maximum, Mean NaN for
  * floats and 0 for integers, All true, Any false). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,10 @@ static enum kind kind_of(const char *op)
   return UNKNOWN;
 }
 
-static bool is_float(TF_DataType t) { return t == TF_FLOAT || t == TF_HALF; }
+static bool is_float(TF_DataType t)
+{
+  return t == TF_FLOAT || t == TF_HALF || t == TF_DOUBLE;
+}
 
 static double lowest(TF_DataType t)
 {
@@ -235,6 +239,7 @@ static int arg_compute(const struct ref_case *c, struct ref_tensor *out,
   switch (x->dtype) {
   case TF_FLOAT: start = 3.4028234663852886e38; break;
   case TF_HALF: start = 65504.0; break;
+  case TF_DOUBLE: start = DBL_MAX; break;
   case TF_INT32: start = INT32_MAX; break;
   default: start = (double)INT64_MAX; break;
   }
@@ -597,5 +602,24 @@ const struct ref_op ref_ops_reduce[] = {
     {"ArgMin", EXACT, REF_ANY, arg_cases, arg_compute},
     {"BiasAddGrad", SUMMED, REF_ANY, bias_grad_cases, reduce_compute},
     {"L2Loss", SUMMED, REF_ANY, l2_loss_cases, reduce_compute},
+    {.op = NULL},
+};
+
+/* On double: the device's compensated sums are nearer the exact sum than
+ * this reference's plain float64 one, whose error is what the bound
+ * covers (n * 2^-53 * sum |x|: 2e-12 for 9000 terms of [-3, 3], and a
+ * relative bound for the large sums); Prod is a rounding per factor. */
+#define SUMMED_DOUBLE 1e-13, 1e-11
+
+const struct ref_double_tolerance ref_double_tolerances_reduce[] = {
+    {"Sum", SUMMED_DOUBLE},
+    {"Mean", SUMMED_DOUBLE},
+    {"Prod", 1e-13, 1e-300},
+    {"Max", EXACT},
+    {"Min", EXACT},
+    {"ArgMax", EXACT},
+    {"ArgMin", EXACT},
+    {"BiasAddGrad", SUMMED_DOUBLE},
+    {"L2Loss", SUMMED_DOUBLE},
     {.op = NULL},
 };

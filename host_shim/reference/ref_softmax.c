@@ -286,3 +286,14 @@ const struct ref_op ref_ops_softmax[] = {
      sparse_compute},
     {.op = NULL},
 };
+
+/* On double, float's bounds scaled to double's precision (2^-52 to
+ * float's 2^-23): the few ulp of exp and log and the sums' order, the
+ * losses' cancellation in absolute terms. */
+const struct ref_double_tolerance ref_double_tolerances_softmax[] = {
+    {"Softmax", 1e-13, 1e-300},
+    {"LogSoftmax", 1e-13, 1e-14},
+    {"SoftmaxCrossEntropyWithLogits", 1e-13, 1e-12},
+    {"SparseSoftmaxCrossEntropyWithLogits", 1e-13, 1e-14},
+    {.op = NULL},
+};

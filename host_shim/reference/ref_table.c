@@ -54,6 +54,30 @@ const struct ref_check *ref_check_find(const char *name)
   return NULL;
 }
 
+extern const struct ref_double_tolerance ref_double_tolerances_unary[];
+extern const struct ref_double_tolerance ref_double_tolerances_binary[];
+extern const struct ref_double_tolerance ref_double_tolerances_reduce[];
+extern const struct ref_double_tolerance ref_double_tolerances_softmax[];
+
+static const struct ref_double_tolerance *const double_tolerance_tables[] = {
+    ref_double_tolerances_unary,
+    ref_double_tolerances_binary,
+    ref_double_tolerances_reduce,
+    ref_double_tolerances_softmax,
+};
+
+const struct ref_double_tolerance *ref_double_tolerance_find(const char *name)
+{
+  for (size_t t = 0;
+       t < sizeof(double_tolerance_tables) / sizeof(double_tolerance_tables[0]);
+       t++)
+    for (const struct ref_double_tolerance *d = double_tolerance_tables[t];
+         d->op != NULL; d++)
+      if (strcmp(d->op, name) == 0)
+        return d;
+  return NULL;
+}
+
 int ref_op_count(void)
 {
   int n = 0;

@@ -29,7 +29,10 @@
 
 #include "reference.h"
 
-static bool is_float(TF_DataType t) { return t == TF_FLOAT || t == TF_HALF; }
+static bool is_float(TF_DataType t)
+{
+  return t == TF_FLOAT || t == TF_HALF || t == TF_DOUBLE;
+}
 
 /* Any floating type Cast takes. */
 static bool is_floating(TF_DataType t)
@@ -37,11 +40,20 @@ static bool is_floating(TF_DataType t)
   return is_float(t) || t == TF_BFLOAT16 || t == TF_DOUBLE;
 }
 
-/* float constants, as the device holds them. */
-#define SELU_SCALE ((double)1.0507009873554804934193349852946f)
-#define SELU_SCALE_ALPHA                        \
-  ((double)(1.0507009873554804934193349852946f * \
-            1.6732632423543772848170429916717f))
+/* The constants as the device holds them: float ones for float and half,
+ * double ones for double. */
+static double selu_scale(TF_DataType dtype)
+{
+  return dtype == TF_DOUBLE ? 1.0507009873554804934193349852946
+                            : (double)1.0507009873554804934193349852946f;
+}
+static double selu_scale_alpha(TF_DataType dtype)
+{
+  return dtype == TF_DOUBLE ? 1.0507009873554804934193349852946 *
+                                  1.6732632423543772848170429916717
+                            : (double)(1.0507009873554804934193349852946f *
+                                       1.6732632423543772848170429916717f);
+}
 
 static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
@@ -57,7 +69,10 @@ static double digamma(double x)
   if (x <= 0) {
     if (x == floor(x))
       return NAN;
-    double r = x - 2.0 * floor(x / 2.0); /* pi x modulo 2 pi, exactly */
+    /* cot has period pi: x less its nearest integer, exactly (x modulo 2
+     * was exact only for float's digits), keeps cot's digits near the
+     * poles. */
+    double r = x - nearbyint(x);
     result = -M_PI * cos(M_PI * r) / sin(M_PI * r);
     x = 1 - x;
   }
@@ -103,14 +118,18 @@ static double ndtri(double p)
 }
 
 /* erf(y) = x <=> y = ndtri((1 + x) / 2) / sqrt 2, from whichever side
- * keeps (1 + x) / 2 exact. */
+ * keeps (1 + x) / 2 exact; below |x| = 1/2, 1 -+ x rounds away a
+ * double x's low digits (a float's still fit), which Newton steps on erf
+ * itself restore. */
 static double erfinv(double x)
 {
   if (x == 0)
     return x;
-  if (x > 0)
-    return -ndtri((1 - x) / 2) / M_SQRT2;
-  return ndtri((1 + x) / 2) / M_SQRT2;
+  double y =
+      x > 0 ? -ndtri((1 - x) / 2) / M_SQRT2 : ndtri((1 + x) / 2) / M_SQRT2;
+  for (int i = 0; i < 3 && fabs(x) < 0.5; i++)
+    y -= (erf(y) - x) / (M_2_SQRTPI * exp(-y * y));
+  return y;
 }
 
 /* ---- Bessel functions, in float64 ----------------------------------------
@@ -345,7 +364,8 @@ REF_VALUE(sigmoid, sigmoid(a))
 REF_VALUE(relu, a < 0 ? 0 : a)
 REF_VALUE(relu6, a < 0 ? 0 : a > 6 ? 6 : a)
 REF_VALUE(elu, a < 0 ? expm1(a) : a)
-REF_VALUE(selu, a < 0 ? SELU_SCALE_ALPHA * expm1(a) : SELU_SCALE * a)
+REF_VALUE(selu,
+          a < 0 ? selu_scale_alpha(dtype) * expm1(a) : selu_scale(dtype) * a)
 REF_VALUE(leaky_relu, a > 0 ? a : a * alpha)
 REF_VALUE(softplus, softplus(a))
 REF_VALUE(softsign, a / (fabs(a) + 1))
@@ -491,34 +511,42 @@ static void unary_cases(const struct ref_op *op, TF_DataType dtype,
 
 /* ---- Gradients ----------------------------------------------------------- */
 
-/* One float rounding: the device computes in float (half too), and so does
- * TensorFlow. */
-static double F(double v) { return (double)(float)v; }
+/* One rounding to the compute type: float for float and half (the device
+ * computes in float, and so does TensorFlow), none for double. */
+static double round_to_compute(TF_DataType dtype, double v)
+{
+  return dtype == TF_DOUBLE ? v : (double)(float)v;
+}
+#define F(v) round_to_compute(dtype, (v))
 
 /* a and b are the op's inputs in TensorFlow's order. Each intermediate is
- * rounded to float as on the device, so that an intermediate that
- * overflows (y*y of a large y) gives the device's Inf or NaN; the formulas
- * are otherwise exact, so the tolerance is the few roundings. */
-#define REF_GRAD(KERNEL, VALUE)                                               \
-  static double ref_##KERNEL##_grad(double a, double b, double alpha)         \
-  {                                                                           \
-    (void)alpha;                                                              \
-    return VALUE;                                                             \
+ * rounded to the compute type as on the device, so that an intermediate
+ * that overflows (y*y of a large y) gives the device's Inf or NaN; the
+ * formulas are otherwise exact, so the tolerance is the few roundings. */
+#define REF_GRAD(KERNEL, VALUE) \
+  static double ref_##KERNEL##_grad(TF_DataType dtype, double a, double b, \
+                                    double alpha) \
+  { \
+    (void)dtype; \
+    (void)alpha; \
+    return VALUE; \
   }
 
 REF_GRAD(relu, a * (b > 0 ? 1.0 : 0.0))
 REF_GRAD(relu6, a * (b > 0 && b < 6 ? 1.0 : 0.0))
 REF_GRAD(elu, b < 0 ? a * F(b + 1) : a)
-REF_GRAD(selu, b < 0 ? a * F(b + SELU_SCALE_ALPHA) : a * SELU_SCALE)
+REF_GRAD(selu,
+         b < 0 ? a * F(b + selu_scale_alpha(dtype)) : a * selu_scale(dtype))
 REF_GRAD(leaky_relu, b > 0 ? a : a * alpha)
 REF_GRAD(softplus, a / (exp(-b) + 1))
 REF_GRAD(softsign, a / F(F(fabs(b) + 1) * F(fabs(b) + 1)))
 REF_GRAD(sigmoid, F(b * a) * F(1 - a))
-/* a*a is exact in double: the device's fma. */
-REF_GRAD(tanh, b * F(1 - a * a))
+/* The device's fma: one rounding of 1 - y*y. */
+REF_GRAD(tanh, F(fma(-a, a, 1)) * b)
 REF_GRAD(sqrt, F(0.5 * b) / a)
 REF_GRAD(rsqrt, F(-0.5 * F(a * a)) * F(a * b))
 REF_GRAD(reciprocal, F(-a * a) * b)
+#undef F
 
 /* ---- unary.def's rows: each op's references and output --------------------
  * By KIND: the row's value (x -> y) or gradient (two inputs), its output
@@ -541,7 +569,8 @@ REF_GRAD(reciprocal, F(-a * a) * b)
  * float way). An op given a dtype its row lacks (ref_unary_value's callers
  * may ask) gets NaN, or on the integer path the integer unchanged. */
 #define PATHS_FLOATS false, true
-#define PATHS_FLOAT32 false, true
+#define PATHS_SINGLE_FLOATS false, true
+#define PATHS_FLOAT_DOUBLE false, true
 #define PATHS_FLOATS_INT64 true, true
 #define PATHS_FLOATS_INTEGERS true, true
 #define PATHS_INTEGERS true, false
@@ -550,7 +579,7 @@ REF_GRAD(reciprocal, F(-a * a) * b)
 struct unary_ref {
   const char *op;
   double (*value)(TF_DataType dtype, double a, double alpha);
-  double (*grad)(double a, double b, double alpha);
+  double (*grad)(TF_DataType dtype, double a, double b, double alpha);
   int out_type;
   bool same_shape;
   bool on_integers, on_floats;
@@ -598,10 +627,11 @@ static TF_DataType unary_out_type(const char *op, TF_DataType dtype)
   return r != NULL && r->out_type != 0 ? (TF_DataType)r->out_type : dtype;
 }
 
-static double grad_value(const char *op, double a, double b, double alpha)
+static double grad_value(const char *op, TF_DataType dtype, double a, double b,
+                         double alpha)
 {
   const struct unary_ref *r = unary_ref_of(op);
-  return r != NULL && r->grad != NULL ? r->grad(a, b, alpha) : NAN;
+  return r != NULL && r->grad != NULL ? r->grad(dtype, a, b, alpha) : NAN;
 }
 
 /* The relu family requires equal shapes, the (y, dy) ops equal element
@@ -627,8 +657,8 @@ static int grad_compute(const struct ref_case *c, struct ref_tensor *out,
   double alpha = (float)ref_case_attr_float_or(c, "alpha", 0.2);
   ref_tensor_alloc(&out[0], a->dtype, a->dims, a->rank);
   for (int64_t i = 0; i < a->elements; i++)
-    out[0].v[i] =
-        ref_round_to(a->dtype, grad_value(c->op, a->v[i], b->v[i], alpha));
+    out[0].v[i] = ref_round_to(a->dtype, grad_value(c->op, a->dtype, a->v[i],
+                                                    b->v[i], alpha));
   return 1;
 }
 
@@ -834,9 +864,10 @@ double ref_unary_value(const char *op, TF_DataType dtype, double a)
   return unary_value(op, dtype, a, 0.2);
 }
 
+/* The fused op computes in float. */
 double ref_grad_value(const char *op, double a, double b)
 {
-  return grad_value(op, a, b, 0.2);
+  return grad_value(op, TF_FLOAT, a, b, 0.2);
 }
 
 /* unary.def's REF column: rtol, atol. */
@@ -858,6 +889,21 @@ double ref_grad_value(const char *op, double a, double b)
  * sqrt(2 / (pi x)): 1.2e-5 at x = 65000). */
 #define BESSEL 4e-6, 1e-30
 #define BESSEL_JY 4e-6, 1.5e-5
+
+/* On double, a few ulp of double (2^-52 = 2.2e-16), by the same reasoning:
+ * a few roundings; the built-ins' bounds in double (exp, log 3 ulp, tanh
+ * 5, erf, erfc, pow 16) composed with a rounding or two, ~36 ulp as for
+ * float; lgamma's and digamma's absolute bound near their zeros (the
+ * device's digamma adds up to ten 1 / x terms). The rows whose TYPES have
+ * no double have none. */
+#define DOUBLE_EXACT 0.0, 0.0
+#define DOUBLE_ROUNDED 1e-15, 1e-300
+#define DOUBLE_BUILTIN 8e-15, 1e-300
+#define DOUBLE_LGAMMA 1e-13, 1e-13
+#define DOUBLE_DIGAMMA 1e-13, 1e-13
+/* Newton's last step leaves erf's or erfc's error; near p = 1/2 the
+ * quantile is near 0: an absolute bound there. */
+#define DOUBLE_NDTRI 8e-15, 1e-15
 
 /* The case builder and computation by unary.def's KIND. */
 #define REF_FNS_PLAIN unary_cases, unary_compute
@@ -888,5 +934,27 @@ const struct ref_op ref_ops_unary[] = {
   REF_ROW(NAME, KIND, DOMAIN, REF)
 #include "../../kernels/unary.def"
     {"Cast", EXACT, REF_ANY, cast_cases, cast_compute},
+    {.op = NULL},
+};
+
+/* By TYPES: a row with double gets its REF kind's double tolerance. */
+#define DOUBLE_ROW(NAME, ...) {#NAME, __VA_ARGS__},
+#define DOUBLE_ROW_FLOATS DOUBLE_ROW
+#define DOUBLE_ROW_FLOATS_INT64 DOUBLE_ROW
+#define DOUBLE_ROW_FLOATS_INTEGERS DOUBLE_ROW
+#define DOUBLE_ROW_FLOAT_DOUBLE DOUBLE_ROW
+#define DOUBLE_ROW_SINGLE_FLOATS(NAME, ...)
+#define DOUBLE_ROW_INTEGERS(NAME, ...)
+#define DOUBLE_ROW_BOOL(NAME, ...)
+
+const struct ref_double_tolerance ref_double_tolerances_unary[] = {
+#define UNARY_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH, INT_MATH) \
+  DOUBLE_ROW_##TYPES(NAME, DOUBLE_##REF)
+#define UNARY_FUSED_OP(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, MATH, \
+                       INT_MATH, ENUM, OPCODE, FUSED_TYPES, COST) \
+  DOUBLE_ROW_##TYPES(NAME, DOUBLE_##REF)
+#define UNARY_ALIAS(NAME, KERNEL, KIND, TYPES, SIG, REF, DOMAIN, ENUM) \
+  DOUBLE_ROW_##TYPES(NAME, DOUBLE_##REF)
+#include "../../kernels/unary.def"
     {.op = NULL},
 };

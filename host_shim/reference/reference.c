@@ -643,6 +643,18 @@ void ref_cases_binary(const struct ref_op *op, TF_DataType dtype,
 
 /* ---- Running ------------------------------------------------------------ */
 
+/* The op's own float64 tolerance, where it has one (rtol and atol stay
+ * float's otherwise). */
+static void double_tolerance(const struct ref_op *op, double *rtol,
+                             double *atol)
+{
+  const struct ref_double_tolerance *d = ref_double_tolerance_find(op->op);
+  if (d != NULL) {
+    *rtol = d->rtol;
+    *atol = d->atol;
+  }
+}
+
 /* An op with its own check (struct ref_check): all outputs read back,
  * shapes compared with the reference's, then the check judges the values. */
 static void check_outputs(const struct ref_op *op,
@@ -680,6 +692,8 @@ static void check_outputs(const struct ref_op *op,
     if (got[num_got].dtype == TF_HALF) {
       rtol = op->rtol * REF_HALF_FACTOR + 1e-3;
       atol = op->atol * REF_HALF_FACTOR + 1e-3;
+    } else if (got[num_got].dtype == TF_DOUBLE) {
+      double_tolerance(op, &rtol, &atol);
     }
   }
   result->mismatches = check->check(c, got, want, num_outputs, rtol, atol,
@@ -760,6 +774,8 @@ void ref_run_case(struct tfocl_device *device, const struct ref_op *op,
       /* 8 significant bits to half's 11: one rounding is 2^-8 relative. */
       rtol = rtol * REF_HALF_FACTOR + 8e-3;
       atol = atol * REF_HALF_FACTOR + 8e-3;
+    } else if (got.dtype == TF_DOUBLE) {
+      double_tolerance(op, &rtol, &atol);
     }
     double max_error = 0;
     int64_t first_bad = -1;
@@ -781,12 +797,16 @@ void ref_run_case(struct tfocl_device *device, const struct ref_op *op,
         snprintf(result->message, sizeof(result->message),
                  "output %d has the wrong shape (rank %d, reference rank %d)",
                  i, got.rank, want[i].rank);
-      else
+      else {
+        /* Enough digits to tell a double's ulps apart. */
+        int digits = got.dtype == TF_DOUBLE ? 17 : 9;
         snprintf(result->message, sizeof(result->message),
                  "output %d: %lld of %lld elements off; first at %lld: got "
-                 "%.9g, want %.9g",
+                 "%.*g, want %.*g",
                  i, (long long)bad, (long long)got.elements,
-                 (long long)first_bad, got.v[first_bad], want[i].v[first_bad]);
+                 (long long)first_bad, digits, got.v[first_bad], digits,
+                 want[i].v[first_bad]);
+      }
     }
     ref_tensor_finish(&got);
   }

@@ -88,6 +88,19 @@ struct ref_op {
                  char *error, int error_len);
 };
 
+/* An op's tolerance on float64 where it has one of its own (the
+ * element-wise families' rows: a double kernel is held to a few ulp of
+ * double, not to float's bound); other ops take struct ref_op's on float64
+ * too. Each family with such tolerances ends its table with op == NULL
+ * (ref_table.c). */
+struct ref_double_tolerance {
+  const char *op;
+  double rtol;
+  double atol;
+};
+
+const struct ref_double_tolerance *ref_double_tolerance_find(const char *op);
+
 /* For ops whose outputs are not unique (Qr's q and r up to signs): a check
  * that judges the device's outputs `got` itself, given the case and the
  * reference's outputs `want` (same count, shapes compared already), with
