@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import DEVICE, tf_version
+from test_graph import _placed  # {device: ops} of a function's partitions
 
 COMPLEX = [np.complex64, np.complex128]
 REAL_OF = {np.complex64: np.float32, np.complex128: np.float64}
@@ -150,24 +151,6 @@ def test_complex_from_parts(tf, dtype, shapes):
     got, want = _both(tf, tf.complex, np.repeat(parts, 6), np.tile(parts, 6))
     np.testing.assert_array_equal(got, want)
     assert np.array_equal(np.signbit(got.imag), np.signbit(want.imag))
-
-
-def _placed(tf, fn, *args):
-    """fn's outputs and {device: ops} of its partitioned graphs."""
-    from tensorflow.python.eager import context
-    context.export_run_metadata()
-    context.enable_run_metadata()
-    try:
-        out = fn(*args)
-    finally:
-        md = context.export_run_metadata()
-        context.disable_run_metadata()
-    where = {}
-    for fg in md.function_graphs:
-        for g in fg.partition_graphs:
-            for n in g.node:
-                where.setdefault(n.device.split("device:")[-1], set()).add(n.op)
-    return out, where
 
 
 def _assert_all_on_device(where, ops):
