@@ -9,7 +9,9 @@ Prints, and writes as JSON: per device the loss of every step, the median
 time per step after the first (ms), where each op of the train step ran
 (from TensorFlow's partitioned graphs) or the error; with --grad-check, the
 first batch's gradients on both devices against a float64 CPU run
-(relative L2 error over all trainable variables).
+(relative L2 error over all trainable variables), and how far the float64
+gradients move when the input moves by one float32 ulp (input_ulp: the
+check means nothing where that is as large as the errors).
 """
 import argparse
 import collections
@@ -85,7 +87,18 @@ def train(tf, keras, name, device, steps, seed, weights):
     }
 
 
-def gradients(tf, keras, name, device, seed, weights, float64=False):
+def nudged(x, rng):
+    """x with every float32 element moved one ulp up or down: an input as
+    far from x as one rounding."""
+    if isinstance(x, tuple):
+        return tuple(nudged(v, rng) for v in x)
+    if x.dtype != np.float32:
+        return x
+    up = rng.random(x.shape) < 0.5
+    return np.where(up, np.nextafter(x, np.inf), np.nextafter(x, -np.inf)).astype(np.float32)
+
+
+def gradients(tf, keras, name, device, seed, weights, float64=False, nudge=None):
     tf.config.set_soft_device_placement(False)
     if float64:
         keras.config.set_dtype_policy("float64")
@@ -94,6 +107,8 @@ def gradients(tf, keras, name, device, seed, weights, float64=False):
             model, _, loss, batches = build(tf, keras, name, 1, seed, weights)
             loss_fn = keras.losses.get(loss)
             x, y = batches[0]
+            if nudge is not None:
+                x = nudged(x, np.random.default_rng(nudge))
             if float64:
                 x = tuple(v.astype(np.float64) if v.dtype == np.float32 else v for v in x) \
                     if isinstance(x, tuple) else (x.astype(np.float64) if x.dtype == np.float32 else x)
@@ -124,6 +139,8 @@ def main():
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--devices", default="cpu,opencl")
     ap.add_argument("--grad-check", action="store_true")
+    ap.add_argument("--grad-nudges", type=int, default=4,
+                    help="float64 runs from inputs one ulp away, for --grad-check's input_ulp")
     ap.add_argument("--json")
     args = ap.parse_args()
     os.environ.setdefault("KERAS_BACKEND", "tensorflow")
@@ -148,6 +165,14 @@ def main():
             result["grad_error"] = {
                 d: rel_l2(gradients(tf, keras, args.model, d, args.seed, weights), ref)
                 for d in args.devices.split(",") if d}
+            # How far the exact gradient itself moves when the input moves by
+            # one rounding: a float32 run can be no closer to float64 than
+            # that. An input on a kink (a ReLU6 at 0 or 6 within rounding)
+            # makes it as large as any error a device could have.
+            result["grad_error"]["input_ulp"] = max(
+                rel_l2(gradients(tf, keras, args.model, "cpu", args.seed, weights,
+                                 float64=True, nudge=n), ref)
+                for n in range(args.grad_nudges))
         except (tf.errors.OpError, ValueError, RuntimeError) as e:
             result["grad_error"] = {"error": f"{type(e).__name__}: {str(e)[:4000]}"}
     for device, run in result["runs"].items():

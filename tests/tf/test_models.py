@@ -82,37 +82,31 @@ def test_model_trains_on_opencl(model):
     _check(_run(model, "--steps", "3"))
 
 
-# TFOCL_GEMM=blas: every product through the host BLAS (CPU devices with
-# native kernels, as PoCL's). Its first-batch gradients come out 3.7e-2 from
-# float64 where the CPU's are 4e-5: kept out of the GEMM tuner until found.
-BLAS_REASON = ("host BLAS path: MobileNetV2's first-batch gradients 3.7e-2 from float64. One "
-               "1x1 Conv2D product (512x48 * 48x8) through Debian 12's OpenBLAS 0.3.21 "
-               "SkylakeX kernels suffices, though it reads back within 4e-7 of float64; "
-               "OPENBLAS_CORETYPE=Haswell or a plain loop in the same native kernel is right")
-
-
-def _openblas_core():
-    """The kernels the host BLAS path's OpenBLAS picks here (the plugin
-    loads the same library in the same environment)."""
-    import ctypes
-    try:
-        lib = ctypes.CDLL("libopenblas.so.0")
-        lib.openblas_get_corename.restype = ctypes.c_char_p
-        return lib.openblas_get_corename().decode().lower()
-    except (OSError, AttributeError):
-        return ""
+# The gradient check's batch. With the zoo's default seed (3) the exact
+# float64 gradient of the first batch moves 3.7e-2 when the input moves by
+# one float32 ulp (a ReLU6 input within rounding of its kink, in the 1x1
+# blocks), so a float32 run lands 4e-5 or 3.7e-2 from float64 by the luck of
+# its roundings: TensorFlow's CPU and our GEMM kernel landed near, the host
+# BLAS's (one 512x48 * 48x8 product one ulp apart) far. run_model.py
+# measures that distance (input_ulp); seed 5 keeps it at 2e-5.
+GRAD_SEED = "5"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("gemm", ["tuned", pytest.param("blas", marks=pytest.mark.xfail(
-    "_openblas_core() in ('skylakex', 'cooperlake', 'sapphirerapids')",
-    reason=BLAS_REASON, strict=True))])
+@pytest.mark.parametrize("gemm", ["tuned", "blas"])
 def test_mobilenet_gradients_as_accurate_as_cpu(gemm):
+    """TFOCL_GEMM=blas: every product through the host BLAS where the device
+    runs native kernels (PoCL); tuned: the measured choice per size class,
+    which mixes the host BLAS and our kernel in one graph on such devices."""
     env = {"TFOCL_GEMM": gemm} if gemm != "tuned" else None
-    result = _run("mobilenet", "--steps", "3", "--grad-check", timeout=1500, env=env)
+    result = _run("mobilenet", "--steps", "3", "--grad-check", "--seed", GRAD_SEED,
+                  timeout=1500, env=env)
     _check(result)
     err = result["grad_error"]
     assert "error" not in err, err["error"]
     print(f"MobileNetV2 first-batch gradients, relative L2 vs float64: {err}")
-    assert err["opencl"] <= GRAD_FACTOR * err["cpu"] + 1e-6, \
+    assert err["input_ulp"] < 1e-3, \
+        (f"the check's batch is ill-conditioned: its float64 gradient moves {err['input_ulp']:.2e} "
+         "for a one-ulp change of the input; choose another GRAD_SEED")
+    assert err["opencl"] <= GRAD_FACTOR * max(err["cpu"], err["input_ulp"]) + 1e-6, \
         f"OPENCL gradients {err['opencl']:.2e} vs the CPU's {err['cpu']:.2e} from float64"
