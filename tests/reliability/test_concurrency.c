@@ -6,8 +6,10 @@
  * streams ordered by events, and host callbacks. Each thread's sequence is
  * deterministic; the final values, the bytes every callback saw and the
  * callback count must be bit-identical to the same sequences run serially.
- * Run also under ThreadSanitizer (meson test --setup tsan). */
+ * Run also under ThreadSanitizer (meson test --setup tsan). Then the GEMM
+ * paths chained in one stream (gemm_paths_share_a_stream). */
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -245,6 +247,97 @@ START_TEST(threads_match_serial)
 }
 END_TEST
 
+/* The GEMM paths in one stream: products forced onto our kernel, the host
+ * BLAS (CPU devices with native kernels) and CLBlast (where it loads; each
+ * falls back to our kernel elsewhere) chained back to back, each reading
+ * the one before it and an element-wise op's output, with every input
+ * deleted as soon as its consumer is enqueued, so the allocator hands its
+ * memory to the next outputs while the queue is still working on it. One
+ * read at the end; a path that ran before its producer, or wrote after its
+ * consumer read, leaves the chain far from the float64 reference. */
+#define CHAIN_M 96
+#define CHAIN_K 64
+#define CHAIN_STEPS 18
+
+START_TEST(gemm_paths_share_a_stream)
+{
+  static const char *const paths[] = {"own", "blas", "clblast"};
+  TF_Status *st = TF_NewStatus();
+  const int64_t xdims[] = {CHAIN_M, CHAIN_K}, wdims[] = {CHAIN_K, CHAIN_K};
+  static float xv[CHAIN_M * CHAIN_K], wv[CHAIN_K * CHAIN_K];
+  static double xr[CHAIN_M * CHAIN_K], yr[CHAIN_M * CHAIN_K];
+  for (int i = 0; i < CHAIN_M * CHAIN_K; i++)
+    xv[i] = (float)((i * 37) % 17) * 0.125f - 1.0f;
+  /* Near an orthogonal map, so that 18 products neither vanish nor grow. */
+  for (int r = 0; r < CHAIN_K; r++)
+    for (int c = 0; c < CHAIN_K; c++)
+      wv[r * CHAIN_K + c] =
+          (r == (c * 5 + 3) % CHAIN_K ? 0.5f : 0.0f) +
+          (float)((r * 11 + c * 7) % 9 - 4) * 0.01f;
+  for (int i = 0; i < CHAIN_M * CHAIN_K; i++)
+    xr[i] = xv[i];
+
+  TF_DataType f2[] = {TF_FLOAT, TF_FLOAT};
+  struct tfocl_op *matmul[3] = {NULL}, *add = NULL;
+  for (int p = 0; p < 3; p++) {
+    struct tfocl_attr attr = TFOCL_ATTR_S("_tfocl_gemm", paths[p]);
+    matmul[p] = tfocl_op_create(rel_device, "MatMul", &attr, 1, f2, 2, st);
+    rel_assert_ok(st);
+  }
+  add = tfocl_op_create(rel_device, "AddV2", NULL, 0, f2, 2, st);
+  rel_assert_ok(st);
+  TF_Tensor *hx = rel_host_f32(xdims, 2, xv, CHAIN_M * CHAIN_K);
+  TF_Tensor *hw = rel_host_f32(wdims, 2, wv, CHAIN_K * CHAIN_K);
+  TF_Tensor *x = tfocl_tensor_to_device(rel_device, hx, st);
+  rel_assert_ok(st);
+  TF_Tensor *w = tfocl_tensor_to_device(rel_device, hw, st);
+  rel_assert_ok(st);
+  TF_DeleteTensor(hx);
+  TF_DeleteTensor(hw);
+
+  for (int s = 0; s < CHAIN_STEPS; s++) {
+    /* x = MatMul_path(x, w) + x, the path changing every step and the
+     * order of paths changing every round. */
+    int path = (s + s / 3) % 3;
+    TF_Tensor *y = NULL, *sum = NULL;
+    tfocl_op_compute(matmul[path], (TF_Tensor *[]){x, w}, 2, &y, 1, st);
+    rel_assert_ok(st);
+    tfocl_op_compute(add, (TF_Tensor *[]){y, x}, 2, &sum, 1, st);
+    rel_assert_ok(st);
+    TF_DeleteTensor(y);
+    TF_DeleteTensor(x);
+    x = sum;
+    for (int r = 0; r < CHAIN_M; r++)
+      for (int c = 0; c < CHAIN_K; c++) {
+        double acc = 0.0;
+        for (int t = 0; t < CHAIN_K; t++)
+          acc += xr[r * CHAIN_K + t] * (double)wv[t * CHAIN_K + c];
+        yr[r * CHAIN_K + c] = acc + xr[r * CHAIN_K + c];
+      }
+    memcpy(xr, yr, sizeof(xr));
+  }
+  TF_Tensor *h = tfocl_tensor_to_host(x, st);
+  rel_assert_ok(st);
+  const float *got = TF_TensorData(h);
+  double err = 0.0, norm = 0.0;
+  for (int i = 0; i < CHAIN_M * CHAIN_K; i++) {
+    err = fmax(err, fabs(got[i] - xr[i]));
+    norm = fmax(norm, fabs(xr[i]));
+  }
+  ck_assert_msg(norm > 1.0, "the chain vanished (max %g): no test", norm);
+  ck_assert_msg(err <= 1e-4 * norm,
+                "the mixed-path chain is %g from float64 (max value %g)", err,
+                norm);
+  TF_DeleteTensor(h);
+  TF_DeleteTensor(x);
+  TF_DeleteTensor(w);
+  for (int p = 0; p < 3; p++)
+    tfocl_op_destroy(matmul[p]);
+  tfocl_op_destroy(add);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
 int main(void)
 {
   if (!rel_setup())
@@ -253,6 +346,7 @@ int main(void)
   TCase *tc = tcase_create("concurrency");
   tcase_set_timeout(tc, 900);
   tcase_add_test(tc, threads_match_serial);
+  tcase_add_test(tc, gemm_paths_share_a_stream);
   suite_add_tcase(s, tc);
   int rc = rel_run(s);
   rel_teardown();
