@@ -16,7 +16,7 @@
  *            reaches a fraction of our kernel's speed and spends ~12 s in
  *            its first call.
  *   blas     a host BLAS run in stream order on the buffers of a CPU device
- *            (gemm_blas.c); only where TFOCL_GEMM=blas forces it.
+ *            whose driver runs native kernels (gemm_blas.c), float only.
  * Where more than one applies, gemm_tune.c measures them on first use of a
  * size class and remembers the winner per device (TFOCL_GEMM_TUNE=0: no
  * measuring, CLBlast on GPUs where present, our kernel on CPUs).
@@ -737,6 +737,32 @@ static const gemm_impl_fn impls[GEMM_NUM_IMPLS] = {
     [GEMM_IMPL_BLAS] = impl_blas,
 };
 
+/* The implementations the tuner chooses among for g on op's device, and
+ * the one it falls back to. */
+static unsigned gemm_candidates(struct ocl_op *op,
+                                const struct ocl_device_info *info,
+                                const struct gemm *g, enum gemm_impl *fallback)
+{
+  unsigned candidates = GEMM_IMPL_BIT(GEMM_IMPL_OWN);
+  *fallback = GEMM_IMPL_OWN;
+  /* CLBlast on CPU devices only when forced (see the top of this file). */
+  if (!info->is_cpu && clblast_usable(op, g)) {
+    candidates |= GEMM_IMPL_BIT(GEMM_IMPL_CLBLAST);
+    *fallback = GEMM_IMPL_CLBLAST;
+  }
+  /* On CPU devices the host BLAS computes in place on the buffers, in
+   * stream order (gemm_blas.c). */
+  if (info->is_cpu && gemm_blas_usable(op, g))
+    candidates |= GEMM_IMPL_BIT(GEMM_IMPL_BLAS);
+  return candidates;
+}
+
+static const char *host_libs_of(unsigned candidates)
+{
+  return (candidates & GEMM_IMPL_BIT(GEMM_IMPL_BLAS)) ? gemm_blas_identity()
+                                                      : "-";
+}
+
 /* One product whose batch fits the kernels' argument. */
 static bool gemm_run_one(struct ocl_op *op, const struct gemm *g,
                          enum ocl_gemm_choice path)
@@ -753,24 +779,13 @@ static bool gemm_run_one(struct ocl_op *op, const struct gemm *g,
   if (path != OCL_GEMM_AUTO || flops <= GEMM_DIRECT_MAX_FLOPS)
     return impl_own(op, g);
 
-  unsigned candidates = GEMM_IMPL_BIT(GEMM_IMPL_OWN);
-  enum gemm_impl fallback = GEMM_IMPL_OWN;
-  /* CLBlast on CPU devices only when forced (see the top of this file). */
-  if (!info->is_cpu && clblast_usable(op, g)) {
-    candidates |= GEMM_IMPL_BIT(GEMM_IMPL_CLBLAST);
-    fallback = GEMM_IMPL_CLBLAST;
-  }
-  /* The host BLAS runs only where forced (TFOCL_GEMM=blas): chosen per
-   * size class next to our kernel in one graph, MobileNetV2's first-batch
-   * gradients on PoCL 3.1 came out 3.7e-2 from float64 (5e-5 with either
-   * path alone), and the cause is not found yet. */
+  enum gemm_impl fallback;
+  unsigned candidates = gemm_candidates(op, info, g, &fallback);
   if (candidates == GEMM_IMPL_BIT(GEMM_IMPL_OWN))
     return impl_own(op, g);
-  const char *host_libs = (candidates & GEMM_IMPL_BIT(GEMM_IMPL_BLAS))
-                              ? gemm_blas_identity()
-                              : "-";
-  enum gemm_impl pick = gemm_tune_pick(op, g, candidates, fallback,
-                                       gemm_identity(), host_libs, impls);
+  enum gemm_impl pick =
+      gemm_tune_pick(op, g, candidates, fallback, gemm_identity(),
+                     host_libs_of(candidates), impls);
   return ocl_op_ok(op) && impls[pick](op, g);
 }
 
@@ -881,7 +896,11 @@ bool ocl_gemm_takes_panels(struct ocl_op *op, TF_DataType dtype,
     return false;
   struct gemm g;
   gemm_of_desc(dtype, d, NULL, NULL, NULL, &g);
-  /* Where the tuner could pick CLBlast instead. */
+  /* Where the tuner could pick CLBlast instead. The host BLAS, which the
+   * tuner also weighs on CPU devices, needs a plain col: with it the
+   * ResNet step of tests/bench/step_profile.py took 390 ms against 165
+   * with panels and our kernel (PoCL 3.1, OpenBLAS 0.3.21; the plain
+   * im2col alone 97 ms), so convolutions keep the panels. */
   if (path == OCL_GEMM_AUTO && !info->is_cpu && clblast_usable(op, &g))
     return false;
   return kernels_ready(op);
