@@ -450,6 +450,7 @@ static int run(int argc, char **argv)
   bench_tiny(&b);
   bench_copies(&b);
   bench_elementwise(&b);
+  bench_broadcast(&b);
   bench_reduce(&b);
   bench_sparse(&b);
   bench_movement(&b);

@@ -168,6 +168,7 @@ void bench_conv(struct bench *b);
 void bench_depthwise(struct bench *b);
 size_t bench_big_bytes(const struct bench *b);
 void bench_elementwise(struct bench *b);
+void bench_broadcast(struct bench *b);
 void bench_reduce(struct bench *b);
 void bench_pool(struct bench *b);
 void bench_sparse(struct bench *b);

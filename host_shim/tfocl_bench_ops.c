@@ -418,6 +418,85 @@ out:
   free(hz);
 }
 
+/* Broadcasts of normalisation, bias and scale (issue 21): each against
+ * the flat AddV2 of x's shape on the same device, whose GB/s they should
+ * reach (the work is the bytes each must move: x, y and z once). */
+void bench_broadcast(struct bench *b)
+{
+  static const struct {
+    const char *name, *op;
+    int64_t x[4], y[4];
+    int x_rank, y_rank;
+  } cases[] = {
+      {"broadcast/sub_channel", "Sub", {32, 32, 32, 32}, {32}, 4, 1},
+      {"broadcast/sqdiff_channel",
+       "SquaredDifference",
+       {32, 32, 32, 32},
+       {1, 1, 1, 32},
+       4,
+       4},
+      {"broadcast/add_channel3", "AddV2", {32, 128, 86, 3}, {3}, 4, 1},
+      {"broadcast/add_channel33", "AddV2", {32, 32, 31, 33}, {33}, 4, 1},
+      {"broadcast/sub_rows", "Sub", {8192, 128}, {8192, 1}, 2, 2},
+      {"broadcast/mul_nchw", "Mul", {32, 32, 32, 32}, {1, 32, 1, 1}, 4, 4},
+      {"broadcast/add_outer", "AddV2", {1024, 1}, {1, 1024}, 2, 2},
+  };
+  enum { NUM = sizeof(cases) / sizeof(cases[0]) };
+  int reps = bench_reps_or(b, 20, 3);
+  for (int i = 0; i < NUM; i++) {
+    if (!bench_want(b, cases[i].name))
+      continue;
+    int64_t out[4];
+    int rank = cases[i].x_rank;
+    for (int d = 0; d < rank; d++) {
+      int64_t yd = d - (rank - cases[i].y_rank) >= 0
+                       ? cases[i].y[d - (rank - cases[i].y_rank)]
+                       : 1;
+      out[d] = cases[i].x[d] > yd ? cases[i].x[d] : yd;
+    }
+    int64_t nx = 1, ny = 1, nz = 1;
+    for (int d = 0; d < rank; d++) {
+      nx *= cases[i].x[d];
+      nz *= out[d];
+    }
+    for (int d = 0; d < cases[i].y_rank; d++)
+      ny *= cases[i].y[d];
+    TF_Tensor *hx = bench_host_random(cases[i].x, rank, 1);
+    TF_Tensor *hy = bench_host_random(cases[i].y, cases[i].y_rank, 2);
+    TF_Tensor *hf = bench_host_random(out, rank, 3),
+              *hg = bench_host_random(out, rank, 4);
+    TF_Tensor *dx = bench_to_device(b, hx), *dy = bench_to_device(b, hy);
+    /* Two arrays: one read twice would move a third less. */
+    TF_Tensor *df = bench_to_device(b, hf), *dg = bench_to_device(b, hg);
+    const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT)};
+    const TF_DataType types[] = {TF_FLOAT, TF_FLOAT};
+    struct op_side o = {NULL, {dx, dy}, 2}, flat = {NULL, {df, dg}, 2};
+    if (dx != NULL && dy != NULL && df != NULL && dg != NULL &&
+        bench_ok(b, "alloc")) {
+      o.op = bench_make_op(b, cases[i].op, attrs, 1, types, 2);
+      flat.op = bench_make_op(b, "AddV2", attrs, 1, types, 2);
+      struct side ours = bench_op_side(&o, 4.0 * (double)(nx + ny + nz));
+      struct side ref = bench_op_side(&flat, 4.0 * 3.0 * (double)nz);
+      ref.name = "flat AddV2 of the output's shape (device)";
+      char note[160];
+      snprintf(note, sizeof(note),
+               "%s; x %lld, y %lld elements; output allocated per call",
+               cases[i].op, (long long)nx, (long long)ny);
+      bench_measure(b, cases[i].name, GBPS, true, &ours, &ref, 1, reps, note);
+      tfocl_op_destroy(o.op);
+      tfocl_op_destroy(flat.op);
+    }
+    TF_DeleteTensor(dx);
+    TF_DeleteTensor(dy);
+    TF_DeleteTensor(df);
+    TF_DeleteTensor(dg);
+    TF_DeleteTensor(hx);
+    TF_DeleteTensor(hy);
+    TF_DeleteTensor(hf);
+    TF_DeleteTensor(hg);
+  }
+}
+
 void bench_reduce(struct bench *b)
 {
   static const char *const names[] = {"reduce/sum_over_rows",

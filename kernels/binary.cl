@@ -5,9 +5,12 @@
  * half is stored as half and computed in float, rounded to nearest even on
  * store: what TensorFlow's CPU kernels do, and it needs no cl_khr_fp16.
  *
- * Each op has five kernels, chosen on the host from the collapsed broadcast
- * (kernels/shape.h): _flat (same shapes), _xscalar, _yscalar (one side a
- * single element) and _bcast (general, up to 8 collapsed dims) in 32-bit
+ * Each op's kernels are chosen on the host from the collapsed broadcast
+ * (kernels/shape.h): _flat (same shapes), _scalar (one side a single
+ * element); for up to 3 collapsed dims in 32-bit indices the
+ * _bcast3d kernels (the dims as the NDRange, where the innermost fills
+ * SIMD lanes) or else _bcastf (one operand of z's shape, the other's index
+ * split by multiplications); _bcast (general, up to 8 collapsed dims) in 32-bit
  * index arithmetic, or _bcast64 when an extent needs 64 bits (64-bit
  * division is emulated, and slow, on GPUs). Only the _bcast kernels loop
  * inside a work-item; the others stay vectorisable by PoCL (the special
@@ -52,6 +55,28 @@ typedef struct {
   int rank;
 } bcast32_t;
 
+/* Up to three collapsed dims for the _bcast3d and _bcastf kernels (struct
+ * bcast3_args in binary.c), padded on the outer side: dims [outer, mid,
+ * inner] of n elements. Their operands are (p, q): x and y, or y and x
+ * where `swap` is set, p being the operand that varies along the
+ * innermost dim (_bcast3d_one) or has z's shape (_bcastf); the op is
+ * evaluated on (a, b) in x, y order whatever the order of p and q, so one
+ * kernel serves either side. _bcastf splits an index by ocl_fastdiv with
+ * the magic and shift of inner and mid. */
+typedef struct {
+  uint n, outer, mid, inner;
+  uint inner_magic, inner_shift, mid_magic, mid_shift;
+  uint swap;
+  int p_strides[3];
+  int q_strides[3];
+} bcast3_t;
+
+/* p's and q's values as the op's a and b. */
+#define BCAST3_OPERANDS(s, pv, qv)                                           \
+  CT pv_ = (pv), qv_ = (qv);                                                 \
+  CT a = (s).swap ? qv_ : pv_;                                               \
+  CT b = (s).swap ? pv_ : qv_
+
 #define BINARY_KERNELS(NAME, OUT_T, STORE_OUT, EXPR)                         \
   __kernel void NAME##_flat(OCL_TENSOR_ARG(const T, x),                      \
                             OCL_TENSOR_ARG(const T, y),                      \
@@ -63,24 +88,16 @@ typedef struct {
     CT b = LOAD(OCL_PTR(const T, y), i);                                     \
     STORE_OUT(OCL_PTR(OUT_T, z), i, (EXPR));                                 \
   }                                                                          \
-  __kernel void NAME##_xscalar(OCL_TENSOR_ARG(const T, x),                   \
-                               OCL_TENSOR_ARG(const T, y),                   \
-                               OCL_TENSOR_ARG(OUT_T, z), long n)             \
+  /* One operand a single element: p = the other, read at i; q[0]. */     \
+  __kernel void NAME##_scalar(OCL_TENSOR_ARG(const T, p),                    \
+                              OCL_TENSOR_ARG(const T, q),                    \
+                              OCL_TENSOR_ARG(OUT_T, z), long n, uint swap)   \
   {                                                                          \
     long i = get_global_id(0);                                               \
     OCL_GUARD(i, n);                                                         \
-    CT a = LOAD(OCL_PTR(const T, x), 0);                                     \
-    CT b = LOAD(OCL_PTR(const T, y), i);                                     \
-    STORE_OUT(OCL_PTR(OUT_T, z), i, (EXPR));                                 \
-  }                                                                          \
-  __kernel void NAME##_yscalar(OCL_TENSOR_ARG(const T, x),                   \
-                               OCL_TENSOR_ARG(const T, y),                   \
-                               OCL_TENSOR_ARG(OUT_T, z), long n)             \
-  {                                                                          \
-    long i = get_global_id(0);                                               \
-    OCL_GUARD(i, n);                                                         \
-    CT a = LOAD(OCL_PTR(const T, x), i);                                     \
-    CT b = LOAD(OCL_PTR(const T, y), 0);                                     \
+    CT pv_ = LOAD(OCL_PTR(const T, p), i), qv_ = LOAD(OCL_PTR(const T, q), 0); \
+    CT a = swap ? qv_ : pv_;                                                 \
+    CT b = swap ? pv_ : qv_;                                                 \
     STORE_OUT(OCL_PTR(OUT_T, z), i, (EXPR));                                 \
   }                                                                          \
   __kernel void NAME##_bcast(OCL_TENSOR_ARG(const T, x),                     \
@@ -100,23 +117,62 @@ typedef struct {
     CT b = LOAD(OCL_PTR(const T, y), yi);                                    \
     STORE_OUT(OCL_PTR(OUT_T, z), i, (EXPR));                                 \
   }                                                                          \
-  /* Up to three collapsed dims as the NDRange itself (s.dims[0] outermost, \
-   * dims[2] innermost along dimension 0): no division per element, and   \
-   * neighbouring work-items on neighbouring elements of z (per-channel    \
-   * scale and shift, row-wise normalisation). */                          \
+  /* Up to three collapsed dims as the NDRange itself (dims[0] outermost, \
+   * dims[2] innermost along dimension 0), for innermost dims that fill    \
+   * work-groups' dimension 0: a multiply-add per index, neighbouring      \
+   * work-items on neighbouring elements. An operand's stride along the   \
+   * innermost dim is 1 (it varies there) or 0: a constant of each kernel \
+   * (_bcast3d: both vary; _bcast3d_one: p varies, q is constant along    \
+   * it), so that PoCL sees contiguous or uniform loads and vectorises     \
+   * them as _flat's (an argument stride it speculates to be 1, and runs  \
+   * unvectorised where it is 0). */                                       \
   __kernel void NAME##_bcast3d(OCL_TENSOR_ARG(const T, x),                   \
                                OCL_TENSOR_ARG(const T, y),                   \
-                               OCL_TENSOR_ARG(OUT_T, z), bcast32_t s)        \
+                               OCL_TENSOR_ARG(OUT_T, z), bcast3_t s)         \
   {                                                                          \
     int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);    \
-    if (i >= s.dims[2] || j >= s.dims[1] || k >= s.dims[0])                  \
+    if (i >= (int)s.inner || j >= (int)s.mid || k >= (int)s.outer)           \
       return;                                                                \
-    int xi = k * s.x_strides[0] + j * s.x_strides[1] + i * s.x_strides[2];   \
-    int yi = k * s.y_strides[0] + j * s.y_strides[1] + i * s.y_strides[2];   \
-    CT a = LOAD(OCL_PTR(const T, x), xi);                                    \
-    CT b = LOAD(OCL_PTR(const T, y), yi);                                    \
-    STORE_OUT(OCL_PTR(OUT_T, z), (k * s.dims[1] + j) * s.dims[2] + i,        \
+    CT a = LOAD(OCL_PTR(const T, x),                                         \
+                k * s.p_strides[0] + j * s.p_strides[1] + i);                \
+    CT b = LOAD(OCL_PTR(const T, y),                                         \
+                k * s.q_strides[0] + j * s.q_strides[1] + i);                \
+    STORE_OUT(OCL_PTR(OUT_T, z), (k * (int)s.mid + j) * (int)s.inner + i,    \
               (EXPR));                                                       \
+  }                                                                          \
+  __kernel void NAME##_bcast3d_one(OCL_TENSOR_ARG(const T, p),               \
+                                   OCL_TENSOR_ARG(const T, q),               \
+                                   OCL_TENSOR_ARG(OUT_T, z), bcast3_t s)     \
+  {                                                                          \
+    int i = get_global_id(0), j = get_global_id(1), k = get_global_id(2);    \
+    if (i >= (int)s.inner || j >= (int)s.mid || k >= (int)s.outer)           \
+      return;                                                                \
+    BCAST3_OPERANDS(s,                                                       \
+                    LOAD(OCL_PTR(const T, p), k * s.p_strides[0] +           \
+                                                  j * s.p_strides[1] + i),   \
+                    LOAD(OCL_PTR(const T, q),                                \
+                         k * s.q_strides[0] + j * s.q_strides[1]));          \
+    STORE_OUT(OCL_PTR(OUT_T, z), (k * (int)s.mid + j) * (int)s.inner + i,    \
+              (EXPR));                                                       \
+  }                                                                          \
+  /* Innermost dims too short for those lanes, where p has z's shape: one  \
+   * work-item per element of z in order, p read at z's index             \
+   * (contiguous), q's index split from it by multiplications (no         \
+   * division instruction) and no loop, so that PoCL vectorises it. */     \
+  __kernel void NAME##_bcastf(OCL_TENSOR_ARG(const T, p),                    \
+                              OCL_TENSOR_ARG(const T, q),                    \
+                              OCL_TENSOR_ARG(OUT_T, z), bcast3_t s)          \
+  {                                                                          \
+    uint i = get_global_id(0);                                               \
+    OCL_GUARD(i, s.n);                                                       \
+    uint r = ocl_fastdiv(i, s.inner_magic, s.inner_shift);                   \
+    uint c0 = ocl_fastdiv(r, s.mid_magic, s.mid_shift);                      \
+    int c1 = (int)(r - c0 * s.mid), c2 = (int)(i - r * s.inner);             \
+    BCAST3_OPERANDS(s, LOAD(OCL_PTR(const T, p), i),                         \
+                    LOAD(OCL_PTR(const T, q), (int)c0 * s.q_strides[0] +     \
+                                                  c1 * s.q_strides[1] +      \
+                                                  c2 * s.q_strides[2]));     \
+    STORE_OUT(OCL_PTR(OUT_T, z), i, (EXPR));                                 \
   }                                                                          \
   __kernel void NAME##_bcast64(OCL_TENSOR_ARG(const T, x),                   \
                                OCL_TENSOR_ARG(const T, y),                   \

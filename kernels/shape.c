@@ -54,6 +54,18 @@ static void right_align(const int64_t *src, int src_rank, int rank,
   }
 }
 
+struct ocl_fastdiv ocl_fastdiv_of(uint32_t d)
+{
+  /* shift = ceil(log2 d); magic = 2^32 (2^shift - d) / d + 1, which fits
+   * 32 bits (Granlund and Montgomery's round-up method as PyTorch's
+   * IntDivider uses it). */
+  uint32_t shift = 0;
+  while (shift < 31 && ((uint32_t)1 << shift) < d)
+    shift++;
+  uint64_t magic = ((UINT64_C(1) << 32) * ((UINT64_C(1) << shift) - d)) / d + 1;
+  return (struct ocl_fastdiv){(uint32_t)magic, shift};
+}
+
 /* Broadcast state of one dim for one operand: 0 = size 1 (broadcast or
  * degenerate), 1 = full. Adjacent dims with equal states for both operands
  * can be merged. */

@@ -55,6 +55,19 @@ bool ocl_bcast_init(struct ocl_bcast *bcast, const int64_t *x_dims,
                     int x_rank, const int64_t *y_dims, int y_rank,
                     TF_Status *status);
 
+/* n / d as a multiply-high, an add and a shift, for kernels that split a
+ * flat 32-bit index into coordinates: an integer division per element is
+ * emulated on GPUs and keeps PoCL from vectorising. Exact for n < 2^31 and
+ * 1 <= d < 2^31 (the 32-bit kernels' limits):
+ *   n / d == (mul_hi(n, magic) + n) >> shift
+ * where the sum cannot wrap because n < 2^31 (common.clh's ocl_fastdiv). */
+struct ocl_fastdiv {
+  uint32_t magic;
+  uint32_t shift;
+};
+
+struct ocl_fastdiv ocl_fastdiv_of(uint32_t d);
+
 /* Broadcast of one input to a target shape (BroadcastTo, gradients):
  * in_strides per collapsed dim, 0 where broadcast. */
 struct ocl_broadcast_to {

@@ -275,14 +275,25 @@ static void fused_cases(const struct ref_op *op, TF_DataType dtype,
     static const int64_t bcast[][8] = {{5, 1, 7}, {3, 1}, {7}, {1, 3, 7}};
     inputs_of_shapes(program_case_add(out, op, p, dtype, "broadcast"), p,
                      dtype, bcast, (const int[]){3, 2, 1, 3}, 4);
-    /* Per-channel terms (batch normalisation's) over rows of 24, and a
-     * 3-dim broadcast with an innermost dim of 20: the _bcast3d kernel. */
+    /* Per-channel terms (batch normalisation's) over rows of 24: the
+     * _bcast3d kernel; a 3-dim broadcast with an innermost dim of 20, one
+     * input constant along it: _bcast3d_mixed. */
     static const int64_t channels[][8] = {{11, 5, 24}, {24}, {1, 24}};
     inputs_of_shapes(program_case_add(out, op, p, dtype, "per channel"), p,
                      dtype, channels, (const int[]){3, 1, 2}, 3);
     static const int64_t three[][8] = {{3, 7, 20}, {3, 1, 20}, {1, 7, 1}};
     inputs_of_shapes(program_case_add(out, op, p, dtype, "3 dims"), p, dtype,
                      three, (const int[]){3, 3, 3}, 3);
+    /* Row statistics beside per-column terms (layer normalisation's), with
+     * rows longer than a work-group: _bcast3d_mixed, tails in both
+     * NDRange dims. */
+    static const int64_t rows[][8] = {{6, 300}, {6, 1}, {300}};
+    inputs_of_shapes(program_case_add(out, op, p, dtype, "rows"), p, dtype,
+                     rows, (const int[]){2, 2, 1}, 3);
+    /* 3 dims with an innermost too short for lanes: _bcast3's split. */
+    static const int64_t short3[][8] = {{2, 5, 3}, {2, 1, 3}, {1, 5, 1}};
+    inputs_of_shapes(program_case_add(out, op, p, dtype, "short rows"), p,
+                     dtype, short3, (const int[]){3, 3, 3}, 3);
     static const int64_t scalar[][8] = {{0}};
     inputs_of_shapes(program_case_add(out, op, p, dtype, "all scalars"), p,
                      dtype, scalar, (const int[]){0}, 1);

@@ -611,6 +611,22 @@ static const struct shape_pair binary_shapes[] = {
     {{4, {2, 1, 4, 5}}, {3, {3, 1, 1}}, TF_OK},
     {{2, {4, 0}}, {2, {4, 1}}, TF_OK},
     {{2, {2, 3}}, {1, {4}}, TF_INVALID_ARGUMENT},
+    /* The broadcast kernels' paths (kernels/binary.c, launch_bcast), with
+     * tails of work-groups in each NDRange dimension: an odd channel count
+     * past 16 (3-D NDRange, both operands varying innermost), row and
+     * NCHW-channel statistics (one operand constant along the innermost
+     * dim), both operands broadcast, a row longer than a work-group, and
+     * innermost dims under 16 (1-D kernels, either operand full, or
+     * neither). */
+    {{2, {7, 33}}, {1, {33}}, TF_OK},
+    {{3, {3, 5, 17}}, {3, {3, 1, 17}}, TF_OK},
+    {{2, {6, 40}}, {2, {6, 1}}, TF_OK},
+    {{4, {2, 3, 4, 5}}, {4, {1, 3, 1, 1}}, TF_OK},
+    {{2, {19, 1}}, {2, {1, 18}}, TF_OK},
+    {{2, {3, 300}}, {2, {3, 1}}, TF_OK},
+    {{2, {37, 1}}, {2, {37, 7}}, TF_OK},
+    {{3, {2, 5, 3}}, {3, {2, 1, 3}}, TF_OK},
+    {{3, {1, 5, 3}}, {3, {4, 1, 3}}, TF_OK},
 };
 
 void ref_cases_binary(const struct ref_op *op, TF_DataType dtype,

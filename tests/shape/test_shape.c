@@ -101,6 +101,51 @@ START_TEST(bcast_incompatible_message)
 }
 END_TEST
 
+/* What common.clh's ocl_fastdiv computes, in 32-bit unsigned arithmetic
+ * as a device does. */
+static uint32_t fastdiv(uint32_t n, struct ocl_fastdiv f)
+{
+  uint32_t hi = (uint32_t)(((uint64_t)n * f.magic) >> 32);
+  return (hi + n) >> f.shift;
+}
+
+START_TEST(fastdiv_is_exact_below_2_pow_31)
+{
+  /* Every divisor up to 4096 and each power of two and its neighbours,
+   * against numerators at the multiples' edges and the top of the range. */
+  uint32_t divisors[4096 + 3 * 31];
+  int num = 0;
+  for (uint32_t d = 1; d <= 4096; d++)
+    divisors[num++] = d;
+  for (int b = 1; b <= 31; b++) {
+    uint32_t p = (uint32_t)1 << b;
+    divisors[num++] = p - 1;
+    divisors[num++] = p;
+    if (b < 31)
+      divisors[num++] = p + 1;
+  }
+  const uint32_t top = 0x7fffffffu;
+  uint64_t seed = 1;
+  for (int i = 0; i < num; i++) {
+    uint32_t d = divisors[i];
+    struct ocl_fastdiv f = ocl_fastdiv_of(d);
+    uint32_t edges[] = {0,   1,       d - 1,   d,           d + 1,
+                        top, top - 1, top - d, top / d * d, top / d * d - 1};
+    for (size_t e = 0; e < sizeof(edges) / sizeof(edges[0]); e++) {
+      uint32_t n = edges[e];
+      if (n > top)
+        continue;
+      ck_assert_msg(fastdiv(n, f) == n / d, "%u / %u: %u", n, d, fastdiv(n, f));
+    }
+    for (int k = 0; k < 200; k++) {
+      seed = seed * 6364136223846793005u + 1442695040888963407u;
+      uint32_t n = (uint32_t)(seed >> 33);
+      ck_assert_msg(fastdiv(n, f) == n / d, "%u / %u: %u", n, d, fastdiv(n, f));
+    }
+  }
+}
+END_TEST
+
 START_TEST(broadcast_to_strides)
 {
   struct ocl_broadcast_to b;
@@ -766,6 +811,7 @@ static Suite *shape_suite(void)
   tcase_add_test(tc, conv_windowed_output_sizes);
   tcase_add_test(tc, conv2d_shapes_nhwc_nchw);
   tcase_add_test(tc, conv_attr_error_messages);
+  tcase_add_test(tc, fastdiv_is_exact_below_2_pow_31);
   suite_add_tcase(s, tc);
   return s;
 }
