@@ -516,6 +516,9 @@ unsigned ocl_programs_prefetched(void);
  * among the kernel families' static tables (OCL_PROGRAM_TABLE,
  * kernels/runtime.h), or NULL. */
 const char *ocl_program_table_find(const char *name, const char *options);
+/* The source of a generated program (a fused element-wise kernel's) from
+ * its name, malloc'd; NULL for a name no kernel would give. */
+char *ocl_program_generated_source(const char *name, const char *options);
 
 /* ---- Program binaries kept between processes (program_binaries.c) ------ */
 

@@ -26,13 +26,16 @@
  * per platform and device set, at most WARM_MAX lines "family<TAB>options"),
  * and the next process's first device open starts a thread that builds
  * them while TensorFlow is still tracing the model. A line names a program
- * of the plugin's own tables (program_table.c) or is skipped, so the list
- * selects what to build and never brings code; it is read under the
+ * of the plugin's own tables (program_table.c), or a generated one whose
+ * name parses and checks as its kernel's would (the fused element-wise
+ * kernels: "fused:" and the program's text), or is skipped: the list
+ * selects what to build and never brings code. A program built ahead is
+ * checked against the source its first kernel brings, by hash, and built
+ * again from that one where they differ. The list is read under the
  * binaries' rules (a regular file of the user's, in a directory only the
  * user can write, not through a link) and replaced atomically. Only the
  * programs a process asked for go in, so programs it never used fall off
- * the end; generated programs (the fused element-wise kernels) are not in
- * the tables and are built when asked. */
+ * the end. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -52,6 +55,9 @@ struct ocl_program {
   cl_program program; /* owned; NULL if the build failed */
   char *error;        /* the failure message, with the build log */
   bool asked;         /* a kernel asked for it: it goes on the warm list */
+  /* Built ahead: the hash of the source it was built from, which the
+   * first kernel to ask checks against its own (0 otherwise). */
+  uint64_t ahead_source;
   struct ocl_program *next;
 };
 
@@ -125,6 +131,8 @@ static bool keeps_binaries(cl_platform_id platform) {
   return strstr(name, "Portable Computing Language") == NULL;
 }
 
+#define FNV_START 14695981039346656037ull
+
 static uint64_t fnv1a(uint64_t h, const char *s)
 {
   for (; *s; s++)
@@ -138,7 +146,7 @@ static uint64_t fnv1a(uint64_t h, const char *s)
 static bool warm_path_of(const struct ocl_context *ctx, char *path, size_t size)
 {
   char dir[4096], text[256];
-  uint64_t h = 14695981039346656037ull;
+  uint64_t h = FNV_START;
   static const cl_platform_info pinfo[] = {CL_PLATFORM_NAME,
                                            CL_PLATFORM_VERSION};
   static const cl_device_info dinfo[] = {CL_DEVICE_NAME, CL_DEVICE_VERSION,
@@ -413,6 +421,21 @@ cl_program ocl_program_get(struct ocl_device *dev, const char *family_name,
   }
   pthread_mutex_lock(&p->lock);
   bool retry_later = false;
+  if (p->built && p->ahead_source != 0) {
+    /* Built ahead from a source of the plugin's own, found by name: if it
+     * is not the one the kernel brings after all, build that one. */
+    if (p->ahead_source != fnv1a(FNV_START, source)) {
+      OCL_TRACE("program %s built ahead from another source; building again",
+                p->family);
+      if (p->program)
+        clReleaseProgram(p->program);
+      p->program = NULL;
+      free(p->error);
+      p->error = NULL;
+      p->built = false;
+    }
+    p->ahead_source = 0;
+  }
   if (!p->built) {
     retry_later = !build(dev, p, source, cache->binaries_dir);
     p->built = !retry_later;
@@ -489,11 +512,16 @@ static void *prefetch_main(void *arg)
     *tab = '\0';
     const char *family = line, *options = tab + 1;
     const char *source = ocl_program_table_find(family, options);
+    char *generated = NULL;
     if (!source)
-      continue; /* generated, or gone from this plugin */
+      source = generated = ocl_program_generated_source(family, options);
+    if (!source)
+      continue; /* gone from this plugin, or not a name of ours */
     struct ocl_program *p = entry_of(cache, family, options);
-    if (!p)
+    if (!p) {
+      free(generated);
       break;
+    }
     pthread_mutex_lock(&p->lock);
     if (!p->built) {
       bool retry_later = !build(dev, p, source, cache->binaries_dir);
@@ -502,10 +530,12 @@ static void *prefetch_main(void *arg)
         free(p->error);
         p->error = NULL;
       } else if (p->program) {
+        p->ahead_source = fnv1a(FNV_START, source);
         atomic_fetch_add(&programs_prefetched, 1);
       }
     }
     pthread_mutex_unlock(&p->lock);
+    free(generated);
   }
   return NULL;
 }

@@ -4,8 +4,10 @@
  * any table (a test linking the plugin's objects alone) has neither, hence
  * the weak references. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "kernel_families.h"
 #include "ocl.h"
 #include "runtime.h"
 
@@ -35,4 +37,11 @@ const char *ocl_program_table_find(const char *name, const char *options)
     at += sizeof *p;
   }
   return NULL;
+}
+
+char *ocl_program_generated_source(const char *name, const char *options)
+{
+  if (!name || !options || options[0] != '\0')
+    return NULL;
+  return ocl_fused_program_source(name);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cl_fixture.h"
+#include "kernel_families.h"
 #include "ocl.h"
 #include "runtime.h"
 
@@ -590,9 +591,8 @@ END_TEST
 START_TEST(program_table_finds_the_families)
 {
   extern const char ocl_cl_source_unary[], ocl_cl_source_binary[],
-      ocl_cl_source_einsum[], ocl_cl_source_softmax[],
-      ocl_cl_source_scatter[], ocl_cl_source_variables[],
-      ocl_cl_source_matmul[];
+      ocl_cl_source_einsum[], ocl_cl_source_softmax[], ocl_cl_source_scatter[],
+      ocl_cl_source_variables[], ocl_cl_source_matmul[];
   static const struct {
     const char *name, *options, *source;
   } cases[] = {
@@ -670,20 +670,27 @@ static unsigned open_and_wait(unsigned expected, struct ocl_device **dev)
 }
 
 /* The programs a context asked for are listed in the cache directory; the
- * next context builds those of the tables before anyone asks, and a
- * program not in the tables ("trivial": generated ones are like it) is
- * listed but left to be built when asked. */
+ * next context builds those of the tables, and generated ones whose name
+ * parses (a fused kernel's), before anyone asks; a program of neither
+ * ("trivial") is listed but left to be built when asked. A program built
+ * ahead whose first kernel brings another source is built again from it. */
 START_TEST(warm_list_builds_ahead)
 {
+  static const char fused[] = "fused:f,f>f:sub(0,1);cf(3f800000);mul(2,3)";
+  static const char other_source[] =
+      "__kernel void add_three(__global int *p) { p[0] += 3; }\n";
   char dir[64], path[4200];
   struct ocl_device *dev;
   TF_Status *st = TF_NewStatus();
+  char *fused_source = ocl_fused_program_source(fused);
+  ck_assert_ptr_nonnull(fused_source);
   fresh_cache_dir(dir);
   unsetenv("TFOCL_KEEP_POCL_BINARIES");
   ck_assert_uint_eq(open_and_wait(0, &dev), 0); /* no list yet */
   ck_assert_ptr_nonnull(ocl_program_get(dev, "trivial", good_source, "", st));
   ck_assert_ptr_nonnull(
       ocl_program_get(dev, "warm_test", warm_source, "-DWARM=1", st));
+  ck_assert_ptr_nonnull(ocl_program_get(dev, fused, fused_source, "", st));
   ocl_devices_teardown();
   warm_file(dir, path, sizeof path);
   ck_assert_msg(path[0] != '\0', "no warm list in %s/warm", dir);
@@ -692,30 +699,39 @@ START_TEST(warm_list_builds_ahead)
   ck_assert_int_eq(sb.st_mode & 077, 0);
   FILE *f = fopen(path, "r");
   ck_assert_ptr_nonnull(f);
-  char text[256] = "";
+  char text[512] = "";
   size_t n = fread(text, 1, sizeof text - 1, f);
   fclose(f);
   text[n] = '\0';
-  ck_assert_str_eq(text, "trivial\t\nwarm_test\t-DWARM=1\n");
+  ck_assert_str_eq(text, "trivial\t\nwarm_test\t-DWARM=1\n"
+                         "fused:f,f>f:sub(0,1);cf(3f800000);mul(2,3)\t\n");
 
-  ck_assert_uint_eq(open_and_wait(1, &dev), 1);
+  ck_assert_uint_eq(open_and_wait(2, &dev), 2);
   unsigned built = ocl_programs_prefetched();
-  cl_program p = ocl_program_get(dev, "warm_test", warm_source, "-DWARM=1", st);
-  ck_assert_msg(p != NULL, "%s", TF_Message(st));
   cl_int err;
-  cl_kernel k = clCreateKernel(p, "add_two", &err);
+  cl_program p = ocl_program_get(dev, fused, fused_source, "", st);
+  ck_assert_msg(p != NULL, "%s", TF_Message(st));
+  cl_kernel k = clCreateKernel(p, "fused_same", &err);
+  ck_assert_int_eq(err, CL_SUCCESS);
+  clReleaseKernel(k);
+  /* Not the source it was built ahead from: built again. */
+  p = ocl_program_get(dev, "warm_test", other_source, "-DWARM=1", st);
+  ck_assert_msg(p != NULL, "%s", TF_Message(st));
+  k = clCreateKernel(p, "add_three", &err);
   ck_assert_int_eq(err, CL_SUCCESS);
   clReleaseKernel(k);
   ck_assert_uint_eq(ocl_programs_prefetched(), built);
   ocl_devices_teardown();
-  /* Asked for first this time: first on the list. */
+  /* Asked for in this order this time: the list follows. */
   f = fopen(path, "r");
   ck_assert_ptr_nonnull(f);
   n = fread(text, 1, sizeof text - 1, f);
   fclose(f);
   text[n] = '\0';
-  ck_assert_str_eq(text, "warm_test\t-DWARM=1\ntrivial\t\n");
+  ck_assert_str_eq(text, "fused:f,f>f:sub(0,1);cf(3f800000);mul(2,3)\t\n"
+                         "warm_test\t-DWARM=1\ntrivial\t\n");
   remove_warm_dir(dir);
+  free(fused_source);
   TF_DeleteStatus(st);
 }
 END_TEST
