@@ -532,7 +532,10 @@ static void *prefetch_main(void *arg)
       } else if (p->program) {
         p->ahead_source = fnv1a(FNV_START, source);
         atomic_fetch_add(&programs_prefetched, 1);
+        OCL_TRACE("ahead: built %s", family);
       }
+    } else {
+      OCL_TRACE("ahead: %s was asked for first", family);
     }
     pthread_mutex_unlock(&p->lock);
     free(generated);
