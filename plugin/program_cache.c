@@ -23,8 +23,9 @@
  * kept binary, reading its configuration file once per kernel). So each
  * context keeps a list of the programs its processes asked for, most
  * recent first, in the cache directory ($TFOCL_CACHE_DIR/warm/, one file
- * per platform and device set, at most WARM_MAX lines "family<TAB>options"),
- * and the next process's first device open starts a thread that builds
+ * per platform and device set and command line, at most WARM_MAX lines
+ * "family<TAB>options", WARM_FILES files), and the next process of the
+ * same command's first device open starts a thread that builds
  * them while TensorFlow is still tracing the model. A line names a program
  * of the plugin's own tables (program_table.c), or a generated one whose
  * name parses and checks as its kernel's would (the fused element-wise
@@ -36,12 +37,14 @@
  * user can write, not through a link) and replaced atomically. Only the
  * programs a process asked for go in, so programs it never used fall off
  * the end. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache_dir.h"
@@ -65,6 +68,7 @@ struct ocl_program {
  * (the digits MLP asks for 17, of which 12 in the tables). */
 #define WARM_MAX 64
 #define WARM_LINE 512
+#define WARM_FILES 256
 
 struct ocl_program_cache {
   pthread_mutex_t lock;
@@ -140,9 +144,33 @@ static uint64_t fnv1a(uint64_t h, const char *s)
   return h;
 }
 
+/* A hash of the process's command line (/proc/self/cmdline): the
+ * programs a process asks for depend on what it runs, and building ahead
+ * the programs of another command (a test suite's previous test, another
+ * model) would only take the cores from this one. */
+static uint64_t command_hash(void)
+{
+  char buf[16384];
+  uint64_t h = FNV_START;
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return h;
+  for (;;) {
+    ssize_t got = read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      break;
+    for (ssize_t i = 0; i < got; i++)
+      h = (h ^ (unsigned char)buf[i]) * 1099511628211ull;
+  }
+  close(fd);
+  return h;
+}
+
 /* The warm list's file: one per platform and device set (name, version,
  * driver version), since a program is built for all of a context's
- * devices. False when nothing is kept. */
+ * devices, and per command line. False when nothing is kept. */
 static bool warm_path_of(const struct ocl_context *ctx, char *path, size_t size)
 {
   char dir[4096], text[256];
@@ -165,8 +193,48 @@ static bool warm_path_of(const struct ocl_context *ctx, char *path, size_t size)
       clGetDeviceInfo(ctx->devices[d], dinfo[i], sizeof text - 1, text, NULL);
       h = fnv1a(fnv1a(h, text), "\n");
     }
-  int n = snprintf(path, size, "%s/%016llx.txt", dir, (unsigned long long)h);
+  int n = snprintf(path, size, "%s/%016llx-%016llx.txt", dir,
+                   (unsigned long long)h, (unsigned long long)command_hash());
   return n > 0 && (size_t)n < size;
+}
+
+/* At most WARM_FILES lists are kept: before a command writes its first
+ * list, the least recently written others go, down to WARM_FILES - 1. */
+static void warm_prune(const char *path)
+{
+  char dir[4200], victim[4400];
+  const char *slash = strrchr(path, '/');
+  if (!slash || (size_t)(slash - path) >= sizeof dir)
+    return;
+  memcpy(dir, path, (size_t)(slash - path));
+  dir[slash - path] = '\0';
+  for (;;) {
+    DIR *d = opendir(dir);
+    if (!d)
+      return;
+    int count = 0;
+    time_t oldest_time = 0;
+    char oldest[256] = "";
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+      struct stat st;
+      size_t len = strlen(e->d_name);
+      if (len < 5 || strcmp(e->d_name + len - 4, ".txt") != 0 ||
+          len >= sizeof oldest ||
+          fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        continue;
+      count++;
+      if (oldest[0] == '\0' || st.st_mtime < oldest_time) {
+        oldest_time = st.st_mtime;
+        memcpy(oldest, e->d_name, len + 1);
+      }
+    }
+    closedir(d);
+    if (count < WARM_FILES || oldest[0] == '\0')
+      return;
+    snprintf(victim, sizeof victim, "%s/%s", dir, oldest);
+    if (unlink(victim) != 0)
+      return;
+  }
 }
 
 /* Reads the warm list into cache->warm_read. Lines that do not fit, or
@@ -224,6 +292,8 @@ static void warm_note(struct ocl_program_cache *cache,
       !(cache->warm_asked = calloc(WARM_MAX, sizeof *cache->warm_asked)))
     goto out;
   memcpy(cache->warm_asked[cache->num_asked++], line, (size_t)n + 1);
+  if (cache->num_asked == 1 && cache->num_read == 0)
+    warm_prune(cache->warm_path);
   n = snprintf(tmp, sizeof tmp, "%s.XXXXXX", cache->warm_path);
   if (n < 0 || (size_t)n >= sizeof tmp)
     goto out;

@@ -1,6 +1,7 @@
 /* The plugin's internals, linked in directly (plugin objects + the host
  * shim for the TF C API): program cache, address map, CL error path. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -774,6 +775,43 @@ START_TEST(warm_list_ignores_what_is_not_ours)
   ck_assert_uint_eq(open_and_wait(0, &dev), 0);
   ocl_devices_teardown();
   ck_assert_int_eq(chmod(path, 0600), 0);
+
+  /* A new list (this command's was removed) keeps at most 256 lists: the
+   * least recently written go. */
+  char sub[128], name[256];
+  snprintf(sub, sizeof sub, "%s/warm", dir);
+  unlink(path);
+  for (int i = 0; i < 300; i++) {
+    snprintf(name, sizeof name, "%s/old-%03d.txt", sub, i);
+    f = fopen(name, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    struct timespec times[2] = {{.tv_sec = 1000000 + i},
+                                {.tv_sec = 1000000 + i}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, name, times, 0), 0);
+  }
+  open_and_wait(0, &dev);
+  ck_assert_ptr_nonnull(
+      ocl_program_get(dev, "warm_test", warm_source, "-DWARM=1", st));
+  ocl_devices_teardown();
+  ck_assert_int_eq(access(path, F_OK), 0);
+  int lists = 0, oldest_left = 1000;
+  DIR *d = opendir(sub);
+  ck_assert_ptr_nonnull(d);
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    int i;
+    if (strstr(e->d_name, ".txt"))
+      lists++;
+    if (sscanf(e->d_name, "old-%d.txt", &i) == 1 && i < oldest_left)
+      oldest_left = i;
+  }
+  closedir(d);
+  ck_assert_int_eq(lists, 256);
+  ck_assert_int_eq(oldest_left, 300 - 255);
+  for (int i = 0; i < 300; i++) {
+    snprintf(name, sizeof name, "%s/old-%03d.txt", sub, i);
+    unlink(name);
+  }
 
   /* Torn down at once: the thread stops (or finishes) and is joined. */
   open_device(st);
