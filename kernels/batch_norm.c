@@ -33,6 +33,7 @@ extern const char ocl_cl_source_batch_norm[];
 enum bn_type { BT_FLOAT, BT_HALF, BT_BFLOAT16, NUM_BN_TYPES };
 enum { IDX32, IDX64, NUM_WIDTHS };
 
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[NUM_BN_TYPES][NUM_WIDTHS] = {
     [BT_FLOAT] = {{"batch_norm_float_32", ocl_cl_source_batch_norm,
                    "-DT=float -DT_IS_FLOAT -DIDX=int"},

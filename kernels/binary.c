@@ -14,6 +14,7 @@
 
 extern const char ocl_cl_source_binary[];
 
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[OCL_NUM_STORAGES] =
     OCL_TYPED_PROGRAMS("binary", ocl_cl_source_binary);
 

@@ -24,6 +24,7 @@ extern const char ocl_cl_source_complex[];
 enum precision { P_FLOAT, P_DOUBLE, NUM_PRECISIONS };
 enum index_width { INDEX_32, INDEX_64, NUM_INDEX_WIDTHS };
 
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[NUM_PRECISIONS][NUM_INDEX_WIDTHS] = {
     [P_FLOAT] = {{"complex_float_32", ocl_cl_source_complex, "-DINDEX=uint"},
                  {"complex_float_64", ocl_cl_source_complex, "-DINDEX=ulong"}},

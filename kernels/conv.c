@@ -75,6 +75,7 @@ extern const char ocl_cl_source_conv[];
   }
 
 /* [wide][storage]: wide = 64-bit index arithmetic. */
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[2][NUM_CS] = {
     CONV_PROGRAMS("conv", ""),
     CONV_PROGRAMS("conv64", " -DIDX64"),

@@ -24,6 +24,7 @@
 
 extern const char ocl_cl_source_einsum[];
 
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[2] = {
     {"einsum_float", ocl_cl_source_einsum, "-DT=float -DT_IS_FLOAT"},
     {"einsum_half", ocl_cl_source_einsum, "-DT=half -DT_IS_HALF"},

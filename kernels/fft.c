@@ -40,6 +40,7 @@ extern const char ocl_cl_source_fft[];
 
 enum precision { P_FLOAT, P_DOUBLE, NUM_PRECISIONS };
 
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[NUM_PRECISIONS] = {
     [P_FLOAT] = {"fft_float", ocl_cl_source_fft, NULL},
     [P_DOUBLE] = {"fft_double", ocl_cl_source_fft, "-DT_IS_DOUBLE"},

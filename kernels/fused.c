@@ -384,6 +384,15 @@ static char *generate(const struct fused_program *p)
   return t.data;
 }
 
+char *ocl_fused_program_source(const char *name)
+{
+  struct fused_program prog;
+  if (strncmp(name, "fused:", 6) != 0 ||
+      !fused_program_parse(name + 6, &prog, NULL, 0))
+    return NULL;
+  return generate(&prog);
+}
+
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
 static void fused_delete(void *kernel)

@@ -315,3 +315,125 @@ size_t fused_program_text(const struct fused_program *p, char *buf,
   }
   return len;
 }
+
+static int dtype_of_char(char c)
+{
+  return c == 'f'   ? FUSED_DT_FLOAT
+         : c == 'h' ? FUSED_DT_HALF
+         : c == 'l' ? FUSED_DT_INT64
+                    : 0;
+}
+
+/* A decimal value index at *at, advancing past it; -1 for none. */
+static int parse_index(const char **at)
+{
+  const char *p = *at;
+  int v = 0;
+  if (*p < '0' || *p > '9')
+    return -1;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    if (v > FUSED_MAX_VALUES)
+      return -1;
+    v = v * 10 + (*p - '0');
+  }
+  *at = p;
+  return v;
+}
+
+bool fused_program_parse(const char *text, struct fused_program *out, char *why,
+                         size_t why_size)
+{
+  int64_t program[3 * FUSED_MAX_INSNS];
+  float constants[FUSED_MAX_CONSTANTS];
+  int inputs[FUSED_MAX_INPUTS];
+  size_t num_inputs = 0, num_insns = 0, num_constants = 0;
+  const char *p = text;
+
+  memset(out, 0, sizeof(*out));
+  for (;;) {
+    int dtype = dtype_of_char(*p);
+    if (dtype == 0 || num_inputs == FUSED_MAX_INPUTS)
+      return fail(why, why_size, "input %zu: not f, h or l", num_inputs);
+    inputs[num_inputs++] = dtype;
+    p++;
+    if (*p == '>')
+      break;
+    if (*p++ != ',')
+      return fail(why, why_size, "after input %zu: no , or >", num_inputs);
+  }
+  int out_dtype = dtype_of_char(p[1]);
+  if (out_dtype == 0 || p[2] != ':')
+    return fail(why, why_size, "no output dtype and : after >");
+  p += 3;
+  for (;;) {
+    char name[32];
+    size_t len = 0;
+    while (*p && *p != '(' && len < sizeof(name) - 1)
+      name[len++] = *p++;
+    name[len] = '\0';
+    if (*p++ != '(' || num_insns == FUSED_MAX_INSNS)
+      return fail(why, why_size, "instruction %zu: no ( or too many",
+                  num_insns);
+    int64_t *insn = &program[3 * num_insns];
+    if (len == 2 && name[0] == 'c' && dtype_of_char(name[1])) {
+      unsigned bits = 0;
+      int digits = 0;
+      for (; digits < 8; digits++, p++) {
+        int c = *p;
+        int v = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                       : -1;
+        if (v < 0)
+          break;
+        bits = bits << 4 | (unsigned)v;
+      }
+      if (digits != 8 || num_constants == FUSED_MAX_CONSTANTS)
+        return fail(why, why_size, "instruction %zu: not 8 hex digits",
+                    num_insns);
+      uint32_t word = bits;
+      memcpy(&constants[num_constants], &word, sizeof(word));
+      insn[0] = FUSED_CONST;
+      insn[1] = (int64_t)num_constants++;
+      insn[2] = dtype_of_char(name[1]);
+    } else {
+      int op = 0;
+      if (len == 5 && strncmp(name, "cast", 4) == 0 && dtype_of_char(name[4])) {
+        op = FUSED_CAST;
+      } else {
+        for (int o = FUSED_CAST + 1; o < 256 && op == 0; o++)
+          if (fused_op_arity(o) > 0 && strcmp(fused_op_text(o), name) == 0)
+            op = o;
+      }
+      if (op == 0)
+        return fail(why, why_size, "instruction %zu: unknown op", num_insns);
+      int a = parse_index(&p), b = -1;
+      if (a < 0)
+        return fail(why, why_size, "instruction %zu: no operand", num_insns);
+      if (fused_op_arity(op) == 2) {
+        if (*p++ != ',' || (b = parse_index(&p)) < 0)
+          return fail(why, why_size, "instruction %zu: no second operand",
+                      num_insns);
+      }
+      insn[0] = op;
+      insn[1] = a;
+      insn[2] = op == FUSED_CAST ? dtype_of_char(name[4]) : b;
+    }
+    num_insns++;
+    if (*p++ != ')')
+      return fail(why, why_size, "instruction %zu: no )", num_insns - 1);
+    if (*p == '\0')
+      break;
+    if (*p++ != ';')
+      return fail(why, why_size, "after instruction %zu: no ;", num_insns);
+  }
+  if (!fused_program_decode(program, 3 * num_insns, constants, num_constants,
+                            inputs, num_inputs, out_dtype, out, why, why_size))
+    return false;
+  /* Only the program's own text: anything else (leading zeros, another
+   * spelling) is not a name the kernel would have given. */
+  char again[4096];
+  size_t n = fused_program_text(out, again, sizeof(again));
+  if (n >= sizeof(again) || strcmp(again, text) != 0)
+    return fail(why, why_size, "not the program's own text");
+  return true;
+}

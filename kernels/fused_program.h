@@ -131,4 +131,12 @@ const char *fused_op_text(int op);
 size_t fused_program_text(const struct fused_program *p, char *buf,
                           size_t size);
 
+/* The program whose fused_program_text is `text`, checked as
+ * fused_program_decode checks one from a graph; false, with the reason in
+ * why, for anything else (a text that is not one a program writes).
+ * Constants get one slot per CONST, in order: a program equal to the one
+ * that wrote the text as far as the text goes. */
+bool fused_program_parse(const char *text, struct fused_program *out, char *why,
+                         size_t why_size);
+
 #endif /* TFOCL_KERNELS_FUSED_PROGRAM_H_ */

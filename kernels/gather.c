@@ -29,6 +29,7 @@ extern const char ocl_cl_source_gather[];
 /* The kernels only move elements: one program per element size, plus one
  * for the 16-byte complex128. */
 enum { NUM_SIZES = 5 };
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[NUM_SIZES] = {
     {"gather_1", ocl_cl_source_gather, "-DT=uchar -DELEM_SIZE=1"},
     {"gather_2", ocl_cl_source_gather, "-DT=ushort -DELEM_SIZE=2"},

@@ -37,6 +37,7 @@ enum { IDX32, IDX64, NUM_WIDTHS };
 enum { T_FLOAT, T_HALF, T_BF16, T_DOUBLE, NUM_TYPED };
 #define IMAGE_PROGRAM(name, defines, index) \
   {"image_" name "_" index, ocl_cl_source_image, defines " -DI=" index}
+OCL_PROGRAM_TABLE
 static const struct ocl_program typed_programs[NUM_TYPED][NUM_WIDTHS] = {
     {IMAGE_PROGRAM("float", "-DT_IS_FLOAT", "int"),
      IMAGE_PROGRAM("float", "-DT_IS_FLOAT", "long")},
@@ -48,6 +49,7 @@ static const struct ocl_program typed_programs[NUM_TYPED][NUM_WIDTHS] = {
      IMAGE_PROGRAM("double", "-DT_IS_DOUBLE", "long")},
 };
 enum { RAW_2, RAW_4, RAW_8, NUM_RAW };
+OCL_PROGRAM_TABLE
 static const struct ocl_program raw_programs[NUM_RAW][NUM_WIDTHS] = {
     {IMAGE_PROGRAM("raw2", "-DRAW=ushort", "int"),
      IMAGE_PROGRAM("raw2", "-DRAW=ushort", "long")},

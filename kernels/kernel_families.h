@@ -30,4 +30,11 @@ void ocl_register_numerics_kernels(void);
 void ocl_register_fft_kernels(void);
 void ocl_register_complex_kernels(void);
 
+/* The source of the program that fused.c's kernels name `name` ("fused:"
+ * and the program's text), malloc'd; NULL for any other name. How a
+ * program listed by an earlier process (plugin/program_cache.c) is built
+ * ahead: the name is parsed and checked as a graph's program is, never
+ * taken as source. */
+char *ocl_fused_program_source(const char *name);
+
 #endif /* TFOCL_KERNELS_KERNEL_FAMILIES_H_ */

@@ -47,6 +47,7 @@ enum {
   P_MOVE_16,
   NUM_PROGRAMS
 };
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[NUM_PROGRAMS] = {
     [P_FLOAT] = {"linalg_float", ocl_cl_source_linalg, "-DT=float"},
     [P_DOUBLE] = {"linalg_double", ocl_cl_source_linalg,

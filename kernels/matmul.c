@@ -56,6 +56,7 @@ enum variant { V_CPU, V_GPU32, V_GPU64, V_COUNT };
          "-DT=" T " -DMATMUL_GPU -DIDX_T=long" opts},                       \
   }
 
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[ST_COUNT][V_COUNT] = {
     [ST_FLOAT] = MATMUL_PROGRAM("float", "float", ""),
     [ST_HALF] = MATMUL_PROGRAM("half", "half", " -DT_IS_HALF"),

@@ -52,6 +52,7 @@ enum { IDX32, IDX64, NUM_WIDTHS };
     {"movement_8" suffix, ocl_cl_source_movement,                          \
      "-DT=ulong -DELEM=8 -DI=" index},                                       \
   }
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[NUM_WIDTHS][4] = {
     MOVEMENT_PROGRAMS("_i32", "int"),
     MOVEMENT_PROGRAMS("_i64", "long"),

@@ -19,6 +19,7 @@ extern const char ocl_cl_source_numerics[];
 
 enum { BITS16_HALF, BITS16_BF16, BITS32, BITS64, NUM_LAYOUTS };
 
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[NUM_LAYOUTS] = {
     [BITS16_HALF] = {"numerics_half", ocl_cl_source_numerics,
                      "-DBITS=ushort -DMAGNITUDE=0x7fff -DEXPONENT=0x7c00"},

@@ -36,6 +36,7 @@ extern const char ocl_cl_source_pool[];
 enum pool_type { PT_FLOAT, PT_HALF, PT_BFLOAT16, PT_DOUBLE, NUM_POOL_TYPES };
 enum { IDX32, IDX64, NUM_WIDTHS };
 
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[NUM_POOL_TYPES][NUM_WIDTHS] = {
     [PT_FLOAT] = {{"pool_float_32", ocl_cl_source_pool,
                    "-DT=float -DT_IS_FLOAT -DIDX=int"},

@@ -29,8 +29,10 @@ extern const char ocl_cl_source_random[];
 
 /* Per storage type; the float and half programs again with -DRANDOM_FP64
  * (random.cl), used on CPU devices with cl_khr_fp64. */
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[OCL_NUM_STORAGES] =
     OCL_TYPED_PROGRAMS("random", ocl_cl_source_random);
+OCL_PROGRAM_TABLE
 static const struct ocl_program fp64_programs[2] = {
     {"random_float_fp64", ocl_cl_source_random,
      "-DT=float -DT_IS_FLOAT -DRANDOM_FP64"},
@@ -580,6 +582,7 @@ static void random_delete(void *kernel)
  * per-shard offsets). The running sums are double on CPU devices with
  * cl_khr_fp64 (TensorFlow's arithmetic) and float elsewhere. */
 enum { ML_FLOAT, ML_HALF, ML_DOUBLE, NUM_ML };
+OCL_PROGRAM_TABLE
 static const struct ocl_program multinomial_programs[NUM_ML][2] = {
     [ML_FLOAT] = {{"multinomial_float", ocl_cl_source_random,
                    "-DMULTINOMIAL -DL_T=float"},

@@ -35,6 +35,7 @@
 extern const char ocl_cl_source_reduce[];
 
 /* [wide]: 32-bit index arithmetic, or 64-bit (-DIDX_64). */
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[2][OCL_NUM_STORAGES] = {
     OCL_TYPED_PROGRAMS("reduce", ocl_cl_source_reduce),
     {

@@ -44,6 +44,17 @@ struct ocl_program {
   const char *build_options; /* may be NULL */
 };
 
+/* Every static program table is marked OCL_PROGRAM_TABLE (on the line
+ * before its definition): the tables land in one section, where the
+ * plugin finds a program by name and options alone. A second process
+ * builds the programs its device used in earlier ones before its kernels
+ * ask (plugin/program_cache.c), and only ever programs of these tables: a
+ * name read from the cache directory selects one, it never brings source
+ * of its own. The compiler may align a table further than its elements:
+ * zeros then sit between two tables (plugin/program_table.c steps over
+ * them). */
+#define OCL_PROGRAM_TABLE __attribute__((used, section("ocl_programs")))
+
 struct ocl_kernel_slot; /* runtime.c: one cl_kernel of one context */
 
 /* A cl_kernel a kernel instance launches: set up at create time

@@ -30,6 +30,7 @@ enum { IDX32, IDX64, NUM_WIDTHS };
 #define SCAN_PROGRAM(name, defines)                                      \
   {{"scan_" name, ocl_cl_source_scan, defines},                          \
    {"scan_" name "_idx64", ocl_cl_source_scan, defines " -DIDX_64"}}
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[NUM_TYPES][NUM_WIDTHS] = {
     [ST_FLOAT] = SCAN_PROGRAM("float", "-DT_IS_FLOAT"),
     [ST_HALF] = SCAN_PROGRAM("half", "-DT_IS_HALF"),

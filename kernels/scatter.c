@@ -57,6 +57,7 @@ enum storage {
   S_I64, S_U64, S_C64, S_C128, S_M128, S_COUNT
 };
 
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[S_COUNT] = {
     [S_F32] = {"scatter_float", ocl_cl_source_scatter, "-DT=float -DT_VEC16"},
     [S_F16] = {"scatter_half", ocl_cl_source_scatter, "-DT=half -DT_IS_HALF"},
@@ -90,6 +91,7 @@ static const struct ocl_program programs[S_COUNT] = {
 };
 
 /* Destination rows, keys and the sort: one program for every dtype. */
+OCL_PROGRAM_TABLE
 static const struct ocl_program sort_program = {
     "scatter_sort", ocl_cl_source_scatter, "-DSORT_ONLY"};
 

@@ -48,6 +48,7 @@ enum { ID32, ID64, NUM_ID_WIDTHS };
 #define SEG_TYPE(name, defines)                                             \
   {SEG_FORMS(name, defines), SEG_FORMS(name "_id64", defines " -DID_IS_LONG")}
 
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[NUM_TYPES][NUM_ID_WIDTHS][NUM_FORMS] =
     {
         [ST_FLOAT] = SEG_TYPE("float", "-DT_IS_FLOAT"),
@@ -702,6 +703,7 @@ OCL_FAMILY_CREATES(seg, seg_create);
 /* ---- Bincount, DenseBincount -------------------------------------------------- */
 
 /* Output int32 or float (TensorFlow's GPU types), input int32 or int64. */
+OCL_PROGRAM_TABLE
 static const struct ocl_program bincount_programs[2][2] = {
     {{"bincount_int_i32", ocl_cl_source_segment,
       "-DBINCOUNT -DBC_T=int -DBC_IDX=int"},

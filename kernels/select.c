@@ -33,6 +33,7 @@
 extern const char ocl_cl_source_select[];
 
 enum { P_FLOAT, P_HALF, P_INT, NUM_PROGRAMS };
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[NUM_PROGRAMS] = {
     [P_FLOAT] = {"select_float", ocl_cl_source_select, "-DT=float"},
     [P_HALF] = {"select_half", ocl_cl_source_select, "-DT=ushort -DT_IS_HALF"},
@@ -205,6 +206,7 @@ out:
 /* ---- Where ------------------------------------------------------------------ */
 
 enum { W_BYTE, W_FLOAT, W_LONG, NUM_WHERE_PROGRAMS };
+OCL_PROGRAM_TABLE
 static const struct ocl_program where_programs[NUM_WHERE_PROGRAMS] = {
     [W_BYTE] = {"where_byte", ocl_cl_source_select, "-DWHERE -DW_T=uchar"},
     [W_FLOAT] = {"where_float", ocl_cl_source_select, "-DWHERE -DW_T=float"},
@@ -645,6 +647,7 @@ static void unique_delete(void *kernel) { free(kernel); }
 
 /* ---- InTopKV2 ------------------------------------------------------------- */
 
+OCL_PROGRAM_TABLE
 static const struct ocl_program in_top_k_programs[2] = {
     {"in_top_k_int", ocl_cl_source_select, "-DIN_TOP_K -DTARGET_T=int"},
     {"in_top_k_long", ocl_cl_source_select, "-DIN_TOP_K -DTARGET_T=long"},

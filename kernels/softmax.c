@@ -27,6 +27,7 @@ extern const char ocl_cl_source_softmax[];
 enum program_type { P_FLOAT, P_HALF, P_DOUBLE, NUM_PROGRAM_TYPES };
 
 /* [wide][type]: 32-bit index arithmetic, or 64-bit (-DIDX_64). */
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[2][NUM_PROGRAM_TYPES] = {
     {{"softmax_float", ocl_cl_source_softmax, "-DT=float -DT_IS_FLOAT"},
      {"softmax_half", ocl_cl_source_softmax, "-DT=half -DT_IS_HALF"},

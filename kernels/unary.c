@@ -20,11 +20,14 @@ extern const char ocl_cl_source_unary[];
 
 /* Cast is one program for every pair of types, and one for the pairs with
  * float64 (built only where the device has cl_khr_fp64). */
+OCL_PROGRAM_TABLE
 static const struct ocl_program cast_program = {
     "unary_cast", ocl_cl_source_unary, "-DCAST"};
+OCL_PROGRAM_TABLE
 static const struct ocl_program cast_fp64_program = {
     "unary_cast_fp64", ocl_cl_source_unary, "-DCAST -DCAST_FP64"};
 
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[OCL_NUM_STORAGES] =
     OCL_TYPED_PROGRAMS("unary", ocl_cl_source_unary);
 

@@ -40,6 +40,7 @@ enum storage {
   ST_COUNT
 };
 
+OCL_PROGRAM_TABLE
 static const struct ocl_program programs[ST_COUNT] = {
     [ST_FLOAT] = {"variables_float", ocl_cl_source_variables,
                   "-DT=float -DT_IS_FLOAT"},

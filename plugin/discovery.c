@@ -405,6 +405,8 @@ fail_queue:
 fail:
 out:
   pthread_mutex_unlock(&dev->init_lock);
+  if (ok)
+    ocl_program_prefetch(dev);
   return ok;
 }
 

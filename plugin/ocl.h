@@ -497,8 +497,28 @@ void ocl_destroy_stream_executor(const SP_Platform *platform,
 cl_program ocl_program_get(struct ocl_device *dev, const char *family_name,
                            const char *source, const char *build_options,
                            TF_Status *status);
-/* Releases every program of a context (teardown). Accepts NULL. */
+/* Releases every program of a context (teardown), after stopping its
+ * builds ahead. Accepts NULL. */
 void ocl_program_cache_destroy(struct ocl_program_cache *cache);
+/* Once per context, when dev (ready) is its first device opened: starts
+ * building, on a thread of its own, the programs that the context's
+ * devices used in earlier processes (the cache directory's list of them,
+ * most recent first), so that the kernels that ask for them find them
+ * built or being built. Nothing without a list or a cache directory. */
+void ocl_program_prefetch(struct ocl_device *dev);
+/* How many programs this process built ahead that way (diagnostics,
+ * tests). */
+unsigned ocl_programs_prefetched(void);
+
+/* ---- The static program tables (program_table.c) ------------------------ */
+
+/* The source of the program `name` built with `options` ("" for none)
+ * among the kernel families' static tables (OCL_PROGRAM_TABLE,
+ * kernels/runtime.h), or NULL. */
+const char *ocl_program_table_find(const char *name, const char *options);
+/* The source of a generated program (a fused element-wise kernel's) from
+ * its name, malloc'd; NULL for a name no kernel would give. */
+char *ocl_program_generated_source(const char *name, const char *options);
 
 /* ---- Program binaries kept between processes (program_binaries.c) ------ */
 

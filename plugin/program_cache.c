@@ -14,10 +14,38 @@
  * err by 2.5 ulp and sqrt by 3 (NVIDIA's compiler takes that freedom),
  * while TensorFlow's CPU kernels divide as IEEE does, and FloorDiv's
  * floor(a / b) is off by one wherever a quotient that should be an integer
- * comes out just below it. */
+ * comes out just below it.
+ *
+ * Builds ahead. A second process would otherwise build each program at
+ * the first launch that needs it, one after another inside the first train
+ * step (PoCL takes 20-50 ms per program even from its own cache, mostly
+ * preprocessing its kernel header again; Intel's CPU runtime 7-200 ms per
+ * kept binary, reading its configuration file once per kernel). So each
+ * context keeps a list of the programs its processes asked for, most
+ * recent first, in the cache directory ($TFOCL_CACHE_DIR/warm/, one file
+ * per platform and device set and command line, at most WARM_MAX lines
+ * "family<TAB>options", WARM_FILES files), and the next process of the
+ * same command's first device open starts a thread that builds
+ * them while TensorFlow is still tracing the model. A line names a program
+ * of the plugin's own tables (program_table.c), or a generated one whose
+ * name parses and checks as its kernel's would (the fused element-wise
+ * kernels: "fused:" and the program's text), or is skipped: the list
+ * selects what to build and never brings code. A program built ahead is
+ * checked against the source its first kernel brings, by hash, and built
+ * again from that one where they differ. The list is read under the
+ * binaries' rules (a regular file of the user's, in a directory only the
+ * user can write, not through a link) and replaced atomically. Only the
+ * programs a process asked for go in, so programs it never used fall off
+ * the end. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cache_dir.h"
 #include "ocl.h"
@@ -29,8 +57,18 @@ struct ocl_program {
   bool built;
   cl_program program; /* owned; NULL if the build failed */
   char *error;        /* the failure message, with the build log */
+  bool asked;         /* a kernel asked for it: it goes on the warm list */
+  /* Built ahead: the hash of the source it was built from, which the
+   * first kernel to ask checks against its own (0 otherwise). */
+  uint64_t ahead_source;
   struct ocl_program *next;
 };
+
+/* At most this many programs on a warm list: more than any one model uses
+ * (the digits MLP asks for 17, of which 12 in the tables). */
+#define WARM_MAX 64
+#define WARM_LINE 512
+#define WARM_FILES 256
 
 struct ocl_program_cache {
   pthread_mutex_t lock;
@@ -39,10 +77,37 @@ struct ocl_program_cache {
    * (program_binaries.c), chosen when the context's first program is
    * asked for; "" when none is. */
   char binaries_dir[4096];
+  /* The warm list's file ("" for none), the lines read from it when the
+   * cache was made, and the ones this process asked for, in order. Guarded
+   * by warm_lock; the prefetch thread reads `warm_read` only. */
+  pthread_mutex_t warm_lock;
+  char warm_path[4200];
+  char (*warm_read)[WARM_LINE];
+  int num_read;
+  char (*warm_asked)[WARM_LINE];
+  int num_asked;
+  /* The thread building ahead (prefetch_started once it runs). */
+  pthread_t prefetch;
+  bool prefetch_started;
+  atomic_bool prefetch_stop;
+  struct ocl_device *prefetch_dev;
 };
+
+static atomic_uint programs_prefetched;
+
+unsigned ocl_programs_prefetched(void)
+{
+  return atomic_load(&programs_prefetched);
+}
+
+static void prefetch_join(struct ocl_program_cache *cache);
 
 void ocl_program_cache_destroy(struct ocl_program_cache *cache) {
   if (!cache) return;
+  prefetch_join(cache);
+  free(cache->warm_read);
+  free(cache->warm_asked);
+  pthread_mutex_destroy(&cache->warm_lock);
   while (cache->programs) {
     struct ocl_program *p = cache->programs;
     cache->programs = p->next;
@@ -70,6 +135,200 @@ static bool keeps_binaries(cl_platform_id platform) {
   return strstr(name, "Portable Computing Language") == NULL;
 }
 
+#define FNV_START 14695981039346656037ull
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+/* A hash of the process's command line (/proc/self/cmdline): the
+ * programs a process asks for depend on what it runs, and building ahead
+ * the programs of another command (a test suite's previous test, another
+ * model) would only take the cores from this one. */
+static uint64_t command_hash(void)
+{
+  char buf[16384];
+  uint64_t h = FNV_START;
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return h;
+  for (;;) {
+    ssize_t got = read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      break;
+    for (ssize_t i = 0; i < got; i++)
+      h = (h ^ (unsigned char)buf[i]) * 1099511628211ull;
+  }
+  close(fd);
+  return h;
+}
+
+/* The warm list's file: one per platform and device set (name, version,
+ * driver version), since a program is built for all of a context's
+ * devices, and per command line. False when nothing is kept. */
+static bool warm_path_of(const struct ocl_context *ctx, char *path, size_t size)
+{
+  char dir[4096], text[256];
+  uint64_t h = FNV_START;
+  static const cl_platform_info pinfo[] = {CL_PLATFORM_NAME,
+                                           CL_PLATFORM_VERSION};
+  static const cl_device_info dinfo[] = {CL_DEVICE_NAME, CL_DEVICE_VERSION,
+                                         CL_DRIVER_VERSION};
+
+  if (!ocl_cache_subdir("warm", dir, sizeof dir))
+    return false;
+  for (size_t i = 0; i < sizeof pinfo / sizeof *pinfo; i++) {
+    text[0] = '\0';
+    clGetPlatformInfo(ctx->platform, pinfo[i], sizeof text - 1, text, NULL);
+    h = fnv1a(fnv1a(h, text), "\n");
+  }
+  for (cl_uint d = 0; d < ctx->num_devices; d++)
+    for (size_t i = 0; i < sizeof dinfo / sizeof *dinfo; i++) {
+      text[0] = '\0';
+      clGetDeviceInfo(ctx->devices[d], dinfo[i], sizeof text - 1, text, NULL);
+      h = fnv1a(fnv1a(h, text), "\n");
+    }
+  int n = snprintf(path, size, "%s/%016llx-%016llx.txt", dir,
+                   (unsigned long long)h, (unsigned long long)command_hash());
+  return n > 0 && (size_t)n < size;
+}
+
+/* At most WARM_FILES lists are kept: before a command writes its first
+ * list, the least recently written others go, down to WARM_FILES - 1. */
+static void warm_prune(const char *path)
+{
+  char dir[4200], victim[4400];
+  const char *slash = strrchr(path, '/');
+  if (!slash || (size_t)(slash - path) >= sizeof dir)
+    return;
+  memcpy(dir, path, (size_t)(slash - path));
+  dir[slash - path] = '\0';
+  for (;;) {
+    DIR *d = opendir(dir);
+    if (!d)
+      return;
+    int count = 0;
+    time_t oldest_time = 0;
+    char oldest[256] = "";
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+      struct stat st;
+      size_t len = strlen(e->d_name);
+      if (len < 5 || strcmp(e->d_name + len - 4, ".txt") != 0 ||
+          len >= sizeof oldest ||
+          fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        continue;
+      count++;
+      if (oldest[0] == '\0' || st.st_mtime < oldest_time) {
+        oldest_time = st.st_mtime;
+        memcpy(oldest, e->d_name, len + 1);
+      }
+    }
+    closedir(d);
+    if (count < WARM_FILES || oldest[0] == '\0')
+      return;
+    snprintf(victim, sizeof victim, "%s/%s", dir, oldest);
+    if (unlink(victim) != 0)
+      return;
+  }
+}
+
+/* Reads the warm list into cache->warm_read. Lines that do not fit, or
+ * with no tab, are dropped; a file that is not the user's own regular
+ * file, or that others can write, is not read. */
+static void warm_read(struct ocl_program_cache *cache)
+{
+  struct stat st;
+  int fd = open(cache->warm_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  FILE *f = NULL;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
+      (f = fdopen(fd, "r")) == NULL) {
+    close(fd);
+    return;
+  }
+  cache->warm_read = calloc(WARM_MAX, sizeof *cache->warm_read);
+  char line[WARM_LINE + 1];
+  while (cache->warm_read && cache->num_read < WARM_MAX &&
+         fgets(line, sizeof line, f)) {
+    size_t len = strlen(line);
+    if (len == 0 || line[len - 1] != '\n') {
+      /* Too long (or the last line cut short): skip to the next one. */
+      int c;
+      while (len == sizeof line - 1 && (c = fgetc(f)) != EOF && c != '\n') {
+      }
+      continue;
+    }
+    line[len - 1] = '\0';
+    if (strchr(line, '\t') == NULL)
+      continue;
+    memcpy(cache->warm_read[cache->num_read++], line, len);
+  }
+  fclose(f);
+}
+
+/* Notes that a kernel asked for p and rewrites the list: this process's
+ * programs in the order asked, then the earlier list's others, WARM_MAX in
+ * all. Written to a temporary name and renamed: a reader sees a whole
+ * list. Any failure only loses the hint. */
+static void warm_note(struct ocl_program_cache *cache,
+                      const struct ocl_program *p)
+{
+  char line[WARM_LINE], tmp[4300];
+  int n = snprintf(line, sizeof line, "%s\t%s", p->family, p->options);
+  if (n < 0 || (size_t)n >= sizeof line || strchr(p->family, '\n') ||
+      strchr(p->family, '\t') || strchr(p->options, '\n'))
+    return;
+  pthread_mutex_lock(&cache->warm_lock);
+  if (cache->warm_path[0] == '\0' || cache->num_asked >= WARM_MAX)
+    goto out;
+  if (!cache->warm_asked &&
+      !(cache->warm_asked = calloc(WARM_MAX, sizeof *cache->warm_asked)))
+    goto out;
+  memcpy(cache->warm_asked[cache->num_asked++], line, (size_t)n + 1);
+  if (cache->num_asked == 1 && cache->num_read == 0)
+    warm_prune(cache->warm_path);
+  n = snprintf(tmp, sizeof tmp, "%s.XXXXXX", cache->warm_path);
+  if (n < 0 || (size_t)n >= sizeof tmp)
+    goto out;
+  int fd = mkstemp(tmp); /* 0600, O_EXCL */
+  if (fd < 0)
+    goto out;
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    close(fd);
+    unlink(tmp);
+    goto out;
+  }
+  int written = 0;
+  for (int i = 0; i < cache->num_asked; i++, written++)
+    fprintf(f, "%s\n", cache->warm_asked[i]);
+  for (int i = 0; i < cache->num_read && written < WARM_MAX; i++) {
+    bool again = false;
+    for (int j = 0; j < cache->num_asked && !again; j++)
+      again = strcmp(cache->warm_read[i], cache->warm_asked[j]) == 0;
+    if (!again) {
+      fprintf(f, "%s\n", cache->warm_read[i]);
+      written++;
+    }
+  }
+  bool ok = fflush(f) == 0 && !ferror(f);
+  ok = fclose(f) == 0 && ok;
+  if (!ok || rename(tmp, cache->warm_path) != 0) {
+    OCL_TRACE("warm list: cannot write %s (%s)", cache->warm_path,
+              strerror(errno));
+    unlink(tmp);
+  }
+out:
+  pthread_mutex_unlock(&cache->warm_lock);
+}
+
 static struct ocl_program_cache *cache_of(struct ocl_context *ctx) {
   struct ocl_program_cache *cache;
 
@@ -78,9 +337,16 @@ static struct ocl_program_cache *cache_of(struct ocl_context *ctx) {
     ctx->programs = calloc(1, sizeof *ctx->programs);
     if (ctx->programs) {
       pthread_mutex_init(&ctx->programs->lock, NULL);
+      pthread_mutex_init(&ctx->programs->warm_lock, NULL);
+      atomic_init(&ctx->programs->prefetch_stop, false);
       if (keeps_binaries(ctx->platform))
         ocl_cache_subdir("programs", ctx->programs->binaries_dir,
                          sizeof ctx->programs->binaries_dir);
+      if (warm_path_of(ctx, ctx->programs->warm_path,
+                       sizeof ctx->programs->warm_path))
+        warm_read(ctx->programs);
+      else
+        ctx->programs->warm_path[0] = '\0';
     }
   }
   cache = ctx->programs;
@@ -225,11 +491,29 @@ cl_program ocl_program_get(struct ocl_device *dev, const char *family_name,
   }
   pthread_mutex_lock(&p->lock);
   bool retry_later = false;
+  if (p->built && p->ahead_source != 0) {
+    /* Built ahead from a source of the plugin's own, found by name: if it
+     * is not the one the kernel brings after all, build that one. */
+    if (p->ahead_source != fnv1a(FNV_START, source)) {
+      OCL_TRACE("program %s built ahead from another source; building again",
+                p->family);
+      if (p->program)
+        clReleaseProgram(p->program);
+      p->program = NULL;
+      free(p->error);
+      p->error = NULL;
+      p->built = false;
+    }
+    p->ahead_source = 0;
+  }
   if (!p->built) {
     retry_later = !build(dev, p, source, cache->binaries_dir);
     p->built = !retry_later;
   }
   program = p->program;
+  bool first_ask = program && !p->asked;
+  if (first_ask)
+    p->asked = true;
   /* Not through ocl_set_status: the whole build log goes in. */
   if (!program && status)
     ocl_tf.SetStatus(status,
@@ -240,5 +524,122 @@ cl_program ocl_program_get(struct ocl_device *dev, const char *family_name,
     p->error = NULL;
   }
   pthread_mutex_unlock(&p->lock);
+  if (first_ask)
+    warm_note(cache, p);
   return program;
+}
+
+/* ---- Building ahead ------------------------------------------------------ */
+
+/* The caches whose thread may still run: an exit handler stops and joins
+ * them, since TensorFlow never destroys the platform and a driver's
+ * compiler must not be torn down under a build (a short process exits
+ * while the list is still being built). */
+static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ocl_program_cache *running[16];
+static pthread_once_t exit_handler_once = PTHREAD_ONCE_INIT;
+
+static void prefetch_join(struct ocl_program_cache *cache)
+{
+  bool join = false;
+  pthread_mutex_lock(&running_lock);
+  for (size_t i = 0; i < sizeof running / sizeof *running; i++)
+    if (running[i] == cache) {
+      running[i] = NULL;
+      join = true;
+    }
+  pthread_mutex_unlock(&running_lock);
+  if (!join)
+    return;
+  atomic_store(&cache->prefetch_stop, true);
+  pthread_join(cache->prefetch, NULL);
+}
+
+static void join_all_at_exit(void)
+{
+  for (size_t i = 0; i < sizeof running / sizeof *running; i++) {
+    pthread_mutex_lock(&running_lock);
+    struct ocl_program_cache *cache = running[i];
+    pthread_mutex_unlock(&running_lock);
+    if (cache)
+      prefetch_join(cache);
+  }
+}
+
+static void register_exit_handler(void) { atexit(join_all_at_exit); }
+
+static void *prefetch_main(void *arg)
+{
+  struct ocl_program_cache *cache = arg;
+  struct ocl_device *dev = cache->prefetch_dev;
+
+  for (int i = 0; i < cache->num_read; i++) {
+    char line[WARM_LINE];
+    if (atomic_load(&cache->prefetch_stop))
+      break;
+    memcpy(line, cache->warm_read[i], sizeof line);
+    char *tab = strchr(line, '\t');
+    *tab = '\0';
+    const char *family = line, *options = tab + 1;
+    const char *source = ocl_program_table_find(family, options);
+    char *generated = NULL;
+    if (!source)
+      source = generated = ocl_program_generated_source(family, options);
+    if (!source)
+      continue; /* gone from this plugin, or not a name of ours */
+    struct ocl_program *p = entry_of(cache, family, options);
+    if (!p) {
+      free(generated);
+      break;
+    }
+    pthread_mutex_lock(&p->lock);
+    if (!p->built) {
+      bool retry_later = !build(dev, p, source, cache->binaries_dir);
+      p->built = !retry_later;
+      if (retry_later) {
+        free(p->error);
+        p->error = NULL;
+      } else if (p->program) {
+        p->ahead_source = fnv1a(FNV_START, source);
+        atomic_fetch_add(&programs_prefetched, 1);
+        OCL_TRACE("ahead: built %s", family);
+      }
+    } else {
+      OCL_TRACE("ahead: %s was asked for first", family);
+    }
+    pthread_mutex_unlock(&p->lock);
+    free(generated);
+  }
+  return NULL;
+}
+
+void ocl_program_prefetch(struct ocl_device *dev)
+{
+  if (!dev || !atomic_load_explicit(&dev->ready, memory_order_acquire))
+    return;
+  struct ocl_program_cache *cache = cache_of(dev->ctx);
+  if (!cache)
+    return;
+  pthread_mutex_lock(&cache->warm_lock);
+  bool start = !cache->prefetch_started && cache->num_read > 0;
+  cache->prefetch_started = true;
+  pthread_mutex_unlock(&cache->warm_lock);
+  if (!start)
+    return;
+  pthread_once(&exit_handler_once, register_exit_handler);
+  pthread_mutex_lock(&running_lock);
+  size_t slot = sizeof running / sizeof *running;
+  for (size_t i = 0; i < sizeof running / sizeof *running; i++)
+    if (!running[i]) {
+      slot = i;
+      break;
+    }
+  cache->prefetch_dev = dev;
+  if (slot < sizeof running / sizeof *running &&
+      pthread_create(&cache->prefetch, NULL, prefetch_main, cache) == 0) {
+    running[slot] = cache;
+    OCL_TRACE("building %d programs of earlier processes ahead (%s)",
+              cache->num_read, cache->warm_path);
+  }
+  pthread_mutex_unlock(&running_lock);
 }

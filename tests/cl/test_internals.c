@@ -1,6 +1,7 @@
 /* The plugin's internals, linked in directly (plugin objects + the host
  * shim for the TF C API): program cache, address map, CL error path. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -12,7 +13,9 @@
 #include <unistd.h>
 
 #include "cl_fixture.h"
+#include "kernel_families.h"
 #include "ocl.h"
+#include "runtime.h"
 
 /* kernels/gemm_internal.h, whose own includes are the kernels' */
 const char *gemm_identity(void);
@@ -582,6 +585,251 @@ START_TEST(program_binaries_only_in_a_private_dir) {
 }
 END_TEST
 
+/* The walk over the tables' section finds programs of tables from every
+ * corner of it (singletons, typed tables, tables of two and three
+ * dimensions, this test's own), past the padding between tables, and
+ * only with their own options. */
+START_TEST(program_table_finds_the_families)
+{
+  extern const char ocl_cl_source_unary[], ocl_cl_source_binary[],
+      ocl_cl_source_einsum[], ocl_cl_source_softmax[], ocl_cl_source_scatter[],
+      ocl_cl_source_variables[], ocl_cl_source_matmul[];
+  static const struct {
+    const char *name, *options, *source;
+  } cases[] = {
+      {"unary_cast", "-DCAST", ocl_cl_source_unary},
+      {"unary_cast_fp64", "-DCAST -DCAST_FP64", ocl_cl_source_unary},
+      {"unary_float", "-DT=float -DT_IS_FLOAT", ocl_cl_source_unary},
+      {"binary_double", "-DT=double -DT_IS_DOUBLE", ocl_cl_source_binary},
+      {"binary_bool", "-DT=uchar -DT_IS_BOOL", ocl_cl_source_binary},
+      {"einsum_float", "-DT=float -DT_IS_FLOAT", ocl_cl_source_einsum},
+      {"softmax_float", "-DT=float -DT_IS_FLOAT", ocl_cl_source_softmax},
+      {"scatter_float", "-DT=float -DT_VEC16", ocl_cl_source_scatter},
+      {"variables_float", "-DT=float -DT_IS_FLOAT", ocl_cl_source_variables},
+      {"matmul_cpu_float", "-DT=float -DMATMUL_CPU -DIDX_T=long",
+       ocl_cl_source_matmul},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    ck_assert_msg(ocl_program_table_find(cases[i].name, cases[i].options) ==
+                      cases[i].source,
+                  "%s (%s)", cases[i].name, cases[i].options);
+  ck_assert_ptr_null(ocl_program_table_find("unary_float", "-DT=half"));
+  ck_assert_ptr_null(ocl_program_table_find("unary_float", ""));
+  ck_assert_ptr_null(ocl_program_table_find("no_such_family", ""));
+  ck_assert_ptr_null(ocl_program_table_find(NULL, ""));
+}
+END_TEST
+
+/* A program of the plugin's tables as far as the warm list goes
+ * (OCL_PROGRAM_TABLE): small, so that building it ahead is quick. */
+static const char warm_source[] =
+    "__kernel void add_two(__global int *p) { p[get_global_id(0)] += 2; }\n";
+static const struct ocl_program OCL_PROGRAM_TABLE warm_programs[] = {
+    {"warm_test", warm_source, "-DWARM=1"},
+};
+
+static void warm_file(const char *dir, char *path, size_t size)
+{
+  char sub[256];
+  snprintf(sub, sizeof sub, "%s/warm", dir);
+  path[0] = '\0';
+  DIR *d = opendir(sub);
+  if (!d)
+    return;
+  for (struct dirent *e; (e = readdir(d)) != NULL;)
+    if (strstr(e->d_name, ".txt"))
+      snprintf(path, size, "%s/%s", sub, e->d_name);
+  closedir(d);
+}
+
+static void remove_warm_dir(const char *dir)
+{
+  char path[4200], sub[256];
+  warm_file(dir, path, sizeof path);
+  if (path[0])
+    unlink(path);
+  snprintf(sub, sizeof sub, "%s/warm", dir);
+  rmdir(sub);
+  remove_cache_dir(dir);
+}
+
+/* Opens the device (a fresh context, as a new process would) and waits
+ * until its thread has built `expected` programs ahead, or a few seconds
+ * went by; returns how many it built. */
+static unsigned open_and_wait(unsigned expected, struct ocl_device **dev)
+{
+  TF_Status *st = TF_NewStatus();
+  unsigned before = ocl_programs_prefetched();
+  *dev = open_device(st);
+  for (int i = 0; i < 3000 && ocl_programs_prefetched() - before < expected;
+       i++)
+    usleep(2000);
+  /* No more than expected, even given time. */
+  usleep(expected ? 50000 : 200000);
+  TF_DeleteStatus(st);
+  return ocl_programs_prefetched() - before;
+}
+
+/* The programs a context asked for are listed in the cache directory; the
+ * next context builds those of the tables, and generated ones whose name
+ * parses (a fused kernel's), before anyone asks; a program of neither
+ * ("trivial") is listed but left to be built when asked. A program built
+ * ahead whose first kernel brings another source is built again from it. */
+START_TEST(warm_list_builds_ahead)
+{
+  static const char fused[] = "fused:f,f>f:sub(0,1);cf(3f800000);mul(2,3)";
+  static const char other_source[] =
+      "__kernel void add_three(__global int *p) { p[0] += 3; }\n";
+  char dir[64], path[4200];
+  struct ocl_device *dev;
+  TF_Status *st = TF_NewStatus();
+  char *fused_source = ocl_fused_program_source(fused);
+  ck_assert_ptr_nonnull(fused_source);
+  fresh_cache_dir(dir);
+  unsetenv("TFOCL_KEEP_POCL_BINARIES");
+  ck_assert_uint_eq(open_and_wait(0, &dev), 0); /* no list yet */
+  ck_assert_ptr_nonnull(ocl_program_get(dev, "trivial", good_source, "", st));
+  ck_assert_ptr_nonnull(
+      ocl_program_get(dev, "warm_test", warm_source, "-DWARM=1", st));
+  ck_assert_ptr_nonnull(ocl_program_get(dev, fused, fused_source, "", st));
+  ocl_devices_teardown();
+  warm_file(dir, path, sizeof path);
+  ck_assert_msg(path[0] != '\0', "no warm list in %s/warm", dir);
+  struct stat sb;
+  ck_assert_int_eq(stat(path, &sb), 0);
+  ck_assert_int_eq(sb.st_mode & 077, 0);
+  FILE *f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  char text[512] = "";
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  ck_assert_str_eq(text, "trivial\t\nwarm_test\t-DWARM=1\n"
+                         "fused:f,f>f:sub(0,1);cf(3f800000);mul(2,3)\t\n");
+
+  ck_assert_uint_eq(open_and_wait(2, &dev), 2);
+  unsigned built = ocl_programs_prefetched();
+  cl_int err;
+  cl_program p = ocl_program_get(dev, fused, fused_source, "", st);
+  ck_assert_msg(p != NULL, "%s", TF_Message(st));
+  cl_kernel k = clCreateKernel(p, "fused_same", &err);
+  ck_assert_int_eq(err, CL_SUCCESS);
+  clReleaseKernel(k);
+  /* Not the source it was built ahead from: built again. */
+  p = ocl_program_get(dev, "warm_test", other_source, "-DWARM=1", st);
+  ck_assert_msg(p != NULL, "%s", TF_Message(st));
+  k = clCreateKernel(p, "add_three", &err);
+  ck_assert_int_eq(err, CL_SUCCESS);
+  clReleaseKernel(k);
+  ck_assert_uint_eq(ocl_programs_prefetched(), built);
+  ocl_devices_teardown();
+  /* Asked for in this order this time: the list follows. */
+  f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  ck_assert_str_eq(text, "fused:f,f>f:sub(0,1);cf(3f800000);mul(2,3)\t\n"
+                         "warm_test\t-DWARM=1\ntrivial\t\n");
+  remove_warm_dir(dir);
+  free(fused_source);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+/* Lines that name no program of the tables, that are cut or too long, or
+ * that have no tab build nothing; a list others can write is not read;
+ * "off" keeps no list. A context torn down at once stops its thread. */
+START_TEST(warm_list_ignores_what_is_not_ours)
+{
+  char dir[64], path[4200];
+  struct ocl_device *dev;
+  TF_Status *st = TF_NewStatus();
+  fresh_cache_dir(dir);
+  unsetenv("TFOCL_KEEP_POCL_BINARIES");
+  open_and_wait(0, &dev);
+  ck_assert_ptr_nonnull(
+      ocl_program_get(dev, "warm_test", warm_source, "-DWARM=1", st));
+  ocl_devices_teardown();
+  warm_file(dir, path, sizeof path);
+  ck_assert(path[0] != '\0');
+
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("warm_test\t-DWARM=2\n", f);  /* other options */
+  fputs("nonexistent_family\t\n", f); /* not in the tables */
+  fputs("no tab at all\n", f);
+  for (int i = 0; i < 2000; i++)
+    fputc('x', f); /* too long */
+  fputs("\twarm_test\t-DWARM=1\n", f);
+  fputs("warm_test\t-DWARM=1", f); /* cut short: no newline */
+  fclose(f);
+  ck_assert_uint_eq(open_and_wait(0, &dev), 0);
+  ocl_devices_teardown();
+
+  f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("warm_test\t-DWARM=1\n", f);
+  fclose(f);
+  ck_assert_int_eq(chmod(path, 0620), 0);
+  ck_assert_uint_eq(open_and_wait(0, &dev), 0);
+  ocl_devices_teardown();
+  ck_assert_int_eq(chmod(path, 0600), 0);
+
+  /* A new list (this command's was removed) keeps at most 256 lists: the
+   * least recently written go. */
+  char sub[128], name[256];
+  snprintf(sub, sizeof sub, "%s/warm", dir);
+  unlink(path);
+  for (int i = 0; i < 300; i++) {
+    snprintf(name, sizeof name, "%s/old-%03d.txt", sub, i);
+    f = fopen(name, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    struct timespec times[2] = {{.tv_sec = 1000000 + i},
+                                {.tv_sec = 1000000 + i}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, name, times, 0), 0);
+  }
+  open_and_wait(0, &dev);
+  ck_assert_ptr_nonnull(
+      ocl_program_get(dev, "warm_test", warm_source, "-DWARM=1", st));
+  ocl_devices_teardown();
+  ck_assert_int_eq(access(path, F_OK), 0);
+  int lists = 0, oldest_left = 1000;
+  DIR *d = opendir(sub);
+  ck_assert_ptr_nonnull(d);
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    int i;
+    if (strstr(e->d_name, ".txt"))
+      lists++;
+    if (sscanf(e->d_name, "old-%d.txt", &i) == 1 && i < oldest_left)
+      oldest_left = i;
+  }
+  closedir(d);
+  ck_assert_int_eq(lists, 256);
+  ck_assert_int_eq(oldest_left, 300 - 255);
+  for (int i = 0; i < 300; i++) {
+    snprintf(name, sizeof name, "%s/old-%03d.txt", sub, i);
+    unlink(name);
+  }
+
+  /* Torn down at once: the thread stops (or finishes) and is joined. */
+  open_device(st);
+  ocl_devices_teardown();
+
+  unlink(path);
+  setenv("TFOCL_CACHE_DIR", "off", 1);
+  open_and_wait(0, &dev);
+  ck_assert_ptr_nonnull(
+      ocl_program_get(dev, "warm_test", warm_source, "-DWARM=1", st));
+  ocl_devices_teardown();
+  warm_file(dir, path, sizeof path);
+  ck_assert_str_eq(path, "");
+  remove_warm_dir(dir);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
 /* The settings are read once per load of the plugin: a change of the
  * environment after the first read is not seen until the settings are
  * dropped (ocl_devices_teardown does, as a reload would); values out of
@@ -651,6 +899,9 @@ static Suite *internals_suite(void) {
   tcase_add_test(tc, program_binaries_damaged_are_rebuilt);
   tcase_add_test(tc, program_binaries_only_in_a_private_dir);
   tcase_add_test(tc, program_binaries_left_to_pocl);
+  tcase_add_test(tc, program_table_finds_the_families);
+  tcase_add_test(tc, warm_list_builds_ahead);
+  tcase_add_test(tc, warm_list_ignores_what_is_not_ours);
   tcase_add_test(tc, address_map_intervals);
   tcase_add_test(tc, address_map_random);
   tcase_add_test(tc, cl_error_path);

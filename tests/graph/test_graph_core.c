@@ -845,6 +845,55 @@ START_TEST(fused_program_decoder_rejects_malformed)
 }
 END_TEST
 
+/* A program's text parses back to a program of the same text (how a
+ * second process builds a fused kernel's OpenCL program ahead, from the
+ * name alone); every other text is refused, and a parsed program passed
+ * the decoder's checks. */
+START_TEST(fused_program_text_parses_back)
+{
+  static const char *const good[] = {
+      "f,f>f:sub(0,1);cf(3f800000);mul(2,3)",
+      "f,l>f:cf(3f800000);cf(3f7fbe77);cl(3f800000);add(4,1);castf(5);"
+      "pow(3,6);sub(2,7);sqrt(8);mul(0,9);cf(3f666666);pow(11,6);"
+      "sub(2,12);div(10,13)",
+      "f,f,f,f>f:div_no_nan(2,3);mul(1,4);add(0,5)",
+      "h,h>h:mul(0,1);ch(3c000000);add(2,3)",
+      "f>h:casth(0)",
+      "f,f>f:cf(7fc00001);square(0);sub(3,1);mul(2,4)",
+  };
+  static const char *const bad[] = {
+      "",
+      "f",
+      "f>f",
+      "f>f:",
+      "x,f>f:add(0,1)",
+      "f,f>f:add(0,1",
+      "f,f>f:add(0,1);",
+      "f,f>f:add(0)",
+      "f,f>f:add(0,2)", /* no value 2 yet */
+      "f,f>f:nosuchop(0,1)",
+      "f,f>f:add(00,1)",    /* not the program's own text */
+      "f,f>f:cf(3f80000)",  /* 7 hex digits */
+      "f,f>f:cf(3F800000)", /* upper case */
+      "f,f>h:add(0,1)",     /* the last value is float */
+      "l,l>f:exp(0)",       /* int64 exp */
+      "f,f>f:add(0,1)x",
+      "f,f>f:add(0,99999999999)",
+  };
+  struct fused_program p;
+  char why[256], text[1024];
+  for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+    ck_assert_msg(fused_program_parse(good[i], &p, why, sizeof(why)), "%s: %s",
+                  good[i], why);
+    fused_program_text(&p, text, sizeof(text));
+    ck_assert_str_eq(text, good[i]);
+  }
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+    ck_assert_msg(!fused_program_parse(bad[i], &p, why, sizeof(why)),
+                  "accepted: %s", bad[i]);
+}
+END_TEST
+
 /* ---- Malformed input ------------------------------------------------------ */
 
 START_TEST(malformed_bytes_are_rejected)
@@ -931,6 +980,7 @@ static Suite *graph_core_suite(void)
   tcase_add_test(tc, elementwise_needs_kernel_and_switch);
   tcase_add_test(tc, elementwise_after_variable_rewrite);
   tcase_add_test(tc, fused_program_decoder_rejects_malformed);
+  tcase_add_test(tc, fused_program_text_parses_back);
   tcase_add_test(tc, malformed_bytes_are_rejected);
   tcase_add_loop_test(tc, damaged_graphs_never_crash, 0, 2);
   suite_add_tcase(s, tc);

@@ -35,3 +35,36 @@ def test_keras_fit_in_fresh_processes():
     losses = {float(r.stdout.split("LOSS")[1].split()[0]) for r in results}
     assert all(l == l and l < 2.0 for l in losses), losses
     assert all("OPENCL:0" in r.stdout for r in results)
+
+
+def test_second_process_builds_ahead(tmp_path):
+    """A second process builds the programs the first one asked for on a
+    thread of its own, from the first's list in the cache directory, before
+    its kernels ask (the cold start of a Keras fit); the fit gives the same
+    loss; TFOCL_CACHE_DIR=off keeps no list and builds nothing ahead."""
+    import re
+    cache = tmp_path / "cache"
+    code = CODE.replace("rng = ", "keras.utils.set_random_seed(0)\nrng = ", 1)
+    runs = [run_python(code, timeout=600, TFOCL_CACHE_DIR=str(cache), TFOCL_TRACE="1")
+            for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0 and "LOSS" in r.stdout, r.stderr[-3000:]
+    asked = set(re.findall(r"built kernel family (\S+) \(", runs[0].stderr))
+    assert asked, runs[0].stderr[-3000:]
+    assert "ahead" not in runs[0].stderr
+    lists = list((cache / "warm").iterdir())
+    assert len(lists) == 1 and lists[0].stat().st_mode & 0o077 == 0
+    listed = {line.split("\t")[0] for line in lists[0].read_text().splitlines()}
+    assert listed == asked
+    built_ahead = set(re.findall(r"ahead: built (\S+)", runs[1].stderr))
+    asked_first = set(re.findall(r"ahead: (\S+) was asked for first", runs[1].stderr))
+    # Every program, the fused element-wise ones included; a kernel may
+    # win the race for one under load, never for all.
+    assert built_ahead | asked_first == asked, (asked, built_ahead, asked_first)
+    assert built_ahead
+    losses = [float(r.stdout.split("LOSS")[1].split()[0]) for r in runs]
+    assert losses[1] == pytest.approx(losses[0], rel=1e-5), losses
+
+    off = run_python(code, timeout=600, TFOCL_CACHE_DIR="off", TFOCL_TRACE="1")
+    assert off.returncode == 0 and "LOSS" in off.stdout, off.stderr[-3000:]
+    assert "ahead" not in off.stderr
