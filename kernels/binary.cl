@@ -7,14 +7,15 @@
  *
  * Each op's kernels are chosen on the host from the collapsed broadcast
  * (kernels/shape.h): _flat (same shapes), _scalar (one side a single
- * element); for up to 3 collapsed dims in 32-bit indices the
- * _bcast3d kernels (the dims as the NDRange, where the innermost fills
- * SIMD lanes) or else _bcastf (one operand of z's shape, the other's index
- * split by multiplications); _bcast (general, up to 8 collapsed dims) in 32-bit
- * index arithmetic, or _bcast64 when an extent needs 64 bits (64-bit
- * division is emulated, and slow, on GPUs). Only the _bcast kernels loop
- * inside a work-item; the others stay vectorisable by PoCL (the special
- * functions aside: their series and continued fractions loop per element).
+ * element); for up to 3 collapsed dims in 32-bit indices _bcast3d and
+ * _bcast3d_one (the dims as the NDRange, where the innermost fills SIMD
+ * lanes) or else _bcastf (one operand of z's shape, the other's index
+ * split by multiplications); _bcast (general, up to 8 collapsed dims) in
+ * 32-bit index arithmetic, or _bcast64 when an extent needs 64 bits
+ * (64-bit division is emulated, and slow, on GPUs). Only the _bcast
+ * kernels loop inside a work-item; the others stay vectorisable by PoCL
+ * (the special functions aside: their series and continued fractions loop
+ * per element).
  *
  * Three kernels stand apart: approximate_equal (same shapes, a tolerance),
  * and the ternary betainc and clip_by_value, whose inputs have the output's
