@@ -566,7 +566,22 @@ static void join_all_at_exit(void)
   }
 }
 
-static void register_exit_handler(void) { atexit(join_all_at_exit); }
+/* A forked child has none of the parent's threads: its exit handler must
+ * join none of them, and the lock must not stay held by a thread that
+ * does not exist there. */
+static void fork_prepare(void) { pthread_mutex_lock(&running_lock); }
+static void fork_parent(void) { pthread_mutex_unlock(&running_lock); }
+static void fork_child(void)
+{
+  memset(running, 0, sizeof running);
+  pthread_mutex_unlock(&running_lock);
+}
+
+static void register_exit_handler(void)
+{
+  atexit(join_all_at_exit);
+  pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
 
 static void *prefetch_main(void *arg)
 {
