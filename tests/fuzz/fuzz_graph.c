@@ -5,7 +5,10 @@
  * back byte for byte. Every kernel counts as present, so every pass runs.
  * The program of every _TfoclFusedElementwise node, in the input (anything
  * at all) and in the output, goes through the kernel's decoder
- * (fused_program.h), which must refuse or accept without a fault. */
+ * (fused_program.h), which must refuse or accept without a fault. The
+ * bytes themselves, as a text, go through the parser of the programs a
+ * warm list names (kept in the user's cache directory, so anything a
+ * file can hold): a text it accepts writes itself back unchanged. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +85,22 @@ static int decode_programs(const uint8_t *data, size_t size)
   return decoded;
 }
 
+/* The bytes up to the first NUL, as fused_program_parse reads a line. */
+static void parse_as_text(const uint8_t *data, size_t size)
+{
+  char text[512], again[512];
+  size_t len = size < sizeof(text) - 1 ? size : sizeof(text) - 1;
+  memcpy(text, data, len);
+  text[len] = '\0';
+  struct fused_program p;
+  char why[128];
+  if (!fused_program_parse(text, &p, why, sizeof(why)))
+    return;
+  size_t need = fused_program_text(&p, again, sizeof(again));
+  if (need >= sizeof(again) || strcmp(again, text) != 0)
+    abort(); /* accepted a text that is not the one its program writes */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   static const char *const keep[] = {"result", "ba_fetched:0", "^relu"};
@@ -103,6 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       data, size, &config, &out, &out_size, NULL, why, sizeof(why), NULL,
       NULL);
   decode_programs(data, size);
+  parse_as_text(data, size);
   if (outcome == OCL_GRAPH_CHANGED) {
     if (!ocl_graph_round_trip(out, out_size, &again, &again_size))
       abort(); /* the optimizer wrote something that does not decode */
