@@ -65,6 +65,7 @@ struct ocl_config {
   enum ocl_gemm_choice gemm;
   bool gemm_tune; /* TFOCL_GEMM_TUNE unset or not "0" */
   int gemm_tile;  /* TFOCL_GEMM_TILE: 128, 64, 32; 0 = by size */
+  bool conv_im2col; /* TFOCL_CONV=im2col: no direct conv kernels */
 
   struct {
     bool index64;              /* TFOCL_INDEX_WIDTH=64 */

@@ -9,9 +9,16 @@
  * sides, so that channels-last and channels-first run the same kernels.
  * Two kernel shapes, chosen per device (ocl_device_info.cpu_shape):
  *
- * CPU shape (PoCL). float and half ungrouped convolutions run on the
- * matmul family's GEMM (gemm.h) with the filter as a [taps * Cin, Cout]
- * matrix:
+ * CPU shape (PoCL). float and half ungrouped channels-last convolutions
+ * run direct kernels (conv_direct.c): the forward, the stride-1 input
+ * gradient (as the forward it is, below) and the filter gradient (Cin a
+ * multiple of 8, Cout of 16) compute the GEMM's 8 x 32 register block with
+ * A read from the image itself, the filter in padded panels, the fused
+ * bias and activation in the forward's epilogue; the filter gradient sums
+ * lines in splits that share the cores' caches. Where they do not apply
+ * (channels-first, other channel counts, strided input gradients,
+ * TFOCL_CONV=im2col) the convolution runs on the matmul family's GEMM
+ * (gemm.h) with the filter as a [taps * Cin, Cout] matrix:
  *   forward          out[rows, Cout] = col[rows, K] * filter, col the
  *                    input's im2col (a temp); a 1x1 stride-1 unpadded
  *                    convolution multiplies the input itself;
@@ -90,7 +97,8 @@ const char *const conv_kern_names[NUM_KERNS] = {
     "igemm_bpi_64", "igemm_bpi_32", "igemm_bpi_16",
     "igemm_bpf_64", "igemm_bpf_32", "igemm_bpf_16",
     "direct_fwd", "direct_bpi", "direct_bpf", "im2col_panels",
-    "im2col_panels_t", "flip_filter",
+    "im2col_panels_t", "flip_filter", "filter_panels", "direct_fwd_8x2",
+    "direct_bpf_8x1", "direct_bpf_8x2",
 };
 /* clang-format on */
 
@@ -305,9 +313,13 @@ static bool conv_forward(struct run *r, const struct conv_geo *g,
     return conv_fill_zero(r, y) &&
            (bias == NULL || conv_bias_act(r, g, y, bias));
   }
-  if (use_gemm(r, g))
-    return conv_gemm_forward(r, g, x, f, y) &&
-           (bias == NULL || conv_bias_act(r, g, y, bias));
+  if (use_gemm(r, g)) {
+    bool done = false;
+    if (conv_direct_enabled() && !conv_direct_forward(r, g, x, f, y, bias, &done))
+      return false;
+    return done || (conv_gemm_forward(r, g, x, f, y) &&
+                    (bias == NULL || conv_bias_act(r, g, y, bias)));
+  }
   return conv_igemm_forward(r, g, x, f, y, bias);
 }
 
@@ -328,8 +340,12 @@ static bool conv_backprop_filter(struct run *r, const struct conv_geo *g,
 {
   if (g->batch * out_pixels(g) == 0)
     return conv_fill_zero(r, dw);
-  if (use_gemm(r, g))
-    return conv_gemm_backprop_filter(r, g, x, dy, dw);
+  if (use_gemm(r, g)) {
+    bool done = false;
+    if (conv_direct_enabled() && !conv_direct_backprop_filter(r, g, x, dy, dw, &done))
+      return false;
+    return done || conv_gemm_backprop_filter(r, g, x, dy, dw);
+  }
   return conv_igemm_backprop_filter(r, g, x, dy, dw);
 }
 

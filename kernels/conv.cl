@@ -441,6 +441,278 @@ __kernel void bias_act(OCL_TENSOR_ARG(T, y), OCL_TENSOR_ARG(const T, bias),
   STORE(p, j, activate(v, act, alpha));
 }
 
+/* ---- Direct convolution, channels-last (CPU shape) -----------------------
+ * The forward and the filter gradient without an im2col pass: the GEMM's
+ * 8 x 32 register block (the matmul family's gemm_8x2) with its A operand
+ * read from the image itself. im2col wrote (taps * Cin) floats per output
+ * pixel that the GEMM read back; at 3x3 and 32 channels that traffic cost
+ * as much as the products. */
+
+#if defined(T_IS_DOUBLE)
+#define VLOADF(p) convert_float16(vload16(0, (p)))
+#else
+#define VLOADF(p) VLOAD(p)
+#endif
+
+/* float16 stores of a row block's results in the storage type. */
+static inline void store16f(__global T *p, float16 v)
+{
+#if defined(T_IS_FLOAT)
+  vstore16(v, 0, p);
+#elif defined(T_IS_HALF)
+  vstore_half16_rte(v, 0, p);
+#else
+  float tmp[16];
+  vstore16(v, 0, tmp);
+  for (int i = 0; i < 16; i++)
+    STORE(p, i, tmp[i]);
+#endif
+}
+
+/* The filter [K, Cout] as B panels [Cout / 32 blocks][K][32] of float, 0
+ * past Cout (the direct kernels read a block's 32 columns as 2 vectors). */
+__kernel void filter_panels(OCL_TENSOR_ARG(const T, f),
+                            OCL_TENSOR_ARG(float, panels), idx_t K,
+                            idx_t cout, idx_t total)
+{
+  idx_t e = get_global_id(0);
+  OCL_GUARD(e, total);
+  idx_t col = e % 32, k = (e / 32) % K, block = e / (32 * K);
+  idx_t co = block * 32 + col;
+  OCL_PTR(float, panels)[e] =
+      co < cout ? (float)LOAD(OCL_PTR(const T, f), k * cout + co) : 0.0f;
+}
+
+#define DIRECT_ROWS 8
+/* The filter gradient's products per partial sum (see direct_bpf). */
+#define DIRECT_CHAIN 256
+
+/* out[8 rows, 32 channels] = the sum over taps and input channels of
+ * image * filter panel, then + bias and the activation (flags & 1: bias).
+ * A work-item per (column block, row block), rows = image * P + pixel as
+ * in the GEMM (rows past `rows` are computed from nothing and not stored).
+ * Each row's position is found once; per tap, a tap whose 8 pixels all lie
+ * inside runs the plain loop, one with some outside reads 0 for those, one
+ * with none inside is skipped. */
+__kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
+                             OCL_TENSOR_ARG(const float, panels),
+                             OCL_TENSOR_ARG(T, out),
+                             OCL_TENSOR_ARG(const T, bias), geo_t g,
+                             idx_t rows, int flags, int act, float alpha)
+{
+  idx_t jb = get_global_id(0);
+  idx_t rb = get_global_id(1);
+  OCL_GUARD(rb * DIRECT_ROWS, rows);
+  OCL_GUARD(jb * 32, g.cout);
+  idx_t C = g.cin, sc = g.in_sc;
+  idx_t K = g.k_d * g.k_h * g.k_w * C;
+  idx_t hw = g.out_h * g.out_w, P = g.out_d * hw;
+  __global const T *image[DIRECT_ROWS];
+  __global T *dst[DIRECT_ROWS];
+  idx_t d0[DIRECT_ROWS], h0[DIRECT_ROWS], w0[DIRECT_ROWS];
+  _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
+    idx_t row = min(rb * DIRECT_ROWS + r, rows - 1);
+    idx_t n = row / P, p = row % P;
+    idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
+    image[r] = OCL_PTR(const T, in) + n * g.in_sn;
+    dst[r] = OCL_PTR(T, out) + n * g.out_sn + od * g.out_sd + oh * g.out_sh +
+             ow * g.out_sw + jb * 32 * g.out_sc;
+    /* Rows past the end read nowhere: positions no tap reaches. */
+    d0[r] = rb * DIRECT_ROWS + r < rows ? od * g.s_d - g.p_d
+                                        : -g.in_d - g.k_d * g.dl_d;
+    h0[r] = oh * g.s_h - g.p_h;
+    w0[r] = ow * g.s_w - g.p_w;
+  }
+  __global const float *B = OCL_PTR(const float, panels) + jb * K * 32;
+
+  float16 acc[DIRECT_ROWS][2];
+  _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)
+    acc[r][0] = acc[r][1] = 0.0f;
+  for (idx_t kd = 0; kd < g.k_d; kd++)
+    for (idx_t kh = 0; kh < g.k_h; kh++)
+      for (idx_t kw = 0; kw < g.k_w; kw++, B += C * 32) {
+        __global const T *src[DIRECT_ROWS];
+        bool keep[DIRECT_ROWS];
+        int inside_rows = 0;
+        _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
+          idx_t d = d0[r] + kd * g.dl_d, h = h0[r] + kh * g.dl_h;
+          idx_t w = w0[r] + kw * g.dl_w;
+          bool inside = d >= 0 && d < g.in_d && h >= 0 && h < g.in_h &&
+                        w >= 0 && w < g.in_w;
+          src[r] = inside ? image[r] + d * g.in_sd + h * g.in_sh + w * g.in_sw
+                          : image[0];
+          keep[r] = inside;
+          inside_rows += inside;
+        }
+        if (inside_rows == DIRECT_ROWS && sc == 1) {
+          /* The common case, with the channel stride a constant. */
+          for (idx_t c = 0; c < C; c++) {
+            float16 b0 = vload16(0, B + c * 32), b1 = vload16(1, B + c * 32);
+            _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
+              float a = (float)LOAD(src[r], c);
+              acc[r][0] = fma((float16)a, b0, acc[r][0]);
+              acc[r][1] = fma((float16)a, b1, acc[r][1]);
+            }
+          }
+        } else if (inside_rows == DIRECT_ROWS) {
+          for (idx_t c = 0; c < C; c++) {
+            float16 b0 = vload16(0, B + c * 32), b1 = vload16(1, B + c * 32);
+            _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
+              float a = (float)LOAD(src[r], c * sc);
+              acc[r][0] = fma((float16)a, b0, acc[r][0]);
+              acc[r][1] = fma((float16)a, b1, acc[r][1]);
+            }
+          }
+        } else if (inside_rows > 0) {
+          for (idx_t c = 0; c < C; c++) {
+            float16 b0 = vload16(0, B + c * 32), b1 = vload16(1, B + c * 32);
+            _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
+              /* A select, not a product: 0 * inf is not 0. */
+              float a = keep[r] ? (float)LOAD(src[r], c * sc) : 0.0f;
+              acc[r][0] = fma((float16)a, b0, acc[r][0]);
+              acc[r][1] = fma((float16)a, b1, acc[r][1]);
+            }
+          }
+        }
+      }
+
+  int nrows = (int)min((idx_t)DIRECT_ROWS, rows - rb * DIRECT_ROWS);
+  int cols = (int)min((idx_t)32, g.cout - jb * 32);
+  __global const T *bp = OCL_PTR(const T, bias) + jb * 32;
+  if (cols == 32 && g.out_sc == 1 && (act == ACT_NONE || act == ACT_RELU)) {
+    float16 b0 = 0.0f, b1 = 0.0f;
+    if (flags & 1) {
+      float tmp[32];
+      for (int i = 0; i < 32; i++)
+        tmp[i] = (float)LOAD(bp, i);
+      b0 = vload16(0, tmp);
+      b1 = vload16(1, tmp);
+    }
+    for (int r = 0; r < nrows; r++) {
+      float16 v0 = acc[r][0] + b0, v1 = acc[r][1] + b1;
+      if (act == ACT_RELU) {
+        v0 = fmax(v0, 0.0f);
+        v1 = fmax(v1, 0.0f);
+      }
+      store16f(dst[r], v0);
+      store16f(dst[r] + 16, v1);
+    }
+    return;
+  }
+  for (int r = 0; r < nrows; r++) {
+    float tmp[32];
+    vstore16(acc[r][0], 0, tmp);
+    vstore16(acc[r][1], 1, tmp);
+    for (int q = 0; q < cols; q++) {
+      acc_t v = tmp[q];
+      if (flags & 1)
+        v += LOAD(bp, q);
+      STORE(dst[r], q * g.out_sc, activate(v, act, alpha));
+    }
+  }
+}
+
+/* dfilter[k, co] for 8 rows k (8 adjacent input channels of one tap) and
+ * 16 * NV output channels, summed over the output lines [l0, l0 + lines)
+ * (line = (image, d, h)) of split get_global_id(2): the image's 8
+ * channels (one vector) times out_backprop's row of channels (NV vectors)
+ * per pixel. Needs Cin % 8 == 0, channels-last input and out_backprop
+ * (in_sc = out_sc = 1) and Cout % (16 * NV) == 0. Writes dst (partial
+ * sums [split][K][Cout] when split, else the filter gradient itself). */
+#define DIRECT_BPF(NV)                                                       \
+  __kernel void direct_bpf_8x##NV(                                           \
+      OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(const T, dy),              \
+      OCL_TENSOR_ARG(T, dw), OCL_TENSOR_ARG(acc_t, partial), geo_t g,        \
+      idx_t lines_per_split, int split_out)                                  \
+  {                                                                          \
+    idx_t kb = get_global_id(0);                                             \
+    idx_t jb = get_global_id(1);                                             \
+    idx_t split = get_global_id(2);                                          \
+    idx_t C = g.cin, Cout = g.cout;                                          \
+    idx_t K = g.k_d * g.k_h * g.k_w * C;                                     \
+    OCL_GUARD(kb * DIRECT_ROWS, K);                                          \
+    OCL_GUARD(jb * 16 * NV, Cout);                                           \
+    idx_t k0 = kb * DIRECT_ROWS, tap = k0 / C, ci = k0 - tap * C;            \
+    idx_t kw = tap % g.k_w, kh = (tap / g.k_w) % g.k_h;                      \
+    idx_t kd = tap / (g.k_w * g.k_h);                                        \
+    idx_t all_lines = g.batch * g.out_d * g.out_h;                           \
+    idx_t l0 = split * lines_per_split;                                      \
+    idx_t l1 = min(l0 + lines_per_split, all_lines);                         \
+    /* The output columns whose input column lies inside: */                 \
+    idx_t lo_num = g.p_w - kw * g.dl_w;                                      \
+    idx_t hi_num = g.in_w + g.p_w - kw * g.dl_w;                             \
+    idx_t ow_lo = lo_num > 0 ? (lo_num + g.s_w - 1) / g.s_w : 0;             \
+    idx_t ow_hi = hi_num > 0 ? min(g.out_w, (hi_num + g.s_w - 1) / g.s_w) : 0; \
+    float16 acc[DIRECT_ROWS][NV], total[DIRECT_ROWS][NV];                    \
+    _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)                  \
+      _Pragma("unroll") for (int v = 0; v < NV; v++)                         \
+        acc[r][v] = total[r][v] = 0.0f;                                      \
+    int chained = 0;                                                         \
+    idx_t oh = l0 % g.out_h, t = l0 / g.out_h;                               \
+    idx_t od = t % g.out_d, n = t / g.out_d;                                 \
+    for (idx_t l = l0; l < l1; l++) {                                        \
+      idx_t d = od * g.s_d - g.p_d + kd * g.dl_d;                            \
+      idx_t h = oh * g.s_h - g.p_h + kh * g.dl_h;                            \
+      if (d >= 0 && d < g.in_d && h >= 0 && h < g.in_h) {                    \
+        __global const T *x = OCL_PTR(const T, in) + n * g.in_sn +           \
+                              d * g.in_sd + h * g.in_sh +                    \
+                              (ow_lo * g.s_w - g.p_w + kw * g.dl_w) * g.in_sw + \
+                              ci;                                            \
+        __global const T *e = OCL_PTR(const T, dy) + n * g.out_sn +          \
+                              od * g.out_sd + oh * g.out_sh +                \
+                              ow_lo * g.out_sw + jb * 16 * NV;               \
+        idx_t xs = g.s_w * g.in_sw;                                          \
+        for (idx_t ow = ow_lo; ow < ow_hi; ow++, x += xs, e += g.out_sw) {   \
+          float16 b[NV];                                                     \
+          _Pragma("unroll") for (int v = 0; v < NV; v++)                                       \
+            b[v] = VLOADF(e + 16 * v);                                       \
+          _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {                            \
+            float a = (float)LOAD(x, r);                                     \
+            _Pragma("unroll") for (int v = 0; v < NV; v++)                                     \
+              acc[r][v] = fma((float16)a, b[v], acc[r][v]);                  \
+          }                                                                  \
+        }                                                                    \
+      }                                                                      \
+      /* Sums of at most about DIRECT_CHAIN products, then added up: the  \
+       * rounding of a GEMM that slices K, not of one long chain. */      \
+      chained += (int)(ow_hi - ow_lo);                                       \
+      if (chained >= DIRECT_CHAIN || l + 1 == l1) {                          \
+        _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)              \
+          _Pragma("unroll") for (int v = 0; v < NV; v++) {                   \
+            total[r][v] += acc[r][v];                                        \
+            acc[r][v] = 0.0f;                                                \
+          }                                                                  \
+        chained = 0;                                                         \
+      }                                                                      \
+      if (++oh == g.out_h) {                                                 \
+        oh = 0;                                                              \
+        if (++od == g.out_d) {                                               \
+          od = 0;                                                            \
+          n++;                                                               \
+        }                                                                    \
+      }                                                                      \
+    }                                                                        \
+    idx_t at = k0 * Cout + jb * 16 * NV;                                     \
+    if (split_out) {                                                         \
+      __global acc_t *p = OCL_PTR(acc_t, partial) + split * K * Cout + at;   \
+      _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)                                  \
+        _Pragma("unroll") for (int v = 0; v < NV; v++) {                                       \
+          float tmp[16];                                                     \
+          vstore16(total[r][v], 0, tmp);                                       \
+          for (int i = 0; i < 16; i++)                                       \
+            p[r * Cout + 16 * v + i] = tmp[i];                               \
+        }                                                                    \
+    } else {                                                                 \
+      __global T *p = OCL_PTR(T, dw) + at;                                   \
+      _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)                                  \
+        _Pragma("unroll") for (int v = 0; v < NV; v++)                                         \
+          store16f(p + r * Cout + 16 * v, total[r][v]);                        \
+    }                                                                        \
+  }
+
+DIRECT_BPF(1)
+DIRECT_BPF(2)
+
 /* ---- Depthwise, channels-last, multiplier 1 ------------------------------
  * A work-item per image row, 16 channels at a time in vector registers
  * (what reaches SIMD on a CPU device). Each pixel lists the taps that

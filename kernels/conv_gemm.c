@@ -256,8 +256,12 @@ static bool flipped_backprop_input(struct run *r, const struct conv_geo *g,
     return false;
   conv_run_set_geo(r, &t);
   int64_t P = out_pixels(&t), K = taps * t.cin;
-  bool ok = panels_forward(r, &t, dout, flipped, dx,
-                           images_per_chunk(t.batch, P * K));
+  bool direct = false;
+  bool ok = !conv_direct_enabled() ||
+            conv_direct_forward(r, &t, dout, flipped, dx, NULL, &direct);
+  if (ok && !direct)
+    ok = panels_forward(r, &t, dout, flipped, dx,
+                        images_per_chunk(t.batch, P * K));
   conv_run_set_geo(r, g);
   ocl_op_release(r->op, flipped);
   *done = ok;

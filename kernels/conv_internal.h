@@ -1,7 +1,9 @@
 /* The conv family, shared by its files only: conv.c (the ops, their
  * attributes, create and compute, the choice of strategy), conv3d.c (the
  * shape checks of the 3-D ops), conv_gemm.c (im2col + GEMM, the CPU
- * shape), conv_igemm.c (implicit GEMM, the GPU shape) and
+ * shape), conv_direct.c (direct kernels, the CPU shape's channels-last
+ * forward and filter gradient), conv_igemm.c (implicit GEMM, the GPU
+ * shape) and
  * conv_depthwise.c. One OpenCL program, conv.cl, serves them all. */
 #ifndef TFOCL_KERNELS_CONV_INTERNAL_H_
 #define TFOCL_KERNELS_CONV_INTERNAL_H_
@@ -26,7 +28,8 @@ enum conv_kern {
   K_BPI_64, K_BPI_32, K_BPI_16,
   K_BPF_64, K_BPF_32, K_BPF_16,
   K_DIRECT_FWD, K_DIRECT_BPI, K_DIRECT_BPF, K_IM2COL_PANELS,
-  K_IM2COL_PANELS_T, K_FLIP_FILTER, NUM_KERNS
+  K_IM2COL_PANELS_T, K_FLIP_FILTER, K_FILTER_PANELS, K_DIRECT_FWD_8X2,
+  K_DIRECT_BPF_8X1, K_DIRECT_BPF_8X2, NUM_KERNS
 };
 /* clang-format on */
 
@@ -184,6 +187,23 @@ bool conv_gemm_backprop_filter(struct run *r, const struct conv_geo *g,
 /* _FusedConv2D's epilogue after a GEMM: y = act(y + bias) in place. */
 bool conv_bias_act(struct run *r, const struct conv_geo *g, const TF_Tensor *y,
                    const TF_Tensor *bias);
+
+/* ---- conv_direct.c: direct kernels (CPU shape, channels-last) ----------- */
+
+/* False under TFOCL_CONV=im2col, which keeps the CPU shape's
+ * convolutions on the im2col + GEMM path the direct kernels replace (for
+ * comparison, and for tests of both). */
+bool conv_direct_enabled(void);
+/* Each sets *done when it took the convolution; false (with the status
+ * set) on failure; true with *done false and nothing enqueued where the
+ * geometry is not theirs. bias: _FusedConv2D's, NULL otherwise. */
+bool conv_direct_forward(struct run *r, const struct conv_geo *g,
+                         const TF_Tensor *in, const TF_Tensor *filter,
+                         const TF_Tensor *out, const TF_Tensor *bias,
+                         bool *done);
+bool conv_direct_backprop_filter(struct run *r, const struct conv_geo *g,
+                                 const TF_Tensor *in, const TF_Tensor *dy,
+                                 const TF_Tensor *dw, bool *done);
 
 /* ---- conv_igemm.c: implicit GEMM (GPU shape; double, bfloat16, grouped) -- */
 

@@ -133,6 +133,10 @@ static void read_settings(struct ocl_config *c, struct refused *r)
     c->gemm_tile = atoi(v);
   else if (v != NULL && *v)
     refuse(r, "TFOCL_GEMM_TILE", v, "128, 64 or 32");
+  v = getenv("TFOCL_CONV");
+  c->conv_im2col = is(v, "im2col");
+  if (v != NULL && *v && !c->conv_im2col && !is(v, "direct"))
+    refuse(r, "TFOCL_CONV", v, "direct or im2col");
 
 #if defined(TFOCL_TEST_HOOKS)
   c->hooks.index64 = is(getenv("TFOCL_INDEX_WIDTH"), "64");

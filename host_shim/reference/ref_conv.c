@@ -693,6 +693,30 @@ static void conv2d_cases(const struct ref_op *op, TF_DataType dtype,
     s = base, s.n = 2, s.h = 9, s.w = 8, s.cin = 5, s.cout = 67;
     add(out, o, dtype, &s, ok, "big tile");
   }
+  /* The CPU shape's direct kernels (channels-last): full 32-wide column
+   * blocks of the filter gradient and of the forward's vector epilogue;
+   * 16-wide ones, three of them, strided and dilated with explicit
+   * padding; and a filter gradient long enough to split over lines. */
+  if (!dw) {
+    s = base, s.h = 9, s.w = 7, s.cin = 16, s.cout = 32, s.kw = 3;
+    add(out, o, dtype, &s, ok, "direct 16->32");
+    s = base, s.h = 11, s.w = 10, s.cin = 8, s.cout = 48, s.kw = 3,
+    s.stride = 2, s.dilation = 2, s.padding = "EXPLICIT",
+    s.pads[0] = 2, s.pads[1] = 1, s.pads[2] = 0, s.pads[3] = 3;
+    add(out, o, dtype, &s, ok, "direct strided 8->48");
+    if (every == 1) {
+      /* 2560 products per filter gradient element: at values in [-3, 3]
+       * a float sum of that many is 1e-4 off where it cancels to near 0,
+       * beyond the op's tolerance on any path; an eighth of them keeps
+       * the check on the indexing (a power of two: values stay exact). */
+      s = base, s.h = 40, s.w = 32, s.cin = 8, s.cout = 16, s.kw = 3;
+      struct ref_case *c = add(out, o, dtype, &s, ok, "direct split");
+      for (int t = 0; t < c->num_inputs; t++)
+        if (c->inputs[t].rank == 4)
+          for (int64_t e = 0; e < c->inputs[t].elements; e++)
+            c->inputs[t].v[e] *= 0.125;
+    }
+  }
   /* Empty batch; a window bigger than the image leaving no output rows. */
   s = base, s.n = 0;
   add(out, o, dtype, &s, ok, "empty batch");
@@ -944,6 +968,13 @@ static void fused_cases(const struct ref_op *op, TF_DataType dtype,
   s = base, s.h = 9, s.w = 8, s.cin = 4, s.cout = 70;
   c = add(out, o, dtype, &s, ok, "big tile Relu6");
   set_fused_ops(c, fused_with[1], 2);
+  /* The direct forward's epilogues: bias and Relu on whole 32-channel
+   * blocks (vectors); bias alone on a block of 32 and one of 16. */
+  s = base, s.h = 6, s.w = 9, s.cin = 8, s.cout = 32, s.kw = 3;
+  c = add(out, o, dtype, &s, ok, "32 channels Relu");
+  set_fused_ops(c, fused_with[0], 2);
+  s = base, s.h = 6, s.w = 9, s.cin = 5, s.cout = 48;
+  add(out, o, dtype, &s, ok, "48 channels BiasAdd");
   s = base;
   c = add(out, o, dtype, &s, ok, "LeakyRelu alpha 0.3");
   set_fused_ops(c, fused_with[3], 2);

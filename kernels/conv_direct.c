@@ -1,0 +1,114 @@
+/* The conv family's direct kernels for channels-last float and half
+ * convolutions on CPU-shaped devices: the forward (and the stride-1 input
+ * gradient, which is a forward) and the filter gradient run the GEMM's
+ * register block with its A operand read from the image itself, so no
+ * im2col pass writes and reads back taps * Cin floats per pixel. See
+ * conv.cl's direct_* kernels. */
+#include "config.h"
+#include "conv_internal.h"
+
+enum { ROWS = 8, COLS = 32 };
+
+/* The filter gradient's pixels per split: what the running work-items
+ * share in the cores' caches (out_backprop's and the image's channels of
+ * that many pixels: 2048 * 64 floats = 512 KiB at 32 channels each). */
+#define BPF_SPLIT_PIXELS 2048
+/* At most this many elements of the filter gradient's partial sums. */
+#define BPF_PARTIAL_MAX ((int64_t)1 << 24)
+
+bool conv_direct_enabled(void) { return !ocl_config()->conv_im2col; }
+
+static bool channels_last_ungrouped(const struct conv_geo *g)
+{
+  return !g->nchw && g->groups == 1;
+}
+
+bool conv_direct_forward(struct run *r, const struct conv_geo *g,
+                         const TF_Tensor *in, const TF_Tensor *filter,
+                         const TF_Tensor *out, const TF_Tensor *bias,
+                         bool *done)
+{
+  *done = false;
+  if (!channels_last_ungrouped(g))
+    return true;
+  int64_t K = taps_of(g) * g->cin, blocks = ceil_div(g->cout, COLS);
+  int64_t rows = g->batch * out_pixels(g);
+  int64_t total = blocks * K * COLS;
+  TF_Tensor *panels = ocl_op_temp(r->op, TF_FLOAT, total);
+  if (panels == NULL)
+    return false;
+  const struct ocl_arg pack_args[] = {
+      OCL_TENSOR(filter), OCL_TENSOR(panels), idx_arg(r, K),
+      idx_arg(r, g->cout), idx_arg(r, total),
+  };
+  const struct ocl_arg args[] = {
+      OCL_TENSOR(in),     OCL_TENSOR(panels),
+      OCL_TENSOR(out),    OCL_TENSOR(bias != NULL ? bias : filter),
+      GEO_ARG(r),         idx_arg(r, rows),
+      OCL_INT(bias != NULL), OCL_INT(bias != NULL ? r->k->act : ACT_NONE),
+      OCL_FLOAT(r->k->alpha),
+  };
+  size_t max = ocl_kernel_max_local(r->op, kern(r, K_DIRECT_FWD_8X2));
+  bool ok = max > 0 &&
+            ocl_launch_1d(r->op, kern(r, K_FILTER_PANELS), (size_t)total,
+                          pack_args, NARGS(pack_args));
+  if (ok) {
+    /* A work-group's row blocks share one filter panel, which stays in
+     * the core's cache while they walk down the rows. */
+    size_t local[2] = {1, max < 16 ? max : 16};
+    size_t global[2] = {(size_t)blocks, (size_t)ceil_div(rows, ROWS)};
+    ok = ocl_launch(r->op, kern(r, K_DIRECT_FWD_8X2), 2, global, local, args,
+                    NARGS(args));
+  }
+  ocl_op_release(r->op, panels);
+  *done = ok;
+  return ok;
+}
+
+bool conv_direct_backprop_filter(struct run *r, const struct conv_geo *g,
+                                 const TF_Tensor *in, const TF_Tensor *dy,
+                                 const TF_Tensor *dw, bool *done)
+{
+  *done = false;
+  if (!channels_last_ungrouped(g) || g->cin % ROWS != 0 || g->cout % 16 != 0)
+    return true;
+  bool two = g->cout % COLS == 0;
+  int64_t K = taps_of(g) * g->cin, elems = K * g->cout;
+  int64_t lines = g->batch * g->out[0] * g->out[1];
+  int64_t per_line = g->out[2] > 0 ? g->out[2] : 1;
+  int64_t lines_per_split = BPF_SPLIT_PIXELS / per_line;
+  if (lines_per_split < 1)
+    lines_per_split = 1;
+  int64_t splits = ceil_div(lines, lines_per_split);
+  if (splits * elems > BPF_PARTIAL_MAX) {
+    splits = BPF_PARTIAL_MAX / elems > 1 ? BPF_PARTIAL_MAX / elems : 1;
+    lines_per_split = ceil_div(lines, splits);
+    splits = ceil_div(lines, lines_per_split);
+  }
+  TF_Tensor *partial =
+      splits > 1 ? ocl_op_temp(r->op, acc_dtype(r), splits * elems) : NULL;
+  if (splits > 1 && partial == NULL)
+    return false;
+  enum conv_kern id = two ? K_DIRECT_BPF_8X2 : K_DIRECT_BPF_8X1;
+  const struct ocl_arg args[] = {
+      OCL_TENSOR(in),
+      OCL_TENSOR(dy),
+      OCL_TENSOR(dw),
+      OCL_TENSOR(partial != NULL ? partial : dw),
+      GEO_ARG(r),
+      idx_arg(r, lines_per_split),
+      OCL_INT(splits > 1),
+  };
+  /* One work-item per group: PoCL hands groups out in order, so the
+   * cores work on the same split's pixels at once. */
+  size_t local[3] = {1, 1, 1};
+  size_t global[3] = {(size_t)(K / ROWS),
+                      (size_t)(g->cout / (two ? COLS : 16)), (size_t)splits};
+  bool ok = ocl_launch(r->op, kern(r, id), 3, global, local, args,
+                       NARGS(args)) &&
+            (splits == 1 || conv_splitk_sum(r, partial, dw, elems, splits));
+  if (partial != NULL)
+    ocl_op_release(r->op, partial);
+  *done = ok;
+  return ok;
+}
