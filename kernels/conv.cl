@@ -493,12 +493,15 @@ __kernel void filter_panels(OCL_TENSOR_ARG(const T, f),
  * in the GEMM (rows past `rows` are computed from nothing and not stored).
  * Each row's position is found once; per tap, a tap whose 8 pixels all lie
  * inside runs the plain loop, one with some outside reads 0 for those, one
- * with none inside is skipped. */
+ * with none inside is skipped. The filter comes as panels
+ * (filter_panels, ldb 32) or, float with Cout a multiple of 32, as itself
+ * (ldb = Cout). */
 __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
                              OCL_TENSOR_ARG(const float, panels),
                              OCL_TENSOR_ARG(T, out),
                              OCL_TENSOR_ARG(const T, bias), geo_t g,
-                             idx_t rows, int flags, int act, float alpha)
+                             idx_t rows, idx_t ldb, int flags, int act,
+                             float alpha)
 {
   idx_t jb = get_global_id(0);
   idx_t rb = get_global_id(1);
@@ -523,14 +526,17 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
     h0[r] = oh * g.s_h - g.p_h;
     w0[r] = ow * g.s_w - g.p_w;
   }
-  __global const float *B = OCL_PTR(const float, panels) + jb * K * 32;
+  /* ldb 32: panels, a block's K rows of 32 after the previous block's;
+   * else the float filter itself, rows ldb apart. */
+  __global const float *B =
+      OCL_PTR(const float, panels) + jb * 32 * (ldb == 32 ? K : 1);
 
   float16 acc[DIRECT_ROWS][2];
   _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)
     acc[r][0] = acc[r][1] = 0.0f;
   for (idx_t kd = 0; kd < g.k_d; kd++)
     for (idx_t kh = 0; kh < g.k_h; kh++)
-      for (idx_t kw = 0; kw < g.k_w; kw++, B += C * 32) {
+      for (idx_t kw = 0; kw < g.k_w; kw++, B += C * ldb) {
         __global const T *src[DIRECT_ROWS];
         bool keep[DIRECT_ROWS];
         int inside_rows = 0;
@@ -547,7 +553,7 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
         if (inside_rows == DIRECT_ROWS && sc == 1) {
           /* The common case, with the channel stride a constant. */
           for (idx_t c = 0; c < C; c++) {
-            float16 b0 = vload16(0, B + c * 32), b1 = vload16(1, B + c * 32);
+            float16 b0 = vload16(0, B + c * ldb), b1 = vload16(1, B + c * ldb);
             _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
               float a = (float)LOAD(src[r], c);
               acc[r][0] = fma((float16)a, b0, acc[r][0]);
@@ -556,7 +562,7 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
           }
         } else if (inside_rows == DIRECT_ROWS) {
           for (idx_t c = 0; c < C; c++) {
-            float16 b0 = vload16(0, B + c * 32), b1 = vload16(1, B + c * 32);
+            float16 b0 = vload16(0, B + c * ldb), b1 = vload16(1, B + c * ldb);
             _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
               float a = (float)LOAD(src[r], c * sc);
               acc[r][0] = fma((float16)a, b0, acc[r][0]);
@@ -565,7 +571,7 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
           }
         } else if (inside_rows > 0) {
           for (idx_t c = 0; c < C; c++) {
-            float16 b0 = vload16(0, B + c * 32), b1 = vload16(1, B + c * 32);
+            float16 b0 = vload16(0, B + c * ldb), b1 = vload16(1, B + c * ldb);
             _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
               /* A select, not a product: 0 * inf is not 0. */
               float a = keep[r] ? (float)LOAD(src[r], c * sc) : 0.0f;

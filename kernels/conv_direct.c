@@ -34,24 +34,28 @@ bool conv_direct_forward(struct run *r, const struct conv_geo *g,
   int64_t K = taps_of(g) * g->cin, blocks = ceil_div(g->cout, COLS);
   int64_t rows = g->batch * out_pixels(g);
   int64_t total = blocks * K * COLS;
-  TF_Tensor *panels = ocl_op_temp(r->op, TF_FLOAT, total);
-  if (panels == NULL)
+  /* A float filter of whole 32-column blocks is read in place. */
+  bool in_place = r->dtype == TF_FLOAT && g->cout % COLS == 0;
+  TF_Tensor *panels = in_place ? NULL : ocl_op_temp(r->op, TF_FLOAT, total);
+  if (!in_place && panels == NULL)
     return false;
   const struct ocl_arg pack_args[] = {
       OCL_TENSOR(filter), OCL_TENSOR(panels), idx_arg(r, K),
       idx_arg(r, g->cout), idx_arg(r, total),
   };
   const struct ocl_arg args[] = {
-      OCL_TENSOR(in),     OCL_TENSOR(panels),
+      OCL_TENSOR(in),     OCL_TENSOR(in_place ? filter : panels),
       OCL_TENSOR(out),    OCL_TENSOR(bias != NULL ? bias : filter),
       GEO_ARG(r),         idx_arg(r, rows),
+      idx_arg(r, in_place ? g->cout : COLS),
       OCL_INT(bias != NULL), OCL_INT(bias != NULL ? r->k->act : ACT_NONE),
       OCL_FLOAT(r->k->alpha),
   };
   size_t max = ocl_kernel_max_local(r->op, kern(r, K_DIRECT_FWD_8X2));
   bool ok = max > 0 &&
-            ocl_launch_1d(r->op, kern(r, K_FILTER_PANELS), (size_t)total,
-                          pack_args, NARGS(pack_args));
+            (in_place ||
+             ocl_launch_1d(r->op, kern(r, K_FILTER_PANELS), (size_t)total,
+                           pack_args, NARGS(pack_args)));
   if (ok) {
     /* A work-group's row blocks share one filter panel, which stays in
      * the core's cache while they walk down the rows. */
@@ -60,7 +64,8 @@ bool conv_direct_forward(struct run *r, const struct conv_geo *g,
     ok = ocl_launch(r->op, kern(r, K_DIRECT_FWD_8X2), 2, global, local, args,
                     NARGS(args));
   }
-  ocl_op_release(r->op, panels);
+  if (panels != NULL)
+    ocl_op_release(r->op, panels);
   *done = ok;
   return ok;
 }
