@@ -315,7 +315,8 @@ static bool conv_forward(struct run *r, const struct conv_geo *g,
   }
   if (use_gemm(r, g)) {
     bool done = false;
-    if (conv_direct_enabled() && !conv_direct_forward(r, g, x, f, y, bias, &done))
+    if (conv_direct_enabled() &&
+        !conv_direct_forward(r, g, x, f, y, bias, &done))
       return false;
     return done || (conv_gemm_forward(r, g, x, f, y) &&
                     (bias == NULL || conv_bias_act(r, g, y, bias)));
@@ -342,7 +343,8 @@ static bool conv_backprop_filter(struct run *r, const struct conv_geo *g,
     return conv_fill_zero(r, dw);
   if (use_gemm(r, g)) {
     bool done = false;
-    if (conv_direct_enabled() && !conv_direct_backprop_filter(r, g, x, dy, dw, &done))
+    if (conv_direct_enabled() &&
+        !conv_direct_backprop_filter(r, g, x, dy, dw, &done))
       return false;
     return done || conv_gemm_backprop_filter(r, g, x, dy, dw);
   }

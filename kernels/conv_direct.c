@@ -40,22 +40,26 @@ bool conv_direct_forward(struct run *r, const struct conv_geo *g,
   if (!in_place && panels == NULL)
     return false;
   const struct ocl_arg pack_args[] = {
-      OCL_TENSOR(filter), OCL_TENSOR(panels), idx_arg(r, K),
+      OCL_TENSOR(filter),  OCL_TENSOR(panels), idx_arg(r, K),
       idx_arg(r, g->cout), idx_arg(r, total),
   };
   const struct ocl_arg args[] = {
-      OCL_TENSOR(in),     OCL_TENSOR(in_place ? filter : panels),
-      OCL_TENSOR(out),    OCL_TENSOR(bias != NULL ? bias : filter),
-      GEO_ARG(r),         idx_arg(r, rows),
+      OCL_TENSOR(in),
+      OCL_TENSOR(in_place ? filter : panels),
+      OCL_TENSOR(out),
+      OCL_TENSOR(bias != NULL ? bias : filter),
+      GEO_ARG(r),
+      idx_arg(r, rows),
       idx_arg(r, in_place ? g->cout : COLS),
-      OCL_INT(bias != NULL), OCL_INT(bias != NULL ? r->k->act : ACT_NONE),
+      OCL_INT(bias != NULL),
+      OCL_INT(bias != NULL ? r->k->act : ACT_NONE),
       OCL_FLOAT(r->k->alpha),
   };
   size_t max = ocl_kernel_max_local(r->op, kern(r, K_DIRECT_FWD_8X2));
-  bool ok = max > 0 &&
-            (in_place ||
-             ocl_launch_1d(r->op, kern(r, K_FILTER_PANELS), (size_t)total,
-                           pack_args, NARGS(pack_args)));
+  bool ok =
+      max > 0 &&
+      (in_place || ocl_launch_1d(r->op, kern(r, K_FILTER_PANELS), (size_t)total,
+                                 pack_args, NARGS(pack_args)));
   if (ok) {
     /* A work-group's row blocks share one filter panel, which stays in
      * the core's cache while they walk down the rows. */
@@ -96,22 +100,19 @@ bool conv_direct_backprop_filter(struct run *r, const struct conv_geo *g,
     return false;
   enum conv_kern id = two ? K_DIRECT_BPF_8X2 : K_DIRECT_BPF_8X1;
   const struct ocl_arg args[] = {
-      OCL_TENSOR(in),
-      OCL_TENSOR(dy),
-      OCL_TENSOR(dw),
-      OCL_TENSOR(partial != NULL ? partial : dw),
-      GEO_ARG(r),
-      idx_arg(r, lines_per_split),
+      OCL_TENSOR(in),      OCL_TENSOR(dy),
+      OCL_TENSOR(dw),      OCL_TENSOR(partial != NULL ? partial : dw),
+      GEO_ARG(r),          idx_arg(r, lines_per_split),
       OCL_INT(splits > 1),
   };
   /* One work-item per group: PoCL hands groups out in order, so the
    * cores work on the same split's pixels at once. */
   size_t local[3] = {1, 1, 1};
-  size_t global[3] = {(size_t)(K / ROWS),
-                      (size_t)(g->cout / (two ? COLS : 16)), (size_t)splits};
-  bool ok = ocl_launch(r->op, kern(r, id), 3, global, local, args,
-                       NARGS(args)) &&
-            (splits == 1 || conv_splitk_sum(r, partial, dw, elems, splits));
+  size_t global[3] = {(size_t)(K / ROWS), (size_t)(g->cout / (two ? COLS : 16)),
+                      (size_t)splits};
+  bool ok =
+      ocl_launch(r->op, kern(r, id), 3, global, local, args, NARGS(args)) &&
+      (splits == 1 || conv_splitk_sum(r, partial, dw, elems, splits));
   if (partial != NULL)
     ocl_op_release(r->op, partial);
   *done = ok;

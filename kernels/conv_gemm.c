@@ -261,8 +261,8 @@ static bool flipped_backprop_input(struct run *r, const struct conv_geo *g,
   conv_run_set_geo(r, &t);
   int64_t P = out_pixels(&t), K = taps * t.cin;
   bool took = false;
-  bool ok = !direct ||
-            conv_direct_forward(r, &t, dout, flipped, dx, NULL, &took);
+  bool ok =
+      !direct || conv_direct_forward(r, &t, dout, flipped, dx, NULL, &took);
   if (ok && !took)
     ok = panels_forward(r, &t, dout, flipped, dx,
                         images_per_chunk(t.batch, P * K));

@@ -701,8 +701,8 @@ static void conv2d_cases(const struct ref_op *op, TF_DataType dtype,
     s = base, s.h = 9, s.w = 7, s.cin = 16, s.cout = 32, s.kw = 3;
     add(out, o, dtype, &s, ok, "direct 16->32");
     s = base, s.h = 11, s.w = 10, s.cin = 8, s.cout = 48, s.kw = 3,
-    s.stride = 2, s.dilation = 2, s.padding = "EXPLICIT",
-    s.pads[0] = 2, s.pads[1] = 1, s.pads[2] = 0, s.pads[3] = 3;
+    s.stride = 2, s.dilation = 2, s.padding = "EXPLICIT", s.pads[0] = 2,
+    s.pads[1] = 1, s.pads[2] = 0, s.pads[3] = 3;
     add(out, o, dtype, &s, ok, "direct strided 8->48");
     if (every == 1) {
       /* 2560 products per filter gradient element: at values in [-3, 3]
