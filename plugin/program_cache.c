@@ -628,9 +628,22 @@ static void *prefetch_main(void *arg)
   return NULL;
 }
 
+/* Oclgrind's compiler is not safe to run from two threads at once: a
+ * second process of the ops suite on it, building a warm list's programs
+ * beside its first kernel's build, died in LLVM ("Broken module found")
+ * or with a segfault. Nothing is built ahead there. */
+static bool builds_one_at_a_time(const struct ocl_device *dev)
+{
+  char name[64] = "";
+  clGetPlatformInfo(dev->ctx->platform, CL_PLATFORM_NAME, sizeof name - 1, name,
+                    NULL);
+  return strstr(name, "Oclgrind") != NULL;
+}
+
 void ocl_program_prefetch(struct ocl_device *dev)
 {
-  if (!dev || !atomic_load_explicit(&dev->ready, memory_order_acquire))
+  if (!dev || !atomic_load_explicit(&dev->ready, memory_order_acquire) ||
+      builds_one_at_a_time(dev))
     return;
   struct ocl_program_cache *cache = cache_of(dev->ctx);
   if (!cache)
