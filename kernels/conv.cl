@@ -487,6 +487,19 @@ __kernel void filter_panels(OCL_TENSOR_ARG(const T, f),
 /* The filter gradient's products per partial sum (see direct_bpf). */
 #define DIRECT_CHAIN 256
 
+/* acc[8 rows][32 channels] += the n adjacent floats at each row's src
+ * times n rows of the filter panel B (rows ldb apart). */
+#define DIRECT_FWD_PLAIN(src, n, B, ldb)                                     \
+  for (idx_t c = 0; c < (n); c++) {                                          \
+    float16 b0 = vload16(0, (B) + c * (ldb));                                \
+    float16 b1 = vload16(1, (B) + c * (ldb));                                \
+    _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {                \
+      float a = (float)LOAD((src)[r], c);                                    \
+      acc[r][0] = fma((float16)a, b0, acc[r][0]);                            \
+      acc[r][1] = fma((float16)a, b1, acc[r][1]);                            \
+    }                                                                        \
+  }
+
 /* out[8 rows, 32 channels] = the sum over taps and input channels of
  * image * filter panel, then + bias and the activation (flags & 1: bias).
  * A work-item per (column block, row block), rows = image * P + pixel as
@@ -513,18 +526,33 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
   __global const T *image[DIRECT_ROWS];
   __global T *dst[DIRECT_ROWS];
   idx_t d0[DIRECT_ROWS], h0[DIRECT_ROWS], w0[DIRECT_ROWS];
+  /* The block's rows are consecutive: the first one's position takes the
+   * divisions, the others step from it (when K is small, as in a first
+   * layer, 8 rows' divisions would cost more than the products). */
+  idx_t row0 = rb * DIRECT_ROWS, n = row0 / P, p = row0 % P;
+  idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
   _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
-    idx_t row = min(rb * DIRECT_ROWS + r, rows - 1);
-    idx_t n = row / P, p = row % P;
-    idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
-    image[r] = OCL_PTR(const T, in) + n * g.in_sn;
-    dst[r] = OCL_PTR(T, out) + n * g.out_sn + od * g.out_sd + oh * g.out_sh +
-             ow * g.out_sw + jb * 32 * g.out_sc;
+    bool real = row0 + r < rows;
+    image[r] = OCL_PTR(const T, in) + (real ? n : 0) * g.in_sn;
+    dst[r] = OCL_PTR(T, out) +
+             (real ? n * g.out_sn + od * g.out_sd + oh * g.out_sh +
+                         ow * g.out_sw
+                   : 0) +
+             jb * 32 * g.out_sc;
     /* Rows past the end read nowhere: positions no tap reaches. */
-    d0[r] = rb * DIRECT_ROWS + r < rows ? od * g.s_d - g.p_d
-                                        : -g.in_d - g.k_d * g.dl_d;
+    d0[r] = real ? od * g.s_d - g.p_d : -g.in_d - g.k_d * g.dl_d;
     h0[r] = oh * g.s_h - g.p_h;
     w0[r] = ow * g.s_w - g.p_w;
+    if (++ow == g.out_w) {
+      ow = 0;
+      if (++oh == g.out_h) {
+        oh = 0;
+        if (++od == g.out_d) {
+          od = 0;
+          n++;
+        }
+      }
+    }
   }
   /* ldb 32: panels, a block's K rows of 32 after the previous block's;
    * else the float filter itself, rows ldb apart. */
@@ -534,8 +562,29 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
   float16 acc[DIRECT_ROWS][2];
   _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)
     acc[r][0] = acc[r][1] = 0.0f;
+  /* With packed channels and no dilation along w, a filter row's taps read
+   * k_w * C adjacent floats, as the filter's K does: one run instead of
+   * k_w, which is most of the loop when C is small (a first layer's 1 or 3
+   * channels). */
+  bool runs = sc == 1 && g.dl_w == 1 && g.in_sw == C;
+  idx_t run = g.k_w * C;
   for (idx_t kd = 0; kd < g.k_d; kd++)
-    for (idx_t kh = 0; kh < g.k_h; kh++)
+    for (idx_t kh = 0; kh < g.k_h; kh++) {
+      if (runs) {
+        __global const T *src[DIRECT_ROWS];
+        bool whole = true;
+        _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
+          idx_t d = d0[r] + kd * g.dl_d, h = h0[r] + kh * g.dl_h;
+          whole = whole && d >= 0 && d < g.in_d && h >= 0 && h < g.in_h &&
+                  w0[r] >= 0 && w0[r] + g.k_w <= g.in_w;
+          src[r] = image[r] + d * g.in_sd + h * g.in_sh + w0[r] * g.in_sw;
+        }
+        if (whole) {
+          DIRECT_FWD_PLAIN(src, run, B, ldb);
+          B += run * ldb;
+          continue;
+        }
+      }
       for (idx_t kw = 0; kw < g.k_w; kw++, B += C * ldb) {
         __global const T *src[DIRECT_ROWS];
         bool keep[DIRECT_ROWS];
@@ -552,14 +601,7 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
         }
         if (inside_rows == DIRECT_ROWS && sc == 1) {
           /* The common case, with the channel stride a constant. */
-          for (idx_t c = 0; c < C; c++) {
-            float16 b0 = vload16(0, B + c * ldb), b1 = vload16(1, B + c * ldb);
-            _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
-              float a = (float)LOAD(src[r], c);
-              acc[r][0] = fma((float16)a, b0, acc[r][0]);
-              acc[r][1] = fma((float16)a, b1, acc[r][1]);
-            }
-          }
+          DIRECT_FWD_PLAIN(src, C, B, ldb);
         } else if (inside_rows == DIRECT_ROWS) {
           for (idx_t c = 0; c < C; c++) {
             float16 b0 = vload16(0, B + c * ldb), b1 = vload16(1, B + c * ldb);
@@ -581,6 +623,7 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
           }
         }
       }
+    }
 
   int nrows = (int)min((idx_t)DIRECT_ROWS, rows - rb * DIRECT_ROWS);
   int cols = (int)min((idx_t)32, g.cout - jb * 32);

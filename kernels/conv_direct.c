@@ -62,8 +62,9 @@ bool conv_direct_forward(struct run *r, const struct conv_geo *g,
                                  pack_args, NARGS(pack_args)));
   if (ok) {
     /* A work-group's row blocks share one filter panel, which stays in
-     * the core's cache while they walk down the rows. */
-    size_t local[2] = {1, max < 16 ? max : 16};
+     * the core's cache while they walk down the rows; groups of 8 beat 16
+     * where K is small (a first layer's 9 or 27) and tie elsewhere. */
+    size_t local[2] = {1, max < 8 ? max : 8};
     size_t global[2] = {(size_t)blocks, (size_t)ceil_div(rows, ROWS)};
     ok = ocl_launch(r->op, kern(r, K_DIRECT_FWD_8X2), 2, global, local, args,
                     NARGS(args));
