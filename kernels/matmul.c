@@ -235,6 +235,12 @@ static bool fill_zero(struct ocl_op *op, const struct gemm *g)
 #define GEMM_DIRECT_MAX_FLOPS (32.0 * 32.0 * 32.0)
 /* Smaller products stay off the host BLAS (gemm_candidates). */
 #define GEMM_BLAS_MIN_MNK (256.0 * 256.0 * 256.0)
+/* Up to this many multiply-adds a float product reads its operands in
+ * place where it can (gemm_8x2's in_place): the packing launches cost as
+ * much as they save (the MLP's 8 products had 16 pack launches), while a
+ * big product's panels keep a K slice of B in L1, which rows N floats
+ * apart (a set conflict at N = 1024) would not. */
+#define GEMM_IN_PLACE_MAX_MNK (256.0 * 256.0 * 256.0)
 
 static bool run_direct(struct ocl_op *op, const struct gemm *g)
 {
@@ -342,12 +348,23 @@ static TF_Tensor *pack(struct ocl_op *op, enum storage st,
   return dst;
 }
 
+/* gemm_8x2's in_place arguments: which operands it reads as they are. */
+struct in_place {
+  int bits; /* 1: A, 2: B */
+  int64_t a_sr, a_sk, ldb;
+};
+#define IN_PLACE_ARGS(ip, g) \
+  OCL_INT((ip)->bits), OCL_LONG((g)->a_off), OCL_LONG((ip)->a_sr), \
+      OCL_LONG((ip)->a_sk), OCL_LONG((g)->b_off), OCL_LONG((ip)->ldb)
+
 /* The float product in `splits` parts along K, side by side in one
  * launch, then summed into C. */
 static bool run_split(struct ocl_op *op, const struct gemm *g, TF_Tensor *ap,
-                      const TF_Tensor *a_pack, TF_Tensor *bp, int64_t mblocks,
-                      int64_t nblocks, int64_t splits, const size_t *local,
-                      const struct gemm_batch_args *batch)
+                      const TF_Tensor *a_pack, TF_Tensor *bp,
+                      const TF_Tensor *b_pack, int64_t mblocks, int64_t nblocks,
+                      int64_t splits, const size_t *local,
+                      const struct gemm_batch_args *batch,
+                      const struct in_place *ip)
 {
   int64_t outputs = g->batches * g->m * g->n;
   int64_t slice = (g->k + splits - 1) / splits;
@@ -358,18 +375,30 @@ static bool run_split(struct ocl_op *op, const struct gemm *g, TF_Tensor *ap,
   size_t global[3] = {(size_t)nblocks, (size_t)mblocks,
                       (size_t)(g->batches * splits)};
   const struct ocl_arg args[] = {
-      OCL_TENSOR(a_pack), OCL_TENSOR(bp),       OCL_TENSOR(parts),
-      OCL_LONG(0),        OCL_LONG(g->m),       OCL_LONG(g->n),
-      OCL_LONG(g->k),     OCL_LONG(0),          OCL_LONG(slice),
-      OCL_INT(0),         OCL_LONG(mblocks),    OCL_LONG(nblocks),
-      OCL_LONG(splits),   OCL_LONG(outputs),    OCL_BYTES(batch, sizeof(*batch)),
+      OCL_TENSOR(a_pack),
+      OCL_TENSOR(b_pack),
+      OCL_TENSOR(parts),
+      OCL_LONG(0),
+      OCL_LONG(g->m),
+      OCL_LONG(g->n),
+      OCL_LONG(g->k),
+      OCL_LONG(0),
+      OCL_LONG(slice),
+      OCL_INT(0),
+      OCL_LONG(mblocks),
+      OCL_LONG(nblocks),
+      OCL_LONG(splits),
+      OCL_LONG(outputs),
+      OCL_BYTES(batch, sizeof(*batch)),
+      IN_PLACE_ARGS(ip, g),
   };
   if (!ocl_launch(op, &kernels.gemm_8x2[ST_FLOAT], 3, global, local, args,
                   (int)(sizeof(args) / sizeof(args[0]))))
     return false;
   if (ap != NULL)
     ocl_op_release(op, ap);
-  ocl_op_release(op, bp);
+  if (bp != NULL)
+    ocl_op_release(op, bp);
   const struct ocl_arg sum_args[] = {
       OCL_TENSOR(parts), OCL_TENSOR(g->c), OCL_LONG(g->c_off),
       OCL_LONG(outputs), OCL_LONG(splits),
@@ -390,19 +419,35 @@ static bool run_packed_from(struct ocl_op *op, const struct gemm *g,
   const int mr = GEMM_MR, nr = GEMM_NR;
   int64_t kc = GEMM_KC;
   TF_Tensor *ap = NULL, *bp = NULL;
+  bool small =
+      g->dtype == TF_FLOAT && g->batches == 1 &&
+      (double)g->m * (double)g->n * (double)g->k <= GEMM_IN_PLACE_MAX_MNK;
+  struct in_place ip = {.bits = 0,
+                        .a_sr = g->ta ? 1 : g->k,
+                        .a_sk = g->ta ? g->m : 1,
+                        .ldb = g->n};
+  if (small && a_panels == NULL)
+    ip.bits |= 1;
+  if (small && !g->tb && g->n % nr == 0)
+    ip.bits |= 2;
 
-  if (a_panels == NULL) {
+  if (a_panels == NULL && !(ip.bits & 1)) {
     ap = pack(op, st, g->a, g->a_off, operand_matrices(g, g->a_bstride), g->m,
               g->k, g->ta ? 1 : g->k, g->ta ? g->m : 1, mr);
     if (ap == NULL)
       return false;
   }
-  bp = pack(op, st, g->b, g->b_off, operand_matrices(g, g->b_bstride), g->n,
-            g->k, g->tb ? g->k : 1, g->tb ? 1 : g->n, nr);
-  if (bp == NULL)
-    return false;
+  if (!(ip.bits & 2)) {
+    bp = pack(op, st, g->b, g->b_off, operand_matrices(g, g->b_bstride), g->n,
+              g->k, g->tb ? g->k : 1, g->tb ? 1 : g->n, nr);
+    if (bp == NULL)
+      return false;
+  }
 
-  const TF_Tensor *a_pack = a_panels != NULL ? a_panels : ap;
+  const TF_Tensor *a_pack = a_panels != NULL ? a_panels
+                            : (ip.bits & 1)  ? g->a
+                                             : ap;
+  const TF_Tensor *b_pack = (ip.bits & 2) ? g->b : bp;
   int64_t mblocks = (g->m + mr - 1) / mr, nblocks = (g->n + nr - 1) / nr;
   /* Half output would round at every slice: one slice, as deep as K. */
   if (st == ST_HALF)
@@ -420,16 +465,27 @@ static bool run_packed_from(struct ocl_op *op, const struct gemm *g,
                    nblocks * g->batches;
   int64_t splits = st == ST_FLOAT ? k_splits(g, groups, op->info->compute_units) : 1;
   if (splits > 1)
-    return run_split(op, g, ap, a_pack, bp, mblocks, nblocks, splits, local,
-                     &batch);
+    return run_split(op, g, ap, a_pack, bp, b_pack, mblocks, nblocks, splits,
+                     local, &batch, &ip);
   size_t global[3] = {(size_t)nblocks, (size_t)mblocks, (size_t)g->batches};
   for (int64_t k0 = 0; k0 < g->k; k0 += kc) {
     const struct ocl_arg args[] = {
-        OCL_TENSOR(a_pack),   OCL_TENSOR(bp),    OCL_TENSOR(g->c),
-        OCL_LONG(g->c_off),   OCL_LONG(g->m),    OCL_LONG(g->n),
-        OCL_LONG(g->k),       OCL_LONG(k0),      OCL_LONG(kc),
-        OCL_INT(k0 > 0),      OCL_LONG(mblocks), OCL_LONG(nblocks),
-        OCL_LONG(1),          OCL_LONG(0),       OCL_BYTES(&batch, sizeof(batch)),
+        OCL_TENSOR(a_pack),
+        OCL_TENSOR(b_pack),
+        OCL_TENSOR(g->c),
+        OCL_LONG(g->c_off),
+        OCL_LONG(g->m),
+        OCL_LONG(g->n),
+        OCL_LONG(g->k),
+        OCL_LONG(k0),
+        OCL_LONG(kc),
+        OCL_INT(k0 > 0),
+        OCL_LONG(mblocks),
+        OCL_LONG(nblocks),
+        OCL_LONG(1),
+        OCL_LONG(0),
+        OCL_BYTES(&batch, sizeof(batch)),
+        IN_PLACE_ARGS(&ip, g),
     };
     if (!ocl_launch(op, &kernels.gemm_8x2[st], 3, global, local, args,
                     (int)(sizeof(args) / sizeof(args[0]))))
@@ -439,7 +495,8 @@ static bool run_packed_from(struct ocl_op *op, const struct gemm *g,
    * later on this in-order stream (stream-ordered allocation). */
   if (ap != NULL)
     ocl_op_release(op, ap);
-  ocl_op_release(op, bp);
+  if (bp != NULL)
+    ocl_op_release(op, bp);
   return run_epilogue(op, g);
 }
 

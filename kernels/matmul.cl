@@ -18,7 +18,8 @@
  *              share one B micro-panel (it stays in L1) and walk down the
  *              rows of A.
  * The host launches gemm once per K slice (KC deep) so that a B micro-panel
- * fits in L1; later slices add into C.
+ * fits in L1; later slices add into C. Small float products skip packing:
+ * gemm_8x2 reads A, and B's whole 32-column blocks, where they lie.
  *
  * GPU shape: gemm_t<TM>x<TN>_<ta><tb>, a work-group of 256 (or 64) computes
  * a TM x TN tile of C; K goes by in tiles of 16 staged in local memory,
@@ -191,13 +192,33 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
  * which the host gives in packed matrices here. Split K: global dim 2 is
  * batch * splits, split s takes slice [k0 + s * kc, + kc) and writes its
  * own partial C, split_stride elements after the previous split's (the
- * host sums them: split_sum). Unsplit, splits is 1. */
+ * host sums them: split_sum). Unsplit, splits is 1.
+ * in_place (float, one matrix, a small product whose packing would cost
+ * what the product does): bit 0, ap is A itself from a_off, element (row,
+ * k) at row * a_sr + k * a_sk (rows past M read row M - 1, never stored);
+ * bit 1, bp is B itself from b_off, rows ldb apart (whole 32-column
+ * blocks only). */
+/* acc += kc steps of A's column (the expression, of k and r) times B's
+ * row (ldb_ apart). */
+#define GEMM_STEPS(MR, NV, A_AT)                                             \
+  for (long k = 0; k < kc; k++) {                                            \
+    float16 bv[NV];                                                          \
+    _Pragma("unroll") for (int v = 0; v < NV; v++)                           \
+      bv[v] = vload16(v, B + k * ldb_);                                      \
+    _Pragma("unroll") for (int r = 0; r < MR; r++) {                         \
+      float a = A_AT;                                                        \
+      _Pragma("unroll") for (int v = 0; v < NV; v++)                         \
+        acc[r][v] = fma((float16)a, bv[v], acc[r][v]);                       \
+    }                                                                        \
+  }
+
 #define GEMM_KERNEL(MR, NV)                                                  \
   __kernel void gemm_##MR##x##NV(                                            \
       OCL_TENSOR_ARG(const float, ap), OCL_TENSOR_ARG(const float, bp),      \
       OCL_TENSOR_ARG(T, c), long c_off, long M, long N, long K, long k0,     \
       long slice, int accumulate, long mblocks, long nblocks, long splits,   \
-      long split_stride, gemm_batch_t s)                                     \
+      long split_stride, gemm_batch_t s, int in_place, long a_off,           \
+      long a_sr, long a_sk, long b_off, long ldb)                            \
   {                                                                          \
     const int NR = 16 * NV;                                                  \
     long j = get_global_id(0);                                               \
@@ -215,20 +236,24 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
         OCL_PTR(const float, ap) + ((xb * mblocks + i) * K + kb) * MR;       \
     __global const float *B =                                                \
         OCL_PTR(const float, bp) + ((yb * nblocks + j) * K + kb) * NR;       \
+    long ldb_ = NR;                                                          \
+    if (in_place & 2) {                                                      \
+      B = OCL_PTR(const float, bp) + b_off + kb * ldb + j * NR;              \
+      ldb_ = ldb;                                                            \
+    }                                                                        \
     __global T *C = OCL_PTR(T, c) + c_off + split * split_stride +           \
                     b * M * N + i * MR * N + j * NR;                         \
     float16 acc[MR][NV];                                                     \
     _Pragma("unroll") for (int r = 0; r < MR; r++)                           \
       _Pragma("unroll") for (int v = 0; v < NV; v++) acc[r][v] = 0.0f;       \
-    for (long k = 0; k < kc; k++) {                                          \
-      float16 bv[NV];                                                        \
-      _Pragma("unroll") for (int v = 0; v < NV; v++)                         \
-        bv[v] = vload16(k * NV + v, B);                                      \
-      _Pragma("unroll") for (int r = 0; r < MR; r++) {                       \
-        float a = A[k * MR + r];                                             \
-        _Pragma("unroll") for (int v = 0; v < NV; v++)                       \
-          acc[r][v] = fma((float16)a, bv[v], acc[r][v]);                     \
-      }                                                                      \
+    if (in_place & 1) {                                                      \
+      __global const float *Ar[MR];                                          \
+      _Pragma("unroll") for (int r = 0; r < MR; r++)                         \
+        Ar[r] = OCL_PTR(const float, ap) + a_off +                           \
+                min(i * MR + r, M - 1) * a_sr + kb * a_sk;                   \
+      GEMM_STEPS(MR, NV, Ar[r][k * a_sk])                                    \
+    } else {                                                                 \
+      GEMM_STEPS(MR, NV, A[k * MR + r])                                      \
     }                                                                        \
     long rows = min((long)MR, M - i * MR);                                   \
     long cols = min((long)NR, N - j * NR);                                   \

@@ -164,6 +164,11 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
    * kernel's K splits side by side, then summed. */
   add_case(out, o, dtype, D(1100, 9), D(1100, 20), true, false, ok);
   add_case(out, o, dtype, D(1, 130), D(130, 1), false, false, ok);
+  /* Whole 32-column blocks: a small float product reads B, and A in
+   * either layout, in place; also split along K. */
+  add_case(out, o, dtype, D(19, 70), D(70, 64), false, false, ok);
+  add_case(out, o, dtype, D(70, 19), D(70, 64), true, false, ok);
+  add_case(out, o, dtype, D(1100, 9), D(1100, 32), true, false, ok);
   /* Every transpose combination, small (direct) and packed. */
   for (int t = 1; t < 4; t++) {
     bool ta = t & 1, tb = t & 2;
