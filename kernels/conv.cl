@@ -640,8 +640,10 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
     for (int r = 0; r < nrows; r++) {
       float16 v0 = acc[r][0] + b0, v1 = acc[r][1] + b1;
       if (act == ACT_RELU) {
-        v0 = fmax(v0, 0.0f);
-        v1 = fmax(v1, 0.0f);
+        /* A select, not fmax, which would turn NaN into 0 (Relu keeps
+         * it). */
+        v0 = select(v0, (float16)0.0f, v0 < 0.0f);
+        v1 = select(v1, (float16)0.0f, v1 < 0.0f);
       }
       store16f(dst[r], v0);
       store16f(dst[r] + 16, v1);

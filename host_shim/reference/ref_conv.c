@@ -271,7 +271,7 @@ static double activate(const char *act, double x, double alpha)
   if (act == NULL)
     return x;
   if (strcmp(act, "Relu") == 0)
-    return x > 0 ? x : 0;
+    return x < 0 ? 0 : x; /* std::max(x, 0): NaN stays NaN */
   if (strcmp(act, "Relu6") == 0)
     return x < 0 ? 0 : x > 6 ? 6 : x;
   if (strcmp(act, "Elu") == 0)
@@ -969,10 +969,12 @@ static void fused_cases(const struct ref_op *op, TF_DataType dtype,
   c = add(out, o, dtype, &s, ok, "big tile Relu6");
   set_fused_ops(c, fused_with[1], 2);
   /* The direct forward's epilogues: bias and Relu on whole 32-channel
-   * blocks (vectors); bias alone on a block of 32 and one of 16. */
+   * blocks (vectors), where a NaN stays NaN as Relu keeps it; bias alone
+   * on a block of 32 and one of 16. */
   s = base, s.h = 6, s.w = 9, s.cin = 8, s.cout = 32, s.kw = 3;
-  c = add(out, o, dtype, &s, ok, "32 channels Relu");
+  c = add(out, o, dtype, &s, ok, "32 channels Relu NaN");
   set_fused_ops(c, fused_with[0], 2);
+  c->inputs[0].v[17] = NAN;
   s = base, s.h = 6, s.w = 9, s.cin = 5, s.cout = 48;
   add(out, o, dtype, &s, ok, "48 channels BiasAdd");
   s = base;
