@@ -353,6 +353,12 @@ struct in_place {
   int bits; /* 1: A, 2: B */
   int64_t a_sr, a_sk, ldb;
 };
+/* gemm_8x2's epilogue arguments: none (finish 0), or _FusedMatMul's. */
+#define NO_FINISH_ARGS(g) \
+  OCL_TENSOR((g)->c), OCL_INT(0), OCL_INT(ACT_NONE), OCL_FLOAT(0.0f)
+#define FINISH_ARGS(g, finish) \
+  (g)->bias != NULL ? OCL_TENSOR((g)->bias) : OCL_TENSOR((g)->c), \
+      OCL_INT(finish), OCL_INT((g)->act), OCL_FLOAT((g)->alpha)
 #define IN_PLACE_ARGS(ip, g) \
   OCL_INT((ip)->bits), OCL_LONG((g)->a_off), OCL_LONG((ip)->a_sr), \
       OCL_LONG((ip)->a_sk), OCL_LONG((g)->b_off), OCL_LONG((ip)->ldb)
@@ -391,6 +397,7 @@ static bool run_split(struct ocl_op *op, const struct gemm *g, TF_Tensor *ap,
       OCL_LONG(outputs),
       OCL_BYTES(batch, sizeof(*batch)),
       IN_PLACE_ARGS(ip, g),
+      NO_FINISH_ARGS(g),
   };
   if (!ocl_launch(op, &kernels.gemm_8x2[ST_FLOAT], 3, global, local, args,
                   (int)(sizeof(args) / sizeof(args[0]))))
@@ -468,6 +475,11 @@ static bool run_packed_from(struct ocl_op *op, const struct gemm *g,
     return run_split(op, g, ap, a_pack, bp, b_pack, mblocks, nblocks, splits,
                      local, &batch, &ip);
   size_t global[3] = {(size_t)nblocks, (size_t)mblocks, (size_t)g->batches};
+  /* The last slice of a float product applies the epilogue as it stores
+   * (bit 1: apply, bit 0: with bias); half goes through bias_act, which
+   * adds the bias to the product already rounded to half. */
+  int finish =
+      g->dtype == TF_FLOAT && has_epilogue(g) ? 2 | (g->bias != NULL) : 0;
   for (int64_t k0 = 0; k0 < g->k; k0 += kc) {
     const struct ocl_arg args[] = {
         OCL_TENSOR(a_pack),
@@ -486,6 +498,7 @@ static bool run_packed_from(struct ocl_op *op, const struct gemm *g,
         OCL_LONG(0),
         OCL_BYTES(&batch, sizeof(batch)),
         IN_PLACE_ARGS(&ip, g),
+        FINISH_ARGS(g, k0 + kc >= g->k ? finish : 0),
     };
     if (!ocl_launch(op, &kernels.gemm_8x2[st], 3, global, local, args,
                     (int)(sizeof(args) / sizeof(args[0]))))
@@ -497,7 +510,7 @@ static bool run_packed_from(struct ocl_op *op, const struct gemm *g,
     ocl_op_release(op, ap);
   if (bp != NULL)
     ocl_op_release(op, bp);
-  return run_epilogue(op, g);
+  return finish != 0 || run_epilogue(op, g);
 }
 
 static bool run_packed(struct ocl_op *op, const struct gemm *g)

@@ -37,8 +37,8 @@
  *
  * gemm_direct (one work-item per element of C, strided loads) serves tiny
  * products where tiling or packing costs more than it saves, and bias_act
- * applies _FusedMatMul's epilogue after a path that cannot (the CPU kernel,
- * CLBlast, a host BLAS). */
+ * applies _FusedMatMul's epilogue after a path that cannot (the CPU
+ * kernel's half products and K splits, CLBlast, a host BLAS). */
 #include "activations.clh"
 #include "common.clh"
 
@@ -197,7 +197,24 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
  * what the product does): bit 0, ap is A itself from a_off, element (row,
  * k) at row * a_sr + k * a_sk (rows past M read row M - 1, never stored);
  * bit 1, bp is B itself from b_off, rows ldb apart (whole 32-column
- * blocks only). */
+ * blocks only). finish (float, the last K slice of an unsplit product):
+ * _FusedMatMul's epilogue, + bias (bit 0) then the activation act, as
+ * bias_act would apply it after the store. */
+/* The activation over 16 values: Relu as a select (NaN stays NaN, as
+ * ACT_RELU_OF keeps it), the others one by one. */
+static inline float16 finish16(float16 o, int act, float alpha)
+{
+  if (act == ACT_NONE)
+    return o;
+  if (act == ACT_RELU)
+    return select(o, (float16)0.0f, o < 0.0f);
+  float t[16];
+  vstore16(o, 0, t);
+  for (int i = 0; i < 16; i++)
+    t[i] = activate(t[i], act, alpha);
+  return vload16(0, t);
+}
+
 /* acc += kc steps of A's column (the expression, of k and r) times B's
  * row (ldb_ apart). */
 #define GEMM_STEPS(MR, NV, A_AT)                                             \
@@ -218,7 +235,8 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
       OCL_TENSOR_ARG(T, c), long c_off, long M, long N, long K, long k0,     \
       long slice, int accumulate, long mblocks, long nblocks, long splits,   \
       long split_stride, gemm_batch_t s, int in_place, long a_off,           \
-      long a_sr, long a_sk, long b_off, long ldb)                            \
+      long a_sr, long a_sk, long b_off, long ldb,                            \
+      OCL_TENSOR_ARG(const T, bias), int finish, int act, float alpha)       \
   {                                                                          \
     const int NR = 16 * NV;                                                  \
     long j = get_global_id(0);                                               \
@@ -257,13 +275,19 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
     }                                                                        \
     long rows = min((long)MR, M - i * MR);                                   \
     long cols = min((long)NR, N - j * NR);                                   \
+    __global const T *bias_at = OCL_PTR(const T, bias) + j * NR;            \
     if (cols == NR) {                                                        \
+      float16 bv[NV];                                                        \
+      _Pragma("unroll") for (int v = 0; v < NV; v++)                         \
+        bv[v] = (finish & 1) ? LOAD16(bias_at, v) : (float16)0.0f;           \
       _Pragma("unroll") for (int r = 0; r < MR; r++) {                       \
         if (r < rows) {                                                      \
           _Pragma("unroll") for (int v = 0; v < NV; v++) {                   \
             float16 o = acc[r][v];                                           \
             if (accumulate)                                                  \
               o += LOAD16(C + r * N, v);                                     \
+            if (finish)                                                      \
+              o = finish16(o + bv[v], act, alpha);                           \
             STORE16(C + r * N, v, o);                                        \
           }                                                                  \
         }                                                                    \
@@ -277,6 +301,10 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
           float o = tmp[q];                                                  \
           if (accumulate)                                                    \
             o += LOAD(C, r * N + q);                                         \
+          if (finish & 1)                                                    \
+            o += LOAD(bias_at, q);                                           \
+          if (finish)                                                        \
+            o = activate(o, act, alpha);                                     \
           STORE(C, r * N + q, o);                                            \
         }                                                                    \
       }                                                                      \

@@ -376,8 +376,15 @@ static void fused_cases(const struct ref_op *op, TF_DataType dtype,
                                      false, -1, with[a], 2, ok);
     ref_case_input_values(sc, dtype, (int64_t[]){6}, 1, specials);
   }
-  struct ref_case *c = fused_case(out, dtype, D2(33, 20), D2(20, 17), false,
-                                  false, 17, with[3], 2, ok);
+  /* The packed kernel's own epilogue on its last K slice (K = 300: two
+   * slices), whole 32-column blocks: a NaN in the bias stays NaN. */
+  struct ref_case *c = fused_case(out, dtype, D2(40, 300), D2(300, 64), false,
+                                  false, 64, with[0], 2, ok);
+  c->inputs[2].v[3] = NAN;
+  fused_case(out, dtype, D2(40, 300), D2(300, 64), false, false, 64, with[5], 2,
+             ok);
+  c = fused_case(out, dtype, D2(33, 20), D2(20, 17), false, false, 17, with[3],
+                 2, ok);
   ref_case_attr_float(c, "leakyrelu_alpha", 0.3f);
   /* Empty: K == 0 gives zeros (no bias), M == 0 nothing. */
   fused_case(out, dtype, D2(3, 0), D2(0, 4), false, false, 4, with[0], 2, ok);
