@@ -309,6 +309,11 @@ static const char *enumerate(void) {
     if (!ctx) {
       ctx = &g.contexts[g.num_contexts++];
       ctx->platform = c->platform;
+      char pname[64] = "";
+      clGetPlatformInfo(c->platform, CL_PLATFORM_NAME, sizeof pname - 1, pname,
+                        NULL);
+      ctx->is_oclgrind = strstr(pname, "Oclgrind") != NULL;
+      ctx->is_pocl = strstr(pname, "Portable Computing Language") != NULL;
       ctx->devices = calloc(kept, sizeof *ctx->devices);
       pthread_mutex_init(&ctx->lock, NULL);
     }

@@ -62,16 +62,13 @@ static void CL_CALLBACK waiter_signal(cl_event event, cl_int exec_status,
 enum ocl_host_wait ocl_host_wait_kind(struct ocl_device *dev) {
   int kind;
   enum ocl_host_wait_choice choice;
-  char name[64] = "";
 
   if (!dev) return OCL_HOST_WAIT_CALLBACK;
   kind = __atomic_load_n(&dev->host_wait, __ATOMIC_RELAXED);
   if (kind) return (enum ocl_host_wait)kind;
   /* Decided the same way by any thread that gets here first. */
   choice = ocl_config()->host_wait;
-  clGetPlatformInfo(dev->ctx->platform, CL_PLATFORM_NAME, sizeof name - 1,
-                    name, NULL);
-  if (strstr(name, "Oclgrind"))
+  if (dev->ctx->is_oclgrind)
     kind = OCL_HOST_WAIT_DRIVER_ONLY;
   else if (choice == OCL_HOST_WAIT_FORCE_CALLBACK)
     kind = OCL_HOST_WAIT_CALLBACK;
@@ -82,8 +79,7 @@ enum ocl_host_wait ocl_host_wait_kind(struct ocl_device *dev) {
      * and clFinish of an idle queue returns at once: TensorFlow's
      * synchronize_all_activity after every step costs ~1 us there, against
      * ~150-300 us for markers and callbacks on a loaded 2-core host. */
-    kind = strstr(name, "Portable Computing Language") ? OCL_HOST_WAIT_DRIVER
-                                                       : OCL_HOST_WAIT_CALLBACK;
+    kind = dev->ctx->is_pocl ? OCL_HOST_WAIT_DRIVER : OCL_HOST_WAIT_CALLBACK;
   __atomic_store_n(&dev->host_wait, kind, __ATOMIC_RELAXED);
   OCL_TRACE("device %d: host waits by %s", dev->ordinal,
             kind == OCL_HOST_WAIT_CALLBACK ? "event callbacks" : "the driver");

@@ -173,6 +173,11 @@ struct ocl_program_cache;
 /* One OpenCL platform with at least one visible device. */
 struct ocl_context {
   cl_platform_id platform;
+  /* The platform's driver, where one needs handling of its own (read from
+   * its name once, at discovery): Oclgrind runs queued work only inside
+   * its own waits and compiles one program at a time; PoCL's waits sleep. */
+  bool is_oclgrind;
+  bool is_pocl;
   cl_device_id *devices; /* the platform's visible devices */
   cl_uint num_devices;
   pthread_mutex_t lock;  /* guards context creation */

@@ -634,10 +634,7 @@ static void *prefetch_main(void *arg)
  * or with a segfault. Nothing is built ahead there. */
 static bool builds_one_at_a_time(const struct ocl_device *dev)
 {
-  char name[64] = "";
-  clGetPlatformInfo(dev->ctx->platform, CL_PLATFORM_NAME, sizeof name - 1, name,
-                    NULL);
-  return strstr(name, "Oclgrind") != NULL;
+  return dev->ctx->is_oclgrind;
 }
 
 void ocl_program_prefetch(struct ocl_device *dev)
