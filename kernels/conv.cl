@@ -506,7 +506,9 @@ __kernel void filter_panels(OCL_TENSOR_ARG(const T, f),
  * in the GEMM (rows past `rows` are computed from nothing and not stored).
  * Each row's position is found once; per tap, a tap whose 8 pixels all lie
  * inside runs the plain loop, one with some outside reads 0 for those, one
- * with none inside is skipped. The filter comes as panels
+ * with none inside is skipped. With packed channels and no dilation along
+ * w, a filter row whose taps all lie inside for the 8 rows is one run of
+ * k_w * C floats instead of k_w taps. The filter comes as panels
  * (filter_panels, ldb 32) or, float with Cout a multiple of 32, as itself
  * (ldb = Cout). */
 __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),

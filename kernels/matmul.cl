@@ -19,7 +19,8 @@
  *              rows of A.
  * The host launches gemm once per K slice (KC deep) so that a B micro-panel
  * fits in L1; later slices add into C. Small float products skip packing:
- * gemm_8x2 reads A, and B's whole 32-column blocks, where they lie.
+ * gemm_8x2 reads A, and B when it is not transposed and N is a multiple
+ * of 32, where they lie.
  *
  * GPU shape: gemm_t<TM>x<TN>_<ta><tb>, a work-group of 256 (or 64) computes
  * a TM x TN tile of C; K goes by in tiles of 16 staged in local memory,
@@ -275,7 +276,7 @@ static inline float16 finish16(float16 o, int act, float alpha)
     }                                                                        \
     long rows = min((long)MR, M - i * MR);                                   \
     long cols = min((long)NR, N - j * NR);                                   \
-    __global const T *bias_at = OCL_PTR(const T, bias) + j * NR;            \
+    __global const T *bias_at = OCL_PTR(const T, bias) + j * NR;             \
     if (cols == NR) {                                                        \
       float16 bv[NV];                                                        \
       _Pragma("unroll") for (int v = 0; v < NV; v++)                         \
@@ -287,7 +288,7 @@ static inline float16 finish16(float16 o, int act, float alpha)
             if (accumulate)                                                  \
               o += LOAD16(C + r * N, v);                                     \
             if (finish)                                                      \
-              o = finish16(o + bv[v], act, alpha);                           \
+              o = finish16((finish & 1) ? o + bv[v] : o, act, alpha);        \
             STORE16(C + r * N, v, o);                                        \
           }                                                                  \
         }                                                                    \

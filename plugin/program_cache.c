@@ -128,11 +128,9 @@ void ocl_program_cache_destroy(struct ocl_program_cache *cache) {
  * program at once (the matmul family's first MatMul took 68 s instead of
  * 5 with its cache off). TFOCL_KEEP_POCL_BINARIES=1 (a test hook) keeps
  * them there too. */
-static bool keeps_binaries(cl_platform_id platform) {
-  char name[128] = "";
-  if (ocl_config()->hooks.keep_pocl_binaries) return true;
-  clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, NULL);
-  return strstr(name, "Portable Computing Language") == NULL;
+static bool keeps_binaries(const struct ocl_context *ctx)
+{
+  return ocl_config()->hooks.keep_pocl_binaries || !ctx->is_pocl;
 }
 
 #define FNV_START 14695981039346656037ull
@@ -339,7 +337,7 @@ static struct ocl_program_cache *cache_of(struct ocl_context *ctx) {
       pthread_mutex_init(&ctx->programs->lock, NULL);
       pthread_mutex_init(&ctx->programs->warm_lock, NULL);
       atomic_init(&ctx->programs->prefetch_stop, false);
-      if (keeps_binaries(ctx->platform))
+      if (keeps_binaries(ctx))
         ocl_cache_subdir("programs", ctx->programs->binaries_dir,
                          sizeof ctx->programs->binaries_dir);
       if (warm_path_of(ctx, ctx->programs->warm_path,
