@@ -89,6 +89,23 @@ typedef struct {
   idx_t out_sn, out_sd, out_sh, out_sw, out_sc;
 } geo_t;
 
+/* (n, od, oh, ow) steps to the next output pixel in row order, as
+ * row + 1 = image * P + pixel would give it without the divisions. */
+static inline void next_output_pixel(const geo_t *g, idx_t *n, idx_t *od,
+                                     idx_t *oh, idx_t *ow)
+{
+  if (++*ow == g->out_w) {
+    *ow = 0;
+    if (++*oh == g->out_h) {
+      *oh = 0;
+      if (++*od == g->out_d) {
+        *od = 0;
+        ++*n;
+      }
+    }
+  }
+}
+
 /* _FusedConv2D's activations (conv.c's enum conv_activation). */
 #define ACT_NONE 0
 #define ACT_RELU 1
@@ -304,16 +321,7 @@ __kernel void im2col_panels_t(OCL_TENSOR_ARG(const T, in),
       }
       vstore8((float8)(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]), 0, dst);
     }
-    if (++ow == g.out_w) {
-      ow = 0;
-      if (++oh == g.out_h) {
-        oh = 0;
-        if (++od == g.out_d) {
-          od = 0;
-          nl++;
-        }
-      }
-    }
+    next_output_pixel(&g, &nl, &od, &oh, &ow);
   }
 }
 
@@ -545,16 +553,7 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
     d0[r] = real ? od * g.s_d - g.p_d : -g.in_d - g.k_d * g.dl_d;
     h0[r] = oh * g.s_h - g.p_h;
     w0[r] = ow * g.s_w - g.p_w;
-    if (++ow == g.out_w) {
-      ow = 0;
-      if (++oh == g.out_h) {
-        oh = 0;
-        if (++od == g.out_d) {
-          od = 0;
-          n++;
-        }
-      }
-    }
+    next_output_pixel(&g, &n, &od, &oh, &ow);
   }
   /* ldb 32: panels, a block's K rows of 32 after the previous block's;
    * else the float filter itself, rows ldb apart. */
