@@ -503,6 +503,19 @@ static void unary_cases(const struct ref_op *op, TF_DataType dtype,
     struct ref_case *c = ref_case_add(out, op->op, "Digamma poles and zeros");
     ref_case_input_values(c, dtype, &n, 1, x);
   }
+  if (!strcmp(op->op, "Erf") || !strcmp(op->op, "Erfc")) {
+    /* The device's fits switch at |x| = 1 (erf) and clamp at 10.1; erfc's
+     * tail keeps its relative digits down to 1e-30 (x near 8.1). A sweep
+     * of [-10.5, 10.5] by 1/64 and the edges. */
+    enum { SWEEP = 1345 };
+    double x[SWEEP + 10] = {NAN,   -INFINITY, INFINITY,  -0.0, 0.0,
+                            1e-30, 0.9999999, 1.0000001, 10.1, -10.1};
+    for (int i = 0; i < SWEEP; i++)
+      x[10 + i] = -10.5 + i / 64.0;
+    int64_t n = SWEEP + 10;
+    struct ref_case *c = ref_case_add(out, op->op, "%s sweep", op->op);
+    ref_case_input_values(c, dtype, &n, 1, x);
+  }
   if (!strcmp(op->op, "Log1p") && is_float(dtype)) {
     struct ref_case *c = ref_case_add(out, op->op, "Log1p (-0.95, 0.95)");
     ref_case_input(c, dtype, (int64_t[]){257}, 1, REF_UNIT);
