@@ -94,11 +94,14 @@ static const struct pool_op pool_ops[] = {
 
 #define NUM_POOL_OPS ((int)(sizeof(pool_ops) / sizeof(pool_ops[0])))
 
-/* The pool.cl kernels an op launches, in order. */
-static const char *const stage_kernels[][2] = {
+/* The pool.cl kernels an op launches, in order (MaxPoolGrad: two passes,
+ * or the one of its third where windows do not overlap). */
+#define NUM_STAGES 3
+static const char *const stage_kernels[][NUM_STAGES] = {
     [MAX_POOL] = {"max_pool", NULL},
     [AVG_POOL] = {"avg_pool", NULL},
-    [MAX_POOL_GRAD] = {"max_pool_argmax", "max_pool_grad"},
+    [MAX_POOL_GRAD] = {"max_pool_argmax", "max_pool_grad",
+                       "max_pool_grad_tiles"},
     [AVG_POOL_GRAD] = {"avg_pool_grad", NULL},
     [MAX_POOL_GRAD_GRAD] = {"max_pool_grad_grad", NULL},
     [MAX_POOL_ARGMAX] = {"max_pool_with_argmax", NULL},
@@ -106,7 +109,8 @@ static const char *const stage_kernels[][2] = {
     [MAX_POOL_GRAD_GRAD_ARGMAX] = {"max_pool_grad_grad_with_argmax", NULL},
 };
 /* MaxPool3DGrad's (TensorFlow's CPU semantics differ from MaxPoolGrad's). */
-static const char *const near_grad_kernels[2] = {"max_pool_grad_near", NULL};
+static const char *const near_grad_kernels[NUM_STAGES] = {"max_pool_grad_near",
+                                                          NULL};
 
 struct pool_kernel {
   const struct pool_op *op;
@@ -126,7 +130,7 @@ struct pool_kernel {
   bool force64;
   /* [index width][stage][GPU shape, CPU shape (_rows)]: the cl_kernels of
    * this op and dtype. */
-  struct ocl_kernel kernels[NUM_WIDTHS][2][2];
+  struct ocl_kernel kernels[NUM_WIDTHS][NUM_STAGES][2];
 };
 
 /* One pooling problem in three spatial axes (plane, row, column); 2-D has
@@ -418,7 +422,7 @@ static void *pool_create(TF_OpKernelConstruction *ctx, int index)
   if (op->kind == MAX_POOL_GRAD && op->spatial == 3)
     stages = near_grad_kernels;
   for (int w = 0; w < NUM_WIDTHS; w++)
-    for (int s = 0; s < 2 && stages[s] != NULL; s++) {
+    for (int s = 0; s < NUM_STAGES && stages[s] != NULL; s++) {
       ocl_kernel_init(&k->kernels[w][s][0], &programs[type][w], stages[s]);
       ocl_kernel_initf(&k->kernels[w][s][1], &programs[type][w], "%s_rows",
                        stages[s]);
@@ -720,6 +724,16 @@ static void run_max_grad(struct ocl_op *op, struct pool_kernel *k,
   if (g.out_elements == 0) {
     static const uint8_t zero = 0;
     ocl_op_fill(op, dx, 0, &zero, 1, ocl_tf.TensorByteSize(dx));
+    return;
+  }
+  if (g.stride[1] >= g.win[1] && g.stride[2] >= g.win[2]) {
+    struct ocl_arg args[4] = {OCL_TENSOR(in[0]), OCL_TENSOR(in[2]),
+                              OCL_TENSOR(dx)};
+    const struct ocl_device_info *info = ocl_op_info(op);
+    /* The CPU shape's work-items are rows of windows (of the output). */
+    if (info != NULL)
+      launch(op, k, 2, &g, !info->cpu_shape,
+             info->cpu_shape ? g.out_elements : g.in_elements, args, 3);
     return;
   }
   TF_Tensor *arg = ocl_op_temp(op, TF_INT32, g.out_elements);

@@ -498,6 +498,124 @@ GRAD_ROWS(max_pool_grad,
           OCL_PTR(const int, arg),
           (OCL_PTR(const int, arg), OCL_PTR(const T, dy), OCL_PTR(T, dx)))
 
+/* MaxPoolGrad in one pass where windows do not overlap (stride >= window
+ * along rows and columns, 2-D): each input element lies in at most one
+ * window, so the argmax and the gradient's routing need no int tensor
+ * between two launches. Same routing as pass 1 above (first in window
+ * order, replaced only by a strictly greater element). The GPU shape: one
+ * work-item per input element, which scans its own window (a neighbouring
+ * work-item, the next channel, scans the next addresses). */
+static void max_pool_grad_tiles_one(const pool_t *q, const __global T *xp,
+                                    const __global T *dyp, __global T *dxp,
+                                    IDX i, IDX p, IDX h, IDX w,
+                                    const layout_t *li, const layout_t *lo)
+{
+  IDX p0, p1, h0, h1, w0, w1;
+  windows_of(p, q->str_p, q->pad_p, q->win_p, q->out_p, &p0, &p1);
+  windows_of(h, q->str_h, q->pad_h, q->win_h, q->out_h, &h0, &h1);
+  windows_of(w, q->str_w, q->pad_w, q->win_w, q->out_w, &w0, &w1);
+  ACC g = 0;
+  if (p0 <= p1 && h0 <= h1 && w0 <= w1) {
+    win_t r = window_of_output(q, p0, h0, w0);
+    IDX best_h = -1, best_w = -1;
+    ACC best = LOWEST;
+    for (IDX wh = r.h0; wh < r.h1; wh++)
+      for (IDX ww = r.w0; ww < r.w1; ww++) {
+        ACC v = LOAD(xp, at(li, p, wh, ww));
+        if (best_h < 0 || best < v) {
+          best = v;
+          best_h = wh;
+          best_w = ww;
+        }
+      }
+    if (best_h == h && best_w == w)
+      g = LOAD(dyp, at(lo, p0, h0, w0));
+  }
+  STORE(dxp, i, g);
+}
+GPU_KERNEL(max_pool_grad_tiles,
+           (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(const T, dy),
+            OCL_TENSOR_ARG(T, dx)),
+           (OCL_PTR(const T, x), OCL_PTR(const T, dy), OCL_PTR(T, dx)),
+           IN_OUT)
+
+/* The next window's clipped start along one axis, or the extent after the
+ * last window: window o owns the input from its own start to there (its
+ * own elements, then the gap a stride wider than the window leaves). */
+static IDX tile_end(IDX o, IDX stride, IDX pad, IDX outs, IDX extent)
+{
+  return o + 1 < outs ? clamp((o + 1) * stride - pad, (IDX)0, extent)
+                      : extent;
+}
+
+/* The CPU shape: one work-item per row of windows (n, oh; channels first
+ * also c), writing every input row that row owns: each window's maxima
+ * found 16 channels at a time in registers, then its elements written
+ * (the gradient at the maximum, 0 elsewhere), then the columns and rows
+ * that no window holds zeroed. */
+__kernel void max_pool_grad_tiles_rows(OCL_TENSOR_ARG(const T, x),
+                                       OCL_TENSOR_ARG(const T, dy),
+                                       OCL_TENSOR_ARG(T, dx), pool_t q)
+{
+  IDX row = (IDX)get_global_id(0);
+  OCL_GUARD(row, q.count);
+  IDX n, c0, op, oh;
+  split_row(&q, row, q.out_p, q.out_h, &n, &c0, &op, &oh);
+  const __global T *xp = OCL_PTR(const T, x);
+  const __global T *dyp = OCL_PTR(const T, dy);
+  __global T *dxp = OCL_PTR(T, dx);
+  IDX channels = q.channels_first ? 1 : q.depth;
+  layout_t li = layout_of(&q, n, c0, q.in_p, q.in_h, q.in_w);
+  layout_t lo = layout_of(&q, n, c0, q.out_p, q.out_h, q.out_w);
+  IDX row_end = tile_end(oh, q.str_h, q.pad_h, q.out_h, q.in_h);
+  for (IDX ow = 0; ow < q.out_w; ow++) {
+    win_t r = window_of_output(&q, op, oh, ow);
+    IDX col_end = tile_end(ow, q.str_w, q.pad_w, q.out_w, q.in_w);
+    const __global T *dyo = dyp + at(&lo, op, oh, ow);
+    for (IDX cb = 0; cb < channels; cb += ARGMAX_LANES) {
+      IDX lanes = min((IDX)ARGMAX_LANES, channels - cb);
+      ACC best[ARGMAX_LANES];
+      int best_at[ARGMAX_LANES];
+      for (IDX j = 0; j < ARGMAX_LANES; j++) {
+        best[j] = LOWEST;
+        best_at[j] = -1;
+      }
+      int rel = 0;
+      for (IDX h = r.h0; h < r.h1; h++)
+        for (IDX w = r.w0; w < r.w1; w++, rel++) {
+          const __global T *xi = xp + at(&li, op, h, w) + cb;
+          for (IDX j = 0; j < lanes; j++) {
+            ACC v = LOAD(xi, j);
+            if (best_at[j] < 0 || best[j] < v) {
+              best[j] = v;
+              best_at[j] = rel;
+            }
+          }
+        }
+      rel = 0;
+      for (IDX h = r.h0; h < r.h1; h++) {
+        for (IDX w = r.w0; w < r.w1; w++, rel++) {
+          __global T *dxi = dxp + at(&li, op, h, w) + cb;
+          for (IDX j = 0; j < lanes; j++)
+            STORE(dxi, j, best_at[j] == rel ? (ACC)LOAD(dyo, cb + j) : (ACC)0);
+        }
+        for (IDX w = r.w1; w < col_end; w++) {
+          __global T *dxi = dxp + at(&li, op, h, w) + cb;
+          for (IDX j = 0; j < lanes; j++)
+            STORE(dxi, j, (ACC)0);
+        }
+      }
+    }
+  }
+  win_t r = window_of_output(&q, op, oh, 0);
+  for (IDX h = r.h1; h < row_end; h++)
+    for (IDX w = 0; w < q.in_w; w++) {
+      __global T *dxi = dxp + at(&li, op, h, w);
+      for (IDX j = 0; j < channels; j++)
+        STORE(dxi, j, (ACC)0);
+    }
+}
+
 /* MaxPool3DGrad as TensorFlow's CPU kernel: every element of a window
  * within 1e-5 of the window's maximum (orig_output) receives the window's
  * gradient, ties included; summed in output order. */

@@ -609,6 +609,26 @@ static void pool_cases(const struct ref_op *op, TF_DataType dtype,
       pool_case(out, op, dtype, false, 1, (int64_t[]){three ? 2 : 1, 4, 4}, 1,
                 (int64_t[]){1, 2, 2}, (int64_t[]){1, 2, 2}, "VALID", special,
                 "NaN and inf");
+    if (f == GRAD && !three && !some) {
+      /* Windows that do not overlap (MaxPoolGrad's one-pass kernel): ties,
+       * a stride wider than the window (inputs no window holds), SAME
+       * windows clipped at the edges, more channels than a register
+       * block, and NaN and inf. */
+      for (int fmt = 0; fmt < 2; fmt++) {
+        pool_case(out, op, dtype, fmt == 1, 3, (int64_t[]){1, 7, 5}, 2,
+                  (int64_t[]){1, 2, 2}, (int64_t[]){1, 2, 2}, "SAME", tied,
+                  "tiles ties");
+        pool_case(out, op, dtype, fmt == 1, 3, (int64_t[]){1, 7, 5}, 2,
+                  (int64_t[]){1, 2, 2}, (int64_t[]){1, 3, 3}, "VALID", tied,
+                  "tiles ties, gaps");
+        pool_case(out, op, dtype, fmt == 1, 2, (int64_t[]){1, 8, 9}, 17,
+                  (int64_t[]){1, 3, 2}, (int64_t[]){1, 4, 2}, "SAME", NULL,
+                  "tiles 17 channels, gaps");
+      }
+      pool_case(out, op, dtype, false, 1, (int64_t[]){1, 4, 4}, 2,
+                (int64_t[]){1, 2, 2}, (int64_t[]){1, 2, 2}, "VALID", special,
+                "tiles NaN and inf");
+    }
   }
 
   /* EXPLICIT padding: MaxPool and MaxPoolGrad only. */
