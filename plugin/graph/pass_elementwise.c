@@ -7,7 +7,8 @@
  *                                                     (m, grad), 3 ops
  *
  * The ops: fused_opcode_of()'s list (arithmetic, Pow, activations and
- * their gradients) on float and half, the integer ones on int64, Cast from
+ * their gradients) on float and half, the integer ones on int64, AddN of
+ * 2 to 8 inputs (its adds in input order, as the plugin's AddN), Cast from
  * float, half or int64 to float or half (Truncate false), and scalar
  * float/half/int64 Consts, whose values go into the program (a Const
  * nothing else reads then goes).
@@ -85,8 +86,19 @@ static bool classify(const struct gnode *n, struct eop *e)
     *e = (struct eop){FUSED_CAST, 1, dst, src};
     return true;
   }
-  int opcode = fused_opcode_of(def->op.data, def->op.len);
   int dtype;
+  if (bin_eq(&def->op, "AddN")) {
+    /* A chain of adds, left to right as the plugin's AddN sums. */
+    const Tfg__AttrValue *count = node_attr(def, "N");
+    if (count == NULL || count->value_case != TFG__ATTR_VALUE__VALUE_I ||
+        count->i != (int64_t)num_data || num_data < 2 ||
+        num_data > FUSED_MAX_INPUTS || !node_attr_type(def, "T", &dtype) ||
+        !is_value_dtype(dtype))
+      return false;
+    *e = (struct eop){FUSED_ADD, (int)num_data, dtype, dtype};
+    return true;
+  }
+  int opcode = fused_opcode_of(def->op.data, def->op.len);
   if (opcode == 0 || !node_attr_type(def, "T", &dtype) ||
       !is_value_dtype(dtype) ||
       (dtype == GRAPH_DT_INT64 && !fused_op_takes_int64(opcode)) ||
@@ -533,7 +545,7 @@ static int emit(struct region *r, int k)
     r->overflow = true;
     return 0;
   }
-  int operand[2] = {-1, -1};
+  int operand[FUSED_MAX_INPUTS];
   const Tfg__NodeDef *def = r->g->nodes[i].def;
   for (int j = 0; j < e.arity && !r->overflow; j++) {
     int port;
@@ -559,8 +571,13 @@ static int emit(struct region *r, int k)
   if (r->overflow)
     return 0;
   int v = add_insn(r, e.opcode, operand[0],
-                   e.opcode == FUSED_CAST ? e.dtype : operand[1]);
-  r->real_ops++;
+                   e.opcode == FUSED_CAST ? e.dtype
+                   : e.arity > 1          ? operand[1]
+                                          : -1);
+  for (int j = 2; j < e.arity; j++) /* AddN */
+    v = add_insn(r, e.opcode, v, operand[j]);
+  /* An AddN of n counts as its n - 1 adds: alone it is a region too. */
+  r->real_ops += e.arity > 2 ? e.arity - 1 : 1;
   r->value_of[k] = v;
   return v;
 }

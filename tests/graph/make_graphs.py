@@ -200,6 +200,12 @@ def elementwise():
         hv = tf.raw_ops.VarHandleOp(dtype=f32, shape=[], shared_name="hv", name="hv")
         hr = tf.raw_ops.ReadVariableOp(resource=hv, dtype=f32, name="hv_read")
         tf.add(x, tf.exp(hr, name="vr_exp"), name="vr_add")
+        # AddN: a chain of adds in its inputs' order, with its producers;
+        # alone it fuses too (n - 1 adds); beyond 8 inputs it stays.
+        tf.add_n([tf.multiply(x, y, name="an_mul"), tf.exp(x, name="an_exp"), grad],
+                 name="an_sum")
+        tf.add_n([x, y, m], name="an_alone")
+        tf.add_n([ph(f32, [4, 3], name=f"n{k}") for k in range(9)], name="an_nine")
         # An op the program cannot hold splits a chain.
         sm = tf.nn.softmax(tf.multiply(x, 3.0, name="sm_mul"), name="sm")
         tf.negative(tf.square(sm, name="sm_square"), name="sm_neg")

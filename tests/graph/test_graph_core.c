@@ -660,7 +660,24 @@ START_TEST(elementwise_fuses_private_chains)
   p = program_of(must(g, "sm_neg"));
   assert_ops(&p, "square,neg");
 
-  ck_assert_int_eq(r.stats.elementwise, 17);
+  /* AddN: its adds in input order, its producers in; alone, n - 1 adds in
+   * one launch; more inputs than a program takes: left alone. */
+  const Tfg__NodeDef *an = must(g, "an_sum");
+  p = program_of(an);
+  assert_ops(&p, "mul,exp,add,add");
+  ck_assert_uint_eq(an->n_input, 3);
+  ck_assert(bytes_is(&an->input[2], "grad"));
+  ck_assert_ptr_null(find_node(g, "an_mul"));
+  ck_assert_ptr_null(find_node(g, "an_exp"));
+  p = program_of(must(g, "an_alone"));
+  assert_ops(&p, "add,add");
+  ck_assert_int_eq(p.insns[0].a, 0);
+  ck_assert_int_eq(p.insns[0].b, 1);
+  ck_assert_int_eq(p.insns[1].a, 3);
+  ck_assert_int_eq(p.insns[1].b, 2);
+  assert_op(g, "an_nine", "AddN");
+
+  ck_assert_int_eq(r.stats.elementwise, 19);
   assert_idempotent(&r, &cfg);
   tfg__graph_def__free_unpacked(g, NULL);
   free(r.out);

@@ -136,6 +136,39 @@ def test_gradient_chains(tf, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["float32", "float16"])
+def test_add_n_fuses_with_its_producers(tf, monkeypatch, dtype):
+    """AddN (the gradient sums of every backward pass) as its adds in input
+    order: with its producers, and alone; the unfused values, half rounded
+    after each add as the plugin's AddN rounds on store."""
+
+    def make():
+        @tf.function(jit_compile=False)
+        def f(x, y, b):
+            two = tf.constant(2.0, x.dtype)
+            # No broadcasting Add among the terms: Grappler's AddOpsRewrite
+            # would move it out of the AddN, reordering the sum.
+            summed = tf.add_n([x * two, tf.nn.relu(y), x * b, y])
+            alone = tf.add_n([x, y, summed])
+            return summed, alone
+        return f
+
+    x, y, b = (tf.cast(t, dtype) for t in _inputs(tf)[:3])
+    monkeypatch.setenv("TFOCL_GRAPH_ELEMENTWISE", "0")
+    off, where_off = _run(tf, make(), DEVICE, x, y, b)
+    monkeypatch.setenv("TFOCL_GRAPH_ELEMENTWISE", "1")
+    on, where = _run(tf, make(), DEVICE, x, y, b)
+    cpu, _ = _run(tf, make(), CPU, x, y, b)
+    assert "AddN" in where_off.get("OPENCL", set()), where_off
+    assert FUSED in where.get("OPENCL", set()), where
+    assert not {"AddN", "Relu", "Mul"} & where["OPENCL"], where
+    for a, b_, c in zip(on, off, cpu):
+        np.testing.assert_array_equal(a, b_)
+        tol = 2e-3 if dtype == np.float16 else 2e-6
+        np.testing.assert_allclose(a.astype(np.float32), c.astype(np.float32),
+                                   rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["float32", "float16"])
 def test_dtype_chain_matches_cpu(tf, dtype):
     """A chain computed in one dtype throughout (half is rounded after
     every op, as the unfused kernels round on store)."""
