@@ -15,7 +15,8 @@
  *              ResourceApplyMomentum, ResourceApplyAdam as ReadVariableOp ->
  *              arithmetic -> AssignVariableOp (TensorFlow's DEVICE_DEFAULT
  *              kernels), for a TensorFlow that exports no
- *              kernels_experimental.h;
+ *              kernels_experimental.h; on one that does, the AssignAdd and
+ *              AssignSub whose add the element-wise fusion then takes;
  *   fusion     MatMul/Conv2D + BiasAdd (+ Relu, Relu6, Elu, LeakyRelu, Tanh,
  *              Sigmoid) as TensorFlow's _FusedMatMul/_FusedConv2D, where the
  *              plugin has a kernel for the fused op and dtype;
@@ -36,6 +37,11 @@
 
 struct ocl_graph_config {
   bool variables; /* run the variable-update rewrite */
+  /* Where the plugin updates variables in place (kernels_experimental.h):
+   * rewrite only the AssignAdd/AssignSubVariableOps whose value an
+   * element-wise op computes for them alone, so that the element-wise
+   * fusion takes the add in (one launch instead of two). */
+  bool variables_into_fusion;
   bool fusion;    /* run the contraction fusion */
   bool elementwise; /* run the element-wise fusion */
   /* Whether the plugin registered an OPENCL kernel for `op` whose type

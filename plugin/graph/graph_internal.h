@@ -138,6 +138,9 @@ bool graph_has_kernel(const struct graph *g, const char *op, int dtype);
 void pass_variables(struct graph *g);
 void pass_fusion(struct graph *g);
 void pass_elementwise(struct graph *g);
+/* Whether the element-wise fusion would take producer p, of `dtype`, into
+ * the region of its one reader. */
+bool elementwise_takes(const struct gnode *p, int dtype);
 void pass_parallel_concat(struct graph *g);
 
 /* TensorFlow's DataType values the passes name. */

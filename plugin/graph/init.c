@@ -144,11 +144,12 @@ static void optimize(void *optimizer, const TF_Buffer *graph,
 {
   (void)optimizer;
   struct ocl_graph_config config = {
-      .variables = !env_off("TFOCL_GRAPH_VARIABLES") &&
-                   !ocl_tf_has_variable_api(),
+      .variables =
+          !env_off("TFOCL_GRAPH_VARIABLES") && !ocl_tf_has_variable_api(),
+      .variables_into_fusion = !env_off("TFOCL_GRAPH_VARIABLES"),
       .fusion = !env_off("TFOCL_GRAPH_FUSION") && fused_kernels_exist(),
-      .elementwise = !env_off("TFOCL_GRAPH_ELEMENTWISE") &&
-                     fused_elementwise_exists(),
+      .elementwise =
+          !env_off("TFOCL_GRAPH_ELEMENTWISE") && fused_elementwise_exists(),
       .has_kernel = has_kernel,
   };
   struct name_list keep = {0};

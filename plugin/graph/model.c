@@ -744,7 +744,8 @@ enum ocl_graph_outcome ocl_graph_optimize(
   }
   if (g.stats.opencl_nodes == 0)
     goto out;
-  if (config->variables)
+  if (config->variables ||
+      (config->variables_into_fusion && config->elementwise))
     pass_variables(&g);
   if (config->fusion && !g.arena.failed)
     pass_fusion(&g);

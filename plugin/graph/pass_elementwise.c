@@ -429,6 +429,13 @@ static bool joinable(const struct gnode *p, int port, int dtype,
          num_data == p->def->n_input && bin_eq_bin(&p->def->device, device);
 }
 
+bool elementwise_takes(const struct gnode *p, int dtype)
+{
+  struct eop e;
+  return classify(p, &e) && e.dtype == dtype && is_float_dtype(dtype) &&
+         !p->kept && p->ctrl_fanout == 0 && p->data_fanout == 1;
+}
+
 /* Grows the region of r->root: members breadth first; a producer joins
  * once every read of it is by a member, at one level below its deepest
  * reader, if that is within the limit. */

@@ -26,6 +26,12 @@
  * reads still wait for what it waited for. The graph then holds no
  * update node, so a second run changes nothing.
  *
+ * On a TensorFlow that does export it, the plugin's kernels update in
+ * place, and only AssignAdd/AssignSubVariableOp whose value an element-wise
+ * op computes for it alone are rewritten (config.variables_into_fusion):
+ * the element-wise fusion then takes the add in with that op, one launch
+ * instead of two (Keras' optimizers update every weight so).
+ *
  * A node is left alone (and traced) when the plugin has no OPENCL kernel
  * for one of the arithmetic ops at its dtype, or when it is not the node
  * TensorFlow's op definition describes (input count, dtype attribute). */
@@ -306,6 +312,25 @@ static const struct update_op *find_update_op(const Tfg__NodeDef *node)
   (int)((def)->name.len > 200 ? 200 : (def)->name.len), \
       (const char *)(def)->name.data
 
+/* Where the update runs in place anyway: whether its value is an
+ * element-wise op's that only it reads, so that Read -> Add -> Assign puts
+ * the add in that op's fused region. */
+static bool into_fusion(struct graph *g, const struct update_op *op,
+                        const Tfg__NodeDef *def)
+{
+  size_t num_data;
+  int dtype;
+  if ((op->kind != ASSIGN_ADD && op->kind != ASSIGN_SUB) ||
+      !node_split_inputs(def, &num_data) || num_data != 2 ||
+      !node_attr_type(def, op->type_attr, &dtype))
+    return false;
+  int port;
+  struct gnode *value = graph_producer(g, &def->input[1], &port);
+  return value != NULL && port == 0 && value->opencl &&
+         bin_eq_bin(&value->def->device, &def->device) &&
+         elementwise_takes(value, dtype);
+}
+
 void pass_variables(struct graph *g)
 {
   /* Only the nodes of the input: what this pass adds is no update. */
@@ -318,6 +343,8 @@ void pass_variables(struct graph *g)
     bool nesterov = false;
 
     if (!n->opencl || n->removed || (op = find_update_op(def)) == NULL)
+      continue;
+    if (!g->config->variables && !into_fusion(g, op, def))
       continue;
     if (!node_split_inputs(def, &num_data) || num_data != op->num_inputs ||
         !node_attr_type(def, op->type_attr, &dtype)) {

@@ -106,7 +106,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   static const char *const keep[] = {"result", "ba_fetched:0", "^relu"};
   static const size_t keep_lengths[] = {6, 12, 5};
   struct ocl_graph_config config = {
-      .variables = true,
+      /* Both variable modes: every update, or those whose add fuses. */
+      .variables = (size & 1) == 0,
+      .variables_into_fusion = true,
       .fusion = true,
       .elementwise = true,
       .has_kernel = all_kernels,

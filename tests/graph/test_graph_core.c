@@ -767,6 +767,43 @@ START_TEST(elementwise_after_variable_rewrite)
 END_TEST
 
 /* The decoder on programs no pass writes. */
+/* With in-place variable kernels: only the update whose value an
+ * element-wise op computes for it alone (assign_sub, x * 0.5) becomes
+ * Read -> Sub -> Assign, and its Sub joins the Mul in one program. */
+START_TEST(variables_into_fusion_rewrites_only_fusable_updates)
+{
+  struct blob b = load_graph("variables.pb");
+  struct ocl_graph_config cfg = elementwise_config(&kernels_all);
+  cfg.variables_into_fusion = true;
+  struct result r = optimize(&b, &cfg);
+  ck_assert_msg(r.outcome == OCL_GRAPH_CHANGED, "%s", r.why);
+  ck_assert_int_eq(r.stats.variable_updates, 1);
+  Tfg__GraphDef *g = decode_graph(r.out, r.size);
+  assert_closed(g);
+  assert_op(g, "assign_add", "AssignAddVariableOp"); /* a Const's value */
+  assert_op(g, "count", "AssignAddVariableOp");
+  assert_op(g, "assign_int32", "AssignAddVariableOp");
+  const Tfg__NodeDef *sub = must(g, "assign_sub");
+  ck_assert(bytes_is(&sub->op, "AssignVariableOp"));
+  ck_assert(bytes_is(&sub->input[1], "assign_sub/tfocl_sub"));
+  const Tfg__NodeDef *value = must(g, "assign_sub/tfocl_sub");
+  struct fused_program p = program_of(value);
+  assert_ops(&p, "c,mul,sub");
+  ck_assert(has_input(value, "assign_sub/tfocl_read"));
+  ck_assert_ptr_null(find_node(g, "mul"));
+  /* Without the element-wise fusion, nothing is rewritten. */
+  struct ocl_graph_config off = cfg;
+  off.elementwise = false;
+  struct result r_off = optimize(&b, &off);
+  ck_assert_int_eq(r_off.outcome, OCL_GRAPH_UNCHANGED);
+  assert_idempotent(&r, &cfg);
+  tfg__graph_def__free_unpacked(g, NULL);
+  free(r.out);
+  free(r_off.out);
+  free(b.data);
+}
+END_TEST
+
 START_TEST(fused_program_decoder_rejects_malformed)
 {
   struct fused_program p;
@@ -996,6 +1033,7 @@ static Suite *graph_core_suite(void)
   tcase_add_test(tc, elementwise_fetched_intermediates_stay);
   tcase_add_test(tc, elementwise_needs_kernel_and_switch);
   tcase_add_test(tc, elementwise_after_variable_rewrite);
+  tcase_add_test(tc, variables_into_fusion_rewrites_only_fusable_updates);
   tcase_add_test(tc, fused_program_decoder_rejects_malformed);
   tcase_add_test(tc, fused_program_text_parses_back);
   tcase_add_test(tc, malformed_bytes_are_rejected);

@@ -63,8 +63,13 @@ def test_variable_updates_in_tf_function(tf):
     assert ours[2] == cpu[2] == 2
     on_opencl = ours[3].get("OPENCL", set())
     if has_variable_api():
-        # 2.19.1: the plugin's own update kernels, no rewrite.
-        assert {"AssignAddVariableOp", "AssignSubVariableOp"} <= on_opencl, ours[3]
+        # 2.19.1, 2.22: the plugin's own in-place kernels for the updates of
+        # an argument and a constant; the two whose values are element-wise
+        # ops' (x * 0.25, the Cast) become Read -> one fused program with
+        # the add -> Assign.
+        assert "AssignAddVariableOp" in on_opencl, ours[3]
+        assert "AssignSubVariableOp" not in on_opencl, ours[3]
+        assert {"AssignVariableOp", "_TfoclFusedElementwise"} <= on_opencl, ours[3]
     else:
         assert not {"AssignAddVariableOp", "AssignSubVariableOp"} & on_opencl, ours[3]
         assert {"ReadVariableOp", "AssignVariableOp"} <= on_opencl, ours[3]
