@@ -528,8 +528,8 @@ static void max_pool_grad_tiles_one(const pool_t *q, const __global T *xp,
           best_w = ww;
         }
       }
-    if (best_h == h && best_w == w)
-      g = LOAD(dyp, at(lo, p0, h0, w0));
+    if (best_h == h && best_w == w) /* 0 + dy as the two passes: -0 -> +0 */
+      g += LOAD(dyp, at(lo, p0, h0, w0));
   }
   STORE(dxp, i, g);
 }
@@ -597,7 +597,8 @@ __kernel void max_pool_grad_tiles_rows(OCL_TENSOR_ARG(const T, x),
         for (IDX w = r.w0; w < r.w1; w++, rel++) {
           __global T *dxi = dxp + at(&li, op, h, w) + cb;
           for (IDX j = 0; j < lanes; j++)
-            STORE(dxi, j, best_at[j] == rel ? (ACC)LOAD(dyo, cb + j) : (ACC)0);
+            STORE(dxi, j,
+                  (ACC)0 + (best_at[j] == rel ? LOAD(dyo, cb + j) : (ACC)0));
         }
         for (IDX w = r.w1; w < col_end; w++) {
           __global T *dxi = dxp + at(&li, op, h, w) + cb;

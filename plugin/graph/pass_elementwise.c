@@ -432,8 +432,10 @@ static bool joinable(const struct gnode *p, int port, int dtype,
 bool elementwise_takes(const struct gnode *p, int dtype)
 {
   struct eop e;
+  size_t num_data;
   return classify(p, &e) && e.dtype == dtype && is_float_dtype(dtype) &&
-         !p->kept && p->ctrl_fanout == 0 && p->data_fanout == 1;
+         !p->kept && p->ctrl_fanout == 0 && p->data_fanout == 1 &&
+         node_split_inputs(p->def, &num_data) && num_data == p->def->n_input;
 }
 
 /* Grows the region of r->root: members breadth first; a producer joins
