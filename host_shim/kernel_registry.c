@@ -407,15 +407,18 @@ bool tfocl_kernel_get(int index, struct tfocl_kernel_info *info)
   pthread_rwlock_rdlock(&registry_lock);
   if (index >= 0 && index < num_kernels) {
     k = kernels[index];
-    *info = (struct tfocl_kernel_info){
-        .kernel_name = k->kernel_name,
-        .op_name = k->b.op_name,
-        .device_type = k->b.device_type,
-        .priority = k->b.priority,
-        .constraints = k->pub_constraints,
-        .num_constraints = k->b.num_constraints,
-        .host_memory_args = (const char *const *)k->b.host_memory,
-        .num_host_memory_args = k->b.num_host_memory};
+    *info =
+        (struct tfocl_kernel_info){.kernel_name = k->kernel_name,
+                                   .op_name = k->b.op_name,
+                                   .device_type = k->b.device_type,
+                                   .priority = k->b.priority,
+                                   .constraints = k->pub_constraints,
+                                   .num_constraints = k->b.num_constraints,
+                                   .host_memory_args =
+                                       (const char *const *)k->b.host_memory,
+                                   .num_host_memory_args = k->b.num_host_memory,
+                                   .label =
+                                       k->b.label != NULL ? k->b.label : ""};
     ok = true;
   }
   pthread_rwlock_unlock(&registry_lock);

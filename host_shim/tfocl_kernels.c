@@ -75,7 +75,9 @@ static int run(int argc, char **argv)
         printf("%s", h ? ", " : "");
         tfocl_json_string(stdout, k.host_memory_args[h]);
       }
-      printf("], \"op_defined\": %s}",
+      printf("], \"label\": ");
+      tfocl_json_string(stdout, k.label);
+      printf(", \"op_defined\": %s}",
              tfocl_op_def_exists(k.op_name) ? "true" : "false");
     } else {
       char *cons = NULL;
@@ -93,6 +95,8 @@ static int run(int argc, char **argv)
         printf("%s%s", h ? "," : "", k.host_memory_args[h]);
       if (k.num_host_memory_args == 0)
         printf("-");
+      if (k.label[0] != '\0')
+        printf("  (label %s: only nodes whose _kernel says it)", k.label);
       if (!tfocl_op_def_exists(k.op_name))
         printf("  (no op signature in the shim: cannot run)");
       printf("\n");

@@ -149,9 +149,11 @@ static int32_t floor_mod_i32(int32_t a, int32_t b)
   return ((a < 0) != (b < 0) && r != 0) ? r + b : r;
 }
 
-static bool host_binary_int32(enum binary_kind kind, const struct ocl_bcast *b,
-                              const int32_t *x, const int32_t *y, void *z,
-                              TF_Status *status)
+/* int32 operands, or bool ones (the logical ops' host kernels) when
+ * `bool_operands`. */
+static bool host_binary(enum binary_kind kind, const struct ocl_bcast *b,
+                        const void *x, const void *y, bool bool_operands,
+                        void *z, TF_Status *status)
 {
   for (int64_t i = 0; i < b->out_elements; i++) {
     int64_t rem = i, xi = 0, yi = 0;
@@ -161,7 +163,10 @@ static bool host_binary_int32(enum binary_kind kind, const struct ocl_bcast *b,
       xi += c * b->x_strides[d];
       yi += c * b->y_strides[d];
     }
-    int32_t a = x[xi], v = y[yi];
+    int32_t a =
+        bool_operands ? ((const uint8_t *)x)[xi] : ((const int32_t *)x)[xi];
+    int32_t v =
+        bool_operands ? ((const uint8_t *)y)[yi] : ((const int32_t *)y)[yi];
     int32_t *zi = (int32_t *)z + i;
     uint8_t *zb = (uint8_t *)z + i;
     switch (kind) {
@@ -215,6 +220,8 @@ static bool host_binary_int32(enum binary_kind kind, const struct ocl_bcast *b,
     case LESS_EQUAL: *zb = a <= v; break;
     case GREATER: *zb = a > v; break;
     case GREATER_EQUAL: *zb = a >= v; break;
+    case LOGICAL_AND: *zb = a && v; break;
+    case LOGICAL_OR: *zb = a || v; break;
     default:
       ocl_set_status(status, TF_INTERNAL, "no int32 host path for this op");
       return false;
@@ -400,8 +407,8 @@ static bool run_binary(struct ocl_op *op, const struct binary_op *bop,
   if (b->out_elements == 0)
     return true;
   if (storage == OCL_STORAGE_HOST_INT32)
-    return host_binary_int32(bop->kind, b, ocl_host_data(x), ocl_host_data(y),
-                             ocl_host_data(z), op->status);
+    return host_binary(bop->kind, b, ocl_host_data(x), ocl_host_data(y),
+                       !bop->typed, ocl_host_data(z), op->status);
   if (b->same_shape) {
     const struct ocl_arg argv[] = {OCL_TENSOR(x), OCL_TENSOR(y), OCL_TENSOR(z),
                                    OCL_LONG(b->out_elements)};
@@ -439,7 +446,10 @@ static void incompatible_scalar(struct ocl_op *op,
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
-static void *binary_create(TF_OpKernelConstruction *ctx, int index)
+/* `on_host`: the logical ops' kernels under OCL_HOST_KERNEL_LABEL, whose
+ * operands live in host memory like int32's. */
+static void *binary_create_on(TF_OpKernelConstruction *ctx, int index,
+                              bool on_host)
 {
   const struct binary_op *op = &binary_ops[index];
   TF_Status *status = ocl_tf.NewStatus();
@@ -455,7 +465,7 @@ static void *binary_create(TF_OpKernelConstruction *ctx, int index)
     if (ocl_tf.GetCode(status) != TF_OK)
       goto fail;
   }
-  k->storage = ocl_storage_of(k->dtype);
+  k->storage = on_host ? OCL_STORAGE_HOST_INT32 : ocl_storage_of(k->dtype);
   k->incompatible_shape_error = true;
   if (op->kind == EQUAL || op->kind == NOT_EQUAL) {
     TF_Bool value = 1;
@@ -517,7 +527,18 @@ static void binary_delete(void *kernel) { free(kernel); }
 #define NUM_BINARY_OPS ((int)(sizeof(binary_ops) / sizeof(binary_ops[0])))
 _Static_assert(NUM_BINARY_OPS <= OCL_MAX_FAMILY_OPS,
                "one create function per binary op");
+static void *binary_create(TF_OpKernelConstruction *ctx, int index)
+{
+  return binary_create_on(ctx, index, false);
+}
+
+static void *binary_create_host(TF_OpKernelConstruction *ctx, int index)
+{
+  return binary_create_on(ctx, index, true);
+}
+
 OCL_FAMILY_CREATES(binary, binary_create);
+OCL_FAMILY_CREATES(binary_host, binary_create_host);
 
 /* ---- BiasAdd ---------------------------------------------------------------- */
 
@@ -912,6 +933,22 @@ void ocl_register_binary_kernels(void)
           .host_args = dtype == TF_INT32 ? xyz : NULL,
       });
     }
+    /* A while loop's condition: LogicalAnd of int32 comparisons (Keras'
+     * recurrent layers, tf.while_loop with maximum_iterations). The
+     * comparisons answer in host memory, and the Switch and LoopCond
+     * reading the answer want it there, so the device kernel costs two
+     * copies in, a launch and a copy out that waits for the whole queue,
+     * every iteration. The graph optimizer gives such nodes this label
+     * (pass_host_conditions.c): their operands stay on the host. */
+    if (op->kind == LOGICAL_AND || op->kind == LOGICAL_OR)
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = op->op,
+          .create = binary_host_creates[i],
+          .compute = binary_compute,
+          .destroy = binary_delete,
+          .host_args = xyz,
+          .label = OCL_HOST_KERNEL_LABEL,
+      });
   }
 
   /* TensorFlow's kernels: float and double only. */

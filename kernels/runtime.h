@@ -409,7 +409,16 @@ struct ocl_kernel_spec {
   const char *type_attrs[OCL_MAX_TYPE_ATTRS];
   TF_DataType types[OCL_MAX_TYPE_ATTRS];
   const char *const *host_args; /* NULL-terminated, or NULL for none */
+  /* Only for nodes whose "_kernel" attribute says this (TensorFlow's kernel
+   * labels); NULL for every node. Left unregistered where TensorFlow lacks
+   * TF_KernelBuilder_Label. */
+  const char *label;
 };
+
+/* The label of kernels that keep in host memory what the op's usual
+ * kernel keeps on the device; the graph optimizer gives it to the nodes
+ * whose operands and readers are on the host. */
+#define OCL_HOST_KERNEL_LABEL "TfoclHost"
 
 /* Builds the kernel, constrains it, marks its host-memory arguments and
  * registers it as "<op>_OPENCL[_<type>...]", one number per constrained

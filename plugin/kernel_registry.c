@@ -65,6 +65,16 @@ bool ocl_kernel_registered(const char *op, TF_DataType dtype)
   return found;
 }
 
+bool ocl_kernel_name_registered(const char *kernel_name)
+{
+  bool found = false;
+  pthread_mutex_lock(&records_lock);
+  for (size_t i = 0; i < num_records && !found; i++)
+    found = strcmp(records[i], kernel_name) == 0;
+  pthread_mutex_unlock(&records_lock);
+  return found;
+}
+
 bool ocl_register_builder(const char *kernel_name, TF_KernelBuilder *builder) {
   TF_Status *status;
   bool ok;

@@ -552,6 +552,8 @@ void ocl_register_kernels(void);
  * constraint) or "<op>_OPENCL_<n>[_<n>...]" with dtype among the numbers,
  * as ocl_register_kernel names them. Thread-safe. */
 bool ocl_kernel_registered(const char *op, TF_DataType dtype);
+/* Whether the kernel of exactly this registration name is registered. */
+bool ocl_kernel_name_registered(const char *kernel_name);
 /* The kernels the graph optimizer needs from the plugin (graph/init.c),
  * registered after the families. */
 void ocl_graph_register_kernels(void);

@@ -948,6 +948,13 @@ bool ocl_register_kernel(const struct ocl_kernel_spec *spec)
        i++)
     len += (size_t)snprintf(name + len, sizeof(name) - len, "_%d",
                             (int)spec->types[i]);
+  if (spec->label != NULL) {
+    /* The usual kernel serves the node then: only a chance is lost. */
+    if (ocl_tf.KernelBuilder_Label == NULL)
+      return true;
+    if (len < sizeof(name))
+      snprintf(name + len, sizeof(name) - len, "_%s", spec->label);
+  }
 
   TF_KernelBuilder *builder =
       ocl_tf.NewKernelBuilder(spec->op, OCL_DEVICE_TYPE, spec->create,
@@ -972,6 +979,8 @@ bool ocl_register_kernel(const struct ocl_kernel_spec *spec)
   for (const char *const *arg = spec->host_args; arg != NULL && *arg != NULL;
        arg++)
     ocl_tf.KernelBuilder_HostMemory(builder, *arg);
+  if (spec->label != NULL)
+    ocl_tf.KernelBuilder_Label(builder, spec->label);
   return ocl_register_builder(name, builder);
 }
 

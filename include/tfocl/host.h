@@ -382,6 +382,9 @@ struct tfocl_kernel_info {
   int num_constraints;
   const char *const *host_memory_args;
   int num_host_memory_args;
+  /* TF_KernelBuilder_Label's label: only nodes whose "_kernel" attribute
+   * says it get this kernel. "" for none. */
+  const char *label;
 };
 
 /* Snapshot count / entry i, ordered by op name, then device type, then

@@ -24,7 +24,10 @@
  *              outside reads (float/half arithmetic, activations, their
  *              gradients, int64 counters, Cast, scalar Consts) as one
  *              _TfoclFusedElementwise (fused_program.h), where the plugin
- *              has its kernel for the dtype.
+ *              has its kernel for the dtype;
+ *   host_conditions  LogicalAnd/LogicalOr of int32 comparisons (while
+ *              loops' conditions) labelled for the plugin's host-memory
+ *              kernel, where config.host_kernel_label names one.
  *
  * Any problem leaves the graph as it came: the caller gets
  * OCL_GRAPH_UNCHANGED or OCL_GRAPH_REJECTED (with the reason) and passes
@@ -44,6 +47,9 @@ struct ocl_graph_config {
   bool variables_into_fusion;
   bool fusion;    /* run the contraction fusion */
   bool elementwise; /* run the element-wise fusion */
+  /* The "_kernel" label of the plugin's host-memory LogicalAnd and
+   * LogicalOr kernels; NULL: it has none, the pass does not run. */
+  const char *host_kernel_label;
   /* Whether the plugin registered an OPENCL kernel for `op` whose type
    * attribute is `dtype` (a TF_DataType value). NULL: none is. */
   bool (*has_kernel)(void *ctx, const char *op, int dtype);
@@ -63,6 +69,7 @@ struct ocl_graph_stats {
   int fusions;          /* contractions fused */
   int elementwise;      /* _TfoclFusedElementwise nodes made */
   int elementwise_ops;  /* ops they took in */
+  int host_conditions;  /* logical ops labelled for the host */
   int skipped;          /* matches left alone (see the trace) */
 };
 

@@ -115,6 +115,7 @@ Tfg__AttrValue *attr_type(struct graph *g, int dtype);
 Tfg__AttrValue *attr_bool(struct graph *g, bool value);
 Tfg__AttrValue *attr_int(struct graph *g, int64_t value);
 Tfg__AttrValue *attr_float(struct graph *g, float value);
+Tfg__AttrValue *attr_string(struct graph *g, const char *value);
 Tfg__AttrValue *attr_string_list(struct graph *g, const char *const *items,
                                  size_t count);
 Tfg__AttrValue *attr_type_list(struct graph *g, const int *items,
@@ -133,7 +134,8 @@ void graph_trace(struct graph *g, const char *fmt, ...)
 /* Whether the plugin has an OPENCL kernel for op/dtype. */
 bool graph_has_kernel(const struct graph *g, const char *op, int dtype);
 
-/* ---- Passes (pass_variables.c, pass_fusion.c, pass_elementwise.c) --------- */
+/* ---- Passes (pass_variables.c, pass_fusion.c, pass_elementwise.c,
+ * pass_host_conditions.c, pass_parallel_concat.c) ------------------------- */
 
 void pass_variables(struct graph *g);
 void pass_fusion(struct graph *g);
@@ -142,6 +144,7 @@ void pass_elementwise(struct graph *g);
  * the region of its one reader. */
 bool elementwise_takes(const struct gnode *p, int dtype);
 void pass_parallel_concat(struct graph *g);
+void pass_host_conditions(struct graph *g);
 
 /* TensorFlow's DataType values the passes name. */
 enum {

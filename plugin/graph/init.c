@@ -15,7 +15,9 @@
  *   TFOCL_GRAPH=0            the optimizer changes nothing
  *   TFOCL_GRAPH_VARIABLES=0  no variable-update rewrite
  *   TFOCL_GRAPH_FUSION=0     no contraction fusion
- *   TFOCL_GRAPH_ELEMENTWISE=0  no element-wise fusion */
+ *   TFOCL_GRAPH_ELEMENTWISE=0  no element-wise fusion
+ *   TFOCL_GRAPH_HOST_CONDITIONS=0  loop conditions' logical ops stay on
+ *                            the device */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include "../ocl.h"
 #include "fused_program.h"
 #include "graph.h"
+#include "runtime.h" /* kernels/: OCL_HOST_KERNEL_LABEL */
 
 static bool env_off(const char *name)
 {
@@ -54,6 +57,21 @@ static bool fused_elementwise_exists(void)
 {
   return ocl_kernel_registered(FUSED_OP_NAME, TF_FLOAT) ||
          ocl_kernel_registered(FUSED_OP_NAME, TF_HALF);
+}
+
+/* The label of the plugin's host-memory LogicalAnd/LogicalOr kernels, if
+ * both are registered (kernels/binary.c; not without
+ * TF_KernelBuilder_Label). */
+static const char *host_kernel_label(void)
+{
+  static const char *const names[] = {"LogicalAnd_" OCL_DEVICE_TYPE
+                                      "_" OCL_HOST_KERNEL_LABEL,
+                                      "LogicalOr_" OCL_DEVICE_TYPE
+                                      "_" OCL_HOST_KERNEL_LABEL};
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    if (!ocl_kernel_name_registered(names[i]))
+      return NULL;
+  return OCL_HOST_KERNEL_LABEL;
 }
 
 static void trace_line(void *ctx, const char *line)
@@ -150,6 +168,8 @@ static void optimize(void *optimizer, const TF_Buffer *graph,
       .fusion = !env_off("TFOCL_GRAPH_FUSION") && fused_kernels_exist(),
       .elementwise =
           !env_off("TFOCL_GRAPH_ELEMENTWISE") && fused_elementwise_exists(),
+      .host_kernel_label =
+          env_off("TFOCL_GRAPH_HOST_CONDITIONS") ? NULL : host_kernel_label(),
       .has_kernel = has_kernel,
   };
   struct name_list keep = {0};
@@ -161,7 +181,8 @@ static void optimize(void *optimizer, const TF_Buffer *graph,
 
   ocl_set_ok(status);
   if (env_off("TFOCL_GRAPH") || ocl_tf_grappler_missing() != NULL ||
-      (!config.variables && !config.fusion && !config.elementwise))
+      (!config.variables && !config.fusion && !config.elementwise &&
+       config.host_kernel_label == NULL))
     goto pass_through;
 
   TF_Status *list_status = ocl_tf.NewStatus();
@@ -192,10 +213,10 @@ static void optimize(void *optimizer, const TF_Buffer *graph,
   else
     OCL_TRACE("graph: %d nodes (%d on OPENCL), %zu bytes: %d variable "
               "updates rewritten, %d fusions, %d element-wise fusions of %d "
-              "ops, %d left alone, in %ld us",
+              "ops, %d conditions on the host, %d left alone, in %ld us",
               stats.nodes, stats.opencl_nodes, graph->length,
               stats.variable_updates, stats.fusions, stats.elementwise,
-              stats.elementwise_ops, stats.skipped,
+              stats.elementwise_ops, stats.host_conditions, stats.skipped,
               (long)((t1.tv_sec - t0.tv_sec) * 1000000L +
                      (t1.tv_nsec - t0.tv_nsec) / 1000));
   if (outcome == OCL_GRAPH_CHANGED) {

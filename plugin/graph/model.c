@@ -466,6 +466,16 @@ static Tfg__AttrValue *attr_list(struct graph *g)
   return v;
 }
 
+Tfg__AttrValue *attr_string(struct graph *g, const char *value)
+{
+  Tfg__AttrValue *v = attr_new(g);
+  if (v == NULL)
+    return NULL;
+  v->value_case = TFG__ATTR_VALUE__VALUE_S;
+  v->s = graph_bytes(g, value);
+  return v->s.data != NULL ? v : NULL;
+}
+
 Tfg__AttrValue *attr_string_list(struct graph *g, const char *const *items,
                                  size_t count)
 {
@@ -753,6 +763,8 @@ enum ocl_graph_outcome ocl_graph_optimize(
     pass_elementwise(&g);
   if (!g.arena.failed)
     pass_parallel_concat(&g);
+  if (config->host_kernel_label != NULL && !g.arena.failed)
+    pass_host_conditions(&g);
   if (g.arena.failed) {
     set_why(why, why_size, "out of host memory while rewriting");
     outcome = OCL_GRAPH_REJECTED;

@@ -41,8 +41,12 @@
  * handles, Placeholder shapes, _output_shapes); unknown counts as more.
  *
  * Idempotent: the fused node is no op this pass knows, so a second run
- * finds only what the first left alone, for the same reasons. Nodes on a
- * cycle (no graph TensorFlow runs has one) are left alone. */
+ * finds only what the first left alone, for the same reasons. A while
+ * loop's frame is a cycle only through its NextIteration -> Merge back
+ * edges, which the order leaves out, so loop bodies fuse too (a region's
+ * ops meet through element-wise data edges, never through Enter, Exit or
+ * NextIteration, so it stays within one frame and one iteration); nodes on
+ * any other cycle (no graph TensorFlow runs has one) are left alone. */
 #include <string.h>
 
 #include "fused_program.h"
@@ -192,8 +196,20 @@ static bool scalar_const(const struct gnode *n, int dtype, float *value)
 
 /* ---- The graph's order --------------------------------------------------- */
 
-/* Every node, producers before consumers (data and control edges); nodes
- * on a cycle are missing. Returns the count, -1 out of memory. */
+/* Whether the edge from p into n is a loop's back edge: a while loop's
+ * frame (Keras' recurrent layers, tf.while_loop once lowered) closes its
+ * cycle through NextIteration into Merge, and Grappler's own order leaves
+ * that edge out so the body sorts like any other graph. */
+static bool back_edge(const struct gnode *p, const struct gnode *n)
+{
+  return (bin_eq(&p->def->op, "NextIteration") ||
+          bin_eq(&p->def->op, "RefNextIteration")) &&
+         (bin_eq(&n->def->op, "Merge") || bin_eq(&n->def->op, "RefMerge"));
+}
+
+/* Every node, producers before consumers (data and control edges, less
+ * loops' back edges); nodes on any other cycle, and what they feed, are
+ * missing. Returns the count, -1 out of memory. */
 static long topo_order(struct graph *g, size_t *order)
 {
   size_t n = g->num_nodes;
@@ -209,7 +225,7 @@ static long topo_order(struct graph *g, size_t *order)
       continue;
     for (size_t j = 0; j < def->n_input; j++) {
       struct gnode *p = graph_producer(g, &def->input[j], NULL);
-      if (p != NULL && !p->removed) {
+      if (p != NULL && !p->removed && !back_edge(p, &g->nodes[i])) {
         start[(size_t)(p - g->nodes) + 1]++;
         pending[i]++;
         edges++;
@@ -230,7 +246,7 @@ static long topo_order(struct graph *g, size_t *order)
       continue;
     for (size_t j = 0; j < def->n_input; j++) {
       struct gnode *p = graph_producer(g, &def->input[j], NULL);
-      if (p != NULL && !p->removed)
+      if (p != NULL && !p->removed && !back_edge(p, &g->nodes[i]))
         consumers[fill[p - g->nodes]++] = i;
     }
   }

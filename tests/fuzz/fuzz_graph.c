@@ -111,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       .variables_into_fusion = true,
       .fusion = true,
       .elementwise = true,
+      .host_kernel_label = "TfoclHost",
       .has_kernel = all_kernels,
       .keep = keep,
       .keep_lengths = keep_lengths,

@@ -214,6 +214,49 @@ def elementwise():
     return g.as_graph_def()
 
 
+def while_loop():
+    """A lowered while loop (Enter, Merge, Switch, LoopCond, NextIteration,
+    Exit: what Grappler sees once TensorFlow lowered a While), as Keras'
+    recurrent layers make it: the condition a LogicalAnd of int32
+    comparisons, the body an element-wise cell update on a cycle through
+    NextIteration. Outside it, LogicalAnds whose operands are not all int32
+    comparisons."""
+    g = tf.Graph()
+    f32 = tf.float32
+    tf.compat.v1.disable_control_flow_v2()
+    try:
+        with g.as_default(), tf.device(OPENCL):
+            ph = tf.compat.v1.placeholder
+            x = ph(f32, [4, 3], name="lx")
+            c0 = ph(f32, [4, 3], name="lc")
+            n = ph(tf.int32, [], name="ln")
+
+            def cond(i, t, c):
+                return tf.logical_and(tf.less(i, n, name="lp_less"),
+                                      tf.less(t, 10, name="lp_less_1"), name="lp_and")
+
+            def body(i, t, c):
+                cell = tf.add(tf.multiply(c, tf.sigmoid(x, name="lp_sig"), name="lp_mul"),
+                              tf.tanh(c, name="lp_tanh"), name="lp_add")
+                return i + 1, t + 1, cell
+
+            tf.compat.v1.while_loop(cond, body, [0, 0, c0], name="lp")
+            flag = ph(tf.bool, [], name="flag")
+            k = ph(tf.int32, [], name="k")
+            big = ph(tf.int64, [], name="big")
+            # Three terms: the outer And takes the labelled inner one.
+            inner = tf.logical_and(tf.less(k, 3, name="k_less"),
+                                   tf.greater(k, 0, name="k_greater"), name="k_and")
+            tf.logical_or(inner, tf.equal(k, 7, name="k_equal"), name="k_or")
+            # A bool placeholder and an int64 comparison are on the device.
+            tf.logical_and(tf.less(k, 5, name="f_less"), flag, name="f_and")
+            tf.logical_and(tf.less(big, 5, name="b_less"), tf.less(k, 6, name="b_less_1"),
+                           name="b_and")
+    finally:
+        tf.compat.v1.enable_control_flow_v2()
+    return g.as_graph_def()
+
+
 def parallel_concat():
     """ParallelConcatRemovePass's output, as placed on a TensorFlow without
     an OPENCL _ParallelConcatStart: Start and updates on the CPU, the
@@ -257,6 +300,7 @@ def main():
         "dense.pb": dense(),
         "parallel_concat.pb": parallel_concat(),
         "elementwise.pb": elementwise(),
+        "while_loop.pb": while_loop(),
     }
     for name, gd in graphs.items():
         data = gd.SerializeToString(deterministic=True)

@@ -76,9 +76,9 @@ static void assert_idempotent(const struct result *first,
 
 START_TEST(round_trip_keeps_every_byte)
 {
-  static const char *const files[] = {"variables.pb", "variables_cpu.pb",
-                                      "apply.pb", "dense.pb",
-                                      "elementwise.pb"};
+  static const char *const files[] = {"variables.pb",   "variables_cpu.pb",
+                                      "apply.pb",       "dense.pb",
+                                      "elementwise.pb", "while_loop.pb"};
   for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
     struct blob b = load_graph(files[i]);
     void *out;
@@ -804,6 +804,65 @@ START_TEST(variables_into_fusion_rewrites_only_fusable_updates)
 }
 END_TEST
 
+/* Whether node `name` carries the host kernel's label. */
+static bool host_labelled(const Tfg__GraphDef *g, const char *name)
+{
+  const Tfg__AttrValue *v = get_attr(must(g, name), "_kernel");
+  return v != NULL && v->value_case == TFG__ATTR_VALUE__VALUE_S &&
+         bytes_is(&v->s, "TfoclHost");
+}
+
+START_TEST(while_loop_body_fuses_and_condition_runs_on_host)
+{
+  struct blob b = load_graph("while_loop.pb");
+  struct ocl_graph_config cfg = elementwise_config(&kernels_all);
+  cfg.host_kernel_label = "TfoclHost";
+  struct result r = optimize(&b, &cfg);
+  ck_assert_msg(r.outcome == OCL_GRAPH_CHANGED, "%s", r.why);
+  Tfg__GraphDef *g = decode_graph(r.out, r.size);
+  assert_closed(g);
+
+  /* The cell update on the loop's cycle (through NextIteration) is one
+   * program under its root's name, still what NextIteration reads. */
+  const Tfg__NodeDef *cell = must(g, "lp/lp_add");
+  struct fused_program p = program_of(cell);
+  assert_ops(&p, "mul,tanh,add");
+  ck_assert_ptr_null(find_node(g, "lp/lp_mul"));
+  ck_assert_ptr_null(find_node(g, "lp/lp_tanh"));
+  /* The loop-invariant Sigmoid waits for the iteration (a control input
+   * tf.while_loop gives it): it stays. */
+  assert_op(g, "lp/lp_sig", "Sigmoid");
+  ck_assert(has_input(must(g, "lp/NextIteration_2"), "lp/lp_add"));
+  /* The loop's counters are int32: not the program's. */
+  assert_op(g, "lp/add", "AddV2");
+
+  /* Conditions of int32 comparisons, three terms deep too. */
+  ck_assert(host_labelled(g, "lp/lp_and"));
+  ck_assert(host_labelled(g, "k_and"));
+  ck_assert(host_labelled(g, "k_or"));
+  ck_assert_int_eq(r.stats.host_conditions, 3);
+  /* A bool placeholder or an int64 comparison is on the device. */
+  ck_assert_ptr_null(get_attr(must(g, "f_and"), "_kernel"));
+  ck_assert_ptr_null(get_attr(must(g, "b_and"), "_kernel"));
+  /* The comparisons themselves are unchanged. */
+  ck_assert_ptr_null(get_attr(must(g, "lp/lp_less"), "_kernel"));
+  assert_idempotent(&r, &cfg);
+  tfg__graph_def__free_unpacked(g, NULL);
+  free(r.out);
+
+  /* Without the plugin's host kernels, no label. */
+  cfg.host_kernel_label = NULL;
+  r = optimize(&b, &cfg);
+  ck_assert_msg(r.outcome == OCL_GRAPH_CHANGED, "%s", r.why);
+  g = decode_graph(r.out, r.size);
+  ck_assert_ptr_null(get_attr(must(g, "lp/lp_and"), "_kernel"));
+  ck_assert_int_eq(r.stats.host_conditions, 0);
+  tfg__graph_def__free_unpacked(g, NULL);
+  free(r.out);
+  free(b.data);
+}
+END_TEST
+
 START_TEST(fused_program_decoder_rejects_malformed)
 {
   struct fused_program p;
@@ -1034,6 +1093,7 @@ static Suite *graph_core_suite(void)
   tcase_add_test(tc, elementwise_needs_kernel_and_switch);
   tcase_add_test(tc, elementwise_after_variable_rewrite);
   tcase_add_test(tc, variables_into_fusion_rewrites_only_fusable_updates);
+  tcase_add_test(tc, while_loop_body_fuses_and_condition_runs_on_host);
   tcase_add_test(tc, fused_program_decoder_rejects_malformed);
   tcase_add_test(tc, fused_program_text_parses_back);
   tcase_add_test(tc, malformed_bytes_are_rejected);

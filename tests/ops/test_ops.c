@@ -25,6 +25,7 @@
 
 struct kernel_case {
   char op[64];
+  const char *label; /* the kernel's, "" for none: set as "_kernel" */
   TF_DataType dtype; /* of the first type constraint */
   int num_constraints;
   char constraint_attr[4][32];
@@ -203,6 +204,7 @@ static void collect_pairs(void)
       struct kernel_case *k = &pairs[num_pairs++];
       memset(k, 0, sizeof(*k));
       snprintf(k->op, sizeof(k->op), "%s", info.op_name);
+      k->label = info.label;
       /* An op without a type attribute (LogicalAnd) has fixed types: the
        * reference's domain says which. */
       const struct ref_op *op = ref_op_find(info.op_name);
@@ -237,6 +239,10 @@ START_TEST(op_matches_reference)
   char first_failure[768] = "";
   for (int i = 0; i < cases.count; i++) {
     struct ref_case *c = &cases.items[i];
+    /* A labelled kernel runs where TensorFlow would run it: on nodes that
+     * ask for it. */
+    if (k->label[0] != '\0')
+      ref_case_attr_string(c, "_kernel", k->label);
     /* Pin the kernel's other type constraints (Cast's DstT, ...). */
     for (int a = 1; a < k->num_constraints; a++)
       if (ref_case_attr(c, k->constraint_attr[a]) == NULL)
@@ -256,12 +262,13 @@ START_TEST(op_matches_reference)
   int total = cases.count;
   ref_cases_finish(&cases);
   char what[128], report[512];
-  snprintf(what, sizeof(what), "%s %s", k->op, tfocl_type_name(k->dtype));
+  snprintf(what, sizeof(what), "%s %s%s%s", k->op, tfocl_type_name(k->dtype),
+           k->label[0] != '\0' ? " label " : "", k->label);
   int reports = sim_log_take(what, report, sizeof(report));
   ck_assert_msg(reports == 0, "%s %s: %d Oclgrind report(s); first: %s", k->op,
                 tfocl_type_name(k->dtype), reports, report);
-  ck_assert_msg(failed == 0, "%s %s: %d of %d cases failed; first: %s%s", k->op,
-                tfocl_type_name(k->dtype), failed, total, first_failure,
+  ck_assert_msg(failed == 0, "%s: %d of %d cases failed; first: %s%s", what,
+                failed, total, first_failure,
                 strstr(first_failure, "CL_INVALID_KERNEL_NAME") != NULL &&
                         starts_with(device_name, "Oclgrind")
                     ? " (Oclgrind could not build the kernel: its stderr "

@@ -185,3 +185,65 @@ def test_dtype_chain_matches_cpu(tf, dtype):
     assert FUSED in where.get("OPENCL", set()), where
     tol = dict(rtol=1e-6, atol=1e-7) if dtype == np.float32 else dict(rtol=2e-3, atol=2e-3)
     np.testing.assert_allclose(ours.astype(np.float32), cpu.astype(np.float32), **tol)
+
+
+def _loop(tf):
+    """A fresh tf.function with a while loop as Keras' recurrent layers
+    make it: a LogicalAnd of int32 comparisons tests it, its body updates
+    a cell element-wise."""
+
+    @tf.function(jit_compile=False)
+    def f(c0, w, steps):
+        def cond(i, t, c):
+            return tf.logical_and(i < steps, t < 50)
+
+        def body(i, t, c):
+            c = tf.sigmoid(tf.matmul(c, w)) * c + tf.tanh(c) * 0.5
+            return i + 1, t + 1, c
+
+        return tf.while_loop(cond, body, (0, 0, c0))[2]
+
+    return f
+
+
+def _loop_partitions(tf, device, *args):
+    """The loop's result on `device` and the partition graphs' nodes."""
+    from tensorflow.python.eager import context
+    context.enable_run_metadata()
+    try:
+        with tf.device(device):
+            out = _loop(tf)(*args).numpy()
+    finally:
+        md = context.export_run_metadata()
+        context.disable_run_metadata()
+    return out, [n for fg in md.function_graphs for g in fg.partition_graphs for n in g.node]
+
+
+@pytest.mark.parametrize("passes", ["on", "off"])
+def test_while_loop_body_fuses_and_condition_stays_on_host(tf, monkeypatch, passes):
+    """The body's element-wise update fuses although it sits on the loop's
+    cycle (NextIteration -> Merge), and the condition's LogicalAnd runs on
+    the host (the "TfoclHost" kernel label), with the values of the
+    CPU's loop; with both passes off, neither happens and the values are
+    the same."""
+    if passes == "off":
+        monkeypatch.setenv("TFOCL_GRAPH_ELEMENTWISE", "0")
+        monkeypatch.setenv("TFOCL_GRAPH_HOST_CONDITIONS", "0")
+    rng = np.random.default_rng(3)
+    args = (tf.constant(rng.normal(size=(8, 16)).astype(np.float32)),
+            tf.constant((rng.normal(size=(16, 16)) * 0.3).astype(np.float32)),
+            tf.constant(7))
+    ours, nodes = _loop_partitions(tf, DEVICE, *args)
+    cpu, _ = _loop_partitions(tf, CPU, *args)
+    np.testing.assert_allclose(ours, cpu, rtol=2e-5, atol=2e-6)
+    on_device = [n for n in nodes if "OPENCL" in n.device]
+    ands = [n for n in on_device if n.op == "LogicalAnd"]
+    assert ands, "the loop's LogicalAnd is not on OPENCL"
+    labels = {n.attr["_kernel"].s.decode() if "_kernel" in n.attr else "" for n in ands}
+    fused = [n for n in on_device if n.op == FUSED]
+    if passes == "on":
+        assert labels == {"TfoclHost"}
+        assert fused, "the loop body's element-wise update did not fuse"
+    else:
+        assert labels == {""}
+        assert not fused
