@@ -23,6 +23,7 @@
 
 struct pair {
   char op[64];
+  const char *label; /* the kernel's, "" for none: set as "_kernel" */
   TF_DataType dtype;
   int num_constraints;
   char constraint_attr[4][32];
@@ -46,6 +47,7 @@ static void collect_pairs(void)
       struct pair *k = &pairs[num_pairs++];
       memset(k, 0, sizeof(*k));
       snprintf(k->op, sizeof(k->op), "%s", info.op_name);
+      k->label = info.label;
       const struct ref_op *op = ref_op_find(info.op_name);
       TF_DataType fixed = op->domain == REF_BOOL ? TF_BOOL : TF_FLOAT;
       k->dtype = info.num_constraints > 0 ? info.constraints[0].types[t] : fixed;
@@ -148,6 +150,9 @@ START_TEST(op_survives_bad_input)
   for (int a = 1; a < k->num_constraints; a++)
     if (ref_case_attr(c, k->constraint_attr[a]) == NULL)
       ref_case_attr_type(c, k->constraint_attr[a], k->constraint_type[a]);
+  /* A labelled kernel (the host LogicalAnd) only serves nodes asking. */
+  if (k->label[0] != '\0')
+    ref_case_attr_string(c, "_kernel", k->label);
 
   TF_Status *st = TF_NewStatus();
   SP_AllocatorStats before, after;
