@@ -407,22 +407,29 @@ bool tfocl_kernel_get(int index, struct tfocl_kernel_info *info)
   pthread_rwlock_rdlock(&registry_lock);
   if (index >= 0 && index < num_kernels) {
     k = kernels[index];
-    *info =
-        (struct tfocl_kernel_info){.kernel_name = k->kernel_name,
-                                   .op_name = k->b.op_name,
-                                   .device_type = k->b.device_type,
-                                   .priority = k->b.priority,
-                                   .constraints = k->pub_constraints,
-                                   .num_constraints = k->b.num_constraints,
-                                   .host_memory_args =
-                                       (const char *const *)k->b.host_memory,
-                                   .num_host_memory_args = k->b.num_host_memory,
-                                   .label =
-                                       k->b.label != NULL ? k->b.label : ""};
+    *info = (struct tfocl_kernel_info){
+        .kernel_name = k->kernel_name,
+        .op_name = k->b.op_name,
+        .device_type = k->b.device_type,
+        .priority = k->b.priority,
+        .constraints = k->pub_constraints,
+        .num_constraints = k->b.num_constraints,
+        .host_memory_args = (const char *const *)k->b.host_memory,
+        .num_host_memory_args = k->b.num_host_memory};
     ok = true;
   }
   pthread_rwlock_unlock(&registry_lock);
   return ok;
+}
+
+const char *tfocl_kernel_label(int index)
+{
+  const char *label = "";
+  pthread_rwlock_rdlock(&registry_lock);
+  if (index >= 0 && index < num_kernels && kernels[index]->b.label != NULL)
+    label = kernels[index]->b.label;
+  pthread_rwlock_unlock(&registry_lock);
+  return label;
 }
 
 bool shim_kernel_is_host_memory(const struct shim_kernel *k,

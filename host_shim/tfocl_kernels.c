@@ -76,7 +76,7 @@ static int run(int argc, char **argv)
         tfocl_json_string(stdout, k.host_memory_args[h]);
       }
       printf("], \"label\": ");
-      tfocl_json_string(stdout, k.label);
+      tfocl_json_string(stdout, tfocl_kernel_label(i));
       printf(", \"op_defined\": %s}",
              tfocl_op_def_exists(k.op_name) ? "true" : "false");
     } else {
@@ -95,8 +95,9 @@ static int run(int argc, char **argv)
         printf("%s%s", h ? "," : "", k.host_memory_args[h]);
       if (k.num_host_memory_args == 0)
         printf("-");
-      if (k.label[0] != '\0')
-        printf("  (label %s: only nodes whose _kernel says it)", k.label);
+      const char *label = tfocl_kernel_label(i);
+      if (label[0] != '\0')
+        printf("  (label %s: only nodes whose _kernel says it)", label);
       if (!tfocl_op_def_exists(k.op_name))
         printf("  (no op signature in the shim: cannot run)");
       printf("\n");

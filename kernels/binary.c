@@ -223,7 +223,7 @@ static bool host_binary(enum binary_kind kind, const struct ocl_bcast *b,
     case LOGICAL_AND: *zb = a && v; break;
     case LOGICAL_OR: *zb = a || v; break;
     default:
-      ocl_set_status(status, TF_INTERNAL, "no int32 host path for this op");
+      ocl_set_status(status, TF_INTERNAL, "no host path for this op");
       return false;
     }
   }

@@ -382,9 +382,6 @@ struct tfocl_kernel_info {
   int num_constraints;
   const char *const *host_memory_args;
   int num_host_memory_args;
-  /* TF_KernelBuilder_Label's label: only nodes whose "_kernel" attribute
-   * says it get this kernel. "" for none. */
-  const char *label;
 };
 
 /* Snapshot count / entry i, ordered by op name, then device type, then
@@ -392,6 +389,10 @@ struct tfocl_kernel_info {
 TFOCL_HOST_EXPORT int tfocl_kernel_count(void);
 TFOCL_HOST_EXPORT bool tfocl_kernel_get(int index,
                                         struct tfocl_kernel_info *info);
+/* Entry i's TF_KernelBuilder_Label: only nodes whose "_kernel" attribute
+ * says it get that kernel. "" for none or a bad index. (Apart from
+ * tfocl_kernel_info, whose size programs built earlier rely on.) */
+TFOCL_HOST_EXPORT const char *tfocl_kernel_label(int index);
 
 /* "DT_FLOAT" style name, as TensorFlow prints types; "DT_INVALID" if
  * unknown. And the reverse ("float", "DT_FLOAT", "f32" accepted); returns

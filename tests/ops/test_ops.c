@@ -204,7 +204,7 @@ static void collect_pairs(void)
       struct kernel_case *k = &pairs[num_pairs++];
       memset(k, 0, sizeof(*k));
       snprintf(k->op, sizeof(k->op), "%s", info.op_name);
-      k->label = info.label;
+      k->label = tfocl_kernel_label(i);
       /* An op without a type attribute (LogicalAnd) has fixed types: the
        * reference's domain says which. */
       const struct ref_op *op = ref_op_find(info.op_name);

@@ -47,7 +47,7 @@ static void collect_pairs(void)
       struct pair *k = &pairs[num_pairs++];
       memset(k, 0, sizeof(*k));
       snprintf(k->op, sizeof(k->op), "%s", info.op_name);
-      k->label = info.label;
+      k->label = tfocl_kernel_label(i);
       const struct ref_op *op = ref_op_find(info.op_name);
       TF_DataType fixed = op->domain == REF_BOOL ? TF_BOOL : TF_FLOAT;
       k->dtype = info.num_constraints > 0 ? info.constraints[0].types[t] : fixed;
