@@ -9,11 +9,12 @@
  * serves every dtype (movement.cl); 16-byte elements (complex128) move as
  * two 8-byte halves, an innermost dim of 2 added on the host. Every op but
  * Tile, Pad and the ops below reduces on the host to strided copies
- * (kernels/shape.h
- * ocl_strided_copy): a contiguous one is a buffer copy, the rest one kernel
- * per at most OCL_MAX_DIMS collapsed dims (more are split into launches
- * over the leading dims). Concat/Split/Pack/Unpack are one [rows, cols]
- * block copy per input or output; SpaceToBatchND/BatchToSpaceND one
+ * (kernels/shape.h ocl_strided_copy): a contiguous one is a buffer copy,
+ * the rest one kernel per at most OCL_MAX_DIMS collapsed dims (more are
+ * split into launches over the leading dims). Concat/Split/Pack/Unpack
+ * along an inner axis are one launch per 8 inputs or outputs
+ * (concat_parts, split_parts), along the outermost one a buffer copy
+ * each; SpaceToBatchND/BatchToSpaceND one
  * strided copy per offset in the block; ReverseV2 one with negative
  * strides; Roll one per box of the rolled dims; DepthToSpace and
  * SpaceToDepth one transpose of a 6-D view. MirrorPad (a reflection per
@@ -60,15 +61,29 @@ static const struct ocl_program programs[NUM_WIDTHS][4] = {
 
 /* movement.cl's kernels. */
 enum {
-  COPY_FLAT, COPY_TILE, COPY_CHUNKS, COPY_TILES8, TILE_FLAT, TILE_CHUNKS,
-  PAD_FLAT, PAD_CHUNKS, MIRROR_FLAT, MIRROR_CHUNKS, MIRROR_GRAD, REV_SEQ_FLAT,
-  REV_SEQ_CHUNKS, LINSPACE_FLAT, NUM_KERNELS
+  COPY_FLAT,
+  COPY_TILE,
+  COPY_CHUNKS,
+  COPY_TILES8,
+  TILE_FLAT,
+  TILE_CHUNKS,
+  PAD_FLAT,
+  PAD_CHUNKS,
+  MIRROR_FLAT,
+  MIRROR_CHUNKS,
+  MIRROR_GRAD,
+  REV_SEQ_FLAT,
+  REV_SEQ_CHUNKS,
+  LINSPACE_FLAT,
+  CONCAT_PARTS,
+  SPLIT_PARTS,
+  NUM_KERNELS
 };
 static const char *const kernel_names[NUM_KERNELS] = {
-    "copy_flat",     "copy_tile",     "copy_chunks",  "copy_tiles8",
-    "tile_flat",     "tile_chunks",   "pad_flat",     "pad_chunks",
-    "mirror_flat",   "mirror_chunks", "mirror_grad",  "rev_seq_flat",
-    "rev_seq_chunks", "linspace_flat"};
+    "copy_flat",      "copy_tile",     "copy_chunks",  "copy_tiles8",
+    "tile_flat",      "tile_chunks",   "pad_flat",     "pad_chunks",
+    "mirror_flat",    "mirror_chunks", "mirror_grad",  "rev_seq_flat",
+    "rev_seq_chunks", "linspace_flat", "concat_parts", "split_parts"};
 
 enum movement_kind {
   TRANSPOSE, CONCAT_V2, PACK, UNPACK, SPLIT, SPLIT_V, SLICE, STRIDED_SLICE,
@@ -455,6 +470,107 @@ static bool copy_block(struct ocl_op *op, struct movement_kernel *k,
                    out_col);
 }
 
+/* ---- Parts of a whole: Concat, Pack, Split, Unpack ---------------------- */
+
+/* movement.cl's parts_t: the parts a launch moves. */
+#define MAX_PARTS 8
+struct parts_args {
+  cl_int rows, cols, whole_cols, first_col, n, chunk, count, unused;
+  cl_int start[MAX_PARTS + 1];
+};
+
+/* The parts of a [rows, whole_cols] whole (device elements) gathered for
+ * one launch: non-empty [rows, cols[i]] tensors side by side from column
+ * first_col. */
+struct parts {
+  TF_Tensor *t[MAX_PARTS];
+  int64_t cols[MAX_PARTS];
+  int count;
+  int64_t first_col;
+};
+
+/* Whether the parts of a [rows, whole_cols] whole (dtype elements) move
+ * in one launch per MAX_PARTS rather than a copy each. One row makes each
+ * part contiguous, a buffer copy (a DMA on a GPU), and the kernels exist
+ * in the int programs only. */
+static bool parts_in_one_launch(const struct movement_kernel *k, int64_t rows,
+                                int64_t whole_cols)
+{
+  return rows > 1 && rows * whole_cols * k->halves < INT_EXTENT_MAX;
+}
+
+/* Moves the gathered parts between them and `whole` (into it when
+ * !to_parts), then releases them (but `keep`, which the caller still holds)
+ * and makes room for the next. */
+static bool parts_flush(struct ocl_op *op, struct movement_kernel *k,
+                        bool to_parts, const TF_Tensor *whole, int64_t rows,
+                        int64_t whole_cols, struct parts *p,
+                        const TF_Tensor *keep)
+{
+  if (p->count == 0)
+    return true;
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  struct parts_args a;
+  memset(&a, 0, sizeof(a));
+  a.rows = (cl_int)rows;
+  a.whole_cols = (cl_int)(whole_cols * k->halves);
+  a.first_col = (cl_int)(p->first_col * k->halves);
+  a.count = p->count;
+  for (int i = 0; i < MAX_PARTS; i++)
+    a.start[i + 1] =
+        a.start[i] + (i < p->count ? (cl_int)(p->cols[i] * k->halves) : 0);
+  a.cols = a.start[p->count];
+  a.n = a.rows * a.cols;
+  /* Slots past count are never touched: they repeat part 0. */
+  struct ocl_arg args[MAX_PARTS + 2];
+  int first_part = to_parts ? 1 : 0;
+  args[to_parts ? 0 : MAX_PARTS] = OCL_TENSOR(whole);
+  for (int i = 0; i < MAX_PARTS; i++)
+    args[first_part + i] = OCL_TENSOR(p->t[i < p->count ? i : 0]);
+  args[MAX_PARTS + 1] = OCL_BYTES(&a, sizeof(a));
+  struct ocl_kernel *kernel =
+      &k->k[IDX32][to_parts ? SPLIT_PARTS : CONCAT_PARTS];
+  bool ok;
+  if (info->cpu_shape) {
+    a.chunk = (cl_int)cpu_chunk(info, a.n);
+    ok = ocl_launch_rows(op, kernel, (size_t)ceil_div(a.n, a.chunk), args,
+                         MAX_PARTS + 2);
+  } else {
+    a.chunk = 1;
+    ok = ocl_launch_1d(op, kernel, (size_t)a.n, args, MAX_PARTS + 2);
+  }
+  for (int i = 0; i < p->count; i++) {
+    p->first_col += p->cols[i];
+    if (p->t[i] != keep)
+      ocl_op_release(op, p->t[i]);
+  }
+  p->count = 0;
+  return ok;
+}
+
+/* Adds t, [rows, cols] (dtype elements), as the next part, moving the
+ * gathered ones first when full. An empty part only advances the
+ * column. */
+static bool parts_add(struct ocl_op *op, struct movement_kernel *k,
+                      bool to_parts, const TF_Tensor *whole, int64_t rows,
+                      int64_t whole_cols, struct parts *p, TF_Tensor *t,
+                      int64_t cols, const TF_Tensor *keep)
+{
+  if (cols == 0) {
+    if (t != keep)
+      ocl_op_release(op, t);
+    return true;
+  }
+  if (p->count == MAX_PARTS &&
+      !parts_flush(op, k, to_parts, whole, rows, whole_cols, p, keep))
+    return false;
+  p->t[p->count] = t;
+  p->cols[p->count++] = cols;
+  return true;
+}
+
 /* ---- Tile and Pad -------------------------------------------------------- */
 
 /* One launch over the last `rank` groups of e (at most OCL_MAX_DIMS), the
@@ -649,6 +765,17 @@ static void concat(struct ocl_op *op, struct movement_kernel *k)
   int64_t outer = product(first, 0, (int)axis);
   int64_t inner = product(first, (int)axis + 1, rank);
   int64_t out_cols = out_concat * inner, col = 0;
+  if (parts_in_one_launch(k, outer, out_cols)) {
+    struct parts p = {.count = 0};
+    for (int i = 0; i < n; i++) {
+      TF_Tensor *x = i == 0 ? x0 : ocl_op_input(op, i);
+      if (x == NULL || !parts_add(op, k, false, y, outer, out_cols, &p, x,
+                                  ocl_tf.Dim(x, (int)axis) * inner, x0))
+        return;
+    }
+    parts_flush(op, k, false, y, outer, out_cols, &p, x0);
+    return;
+  }
   for (int i = 0; i < n && ocl_op_ok(op); i++) {
     TF_Tensor *x = i == 0 ? x0 : ocl_op_input(op, i);
     if (x == NULL)
@@ -698,6 +825,17 @@ static void pack(struct ocl_op *op, struct movement_kernel *k)
     return;
   int64_t outer = product(first, 0, (int)axis);
   int64_t inner = product(first, (int)axis, rank);
+  if (parts_in_one_launch(k, outer, n * inner)) {
+    struct parts p = {.count = 0};
+    for (int i = 0; i < n; i++) {
+      TF_Tensor *x = i == 0 ? x0 : ocl_op_input(op, i);
+      if (x == NULL ||
+          !parts_add(op, k, false, y, outer, n * inner, &p, x, inner, x0))
+        return;
+    }
+    parts_flush(op, k, false, y, outer, n * inner, &p, x0);
+    return;
+  }
   for (int i = 0; i < n && ocl_op_ok(op); i++) {
     TF_Tensor *x = i == 0 ? x0 : ocl_op_input(op, i);
     if (x == NULL)
@@ -722,6 +860,8 @@ static void split_outputs(struct ocl_op *op, struct movement_kernel *k,
   int64_t inner = product(x_dims, axis + 1, x_rank);
   int64_t in_cols = x_dims[axis] * inner, start = 0;
   int64_t dims[OCL_MAX_RANK];
+  bool one_launch = parts_in_one_launch(k, outer, in_cols);
+  struct parts p = {.count = 0};
   for (int i = 0; i < num && ocl_op_ok(op); i++) {
     int64_t size = sizes != NULL ? ocl_host_int(sizes, i) : each;
     if (sizes != NULL && size == -1) /* SplitV's one -1, resolved */
@@ -737,10 +877,18 @@ static void split_outputs(struct ocl_op *op, struct movement_kernel *k,
     if (y == NULL)
       return;
     int64_t cols = size * inner;
-    copy_block(op, k, x, y, outer, cols, in_cols, start * inner, cols, 0);
     start += size;
+    if (one_launch) {
+      if (!parts_add(op, k, true, x, outer, in_cols, &p, y, cols, NULL))
+        return;
+      continue;
+    }
+    copy_block(op, k, x, y, outer, cols, in_cols, (start - size) * inner, cols,
+               0);
     ocl_op_release(op, y);
   }
+  if (one_launch && ocl_op_ok(op))
+    parts_flush(op, k, true, x, outer, in_cols, &p, NULL);
 }
 
 static void unpack(struct ocl_op *op, struct movement_kernel *k)

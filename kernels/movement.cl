@@ -237,6 +237,80 @@ __kernel void copy_tiles8(OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(T, y),
   COPY_TILE8(xi, yi, s.p, l);
 }
 
+/* ---- Concat and split of [rows, cols] blocks in one launch -------------
+ *
+ * Up to 8 parts side by side in a whole [rows, whole_cols] matrix, at its
+ * columns [first_col, first_col + cols): part b is columns [start[b],
+ * start[b + 1]) of that range, a dense [rows, start[b + 1] - start[b]]
+ * tensor of its own. Concat, Pack, Split and Unpack along an inner axis
+ * are this copy: one launch for the op rather than one per part, which in
+ * a recurrent cell's gates is most of the step's commands. The host takes
+ * these kernels only in the int programs, with every extent below 2^30;
+ * parts are never empty, so start[] rises strictly. A work-item moves
+ * `chunk` elements of the range in row-major order (1 in the GPU shape:
+ * neighbouring work-items on neighbouring addresses of the whole and of
+ * each part), the CPU shape runs along a row's part as vectors. */
+#define MAX_PARTS 8
+typedef struct {
+  int rows, cols, whole_cols, first_col, n, chunk, count, unused;
+  int start[MAX_PARTS + 1];
+} parts_t;
+
+#define PART_ARGS(T, p)                                                      \
+  OCL_TENSOR_ARG(T, p##0), OCL_TENSOR_ARG(T, p##1), OCL_TENSOR_ARG(T, p##2), \
+      OCL_TENSOR_ARG(T, p##3), OCL_TENSOR_ARG(T, p##4),                      \
+      OCL_TENSOR_ARG(T, p##5), OCL_TENSOR_ARG(T, p##6),                      \
+      OCL_TENSOR_ARG(T, p##7)
+#define PART_PTRS(T, p)                                                      \
+  {OCL_PTR(T, p##0), OCL_PTR(T, p##1), OCL_PTR(T, p##2), OCL_PTR(T, p##3),   \
+   OCL_PTR(T, p##4), OCL_PTR(T, p##5), OCL_PTR(T, p##6), OCL_PTR(T, p##7)}
+
+/* Walks the runs of work-item gid's elements: each run lies in one row of
+ * one part, at `in_part` elements into the part and `in_whole` into the
+ * whole. */
+#define FOR_EACH_RUN(s, BODY)                                                \
+  do {                                                                       \
+    int i = (int)get_global_id(0) * (s).chunk;                               \
+    if (i >= (s).n)                                                          \
+      return;                                                                \
+    int end = min(i + (s).chunk, (s).n);                                     \
+    int r = i / (s).cols, c = i % (s).cols, b = 0;                           \
+    while (c >= (s).start[b + 1])                                            \
+      b++;                                                                   \
+    while (i < end) {                                                        \
+      int lo = (s).start[b], hi = (s).start[b + 1];                          \
+      int run = min(hi - c, end - i);                                        \
+      int in_part = r * (hi - lo) + (c - lo);                                \
+      int in_whole = r * (s).whole_cols + (s).first_col + c;                 \
+      BODY;                                                                  \
+      i += run;                                                              \
+      c += run;                                                              \
+      if (c == (s).cols) {                                                   \
+        c = 0;                                                               \
+        b = 0;                                                               \
+        r++;                                                                 \
+      } else {                                                               \
+        b++;                                                                 \
+      }                                                                      \
+    }                                                                        \
+  } while (0)
+
+__kernel void concat_parts(PART_ARGS(const T, x), OCL_TENSOR_ARG(T, y),
+                           parts_t s)
+{
+  __global const T *parts[MAX_PARTS] = PART_PTRS(const T, x);
+  __global T *whole = OCL_PTR(T, y);
+  FOR_EACH_RUN(s, copy_run(parts[b] + in_part, whole + in_whole, run));
+}
+
+__kernel void split_parts(OCL_TENSOR_ARG(const T, x), PART_ARGS(T, y),
+                          parts_t s)
+{
+  __global const T *whole = OCL_PTR(const T, x);
+  __global T *parts[MAX_PARTS] = PART_PTRS(T, y);
+  FOR_EACH_RUN(s, copy_run(whole + in_whole, parts[b] + in_part, run));
+}
+
 /* ---- Tile: dense output, input index of each coordinate modulo in_dims */
 
 /* GPU shape: a work-item per output element. The host rebased both

@@ -292,6 +292,16 @@ static void concat_cases(const struct ref_op *op, TF_DataType dtype,
               2, 1, false);
   concat_case(out, dtype, "all empty", 2, SHAPES(D(0, 3), D(0, 3)), 2, 0,
               false);
+  /* Inner-axis concats go in one launch per 8 inputs: 11 inputs (an empty
+   * one among them) take two, and a launch's work-items split rows and
+   * parts wherever their chunks end. */
+  concat_case(out, dtype, "axis 1 x11", 11,
+              SHAPES(D(3, 2), D(3, 1), D(3, 4), D(3, 3), D(3, 0), D(3, 5),
+                     D(3, 1), D(3, 2), D(3, 7), D(3, 1), D(3, 3)),
+              2, 1, false);
+  concat_case(out, dtype, "gates [40,1024]", 4,
+              SHAPES(D(40, 300), D(40, 211), D(40, 1), D(40, 512)), 2, 1,
+              false);
   concat_case(out, dtype, "axis out of range", 2, SHAPES(D(2, 3), D(2, 3)), 2,
               2, false)->expect_code = TF_INVALID_ARGUMENT;
   concat_case(out, dtype, "axis -3 for rank 2", 2, SHAPES(D(2, 3), D(2, 3)),
@@ -361,6 +371,7 @@ static void pack_cases(const struct ref_op *op, TF_DataType dtype,
   pack_case(out, dtype, "scalars", 5, NULL, 0, 0);
   pack_case(out, dtype, "odd [1031]", 2, D(1031), 1, 1);
   pack_case(out, dtype, "empty", 2, D(0, 2), 2, 1);
+  pack_case(out, dtype, "axis 1 x9", 9, D(3, 5), 2, 1);
   pack_case(out, dtype, "rank 9 axis 5", 3, D(2, 3, 2, 2, 3, 2, 2, 1, 2), 9, 5);
   pack_case(out, dtype, "rank 11 axis -1", 2,
             D(2, 2, 2, 3, 2, 2, 2, 1, 2, 2, 2), 11, -1);
@@ -441,6 +452,7 @@ static void unpack_cases(const struct ref_op *op, TF_DataType dtype,
   unpack_case(out, dtype, "to scalars", D(4), 1, 4, 0);
   unpack_case(out, dtype, "odd [2,1031]", D(2, 1031), 2, 2, 0);
   unpack_case(out, dtype, "empty outputs", D(2, 0), 2, 2, 0);
+  unpack_case(out, dtype, "axis 1 x9", D(4, 9, 3), 3, 9, 1);
   unpack_case(out, dtype, "rank 10 axis 3", D(2, 2, 3, 3, 2, 2, 1, 2, 3, 2), 10,
               3, 3);
   unpack_case(out, dtype, "num differs", D(3, 4), 2, 4, 0)->expect_code =
@@ -487,6 +499,8 @@ static void split_cases(const struct ref_op *op, TF_DataType dtype,
   split_case(out, dtype, "one way", D(3, 5), 2, 1, 1);
   split_case(out, dtype, "odd [1030]", D(1030), 1, 2, 0);
   split_case(out, dtype, "empty", D(0, 4), 2, 2, 1);
+  split_case(out, dtype, "dim 1 x10", D(3, 20), 2, 10, 1);
+  split_case(out, dtype, "gates [64,1024]", D(64, 1024), 2, 4, 1);
   split_case(out, dtype, "rank 10 dim 6", D(2, 3, 2, 2, 3, 2, 4, 2, 1, 3), 10, 2,
              6);
   split_case(out, dtype, "uneven", D(5, 4), 2, 2, 0)->expect_code =
@@ -549,6 +563,8 @@ static void split_v_cases(const struct ref_op *op, TF_DataType dtype,
                true);
   split_v_case(out, dtype, "dim -1 3-D", D(2, 3, 5), 3, 2, V(2, 3), -1, false);
   split_v_case(out, dtype, "one way", D(7), 1, 1, V(7), 0, false);
+  split_v_case(out, dtype, "dim 1 x9 with empties", D(5, 30), 2, 9,
+               V(3, 0, 4, 5, -1, 1, 0, 2, 6), 1, false);
   split_v_case(out, dtype, "odd [1031]", D(1031), 1, 2, V(1000, -1), 0, false);
   split_v_case(out, dtype, "rank 9 dim -3", D(2, 2, 3, 2, 2, 3, 5, 2, 3), 9, 3,
                V(1, -1, 2), -3, false);
