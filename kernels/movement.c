@@ -12,9 +12,8 @@
  * (kernels/shape.h ocl_strided_copy): a contiguous one is a buffer copy,
  * the rest one kernel per at most OCL_MAX_DIMS collapsed dims (more are
  * split into launches over the leading dims). Concat/Split/Pack/Unpack
- * along an inner axis are one launch per 8 inputs or outputs
- * (concat_parts, split_parts), along the outermost one a buffer copy
- * each; SpaceToBatchND/BatchToSpaceND one
+ * are one launch per 8 inputs or outputs (concat_parts, split_parts);
+ * StridedSliceGrad with unit strides one pad; SpaceToBatchND/BatchToSpaceND one
  * strided copy per offset in the block; ReverseV2 one with negative
  * strides; Roll one per box of the rolled dims; DepthToSpace and
  * SpaceToDepth one transpose of a 6-D view. MirrorPad (a reflection per
@@ -490,13 +489,14 @@ struct parts {
 };
 
 /* Whether the parts of a [rows, whole_cols] whole (dtype elements) move
- * in one launch per MAX_PARTS rather than a copy each. One row makes each
- * part contiguous, a buffer copy (a DMA on a GPU), and the kernels exist
- * in the int programs only. */
+ * in one launch per MAX_PARTS rather than a copy each: the kernels exist
+ * in the int programs only. Contiguous parts (one row: the outermost
+ * axis) take them too, one command for the op instead of a buffer copy
+ * per part. */
 static bool parts_in_one_launch(const struct movement_kernel *k, int64_t rows,
                                 int64_t whole_cols)
 {
-  return rows > 1 && rows * whole_cols * k->halves < INT_EXTENT_MAX;
+  return rows * whole_cols * k->halves < INT_EXTENT_MAX;
 }
 
 /* Moves the gathered parts between them and `whole` (into it when
@@ -1237,6 +1237,29 @@ static void strided_slice_grad(struct ocl_op *op, struct movement_kernel *k)
   int64_t elements = product(x_dims, 0, rank);
   if (elements == 0)
     return;
+  bool unit_strides = s.elements > 0;
+  for (int d = 0; d < s.rank; d++)
+    unit_strides &= s.strides[d] == 1;
+  if (unit_strides) {
+    /* dx is dy padded with zeros: one launch of the pad kernels rather
+     * than a fill and a copy (Keras' recurrent cells slice their weights
+     * every step, so their gradients take this path every step). */
+    int64_t dims[OCL_MAX_RANK + 1], before[OCL_MAX_RANK + 1],
+        after[OCL_MAX_RANK + 1];
+    for (int d = 0; d < s.rank; d++) {
+      dims[d] = s.processing_dims[d];
+      before[d] = s.begin[d];
+      after[d] = x_dims[d] - s.begin[d] - s.processing_dims[d];
+    }
+    if (k->halves == 2) {
+      dims[s.rank] = 2;
+      before[s.rank] = after[s.rank] = 0;
+    }
+    struct ocl_expand e;
+    ocl_pad_collapse(&e, dims, s.rank + (k->halves == 2), before, after);
+    expand_run(op, k, true, &e, dy, dx, NULL);
+    return;
+  }
   /* Zero bits are zero in every dtype. */
   const cl_ulong zero = 0;
   if (!ocl_op_fill(op, dx, 0, &zero, k->unit,
