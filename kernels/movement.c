@@ -12,7 +12,8 @@
  * (kernels/shape.h ocl_strided_copy): a contiguous one is a buffer copy,
  * the rest one kernel per at most OCL_MAX_DIMS collapsed dims (more are
  * split into launches over the leading dims). Concat/Split/Pack/Unpack
- * are one launch per 8 inputs or outputs (concat_parts, split_parts);
+ * are one launch per 8 inputs or outputs (concat_parts, split_parts;
+ * a strided copy per part from 2^30 elements);
  * StridedSliceGrad with unit strides one pad; SpaceToBatchND/BatchToSpaceND one
  * strided copy per offset in the block; ReverseV2 one with negative
  * strides; Roll one per box of the rolled dims; DepthToSpace and
@@ -489,14 +490,16 @@ struct parts {
 };
 
 /* Whether the parts of a [rows, whole_cols] whole (dtype elements) move
- * in one launch per MAX_PARTS rather than a copy each: the kernels exist
- * in the int programs only. Contiguous parts (one row: the outermost
+ * in one launch per MAX_PARTS rather than a copy each: parts_t counts in
+ * 32-bit ints, so a whole of 2^30 device elements or more takes
+ * copy_block per part instead. Contiguous parts (one row: the outermost
  * axis) take them too, one command for the op instead of a buffer copy
  * per part. */
 static bool parts_in_one_launch(const struct movement_kernel *k, int64_t rows,
                                 int64_t whole_cols)
 {
-  return rows * whole_cols * k->halves < INT_EXTENT_MAX;
+  return whole_cols * k->halves < INT_EXTENT_MAX &&
+         rows * whole_cols * k->halves < INT_EXTENT_MAX;
 }
 
 /* Moves the gathered parts between them and `whole` (into it when
@@ -532,12 +535,12 @@ static bool parts_flush(struct ocl_op *op, struct movement_kernel *k,
   args[MAX_PARTS + 1] = OCL_BYTES(&a, sizeof(a));
   struct ocl_kernel *kernel =
       &k->k[IDX32][to_parts ? SPLIT_PARTS : CONCAT_PARTS];
-  bool ok;
-  if (info->cpu_shape) {
+  bool ok = true; /* rows == 0: the parts are empty, nothing moves */
+  if (a.n > 0 && info->cpu_shape) {
     a.chunk = (cl_int)cpu_chunk(info, a.n);
     ok = ocl_launch_rows(op, kernel, (size_t)ceil_div(a.n, a.chunk), args,
                          MAX_PARTS + 2);
-  } else {
+  } else if (a.n > 0) {
     a.chunk = 1;
     ok = ocl_launch_1d(op, kernel, (size_t)a.n, args, MAX_PARTS + 2);
   }

@@ -261,9 +261,13 @@ typedef struct {
       OCL_TENSOR_ARG(T, p##3), OCL_TENSOR_ARG(T, p##4),                      \
       OCL_TENSOR_ARG(T, p##5), OCL_TENSOR_ARG(T, p##6),                      \
       OCL_TENSOR_ARG(T, p##7)
-#define PART_PTRS(T, p)                                                      \
-  {OCL_PTR(T, p##0), OCL_PTR(T, p##1), OCL_PTR(T, p##2), OCL_PTR(T, p##3),   \
-   OCL_PTR(T, p##4), OCL_PTR(T, p##5), OCL_PTR(T, p##6), OCL_PTR(T, p##7)}
+/* Part b's pointer by selects, not an indexed private array, which a GPU
+ * compiler may place in scratch memory. */
+#define PART_PTR(T, p, b)                                                    \
+  ((b) < 4 ? ((b) < 2 ? ((b) == 0 ? OCL_PTR(T, p##0) : OCL_PTR(T, p##1))     \
+                      : ((b) == 2 ? OCL_PTR(T, p##2) : OCL_PTR(T, p##3)))    \
+           : ((b) < 6 ? ((b) == 4 ? OCL_PTR(T, p##4) : OCL_PTR(T, p##5))     \
+                      : ((b) == 6 ? OCL_PTR(T, p##6) : OCL_PTR(T, p##7))))
 
 /* Walks the runs of work-item gid's elements: each run lies in one row of
  * one part, at `in_part` elements into the part and `in_whole` into the
@@ -298,17 +302,18 @@ typedef struct {
 __kernel void concat_parts(PART_ARGS(const T, x), OCL_TENSOR_ARG(T, y),
                            parts_t s)
 {
-  __global const T *parts[MAX_PARTS] = PART_PTRS(const T, x);
   __global T *whole = OCL_PTR(T, y);
-  FOR_EACH_RUN(s, copy_run(parts[b] + in_part, whole + in_whole, run));
+  FOR_EACH_RUN(s,
+               copy_run(PART_PTR(const T, x, b) + in_part, whole + in_whole,
+                        run));
 }
 
 __kernel void split_parts(OCL_TENSOR_ARG(const T, x), PART_ARGS(T, y),
                           parts_t s)
 {
   __global const T *whole = OCL_PTR(const T, x);
-  __global T *parts[MAX_PARTS] = PART_PTRS(T, y);
-  FOR_EACH_RUN(s, copy_run(whole + in_whole, parts[b] + in_part, run));
+  FOR_EACH_RUN(s,
+               copy_run(whole + in_whole, PART_PTR(T, y, b) + in_part, run));
 }
 
 /* ---- Tile: dense output, input index of each coordinate modulo in_dims */

@@ -302,6 +302,10 @@ static void concat_cases(const struct ref_op *op, TF_DataType dtype,
   concat_case(out, dtype, "gates [40,1024]", 4,
               SHAPES(D(40, 300), D(40, 211), D(40, 1), D(40, 512)), 2, 1,
               false);
+  /* More than CPU_CHUNK_MIN elements with odd widths: the CPU shape's
+   * second chunk starts mid-row, inside the second part. */
+  concat_case(out, dtype, "chunk mid-part [30,7]+[30,331]", 2,
+              SHAPES(D(30, 7), D(30, 331)), 2, 1, false);
   concat_case(out, dtype, "axis out of range", 2, SHAPES(D(2, 3), D(2, 3)), 2,
               2, false)->expect_code = TF_INVALID_ARGUMENT;
   concat_case(out, dtype, "axis -3 for rank 2", 2, SHAPES(D(2, 3), D(2, 3)),
@@ -565,6 +569,8 @@ static void split_v_cases(const struct ref_op *op, TF_DataType dtype,
   split_v_case(out, dtype, "one way", D(7), 1, 1, V(7), 0, false);
   split_v_case(out, dtype, "dim 1 x9 with empties", D(5, 30), 2, 9,
                V(3, 0, 4, 5, -1, 1, 0, 2, 6), 1, false);
+  split_v_case(out, dtype, "chunk mid-part [40,301]", D(40, 301), 2, 2,
+               V(150, -1), 1, false);
   split_v_case(out, dtype, "odd [1031]", D(1031), 1, 2, V(1000, -1), 0, false);
   split_v_case(out, dtype, "rank 9 dim -3", D(2, 2, 3, 2, 2, 3, 5, 2, 3), 9, 3,
                V(1, -1, 2), -3, false);
