@@ -365,12 +365,28 @@ void ocl_memcpy_dtoh(const SP_Device *device, SP_Stream stream, void *host_dst,
                device_src->opaque, size, status);
 }
 
+/* TensorFlow enqueues some copies to the device on the host-to-device
+ * stream without a dependency on the compute stream (PluggableDevice::
+ * MaybeCopyTensorToPluggableDevice: tensors received from another task,
+ * constants), into memory its allocator just took back from a tensor
+ * whose last reader is enqueued on the compute stream and may not have
+ * run yet. CUDA's GPU device takes the same risk; on an OpenCL device
+ * with a loaded queue it happened: a parameter-server step's weight
+ * gradient read 64 bytes of the next variable read in place of its input
+ * (1 step in 20). So every copy in comes after the work already enqueued
+ * on the device's other streams. */
 void ocl_memcpy_htod(const SP_Device *device, SP_Stream stream,
                      SP_DeviceMemoryBase *device_dst, const void *host_src,
                      uint64_t size, TF_Status *status) {
+  const char *call = "clEnqueueBarrierWithWaitList";
+
   if (!ocl_stream_live(device, stream, "memcpy_htod", status)) return;
+  if (size > 0)
+    OCL_CHECK(ocl_stream_after_other_streams(stream, &call), status, call);
   copy_to_device(stream->dev, stream->queue, CL_FALSE, device_dst->opaque,
                  host_src, size, status);
+fail:
+  return;
 }
 
 void ocl_memcpy_dtod(const SP_Device *device, SP_Stream stream,

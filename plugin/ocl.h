@@ -365,6 +365,13 @@ void ocl_synchronize_all_activity(const SP_Device *device, TF_Status *status);
  * failing call. */
 cl_int ocl_service_queue_after_streams(struct ocl_device *dev,
                                        const char **call);
+/* Orders `stream` after the work already enqueued on its device's other
+ * streams: a barrier on its queue behind a marker of each (nothing
+ * blocks). For copies into device memory that TensorFlow enqueues
+ * without ordering them after the compute stream, where the memory's
+ * last reader may still wait (see ocl_memcpy_htod). On failure *call
+ * names the failing call. */
+cl_int ocl_stream_after_other_streams(SP_Stream stream, const char **call);
 
 TF_Bool ocl_host_callback(const SP_Device *device, SP_Stream stream,
                           SE_StatusCallbackFn callback_fn, void *callback_arg);

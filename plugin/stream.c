@@ -308,6 +308,50 @@ cl_int ocl_service_queue_after_streams(struct ocl_device *dev,
   return err;
 }
 
+cl_int ocl_stream_after_other_streams(SP_Stream stream, const char **call)
+{
+  struct ocl_device *dev = stream->dev;
+  cl_event few[8], *markers = few;
+  size_t n = 0, count = 0;
+  cl_int err = CL_SUCCESS;
+
+  /* As ocl_service_queue_after_streams, but nothing ever blocks: a copy
+   * enqueued from TensorFlow's executor must not wait on the host. */
+  pthread_mutex_lock(&dev->streams_lock);
+  for (struct SP_Stream_st *s = dev->streams; s; s = s->next)
+    count += s != stream;
+  if (count > sizeof few / sizeof few[0])
+    markers = calloc(count, sizeof *markers);
+  if (!markers) {
+    pthread_mutex_unlock(&dev->streams_lock);
+    *call = "calloc";
+    return CL_OUT_OF_HOST_MEMORY;
+  }
+  for (struct SP_Stream_st *s = dev->streams; s && err == CL_SUCCESS;
+       s = s->next) {
+    if (s == stream)
+      continue;
+    *call = "clEnqueueMarkerWithWaitList";
+    err = clEnqueueMarkerWithWaitList(s->queue, 0, NULL, &markers[n]);
+    if (err != CL_SUCCESS)
+      break;
+    n++;
+    *call = "clFlush";
+    err = clFlush(s->queue);
+  }
+  pthread_mutex_unlock(&dev->streams_lock);
+  if (err == CL_SUCCESS && n > 0) {
+    *call = "clEnqueueBarrierWithWaitList";
+    err =
+        clEnqueueBarrierWithWaitList(stream->queue, (cl_uint)n, markers, NULL);
+  }
+  for (size_t i = 0; i < n; i++)
+    clReleaseEvent(markers[i]);
+  if (markers != few)
+    free(markers);
+  return err;
+}
+
 void ocl_synchronize_all_activity(const SP_Device *device, TF_Status *status) {
   struct ocl_device *dev = ocl_sp_device(device);
   const char *call = "clFinish";

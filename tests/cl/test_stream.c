@@ -271,6 +271,46 @@ START_TEST(sync_copies_wait_for_streams) {
 }
 END_TEST
 
+/* TensorFlow copies a tensor it received (an RPC from a parameter server,
+ * a constant) onto the device on the host-to-device stream without making
+ * that stream wait for the compute stream (PluggableDevice::
+ * MaybeCopyTensorToPluggableDevice: sync_dst_compute false), into memory
+ * its allocator may just have taken back from a tensor whose last reader
+ * is enqueued on the compute stream but has not run. The reader must still
+ * see the old contents: here the compute stream is held by a slow callback
+ * while its copy out of the buffer waits behind it, and the write into
+ * the buffer comes on the host-to-device stream meanwhile. */
+START_TEST(copy_in_waits_for_earlier_readers)
+{
+  struct clt t = {0};
+  static uint32_t word;
+  uint32_t before[4] = {1, 2, 3, 4}, after[4] = {5, 6, 7, 8}, seen[4] = {0};
+  clt_open(&t, 0);
+  SP_Stream compute = clt_stream(&t, TFOCL_STREAM_COMPUTE);
+  SP_Stream h2d = clt_stream(&t, TFOCL_STREAM_HOST_TO_DEVICE);
+  char *p = clt_alloc(&t, 32);
+  SP_DeviceMemoryBase freed = clt_mem(p), reader_out = clt_mem(p + 16);
+  t.se->sync_memcpy_htod(t.sp, &freed, before, sizeof before, t.st);
+  clt_ok(&t);
+  ck_assert(t.se->host_callback(t.sp, compute, slow_writer, &word));
+  t.se->memcpy_dtod(t.sp, compute, &reader_out, &freed, sizeof before, t.st);
+  clt_ok(&t);
+  t.se->memcpy_htod(t.sp, h2d, &freed, after, sizeof after, t.st);
+  clt_ok(&t);
+  t.se->block_host_until_done(t.sp, compute, t.st);
+  t.se->block_host_until_done(t.sp, h2d, t.st);
+  clt_ok(&t);
+  t.se->sync_memcpy_dtoh(t.sp, seen, &reader_out, sizeof seen, t.st);
+  clt_ok(&t);
+  ck_assert_mem_eq(seen, before, sizeof before);
+  t.se->sync_memcpy_dtoh(t.sp, seen, &freed, sizeof seen, t.st);
+  clt_ok(&t);
+  ck_assert_mem_eq(seen, after, sizeof after);
+  clt_free(&t, p);
+  clt_close(&t);
+}
+END_TEST
+
 static void failing_callback(void *arg, TF_Status *status) {
   (void)arg;
   TF_SetStatus(status, TF_DATA_LOSS, "callback says no");
@@ -331,6 +371,7 @@ static Suite *stream_suite(void) {
   tcase_add_test(tc, callback_enqueues_on_its_stream);
   tcase_add_test(tc, later_work_waits_for_callback);
   tcase_add_test(tc, sync_copies_wait_for_streams);
+  tcase_add_test(tc, copy_in_waits_for_earlier_readers);
   tcase_add_test(tc, callback_error_goes_to_stream);
   tcase_add_test(tc, stream_lifecycle);
   suite_add_tcase(s, tc);
