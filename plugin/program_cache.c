@@ -142,10 +142,15 @@ static uint64_t fnv1a(uint64_t h, const char *s)
   return h;
 }
 
-/* A hash of the process's command line (/proc/self/cmdline): the
- * programs a process asks for depend on what it runs, and building ahead
- * the programs of another command (a test suite's previous test, another
- * model) would only take the cores from this one. */
+/* A hash of the process's command (/proc/self/cmdline): the programs a
+ * process asks for depend on what it runs, and building ahead the
+ * programs of another command (a test suite's previous test, another
+ * model) would only take the cores from this one. The command is the
+ * arguments up to the first one after the program's own name that names
+ * a regular file (an interpreter's script: `python train.py`), else all of
+ * them: what follows a script (epochs, an output file of a new name each
+ * run) seldom changes the programs it asks for, and a list keyed on it
+ * would never be found again. */
 static uint64_t command_hash(void)
 {
   char buf[16384];
@@ -153,16 +158,25 @@ static uint64_t command_hash(void)
   int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return h;
+  size_t len = 0;
   for (;;) {
-    ssize_t got = read(fd, buf, sizeof buf);
+    ssize_t got = read(fd, buf + len, sizeof buf - 1 - len);
     if (got < 0 && errno == EINTR)
       continue;
     if (got <= 0)
       break;
-    for (ssize_t i = 0; i < got; i++)
-      h = (h ^ (unsigned char)buf[i]) * 1099511628211ull;
+    len += (size_t)got;
   }
   close(fd);
+  buf[len] = '\0'; /* a command line cut at the buffer's end still hashes */
+  for (size_t at = 0; at < len;) {
+    const char *arg = buf + at;
+    struct stat st;
+    h = fnv1a(h, arg) * 1099511628211ull; /* the '\0' between arguments */
+    if (at > 0 && stat(arg, &st) == 0 && S_ISREG(st.st_mode))
+      break;
+    at += strlen(arg) + 1;
+  }
   return h;
 }
 

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conftest import run_python, tf_version
+from conftest import REPO, run_python, subprocess_env, tf_version
 
 CODE = """
 import numpy as np
@@ -41,12 +41,20 @@ def test_second_process_builds_ahead(tmp_path):
     """A second process builds the programs the first one asked for on a
     thread of its own, from the first's list in the cache directory, before
     its kernels ask (the cold start of a Keras fit); the fit gives the same
-    loss; TFOCL_CACHE_DIR=off keeps no list and builds nothing ahead."""
+    loss; TFOCL_CACHE_DIR=off keeps no list and builds nothing ahead. The
+    list is the script's: its arguments (an output file of a new name each
+    run) do not change it."""
     import re
+    import subprocess
+    import sys
     cache = tmp_path / "cache"
     code = CODE.replace("rng = ", "keras.utils.set_random_seed(0)\nrng = ", 1)
-    runs = [run_python(code, timeout=600, TFOCL_CACHE_DIR=str(cache), TFOCL_TRACE="1")
-            for _ in range(2)]
+    script = tmp_path / "fit.py"
+    script.write_text(code)
+    runs = [subprocess.run([sys.executable, str(script), str(tmp_path / f"out-{i}.json")],
+                           capture_output=True, text=True, timeout=600, cwd=REPO,
+                           env=subprocess_env(TFOCL_CACHE_DIR=str(cache), TFOCL_TRACE="1"))
+            for i in range(2)]
     for r in runs:
         assert r.returncode == 0 and "LOSS" in r.stdout, r.stderr[-3000:]
     asked = set(re.findall(r"built kernel family (\S+) \(", runs[0].stderr))
