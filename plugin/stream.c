@@ -268,18 +268,20 @@ static cl_int finish_streams(struct ocl_device *dev, const char **call) {
   return err;
 }
 
-cl_int ocl_service_queue_after_streams(struct ocl_device *dev,
-                                       const char **call) {
+/* A barrier on q behind a marker of each of dev's streams but `except`
+ * (NULL: all). Markers are enqueued under the lock (enqueueing never
+ * blocks), so no stream can be destroyed meanwhile; each is flushed, as q
+ * waits for it. */
+static cl_int barrier_after_streams(struct ocl_device *dev, SP_Stream except,
+                                    cl_command_queue q, const char **call)
+{
   cl_event few[8], *markers = few;
   size_t n = 0, count = 0;
   cl_int err = CL_SUCCESS;
 
-  if (ocl_host_wait_kind(dev) != OCL_HOST_WAIT_CALLBACK)
-    return finish_streams(dev, call);
-  /* Markers are enqueued under the lock (enqueueing never blocks), so no
-   * stream can be destroyed meanwhile. */
   pthread_mutex_lock(&dev->streams_lock);
-  for (struct SP_Stream_st *s = dev->streams; s; s = s->next) count++;
+  for (struct SP_Stream_st *s = dev->streams; s; s = s->next)
+    count += s != except;
   if (count > sizeof few / sizeof few[0])
     markers = calloc(count, sizeof *markers);
   if (!markers) {
@@ -289,67 +291,38 @@ cl_int ocl_service_queue_after_streams(struct ocl_device *dev,
   }
   for (struct SP_Stream_st *s = dev->streams; s && err == CL_SUCCESS;
        s = s->next) {
+    if (s == except)
+      continue;
     *call = "clEnqueueMarkerWithWaitList";
     err = clEnqueueMarkerWithWaitList(s->queue, 0, NULL, &markers[n]);
     if (err != CL_SUCCESS) break;
     n++;
-    /* The service queue waits for it: it must be submitted. */
     *call = "clFlush";
     err = clFlush(s->queue);
   }
   pthread_mutex_unlock(&dev->streams_lock);
   if (err == CL_SUCCESS && n > 0) {
     *call = "clEnqueueBarrierWithWaitList";
-    err = clEnqueueBarrierWithWaitList(dev->service_queue, (cl_uint)n, markers,
-                                       NULL);
+    err = clEnqueueBarrierWithWaitList(q, (cl_uint)n, markers, NULL);
   }
   for (size_t i = 0; i < n; i++) clReleaseEvent(markers[i]);
   if (markers != few) free(markers);
   return err;
 }
 
+cl_int ocl_service_queue_after_streams(struct ocl_device *dev,
+                                       const char **call)
+{
+  if (ocl_host_wait_kind(dev) != OCL_HOST_WAIT_CALLBACK)
+    return finish_streams(dev, call);
+  return barrier_after_streams(dev, NULL, dev->service_queue, call);
+}
+
+/* As ocl_service_queue_after_streams, but nothing ever blocks: a copy
+ * enqueued from TensorFlow's executor must not wait on the host. */
 cl_int ocl_stream_after_other_streams(SP_Stream stream, const char **call)
 {
-  struct ocl_device *dev = stream->dev;
-  cl_event few[8], *markers = few;
-  size_t n = 0, count = 0;
-  cl_int err = CL_SUCCESS;
-
-  /* As ocl_service_queue_after_streams, but nothing ever blocks: a copy
-   * enqueued from TensorFlow's executor must not wait on the host. */
-  pthread_mutex_lock(&dev->streams_lock);
-  for (struct SP_Stream_st *s = dev->streams; s; s = s->next)
-    count += s != stream;
-  if (count > sizeof few / sizeof few[0])
-    markers = calloc(count, sizeof *markers);
-  if (!markers) {
-    pthread_mutex_unlock(&dev->streams_lock);
-    *call = "calloc";
-    return CL_OUT_OF_HOST_MEMORY;
-  }
-  for (struct SP_Stream_st *s = dev->streams; s && err == CL_SUCCESS;
-       s = s->next) {
-    if (s == stream)
-      continue;
-    *call = "clEnqueueMarkerWithWaitList";
-    err = clEnqueueMarkerWithWaitList(s->queue, 0, NULL, &markers[n]);
-    if (err != CL_SUCCESS)
-      break;
-    n++;
-    *call = "clFlush";
-    err = clFlush(s->queue);
-  }
-  pthread_mutex_unlock(&dev->streams_lock);
-  if (err == CL_SUCCESS && n > 0) {
-    *call = "clEnqueueBarrierWithWaitList";
-    err =
-        clEnqueueBarrierWithWaitList(stream->queue, (cl_uint)n, markers, NULL);
-  }
-  for (size_t i = 0; i < n; i++)
-    clReleaseEvent(markers[i]);
-  if (markers != few)
-    free(markers);
-  return err;
+  return barrier_after_streams(stream->dev, stream, stream->queue, call);
 }
 
 void ocl_synchronize_all_activity(const SP_Device *device, TF_Status *status) {
