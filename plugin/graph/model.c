@@ -614,12 +614,51 @@ static void set_why(char *why, size_t size, const char *fmt, ...)
   va_end(ap);
 }
 
+/* protobuf-c 1.4 takes a field number of 0 written as a tag longer than
+ * it needs (0x81 0x00) and keeps it as an unknown field, but refuses the
+ * one-byte tag it packs it back as: such a graph would encode to bytes
+ * that nothing decodes. Field 0 is not valid protobuf; a message holding
+ * it, at any depth, does not decode. */
+static bool holds_field_zero(const ProtobufCMessage *m)
+{
+  if (m == NULL)
+    return false;
+  for (unsigned i = 0; i < m->n_unknown_fields; i++)
+    if (m->unknown_fields[i].tag == 0)
+      return true;
+  const char *base = (const char *)m;
+  const ProtobufCMessageDescriptor *d = m->descriptor;
+  for (unsigned f = 0; f < d->n_fields; f++) {
+    const ProtobufCFieldDescriptor *fd = &d->fields[f];
+    if (fd->type != PROTOBUF_C_TYPE_MESSAGE)
+      continue;
+    if (fd->label == PROTOBUF_C_LABEL_REPEATED) {
+      size_t n = *(const size_t *)(base + fd->quantifier_offset);
+      ProtobufCMessage *const *items =
+          *(ProtobufCMessage *const *const *)(base + fd->offset);
+      for (size_t k = 0; k < n; k++)
+        if (holds_field_zero(items[k]))
+          return true;
+      continue;
+    }
+    /* A oneof's members share one slot: only the set one is there. */
+    if ((fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
+        *(const uint32_t *)(base + fd->quantifier_offset) != fd->id)
+      continue;
+    if (holds_field_zero(*(ProtobufCMessage *const *)(base + fd->offset)))
+      return true;
+  }
+  return false;
+}
+
 static Tfg__GraphDef *decode(struct ocl_arena *arena, const void *bytes,
                              size_t size)
 {
   ProtobufCAllocator allocator = {
       .alloc = pb_alloc, .free = pb_free, .allocator_data = arena};
-  return tfg__graph_def__unpack(&allocator, size, bytes);
+  Tfg__GraphDef *def = tfg__graph_def__unpack(&allocator, size, bytes);
+  /* The arena owns what unpack allocated: dropping def frees nothing. */
+  return def != NULL && holds_field_zero(&def->base) ? NULL : def;
 }
 
 static bool encode(const Tfg__GraphDef *def, void **out, size_t *out_size)
