@@ -5,6 +5,12 @@
  * covered or the suite says so.
  *
  * TFOCL_OPS_FILTER=Name[,Name...] restricts the run to those ops.
+ * TFOCL_OPS_SHARD=K/N runs the K-th of N contiguous parts of the (op,
+ * dtype) list, in the plugin's registration order and cut at op
+ * boundaries: the kernels' first builds are most of a run's time on a
+ * cold program cache (PoCL: 860 of 900 s), so N parts on N cores build
+ * each program once where N whole runs would each build all of them, and
+ * a family's ops stay together, in one part's programs.
  * TFOCL_OPS_DEVICE=Name runs on the first device whose hardware name starts
  * with Name, and skips (77) when there is none.
  *
@@ -268,6 +274,42 @@ static void collect_pairs(void)
   }
 }
 
+/* TFOCL_OPS_SHARD=K/N: keeps the K-th of N parts of pairs[]. An op's
+ * pairs go to the part where its first pair falls, so a part boundary never
+ * splits an op. Returns false (with the reason printed) on a malformed
+ * value or an empty part. */
+static bool select_shard(void)
+{
+  const char *shard = getenv("TFOCL_OPS_SHARD");
+  if (shard == NULL || *shard == '\0')
+    return true;
+  char *end;
+  long part = strtol(shard, &end, 10), parts = 0;
+  if (*end == '/')
+    parts = strtol(end + 1, &end, 10);
+  if (*end != '\0' || parts < 1 || part < 1 || part > parts) {
+    fprintf(stderr, "TFOCL_OPS_SHARD=%s: expected K/N with 1 <= K <= N\n",
+            shard);
+    return false;
+  }
+  int total = num_pairs, kept = 0, op_start = 0;
+  for (int p = 0; p < total; p++) {
+    if (p > 0 && strcmp(pairs[p].op, pairs[p - 1].op) != 0)
+      op_start = p;
+    if ((long)op_start * parts / total != part - 1)
+      continue;
+    if (kept != p) /* a struct copy onto itself is memcpy's overlap */
+      pairs[kept] = pairs[p];
+    kept++;
+  }
+  num_pairs = kept;
+  printf("part %ld of %ld (TFOCL_OPS_SHARD): %d of %d (op, dtype) pairs\n",
+         part, parts, kept, total);
+  if (kept == 0)
+    fprintf(stderr, "TFOCL_OPS_SHARD=%s: the part has no pair\n", shard);
+  return kept > 0;
+}
+
 static int64_t case_elements(const struct ref_case *c)
 {
   int64_t n = 0;
@@ -420,6 +462,12 @@ int main(void)
     }
   }
   collect_pairs();
+  if (!select_shard()) {
+    tfocl_device_close(device);
+    tfocl_plugin_unload(plugin);
+    TF_DeleteStatus(status);
+    return EXIT_FAILURE;
+  }
   const char *times = getenv("TFOCL_OPS_TIMES");
   print_times = times != NULL && *times != '\0' && strcmp(times, "0") != 0;
 
