@@ -512,6 +512,27 @@ static T2 jacobi_rotation(T al, T be, T ga, T tol, T floor_abs,
   return cs;
 }
 
+/* The row of the largest of the L values scratch[0..L) (the rows in
+ * scratch[L..2L)), the lowest row among equals, scanned by every
+ * work-item alone: the completion loop below reduces with such scans, not
+ * with trees of barriers. Barrier loops nested in that loop made PoCL
+ * build the kernel for minutes (189 s in the GPU shape, 78 s in the CPU
+ * one, each dtype and memory build; 59 s and 25 s with the scans); L
+ * reads of one local address by every work-item are a broadcast on a GPU,
+ * and a column's orthogonalisation already reads c times as much. */
+static T serial_argmax(__local const T *scratch, int L)
+{
+  T top = scratch[0], top_row = scratch[L];
+  for (int w = 1; w < L; w++) {
+    const T v = scratch[w], row = scratch[L + w];
+    if (v > top || (v == top && row < top_row)) {
+      top = v;
+      top_row = row;
+    }
+  }
+  return top_row;
+}
+
 /* Column c of X (R rows, Rc columns, row-major) minus its projections on
  * columns 0..c-1 (orthonormal), their dots in `dots`. Nothing where !fill
  * (the barriers still met). */
@@ -739,16 +760,7 @@ __kernel void svd_jacobi(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, s_out),
     scratch[lid] = best;
     scratch[L + lid] = best_row;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = L / 2; s > 0; s >>= 1) {
-      if (lid < s && (scratch[lid + s] > scratch[lid] ||
-                      (scratch[lid + s] == scratch[lid] &&
-                       scratch[L + lid + s] < scratch[L + lid]))) {
-        scratch[lid] = scratch[lid + s];
-        scratch[L + lid] = scratch[L + lid + s];
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    const int k = (int)scratch[L];
+    const int k = (int)serial_argmax(scratch, L);
     for (int i = lid; fill && i < R; i += L)
       UL[i * Rc + c] = i == k;
     SYNC();
@@ -759,7 +771,13 @@ __kernel void svd_jacobi(OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(T, s_out),
     T sq = 0;
     for (int i = lid; fill && i < R; i += L)
       sq += UL[i * Rc + c] * UL[i * Rc + c];
-    sq = group_sum(sq, scratch, lid, L);
+    scratch[lid] = sq;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* The same sum in every work-item (one order); the next write to
+     * scratch is past the SYNC below. */
+    sq = 0;
+    for (int w = 0; w < L; w++)
+      sq += scratch[w];
     const T f = 1 / sqrt(sq);
     for (int i = lid; fill && i < R; i += L)
       UL[i * Rc + c] *= f;
