@@ -196,6 +196,100 @@ def test_grouped_conv_with_keras_compat_off_is_keras_xla():
     assert NO_XLA in r["grouped"].get("error", ""), r
 
 
+# Keras 3.16's TensorFlow mean() reduces float16 through XLA; mixed_float16's
+# GlobalAveragePooling takes it. The program says whether this Keras has that
+# path ("xla_path": its mean holds the nested xla_reduce_mean), so the
+# assertions hold on every Keras the suites run.
+FLOAT16_MEAN = """
+    import json, sys, types
+    import numpy as np
+    import keras
+    import tensorflow as tf
+
+    np_mod = (sys.modules.get("keras.src.backend.tensorflow.ops.numpy")
+              or sys.modules["keras.src.backend.tensorflow.numpy"])
+    original = getattr(np_mod.mean, "__tfocl_wrapped__", np_mod.mean)
+    out = {"patched": hasattr(np_mod.mean, "__tfocl_wrapped__"),
+           "xla_path": any(isinstance(c, types.CodeType) and c.co_name == "xla_reduce_mean"
+                           for c in original.__code__.co_consts)}
+    rng = np.random.RandomState(2)
+    x = (rng.rand(3, 5, 7, 4) * 8 - 4).astype("float16")
+    try:
+        with tf.device("/OPENCL:0"):
+            got = keras.ops.mean(tf.constant(x), axis=(1, 2), keepdims=True)
+            # 40000 twos: a float16 running sum overflows at 65504, a float32
+            # one (XLA's, and the patch's) gives exactly 2.
+            big = keras.ops.mean(tf.fill([200, 200], tf.constant(2.0, tf.float16)))
+        want = x.astype("float32").mean(axis=(1, 2), keepdims=True).astype("float16")
+        out["mean"] = {"device": got.device, "dtype": got.dtype.name, "shape": list(got.shape),
+                       "err": float(np.abs(got.numpy().astype("float32") - want.astype("float32")).max()),
+                       "big": float(big.numpy())}
+    except Exception as e:
+        out["mean"] = {"error": f"{type(e).__name__}: {e}"}
+    # An unchanged mixed-precision program: default compile(), a fit.
+    try:
+        keras.mixed_precision.set_global_policy("mixed_float16")
+        keras.utils.set_random_seed(1)
+        model = keras.Sequential([
+            keras.Input((8, 8, 3)),
+            keras.layers.Conv2D(4, 3, activation="relu"),
+            keras.layers.GlobalAveragePooling2D(),
+            keras.layers.Dense(3, dtype="float32"),
+        ])
+        model.compile(optimizer="adam",
+                      loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        hist = model.fit(rng.rand(16, 8, 8, 3).astype("float32"), rng.randint(0, 3, 16),
+                         batch_size=8, epochs=2, verbose=0)
+        out["fit"] = {"losses": hist.history["loss"]}
+    except Exception as e:
+        out["fit"] = {"error": f"{type(e).__name__}: {e}"}
+    print("RESULT " + json.dumps(out))
+"""
+
+
+def test_float16_mean_runs_on_opencl_without_xla():
+    cp, r = child(FLOAT16_MEAN)
+    check(cp, r)
+    assert r["patched"] is r["xla_path"], r
+    assert "error" not in r["mean"], r["mean"]
+    assert r["mean"]["device"].endswith("OPENCL:0"), r
+    assert r["mean"]["dtype"] == "float16" and r["mean"]["shape"] == [3, 1, 1, 4], r
+    assert r["mean"]["err"] < 4e-3, r  # float16 rounding of values within [-4, 4]
+    assert r["mean"]["big"] == 2.0, r
+    assert "error" not in r["fit"], r["fit"]
+    losses = r["fit"]["losses"]
+    assert len(losses) == 2 and all(0.0 < v < 10.0 for v in losses), r
+
+
+def test_float16_mean_with_keras_compat_off_is_keras_xla():
+    cp, r = child(FLOAT16_MEAN, TFOCL_KERAS_COMPAT="0")
+    check(cp, r)
+    if not r["xla_path"]:
+        pytest.skip("this Keras reduces float16 means without XLA: nothing to undo")
+    assert r["patched"] is False
+    assert NO_XLA in r["mean"].get("error", ""), r
+    assert NO_XLA in r["fit"].get("error", ""), r
+
+
+def test_unknown_mean_gets_one_line():
+    cp, r = child("""
+        import json, types
+        from tfocl import _keras
+        numpy_mod = types.ModuleType("keras.src.backend.tensorflow.ops.numpy")
+        def mean(x, axis=None):
+            return "keras"
+        numpy_mod.mean = mean
+        _keras.patch_mean(numpy_mod)
+        _keras.patch_mean(numpy_mod)  # said once
+        print("RESULT " + json.dumps({"mean": numpy_mod.mean is mean}))
+    """)
+    check(cp, r)
+    assert r == {"mean": True}, r
+    lines = tfocl_lines(cp.stderr)
+    assert len(lines) == 1, cp.stderr
+    assert "float16 means" in lines[0] and "not patched" in lines[0], lines
+
+
 # ConvNeXtTiny: Conv2D with groups == channels (its depthwise convolutions),
 # LayerNormalization, gelu, layer scale. One train step with every op on
 # OPENCL (soft placement off inside tf.device), against the same step of a

@@ -12,6 +12,8 @@ concerned has executed:
   backend (`tfocl._keras`).
 - Keras' TensorFlow `conv()` runs grouped convolutions (`groups > 1`) without
   XLA on such a machine, as it runs every other convolution (`tfocl._keras`).
+- Keras' TensorFlow `mean()` reduces float16 (mixed_float16's pooling) in
+  float32 on such a machine, not through XLA (`tfocl._keras`).
 - `tf.config.set_logical_device_configuration` accepts OPENCL devices, with a
   memory limit (`tfocl._tfconfig`).
 - `tf.distribute.MirroredStrategy()` and `MultiWorkerMirroredStrategy()`

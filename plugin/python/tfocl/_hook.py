@@ -17,7 +17,7 @@ import os
 import sys
 
 # Target module -> (patch module, function). Keras 3.16 moved the TensorFlow
-# backend's nn into an `ops` package. "keras" comes last: its check runs after
+# backend's nn and numpy into an `ops` package. "keras" comes last: its check runs after
 # the package (and every target inside it) has executed.
 TARGETS = {
     "tensorflow.python.eager.context": ("tfocl._tfconfig", "patch_context"),
@@ -29,6 +29,8 @@ TARGETS = {
     "keras.src.trainers.trainer": ("tfocl._keras", "patch_trainer"),
     "keras.src.backend.tensorflow.nn": ("tfocl._keras", "patch_conv"),
     "keras.src.backend.tensorflow.ops.nn": ("tfocl._keras", "patch_conv"),
+    "keras.src.backend.tensorflow.numpy": ("tfocl._keras", "patch_mean"),
+    "keras.src.backend.tensorflow.ops.numpy": ("tfocl._keras", "patch_mean"),
     "keras": ("tfocl._keras", "check_keras"),
 }
 

@@ -1,4 +1,4 @@
-"""Keras 3 on the OPENCL device: two places where Keras' TensorFlow backend
+"""Keras 3 on the OPENCL device: three places where Keras' TensorFlow backend
 turns XLA on, and XLA has no OPENCL backend (`No JIT device registered for
 OPENCL`). A real XLA for a PluggableDevice goes through NextPluggableDevice
 and PJRT: out of tfocl's scope, so the fix is to stay off XLA.
@@ -23,6 +23,15 @@ and PJRT: out of tfocl's scope, so the fix is to stay off XLA.
    attribute is enough; depthwise, separable and transposed convolutions
    have their own functions and never used XLA.
 
+3. `mean()` of the TensorFlow backend's numpy (keras/src/backend/tensorflow/
+   ops/numpy.py, Keras 3.16) reduces float16 through
+   `tf.function(jit_compile=True)`, because TensorFlow's CPU reduce_mean
+   lost float16 sums to overflow; mixed_float16's GlobalAveragePooling and
+   every float16 `keras.ops.mean` took it, with or without compile(). Where
+   the non-CPU devices are all OPENCL a float16 mean is Keras 3.15's:
+   reduce_mean in float32, cast back, which is also what XLA computes (a
+   float32 accumulator). IndexedSlices and the other dtypes go to Keras.
+
 "The non-CPU devices are all OPENCL" is decided at call time, from
 `tf.config.list_physical_devices()`, as Keras decides its own question.
 `TFOCL_KERAS_COMPAT=0` (read when the module is imported) patches nothing.
@@ -38,6 +47,8 @@ SWITCH = "TFOCL_KERAS_COMPAT"
 TRAINER = "keras.src.trainers.trainer"
 CONV_MODULES = ("keras.src.backend.tensorflow.nn", "keras.src.backend.tensorflow.ops.nn")
 CONV_PARAMS = ("inputs", "kernel", "strides", "padding", "data_format", "dilation_rate")
+NUMPY_MODULES = ("keras.src.backend.tensorflow.numpy", "keras.src.backend.tensorflow.ops.numpy")
+MEAN_PARAMS = ("x", "axis", "keepdims")
 
 
 def keras_version():
@@ -98,9 +109,10 @@ def patch_trainer(module):
     owner._resolve_auto_jit_compile = _wrap(original, _resolve_auto_jit_compile)
 
 
-def _compiles_with_xla(code):
-    """True when conv's code holds Keras' nested `_conv_xla` function."""
-    return any(isinstance(c, types.CodeType) and c.co_name == "_conv_xla" for c in code.co_consts)
+def _compiles_with_xla(code, nested="_conv_xla"):
+    """True when a function's code holds Keras' nested XLA function (conv's
+    `_conv_xla`, mean's `xla_reduce_mean`)."""
+    return any(isinstance(c, types.CodeType) and c.co_name == nested for c in code.co_consts)
 
 
 def _as_tuple(value, n):
@@ -170,6 +182,35 @@ def patch_conv(module):
     module.conv = _wrap(original, conv)
 
 
+def patch_mean(module):
+    if disabled(SWITCH):
+        return
+    original = getattr(module, "mean", None)
+    if hasattr(original, MARK):
+        return  # patched already (by another copy of tfocl)
+    tf = getattr(module, "tf", None)
+    to_tensor = getattr(module, "convert_to_tensor", None)
+    if (_params(original) != MEAN_PARAMS or not callable(getattr(tf, "reduce_mean", None))
+            or not callable(to_tensor)):
+        say(f"Keras {keras_version()}'s TensorFlow mean() is not the one tfocl knows: float16 "
+            "means are not patched and may run through XLA, which has no OPENCL backend; "
+            "compute them in float32")
+        return
+    if not _compiles_with_xla(original.__code__, "xla_reduce_mean"):
+        return  # this Keras has no XLA path in mean: nothing to undo
+
+    def mean(x, axis=None, keepdims=False):
+        if isinstance(x, tf.IndexedSlices) or not opencl_only():
+            return original(x, axis, keepdims)
+        x = to_tensor(x)
+        if x.dtype != tf.float16:
+            return original(x, axis, keepdims)
+        return tf.cast(tf.reduce_mean(tf.cast(x, tf.float32), axis=axis, keepdims=keepdims),
+                       tf.float16)
+
+    module.mean = _wrap(original, mean)
+
+
 def check_keras(module):
     """After `import keras`: says which patch found no module to act on (a
     Keras that moved them)."""
@@ -186,3 +227,7 @@ def check_keras(module):
         say(f"Keras {keras_version()} has neither {' nor '.join(CONV_MODULES)}: grouped "
             "convolutions (groups > 1) are not patched and run through XLA, which has no OPENCL "
             "backend; place them on the CPU (tf.device) or use groups=1")
+    if backend == "tensorflow" and not any(name in sys.modules for name in NUMPY_MODULES):
+        say(f"Keras {keras_version()} has neither {' nor '.join(NUMPY_MODULES)}: float16 "
+            "means are not patched and may run through XLA, which has no OPENCL backend; "
+            "compute them in float32")
