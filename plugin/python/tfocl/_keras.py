@@ -200,10 +200,10 @@ def patch_mean(module):
         return  # this Keras has no XLA path in mean: nothing to undo
 
     def mean(x, axis=None, keepdims=False):
-        if isinstance(x, tf.IndexedSlices) or not opencl_only():
+        if isinstance(x, tf.IndexedSlices):
             return original(x, axis, keepdims)
         x = to_tensor(x)
-        if x.dtype != tf.float16:
+        if x.dtype != tf.float16 or not opencl_only():
             return original(x, axis, keepdims)
         return tf.cast(tf.reduce_mean(tf.cast(x, tf.float32), axis=axis, keepdims=keepdims),
                        tf.float16)
