@@ -123,12 +123,16 @@ def _as_tuple(value, n):
     return tuple(value)
 
 
+def _skipped(module, name):
+    """True when the Keras patches are off, or module's function `name` is
+    wrapped already (by another copy of tfocl)."""
+    return disabled(SWITCH) or hasattr(getattr(module, name, None), MARK)
+
+
 def patch_conv(module):
-    if disabled(SWITCH):
+    if _skipped(module, "conv"):
         return
     original = getattr(module, "conv", None)
-    if hasattr(original, MARK):
-        return  # patched already (by another copy of tfocl)
     tf = getattr(module, "tf", None)
     backend = getattr(module, "backend", None)
     to_tf_format = getattr(module, "_convert_data_format", None)
@@ -183,11 +187,9 @@ def patch_conv(module):
 
 
 def patch_mean(module):
-    if disabled(SWITCH):
+    if _skipped(module, "mean"):
         return
     original = getattr(module, "mean", None)
-    if hasattr(original, MARK):
-        return  # patched already (by another copy of tfocl)
     tf = getattr(module, "tf", None)
     to_tensor = getattr(module, "convert_to_tensor", None)
     if (_params(original) != MEAN_PARAMS or not callable(getattr(tf, "reduce_mean", None))
