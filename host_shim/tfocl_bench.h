@@ -64,19 +64,25 @@ bool bench_blas_open(char *name, size_t name_size, char *why, size_t why_size);
 void bench_blas_sgemm(bool trans_a, bool trans_b, int m, int n, int k,
                       const float *a, const float *b, float *c);
 
-/* ---- Raw OpenCL: an empty kernel through the ICD loader (dlopen) ---------- */
+/* ---- Raw OpenCL: tiny kernels through the ICD loader (dlopen) ------------ */
 
 struct bench_rawcl;
 /* Opens the OpenCL device whose CL_DEVICE_NAME is `device_name` (NULL or
  * no match: the first GPU, else accelerator, else CPU, the plugin's order),
- * builds `kernel void empty(global float *p) {}` and makes an in-order
- * queue. NULL, with `why`, when impossible. */
+ * builds `kernel void empty(global float *p) {}` and an add of the
+ * plugin's argument layout, and makes an in-order queue. NULL, with `why`,
+ * when impossible. */
 struct bench_rawcl *bench_rawcl_open(const char *device_name, char *why,
                                      size_t why_size);
-/* Enqueues `count` empty kernels back to back (global size 4), then
+enum bench_rawcl_kernel {
+  BENCH_RAWCL_EMPTY, /* one argument, set once */
+  BENCH_RAWCL_ADD,   /* seven arguments, set before every enqueue */
+};
+/* Enqueues `count` such kernels back to back (global size 4), then
  * clFinish. *enqueue_s: host time of the enqueue loop alone; returns the
  * total time including clFinish, or a negative value on an OpenCL error. */
-double bench_rawcl_run(struct bench_rawcl *raw, int count, double *enqueue_s);
+double bench_rawcl_run(struct bench_rawcl *raw, enum bench_rawcl_kernel which,
+                       int count, double *enqueue_s);
 const char *bench_rawcl_device(const struct bench_rawcl *raw);
 void bench_rawcl_close(struct bench_rawcl *raw);
 

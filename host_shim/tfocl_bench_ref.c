@@ -405,6 +405,7 @@ struct bench_rawcl {
   cl_command_queue queue;
   cl_program program;
   cl_kernel kernel;
+  cl_kernel add;
   cl_mem buf;
   char device[256];
 };
@@ -415,6 +416,8 @@ void bench_rawcl_close(struct bench_rawcl *raw)
     return;
   if (raw->kernel != NULL)
     raw->clReleaseKernel(raw->kernel);
+  if (raw->add != NULL)
+    raw->clReleaseKernel(raw->add);
   if (raw->program != NULL)
     raw->clReleaseProgram(raw->program);
   if (raw->buf != NULL)
@@ -467,7 +470,19 @@ static cl_device_id pick_device(struct bench_rawcl *raw, const char *name)
 struct bench_rawcl *bench_rawcl_open(const char *device_name, char *why,
                                      size_t why_size)
 {
-  const char *source = "kernel void empty(global float *p) {}\n";
+  /* `add` takes its tensors as the plugin's kernels do (common.clh: a
+   * buffer and a byte offset each, then the element count). */
+  const char *source =
+      "kernel void empty(global float *p) {}\n"
+      "kernel void add(global const float *x, ulong xo,\n"
+      "                global const float *y, ulong yo,\n"
+      "                global float *z, ulong zo, long n) {\n"
+      "  long i = get_global_id(0);\n"
+      "  if (i < n)\n"
+      "    ((global float *)((global char *)z + zo))[i] =\n"
+      "        ((global const float *)((global const char *)x + xo))[i] +\n"
+      "        ((global const float *)((global const char *)y + yo))[i];\n"
+      "}\n";
   struct bench_rawcl *raw = calloc(1, sizeof(*raw));
   cl_int err = CL_SUCCESS;
   const char *step = "";
@@ -523,6 +538,9 @@ struct bench_rawcl *bench_rawcl_open(const char *device_name, char *why,
   raw->kernel = raw->clCreateKernel(raw->program, "empty", &err);
   if (err != CL_SUCCESS)
     goto fail;
+  raw->add = raw->clCreateKernel(raw->program, "add", &err);
+  if (err != CL_SUCCESS)
+    goto fail;
   step = "clCreateBuffer";
   raw->buf = raw->clCreateBuffer(raw->ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
   if (err != CL_SUCCESS)
@@ -538,14 +556,35 @@ fail:
   return NULL;
 }
 
-double bench_rawcl_run(struct bench_rawcl *raw, int count, double *enqueue_s)
+/* What the plugin's binary kernels are given at every launch: three
+ * tensors (here one 64-byte buffer at offset 0) and the count. */
+static bool set_add_args(struct bench_rawcl *raw)
+{
+  const cl_ulong offset = 0;
+  const cl_long count = 4;
+  cl_int err = CL_SUCCESS;
+  for (cl_uint t = 0; t < 3; t++) {
+    err |= raw->clSetKernelArg(raw->add, 2 * t, sizeof(cl_mem), &raw->buf);
+    err |= raw->clSetKernelArg(raw->add, 2 * t + 1, sizeof(offset), &offset);
+  }
+  err |= raw->clSetKernelArg(raw->add, 6, sizeof(count), &count);
+  return err == CL_SUCCESS;
+}
+
+double bench_rawcl_run(struct bench_rawcl *raw, enum bench_rawcl_kernel which,
+                       int count, double *enqueue_s)
 {
   size_t global = 4;
+  bool add = which == BENCH_RAWCL_ADD;
   double t0 = bench_now();
-  for (int i = 0; i < count; i++)
-    if (raw->clEnqueueNDRangeKernel(raw->queue, raw->kernel, 1, NULL, &global,
-                                    NULL, 0, NULL, NULL) != CL_SUCCESS)
+  for (int i = 0; i < count; i++) {
+    if (add && !set_add_args(raw))
       return -1;
+    if (raw->clEnqueueNDRangeKernel(raw->queue, add ? raw->add : raw->kernel, 1,
+                                    NULL, &global, NULL, 0, NULL,
+                                    NULL) != CL_SUCCESS)
+      return -1;
+  }
   double t1 = bench_now();
   if (raw->clFinish(raw->queue) != CL_SUCCESS)
     return -1;
