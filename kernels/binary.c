@@ -511,11 +511,14 @@ static void binary_compute(void *kernel, TF_OpKernelContext *ctx)
    * (each work-item reads its own index before writing it). */
   static const int candidates[] = {0, 1};
   int forwarded;
+  TF_Tensor *held[2] = {x, y};
   TF_Tensor *z =
       k->op->bool_out
           ? ocl_op_output(&op, 0, TF_BOOL, b.out_dims, b.out_rank)
-          : ocl_op_output_forward(&op, 0, candidates, 2, b.out_dims,
-                                  b.out_rank, &forwarded);
+          : ocl_op_output_over_inputs(&op, 0, held, candidates, 2, b.out_dims,
+                                      b.out_rank, &forwarded);
+  x = held[0];
+  y = held[1];
   if (z != NULL)
     run_binary(&op, k->op, &k->kernels, k->storage, &b, x, y, z);
 out:

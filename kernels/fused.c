@@ -717,7 +717,13 @@ static void fused_compute(void *kernel, TF_OpKernelContext *ctx)
   }
   if (!ocl_bcastn_init(&b, dim_ptrs, ranks, num, op.status))
     goto out;
-  TF_Tensor *z = ocl_op_output(&op, 0, k->out_type, b.out_dims, b.out_rank);
+  /* Any input of the output's type and size may become the output (each
+   * kernel reads every input of that size at the index it stores). */
+  _Static_assert(FUSED_MAX_INPUTS == 8, "a candidate per input");
+  static const int candidates[FUSED_MAX_INPUTS] = {0, 1, 2, 3, 4, 5, 6, 7};
+  int forwarded;
+  TF_Tensor *z = ocl_op_output_over_inputs(&op, 0, in, candidates, num,
+                                           b.out_dims, b.out_rank, &forwarded);
   if (z == NULL || b.out_elements == 0)
     goto out;
   bool launched = false;

@@ -179,6 +179,15 @@ TF_Tensor *ocl_op_output_forward(struct ocl_op *op, int index,
                                  const int *candidates, int num_candidates,
                                  const int64_t *dims, int rank,
                                  int *forwarded);
+/* ocl_op_output_forward for a kernel holding the candidates' inputs:
+ * held[c] is its TF_Tensor of input candidates[c] (from ocl_op_input). They
+ * are released first (TensorFlow forwards no buffer a TF_Tensor still
+ * references) and taken again after, so held[] is valid on success; NULL
+ * with the status set otherwise. */
+TF_Tensor *ocl_op_output_over_inputs(struct ocl_op *op, int index,
+                                     TF_Tensor **held, const int *candidates,
+                                     int num_candidates, const int64_t *dims,
+                                     int rank, int *forwarded);
 /* A 1-D device temp (owned by the op; TF_AllocateTemp). Temps may be
  * deleted as soon as the work using them is enqueued: later work on the
  * in-order stream reuses the memory only after it. */

@@ -242,7 +242,20 @@ static void unary_compute(void *kernel, TF_OpKernelContext *ctx)
   TF_DataType y_type = op->kind == PREDICATE ? TF_BOOL
                        : op->kind == POPCOUNT ? TF_UINT8
                                               : k->dtype;
-  TF_Tensor *y = ocl_op_output(&o, 0, y_type, dims, rank);
+  /* The output may be an input TensorFlow hands over (one of its type and
+   * size that nothing else reads): each work-item reads its own index
+   * before it writes it, and a chain of ops over a temp then needs one
+   * buffer instead of two. */
+  static const int candidates[] = {0, 1};
+  int forwarded;
+  TF_Tensor *held[2] = {x, b};
+  TF_Tensor *y =
+      y_type == k->dtype
+          ? ocl_op_output_over_inputs(&o, 0, held, candidates, grad ? 2 : 1,
+                                      dims, rank, &forwarded)
+          : ocl_op_output(&o, 0, y_type, dims, rank);
+  x = held[0];
+  b = held[1];
   int64_t n = ocl_shape_elements(dims, rank);
   if (y == NULL || n == 0)
     goto out;

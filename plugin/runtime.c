@@ -402,6 +402,27 @@ TF_Tensor *ocl_op_output_forward(struct ocl_op *op, int index,
   return own(op, t) ? t : NULL;
 }
 
+TF_Tensor *ocl_op_output_over_inputs(struct ocl_op *op, int index,
+                                     TF_Tensor **held, const int *candidates,
+                                     int num_candidates, const int64_t *dims,
+                                     int rank, int *forwarded)
+{
+  /* TensorFlow hands over only a buffer nothing else references, and the
+   * TF_Tensor TF_GetInput gave is a reference: this op's go first. */
+  for (int c = 0; c < num_candidates; c++) {
+    ocl_op_release(op, held[c]);
+    held[c] = NULL;
+  }
+  TF_Tensor *out = ocl_op_output_forward(op, index, candidates, num_candidates,
+                                         dims, rank, forwarded);
+  for (int c = 0; out != NULL && c < num_candidates; c++) {
+    held[c] = ocl_op_input(op, candidates[c]);
+    if (held[c] == NULL)
+      return NULL;
+  }
+  return out;
+}
+
 TF_Tensor *ocl_op_temp(struct ocl_op *op, TF_DataType dtype, int64_t elements)
 {
   if (!shape_fits(op, &elements, 1))
