@@ -1,6 +1,6 @@
 /* Built-in op signatures, in TensorFlow's REGISTER_OP notation (copied from
  * TensorFlow's op definitions: math_ops.cc, nn_ops.cc, array_ops.cc,
- * no_op.cc). One row per op the project's kernels implement; add a row to
+ * cudnn_rnn_ops.cc, no_op.cc). One row per op the project's kernels implement; add a row to
  * support another. Allowed-type sets are left out on purpose where they
  * would only restate what the kernel's type constraints already say. */
 #include "shim_internal.h"
@@ -27,6 +27,7 @@ const struct shim_op_def_row shim_builtin_op_defs[] = {
 #include "op_defs/numerics.inc"
 #include "op_defs/fft.inc"
 #include "op_defs/complex.inc"
+#include "op_defs/rnn.inc"
 };
 
 const int shim_num_builtin_op_defs =

@@ -26,4 +26,5 @@ void ocl_register_kernel_families(void)
   ocl_register_numerics_kernels();
   ocl_register_fft_kernels();
   ocl_register_complex_kernels();
+  ocl_register_rnn_kernels();
 }

@@ -29,6 +29,7 @@ void ocl_register_segment_kernels(void);
 void ocl_register_numerics_kernels(void);
 void ocl_register_fft_kernels(void);
 void ocl_register_complex_kernels(void);
+void ocl_register_rnn_kernels(void);
 
 /* The source of the program that fused.c's kernels name `name` ("fused:"
  * and the program's text), malloc'd; NULL for any other name. How a

@@ -27,6 +27,7 @@ extern const struct ref_op ref_ops_numerics[];
 extern const struct ref_op ref_ops_fft[];
 extern const struct ref_op ref_ops_complex[];
 extern const struct ref_op ref_ops_complex_overloads[];
+extern const struct ref_op ref_ops_rnn[];
 
 static const struct ref_op *const families[] = {
     ref_ops_binary, ref_ops_unary,    ref_ops_reduce,     ref_ops_softmax,
@@ -34,7 +35,7 @@ static const struct ref_op *const families[] = {
     ref_ops_pool,   ref_ops_random,   ref_ops_scatter,    ref_ops_linalg,
     ref_ops_einsum, ref_ops_scan,     ref_ops_batch_norm, ref_ops_fused,
     ref_ops_image,  ref_ops_select,   ref_ops_segment,    ref_ops_numerics,
-    ref_ops_fft,    ref_ops_complex,
+    ref_ops_fft,    ref_ops_complex,  ref_ops_rnn,
 };
 
 #define NUM_FAMILIES (sizeof(families) / sizeof(families[0]))

@@ -31,6 +31,7 @@ TARGETS = {
     "keras.src.backend.tensorflow.ops.nn": ("tfocl._keras", "patch_conv"),
     "keras.src.backend.tensorflow.numpy": ("tfocl._keras", "patch_mean"),
     "keras.src.backend.tensorflow.ops.numpy": ("tfocl._keras", "patch_mean"),
+    "keras.src.backend.tensorflow.rnn": ("tfocl._keras", "patch_rnn"),
     "keras": ("tfocl._keras", "check_keras"),
 }
 

@@ -32,6 +32,18 @@ and PJRT: out of tfocl's scope, so the fix is to stay off XLA.
    reduce_mean in float32, cast back, which is also what XLA computes (a
    float32 accumulator). IndexedSlices and the other dtypes go to Keras.
 
+4. `lstm()` of the TensorFlow backend's rnn (keras/src/backend/tensorflow/
+   rnn.py) runs an LSTM layer as one CudnnRNNV3 op only where
+   `tf.config.list_logical_devices("GPU")` is non-empty; elsewhere the
+   layer falls back to its generic loop, dozens of small ops per time step.
+   tfocl has CudnnRNNV3 and its backprop for float32 LSTMs: where OPENCL
+   devices are present and no GPU, an LSTM that Keras would give cuDNN
+   (tanh, sigmoid, a bias, not unrolled) takes Keras' own `_cudnn_lstm`
+   when it has float32 inputs and no mask, unless a tf.device scope puts
+   it on another device (the op has no CPU kernel). Masked LSTMs keep the generic
+   loop: cuDNN takes right-padded masks only, and Keras asserts that at
+   run time, which would fail a program the loop runs. GRUs keep the loop.
+
 "The non-CPU devices are all OPENCL" is decided at call time, from
 `tf.config.list_physical_devices()`, as Keras decides its own question.
 `TFOCL_KERAS_COMPAT=0` (read when the module is imported) patches nothing.
@@ -49,6 +61,11 @@ CONV_MODULES = ("keras.src.backend.tensorflow.nn", "keras.src.backend.tensorflow
 CONV_PARAMS = ("inputs", "kernel", "strides", "padding", "data_format", "dilation_rate")
 NUMPY_MODULES = ("keras.src.backend.tensorflow.numpy", "keras.src.backend.tensorflow.ops.numpy")
 MEAN_PARAMS = ("x", "axis", "keepdims")
+RNN_MODULE = "keras.src.backend.tensorflow.rnn"
+LSTM_PARAMS = ("inputs", "initial_state_h", "initial_state_c", "mask", "kernel",
+               "recurrent_kernel", "bias", "activation", "recurrent_activation",
+               "return_sequences", "go_backwards", "unroll", "time_major")
+LSTM_HELPERS = ("_cudnn_lstm", "_do_lstm_arguments_support_cudnn", "_is_gpu_available")
 
 
 def keras_version():
@@ -211,6 +228,63 @@ def patch_mean(module):
                        tf.float16)
 
     module.mean = _wrap(original, mean)
+
+
+def patch_rnn(module):
+    if _skipped(module, "lstm"):
+        return
+    original = getattr(module, "lstm", None)
+    tf = getattr(module, "tf", None)
+    if (_params(original) != LSTM_PARAMS or any(not callable(getattr(module, name, None))
+                                                for name in LSTM_HELPERS)
+            or not hasattr(getattr(tf, "errors", None), "NotFoundError")):
+        say(f"Keras {keras_version()}'s TensorFlow lstm() is not the one tfocl knows: LSTM layers "
+            "run Keras' generic loop on OPENCL, which is slower than its CudnnRNNV3 kernel")
+        return
+
+    def takes_cudnn_op(inputs, mask, bias, activation, recurrent_activation, unroll):
+        if mask is not None or module._is_gpu_available():
+            return False
+        if not module._do_lstm_arguments_support_cudnn(
+                activation=activation, recurrent_activation=recurrent_activation,
+                unroll=unroll, use_bias=bias is not None):
+            return False
+        if getattr(inputs, "dtype", None) != tf.float32:
+            return False
+        if requested_device_type() not in (None, "OPENCL"):
+            return False
+        return bool(tf.config.list_logical_devices("OPENCL"))
+
+    def requested_device_type():
+        """The device type of the tf.device scope the layer runs in (a
+        function's own, else the eager one it is traced in), None for none:
+        a model pinned to the CPU keeps Keras' loop there, as the op has no
+        CPU kernel and would leave for OPENCL."""
+        from tensorflow.python.eager import context
+
+        name = "" if tf.executing_eagerly() else tf.no_op().device
+        name = name or context.context().device_name or ""
+        return tf.DeviceSpec.from_string(name).device_type if name else None
+
+    def lstm(inputs, initial_state_h, initial_state_c, mask, kernel, recurrent_kernel, bias,
+             activation, recurrent_activation, return_sequences=False, go_backwards=False,
+             unroll=False, time_major=False):
+        if not takes_cudnn_op(inputs, mask, bias, activation, recurrent_activation, unroll):
+            return original(inputs, initial_state_h, initial_state_c, mask, kernel,
+                            recurrent_kernel, bias, activation, recurrent_activation,
+                            return_sequences, go_backwards, unroll, time_major)
+        # Keras' lstm() past its GPU test: Variables as tensors, errors as
+        # "no cuDNN here" (NotImplementedError: the layer takes its loop).
+        kernel, recurrent_kernel, bias = (getattr(v, "value", v)
+                                          for v in (kernel, recurrent_kernel, bias))
+        try:
+            return module._cudnn_lstm(inputs, initial_state_h, initial_state_c, kernel,
+                                      recurrent_kernel, bias, mask, time_major, go_backwards,
+                                      return_sequences)
+        except (tf.errors.InvalidArgumentError, tf.errors.NotFoundError):
+            raise NotImplementedError from None
+
+    module.lstm = _wrap(original, lstm)
 
 
 def check_keras(module):

@@ -28,7 +28,7 @@ references).
 from . import (  # noqa: F401
     _base, binary, unary, reduce, scan, matmul, linalg, movement, image,
     gather, variables, random_ops, conv, pool, batch_norm, fused, special,
-    segment, select, numerics, fft, complex_ops,)
+    segment, select, numerics, fft, complex_ops, rnn,)
 from ._base import (  # noqa: F401
     APPROX_OPS,
     BF16,

@@ -1,0 +1,557 @@
+/* CudnnRNNV3 and CudnnRNNBackpropV3 for one unidirectional LSTM layer,
+ * float: the op Keras' TensorFlow backend runs for an LSTM layer on a GPU
+ * (keras/src/backend/tensorflow/rnn.py, _cudnn_lstm), with cuDNN's params
+ * layout and sequence-length semantics, so that tfocl._keras can send
+ * Keras' LSTMs here instead of the generic loop of many small ops per step.
+ *
+ * Forward: one GEMM gives x W^T for every step; each step is a GEMM
+ * (h R^T) and one cell kernel (rnn.cl). Backward: per step, one cell
+ * kernel and one GEMM (the gate gradients times R); then three GEMMs give
+ * the input and weight gradients over all steps at once and one kernel the
+ * bias gradients. 2 T + 1 launches forward, 2 T + 5 backward, where the
+ * generic loop ran dozens of ops per step.
+ *
+ * params (cuDNN's canonical layout, as _cudnn_lstm builds it): W [4 units,
+ * input_size], R [4 units, units], both row-major in gate order i, f, c, o,
+ * then the input and recurrent biases, 4 units each. The reserve space is
+ * this kernel's own (rnn.cl): only its backprop reads it. sequence_lengths
+ * lives in host memory as in TensorFlow's GPU kernel, so it is checked
+ * before anything runs. Other modes (GRU, plain RNNs, skip_input, several
+ * layers, bidirectional, projections) fail with UNIMPLEMENTED. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm.h"
+#include "kernel_families.h"
+#include "runtime.h"
+
+extern const char ocl_cl_source_rnn[];
+
+OCL_PROGRAM_TABLE
+static const struct ocl_program program = {"rnn_float", ocl_cl_source_rnn, ""};
+
+#define LSTM_GATES 4
+/* Reserve space per row and unit: the gates, the cell state, h before. */
+#define RESERVE_PER_UNIT (LSTM_GATES + 2)
+
+struct rnn_kernel {
+  bool time_major;
+  /* input_mode auto_select: cuDNN skips the input projection when the input
+   * is as wide as the state, a mode tfocl lacks. */
+  bool auto_select;
+  struct ocl_kernel forward_step, backward_step, initial_state, bias_gradients;
+};
+
+struct rnn_shape {
+  int64_t steps, batch, input_size, units;
+  int64_t rows;         /* steps * batch */
+  int64_t row_b, row_t; /* row (b, t) = b * row_b + t * row_t */
+  int64_t w_offset, r_offset, bias_offset, params;
+  int64_t state_dims[3];
+};
+
+static void rnn_delete(void *kernel) { free(kernel); }
+
+static bool string_attr(TF_OpKernelConstruction *ctx, const char *name,
+                        char *buf, size_t len, TF_Status *status)
+{
+  memset(buf, 0, len);
+  if (ocl_tf.OpKernelConstruction_GetAttrString == NULL) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "this TensorFlow lacks string attributes in its C API");
+    return false;
+  }
+  ocl_tf.OpKernelConstruction_GetAttrString(ctx, name, buf, len - 1, status);
+  return ocl_tf.GetCode(status) == TF_OK;
+}
+
+static void *rnn_create(TF_OpKernelConstruction *ctx)
+{
+  TF_Status *status = ocl_tf.NewStatus();
+  struct rnn_kernel *k = calloc(1, sizeof(*k));
+  if (k == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    return ocl_create_failed(ctx, status, k);
+  }
+  char mode[32], input_mode[32], direction[32];
+  int64_t num_proj = 0;
+  TF_Bool time_major = 1;
+  if (!string_attr(ctx, "rnn_mode", mode, sizeof(mode), status) ||
+      !string_attr(ctx, "input_mode", input_mode, sizeof(input_mode), status) ||
+      !string_attr(ctx, "direction", direction, sizeof(direction), status))
+    return ocl_create_failed(ctx, status, k);
+  ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "num_proj", &num_proj, status);
+  if (ocl_tf.GetCode(status) == TF_OK)
+    ocl_tf.OpKernelConstruction_GetAttrBool(ctx, "time_major", &time_major,
+                                            status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return ocl_create_failed(ctx, status, k);
+  if (strcmp(mode, "lstm") != 0) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "the OPENCL CudnnRNN kernels run rnn_mode 'lstm' only, "
+                   "not '%s'",
+                   mode);
+  } else if (strcmp(input_mode, "skip_input") == 0) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "the OPENCL CudnnRNN kernels run input_mode "
+                   "'linear_input' only, not 'skip_input'");
+  } else if (strcmp(direction, "unidirectional") != 0) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "the OPENCL CudnnRNN kernels run one direction only, not "
+                   "'%s'",
+                   direction);
+  } else if (num_proj != 0) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "the OPENCL CudnnRNN kernels have no projection "
+                   "(num_proj %lld)",
+                   (long long)num_proj);
+  }
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return ocl_create_failed(ctx, status, k);
+  k->time_major = time_major != 0;
+  k->auto_select = strcmp(input_mode, "auto_select") == 0;
+  ocl_kernel_init(&k->forward_step, &program, "lstm_forward_step");
+  ocl_kernel_init(&k->backward_step, &program, "lstm_backward_step");
+  ocl_kernel_init(&k->initial_state, &program, "lstm_backward_initial_state");
+  ocl_kernel_init(&k->bias_gradients, &program, "rnn_bias_gradients");
+  ocl_tf.DeleteStatus(status);
+  return k;
+}
+
+static bool same_dims(const TF_Tensor *t, const int64_t *dims, int rank)
+{
+  if (ocl_tf.NumDims(t) != rank)
+    return false;
+  for (int i = 0; i < rank; i++) {
+    if (ocl_tf.Dim(t, i) != dims[i])
+      return false;
+  }
+  return true;
+}
+
+/* The shapes of input, input_h, input_c and params, checked as
+ * TensorFlow's CudnnRNN kernels check them (with their messages). */
+static bool rnn_shape_of(struct ocl_op *op, const struct rnn_kernel *k,
+                         const TF_Tensor *input, const TF_Tensor *input_h,
+                         const TF_Tensor *input_c, const TF_Tensor *params,
+                         struct rnn_shape *s)
+{
+  if (ocl_tf.NumDims(input) != 3)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "RNN input must be a 3-D vector.");
+  if (ocl_tf.NumDims(input_h) != 3)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "RNN input_h must be a 3-D vector.");
+  memset(s, 0, sizeof(*s));
+  s->steps = ocl_tf.Dim(input, k->time_major ? 0 : 1);
+  s->batch = ocl_tf.Dim(input, k->time_major ? 1 : 0);
+  s->input_size = ocl_tf.Dim(input, 2);
+  int64_t layers = ocl_tf.Dim(input_h, k->time_major ? 0 : 1);
+  int64_t h_batch = ocl_tf.Dim(input_h, k->time_major ? 1 : 0);
+  s->units = ocl_tf.Dim(input_h, 2);
+  if (h_batch != s->batch)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "input_h and input must have the same batch size: "
+                       "%lld vs %lld",
+                       (long long)h_batch, (long long)s->batch);
+  if (layers != 1)
+    return ocl_op_fail(op, TF_UNIMPLEMENTED,
+                       "the OPENCL CudnnRNN kernels run one layer, not %lld",
+                       (long long)layers);
+  for (int i = 0; i < 3; i++)
+    s->state_dims[i] = ocl_tf.Dim(input_h, i);
+  if (!same_dims(input_c, s->state_dims, 3))
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "input_h and input_c must have the same shape");
+  if (k->auto_select && s->input_size == s->units)
+    return ocl_op_fail(op, TF_UNIMPLEMENTED,
+                       "input_mode 'auto_select' with input_size == num_units "
+                       "(%lld) is cuDNN's skip_input, which the OPENCL "
+                       "CudnnRNN kernels lack",
+                       (long long)s->units);
+  int64_t u = s->units, gates = LSTM_GATES * u;
+  s->rows = s->steps * s->batch;
+  s->row_b = k->time_major ? 1 : s->steps;
+  s->row_t = k->time_major ? s->batch : 1;
+  s->w_offset = 0;
+  s->r_offset = gates * s->input_size;
+  s->bias_offset = s->r_offset + gates * u;
+  s->params = s->bias_offset + 2 * gates;
+  if (ocl_tf.TensorElementCount(params) != s->params)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "Invalid params size: %lld elements, an LSTM of "
+                       "input_size %lld and num_units %lld has %lld",
+                       (long long)ocl_tf.TensorElementCount(params),
+                       (long long)s->input_size, (long long)u,
+                       (long long)s->params);
+  /* rnn.cl indexes every plane with ints. */
+  int64_t widest = s->input_size > gates ? s->input_size : gates;
+  if (s->rows > 0 && (s->rows > INT32_MAX / RESERVE_PER_UNIT / (u ? u : 1) ||
+                      s->rows > INT32_MAX / widest))
+    return ocl_op_fail(op, TF_UNIMPLEMENTED,
+                       "an LSTM of %lld steps, batch %lld, input_size %lld "
+                       "and num_units %lld is too large for the OPENCL "
+                       "CudnnRNN kernels' 32-bit indices",
+                       (long long)s->steps, (long long)s->batch,
+                       (long long)s->input_size, (long long)u);
+  return true;
+}
+
+/* The sequence lengths (host memory), checked; *uniform when every one is
+ * `steps`, else *device holds them on the device (one fill per run of equal
+ * lengths: Keras sends uniform lengths where it takes this op). */
+static bool rnn_lengths(struct ocl_op *op, const struct rnn_shape *s,
+                        const TF_Tensor *lengths, bool *uniform,
+                        TF_Tensor **device)
+{
+  if (ocl_tf.NumDims(lengths) != 1 || ocl_tf.Dim(lengths, 0) != s->batch)
+    return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                       "sequence_lengths must be a vector of the batch size "
+                       "(%lld)",
+                       (long long)s->batch);
+  const int32_t *len = ocl_host_data(lengths);
+  *uniform = true;
+  for (int64_t b = 0; b < s->batch; b++) {
+    if (len[b] < 0 || len[b] > s->steps)
+      return ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                         "sequence_lengths[%lld] = %d is outside [0, %lld]",
+                         (long long)b, len[b], (long long)s->steps);
+    *uniform = *uniform && len[b] == s->steps;
+  }
+  *device = NULL;
+  if (*uniform)
+    return true;
+  *device = ocl_op_temp(op, TF_INT32, s->batch);
+  if (*device == NULL)
+    return false;
+  for (int64_t b = 0; b < s->batch;) {
+    int64_t end = b + 1;
+    while (end < s->batch && len[end] == len[b])
+      end++;
+    if (!ocl_op_fill(op, *device, (size_t)b * sizeof(int32_t), &len[b],
+                     sizeof(int32_t), (size_t)(end - b) * sizeof(int32_t)))
+      return false;
+    b = end;
+  }
+  return true;
+}
+
+/* Elements [offset, offset + count) of a float tensor as a kernel argument. */
+static bool span(struct ocl_op *op, const TF_Tensor *t, int64_t offset,
+                 int64_t count, struct ocl_buffer *buffer)
+{
+  return ocl_op_buffer(op, t, (size_t)offset * sizeof(float),
+                       (size_t)count * sizeof(float), buffer);
+}
+
+/* The lengths' kernel argument; uniform lengths are never read, and any
+ * buffer (`unread`) stands in. */
+static bool lengths_arg(struct ocl_op *op, const struct rnn_shape *s,
+                        const TF_Tensor *lengths, const TF_Tensor *unread,
+                        struct ocl_buffer *buffer)
+{
+  if (lengths == NULL)
+    return span(op, unread, 0, 1, buffer);
+  return ocl_op_buffer(op, lengths, 0, (size_t)s->batch * sizeof(int32_t),
+                       buffer);
+}
+
+static struct ocl_gemm_desc product(int64_t m, int64_t n, int64_t k,
+                                    bool trans_a, bool trans_b)
+{
+  return (struct ocl_gemm_desc){.m = m,
+                                .n = n,
+                                .k = k,
+                                .trans_a = trans_a,
+                                .trans_b = trans_b,
+                                .batches = 1};
+}
+
+static void rnn_forward_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct rnn_kernel *k = kernel;
+  struct ocl_op op;
+  struct rnn_shape s;
+  ocl_op_begin(&op, ctx);
+  TF_Tensor *in[5];
+  for (int i = 0; i < 5; i++) {
+    if ((in[i] = ocl_op_input(&op, i)) == NULL)
+      goto out;
+  }
+  TF_Tensor *x = in[0], *h0 = in[1], *c0 = in[2], *params = in[3];
+  bool uniform;
+  TF_Tensor *lengths;
+  if (!rnn_shape_of(&op, k, x, h0, c0, params, &s) ||
+      !rnn_lengths(&op, &s, in[4], &uniform, &lengths))
+    goto out;
+  int64_t u = s.units, gates = LSTM_GATES * u;
+  int64_t out_dims[3] = {ocl_tf.Dim(x, 0), ocl_tf.Dim(x, 1), u};
+  TF_Tensor *output = ocl_op_output(&op, 0, TF_FLOAT, out_dims, 3);
+  TF_Tensor *h_last =
+      output ? ocl_op_output(&op, 1, TF_FLOAT, s.state_dims, 3) : NULL;
+  TF_Tensor *c_last =
+      h_last ? ocl_op_output(&op, 2, TF_FLOAT, s.state_dims, 3) : NULL;
+  int64_t reserve_dims[1] = {s.rows * RESERVE_PER_UNIT * u};
+  TF_Tensor *reserve =
+      c_last ? ocl_op_output(&op, 3, TF_FLOAT, reserve_dims, 1) : NULL;
+  int64_t no_dims[1] = {0};
+  if (reserve == NULL || ocl_op_output(&op, 4, TF_INT8, no_dims, 1) == NULL)
+    goto out;
+  size_t state_bytes = (size_t)(s.batch * u) * sizeof(float);
+  if (s.rows == 0) {
+    ocl_op_copy(&op, h0, 0, h_last, 0, state_bytes);
+    ocl_op_copy(&op, c0, 0, c_last, 0, state_bytes);
+    goto out;
+  }
+  TF_Tensor *xw = ocl_op_temp(&op, TF_FLOAT, s.rows * gates);
+  TF_Tensor *hr = xw ? ocl_op_temp(&op, TF_FLOAT, s.batch * gates) : NULL;
+  TF_Tensor *h_steps = hr ? ocl_op_temp(&op, TF_FLOAT, 2 * s.batch * u) : NULL;
+  if (h_steps == NULL)
+    goto out;
+  struct ocl_gemm_desc xw_desc =
+      product(s.rows, gates, s.input_size, false, true);
+  if (!ocl_op_gemm(&op, TF_FLOAT, &xw_desc, x, params, xw))
+    goto out;
+  struct ocl_buffer bias, lengths_buf, c_last_buf;
+  if (!span(&op, params, s.bias_offset, 2 * gates, &bias) ||
+      !span(&op, c_last, 0, s.batch * u, &c_last_buf) ||
+      !lengths_arg(&op, &s, lengths, xw, &lengths_buf))
+    goto out;
+  int64_t cell_plane = s.rows * gates, before_plane = cell_plane + s.rows * u;
+  for (int64_t t = 0; t < s.steps; t++) {
+    bool last = t == s.steps - 1;
+    const TF_Tensor *h_prev = t == 0 ? h0 : h_steps;
+    int64_t h_prev_at = t == 0 ? 0 : ((t - 1) & 1) * s.batch * u;
+    struct ocl_gemm_desc hr_desc = product(s.batch, gates, u, false, true);
+    hr_desc.a_offset = h_prev_at;
+    hr_desc.b_offset = s.r_offset;
+    if (!ocl_op_gemm(&op, TF_FLOAT, &hr_desc, h_prev, params, hr))
+      goto out;
+    int64_t step_row = t * s.row_t;
+    /* Step t - 1's cell state: rows row_b apart in the plane. */
+    int64_t c_prev_stride = t == 0 ? u : s.row_b * u;
+    struct ocl_buffer xw_t, hr_buf, h_prev_buf, c_prev_buf, h_next_buf,
+        output_t, gates_t, cell_t, before_t;
+    int64_t rows_left = s.rows - step_row;
+    if (!span(&op, xw, step_row * gates, rows_left * gates, &xw_t) ||
+        !span(&op, hr, 0, s.batch * gates, &hr_buf) ||
+        !span(&op, h_prev, h_prev_at, s.batch * u, &h_prev_buf) ||
+        !(t == 0 ? span(&op, c0, 0, s.batch * u, &c_prev_buf)
+                 : span(&op, reserve, cell_plane + (step_row - s.row_t) * u,
+                        (rows_left + s.row_t) * u, &c_prev_buf)) ||
+        !(last ? span(&op, h_last, 0, s.batch * u, &h_next_buf)
+               : span(&op, h_steps, (t & 1) * s.batch * u, s.batch * u,
+                      &h_next_buf)) ||
+        !span(&op, output, step_row * u, rows_left * u, &output_t) ||
+        !span(&op, reserve, step_row * gates, rows_left * gates, &gates_t) ||
+        !span(&op, reserve, cell_plane + step_row * u, rows_left * u,
+              &cell_t) ||
+        !span(&op, reserve, before_plane + step_row * u, rows_left * u,
+              &before_t))
+      goto out;
+    const struct ocl_arg args[] = {
+        OCL_BUF(xw_t),        OCL_BUF(hr_buf),     OCL_BUF(bias),
+        OCL_BUF(h_prev_buf),  OCL_BUF(c_prev_buf), OCL_INT(c_prev_stride),
+        OCL_BUF(lengths_buf), OCL_INT(uniform),    OCL_BUF(h_next_buf),
+        OCL_BUF(c_last_buf),  OCL_INT(last),       OCL_BUF(output_t),
+        OCL_BUF(gates_t),     OCL_BUF(cell_t),     OCL_BUF(before_t),
+        OCL_INT(s.batch),     OCL_INT(u),          OCL_INT(s.row_b),
+        OCL_INT(t),
+    };
+    if (!ocl_launch_1d(&op, &k->forward_step, (size_t)(s.batch * u), args,
+                       (int)(sizeof(args) / sizeof(args[0]))))
+      goto out;
+  }
+out:
+  ocl_op_end(&op);
+}
+
+/* CudnnRNNBackpropV3's inputs this kernel reads (output, output_h, output_c
+ * and host_reserved are not needed: the reserve space has it all). */
+enum {
+  IN_INPUT = 0,
+  IN_INPUT_H = 1,
+  IN_INPUT_C = 2,
+  IN_PARAMS = 3,
+  IN_LENGTHS = 4,
+  IN_OUTPUT_BACKPROP = 8,
+  IN_OUTPUT_H_BACKPROP = 9,
+  IN_OUTPUT_C_BACKPROP = 10,
+  IN_RESERVE = 11,
+};
+
+static void rnn_backward_compute(void *kernel, TF_OpKernelContext *ctx)
+{
+  struct rnn_kernel *k = kernel;
+  struct ocl_op op;
+  struct rnn_shape s;
+  ocl_op_begin(&op, ctx);
+  static const int used[] = {IN_INPUT,
+                             IN_INPUT_H,
+                             IN_INPUT_C,
+                             IN_PARAMS,
+                             IN_LENGTHS,
+                             IN_OUTPUT_BACKPROP,
+                             IN_OUTPUT_H_BACKPROP,
+                             IN_OUTPUT_C_BACKPROP,
+                             IN_RESERVE};
+  TF_Tensor *in[IN_RESERVE + 1] = {0};
+  for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++) {
+    if ((in[used[i]] = ocl_op_input(&op, used[i])) == NULL)
+      goto out;
+  }
+  TF_Tensor *x = in[IN_INPUT], *params = in[IN_PARAMS];
+  TF_Tensor *dout = in[IN_OUTPUT_BACKPROP], *dh_last = in[IN_OUTPUT_H_BACKPROP];
+  TF_Tensor *dc_last = in[IN_OUTPUT_C_BACKPROP], *reserve = in[IN_RESERVE];
+  bool uniform;
+  TF_Tensor *lengths;
+  if (!rnn_shape_of(&op, k, x, in[IN_INPUT_H], in[IN_INPUT_C], params, &s) ||
+      !rnn_lengths(&op, &s, in[IN_LENGTHS], &uniform, &lengths))
+    goto out;
+  int64_t u = s.units, gates = LSTM_GATES * u;
+  int64_t out_dims[3] = {ocl_tf.Dim(x, 0), ocl_tf.Dim(x, 1), u};
+  if (!same_dims(dout, out_dims, 3)) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "output_backprop must have the output's shape");
+    goto out;
+  }
+  if (!same_dims(dh_last, s.state_dims, 3) ||
+      !same_dims(dc_last, s.state_dims, 3)) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "output_h_backprop and output_c_backprop must have input_h's "
+                "shape");
+    goto out;
+  }
+  if (ocl_tf.TensorElementCount(reserve) != s.rows * RESERVE_PER_UNIT * u) {
+    ocl_op_fail(&op, TF_INVALID_ARGUMENT,
+                "reserve_space holds %lld elements, not the %lld that the "
+                "OPENCL CudnnRNNV3 writes for these shapes",
+                (long long)ocl_tf.TensorElementCount(reserve),
+                (long long)(s.rows * RESERVE_PER_UNIT * u));
+    goto out;
+  }
+  int64_t x_dims[3], params_dims[1] = {s.params};
+  for (int i = 0; i < 3; i++)
+    x_dims[i] = ocl_tf.Dim(x, i);
+  TF_Tensor *dx = ocl_op_output(&op, 0, TF_FLOAT, x_dims, 3);
+  TF_Tensor *dh0 = dx ? ocl_op_output(&op, 1, TF_FLOAT, s.state_dims, 3) : NULL;
+  TF_Tensor *dc0 =
+      dh0 ? ocl_op_output(&op, 2, TF_FLOAT, s.state_dims, 3) : NULL;
+  TF_Tensor *dparams =
+      dc0 ? ocl_op_output(&op, 3, TF_FLOAT, params_dims, 1) : NULL;
+  if (dparams == NULL)
+    goto out;
+  size_t state_bytes = (size_t)(s.batch * u) * sizeof(float);
+  if (s.rows == 0) {
+    const float zero = 0.0f;
+    if (ocl_op_copy(&op, dh_last, 0, dh0, 0, state_bytes) &&
+        ocl_op_copy(&op, dc_last, 0, dc0, 0, state_bytes))
+      ocl_op_fill(&op, dparams, 0, &zero, sizeof(zero),
+                  (size_t)s.params * sizeof(float));
+    goto out;
+  }
+  TF_Tensor *dgates = ocl_op_temp(&op, TF_FLOAT, s.rows * gates);
+  TF_Tensor *dgates_step =
+      dgates ? ocl_op_temp(&op, TF_FLOAT, s.batch * gates) : NULL;
+  TF_Tensor *dh_next =
+      dgates_step ? ocl_op_temp(&op, TF_FLOAT, s.batch * u) : NULL;
+  TF_Tensor *dc_carry =
+      dh_next ? ocl_op_temp(&op, TF_FLOAT, s.batch * u) : NULL;
+  if (dc_carry == NULL ||
+      !ocl_op_copy(&op, dc_last, 0, dc_carry, 0, state_bytes))
+    goto out;
+  struct ocl_buffer lengths_buf, dh_next_buf, dh_last_buf, dc_carry_buf,
+      dgates_step_buf;
+  if (!lengths_arg(&op, &s, lengths, dgates, &lengths_buf) ||
+      !span(&op, dh_next, 0, s.batch * u, &dh_next_buf) ||
+      !span(&op, dh_last, 0, s.batch * u, &dh_last_buf) ||
+      !span(&op, dc_carry, 0, s.batch * u, &dc_carry_buf) ||
+      !span(&op, dgates_step, 0, s.batch * gates, &dgates_step_buf))
+    goto out;
+  int64_t cell_plane = s.rows * gates, before_plane = cell_plane + s.rows * u;
+  for (int64_t t = s.steps - 1; t >= 0; t--) {
+    int64_t step_row = t * s.row_t, rows_left = s.rows - step_row;
+    int64_t c_prev_stride = t == 0 ? u : s.row_b * u;
+    struct ocl_buffer gates_t, cell_t, c_prev_buf, dout_t, dgates_t;
+    if (!span(&op, reserve, step_row * gates, rows_left * gates, &gates_t) ||
+        !span(&op, reserve, cell_plane + step_row * u, rows_left * u,
+              &cell_t) ||
+        !(t == 0 ? span(&op, in[IN_INPUT_C], 0, s.batch * u, &c_prev_buf)
+                 : span(&op, reserve, cell_plane + (step_row - s.row_t) * u,
+                        (rows_left + s.row_t) * u, &c_prev_buf)) ||
+        !span(&op, dout, step_row * u, rows_left * u, &dout_t) ||
+        !span(&op, dgates, step_row * gates, rows_left * gates, &dgates_t))
+      goto out;
+    const struct ocl_arg args[] = {
+        OCL_BUF(gates_t),     OCL_BUF(cell_t),
+        OCL_BUF(c_prev_buf),  OCL_INT(c_prev_stride),
+        OCL_BUF(dout_t),      OCL_BUF(dh_next_buf),
+        OCL_BUF(dh_last_buf), OCL_BUF(dc_carry_buf),
+        OCL_BUF(lengths_buf), OCL_INT(uniform),
+        OCL_BUF(dgates_t),    OCL_BUF(dgates_step_buf),
+        OCL_INT(s.batch),     OCL_INT(u),
+        OCL_INT(s.row_b),     OCL_INT(t),
+        OCL_INT(s.steps),
+    };
+    if (!ocl_launch_1d(&op, &k->backward_step, (size_t)(s.batch * u), args,
+                       (int)(sizeof(args) / sizeof(args[0]))))
+      goto out;
+    /* h's gradient from step t: its gate gradients times R. */
+    struct ocl_gemm_desc dh_desc = product(s.batch, u, gates, false, false);
+    dh_desc.b_offset = s.r_offset;
+    if (!ocl_op_gemm(&op, TF_FLOAT, &dh_desc, dgates_step, params, dh_next))
+      goto out;
+  }
+  struct ocl_buffer dh0_buf, dc0_buf, dgates_buf, dbias;
+  if (!span(&op, dh0, 0, s.batch * u, &dh0_buf) ||
+      !span(&op, dc0, 0, s.batch * u, &dc0_buf) ||
+      !span(&op, dgates, 0, s.rows * gates, &dgates_buf) ||
+      !span(&op, dparams, s.bias_offset, 2 * gates, &dbias))
+    goto out;
+  const struct ocl_arg initial_args[] = {
+      OCL_BUF(dh_next_buf), OCL_BUF(dh_last_buf), OCL_BUF(dc_carry_buf),
+      OCL_BUF(lengths_buf), OCL_INT(uniform),     OCL_BUF(dh0_buf),
+      OCL_BUF(dc0_buf),     OCL_INT(s.batch),     OCL_INT(u),
+  };
+  const struct ocl_arg bias_args[] = {OCL_BUF(dgates_buf), OCL_INT(s.rows),
+                                      OCL_INT(gates), OCL_BUF(dbias)};
+  struct ocl_gemm_desc dx_desc =
+      product(s.rows, s.input_size, gates, false, false);
+  struct ocl_gemm_desc dw_desc =
+      product(gates, s.input_size, s.rows, true, false);
+  struct ocl_gemm_desc dr_desc = product(gates, u, s.rows, true, false);
+  dr_desc.b_offset = before_plane;
+  dr_desc.c_offset = s.r_offset;
+  if (ocl_launch_1d(&op, &k->initial_state, (size_t)(s.batch * u), initial_args,
+                    9) &&
+      ocl_op_gemm(&op, TF_FLOAT, &dx_desc, dgates, params, dx) &&
+      ocl_op_gemm(&op, TF_FLOAT, &dw_desc, dgates, x, dparams) &&
+      ocl_op_gemm(&op, TF_FLOAT, &dr_desc, dgates, reserve, dparams))
+    ocl_launch_1d(&op, &k->bias_gradients, (size_t)gates, bias_args, 4);
+out:
+  ocl_op_end(&op);
+}
+
+void ocl_register_rnn_kernels(void)
+{
+  static const char *const host_args[] = {"sequence_lengths", "host_reserved",
+                                          NULL};
+  ocl_register_kernel(&(const struct ocl_kernel_spec){
+      .op = "CudnnRNNV3",
+      .create = rnn_create,
+      .compute = rnn_forward_compute,
+      .destroy = rnn_delete,
+      .type_attrs = {"T"},
+      .types = {TF_FLOAT},
+      .host_args = host_args,
+  });
+  ocl_register_kernel(&(const struct ocl_kernel_spec){
+      .op = "CudnnRNNBackpropV3",
+      .create = rnn_create,
+      .compute = rnn_backward_compute,
+      .destroy = rnn_delete,
+      .type_attrs = {"T"},
+      .types = {TF_FLOAT},
+      .host_args = host_args,
+  });
+}
