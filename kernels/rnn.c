@@ -1,8 +1,9 @@
-/* CudnnRNNV3 and CudnnRNNBackpropV3 for one unidirectional LSTM layer,
- * float: the op Keras' TensorFlow backend runs for an LSTM layer on a GPU
- * (keras/src/backend/tensorflow/rnn.py, _cudnn_lstm), with cuDNN's params
- * layout and sequence-length semantics, so that tfocl._keras can send
- * Keras' LSTMs here instead of the generic loop of many small ops per step.
+/* CudnnRNNV3 and CudnnRNNBackpropV3 for one unidirectional LSTM or GRU
+ * layer, float: the op Keras' TensorFlow backend runs for its LSTM and GRU
+ * layers on a GPU (keras/src/backend/tensorflow/rnn.py, _cudnn_lstm and
+ * _cudnn_gru), with cuDNN's params layout and sequence-length semantics, so
+ * that tfocl._keras can send Keras' layers here instead of the generic loop
+ * of many small ops per step.
  *
  * Forward: one GEMM gives x W^T for every step; each step is a GEMM
  * (h R^T) and one cell kernel (rnn.cl). Backward: per step, one cell
@@ -11,13 +12,16 @@
  * bias gradients. 2 T + 1 launches forward, 2 T + 5 backward, where the
  * generic loop ran dozens of ops per step.
  *
- * params (cuDNN's canonical layout, as _cudnn_lstm builds it): W [4 units,
- * input_size], R [4 units, units], both row-major in gate order i, f, c, o,
- * then the input and recurrent biases, 4 units each. The reserve space is
- * this kernel's own (rnn.cl): only its backprop reads it. sequence_lengths
- * lives in host memory as in TensorFlow's GPU kernel, so it is checked
- * before anything runs. Other modes (GRU, plain RNNs, skip_input, several
- * layers, bidirectional, projections) fail with UNIMPLEMENTED. */
+ * params (cuDNN's canonical layout, as Keras builds it): W [gates * units,
+ * input_size], R [gates * units, units], both row-major in cuDNN's gate
+ * order (LSTM i, f, c, o; GRU r, z, n), then the input and recurrent
+ * biases, gates * units each. The reserve space is this kernel's own
+ * (rnn.cl): only its backprop reads it. sequence_lengths lives in host
+ * memory as in TensorFlow's GPU kernel, so it is checked before anything
+ * runs. Other modes (plain RNNs, skip_input, several layers,
+ * bidirectional, projections) fail with UNIMPLEMENTED. A GRU has no cell
+ * state: input_c is not read, and output_c and input_c_backprop are zero
+ * scalars (TensorFlow's kernel leaves them unset scalars). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,11 +34,14 @@ extern const char ocl_cl_source_rnn[];
 OCL_PROGRAM_TABLE
 static const struct ocl_program program = {"rnn_float", ocl_cl_source_rnn, ""};
 
-#define LSTM_GATES 4
-/* Reserve space per row and unit: the gates, the cell state, h before. */
-#define RESERVE_PER_UNIT (LSTM_GATES + 2)
+enum rnn_mode { RNN_LSTM, RNN_GRU };
+
+/* Per row and unit, the reserve's gate plane keeps 4 values in both modes
+ * (LSTM: its gates; GRU: its gates and R_n h + b_Rn). */
+#define GATE_PLANE_WIDTH 4
 
 struct rnn_kernel {
+  enum rnn_mode mode;
   bool time_major;
   /* input_mode auto_select: cuDNN skips the input projection when the input
    * is as wide as the state, a mode tfocl lacks. */
@@ -44,6 +51,10 @@ struct rnn_kernel {
 
 struct rnn_shape {
   int64_t steps, batch, input_size, units;
+  int64_t gates; /* gates * units: the width of x W^T */
+  /* Reserve space per row and unit: the gate plane, an LSTM's cell state,
+   * h before the step; where each plane starts. */
+  int64_t reserve_per_unit, cell_plane, before_plane;
   int64_t rows;         /* steps * batch */
   int64_t row_b, row_t; /* row (b, t) = b * row_b + t * row_t */
   int64_t w_offset, r_offset, bias_offset, params;
@@ -86,10 +97,10 @@ static void *rnn_create(TF_OpKernelConstruction *ctx)
                                             status);
   if (ocl_tf.GetCode(status) != TF_OK)
     return ocl_create_failed(ctx, status, k);
-  if (strcmp(mode, "lstm") != 0) {
+  if (strcmp(mode, "lstm") != 0 && strcmp(mode, "gru") != 0) {
     ocl_set_status(status, TF_UNIMPLEMENTED,
-                   "the OPENCL CudnnRNN kernels run rnn_mode 'lstm' only, "
-                   "not '%s'",
+                   "the OPENCL CudnnRNN kernels run rnn_mode 'lstm' and "
+                   "'gru', not '%s'",
                    mode);
   } else if (strcmp(input_mode, "skip_input") == 0) {
     ocl_set_status(status, TF_UNIMPLEMENTED,
@@ -108,11 +119,15 @@ static void *rnn_create(TF_OpKernelConstruction *ctx)
   }
   if (ocl_tf.GetCode(status) != TF_OK)
     return ocl_create_failed(ctx, status, k);
+  k->mode = strcmp(mode, "gru") == 0 ? RNN_GRU : RNN_LSTM;
   k->time_major = time_major != 0;
   k->auto_select = strcmp(input_mode, "auto_select") == 0;
-  ocl_kernel_init(&k->forward_step, &program, "lstm_forward_step");
-  ocl_kernel_init(&k->backward_step, &program, "lstm_backward_step");
-  ocl_kernel_init(&k->initial_state, &program, "lstm_backward_initial_state");
+  bool gru = k->mode == RNN_GRU;
+  ocl_kernel_init(&k->forward_step, &program,
+                  gru ? "gru_forward_step" : "lstm_forward_step");
+  ocl_kernel_init(&k->backward_step, &program,
+                  gru ? "gru_backward_step" : "lstm_backward_step");
+  ocl_kernel_init(&k->initial_state, &program, "rnn_backward_initial_state");
   ocl_kernel_init(&k->bias_gradients, &program, "rnn_bias_gradients");
   ocl_tf.DeleteStatus(status);
   return k;
@@ -160,7 +175,7 @@ static bool rnn_shape_of(struct ocl_op *op, const struct rnn_kernel *k,
                        (long long)layers);
   for (int i = 0; i < 3; i++)
     s->state_dims[i] = ocl_tf.Dim(input_h, i);
-  if (!same_dims(input_c, s->state_dims, 3))
+  if (k->mode == RNN_LSTM && !same_dims(input_c, s->state_dims, 3))
     return ocl_op_fail(op, TF_INVALID_ARGUMENT,
                        "input_h and input_c must have the same shape");
   if (k->auto_select && s->input_size == s->units)
@@ -169,7 +184,9 @@ static bool rnn_shape_of(struct ocl_op *op, const struct rnn_kernel *k,
                        "(%lld) is cuDNN's skip_input, which the OPENCL "
                        "CudnnRNN kernels lack",
                        (long long)s->units);
-  int64_t u = s->units, gates = LSTM_GATES * u;
+  int64_t u = s->units, gates = (k->mode == RNN_GRU ? 3 : 4) * u;
+  s->gates = gates;
+  s->reserve_per_unit = GATE_PLANE_WIDTH + (k->mode == RNN_LSTM ? 2 : 1);
   s->rows = s->steps * s->batch;
   s->row_b = k->time_major ? 1 : s->steps;
   s->row_t = k->time_major ? s->batch : 1;
@@ -177,19 +194,22 @@ static bool rnn_shape_of(struct ocl_op *op, const struct rnn_kernel *k,
   s->r_offset = gates * s->input_size;
   s->bias_offset = s->r_offset + gates * u;
   s->params = s->bias_offset + 2 * gates;
+  s->cell_plane = s->rows * GATE_PLANE_WIDTH * u;
+  s->before_plane = s->cell_plane + (k->mode == RNN_LSTM ? s->rows * u : 0);
   if (ocl_tf.TensorElementCount(params) != s->params)
     return ocl_op_fail(op, TF_INVALID_ARGUMENT,
-                       "Invalid params size: %lld elements, an LSTM of "
+                       "Invalid params size: %lld elements, %s of "
                        "input_size %lld and num_units %lld has %lld",
                        (long long)ocl_tf.TensorElementCount(params),
+                       k->mode == RNN_GRU ? "a GRU" : "an LSTM",
                        (long long)s->input_size, (long long)u,
                        (long long)s->params);
   /* rnn.cl indexes every plane with ints. */
   int64_t widest = s->input_size > gates ? s->input_size : gates;
-  if (s->rows > 0 && (s->rows > INT32_MAX / RESERVE_PER_UNIT / (u ? u : 1) ||
+  if (s->rows > 0 && (s->rows > INT32_MAX / s->reserve_per_unit / (u ? u : 1) ||
                       s->rows > INT32_MAX / widest))
     return ocl_op_fail(op, TF_UNIMPLEMENTED,
-                       "an LSTM of %lld steps, batch %lld, input_size %lld "
+                       "an RNN of %lld steps, batch %lld, input_size %lld "
                        "and num_units %lld is too large for the OPENCL "
                        "CudnnRNN kernels' 32-bit indices",
                        (long long)s->steps, (long long)s->batch,
@@ -267,9 +287,19 @@ static struct ocl_gemm_desc product(int64_t m, int64_t n, int64_t k,
                                 .batches = 1};
 }
 
+/* A GRU's output_c or input_c_backprop: a scalar, zero. */
+static bool zero_scalar(struct ocl_op *op, int index)
+{
+  const float zero = 0.0f;
+  int64_t no_dims[1] = {0};
+  TF_Tensor *t = ocl_op_output(op, index, TF_FLOAT, no_dims, 0);
+  return t != NULL && ocl_op_fill(op, t, 0, &zero, sizeof(zero), sizeof(zero));
+}
+
 static void rnn_forward_compute(void *kernel, TF_OpKernelContext *ctx)
 {
   struct rnn_kernel *k = kernel;
+  bool lstm = k->mode == RNN_LSTM;
   struct ocl_op op;
   struct rnn_shape s;
   ocl_op_begin(&op, ctx);
@@ -284,23 +314,31 @@ static void rnn_forward_compute(void *kernel, TF_OpKernelContext *ctx)
   if (!rnn_shape_of(&op, k, x, h0, c0, params, &s) ||
       !rnn_lengths(&op, &s, in[4], &uniform, &lengths))
     goto out;
-  int64_t u = s.units, gates = LSTM_GATES * u;
+  int64_t u = s.units, gates = s.gates;
   int64_t out_dims[3] = {ocl_tf.Dim(x, 0), ocl_tf.Dim(x, 1), u};
+  int64_t reserve_dims[1] = {s.rows * s.reserve_per_unit * u};
   TF_Tensor *output = ocl_op_output(&op, 0, TF_FLOAT, out_dims, 3);
   TF_Tensor *h_last =
       output ? ocl_op_output(&op, 1, TF_FLOAT, s.state_dims, 3) : NULL;
-  TF_Tensor *c_last =
-      h_last ? ocl_op_output(&op, 2, TF_FLOAT, s.state_dims, 3) : NULL;
-  int64_t reserve_dims[1] = {s.rows * RESERVE_PER_UNIT * u};
-  TF_Tensor *reserve =
-      c_last ? ocl_op_output(&op, 3, TF_FLOAT, reserve_dims, 1) : NULL;
-  int64_t no_dims[1] = {0};
-  if (reserve == NULL || ocl_op_output(&op, 4, TF_INT8, no_dims, 1) == NULL)
+  TF_Tensor *c_last = NULL;
+  if (h_last == NULL ||
+      (lstm
+           ? (c_last = ocl_op_output(&op, 2, TF_FLOAT, s.state_dims, 3)) == NULL
+           : !zero_scalar(&op, 2)))
     goto out;
+  TF_Tensor *reserve = ocl_op_output(&op, 3, TF_FLOAT, reserve_dims, 1);
+  /* Nothing for the backprop to read there (TensorFlow's V3 kernel gives
+   * an unset int8 scalar). */
+  int64_t no_dims[1] = {0};
+  TF_Tensor *host_reserved =
+      reserve ? ocl_op_output(&op, 4, TF_INT8, no_dims, 0) : NULL;
+  if (host_reserved == NULL)
+    goto out;
+  *(int8_t *)ocl_host_data(host_reserved) = 0;
   size_t state_bytes = (size_t)(s.batch * u) * sizeof(float);
   if (s.rows == 0) {
-    ocl_op_copy(&op, h0, 0, h_last, 0, state_bytes);
-    ocl_op_copy(&op, c0, 0, c_last, 0, state_bytes);
+    if (ocl_op_copy(&op, h0, 0, h_last, 0, state_bytes) && lstm)
+      ocl_op_copy(&op, c0, 0, c_last, 0, state_bytes);
     goto out;
   }
   TF_Tensor *xw = ocl_op_temp(&op, TF_FLOAT, s.rows * gates);
@@ -310,14 +348,12 @@ static void rnn_forward_compute(void *kernel, TF_OpKernelContext *ctx)
     goto out;
   struct ocl_gemm_desc xw_desc =
       product(s.rows, gates, s.input_size, false, true);
-  if (!ocl_op_gemm(&op, TF_FLOAT, &xw_desc, x, params, xw))
-    goto out;
   struct ocl_buffer bias, lengths_buf, c_last_buf;
-  if (!span(&op, params, s.bias_offset, 2 * gates, &bias) ||
-      !span(&op, c_last, 0, s.batch * u, &c_last_buf) ||
+  if (!ocl_op_gemm(&op, TF_FLOAT, &xw_desc, x, params, xw) ||
+      !span(&op, params, s.bias_offset, 2 * gates, &bias) ||
+      !(lstm ? span(&op, c_last, 0, s.batch * u, &c_last_buf) : true) ||
       !lengths_arg(&op, &s, lengths, xw, &lengths_buf))
     goto out;
-  int64_t cell_plane = s.rows * gates, before_plane = cell_plane + s.rows * u;
   for (int64_t t = 0; t < s.steps; t++) {
     bool last = t == s.steps - 1;
     const TF_Tensor *h_prev = t == 0 ? h0 : h_steps;
@@ -327,39 +363,55 @@ static void rnn_forward_compute(void *kernel, TF_OpKernelContext *ctx)
     hr_desc.b_offset = s.r_offset;
     if (!ocl_op_gemm(&op, TF_FLOAT, &hr_desc, h_prev, params, hr))
       goto out;
-    int64_t step_row = t * s.row_t;
-    /* Step t - 1's cell state: rows row_b apart in the plane. */
-    int64_t c_prev_stride = t == 0 ? u : s.row_b * u;
-    struct ocl_buffer xw_t, hr_buf, h_prev_buf, c_prev_buf, h_next_buf,
-        output_t, gates_t, cell_t, before_t;
-    int64_t rows_left = s.rows - step_row;
+    int64_t step_row = t * s.row_t, rows_left = s.rows - step_row;
+    struct ocl_buffer xw_t, hr_buf, h_prev_buf, h_next_buf, output_t, gates_t,
+        before_t;
     if (!span(&op, xw, step_row * gates, rows_left * gates, &xw_t) ||
         !span(&op, hr, 0, s.batch * gates, &hr_buf) ||
         !span(&op, h_prev, h_prev_at, s.batch * u, &h_prev_buf) ||
-        !(t == 0 ? span(&op, c0, 0, s.batch * u, &c_prev_buf)
-                 : span(&op, reserve, cell_plane + (step_row - s.row_t) * u,
-                        (rows_left + s.row_t) * u, &c_prev_buf)) ||
         !(last ? span(&op, h_last, 0, s.batch * u, &h_next_buf)
                : span(&op, h_steps, (t & 1) * s.batch * u, s.batch * u,
                       &h_next_buf)) ||
         !span(&op, output, step_row * u, rows_left * u, &output_t) ||
-        !span(&op, reserve, step_row * gates, rows_left * gates, &gates_t) ||
-        !span(&op, reserve, cell_plane + step_row * u, rows_left * u,
-              &cell_t) ||
-        !span(&op, reserve, before_plane + step_row * u, rows_left * u,
+        !span(&op, reserve, step_row * GATE_PLANE_WIDTH * u,
+              rows_left * GATE_PLANE_WIDTH * u, &gates_t) ||
+        !span(&op, reserve, s.before_plane + step_row * u, rows_left * u,
               &before_t))
       goto out;
-    const struct ocl_arg args[] = {
-        OCL_BUF(xw_t),        OCL_BUF(hr_buf),     OCL_BUF(bias),
-        OCL_BUF(h_prev_buf),  OCL_BUF(c_prev_buf), OCL_INT(c_prev_stride),
-        OCL_BUF(lengths_buf), OCL_INT(uniform),    OCL_BUF(h_next_buf),
-        OCL_BUF(c_last_buf),  OCL_INT(last),       OCL_BUF(output_t),
-        OCL_BUF(gates_t),     OCL_BUF(cell_t),     OCL_BUF(before_t),
-        OCL_INT(s.batch),     OCL_INT(u),          OCL_INT(s.row_b),
-        OCL_INT(t),
-    };
-    if (!ocl_launch_1d(&op, &k->forward_step, (size_t)(s.batch * u), args,
-                       (int)(sizeof(args) / sizeof(args[0]))))
+    bool launched;
+    if (lstm) {
+      /* Step t - 1's cell state: rows row_b apart in the plane. */
+      int64_t c_prev_stride = t == 0 ? u : s.row_b * u;
+      struct ocl_buffer c_prev_buf, cell_t;
+      if (!(t == 0 ? span(&op, c0, 0, s.batch * u, &c_prev_buf)
+                   : span(&op, reserve, s.cell_plane + (step_row - s.row_t) * u,
+                          (rows_left + s.row_t) * u, &c_prev_buf)) ||
+          !span(&op, reserve, s.cell_plane + step_row * u, rows_left * u,
+                &cell_t))
+        goto out;
+      const struct ocl_arg args[] = {
+          OCL_BUF(xw_t),        OCL_BUF(hr_buf),     OCL_BUF(bias),
+          OCL_BUF(h_prev_buf),  OCL_BUF(c_prev_buf), OCL_INT(c_prev_stride),
+          OCL_BUF(lengths_buf), OCL_INT(uniform),    OCL_BUF(h_next_buf),
+          OCL_BUF(c_last_buf),  OCL_INT(last),       OCL_BUF(output_t),
+          OCL_BUF(gates_t),     OCL_BUF(cell_t),     OCL_BUF(before_t),
+          OCL_INT(s.batch),     OCL_INT(u),          OCL_INT(s.row_b),
+          OCL_INT(t),
+      };
+      launched = ocl_launch_1d(&op, &k->forward_step, (size_t)(s.batch * u),
+                               args, (int)(sizeof(args) / sizeof(args[0])));
+    } else {
+      const struct ocl_arg args[] = {
+          OCL_BUF(xw_t),       OCL_BUF(hr_buf),      OCL_BUF(bias),
+          OCL_BUF(h_prev_buf), OCL_BUF(lengths_buf), OCL_INT(uniform),
+          OCL_BUF(h_next_buf), OCL_BUF(output_t),    OCL_BUF(gates_t),
+          OCL_BUF(before_t),   OCL_INT(s.batch),     OCL_INT(u),
+          OCL_INT(s.row_b),    OCL_INT(t),
+      };
+      launched = ocl_launch_1d(&op, &k->forward_step, (size_t)(s.batch * u),
+                               args, (int)(sizeof(args) / sizeof(args[0])));
+    }
+    if (!launched)
       goto out;
   }
 out:
@@ -383,6 +435,7 @@ enum {
 static void rnn_backward_compute(void *kernel, TF_OpKernelContext *ctx)
 {
   struct rnn_kernel *k = kernel;
+  bool lstm = k->mode == RNN_LSTM;
   struct ocl_op op;
   struct rnn_shape s;
   ocl_op_begin(&op, ctx);
@@ -397,6 +450,8 @@ static void rnn_backward_compute(void *kernel, TF_OpKernelContext *ctx)
                              IN_RESERVE};
   TF_Tensor *in[IN_RESERVE + 1] = {0};
   for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++) {
+    if ((used[i] == IN_INPUT_C || used[i] == IN_OUTPUT_C_BACKPROP) && !lstm)
+      continue;
     if ((in[used[i]] = ocl_op_input(&op, used[i])) == NULL)
       goto out;
   }
@@ -408,7 +463,7 @@ static void rnn_backward_compute(void *kernel, TF_OpKernelContext *ctx)
   if (!rnn_shape_of(&op, k, x, in[IN_INPUT_H], in[IN_INPUT_C], params, &s) ||
       !rnn_lengths(&op, &s, in[IN_LENGTHS], &uniform, &lengths))
     goto out;
-  int64_t u = s.units, gates = LSTM_GATES * u;
+  int64_t u = s.units, gates = s.gates;
   int64_t out_dims[3] = {ocl_tf.Dim(x, 0), ocl_tf.Dim(x, 1), u};
   if (!same_dims(dout, out_dims, 3)) {
     ocl_op_fail(&op, TF_INVALID_ARGUMENT,
@@ -416,18 +471,19 @@ static void rnn_backward_compute(void *kernel, TF_OpKernelContext *ctx)
     goto out;
   }
   if (!same_dims(dh_last, s.state_dims, 3) ||
-      !same_dims(dc_last, s.state_dims, 3)) {
+      (lstm && !same_dims(dc_last, s.state_dims, 3))) {
     ocl_op_fail(&op, TF_INVALID_ARGUMENT,
                 "output_h_backprop and output_c_backprop must have input_h's "
                 "shape");
     goto out;
   }
-  if (ocl_tf.TensorElementCount(reserve) != s.rows * RESERVE_PER_UNIT * u) {
+  int64_t reserve_elements = s.rows * s.reserve_per_unit * u;
+  if (ocl_tf.TensorElementCount(reserve) != reserve_elements) {
     ocl_op_fail(&op, TF_INVALID_ARGUMENT,
                 "reserve_space holds %lld elements, not the %lld that the "
                 "OPENCL CudnnRNNV3 writes for these shapes",
                 (long long)ocl_tf.TensorElementCount(reserve),
-                (long long)(s.rows * RESERVE_PER_UNIT * u));
+                (long long)reserve_elements);
     goto out;
   }
   int64_t x_dims[3], params_dims[1] = {s.params};
@@ -435,99 +491,142 @@ static void rnn_backward_compute(void *kernel, TF_OpKernelContext *ctx)
     x_dims[i] = ocl_tf.Dim(x, i);
   TF_Tensor *dx = ocl_op_output(&op, 0, TF_FLOAT, x_dims, 3);
   TF_Tensor *dh0 = dx ? ocl_op_output(&op, 1, TF_FLOAT, s.state_dims, 3) : NULL;
-  TF_Tensor *dc0 =
-      dh0 ? ocl_op_output(&op, 2, TF_FLOAT, s.state_dims, 3) : NULL;
-  TF_Tensor *dparams =
-      dc0 ? ocl_op_output(&op, 3, TF_FLOAT, params_dims, 1) : NULL;
+  TF_Tensor *dc0 = NULL;
+  if (dh0 == NULL ||
+      (lstm ? (dc0 = ocl_op_output(&op, 2, TF_FLOAT, s.state_dims, 3)) == NULL
+            : !zero_scalar(&op, 2)))
+    goto out;
+  TF_Tensor *dparams = ocl_op_output(&op, 3, TF_FLOAT, params_dims, 1);
   if (dparams == NULL)
     goto out;
   size_t state_bytes = (size_t)(s.batch * u) * sizeof(float);
   if (s.rows == 0) {
     const float zero = 0.0f;
     if (ocl_op_copy(&op, dh_last, 0, dh0, 0, state_bytes) &&
-        ocl_op_copy(&op, dc_last, 0, dc0, 0, state_bytes))
+        (!lstm || ocl_op_copy(&op, dc_last, 0, dc0, 0, state_bytes)))
       ocl_op_fill(&op, dparams, 0, &zero, sizeof(zero),
                   (size_t)s.params * sizeof(float));
     goto out;
   }
-  TF_Tensor *dgates = ocl_op_temp(&op, TF_FLOAT, s.rows * gates);
+  /* An LSTM's gate gradients are the same on both sides of the product;
+   * a GRU's differ in n (rnn.cl), so it keeps a plane for each. */
+  TF_Tensor *dgates_in = ocl_op_temp(&op, TF_FLOAT, s.rows * gates);
+  TF_Tensor *dgates_rec = dgates_in && !lstm
+                              ? ocl_op_temp(&op, TF_FLOAT, s.rows * gates)
+                              : dgates_in;
   TF_Tensor *dgates_step =
-      dgates ? ocl_op_temp(&op, TF_FLOAT, s.batch * gates) : NULL;
+      dgates_rec ? ocl_op_temp(&op, TF_FLOAT, s.batch * gates) : NULL;
   TF_Tensor *dh_next =
       dgates_step ? ocl_op_temp(&op, TF_FLOAT, s.batch * u) : NULL;
-  TF_Tensor *dc_carry =
-      dh_next ? ocl_op_temp(&op, TF_FLOAT, s.batch * u) : NULL;
-  if (dc_carry == NULL ||
-      !ocl_op_copy(&op, dc_last, 0, dc_carry, 0, state_bytes))
+  /* The LSTM's carried dc, the GRU's direct share of dh. */
+  TF_Tensor *carry = dh_next ? ocl_op_temp(&op, TF_FLOAT, s.batch * u) : NULL;
+  if (carry == NULL ||
+      (lstm && !ocl_op_copy(&op, dc_last, 0, carry, 0, state_bytes)))
     goto out;
-  struct ocl_buffer lengths_buf, dh_next_buf, dh_last_buf, dc_carry_buf,
+  struct ocl_buffer lengths_buf, dh_next_buf, dh_last_buf, carry_buf,
       dgates_step_buf;
-  if (!lengths_arg(&op, &s, lengths, dgates, &lengths_buf) ||
+  if (!lengths_arg(&op, &s, lengths, dgates_in, &lengths_buf) ||
       !span(&op, dh_next, 0, s.batch * u, &dh_next_buf) ||
       !span(&op, dh_last, 0, s.batch * u, &dh_last_buf) ||
-      !span(&op, dc_carry, 0, s.batch * u, &dc_carry_buf) ||
+      !span(&op, carry, 0, s.batch * u, &carry_buf) ||
       !span(&op, dgates_step, 0, s.batch * gates, &dgates_step_buf))
     goto out;
-  int64_t cell_plane = s.rows * gates, before_plane = cell_plane + s.rows * u;
   for (int64_t t = s.steps - 1; t >= 0; t--) {
     int64_t step_row = t * s.row_t, rows_left = s.rows - step_row;
-    int64_t c_prev_stride = t == 0 ? u : s.row_b * u;
-    struct ocl_buffer gates_t, cell_t, c_prev_buf, dout_t, dgates_t;
-    if (!span(&op, reserve, step_row * gates, rows_left * gates, &gates_t) ||
-        !span(&op, reserve, cell_plane + step_row * u, rows_left * u,
-              &cell_t) ||
-        !(t == 0 ? span(&op, in[IN_INPUT_C], 0, s.batch * u, &c_prev_buf)
-                 : span(&op, reserve, cell_plane + (step_row - s.row_t) * u,
-                        (rows_left + s.row_t) * u, &c_prev_buf)) ||
+    struct ocl_buffer gates_t, dout_t, dgates_in_t;
+    if (!span(&op, reserve, step_row * GATE_PLANE_WIDTH * u,
+              rows_left * GATE_PLANE_WIDTH * u, &gates_t) ||
         !span(&op, dout, step_row * u, rows_left * u, &dout_t) ||
-        !span(&op, dgates, step_row * gates, rows_left * gates, &dgates_t))
+        !span(&op, dgates_in, step_row * gates, rows_left * gates,
+              &dgates_in_t))
       goto out;
-    const struct ocl_arg args[] = {
-        OCL_BUF(gates_t),     OCL_BUF(cell_t),
-        OCL_BUF(c_prev_buf),  OCL_INT(c_prev_stride),
-        OCL_BUF(dout_t),      OCL_BUF(dh_next_buf),
-        OCL_BUF(dh_last_buf), OCL_BUF(dc_carry_buf),
-        OCL_BUF(lengths_buf), OCL_INT(uniform),
-        OCL_BUF(dgates_t),    OCL_BUF(dgates_step_buf),
-        OCL_INT(s.batch),     OCL_INT(u),
-        OCL_INT(s.row_b),     OCL_INT(t),
-        OCL_INT(s.steps),
-    };
-    if (!ocl_launch_1d(&op, &k->backward_step, (size_t)(s.batch * u), args,
-                       (int)(sizeof(args) / sizeof(args[0]))))
-      goto out;
+    bool launched;
+    if (lstm) {
+      int64_t c_prev_stride = t == 0 ? u : s.row_b * u;
+      struct ocl_buffer cell_t, c_prev_buf;
+      if (!span(&op, reserve, s.cell_plane + step_row * u, rows_left * u,
+                &cell_t) ||
+          !(t == 0 ? span(&op, in[IN_INPUT_C], 0, s.batch * u, &c_prev_buf)
+                   : span(&op, reserve, s.cell_plane + (step_row - s.row_t) * u,
+                          (rows_left + s.row_t) * u, &c_prev_buf)))
+        goto out;
+      const struct ocl_arg args[] = {
+          OCL_BUF(gates_t),     OCL_BUF(cell_t),
+          OCL_BUF(c_prev_buf),  OCL_INT(c_prev_stride),
+          OCL_BUF(dout_t),      OCL_BUF(dh_next_buf),
+          OCL_BUF(dh_last_buf), OCL_BUF(carry_buf),
+          OCL_BUF(lengths_buf), OCL_INT(uniform),
+          OCL_BUF(dgates_in_t), OCL_BUF(dgates_step_buf),
+          OCL_INT(s.batch),     OCL_INT(u),
+          OCL_INT(s.row_b),     OCL_INT(t),
+          OCL_INT(s.steps),
+      };
+      launched = ocl_launch_1d(&op, &k->backward_step, (size_t)(s.batch * u),
+                               args, (int)(sizeof(args) / sizeof(args[0])));
+    } else {
+      struct ocl_buffer before_t, dgates_rec_t;
+      if (!span(&op, reserve, s.before_plane + step_row * u, rows_left * u,
+                &before_t) ||
+          !span(&op, dgates_rec, step_row * gates, rows_left * gates,
+                &dgates_rec_t))
+        goto out;
+      const struct ocl_arg args[] = {
+          OCL_BUF(gates_t),
+          OCL_BUF(before_t),
+          OCL_BUF(dout_t),
+          OCL_BUF(dh_next_buf),
+          OCL_BUF(carry_buf),
+          OCL_BUF(dh_last_buf),
+          OCL_BUF(lengths_buf),
+          OCL_INT(uniform),
+          OCL_BUF(dgates_in_t),
+          OCL_BUF(dgates_rec_t),
+          OCL_BUF(dgates_step_buf),
+          OCL_INT(s.batch),
+          OCL_INT(u),
+          OCL_INT(s.row_b),
+          OCL_INT(t),
+          OCL_INT(s.steps),
+      };
+      launched = ocl_launch_1d(&op, &k->backward_step, (size_t)(s.batch * u),
+                               args, (int)(sizeof(args) / sizeof(args[0])));
+    }
     /* h's gradient from step t: its gate gradients times R. */
     struct ocl_gemm_desc dh_desc = product(s.batch, u, gates, false, false);
     dh_desc.b_offset = s.r_offset;
-    if (!ocl_op_gemm(&op, TF_FLOAT, &dh_desc, dgates_step, params, dh_next))
+    if (!launched ||
+        !ocl_op_gemm(&op, TF_FLOAT, &dh_desc, dgates_step, params, dh_next))
       goto out;
   }
-  struct ocl_buffer dh0_buf, dc0_buf, dgates_buf, dbias;
+  struct ocl_buffer dh0_buf, dc0_buf, dgates_in_buf, dgates_rec_buf, dbias;
   if (!span(&op, dh0, 0, s.batch * u, &dh0_buf) ||
-      !span(&op, dc0, 0, s.batch * u, &dc0_buf) ||
-      !span(&op, dgates, 0, s.rows * gates, &dgates_buf) ||
+      !span(&op, lstm ? dc0 : dh0, 0, s.batch * u, &dc0_buf) ||
+      !span(&op, dgates_in, 0, s.rows * gates, &dgates_in_buf) ||
+      !span(&op, dgates_rec, 0, s.rows * gates, &dgates_rec_buf) ||
       !span(&op, dparams, s.bias_offset, 2 * gates, &dbias))
     goto out;
   const struct ocl_arg initial_args[] = {
-      OCL_BUF(dh_next_buf), OCL_BUF(dh_last_buf), OCL_BUF(dc_carry_buf),
-      OCL_BUF(lengths_buf), OCL_INT(uniform),     OCL_BUF(dh0_buf),
-      OCL_BUF(dc0_buf),     OCL_INT(s.batch),     OCL_INT(u),
+      OCL_BUF(dh_next_buf), OCL_BUF(carry_buf), OCL_INT(!lstm),
+      OCL_BUF(dh_last_buf), OCL_BUF(carry_buf), OCL_INT(lstm),
+      OCL_BUF(lengths_buf), OCL_INT(uniform),   OCL_BUF(dh0_buf),
+      OCL_BUF(dc0_buf),     OCL_INT(s.batch),   OCL_INT(u),
   };
-  const struct ocl_arg bias_args[] = {OCL_BUF(dgates_buf), OCL_INT(s.rows),
+  const struct ocl_arg bias_args[] = {OCL_BUF(dgates_in_buf),
+                                      OCL_BUF(dgates_rec_buf), OCL_INT(s.rows),
                                       OCL_INT(gates), OCL_BUF(dbias)};
   struct ocl_gemm_desc dx_desc =
       product(s.rows, s.input_size, gates, false, false);
   struct ocl_gemm_desc dw_desc =
       product(gates, s.input_size, s.rows, true, false);
   struct ocl_gemm_desc dr_desc = product(gates, u, s.rows, true, false);
-  dr_desc.b_offset = before_plane;
+  dr_desc.b_offset = s.before_plane;
   dr_desc.c_offset = s.r_offset;
   if (ocl_launch_1d(&op, &k->initial_state, (size_t)(s.batch * u), initial_args,
-                    9) &&
-      ocl_op_gemm(&op, TF_FLOAT, &dx_desc, dgates, params, dx) &&
-      ocl_op_gemm(&op, TF_FLOAT, &dw_desc, dgates, x, dparams) &&
-      ocl_op_gemm(&op, TF_FLOAT, &dr_desc, dgates, reserve, dparams))
-    ocl_launch_1d(&op, &k->bias_gradients, (size_t)gates, bias_args, 4);
+                    12) &&
+      ocl_op_gemm(&op, TF_FLOAT, &dx_desc, dgates_in, params, dx) &&
+      ocl_op_gemm(&op, TF_FLOAT, &dw_desc, dgates_in, x, dparams) &&
+      ocl_op_gemm(&op, TF_FLOAT, &dr_desc, dgates_rec, reserve, dparams))
+    ocl_launch_1d(&op, &k->bias_gradients, (size_t)gates, bias_args, 5);
 out:
   ocl_op_end(&op);
 }

@@ -1,9 +1,10 @@
-"""Keras LSTM layers on OPENCL as one CudnnRNNV3 op (tfocl._keras sends
-them to Keras' own cuDNN path, kernels/rnn.c runs it): the train step holds
-CudnnRNNV3 and its backprop on OPENCL instead of Keras' loop, with the
-losses of Keras' loop on the CPU; and the cases the cuDNN path must leave
-to the loop keep it (masks, float16, a model pinned to the CPU, the compat
-switch off). The ops' values are test_ops.py's (op_cases/rnn.py)."""
+"""Keras LSTM and GRU layers on OPENCL as one CudnnRNNV3 op each
+(tfocl._keras sends them to Keras' own cuDNN path, kernels/rnn.c runs it):
+the train step holds CudnnRNNV3 and its backprop on OPENCL instead of Keras'
+loop, with the losses of Keras' loop on the CPU; and the cases the cuDNN
+path must leave to the loop keep it (masks, float16, a model pinned to the
+CPU, the compat switch off). The ops' values are test_ops.py's
+(op_cases/rnn.py)."""
 import pytest
 
 from test_keras_compat import check, child, tfocl_lines
@@ -35,6 +36,8 @@ PROGRAM = """
         inputs = keras.Input((9, 5))
         h = layers.Bidirectional(layers.LSTM(8, return_sequences=True))(inputs)
         h = layers.LSTM(6, go_backwards=True, return_sequences=True)(h)
+        h = layers.GRU(5, return_sequences=True)(h)
+        h = layers.GRU(5, go_backwards=True, return_sequences=True)(h)
         h = layers.LSTM(4)(h)
     out = layers.Dense(3, activation="softmax", dtype="float32")(h)
     y = (x.reshape(64, -1)[:, :5].sum(axis=1) * 7 % 3).astype("int64")
@@ -85,12 +88,13 @@ def _cpu_losses(kind):
 
 
 @pytest.mark.slow
-def test_keras_lstm_runs_as_cudnn_op_with_the_loops_losses():
+def test_keras_lstm_and_gru_run_as_cudnn_ops_with_the_loops_losses():
     cp, r = child(PROGRAM, "plain", timeout=900)
     check(cp, r)
     opencl = r["placement"].get("OPENCL", {})
-    # Bidirectional's two LSTMs, the backwards one and the last: four of each.
-    assert opencl.get("CudnnRNNV3") == 4 and opencl.get("CudnnRNNBackpropV3") == 4, r["placement"]
+    # Bidirectional's two LSTMs, the backwards one, two GRUs (one backwards)
+    # and the last LSTM: six of each.
+    assert opencl.get("CudnnRNNV3") == 6 and opencl.get("CudnnRNNBackpropV3") == 6, r["placement"]
     assert not (LOOP_OPS & set(opencl)), r["placement"]
     assert not tfocl_lines(cp.stderr), cp.stderr
     cpu = _cpu_losses("plain")
@@ -100,7 +104,7 @@ def test_keras_lstm_runs_as_cudnn_op_with_the_loops_losses():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["masked", "float16"])
-def test_lstms_the_cudnn_op_cannot_take_keep_keras_loop(kind):
+def test_layers_the_cudnn_op_cannot_take_keep_keras_loop(kind):
     """A mask (cuDNN takes right-padded ones only, and Keras asserts that at
     run time) and float16 inputs (the kernels are float32's) stay on Keras'
     loop, on OPENCL."""
@@ -115,7 +119,7 @@ def test_lstms_the_cudnn_op_cannot_take_keep_keras_loop(kind):
             assert abs(got - want) <= 1e-4 * abs(want), (r["losses"], cpu)
 
 
-def test_lstm_pinned_to_the_cpu_stays_there():
+def test_layers_pinned_to_the_cpu_stay_there():
     """tf.device("/CPU:0") around the model: Keras' loop on the CPU, not a
     CudnnRNNV3 that only OPENCL can run (strict placement would refuse it,
     soft placement would move it)."""
@@ -150,19 +154,20 @@ def test_unknown_lstm_gets_one_line():
     check(cp, r)
     assert r == {"lstm": True}, r
     lines = tfocl_lines(cp.stderr)
-    assert len(lines) == 1 and "lstm()" in lines[0] and "generic loop" in lines[0], lines
+    assert len(lines) == 1 and "lstm() and gru()" in lines[0] and "generic loop" in lines[0], lines
 
 
 def test_cudnn_op_refuses_what_it_lacks(tf):
-    """GRU mode, two layers and bad lengths: TensorFlow errors, no crash."""
+    """A plain RNN, two layers and bad lengths: TensorFlow errors, no
+    crash."""
     import numpy as np
 
     x = np.zeros((2, 3, 4), np.float32)
     h = np.zeros((2, 1, 5), np.float32)
     params = np.zeros(4 * 5 * (4 + 5 + 2), np.float32)
     with tf.device("/device:OPENCL:0"):
-        with pytest.raises(tf.errors.UnimplementedError, match="lstm"):
-            tf.raw_ops.CudnnRNNV3(input=x, input_h=h, input_c=h, params=params, rnn_mode="gru",
+        with pytest.raises(tf.errors.UnimplementedError, match="rnn_tanh"):
+            tf.raw_ops.CudnnRNNV3(input=x, input_h=h, input_c=h, params=params, rnn_mode="rnn_tanh",
                                   sequence_lengths=[3, 3], time_major=False)
         with pytest.raises(tf.errors.UnimplementedError, match="one layer"):
             h2 = np.zeros((2, 2, 5), np.float32)

@@ -14,9 +14,10 @@ concerned has executed:
   XLA on such a machine, as it runs every other convolution (`tfocl._keras`).
 - Keras' TensorFlow `mean()` reduces float16 (mixed_float16's pooling) in
   float32 on such a machine, not through XLA (`tfocl._keras`).
-- Keras' TensorFlow `lstm()` runs float32 LSTM layers without a mask as one
-  CudnnRNNV3 op where OPENCL devices are present and no GPU, as it does on
-  a GPU, not as its generic loop of small ops per step (`tfocl._keras`).
+- Keras' TensorFlow `lstm()` and `gru()` run float32 LSTM and GRU layers
+  without a mask as one CudnnRNNV3 op where OPENCL devices are present and
+  no GPU, as they do on a GPU, not as their generic loop of small ops per
+  step (`tfocl._keras`).
 - `tf.config.set_logical_device_configuration` accepts OPENCL devices, with a
   memory limit (`tfocl._tfconfig`).
 - `tf.distribute.MirroredStrategy()` and `MultiWorkerMirroredStrategy()`

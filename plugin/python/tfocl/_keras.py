@@ -32,17 +32,21 @@ and PJRT: out of tfocl's scope, so the fix is to stay off XLA.
    reduce_mean in float32, cast back, which is also what XLA computes (a
    float32 accumulator). IndexedSlices and the other dtypes go to Keras.
 
-4. `lstm()` of the TensorFlow backend's rnn (keras/src/backend/tensorflow/
-   rnn.py) runs an LSTM layer as one CudnnRNNV3 op only where
+4. `lstm()` and `gru()` of the TensorFlow backend's rnn (keras/src/backend/
+   tensorflow/rnn.py) run a layer as one CudnnRNNV3 op only where
    `tf.config.list_logical_devices("GPU")` is non-empty; elsewhere the
    layer falls back to its generic loop, dozens of small ops per time step.
-   tfocl has CudnnRNNV3 and its backprop for float32 LSTMs: where OPENCL
-   devices are present and no GPU, an LSTM that Keras would give cuDNN
-   (tanh, sigmoid, a bias, not unrolled) takes Keras' own `_cudnn_lstm`
-   when it has float32 inputs and no mask, unless a tf.device scope puts
-   it on another device (the op has no CPU kernel). Masked LSTMs keep the generic
-   loop: cuDNN takes right-padded masks only, and Keras asserts that at
-   run time, which would fail a program the loop runs. GRUs keep the loop.
+   tfocl has CudnnRNNV3 and its backprop for float32 LSTMs and GRUs: where
+   OPENCL devices are present and no GPU, a layer that Keras would give
+   cuDNN (tanh, sigmoid, a bias, not unrolled; a GRU with reset_after)
+   takes Keras' own `_cudnn_lstm` or `_cudnn_gru` when it has float32
+   inputs and no mask, unless a tf.device scope puts it on another device
+   (the op has no CPU kernel). Masked layers keep the generic loop: cuDNN
+   takes right-padded masks only, and Keras asserts that at run time,
+   which would fail a program the loop runs. `_cudnn_gru` puts the GRU's
+   gates in cuDNN's order (r, z, n) on CUDA builds of TensorFlow only, so
+   on others the wrapper hands it the weights with z and r swapped already.
+   ROCm builds keep the loop: Keras gives MIOpen's gate order there.
 
 "The non-CPU devices are all OPENCL" is decided at call time, from
 `tf.config.list_physical_devices()`, as Keras decides its own question.
@@ -65,7 +69,11 @@ RNN_MODULE = "keras.src.backend.tensorflow.rnn"
 LSTM_PARAMS = ("inputs", "initial_state_h", "initial_state_c", "mask", "kernel",
                "recurrent_kernel", "bias", "activation", "recurrent_activation",
                "return_sequences", "go_backwards", "unroll", "time_major")
-LSTM_HELPERS = ("_cudnn_lstm", "_do_lstm_arguments_support_cudnn", "_is_gpu_available")
+GRU_PARAMS = ("inputs", "initial_state", "mask", "kernel", "recurrent_kernel", "bias",
+              "activation", "recurrent_activation", "return_sequences", "go_backwards",
+              "unroll", "time_major", "reset_after")
+RNN_HELPERS = ("_cudnn_lstm", "_cudnn_gru", "_do_lstm_arguments_support_cudnn",
+               "_do_gru_arguments_support_cudnn", "_is_gpu_available")
 
 
 def keras_version():
@@ -231,29 +239,18 @@ def patch_mean(module):
 
 
 def patch_rnn(module):
-    if _skipped(module, "lstm"):
+    if _skipped(module, "lstm") or _skipped(module, "gru"):
         return
-    original = getattr(module, "lstm", None)
+    lstm_original = getattr(module, "lstm", None)
+    gru_original = getattr(module, "gru", None)
     tf = getattr(module, "tf", None)
-    if (_params(original) != LSTM_PARAMS or any(not callable(getattr(module, name, None))
-                                                for name in LSTM_HELPERS)
+    if (_params(lstm_original) != LSTM_PARAMS or _params(gru_original) != GRU_PARAMS
+            or any(not callable(getattr(module, name, None)) for name in RNN_HELPERS)
             or not hasattr(getattr(tf, "errors", None), "NotFoundError")):
-        say(f"Keras {keras_version()}'s TensorFlow lstm() is not the one tfocl knows: LSTM layers "
-            "run Keras' generic loop on OPENCL, which is slower than its CudnnRNNV3 kernel")
+        say(f"Keras {keras_version()}'s TensorFlow lstm() and gru() are not the ones tfocl knows: "
+            "LSTM and GRU layers run Keras' generic loop on OPENCL, which is slower than its "
+            "CudnnRNNV3 kernel")
         return
-
-    def takes_cudnn_op(inputs, mask, bias, activation, recurrent_activation, unroll):
-        if mask is not None or module._is_gpu_available():
-            return False
-        if not module._do_lstm_arguments_support_cudnn(
-                activation=activation, recurrent_activation=recurrent_activation,
-                unroll=unroll, use_bias=bias is not None):
-            return False
-        if getattr(inputs, "dtype", None) != tf.float32:
-            return False
-        if requested_device_type() not in (None, "OPENCL"):
-            return False
-        return bool(tf.config.list_logical_devices("OPENCL"))
 
     def requested_device_type():
         """The device type of the tf.device scope the layer runs in (a
@@ -266,25 +263,68 @@ def patch_rnn(module):
         name = name or context.context().device_name or ""
         return tf.DeviceSpec.from_string(name).device_type if name else None
 
+    def takes_cudnn_op(inputs, mask, arguments_supported):
+        if mask is not None or module._is_gpu_available() or not arguments_supported:
+            return False
+        if getattr(inputs, "dtype", None) != tf.float32:
+            return False
+        if tf.sysconfig.get_build_info().get("is_rocm_build"):
+            return False
+        if requested_device_type() not in (None, "OPENCL"):
+            return False
+        return bool(tf.config.list_logical_devices("OPENCL"))
+
+    def tensors(*values):
+        """Keras Variables as tensors, as Keras' lstm() and gru() unwrap them."""
+        return tuple(getattr(v, "value", v) for v in values)
+
     def lstm(inputs, initial_state_h, initial_state_c, mask, kernel, recurrent_kernel, bias,
              activation, recurrent_activation, return_sequences=False, go_backwards=False,
              unroll=False, time_major=False):
-        if not takes_cudnn_op(inputs, mask, bias, activation, recurrent_activation, unroll):
-            return original(inputs, initial_state_h, initial_state_c, mask, kernel,
-                            recurrent_kernel, bias, activation, recurrent_activation,
-                            return_sequences, go_backwards, unroll, time_major)
-        # Keras' lstm() past its GPU test: Variables as tensors, errors as
-        # "no cuDNN here" (NotImplementedError: the layer takes its loop).
-        kernel, recurrent_kernel, bias = (getattr(v, "value", v)
-                                          for v in (kernel, recurrent_kernel, bias))
+        supported = module._do_lstm_arguments_support_cudnn(
+            activation=activation, recurrent_activation=recurrent_activation, unroll=unroll,
+            use_bias=bias is not None)
+        if not takes_cudnn_op(inputs, mask, supported):
+            return lstm_original(inputs, initial_state_h, initial_state_c, mask, kernel,
+                                 recurrent_kernel, bias, activation, recurrent_activation,
+                                 return_sequences, go_backwards, unroll, time_major)
+        kernel, recurrent_kernel, bias = tensors(kernel, recurrent_kernel, bias)
         try:
             return module._cudnn_lstm(inputs, initial_state_h, initial_state_c, kernel,
                                       recurrent_kernel, bias, mask, time_major, go_backwards,
                                       return_sequences)
         except (tf.errors.InvalidArgumentError, tf.errors.NotFoundError):
+            raise NotImplementedError from None  # as Keras' lstm(): the layer takes its loop
+
+    def cudnn_gate_order(kernel, recurrent_kernel, bias):
+        """Keras' z, r, n columns as r, z, n, where _cudnn_gru leaves them."""
+        if tf.sysconfig.get_build_info().get("is_cuda_build"):
+            return kernel, recurrent_kernel, bias
+        units = recurrent_kernel.shape[0]
+
+        def swap(w):
+            return tf.concat([w[..., units:2 * units], w[..., :units], w[..., 2 * units:]], -1)
+        return swap(kernel), swap(recurrent_kernel), swap(bias)
+
+    def gru(inputs, initial_state, mask, kernel, recurrent_kernel, bias, activation,
+            recurrent_activation, return_sequences=False, go_backwards=False, unroll=False,
+            time_major=False, reset_after=True):
+        supported = module._do_gru_arguments_support_cudnn(
+            activation=activation, recurrent_activation=recurrent_activation, unroll=unroll,
+            use_bias=bias is not None, reset_after=reset_after)
+        if not takes_cudnn_op(inputs, mask, supported):
+            return gru_original(inputs, initial_state, mask, kernel, recurrent_kernel, bias,
+                                activation, recurrent_activation, return_sequences,
+                                go_backwards, unroll, time_major, reset_after)
+        kernel, recurrent_kernel, bias = cudnn_gate_order(*tensors(kernel, recurrent_kernel, bias))
+        try:
+            return module._cudnn_gru(inputs, initial_state, kernel, recurrent_kernel, bias, mask,
+                                     time_major, go_backwards, return_sequences)
+        except (tf.errors.InvalidArgumentError, tf.errors.NotFoundError):
             raise NotImplementedError from None
 
-    module.lstm = _wrap(original, lstm)
+    module.lstm = _wrap(lstm_original, lstm)
+    module.gru = _wrap(gru_original, gru)
 
 
 def check_keras(module):
