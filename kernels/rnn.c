@@ -8,9 +8,10 @@
  * Forward: one GEMM gives x W^T for every step; each step is a GEMM
  * (h R^T) and one cell kernel (rnn.cl). Backward: per step, one cell
  * kernel and one GEMM (the gate gradients times R); then three GEMMs give
- * the input and weight gradients over all steps at once and one kernel the
- * bias gradients. 2 T + 1 launches forward, 2 T + 5 backward, where the
- * generic loop ran dozens of ops per step.
+ * the input and weight gradients over all steps at once and two more (a
+ * row of ones times the gate gradients) the bias gradients. 2 T + 1
+ * launches forward, 2 T + 6 backward, where the generic loop ran dozens of
+ * ops per step.
  *
  * params (cuDNN's canonical layout, as Keras builds it): W [gates * units,
  * input_size], R [gates * units, units], both row-major in cuDNN's gate
@@ -46,7 +47,7 @@ struct rnn_kernel {
   /* input_mode auto_select: cuDNN skips the input projection when the input
    * is as wide as the state, a mode tfocl lacks. */
   bool auto_select;
-  struct ocl_kernel forward_step, backward_step, initial_state, bias_gradients;
+  struct ocl_kernel forward_step, backward_step, initial_state;
 };
 
 struct rnn_shape {
@@ -128,7 +129,6 @@ static void *rnn_create(TF_OpKernelConstruction *ctx)
   ocl_kernel_init(&k->backward_step, &program,
                   gru ? "gru_backward_step" : "lstm_backward_step");
   ocl_kernel_init(&k->initial_state, &program, "rnn_backward_initial_state");
-  ocl_kernel_init(&k->bias_gradients, &program, "rnn_bias_gradients");
   ocl_tf.DeleteStatus(status);
   return k;
 }
@@ -217,12 +217,10 @@ static bool rnn_shape_of(struct ocl_op *op, const struct rnn_kernel *k,
   return true;
 }
 
-/* The sequence lengths (host memory), checked; *uniform when every one is
- * `steps`, else *device holds them on the device (one fill per run of equal
- * lengths: Keras sends uniform lengths where it takes this op). */
+/* The sequence lengths (host memory), checked, on the device in
+ * *device: one fill per run of equal lengths (Keras' are all T). */
 static bool rnn_lengths(struct ocl_op *op, const struct rnn_shape *s,
-                        const TF_Tensor *lengths, bool *uniform,
-                        TF_Tensor **device)
+                        const TF_Tensor *lengths, TF_Tensor **device)
 {
   if (ocl_tf.NumDims(lengths) != 1 || ocl_tf.Dim(lengths, 0) != s->batch)
     return ocl_op_fail(op, TF_INVALID_ARGUMENT,
@@ -230,18 +228,13 @@ static bool rnn_lengths(struct ocl_op *op, const struct rnn_shape *s,
                        "(%lld)",
                        (long long)s->batch);
   const int32_t *len = ocl_host_data(lengths);
-  *uniform = true;
   for (int64_t b = 0; b < s->batch; b++) {
     if (len[b] < 0 || len[b] > s->steps)
       return ocl_op_fail(op, TF_INVALID_ARGUMENT,
                          "sequence_lengths[%lld] = %d is outside [0, %lld]",
                          (long long)b, len[b], (long long)s->steps);
-    *uniform = *uniform && len[b] == s->steps;
   }
-  *device = NULL;
-  if (*uniform)
-    return true;
-  *device = ocl_op_temp(op, TF_INT32, s->batch);
+  *device = ocl_op_temp(op, TF_INT32, s->batch > 0 ? s->batch : 1);
   if (*device == NULL)
     return false;
   for (int64_t b = 0; b < s->batch;) {
@@ -264,16 +257,19 @@ static bool span(struct ocl_op *op, const TF_Tensor *t, int64_t offset,
                        (size_t)count * sizeof(float), buffer);
 }
 
-/* The lengths' kernel argument; uniform lengths are never read, and any
- * buffer (`unread`) stands in. */
-static bool lengths_arg(struct ocl_op *op, const struct rnn_shape *s,
-                        const TF_Tensor *lengths, const TF_Tensor *unread,
-                        struct ocl_buffer *buffer)
+/* A step kernel over (units, batch): work-groups of up to 64 units of one
+ * batch row (rnn.cl). */
+static bool step_launch(struct ocl_op *op, struct ocl_kernel *kernel,
+                        const struct rnn_shape *s, const struct ocl_arg *args,
+                        int num_args)
 {
-  if (lengths == NULL)
-    return span(op, unread, 0, 1, buffer);
-  return ocl_op_buffer(op, lengths, 0, (size_t)s->batch * sizeof(int32_t),
-                       buffer);
+  size_t local = ocl_kernel_fit_local(op, kernel, 64);
+  if (local == 0)
+    return false;
+  size_t units = (size_t)s->units;
+  size_t global[2] = {(units + local - 1) / local * local, (size_t)s->batch};
+  size_t locals[2] = {local, 1};
+  return ocl_launch(op, kernel, 2, global, locals, args, num_args);
 }
 
 static struct ocl_gemm_desc product(int64_t m, int64_t n, int64_t k,
@@ -309,10 +305,7 @@ static void rnn_forward_compute(void *kernel, TF_OpKernelContext *ctx)
       goto out;
   }
   TF_Tensor *x = in[0], *h0 = in[1], *c0 = in[2], *params = in[3];
-  bool uniform;
-  TF_Tensor *lengths;
-  if (!rnn_shape_of(&op, k, x, h0, c0, params, &s) ||
-      !rnn_lengths(&op, &s, in[4], &uniform, &lengths))
+  if (!rnn_shape_of(&op, k, x, h0, c0, params, &s))
     goto out;
   int64_t u = s.units, gates = s.gates;
   int64_t out_dims[3] = {ocl_tf.Dim(x, 0), ocl_tf.Dim(x, 1), u};
@@ -336,6 +329,9 @@ static void rnn_forward_compute(void *kernel, TF_OpKernelContext *ctx)
     goto out;
   *(int8_t *)ocl_host_data(host_reserved) = 0;
   size_t state_bytes = (size_t)(s.batch * u) * sizeof(float);
+  TF_Tensor *lengths;
+  if (!rnn_lengths(&op, &s, in[4], &lengths))
+    goto out;
   if (s.rows == 0) {
     if (ocl_op_copy(&op, h0, 0, h_last, 0, state_bytes) && lstm)
       ocl_op_copy(&op, c0, 0, c_last, 0, state_bytes);
@@ -343,35 +339,38 @@ static void rnn_forward_compute(void *kernel, TF_OpKernelContext *ctx)
   }
   TF_Tensor *xw = ocl_op_temp(&op, TF_FLOAT, s.rows * gates);
   TF_Tensor *hr = xw ? ocl_op_temp(&op, TF_FLOAT, s.batch * gates) : NULL;
-  TF_Tensor *h_steps = hr ? ocl_op_temp(&op, TF_FLOAT, 2 * s.batch * u) : NULL;
-  if (h_steps == NULL)
+  /* The state between steps, two [batch, units] halves in turn (h, then
+   * an LSTM's c). */
+  TF_Tensor *states =
+      hr ? ocl_op_temp(&op, TF_FLOAT, (lstm ? 4 : 2) * s.batch * u) : NULL;
+  if (states == NULL)
     goto out;
   struct ocl_gemm_desc xw_desc =
       product(s.rows, gates, s.input_size, false, true);
-  struct ocl_buffer bias, lengths_buf, c_last_buf;
+  struct ocl_buffer bias, lengths_buf, hr_buf;
   if (!ocl_op_gemm(&op, TF_FLOAT, &xw_desc, x, params, xw) ||
       !span(&op, params, s.bias_offset, 2 * gates, &bias) ||
-      !(lstm ? span(&op, c_last, 0, s.batch * u, &c_last_buf) : true) ||
-      !lengths_arg(&op, &s, lengths, xw, &lengths_buf))
+      !span(&op, hr, 0, s.batch * gates, &hr_buf) ||
+      !ocl_op_buffer(&op, lengths, 0, (size_t)s.batch * sizeof(int32_t),
+                     &lengths_buf))
     goto out;
+  int64_t state = s.batch * u, c_states = 2 * state;
   for (int64_t t = 0; t < s.steps; t++) {
     bool last = t == s.steps - 1;
-    const TF_Tensor *h_prev = t == 0 ? h0 : h_steps;
-    int64_t h_prev_at = t == 0 ? 0 : ((t - 1) & 1) * s.batch * u;
+    const TF_Tensor *h_prev = t == 0 ? h0 : states;
+    int64_t prev_at = t == 0 ? 0 : ((t - 1) & 1) * state;
+    int64_t next_at = (t & 1) * state;
     struct ocl_gemm_desc hr_desc = product(s.batch, gates, u, false, true);
-    hr_desc.a_offset = h_prev_at;
+    hr_desc.a_offset = prev_at;
     hr_desc.b_offset = s.r_offset;
     if (!ocl_op_gemm(&op, TF_FLOAT, &hr_desc, h_prev, params, hr))
       goto out;
     int64_t step_row = t * s.row_t, rows_left = s.rows - step_row;
-    struct ocl_buffer xw_t, hr_buf, h_prev_buf, h_next_buf, output_t, gates_t,
-        before_t;
+    struct ocl_buffer xw_t, h_prev_buf, h_next_buf, output_t, gates_t, before_t;
     if (!span(&op, xw, step_row * gates, rows_left * gates, &xw_t) ||
-        !span(&op, hr, 0, s.batch * gates, &hr_buf) ||
-        !span(&op, h_prev, h_prev_at, s.batch * u, &h_prev_buf) ||
-        !(last ? span(&op, h_last, 0, s.batch * u, &h_next_buf)
-               : span(&op, h_steps, (t & 1) * s.batch * u, s.batch * u,
-                      &h_next_buf)) ||
+        !span(&op, h_prev, prev_at, state, &h_prev_buf) ||
+        !(last ? span(&op, h_last, 0, state, &h_next_buf)
+               : span(&op, states, next_at, state, &h_next_buf)) ||
         !span(&op, output, step_row * u, rows_left * u, &output_t) ||
         !span(&op, reserve, step_row * GATE_PLANE_WIDTH * u,
               rows_left * GATE_PLANE_WIDTH * u, &gates_t) ||
@@ -380,36 +379,35 @@ static void rnn_forward_compute(void *kernel, TF_OpKernelContext *ctx)
       goto out;
     bool launched;
     if (lstm) {
-      /* Step t - 1's cell state: rows row_b apart in the plane. */
-      int64_t c_prev_stride = t == 0 ? u : s.row_b * u;
-      struct ocl_buffer c_prev_buf, cell_t;
-      if (!(t == 0 ? span(&op, c0, 0, s.batch * u, &c_prev_buf)
-                   : span(&op, reserve, s.cell_plane + (step_row - s.row_t) * u,
-                          (rows_left + s.row_t) * u, &c_prev_buf)) ||
+      struct ocl_buffer c_prev_buf, c_next_buf, cell_t;
+      if (!(t == 0
+                ? span(&op, c0, 0, state, &c_prev_buf)
+                : span(&op, states, c_states + prev_at, state, &c_prev_buf)) ||
+          !(last ? span(&op, c_last, 0, state, &c_next_buf)
+                 : span(&op, states, c_states + next_at, state, &c_next_buf)) ||
           !span(&op, reserve, s.cell_plane + step_row * u, rows_left * u,
                 &cell_t))
         goto out;
       const struct ocl_arg args[] = {
-          OCL_BUF(xw_t),        OCL_BUF(hr_buf),     OCL_BUF(bias),
-          OCL_BUF(h_prev_buf),  OCL_BUF(c_prev_buf), OCL_INT(c_prev_stride),
-          OCL_BUF(lengths_buf), OCL_INT(uniform),    OCL_BUF(h_next_buf),
-          OCL_BUF(c_last_buf),  OCL_INT(last),       OCL_BUF(output_t),
-          OCL_BUF(gates_t),     OCL_BUF(cell_t),     OCL_BUF(before_t),
-          OCL_INT(s.batch),     OCL_INT(u),          OCL_INT(s.row_b),
+          OCL_BUF(xw_t),       OCL_BUF(hr_buf),     OCL_BUF(bias),
+          OCL_BUF(h_prev_buf), OCL_BUF(c_prev_buf), OCL_BUF(lengths_buf),
+          OCL_BUF(h_next_buf), OCL_BUF(c_next_buf), OCL_BUF(output_t),
+          OCL_BUF(gates_t),    OCL_BUF(cell_t),     OCL_BUF(before_t),
+          OCL_INT(s.batch),    OCL_INT(u),          OCL_INT(s.row_b),
           OCL_INT(t),
       };
-      launched = ocl_launch_1d(&op, &k->forward_step, (size_t)(s.batch * u),
-                               args, (int)(sizeof(args) / sizeof(args[0])));
+      launched = step_launch(&op, &k->forward_step, &s, args,
+                             (int)(sizeof(args) / sizeof(args[0])));
     } else {
       const struct ocl_arg args[] = {
           OCL_BUF(xw_t),       OCL_BUF(hr_buf),      OCL_BUF(bias),
-          OCL_BUF(h_prev_buf), OCL_BUF(lengths_buf), OCL_INT(uniform),
-          OCL_BUF(h_next_buf), OCL_BUF(output_t),    OCL_BUF(gates_t),
-          OCL_BUF(before_t),   OCL_INT(s.batch),     OCL_INT(u),
-          OCL_INT(s.row_b),    OCL_INT(t),
+          OCL_BUF(h_prev_buf), OCL_BUF(lengths_buf), OCL_BUF(h_next_buf),
+          OCL_BUF(output_t),   OCL_BUF(gates_t),     OCL_BUF(before_t),
+          OCL_INT(s.batch),    OCL_INT(u),           OCL_INT(s.row_b),
+          OCL_INT(t),
       };
-      launched = ocl_launch_1d(&op, &k->forward_step, (size_t)(s.batch * u),
-                               args, (int)(sizeof(args) / sizeof(args[0])));
+      launched = step_launch(&op, &k->forward_step, &s, args,
+                             (int)(sizeof(args) / sizeof(args[0])));
     }
     if (!launched)
       goto out;
@@ -431,6 +429,25 @@ enum {
   IN_OUTPUT_C_BACKPROP = 10,
   IN_RESERVE = 11,
 };
+
+/* The bias gradients: column sums of the gate gradients, as a product with
+ * a row of ones (the GEMM's fastest path for it on every device). */
+static bool bias_gradients(struct ocl_op *op, const struct rnn_shape *s,
+                           const TF_Tensor *dgates_in,
+                           const TF_Tensor *dgates_rec, TF_Tensor *dparams)
+{
+  const float one = 1.0f;
+  TF_Tensor *ones = ocl_op_temp(op, TF_FLOAT, s->rows);
+  if (ones == NULL || !ocl_op_fill(op, ones, 0, &one, sizeof(one),
+                                   (size_t)s->rows * sizeof(float)))
+    return false;
+  struct ocl_gemm_desc d = product(1, s->gates, s->rows, false, false);
+  d.c_offset = s->bias_offset;
+  if (!ocl_op_gemm(op, TF_FLOAT, &d, ones, dgates_in, dparams))
+    return false;
+  d.c_offset = s->bias_offset + s->gates;
+  return ocl_op_gemm(op, TF_FLOAT, &d, ones, dgates_rec, dparams);
+}
 
 static void rnn_backward_compute(void *kernel, TF_OpKernelContext *ctx)
 {
@@ -458,12 +475,9 @@ static void rnn_backward_compute(void *kernel, TF_OpKernelContext *ctx)
   TF_Tensor *x = in[IN_INPUT], *params = in[IN_PARAMS];
   TF_Tensor *dout = in[IN_OUTPUT_BACKPROP], *dh_last = in[IN_OUTPUT_H_BACKPROP];
   TF_Tensor *dc_last = in[IN_OUTPUT_C_BACKPROP], *reserve = in[IN_RESERVE];
-  bool uniform;
-  TF_Tensor *lengths;
-  if (!rnn_shape_of(&op, k, x, in[IN_INPUT_H], in[IN_INPUT_C], params, &s) ||
-      !rnn_lengths(&op, &s, in[IN_LENGTHS], &uniform, &lengths))
+  if (!rnn_shape_of(&op, k, x, in[IN_INPUT_H], in[IN_INPUT_C], params, &s))
     goto out;
-  int64_t u = s.units, gates = s.gates;
+  int64_t u = s.units, gates = s.gates, state = s.batch * u;
   int64_t out_dims[3] = {ocl_tf.Dim(x, 0), ocl_tf.Dim(x, 1), u};
   if (!same_dims(dout, out_dims, 3)) {
     ocl_op_fail(&op, TF_INVALID_ARGUMENT,
@@ -497,9 +511,10 @@ static void rnn_backward_compute(void *kernel, TF_OpKernelContext *ctx)
             : !zero_scalar(&op, 2)))
     goto out;
   TF_Tensor *dparams = ocl_op_output(&op, 3, TF_FLOAT, params_dims, 1);
-  if (dparams == NULL)
+  TF_Tensor *lengths;
+  if (dparams == NULL || !rnn_lengths(&op, &s, in[IN_LENGTHS], &lengths))
     goto out;
-  size_t state_bytes = (size_t)(s.batch * u) * sizeof(float);
+  size_t state_bytes = (size_t)state * sizeof(float);
   if (s.rows == 0) {
     const float zero = 0.0f;
     if (ocl_op_copy(&op, dh_last, 0, dh0, 0, state_bytes) &&
@@ -516,19 +531,19 @@ static void rnn_backward_compute(void *kernel, TF_OpKernelContext *ctx)
                               : dgates_in;
   TF_Tensor *dgates_step =
       dgates_rec ? ocl_op_temp(&op, TF_FLOAT, s.batch * gates) : NULL;
-  TF_Tensor *dh_next =
-      dgates_step ? ocl_op_temp(&op, TF_FLOAT, s.batch * u) : NULL;
+  TF_Tensor *dh_next = dgates_step ? ocl_op_temp(&op, TF_FLOAT, state) : NULL;
   /* The LSTM's carried dc, the GRU's direct share of dh. */
-  TF_Tensor *carry = dh_next ? ocl_op_temp(&op, TF_FLOAT, s.batch * u) : NULL;
+  TF_Tensor *carry = dh_next ? ocl_op_temp(&op, TF_FLOAT, state) : NULL;
   if (carry == NULL ||
       (lstm && !ocl_op_copy(&op, dc_last, 0, carry, 0, state_bytes)))
     goto out;
   struct ocl_buffer lengths_buf, dh_next_buf, dh_last_buf, carry_buf,
       dgates_step_buf;
-  if (!lengths_arg(&op, &s, lengths, dgates_in, &lengths_buf) ||
-      !span(&op, dh_next, 0, s.batch * u, &dh_next_buf) ||
-      !span(&op, dh_last, 0, s.batch * u, &dh_last_buf) ||
-      !span(&op, carry, 0, s.batch * u, &carry_buf) ||
+  if (!ocl_op_buffer(&op, lengths, 0, (size_t)s.batch * sizeof(int32_t),
+                     &lengths_buf) ||
+      !span(&op, dh_next, 0, state, &dh_next_buf) ||
+      !span(&op, dh_last, 0, state, &dh_last_buf) ||
+      !span(&op, carry, 0, state, &carry_buf) ||
       !span(&op, dgates_step, 0, s.batch * gates, &dgates_step_buf))
     goto out;
   for (int64_t t = s.steps - 1; t >= 0; t--) {
@@ -542,27 +557,34 @@ static void rnn_backward_compute(void *kernel, TF_OpKernelContext *ctx)
       goto out;
     bool launched;
     if (lstm) {
+      /* Step t - 1's cell state: rows row_b apart in the plane. */
       int64_t c_prev_stride = t == 0 ? u : s.row_b * u;
       struct ocl_buffer cell_t, c_prev_buf;
       if (!span(&op, reserve, s.cell_plane + step_row * u, rows_left * u,
                 &cell_t) ||
-          !(t == 0 ? span(&op, in[IN_INPUT_C], 0, s.batch * u, &c_prev_buf)
+          !(t == 0 ? span(&op, in[IN_INPUT_C], 0, state, &c_prev_buf)
                    : span(&op, reserve, s.cell_plane + (step_row - s.row_t) * u,
                           (rows_left + s.row_t) * u, &c_prev_buf)))
         goto out;
       const struct ocl_arg args[] = {
-          OCL_BUF(gates_t),     OCL_BUF(cell_t),
-          OCL_BUF(c_prev_buf),  OCL_INT(c_prev_stride),
-          OCL_BUF(dout_t),      OCL_BUF(dh_next_buf),
-          OCL_BUF(dh_last_buf), OCL_BUF(carry_buf),
-          OCL_BUF(lengths_buf), OCL_INT(uniform),
-          OCL_BUF(dgates_in_t), OCL_BUF(dgates_step_buf),
-          OCL_INT(s.batch),     OCL_INT(u),
-          OCL_INT(s.row_b),     OCL_INT(t),
-          OCL_INT(s.steps),
+          OCL_BUF(gates_t),
+          OCL_BUF(cell_t),
+          OCL_BUF(c_prev_buf),
+          OCL_INT(c_prev_stride),
+          OCL_BUF(dout_t),
+          OCL_BUF(dh_next_buf),
+          OCL_BUF(dh_last_buf),
+          OCL_BUF(carry_buf),
+          OCL_BUF(lengths_buf),
+          OCL_BUF(dgates_in_t),
+          OCL_BUF(dgates_step_buf),
+          OCL_INT(s.batch),
+          OCL_INT(u),
+          OCL_INT(s.row_b),
+          OCL_INT(t),
       };
-      launched = ocl_launch_1d(&op, &k->backward_step, (size_t)(s.batch * u),
-                               args, (int)(sizeof(args) / sizeof(args[0])));
+      launched = step_launch(&op, &k->backward_step, &s, args,
+                             (int)(sizeof(args) / sizeof(args[0])));
     } else {
       struct ocl_buffer before_t, dgates_rec_t;
       if (!span(&op, reserve, s.before_plane + step_row * u, rows_left * u,
@@ -571,25 +593,14 @@ static void rnn_backward_compute(void *kernel, TF_OpKernelContext *ctx)
                 &dgates_rec_t))
         goto out;
       const struct ocl_arg args[] = {
-          OCL_BUF(gates_t),
-          OCL_BUF(before_t),
-          OCL_BUF(dout_t),
-          OCL_BUF(dh_next_buf),
-          OCL_BUF(carry_buf),
-          OCL_BUF(dh_last_buf),
-          OCL_BUF(lengths_buf),
-          OCL_INT(uniform),
-          OCL_BUF(dgates_in_t),
-          OCL_BUF(dgates_rec_t),
-          OCL_BUF(dgates_step_buf),
-          OCL_INT(s.batch),
-          OCL_INT(u),
-          OCL_INT(s.row_b),
-          OCL_INT(t),
-          OCL_INT(s.steps),
+          OCL_BUF(gates_t),         OCL_BUF(before_t),    OCL_BUF(dout_t),
+          OCL_BUF(dh_next_buf),     OCL_BUF(carry_buf),   OCL_BUF(dh_last_buf),
+          OCL_BUF(lengths_buf),     OCL_BUF(dgates_in_t), OCL_BUF(dgates_rec_t),
+          OCL_BUF(dgates_step_buf), OCL_INT(s.batch),     OCL_INT(u),
+          OCL_INT(s.row_b),         OCL_INT(t),
       };
-      launched = ocl_launch_1d(&op, &k->backward_step, (size_t)(s.batch * u),
-                               args, (int)(sizeof(args) / sizeof(args[0])));
+      launched = step_launch(&op, &k->backward_step, &s, args,
+                             (int)(sizeof(args) / sizeof(args[0])));
     }
     /* h's gradient from step t: its gate gradients times R. */
     struct ocl_gemm_desc dh_desc = product(s.batch, u, gates, false, false);
@@ -598,22 +609,16 @@ static void rnn_backward_compute(void *kernel, TF_OpKernelContext *ctx)
         !ocl_op_gemm(&op, TF_FLOAT, &dh_desc, dgates_step, params, dh_next))
       goto out;
   }
-  struct ocl_buffer dh0_buf, dc0_buf, dgates_in_buf, dgates_rec_buf, dbias;
-  if (!span(&op, dh0, 0, s.batch * u, &dh0_buf) ||
-      !span(&op, lstm ? dc0 : dh0, 0, s.batch * u, &dc0_buf) ||
-      !span(&op, dgates_in, 0, s.rows * gates, &dgates_in_buf) ||
-      !span(&op, dgates_rec, 0, s.rows * gates, &dgates_rec_buf) ||
-      !span(&op, dparams, s.bias_offset, 2 * gates, &dbias))
+  struct ocl_buffer dh0_buf, dc0_buf;
+  if (!span(&op, dh0, 0, state, &dh0_buf) ||
+      !span(&op, lstm ? dc0 : dh0, 0, state, &dc0_buf))
     goto out;
   const struct ocl_arg initial_args[] = {
       OCL_BUF(dh_next_buf), OCL_BUF(carry_buf), OCL_INT(!lstm),
       OCL_BUF(dh_last_buf), OCL_BUF(carry_buf), OCL_INT(lstm),
-      OCL_BUF(lengths_buf), OCL_INT(uniform),   OCL_BUF(dh0_buf),
-      OCL_BUF(dc0_buf),     OCL_INT(s.batch),   OCL_INT(u),
+      OCL_BUF(lengths_buf), OCL_BUF(dh0_buf),   OCL_BUF(dc0_buf),
+      OCL_INT(s.batch),     OCL_INT(u),
   };
-  const struct ocl_arg bias_args[] = {OCL_BUF(dgates_in_buf),
-                                      OCL_BUF(dgates_rec_buf), OCL_INT(s.rows),
-                                      OCL_INT(gates), OCL_BUF(dbias)};
   struct ocl_gemm_desc dx_desc =
       product(s.rows, s.input_size, gates, false, false);
   struct ocl_gemm_desc dw_desc =
@@ -621,12 +626,12 @@ static void rnn_backward_compute(void *kernel, TF_OpKernelContext *ctx)
   struct ocl_gemm_desc dr_desc = product(gates, u, s.rows, true, false);
   dr_desc.b_offset = s.before_plane;
   dr_desc.c_offset = s.r_offset;
-  if (ocl_launch_1d(&op, &k->initial_state, (size_t)(s.batch * u), initial_args,
-                    12) &&
+  if (step_launch(&op, &k->initial_state, &s, initial_args,
+                  (int)(sizeof(initial_args) / sizeof(initial_args[0]))) &&
       ocl_op_gemm(&op, TF_FLOAT, &dx_desc, dgates_in, params, dx) &&
       ocl_op_gemm(&op, TF_FLOAT, &dw_desc, dgates_in, x, dparams) &&
       ocl_op_gemm(&op, TF_FLOAT, &dr_desc, dgates_rec, reserve, dparams))
-    ocl_launch_1d(&op, &k->bias_gradients, (size_t)gates, bias_args, 5);
+    bias_gradients(&op, &s, dgates_in, dgates_rec, dparams);
 out:
   ocl_op_end(&op);
 }

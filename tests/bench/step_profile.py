@@ -78,6 +78,15 @@ def build(keras, name, np):
         model = keras.Model(inp, out)
         x = rng.normal(size=(32, 32, 32, 3)).astype(np.float32)
         y = rng.integers(0, 10, size=(32,))
+    elif name in ("lstm_medium", "gru_medium"):
+        # Recurrent layers where the device's work is no longer negligible:
+        # 2 x 128 units over 50 steps, batch 64 (the zoo's are 16 and 8
+        # units over 10 steps).
+        layer = layers.LSTM if name == "lstm_medium" else layers.GRU
+        model = keras.Sequential([keras.Input((50, 32)), layer(128, return_sequences=True),
+                                  layer(128), layers.Dense(10)])
+        x = rng.normal(size=(64, 50, 32)).astype(np.float32)
+        y = rng.integers(0, 10, size=(64,))
     else:
         sys.path.insert(0, os.path.join(REPO, "tests", "tf"))
         import model_zoo
