@@ -5,11 +5,11 @@
  * that tfocl._keras can send Keras' layers here instead of the generic loop
  * of many small ops per step.
  *
- * Forward: one GEMM gives x W^T for every step; each step is a GEMM
- * (h R^T) and one cell kernel (rnn.cl). Backward: per step, one cell
+ * Forward: one GEMM gives x W^T for every step, one kernel R^T; each step
+ * is a GEMM (h R^T) and one cell kernel (rnn.cl). Backward: per step, one cell
  * kernel and one GEMM (the gate gradients times R); then three GEMMs give
  * the input and weight gradients over all steps at once and two more (a
- * row of ones times the gate gradients) the bias gradients. 2 T + 1
+ * row of ones times the gate gradients) the bias gradients. 2 T + 2
  * launches forward, 2 T + 6 backward, where the generic loop ran dozens of
  * ops per step.
  *
@@ -47,7 +47,8 @@ struct rnn_kernel {
   /* input_mode auto_select: cuDNN skips the input projection when the input
    * is as wide as the state, a mode tfocl lacks. */
   bool auto_select;
-  struct ocl_kernel forward_step, backward_step, initial_state;
+  struct ocl_kernel forward_step, backward_step, initial_state,
+      transpose_weights;
 };
 
 struct rnn_shape {
@@ -129,6 +130,7 @@ static void *rnn_create(TF_OpKernelConstruction *ctx)
   ocl_kernel_init(&k->backward_step, &program,
                   gru ? "gru_backward_step" : "lstm_backward_step");
   ocl_kernel_init(&k->initial_state, &program, "rnn_backward_initial_state");
+  ocl_kernel_init(&k->transpose_weights, &program, "rnn_transpose_weights");
   ocl_tf.DeleteStatus(status);
   return k;
 }
@@ -272,6 +274,24 @@ static bool step_launch(struct ocl_op *op, struct ocl_kernel *kernel,
   return ocl_launch(op, kernel, 2, global, locals, args, num_args);
 }
 
+/* r_t = R^T (rnn.cl). */
+static bool transpose_weights(struct ocl_op *op, struct rnn_kernel *k,
+                              const struct rnn_shape *s,
+                              const TF_Tensor *params, TF_Tensor *r_t)
+{
+  size_t local = ocl_kernel_fit_local(op, &k->transpose_weights, 64);
+  struct ocl_buffer r, out;
+  if (local == 0 || !span(op, params, s->r_offset, s->gates * s->units, &r) ||
+      !span(op, r_t, 0, s->gates * s->units, &out))
+    return false;
+  size_t rows = (size_t)s->gates;
+  size_t global[2] = {(rows + local - 1) / local * local, (size_t)s->units};
+  size_t locals[2] = {local, 1};
+  const struct ocl_arg args[] = {OCL_BUF(r), OCL_BUF(out), OCL_INT(s->gates),
+                                 OCL_INT(s->units)};
+  return ocl_launch(op, &k->transpose_weights, 2, global, locals, args, 4);
+}
+
 static struct ocl_gemm_desc product(int64_t m, int64_t n, int64_t k,
                                     bool trans_a, bool trans_b)
 {
@@ -343,7 +363,8 @@ static void rnn_forward_compute(void *kernel, TF_OpKernelContext *ctx)
    * an LSTM's c). */
   TF_Tensor *states =
       hr ? ocl_op_temp(&op, TF_FLOAT, (lstm ? 4 : 2) * s.batch * u) : NULL;
-  if (states == NULL)
+  TF_Tensor *r_t = states ? ocl_op_temp(&op, TF_FLOAT, gates * u) : NULL;
+  if (r_t == NULL || !transpose_weights(&op, k, &s, params, r_t))
     goto out;
   struct ocl_gemm_desc xw_desc =
       product(s.rows, gates, s.input_size, false, true);
@@ -360,10 +381,9 @@ static void rnn_forward_compute(void *kernel, TF_OpKernelContext *ctx)
     const TF_Tensor *h_prev = t == 0 ? h0 : states;
     int64_t prev_at = t == 0 ? 0 : ((t - 1) & 1) * state;
     int64_t next_at = (t & 1) * state;
-    struct ocl_gemm_desc hr_desc = product(s.batch, gates, u, false, true);
+    struct ocl_gemm_desc hr_desc = product(s.batch, gates, u, false, false);
     hr_desc.a_offset = prev_at;
-    hr_desc.b_offset = s.r_offset;
-    if (!ocl_op_gemm(&op, TF_FLOAT, &hr_desc, h_prev, params, hr))
+    if (!ocl_op_gemm(&op, TF_FLOAT, &hr_desc, h_prev, r_t, hr))
       goto out;
     int64_t step_row = t * s.row_t, rows_left = s.rows - step_row;
     struct ocl_buffer xw_t, h_prev_buf, h_next_buf, output_t, gates_t, before_t;

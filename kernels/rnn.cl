@@ -250,3 +250,17 @@ __kernel void gru_backward_step(
   dgi[2 * units] = d_fresh;
   dgr[2 * units] = dg_step[2 * units] = d_recurrent;
 }
+
+/* R^T ([gates * units, units] to [units, gates * units]), once per forward
+ * op: the per-step product h R^T then reads it in place, where R itself
+ * was packed again at every step (the GEMM's B operand transposed). One
+ * work-item per element, neighbours along a row of R^T. */
+__kernel void rnn_transpose_weights(RNN_ARG(const float, r),
+                                    RNN_ARG(float, r_t), int rows, int units)
+{
+  int row = get_global_id(0);
+  int unit = get_global_id(1);
+  if (row >= rows || unit >= units)
+    return;
+  OCL_PTR(float, r_t)[unit * rows + row] = OCL_PTR(const float, r)[row * units + unit];
+}
