@@ -401,18 +401,13 @@ static bool get_string(TF_OpKernelConstruction *ctx, const char *name,
                        char *buf, size_t len, const char *fallback,
                        TF_Status *status)
 {
-  memset(buf, 0, len);
-  if (ocl_tf.OpKernelConstruction_GetAttrString == NULL) {
-    ocl_set_status(status, TF_UNIMPLEMENTED,
-                   "this TensorFlow lacks string attributes in its C API");
+  if (ocl_string_attr(ctx, name, buf, len, status))
+    return true;
+  if (fallback == NULL || ocl_tf.OpKernelConstruction_GetAttrString == NULL)
     return false;
-  }
-  ocl_tf.OpKernelConstruction_GetAttrString(ctx, name, buf, len - 1, status);
-  if (ocl_tf.GetCode(status) != TF_OK && fallback != NULL) {
-    ocl_set_ok(status);
-    snprintf(buf, len, "%s", fallback);
-  }
-  return ocl_tf.GetCode(status) == TF_OK;
+  ocl_set_ok(status);
+  snprintf(buf, len, "%s", fallback);
+  return true;
 }
 
 /* In enum conv_activation's order (ocl_fused_activation_attr). */

@@ -2318,20 +2318,6 @@ static void lin_space(struct ocl_op *op, struct movement_kernel *k)
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
 
-/* A string attribute into buf (terminated); false with the status set. */
-static bool get_string(TF_OpKernelConstruction *ctx, const char *name,
-                       char *buf, size_t len, TF_Status *status)
-{
-  memset(buf, 0, len);
-  if (ocl_tf.OpKernelConstruction_GetAttrString == NULL) {
-    ocl_set_status(status, TF_UNIMPLEMENTED,
-                   "this TensorFlow lacks string attributes in its C API");
-    return false;
-  }
-  ocl_tf.OpKernelConstruction_GetAttrString(ctx, name, buf, len - 1, status);
-  return ocl_tf.GetCode(status) == TF_OK;
-}
-
 /* The attributes of the ops added with ReverseV2 (mode, block_size,
  * data_format, seq_dim, batch_dim, Tlen), checked as TensorFlow's
  * constructors check them. */
@@ -2342,7 +2328,7 @@ static bool more_attrs(TF_OpKernelConstruction *ctx, struct movement_kernel *k,
   switch (k->op->kind) {
   case MIRROR_PAD:
   case MIRROR_PAD_GRAD:
-    if (!get_string(ctx, "mode", buf, sizeof(buf), status))
+    if (!ocl_string_attr(ctx, "mode", buf, sizeof(buf), status))
       return false;
     if (strcmp(buf, "REFLECT") != 0 && strcmp(buf, "SYMMETRIC") != 0) {
       ocl_set_status(status, TF_INVALID_ARGUMENT,
@@ -2353,7 +2339,7 @@ static bool more_attrs(TF_OpKernelConstruction *ctx, struct movement_kernel *k,
     return true;
   case DEPTH_TO_SPACE:
   case SPACE_TO_DEPTH:
-    if (!get_string(ctx, "data_format", buf, sizeof(buf), status)) {
+    if (!ocl_string_attr(ctx, "data_format", buf, sizeof(buf), status)) {
       /* Absent: TensorFlow's default, NHWC. */
       ocl_set_ok(status);
       snprintf(buf, sizeof(buf), "NHWC");

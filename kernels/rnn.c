@@ -65,19 +65,6 @@ struct rnn_shape {
 
 static void rnn_delete(void *kernel) { free(kernel); }
 
-static bool string_attr(TF_OpKernelConstruction *ctx, const char *name,
-                        char *buf, size_t len, TF_Status *status)
-{
-  memset(buf, 0, len);
-  if (ocl_tf.OpKernelConstruction_GetAttrString == NULL) {
-    ocl_set_status(status, TF_UNIMPLEMENTED,
-                   "this TensorFlow lacks string attributes in its C API");
-    return false;
-  }
-  ocl_tf.OpKernelConstruction_GetAttrString(ctx, name, buf, len - 1, status);
-  return ocl_tf.GetCode(status) == TF_OK;
-}
-
 static void *rnn_create(TF_OpKernelConstruction *ctx)
 {
   TF_Status *status = ocl_tf.NewStatus();
@@ -89,9 +76,10 @@ static void *rnn_create(TF_OpKernelConstruction *ctx)
   char mode[32], input_mode[32], direction[32];
   int64_t num_proj = 0;
   TF_Bool time_major = 1;
-  if (!string_attr(ctx, "rnn_mode", mode, sizeof(mode), status) ||
-      !string_attr(ctx, "input_mode", input_mode, sizeof(input_mode), status) ||
-      !string_attr(ctx, "direction", direction, sizeof(direction), status))
+  if (!ocl_string_attr(ctx, "rnn_mode", mode, sizeof(mode), status) ||
+      !ocl_string_attr(ctx, "input_mode", input_mode, sizeof(input_mode),
+                       status) ||
+      !ocl_string_attr(ctx, "direction", direction, sizeof(direction), status))
     return ocl_create_failed(ctx, status, k);
   ocl_tf.OpKernelConstruction_GetAttrInt64(ctx, "num_proj", &num_proj, status);
   if (ocl_tf.GetCode(status) == TF_OK)

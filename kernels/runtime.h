@@ -389,6 +389,12 @@ bool ocl_is_integer_type(TF_DataType dtype);
 void *ocl_create_failed(TF_OpKernelConstruction *ctx, TF_Status *status,
                         void *kernel);
 
+/* String attribute `name` into buf (terminated, at most len - 1 bytes);
+ * false with the status set (UNIMPLEMENTED on a TensorFlow whose C API
+ * lacks string attributes). */
+bool ocl_string_attr(TF_OpKernelConstruction *ctx, const char *name, char *buf,
+                     size_t len, TF_Status *status);
+
 /* The fused_ops of TensorFlow's _FusedMatMul and _FusedConv2D where they
  * are "BiasAdd" alone (returns 0) or "BiasAdd" and activations[i]
  * (returns i + 1, so a family lists its names in the order of its

@@ -875,6 +875,19 @@ void *ocl_create_failed(TF_OpKernelConstruction *ctx, TF_Status *status,
   return NULL;
 }
 
+bool ocl_string_attr(TF_OpKernelConstruction *ctx, const char *name, char *buf,
+                     size_t len, TF_Status *status)
+{
+  memset(buf, 0, len);
+  if (ocl_tf.OpKernelConstruction_GetAttrString == NULL) {
+    ocl_set_status(status, TF_UNIMPLEMENTED,
+                   "this TensorFlow lacks string attributes in its C API");
+    return false;
+  }
+  ocl_tf.OpKernelConstruction_GetAttrString(ctx, name, buf, len - 1, status);
+  return ocl_tf.GetCode(status) == TF_OK;
+}
+
 int ocl_fused_activation_attr(TF_OpKernelConstruction *ctx, const char *what,
                               const char *const *activations,
                               int num_activations, TF_Status *status)
