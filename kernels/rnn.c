@@ -59,7 +59,7 @@ struct rnn_shape {
   int64_t reserve_per_unit, cell_plane, before_plane;
   int64_t rows;         /* steps * batch */
   int64_t row_b, row_t; /* row (b, t) = b * row_b + t * row_t */
-  int64_t w_offset, r_offset, bias_offset, params;
+  int64_t r_offset, bias_offset, params; /* W starts at 0 */
   int64_t state_dims[3];
 };
 
@@ -180,7 +180,6 @@ static bool rnn_shape_of(struct ocl_op *op, const struct rnn_kernel *k,
   s->rows = s->steps * s->batch;
   s->row_b = k->time_major ? 1 : s->steps;
   s->row_t = k->time_major ? s->batch : 1;
-  s->w_offset = 0;
   s->r_offset = gates * s->input_size;
   s->bias_offset = s->r_offset + gates * u;
   s->params = s->bias_offset + 2 * gates;
