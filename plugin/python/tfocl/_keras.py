@@ -65,7 +65,6 @@ CONV_MODULES = ("keras.src.backend.tensorflow.nn", "keras.src.backend.tensorflow
 CONV_PARAMS = ("inputs", "kernel", "strides", "padding", "data_format", "dilation_rate")
 NUMPY_MODULES = ("keras.src.backend.tensorflow.numpy", "keras.src.backend.tensorflow.ops.numpy")
 MEAN_PARAMS = ("x", "axis", "keepdims")
-RNN_MODULE = "keras.src.backend.tensorflow.rnn"
 LSTM_PARAMS = ("inputs", "initial_state_h", "initial_state_c", "mask", "kernel",
                "recurrent_kernel", "bias", "activation", "recurrent_activation",
                "return_sequences", "go_backwards", "unroll", "time_major")
