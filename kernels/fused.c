@@ -28,7 +28,11 @@
  *             terms)
  *   _bcast3d_mixed  the same where some input is constant along the
  *             innermost dim (layer normalisation's row statistics, NCHW
- *             channels)
+ *             channels, scalars)
+ *   _bcast3d_m  _bcast3d_mixed's launches, in a program of their own per
+ *             set of such inputs (its name "fused/<mask>:<chain>"), made
+ *             at the first launch that needs it: those inputs read at the
+ *             work-group's one index, the others at consecutive ones
  *   _bcast3   up to 3 collapsed dims with a shorter innermost: the flat
  *             index split by multiplications (ocl_fastdiv), no loop
  *   _bcast    general strides over up to 8 collapsed dims, 32-bit indices
@@ -36,7 +40,9 @@
  * one work-item per output element. More than 8 collapsed dims take one
  * launch per index of the leading ones; more than 2^31 - 1 elements in the
  * flat kernels take one launch per 2^30. */
+#include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -68,6 +74,22 @@ static const char *const variant_name[NUM_VARIANTS] = {
  * 1-D _bcast3. */
 #define BCAST3D_MIN_INNER 16
 
+/* The most _bcast3d_m programs a chain keeps (one per set of inputs
+ * constant along the innermost dim; a chain meets one or two); further
+ * sets take _bcast3d_mixed. */
+#define MASKED_MAX 4
+
+/* A program of its own for names "fused/<mask>:<chain>". */
+#define MASKED_PREFIX "fused/"
+
+struct masked_kernel {
+  unsigned mask;
+  char *name;
+  char *source;
+  struct ocl_program program;
+  struct ocl_kernel kernel;
+};
+
 struct fused_kernel {
   struct fused_program prog;
   TF_DataType out_type;
@@ -80,6 +102,10 @@ struct fused_kernel {
   char *source;
   struct ocl_program program;
   struct ocl_kernel k[NUM_VARIANTS];
+  /* masked[0, num_masked) are complete; masked_lock orders their making. */
+  pthread_mutex_t masked_lock;
+  atomic_int num_masked;
+  struct masked_kernel masked[MASKED_MAX];
 };
 
 /* ---- Source generation (create time) ------------------------------------- */
@@ -285,6 +311,26 @@ static void put_kernel_3d(struct text *t, const struct fused_program *p,
   put_store(t, p, "o", INDEX_LOOP);
 }
 
+/* _bcast3d_m: _bcast3d_mixed's arguments, the inputs in `mask` constant
+ * along the innermost dim (their index the same across dimension 0, which
+ * vectorises as one load), the others contiguous along it. */
+static void put_kernel_masked(struct text *t, const struct fused_program *p,
+                              unsigned mask)
+{
+  put_args(t, p, "fused_bcast3d_m");
+  text_put(t, ", fused_bcast3_t s)\n{\n"
+              "  int x = get_global_id(0), y = get_global_id(1), "
+              "z = get_global_id(2);\n"
+              "  if (x >= (int)s.inner || y >= (int)s.mid || "
+              "z >= (int)s.outer)\n"
+              "    return;\n"
+              "  int o = (z * (int)s.mid + y) * (int)s.inner + x;\n");
+  for (int k = 0; k < p->num_inputs; k++)
+    text_put(t, "  int j%d = z * s.strides[%d] + y * s.strides[%d]%s;\n", k,
+             3 * k, 3 * k + 1, mask >> k & 1 ? "" : " + x");
+  put_store(t, p, "o", INDEX_LOOP);
+}
+
 /* _bcast3: innermost dims too short for _bcast3d's lanes. One work-item
  * per output element, its index split into the 3 coordinates by
  * ocl_fastdiv (no division instruction, no loop: PoCL vectorises it). */
@@ -342,8 +388,9 @@ static void put_bcast_prologue(struct text *t, const struct fused_program *p,
 }
 
 /* The whole program's source: fused.cl, the argument structs (their
- * layout is the host's int32/int64 arrays below), the chain, the kernels. */
-static char *generate(const struct fused_program *p)
+ * layout is the host's int32/int64 arrays below), the chain, then every
+ * variant, or (mask nonzero) _bcast3d_m for that mask alone. */
+static char *generate(const struct fused_program *p, unsigned mask)
 {
   struct text t = {0};
   int n = p->num_inputs;
@@ -359,6 +406,14 @@ static char *generate(const struct fused_program *p)
            "fused_bcast3_t;\n\n",
            n, 8 * n, 8 * n, 3 * n);
   put_chain(&t, p);
+  if (mask != 0) {
+    put_kernel_masked(&t, p, mask);
+    if (t.failed) {
+      free(t.data);
+      return NULL;
+    }
+    return t.data;
+  }
   put_kernel(&t, p, variant_name[SAME], "int", "", "", INDEX_SAME);
   put_kernel(&t, p, variant_name[FLAT], "int", ", fused_steps_t s", "",
              INDEX_STEP);
@@ -387,10 +442,21 @@ static char *generate(const struct fused_program *p)
 char *ocl_fused_program_source(const char *name)
 {
   struct fused_program prog;
-  if (strncmp(name, "fused:", 6) != 0 ||
-      !fused_program_parse(name + 6, &prog, NULL, 0))
+  unsigned long mask = 0;
+  const char *chain = NULL;
+  if (strncmp(name, "fused:", 6) == 0) {
+    chain = name + 6;
+  } else if (strncmp(name, MASKED_PREFIX, strlen(MASKED_PREFIX)) == 0) {
+    char *end;
+    const char *digits = name + strlen(MASKED_PREFIX);
+    mask = isxdigit((unsigned char)digits[0]) ? strtoul(digits, &end, 16) : 0;
+    if (mask != 0 && *end == ':')
+      chain = end + 1;
+  }
+  if (chain == NULL || !fused_program_parse(chain, &prog, NULL, 0) ||
+      mask >> prog.num_inputs != 0)
     return NULL;
-  return generate(&prog);
+  return generate(&prog, (unsigned)mask);
 }
 
 /* ---- Kernel callbacks ---------------------------------------------------- */
@@ -400,6 +466,11 @@ static void fused_delete(void *kernel)
   struct fused_kernel *k = kernel;
   if (k == NULL)
     return;
+  for (int i = 0; i < atomic_load(&k->num_masked); i++) {
+    free(k->masked[i].name);
+    free(k->masked[i].source);
+  }
+  pthread_mutex_destroy(&k->masked_lock);
   free(k->name);
   free(k->source);
   free(k);
@@ -477,7 +548,7 @@ static void *fused_create(TF_OpKernelConstruction *ctx)
 
   size_t text_len = fused_program_text(&k->prog, NULL, 0);
   k->name = malloc(text_len + 8);
-  k->source = generate(&k->prog);
+  k->source = generate(&k->prog, 0);
   if (k->name == NULL || k->source == NULL) {
     ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
     goto fail;
@@ -487,6 +558,7 @@ static void *fused_create(TF_OpKernelConstruction *ctx)
   k->program = (struct ocl_program){k->name, k->source, NULL};
   for (int v = 0; v < NUM_VARIANTS; v++)
     ocl_kernel_init(&k->k[v], &k->program, variant_name[v]);
+  pthread_mutex_init(&k->masked_lock, NULL);
   ocl_tf.DeleteStatus(status);
   return k;
 fail:
@@ -594,6 +666,45 @@ static bool launch_bcast(struct ocl_op *op, struct fused_kernel *k,
   return ocl_launch_1d(op, &k->k[BCAST64], (size_t)n, l.args, l.num_args);
 }
 
+/* The _bcast3d_m kernel for `mask`, made (source and names; the build
+ * comes at its first launch) the first time a launch needs it; NULL where
+ * the chain keeps MASKED_MAX already or host memory ran out (the caller
+ * takes _bcast3d_mixed). */
+static struct ocl_kernel *masked_kernel(struct fused_kernel *k, unsigned mask)
+{
+  int n = atomic_load_explicit(&k->num_masked, memory_order_acquire);
+  for (int i = 0; i < n; i++)
+    if (k->masked[i].mask == mask)
+      return &k->masked[i].kernel;
+  struct ocl_kernel *found = NULL;
+  pthread_mutex_lock(&k->masked_lock);
+  n = atomic_load_explicit(&k->num_masked, memory_order_relaxed);
+  for (int i = 0; i < n && found == NULL; i++)
+    if (k->masked[i].mask == mask)
+      found = &k->masked[i].kernel;
+  if (found == NULL && n < MASKED_MAX) {
+    struct masked_kernel *m = &k->masked[n];
+    size_t len = strlen(k->name) + 16;
+    m->mask = mask;
+    m->name = malloc(len);
+    m->source = generate(&k->prog, mask);
+    if (m->name != NULL && m->source != NULL) {
+      snprintf(m->name, len, MASKED_PREFIX "%x:%s", mask,
+               k->name + strlen("fused:"));
+      m->program = (struct ocl_program){m->name, m->source, NULL};
+      ocl_kernel_init(&m->kernel, &m->program, "fused_bcast3d_m");
+      found = &m->kernel;
+      atomic_store_explicit(&k->num_masked, n + 1, memory_order_release);
+    } else {
+      free(m->name);
+      free(m->source);
+      *m = (struct masked_kernel){0};
+    }
+  }
+  pthread_mutex_unlock(&k->masked_lock);
+  return found;
+}
+
 /* The 3-dim kernels (_bcast3d, _bcast3d_mixed, _bcast3) where they fit:
  * up to 3 collapsed dims, 32-bit indices; false with the status OK where
  * they do not, for launch_bcast. */
@@ -626,10 +737,19 @@ static bool launch_bcast3(struct ocl_op *op, struct fused_kernel *k,
   size_t args_size = sizeof(int32_t) * (size_t)(8 + 3 * num);
   enum variant v = all_inner ? BCAST3D : BCAST3D_MIXED;
   if (dims[2] >= BCAST3D_MIN_INNER) {
+    struct ocl_kernel *kernel = &k->k[v];
+    if (v == BCAST3D_MIXED) {
+      unsigned mask = 0;
+      for (int i = 0; i < num; i++)
+        mask |= (s[8 + 3 * i + 2] == 0 ? 1U : 0U) << i;
+      struct ocl_kernel *masked = masked_kernel(k, mask);
+      if (masked != NULL)
+        kernel = masked;
+    }
     /* Work-groups of the element-wise size, dimension 0 the largest power
      * of two within the innermost dim (binary.c's bcast3d_local). */
     size_t total =
-        ocl_kernel_fit_local(op, &k->k[v], ocl_elementwise_local(op->info));
+        ocl_kernel_fit_local(op, kernel, ocl_elementwise_local(op->info));
     if (total == 0)
       return false;
     if (total >= BCAST3D_MIN_INNER) {
@@ -644,7 +764,7 @@ static bool launch_bcast3(struct ocl_op *op, struct fused_kernel *k,
       local[1] = total / local[0];
       size_t global[3] = {dims[2], dims[1], dims[0]};
       *launched = true;
-      return ocl_launch(op, &k->k[v], 3, global, local, l.args, l.num_args);
+      return ocl_launch(op, kernel, 3, global, local, l.args, l.num_args);
     }
   }
   struct ocl_fastdiv inner = ocl_fastdiv_of(dims[2]),

@@ -737,6 +737,45 @@ START_TEST(warm_list_builds_ahead)
 }
 END_TEST
 
+/* A fused chain's program for inputs constant along the innermost dim is
+ * named "fused/<mask>:<chain>", so that a warm list rebuilds it from its
+ * name: the mask must name inputs the chain has, and the source holds the
+ * one kernel, reading those inputs without the innermost index. */
+START_TEST(fused_masked_program_names)
+{
+  static const char *const bad[] = {
+      "fused/0:f,f>f:sub(0,1);cf(3f800000);mul(2,3)", /* no input */
+      "fused/4:f,f>f:sub(0,1);cf(3f800000);mul(2,3)", /* no input 2 */
+      "fused/:f,f>f:sub(0,1);cf(3f800000);mul(2,3)",  /* no mask */
+      "fused/2f,f>f:sub(0,1);cf(3f800000);mul(2,3)",  /* no colon */
+      "fused/2:f,f>f:sub(0,9)",                       /* bad chain */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    ck_assert_msg(ocl_fused_program_source(bad[i]) == NULL, "%s", bad[i]);
+  char *source =
+      ocl_fused_program_source("fused/2:f,f>f:sub(0,1);cf(3f800000);mul(2,3)");
+  ck_assert_ptr_nonnull(source);
+  ck_assert_ptr_nonnull(strstr(source, "void fused_bcast3d_m("));
+  ck_assert_ptr_null(strstr(source, "void fused_same("));
+  ck_assert_ptr_nonnull(
+      strstr(source, "int j0 = z * s.strides[0] + y * s.strides[1] + x;"));
+  ck_assert_ptr_nonnull(
+      strstr(source, "int j1 = z * s.strides[3] + y * s.strides[4];"));
+  TF_Status *st = TF_NewStatus();
+  struct ocl_device *dev = open_device(st);
+  cl_program p =
+      ocl_program_get(dev, "fused/2:f,f>f:sub(0,1);cf(3f800000);mul(2,3)",
+                      source, "", st);
+  ck_assert_msg(p != NULL, "%s", TF_Message(st));
+  cl_int err;
+  cl_kernel k = clCreateKernel(p, "fused_bcast3d_m", &err);
+  ck_assert_int_eq(err, CL_SUCCESS);
+  clReleaseKernel(k);
+  free(source);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
 /* Lines that name no program of the tables, that are cut or too long, or
  * that have no tab build nothing; a list others can write is not read;
  * "off" keeps no list. A context torn down at once stops its thread. */
@@ -902,6 +941,7 @@ static Suite *internals_suite(void) {
   tcase_add_test(tc, program_table_finds_the_families);
   tcase_add_test(tc, warm_list_builds_ahead);
   tcase_add_test(tc, warm_list_ignores_what_is_not_ours);
+  tcase_add_test(tc, fused_masked_program_names);
   tcase_add_test(tc, address_map_intervals);
   tcase_add_test(tc, address_map_random);
   tcase_add_test(tc, cl_error_path);

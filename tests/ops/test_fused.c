@@ -270,6 +270,69 @@ START_TEST(activations_equal_op_by_op)
 }
 END_TEST
 
+/* Inputs constant along the innermost dim (rows' statistics [9,4,1],
+ * scalars) next to ones that vary along it ([40], [9,4,40]): layer
+ * normalisation's (x - mean) * rstd * gamma + beta * s. One kernel
+ * instance meets seven such sets, more than it keeps a program for (the
+ * rest take the general kernel); every run must equal the ops one by
+ * one. */
+START_TEST(inner_constant_inputs_equal_op_by_op)
+{
+  TF_DataType t = float_types[_i];
+  TF_Status *st = TF_NewStatus();
+  const int64_t row[3] = {9, 4, 1}, channel[1] = {40}, full[3] = {9, 4, 40};
+  const int64_t p[] = {FUSED_SUB, 0, 1, FUSED_MUL, 6, 2, FUSED_MUL, 7, 3,
+                       FUSED_MUL, 4, 5, FUSED_ADD, 8, 9};
+  const TF_DataType types[6] = {t, t, t, t, t, t};
+  struct tfocl_attr a[4] = {
+      TFOCL_ATTR_T("T", t),
+      {.name = "program",
+       .kind = TFOCL_ATTR_INT_LIST,
+       .value.ints = {p, (int)(sizeof(p) / sizeof(p[0]))}},
+      {.name = "constants",
+       .kind = TFOCL_ATTR_FLOAT_LIST,
+       .value.floats = {NULL, 0}},
+      {.name = "Targs",
+       .kind = TFOCL_ATTR_TYPE_LIST,
+       .value.types = {types, 6}},
+  };
+  struct tfocl_op *op =
+      tfocl_op_create(device, FUSED_OP_NAME, a, 4, types, 6, st);
+  ck_assert_ok(st);
+  /* Per input 1..5: 'r' a row statistic, 'c' a channel vector, 's' a
+   * scalar, 'f' the full shape. */
+  static const char *const sets[] = {"rrccs", "ccccs", "rcccc", "crccc",
+                                     "rcccr", "ccrsc", "sssss", "fffrf"};
+  for (size_t v = 0; v < sizeof(sets) / sizeof(sets[0]); v++) {
+    TF_Tensor *in[6];
+    in[0] = random_tensor(t, full, 3, -3, 3, 10 * v + 1);
+    for (int k = 1; k < 6; k++) {
+      char kind = sets[v][k - 1];
+      uint64_t seed = 10 * v + (uint64_t)k + 1;
+      in[k] = kind == 's'   ? scalar(t, 0.5 + 0.25 * k)
+              : kind == 'r' ? random_tensor(t, row, 3, -2, 2, seed)
+              : kind == 'c' ? random_tensor(t, channel, 1, -2, 2, seed)
+                            : random_tensor(t, full, 3, -2, 2, seed);
+    }
+    TF_Tensor *k[5];
+    k[0] = run1("Sub", NULL, 0, in[0], in[1]);
+    k[1] = run1("Mul", NULL, 0, k[0], in[2]);
+    k[2] = run1("Mul", NULL, 0, k[1], in[3]);
+    k[3] = run1("Mul", NULL, 0, in[4], in[5]);
+    k[4] = run1("AddV2", NULL, 0, k[2], k[3]);
+    TF_Tensor *got = NULL;
+    tfocl_op_compute(op, in, 6, &got, 1, st);
+    ck_assert_msg(TF_GetCode(st) == TF_OK, "%s: %s", sets[v], TF_Message(st));
+    assert_same_bits(k[4], got, sets[v]);
+    TF_DeleteTensor(got);
+    release(k, 5);
+    release(in, 6);
+  }
+  tfocl_op_destroy(op);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
 /* float -> half -> float with values that become half subnormals and
  * overflow half: the rounding after every half op. */
 START_TEST(half_rounding_equals_op_by_op)
@@ -667,6 +730,7 @@ int main(void)
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, adam_equals_op_by_op, 0, 2);
   tcase_add_loop_test(tc, activations_equal_op_by_op, 0, 2);
+  tcase_add_loop_test(tc, inner_constant_inputs_equal_op_by_op, 0, 2);
   tcase_add_test(tc, half_rounding_equals_op_by_op);
   tcase_add_loop_test(tc, step_counter_equals_op_by_op, 0, 2);
   tcase_add_loop_test(tc, every_opcode_at_the_edges, 0, 3);
