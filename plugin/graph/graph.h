@@ -25,6 +25,10 @@
  *              gradients, int64 counters, Cast, scalar Consts) as one
  *              _TfoclFusedElementwise (fused_program.h), where the plugin
  *              has its kernel for the dtype;
+ *   accumulate  Grappler's memory-optimizer rewrite of an AddN into
+ *              reference-variable ops (TemporaryVariable, Assign,
+ *              AssignAdd, DestroyTemporaryVariable), which no plugin can
+ *              run, back into the AddN, where the plugin has its kernel;
  *   host_conditions  LogicalAnd/LogicalOr of int32 comparisons (while
  *              loops' conditions) labelled for the plugin's host-memory
  *              kernel, where config.host_kernel_label names one.
@@ -70,6 +74,7 @@ struct ocl_graph_stats {
   int elementwise;      /* _TfoclFusedElementwise nodes made */
   int elementwise_ops;  /* ops they took in */
   int host_conditions;  /* logical ops labelled for the host */
+  int accumulations;    /* memory-optimizer AddN rewrites undone */
   int skipped;          /* matches left alone (see the trace) */
 };
 

@@ -135,7 +135,7 @@ void graph_trace(struct graph *g, const char *fmt, ...)
 bool graph_has_kernel(const struct graph *g, const char *op, int dtype);
 
 /* ---- Passes (pass_variables.c, pass_fusion.c, pass_elementwise.c,
- * pass_host_conditions.c, pass_parallel_concat.c) ------------------------- */
+ * pass_host_conditions.c, pass_parallel_concat.c, pass_accumulate.c) ------ */
 
 void pass_variables(struct graph *g);
 void pass_fusion(struct graph *g);
@@ -144,6 +144,7 @@ void pass_elementwise(struct graph *g);
  * the region of its one reader. */
 bool elementwise_takes(const struct gnode *p, int dtype);
 void pass_parallel_concat(struct graph *g);
+void pass_accumulate(struct graph *g);
 void pass_host_conditions(struct graph *g);
 
 /* TensorFlow's DataType values the passes name. */

@@ -793,8 +793,10 @@ enum ocl_graph_outcome ocl_graph_optimize(
   }
   if (g.stats.opencl_nodes == 0)
     goto out;
-  if (config->variables ||
-      (config->variables_into_fusion && config->elementwise))
+  pass_accumulate(&g);
+  if ((config->variables ||
+       (config->variables_into_fusion && config->elementwise)) &&
+      !g.arena.failed)
     pass_variables(&g);
   if (config->fusion && !g.arena.failed)
     pass_fusion(&g);

@@ -290,6 +290,55 @@ def parallel_concat():
     return gd
 
 
+def accumulate():
+    """The memory optimizer's rewrite of an AddN of a, b, c (its scheduling
+    pass, written as memory_optimizer.cc writes it), on OPENCL as "sum" and
+    on the CPU as "cpu_sum"; "sum" waited for "pre" and "post". Written by
+    hand: Grappler makes the rewrite only past a device's memory estimate,
+    and reference ops have no Python API."""
+    from tensorflow.core.framework import attr_value_pb2, graph_pb2, tensor_shape_pb2, types_pb2
+    gd = graph_pb2.GraphDef()
+
+    def node(name, op, device, inputs=(), **attrs):
+        n = gd.node.add(name=name, op=op, device=device)
+        n.input.extend(inputs)
+        for k, v in attrs.items():
+            n.attr[k].CopyFrom(v)
+        return n
+
+    f32 = attr_value_pb2.AttrValue(type=types_pb2.DT_FLOAT)
+    shape = attr_value_pb2.AttrValue(shape=tensor_shape_pb2.TensorShapeProto(
+        dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=s) for s in (2, 3)]))
+
+    def flag(v):
+        return attr_value_pb2.AttrValue(b=v)
+
+    for prefix, device in (("", OPENCL), ("cpu_", CPU)):
+        for k, name in enumerate("abc"):
+            value = tf.make_tensor_proto([[k + 1.0] * 3] * 2, dtype=tf.float32)
+            node(prefix + name, "Const", device, dtype=f32,
+                 value=attr_value_pb2.AttrValue(tensor=value))
+        node(prefix + "pre", "NoOp", device)
+        node(prefix + "post", "NoOp", device)
+        x = prefix + "sum"
+        node(x + "/tmp_var", "TemporaryVariable", device, ["^" + prefix + "pre", "^" + prefix + "a"],
+             dtype=f32, shape=shape,
+             var_name=attr_value_pb2.AttrValue(s=(x + "/tmp_var").encode()))
+        node(x + "/tmp_var_zeros", "ZerosLike", device, [prefix + "a"], T=f32)
+        node(x + "/tmp_var_initializer", "Assign", device,
+             [x + "/tmp_var", x + "/tmp_var_zeros"], T=f32, use_locking=flag(False),
+             validate_shape=flag(False))
+        for k, name in enumerate("abc"):
+            node(f"{x}/tmp_var_accum_{k}", "AssignAdd", device,
+                 [x + "/tmp_var_initializer", prefix + name], T=f32, use_locking=flag(True))
+        node(x, "DestroyTemporaryVariable", device,
+             [x + "/tmp_var_initializer"] + [f"^{x}/tmp_var_accum_{k}" for k in range(3)]
+             + ["^" + prefix + "post"],
+             T=f32, var_name=attr_value_pb2.AttrValue(s=(x + "/tmp_var").encode()))
+        node(prefix + "out", "Identity", device, [x], T=f32)
+    return gd
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "data")
     os.makedirs(out, exist_ok=True)
@@ -301,6 +350,7 @@ def main():
         "parallel_concat.pb": parallel_concat(),
         "elementwise.pb": elementwise(),
         "while_loop.pb": while_loop(),
+        "accumulate.pb": accumulate(),
     }
     for name, gd in graphs.items():
         data = gd.SerializeToString(deterministic=True)

@@ -468,6 +468,77 @@ START_TEST(parallel_concat_identity_follows_start)
 }
 END_TEST
 
+/* ---- The memory optimizer's AddN rewrite, undone --------------------------- */
+
+static void assert_inputs(const Tfg__NodeDef *n, const char *const *want,
+                          size_t count)
+{
+  ck_assert_msg(n->n_input == count, "%.*s has %zu inputs, not %zu",
+                (int)n->name.len, (const char *)n->name.data, n->n_input,
+                count);
+  for (size_t i = 0; i < count; i++)
+    ck_assert_msg(bytes_is(&n->input[i], want[i]), "input %zu is %.*s, not %s",
+                  i, (int)n->input[i].len, (const char *)n->input[i].data,
+                  want[i]);
+}
+
+START_TEST(accumulate_restores_the_addn)
+{
+  struct blob b = load_graph("accumulate.pb");
+  struct ocl_graph_config cfg = config(false, false, &kernels_all);
+  struct result r = optimize(&b, &cfg);
+  ck_assert_int_eq(r.outcome, OCL_GRAPH_CHANGED);
+  ck_assert_int_eq(r.stats.accumulations, 1);
+  Tfg__GraphDef *g = decode_graph(r.out, r.size);
+  assert_closed(g);
+  const Tfg__NodeDef *sum = must(g, "sum");
+  ck_assert(bytes_is(&sum->op, "AddN"));
+  ck_assert(on_device(sum, OPENCL_DEVICE));
+  ck_assert_int_eq(get_attr(sum, "N")->i, 3);
+  ck_assert_int_eq(get_attr(sum, "T")->type, 1); /* DT_FLOAT */
+  ck_assert_ptr_null(get_attr(sum, "var_name"));
+  /* The inputs in the accums' order, then what TemporaryVariable waited
+   * for (not ^a, a data input already) and what sum waited for. */
+  static const char *const want[] = {"a", "b", "c", "^pre", "^post"};
+  assert_inputs(sum, want, 5);
+  static const char *const gone[] = {"sum/tmp_var", "sum/tmp_var_zeros",
+                                     "sum/tmp_var_initializer",
+                                     "sum/tmp_var_accum_0",
+                                     "sum/tmp_var_accum_2"};
+  for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++)
+    ck_assert_msg(find_node(g, gone[i]) == NULL, "%s is still there", gone[i]);
+  /* The CPU's copy is TensorFlow's to run. */
+  ck_assert(bytes_is(&must(g, "cpu_sum")->op, "DestroyTemporaryVariable"));
+  ck_assert_ptr_nonnull(find_node(g, "cpu_sum/tmp_var_accum_1"));
+  ck_assert_int_eq(count_op(g, "AssignAdd"), 3);
+  tfg__graph_def__free_unpacked(g, NULL);
+  assert_idempotent(&r, &cfg);
+  free(r.out);
+  free(b.data);
+}
+END_TEST
+
+/* Without an AddN kernel, or with a node of the pattern fetched, the graph
+ * stays as TensorFlow wrote it. */
+START_TEST(accumulate_needs_kernel_and_private_nodes)
+{
+  struct blob b = load_graph("accumulate.pb");
+  struct ocl_graph_config cfg = config(false, false, &kernels_none);
+  struct result r = optimize(&b, &cfg);
+  ck_assert_int_eq(r.outcome, OCL_GRAPH_UNCHANGED);
+  ck_assert_int_eq(r.stats.skipped, 1);
+  static const char *const keep[] = {"sum/tmp_var_accum_1"};
+  static const size_t keep_len[] = {19};
+  cfg = config(false, false, &kernels_all);
+  cfg.keep = keep;
+  cfg.keep_lengths = keep_len;
+  cfg.num_keep = 1;
+  r = optimize(&b, &cfg);
+  ck_assert_int_eq(r.outcome, OCL_GRAPH_UNCHANGED);
+  free(b.data);
+}
+END_TEST
+
 /* ---- Element-wise fusion -------------------------------------------------- */
 
 static struct ocl_graph_config elementwise_config(enum kernel_set *kernels)
@@ -1093,6 +1164,8 @@ static Suite *graph_core_suite(void)
   tcase_add_test(tc, fusion_needs_the_fused_kernel);
   tcase_add_test(tc, fusion_keeps_fetched_outputs);
   tcase_add_test(tc, parallel_concat_identity_follows_start);
+  tcase_add_test(tc, accumulate_restores_the_addn);
+  tcase_add_test(tc, accumulate_needs_kernel_and_private_nodes);
   tcase_add_test(tc, elementwise_fuses_private_chains);
   tcase_add_test(tc, elementwise_fetched_intermediates_stay);
   tcase_add_test(tc, elementwise_needs_kernel_and_switch);

@@ -133,6 +133,40 @@ def test_parallel_stack_in_graph(tf):
         tf.config.set_soft_device_placement(False)
 
 
+def test_addn_past_the_memory_estimate(tf):
+    """An AddN of many inputs in a graph whose estimated memory is large:
+    Grappler's memory optimizer rewrites it into TemporaryVariable, Assign,
+    AssignAdd and DestroyTemporaryVariable, reference ops no plugin can run
+    ("No registered 'Assign' OpKernel for 'OPENCL' devices" before the
+    plugin's optimizer put the AddN back). The sum and a gradient that
+    adds three terms both run on OPENCL with the CPU's values."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(64, 26, 26, 32)).astype(np.float32)
+
+    def total(t):
+        s = 0.0
+        for i in range(20):
+            s += tf.reshape(tf.math.sin(t * float(i)), [-1])[:4]
+        return s
+
+    def grad(t):
+        with tf.GradientTape() as tape:
+            tape.watch(t)
+            y = tf.reduce_sum(t * 3.0 + tf.math.sin(t) + tf.math.cos(t) * t)
+        return tape.gradient(y, t)
+
+    for fn in (total, grad):
+        f = tf.function(fn)
+        with tf.device("/CPU:0"):
+            expected = f(tf.constant(x)).numpy()
+        with tf.device(DEVICE):
+            got, where = _placed(tf, f, tf.constant(x))
+        ops = set().union(*where.values())
+        assert not ops & {"TemporaryVariable", "Assign", "AssignAdd",
+                          "DestroyTemporaryVariable"}, where
+        np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-5)
+
+
 def test_ctc_loss_in_tf_function(tf):
     """tf.nn.ctc_loss in a tf.function, default placement: its while loop
     lands on OPENCL and updates tensors with TensorScatterUpdate/Add, which
