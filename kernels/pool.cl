@@ -24,6 +24,9 @@
 #define LOAD(p, i) vload_half((i), (p))
 #define STORE(p, i, v) vstore_half_rte((v), (i), (p))
 #define LOWEST (-65504.0f)
+#define ACC16 float16
+#define LOAD16(p) vload_half16(0, (p))
+#define STORE16(p, v) vstore_half16_rte((v), 0, (p))
 #elif defined(T_IS_BFLOAT16)
 #define ACC float
 #define LOAD(p, i) ocl_bf16_to_float((p)[i])
@@ -34,11 +37,17 @@
 #define LOAD(p, i) ((p)[i])
 #define STORE(p, i, v) ((p)[i] = (v))
 #define LOWEST (-DBL_MAX)
+#define ACC16 double16
+#define LOAD16(p) vload16(0, (p))
+#define STORE16(p, v) vstore16((v), 0, (p))
 #else
 #define ACC float
 #define LOAD(p, i) ((p)[i])
 #define STORE(p, i, v) ((p)[i] = (v))
 #define LOWEST (-FLT_MAX)
+#define ACC16 float16
+#define LOAD16(p) vload16(0, (p))
+#define STORE16(p, v) vstore16((v), 0, (p))
 #endif
 
 /* struct pool_args32/64 of pool.c: IDX members only. Spatial axes are
@@ -246,50 +255,51 @@ static void avg_pool_one(const pool_t *q, const __global T *xp,
 }
 GPU_KERNEL(avg_pool, ARGS_XY, PASS_XY, OUT_IN)
 
-/* The CPU shape of max_pool and avg_pool. Channels last, a row's outputs
- * take the window in with the channels innermost, contiguous in x and y,
- * a loop the compiler vectorises: the same comparisons (a maximum is a
- * value of T, exact in y) and, for the mean in float or double, the same
- * sums in the same order as the element function. Channels first, and
- * the mean of half or bfloat16 (summed in float), element by element. */
+/* The CPU shape of max_pool and avg_pool, channels last: a row's outputs
+ * take their windows 16 channels at a time (contiguous in x and y), the
+ * running maxima or sums in a vector register (ACC16; bfloat16, which has
+ * no vector conversion, and the last channels lane by lane), in the
+ * element function's order: the same comparisons (a maximum is a value of
+ * T, exact in y) and the same sums, in ACC. Channels first, element by
+ * element. */
 static void pool_row_last(const pool_t *q, const __global T *xp,
                           __global T *yp, IDX n, IDX op, IDX oh, bool is_max)
 {
-  IDX depth = q->depth;
   layout_t lo = layout_of(q, n, 0, q->out_p, q->out_h, q->out_w);
   layout_t li = layout_of(q, n, 0, q->in_p, q->in_h, q->in_w);
+#if defined(ACC16)
+  IDX whole = q->depth / 16 * 16;
+#else
+  IDX whole = 0;
+#endif
   for (IDX ow = 0; ow < q->out_w; ow++) {
     win_t r = window_of_output(q, op, oh, ow);
     __global T *yo = yp + at(&lo, op, oh, ow);
-    for (IDX c = 0; c < depth; c++)
-      STORE(yo, c, is_max ? LOWEST : (ACC)0);
-    for (IDX p = r.p0; p < r.p1; p++)
-      for (IDX h = r.h0; h < r.h1; h++)
-        for (IDX w = r.w0; w < r.w1; w++) {
-          const __global T *xi = xp + at(&li, p, h, w);
-          if (is_max) {
-            for (IDX c = 0; c < depth; c++) {
-              ACC v = LOAD(xi, c), best = LOAD(yo, c);
-              STORE(yo, c, best < v ? v : best);
-            }
-          } else {
-            for (IDX c = 0; c < depth; c++)
-              STORE(yo, c, LOAD(yo, c) + LOAD(xi, c));
+    ACC count = (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0));
+#if defined(ACC16)
+    for (IDX c = 0; c < whole; c += 16) {
+      ACC16 acc = is_max ? (ACC16)LOWEST : (ACC16)0;
+      for (IDX p = r.p0; p < r.p1; p++)
+        for (IDX h = r.h0; h < r.h1; h++)
+          for (IDX w = r.w0; w < r.w1; w++) {
+            ACC16 v = LOAD16(xp + at(&li, p, h, w) + c);
+            acc = is_max ? select(acc, v, acc < v) : acc + v;
           }
-        }
-    if (!is_max) {
-      ACC count = (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0));
-      for (IDX c = 0; c < depth; c++)
-        STORE(yo, c, LOAD(yo, c) / count);
+      STORE16(yo + c, is_max ? acc : acc / count);
+    }
+#endif
+    for (IDX c = whole; c < q->depth; c++) {
+      ACC acc = is_max ? LOWEST : (ACC)0;
+      for (IDX p = r.p0; p < r.p1; p++)
+        for (IDX h = r.h0; h < r.h1; h++)
+          for (IDX w = r.w0; w < r.w1; w++) {
+            ACC v = LOAD(xp, at(&li, p, h, w) + c);
+            acc = is_max ? (acc < v ? v : acc) : acc + v;
+          }
+      STORE(yo, c, is_max ? acc : acc / count);
     }
   }
 }
-
-#if defined(T_IS_HALF) || defined(T_IS_BFLOAT16)
-#define SUM_IN_Y 0 /* a sum kept in y would round to T at every step */
-#else
-#define SUM_IN_Y 1
-#endif
 
 #define POOL_ROWS(name, is_max)                                              \
   __kernel void name##_rows(OCL_TENSOR_ARG(const T, x),                     \
@@ -301,7 +311,7 @@ static void pool_row_last(const pool_t *q, const __global T *xp,
     split_row(&q, row, q.out_p, q.out_h, &n, &c0, &p, &h);                   \
     const __global T *xp = OCL_PTR(const T, x);                              \
     __global T *yp = OCL_PTR(T, y);                                          \
-    if (!q.channels_first && (is_max || SUM_IN_Y)) {                         \
+    if (!q.channels_first) {                                                 \
       pool_row_last(&q, xp, yp, n, p, h, is_max);                            \
       return;                                                                \
     }                                                                        \
@@ -428,6 +438,12 @@ GPU_KERNEL(max_pool_grad,
            (OCL_PTR(const int, arg), OCL_PTR(const T, dy), OCL_PTR(T, dx)),
            IN_OUT)
 
+#if defined(T_IS_HALF) || defined(T_IS_BFLOAT16)
+#define SUM_IN_Y 0 /* a sum kept in y would round to T at every step */
+#else
+#define SUM_IN_Y 1
+#endif
+
 /* The CPU shape of the gradients' gathers (max_pool_grad: arg given;
  * avg_pool_grad: arg NULL). Channels last with sums kept in dx (float,
  * double), a row's input positions take the windows over them in with the
@@ -550,7 +566,8 @@ static IDX tile_end(IDX o, IDX stride, IDX pad, IDX outs, IDX extent)
 
 /* The CPU shape: one work-item per row of windows (n, oh; channels first
  * also c), writing every input row that row owns: each window's maxima
- * found 16 channels at a time in registers, then its elements written
+ * found 16 channels at a time in registers (vector ones for float and
+ * half), then its elements written
  * (the gradient at the maximum, 0 elsewhere), then the columns and rows
  * that no window holds zeroed. */
 __kernel void max_pool_grad_tiles_rows(OCL_TENSOR_ARG(const T, x),
@@ -572,7 +589,33 @@ __kernel void max_pool_grad_tiles_rows(OCL_TENSOR_ARG(const T, x),
     win_t r = window_of_output(&q, op, oh, ow);
     IDX col_end = tile_end(ow, q.str_w, q.pad_w, q.out_w, q.in_w);
     const __global T *dyo = dyp + at(&lo, op, oh, ow);
-    for (IDX cb = 0; cb < channels; cb += ARGMAX_LANES) {
+    IDX cb = 0;
+#if defined(ACC16) && !defined(T_IS_DOUBLE)
+    /* Whole blocks of 16 channels in vector registers (float and half:
+     * their comparisons give int16 masks, as the offsets are int16). */
+    for (; cb + 16 <= channels; cb += 16) {
+      ACC16 best = (ACC16)LOWEST;
+      int16 best_at = (int16)(-1);
+      int rel = 0;
+      for (IDX h = r.h0; h < r.h1; h++)
+        for (IDX w = r.w0; w < r.w1; w++, rel++) {
+          ACC16 v = LOAD16(xp + at(&li, op, h, w) + cb);
+          int16 take = best_at < 0 || best < v;
+          best = select(best, v, take);
+          best_at = select(best_at, (int16)rel, take);
+        }
+      ACC16 g = LOAD16(dyo + cb);
+      rel = 0;
+      for (IDX h = r.h0; h < r.h1; h++) {
+        for (IDX w = r.w0; w < r.w1; w++, rel++)
+          STORE16(dxp + at(&li, op, h, w) + cb,
+                  (ACC16)0 + select((ACC16)0, g, best_at == rel));
+        for (IDX w = r.w1; w < col_end; w++)
+          STORE16(dxp + at(&li, op, h, w) + cb, (ACC16)0);
+      }
+    }
+#endif
+    for (; cb < channels; cb += ARGMAX_LANES) {
       IDX lanes = min((IDX)ARGMAX_LANES, channels - cb);
       ACC best[ARGMAX_LANES];
       int best_at[ARGMAX_LANES];

@@ -595,6 +595,15 @@ static void pool_cases(const struct ref_op *op, TF_DataType dtype,
                   (int64_t[]){three ? 2 : 1, 7, 5}, 2,
                   (int64_t[]){three ? 2 : 1, w, w}, (int64_t[]){1, 1, 1},
                   "SAME", tied, "ties");
+    /* Ties across 17 channels in windows that do not overlap: the
+     * gradients' CPU kernels take 16 channels at a time there. */
+    static double tied_wide[2 * 4 * 6 * 17];
+    for (size_t i = 0; i < sizeof(tied_wide) / sizeof(tied_wide[0]); i++)
+      tied_wide[i] = (double)((i * 5 + i / 17) % 2);
+    if (!three)
+      pool_case(out, op, dtype, false, 2, (int64_t[]){1, 4, 6}, 17,
+                (int64_t[]){1, 2, 2}, (int64_t[]){1, 2, 2}, "VALID", tied_wide,
+                "ties, 17 channels");
     static const double constant[2 * 2 * 4 * 4] = {0};
     pool_case(out, op, dtype, false, 2, (int64_t[]){three ? 2 : 1, 4, 4}, 1,
               (int64_t[]){1, 3, 3}, (int64_t[]){1, 1, 1}, "SAME", constant,
