@@ -356,7 +356,8 @@ GPU_KERNEL(max_pool_argmax,
 
 /* The CPU shape: channels last, a row's outputs scan their windows 16
  * channels at a time (contiguous in x and arg), the running maxima in
- * registers; channels first, element by element. */
+ * registers (vector ones for float and half); channels first, element by
+ * element. */
 #define ARGMAX_LANES 16
 __kernel void max_pool_argmax_rows(OCL_TENSOR_ARG(const T, x),
                                    OCL_TENSOR_ARG(int, arg), pool_t q)
@@ -380,7 +381,25 @@ __kernel void max_pool_argmax_rows(OCL_TENSOR_ARG(const T, x),
   for (IDX ow = 0; ow < q.out_w; ow++) {
     win_t r = window_of_output(&q, op, oh, ow);
     __global int *ao = argp + at(&lo, op, oh, ow);
-    for (IDX cb = 0; cb < q.depth; cb += ARGMAX_LANES) {
+    IDX cb = 0;
+#if defined(ACC16) && !defined(T_IS_DOUBLE)
+    for (; cb + 16 <= q.depth; cb += 16) {
+      ACC16 best = (ACC16)LOWEST;
+      int16 best_at = (int16)(-1);
+      for (IDX p = r.p0; p < r.p1; p++)
+        for (IDX h = r.h0; h < r.h1; h++)
+          for (IDX w = r.w0; w < r.w1; w++) {
+            ACC16 v = LOAD16(xp + at(&li, p, h, w) + cb);
+            int rel = (int)(((p - r.fp) * q.win_h + (h - r.fh)) * q.win_w +
+                            (w - r.fw));
+            int16 take = best_at < 0 || best < v;
+            best = select(best, v, take);
+            best_at = select(best_at, (int16)rel, take);
+          }
+      vstore16(best_at, 0, ao + cb);
+    }
+#endif
+    for (; cb < q.depth; cb += ARGMAX_LANES) {
       IDX lanes = min((IDX)ARGMAX_LANES, q.depth - cb);
       ACC best[ARGMAX_LANES];
       int best_at[ARGMAX_LANES];
