@@ -457,17 +457,11 @@ GPU_KERNEL(max_pool_grad,
            (OCL_PTR(const int, arg), OCL_PTR(const T, dy), OCL_PTR(T, dx)),
            IN_OUT)
 
-#if defined(T_IS_HALF) || defined(T_IS_BFLOAT16)
-#define SUM_IN_Y 0 /* a sum kept in y would round to T at every step */
-#else
-#define SUM_IN_Y 1
-#endif
-
 /* The CPU shape of the gradients' gathers (max_pool_grad: arg given;
- * avg_pool_grad: arg NULL). Channels last with sums kept in dx (float,
- * double), a row's input positions take the windows over them in with the
- * channels innermost, contiguous in dy, arg and dx (vectorised), summing
- * in the element function's order; else element by element. */
+ * avg_pool_grad: arg NULL), channels last: a row's input positions sum
+ * the windows over them 16 channels at a time in a vector register (float
+ * and half; double and the last channels one at a time), contiguous in
+ * dy, arg and dx, in the element function's order. */
 static void grad_row_last(const pool_t *q, const __global int *argp,
                           const __global T *dyp, __global T *dxp, IDX n,
                           IDX p, IDX h)
@@ -482,28 +476,50 @@ static void grad_row_last(const pool_t *q, const __global int *argp,
     IDX w0, w1;
     windows_of(w, q->str_w, q->pad_w, q->win_w, q->out_w, &w0, &w1);
     __global T *dxi = dxp + at(&li, p, h, w);
-    for (IDX c = 0; c < depth; c++)
-      STORE(dxi, c, (ACC)0);
-    for (IDX op = p0; op <= p1; op++)
-      for (IDX oh = h0; oh <= h1; oh++)
-        for (IDX ow = w0; ow <= w1; ow++) {
-          IDX o = at(&lo, op, oh, ow);
-          const __global T *dyo = dyp + o;
-          if (argp != NULL) {
-            const __global int *ao = argp + o;
-            int mine = (int)(((p - (op * q->str_p - q->pad_p)) * q->win_h +
-                              (h - (oh * q->str_h - q->pad_h))) * q->win_w +
-                             (w - (ow * q->str_w - q->pad_w)));
-            for (IDX c = 0; c < depth; c++)
-              if (ao[c] == mine)
-                STORE(dxi, c, LOAD(dxi, c) + LOAD(dyo, c));
-          } else {
-            win_t r = window_of_output(q, op, oh, ow);
-            ACC count = (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0));
-            for (IDX c = 0; c < depth; c++)
-              STORE(dxi, c, LOAD(dxi, c) + LOAD(dyo, c) / count);
+    IDX c = 0;
+#if defined(ACC16) && !defined(T_IS_DOUBLE)
+    for (; c + 16 <= depth; c += 16) {
+      ACC16 acc = (ACC16)0;
+      for (IDX op = p0; op <= p1; op++)
+        for (IDX oh = h0; oh <= h1; oh++)
+          for (IDX ow = w0; ow <= w1; ow++) {
+            IDX o = at(&lo, op, oh, ow);
+            ACC16 g = LOAD16(dyp + o + c);
+            if (argp != NULL) {
+              int mine = (int)(((p - (op * q->str_p - q->pad_p)) * q->win_h +
+                                (h - (oh * q->str_h - q->pad_h))) *
+                                   q->win_w +
+                               (w - (ow * q->str_w - q->pad_w)));
+              acc += select((ACC16)0, g, vload16(0, argp + o + c) == mine);
+            } else {
+              win_t r = window_of_output(q, op, oh, ow);
+              acc += g / (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0));
+            }
           }
-        }
+      STORE16(dxi + c, acc);
+    }
+#endif
+    for (; c < depth; c++) {
+      ACC acc = 0;
+      for (IDX op = p0; op <= p1; op++)
+        for (IDX oh = h0; oh <= h1; oh++)
+          for (IDX ow = w0; ow <= w1; ow++) {
+            IDX o = at(&lo, op, oh, ow);
+            if (argp != NULL) {
+              int mine = (int)(((p - (op * q->str_p - q->pad_p)) * q->win_h +
+                                (h - (oh * q->str_h - q->pad_h))) *
+                                   q->win_w +
+                               (w - (ow * q->str_w - q->pad_w)));
+              if (argp[o + c] == mine)
+                acc += LOAD(dyp, o + c);
+            } else {
+              win_t r = window_of_output(q, op, oh, ow);
+              acc += LOAD(dyp, o + c) /
+                     (ACC)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0));
+            }
+          }
+      STORE(dxi, c, acc);
+    }
   }
 }
 
@@ -514,7 +530,7 @@ static void grad_row_last(const pool_t *q, const __global int *argp,
     OCL_GUARD(row, q.count);                                                 \
     IDX n, c0, p, h;                                                         \
     split_row(&q, row, q.in_p, q.in_h, &n, &c0, &p, &h);                     \
-    if (!q.channels_first && SUM_IN_Y) {                                     \
+    if (!q.channels_first) {                                                 \
       grad_row_last(&q, ARG, OCL_PTR(const T, dy), OCL_PTR(T, dx), n, p, h); \
       return;                                                                \
     }                                                                        \
