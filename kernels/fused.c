@@ -288,11 +288,14 @@ static void put_kernel(struct text *t, const struct fused_program *p,
  * inputs constant along the innermost dim, adds min(x, limit), limit 0 or
  * INT_MAX, which it vectorises as gathers (measured on PoCL, [8192,128]
  * layer normalisation's 5-input chain 2.55 -> 1.84 ms; the per-channel
- * chains, all strides 1, stay faster in _bcast3d: 1.15 against 1.36). */
+ * chains, all strides 1, stay faster in _bcast3d: 1.15 against 1.36).
+ * v NUM_VARIANTS: _bcast3d_m, the inputs in `mask` constant along the
+ * innermost dim (one index across dimension 0, which vectorises as one
+ * load), the others contiguous along it. */
 static void put_kernel_3d(struct text *t, const struct fused_program *p,
-                          enum variant v)
+                          enum variant v, unsigned mask)
 {
-  put_args(t, p, variant_name[v]);
+  put_args(t, p, v == NUM_VARIANTS ? "fused_bcast3d_m" : variant_name[v]);
   text_put(t, ", fused_bcast3_t s)\n{\n"
               "  int x = get_global_id(0), y = get_global_id(1), "
               "z = get_global_id(2);\n"
@@ -300,34 +303,16 @@ static void put_kernel_3d(struct text *t, const struct fused_program *p,
               "z >= (int)s.outer)\n"
               "    return;\n"
               "  int o = (z * (int)s.mid + y) * (int)s.inner + x;\n");
-  for (int k = 0; k < p->num_inputs; k++)
-    text_put(t,
-             v == BCAST3D
-                 ? "  int j%d = z * s.strides[%d] + y * s.strides[%d] + "
-                   "x * s.strides[%d];\n"
-                 : "  int j%d = z * s.strides[%d] + y * s.strides[%d] + "
-                   "min(x, s.strides[%d]);\n",
-             k, 3 * k, 3 * k + 1, 3 * k + 2);
-  put_store(t, p, "o", INDEX_LOOP);
-}
-
-/* _bcast3d_m: _bcast3d_mixed's arguments, the inputs in `mask` constant
- * along the innermost dim (their index the same across dimension 0, which
- * vectorises as one load), the others contiguous along it. */
-static void put_kernel_masked(struct text *t, const struct fused_program *p,
-                              unsigned mask)
-{
-  put_args(t, p, "fused_bcast3d_m");
-  text_put(t, ", fused_bcast3_t s)\n{\n"
-              "  int x = get_global_id(0), y = get_global_id(1), "
-              "z = get_global_id(2);\n"
-              "  if (x >= (int)s.inner || y >= (int)s.mid || "
-              "z >= (int)s.outer)\n"
-              "    return;\n"
-              "  int o = (z * (int)s.mid + y) * (int)s.inner + x;\n");
-  for (int k = 0; k < p->num_inputs; k++)
-    text_put(t, "  int j%d = z * s.strides[%d] + y * s.strides[%d]%s;\n", k,
-             3 * k, 3 * k + 1, mask >> k & 1 ? "" : " + x");
+  for (int k = 0; k < p->num_inputs; k++) {
+    text_put(t, "  int j%d = z * s.strides[%d] + y * s.strides[%d]", k, 3 * k,
+             3 * k + 1);
+    if (v == BCAST3D)
+      text_put(t, " + x * s.strides[%d];\n", 3 * k + 2);
+    else if (v == BCAST3D_MIXED)
+      text_put(t, " + min(x, s.strides[%d]);\n", 3 * k + 2);
+    else
+      text_put(t, "%s;\n", mask >> k & 1 ? "" : " + x");
+  }
   put_store(t, p, "o", INDEX_LOOP);
 }
 
@@ -407,7 +392,7 @@ static char *generate(const struct fused_program *p, unsigned mask)
            n, 8 * n, 8 * n, 3 * n);
   put_chain(&t, p);
   if (mask != 0) {
-    put_kernel_masked(&t, p, mask);
+    put_kernel_3d(&t, p, NUM_VARIANTS, mask);
     if (t.failed) {
       free(t.data);
       return NULL;
@@ -417,8 +402,8 @@ static char *generate(const struct fused_program *p, unsigned mask)
   put_kernel(&t, p, variant_name[SAME], "int", "", "", INDEX_SAME);
   put_kernel(&t, p, variant_name[FLAT], "int", ", fused_steps_t s", "",
              INDEX_STEP);
-  put_kernel_3d(&t, p, BCAST3D);
-  put_kernel_3d(&t, p, BCAST3D_MIXED);
+  put_kernel_3d(&t, p, BCAST3D, 0);
+  put_kernel_3d(&t, p, BCAST3D_MIXED, 0);
   put_kernel_split(&t, p);
   struct text pro = {0};
   put_bcast_prologue(&pro, p, "int");

@@ -257,14 +257,10 @@ def while_loop():
     return g.as_graph_def()
 
 
-def parallel_concat():
-    """ParallelConcatRemovePass's output, as placed on a TensorFlow without
-    an OPENCL _ParallelConcatStart: Start and updates on the CPU, the
-    Identity that reads Start's buffer on OPENCL (after the updates through
-    a NoOp of grouped cross-device control edges). The node defs are
-    written by hand: the pass's ops are internal, no Python API makes
-    them."""
-    from tensorflow.core.framework import attr_value_pb2, graph_pb2, tensor_shape_pb2, types_pb2
+def _hand_written():
+    """An empty GraphDef and node(name, op, device, inputs, **attrs), which
+    appends a node to it with AttrValue attributes."""
+    from tensorflow.core.framework import graph_pb2
     gd = graph_pb2.GraphDef()
 
     def node(name, op, device, inputs=(), **attrs):
@@ -273,6 +269,19 @@ def parallel_concat():
         for k, v in attrs.items():
             n.attr[k].CopyFrom(v)
         return n
+
+    return gd, node
+
+
+def parallel_concat():
+    """ParallelConcatRemovePass's output, as placed on a TensorFlow without
+    an OPENCL _ParallelConcatStart: Start and updates on the CPU, the
+    Identity that reads Start's buffer on OPENCL (after the updates through
+    a NoOp of grouped cross-device control edges). The node defs are
+    written by hand: the pass's ops are internal, no Python API makes
+    them."""
+    from tensorflow.core.framework import attr_value_pb2, tensor_shape_pb2, types_pb2
+    gd, node = _hand_written()
 
     f32 = attr_value_pb2.AttrValue(type=types_pb2.DT_FLOAT)
     shape = tensor_shape_pb2.TensorShapeProto(dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=s)
@@ -296,15 +305,8 @@ def accumulate():
     on the CPU as "cpu_sum"; "sum" waited for "pre" and "post". Written by
     hand: Grappler makes the rewrite only past a device's memory estimate,
     and reference ops have no Python API."""
-    from tensorflow.core.framework import attr_value_pb2, graph_pb2, tensor_shape_pb2, types_pb2
-    gd = graph_pb2.GraphDef()
-
-    def node(name, op, device, inputs=(), **attrs):
-        n = gd.node.add(name=name, op=op, device=device)
-        n.input.extend(inputs)
-        for k, v in attrs.items():
-            n.attr[k].CopyFrom(v)
-        return n
+    from tensorflow.core.framework import attr_value_pb2, tensor_shape_pb2, types_pb2
+    gd, node = _hand_written()
 
     f32 = attr_value_pb2.AttrValue(type=types_pb2.DT_FLOAT)
     shape = attr_value_pb2.AttrValue(shape=tensor_shape_pb2.TensorShapeProto(
