@@ -165,17 +165,16 @@ static TF_Tensor *int32_vector(const int64_t *v, int n)
   return t;
 }
 
-void bench_conv(struct bench *b)
+/* One NHWC 3x3 SAME stride-1 shape's forward and gradients, named
+ * names[0..2], each next to the GEMM an im2col convolution would run. */
+static void conv_case(struct bench *b, const char *const names[3],
+                      int64_t batch, int64_t size, int64_t cin, int64_t cout)
 {
-  static const char *const names[] = {"conv2d/forward", "conv2d/backprop_input",
-                                      "conv2d/backprop_filter"};
   bool any = false;
   for (int i = 0; i < 3; i++)
     any |= bench_want(b, names[i]);
   if (!any)
     return;
-  int64_t batch = b->quick ? 2 : 8, size = b->quick ? 16 : 32,
-          cin = b->quick ? 16 : 64, cout = b->quick ? 16 : 64;
   int reps = bench_reps_or(b, 10, 3);
   int64_t m = batch * size * size, k = 9 * cin;
   double flop = 2.0 * (double)m * (double)k * (double)cout;
@@ -272,6 +271,29 @@ void bench_conv(struct bench *b)
   }
   TF_DeleteTensor(in_sizes);
   TF_DeleteTensor(f_sizes);
+}
+
+void bench_conv(struct bench *b)
+{
+  static const char *const middle[] = {"conv2d/forward",
+                                       "conv2d/backprop_input",
+                                       "conv2d/backprop_filter"};
+  /* A first layer: 1 input channel (grayscale digits), K = 9. */
+  static const char *const first[] = {"conv2d/first_forward",
+                                      "conv2d/first_backprop_input",
+                                      "conv2d/first_backprop_filter"};
+  /* An RGB first layer, K = 27. */
+  static const char *const rgb[] = {"conv2d/rgb_forward",
+                                    "conv2d/rgb_backprop_input",
+                                    "conv2d/rgb_backprop_filter"};
+  if (b->quick) {
+    conv_case(b, middle, 2, 16, 16, 16);
+    conv_case(b, first, 4, 16, 1, 32);
+    return;
+  }
+  conv_case(b, middle, 8, 32, 64, 64);
+  conv_case(b, first, 64, 28, 1, 32);
+  conv_case(b, rgb, 32, 32, 3, 32);
 }
 
 /* ---- Depthwise 3x3 (MobileNet's) ---------------------------------------- */

@@ -508,6 +508,82 @@ __kernel void filter_panels(OCL_TENSOR_ARG(const T, f),
     }                                                                        \
   }
 
+/* The positions of a direct forward's 8 consecutive rows from row0 (rows
+ * = image * P + pixel as in the GEMM): where each reads its image and
+ * writes its 32 channels, and its first tap's (d, h, w). Rows past `rows`
+ * read nowhere (a d no tap reaches) and are not stored. */
+static inline void direct_rows(const geo_t *g, __global const T *in,
+                               __global T *out, idx_t row0, idx_t rows,
+                               idx_t jb, __global const T **image,
+                               __global T **dst, idx_t *d0, idx_t *h0,
+                               idx_t *w0)
+{
+  /* The first row's position takes the divisions, the others step from
+   * it (when K is small, as in a first layer, 8 rows' divisions would cost
+   * more than the products). */
+  idx_t hw = g->out_h * g->out_w, P = g->out_d * hw;
+  idx_t n = row0 / P, p = row0 % P;
+  idx_t od = p / hw, oh = (p % hw) / g->out_w, ow = p % g->out_w;
+  _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
+    bool real = row0 + r < rows;
+    image[r] = in + (real ? n : 0) * g->in_sn;
+    dst[r] = out +
+             (real ? n * g->out_sn + od * g->out_sd + oh * g->out_sh +
+                         ow * g->out_sw
+                   : 0) +
+             jb * 32 * g->out_sc;
+    d0[r] = real ? od * g->s_d - g->p_d : -g->in_d - g->k_d * g->dl_d;
+    h0[r] = oh * g->s_h - g->p_h;
+    w0[r] = ow * g->s_w - g->p_w;
+    next_output_pixel(g, &n, &od, &oh, &ow);
+  }
+}
+
+/* Stores a direct forward's 8 rows x 32 channels: + bias (flags & 1) and
+ * the activation. */
+static inline void direct_store(const geo_t *g, float16 (*acc)[2],
+                                __global T **dst, __global const T *bias,
+                                idx_t nrows_left, idx_t jb, int flags,
+                                int act, float alpha)
+{
+  int nrows = (int)min((idx_t)DIRECT_ROWS, nrows_left);
+  int cols = (int)min((idx_t)32, g->cout - jb * 32);
+  __global const T *bp = bias + jb * 32;
+  if (cols == 32 && g->out_sc == 1 && (act == ACT_NONE || act == ACT_RELU)) {
+    float16 b0 = 0.0f, b1 = 0.0f;
+    if (flags & 1) {
+      float tmp[32];
+      for (int i = 0; i < 32; i++)
+        tmp[i] = (float)LOAD(bp, i);
+      b0 = vload16(0, tmp);
+      b1 = vload16(1, tmp);
+    }
+    for (int r = 0; r < nrows; r++) {
+      float16 v0 = acc[r][0] + b0, v1 = acc[r][1] + b1;
+      if (act == ACT_RELU) {
+        /* A select, not fmax, which would turn NaN into 0 (Relu keeps
+         * it). */
+        v0 = select(v0, (float16)0.0f, v0 < 0.0f);
+        v1 = select(v1, (float16)0.0f, v1 < 0.0f);
+      }
+      store16f(dst[r], v0);
+      store16f(dst[r] + 16, v1);
+    }
+    return;
+  }
+  for (int r = 0; r < nrows; r++) {
+    float tmp[32];
+    vstore16(acc[r][0], 0, tmp);
+    vstore16(acc[r][1], 1, tmp);
+    for (int q = 0; q < cols; q++) {
+      acc_t v = tmp[q];
+      if (flags & 1)
+        v += LOAD(bp, q);
+      STORE(dst[r], q * g->out_sc, activate(v, act, alpha));
+    }
+  }
+}
+
 /* out[8 rows, 32 channels] = the sum over taps and input channels of
  * image * filter panel, then + bias and the activation (flags & 1: bias).
  * A work-item per (column block, row block), rows = image * P + pixel as
@@ -532,29 +608,11 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
   OCL_GUARD(jb * 32, g.cout);
   idx_t C = g.cin, sc = g.in_sc;
   idx_t K = g.k_d * g.k_h * g.k_w * C;
-  idx_t hw = g.out_h * g.out_w, P = g.out_d * hw;
   __global const T *image[DIRECT_ROWS];
   __global T *dst[DIRECT_ROWS];
   idx_t d0[DIRECT_ROWS], h0[DIRECT_ROWS], w0[DIRECT_ROWS];
-  /* The block's rows are consecutive: the first one's position takes the
-   * divisions, the others step from it (when K is small, as in a first
-   * layer, 8 rows' divisions would cost more than the products). */
-  idx_t row0 = rb * DIRECT_ROWS, n = row0 / P, p = row0 % P;
-  idx_t od = p / hw, oh = (p % hw) / g.out_w, ow = p % g.out_w;
-  _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
-    bool real = row0 + r < rows;
-    image[r] = OCL_PTR(const T, in) + (real ? n : 0) * g.in_sn;
-    dst[r] = OCL_PTR(T, out) +
-             (real ? n * g.out_sn + od * g.out_sd + oh * g.out_sh +
-                         ow * g.out_sw
-                   : 0) +
-             jb * 32 * g.out_sc;
-    /* Rows past the end read nowhere: positions no tap reaches. */
-    d0[r] = real ? od * g.s_d - g.p_d : -g.in_d - g.k_d * g.dl_d;
-    h0[r] = oh * g.s_h - g.p_h;
-    w0[r] = ow * g.s_w - g.p_w;
-    next_output_pixel(&g, &n, &od, &oh, &ow);
-  }
+  direct_rows(&g, OCL_PTR(const T, in), OCL_PTR(T, out), rb * DIRECT_ROWS,
+              rows, jb, image, dst, d0, h0, w0);
   /* ldb 32: panels, a block's K rows of 32 after the previous block's;
    * else the float filter itself, rows ldb apart. */
   __global const float *B =
@@ -626,42 +684,93 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
       }
     }
 
-  int nrows = (int)min((idx_t)DIRECT_ROWS, rows - rb * DIRECT_ROWS);
-  int cols = (int)min((idx_t)32, g.cout - jb * 32);
-  __global const T *bp = OCL_PTR(const T, bias) + jb * 32;
-  if (cols == 32 && g.out_sc == 1 && (act == ACT_NONE || act == ACT_RELU)) {
-    float16 b0 = 0.0f, b1 = 0.0f;
-    if (flags & 1) {
-      float tmp[32];
-      for (int i = 0; i < 32; i++)
-        tmp[i] = (float)LOAD(bp, i);
-      b0 = vload16(0, tmp);
-      b1 = vload16(1, tmp);
-    }
-    for (int r = 0; r < nrows; r++) {
-      float16 v0 = acc[r][0] + b0, v1 = acc[r][1] + b1;
-      if (act == ACT_RELU) {
-        /* A select, not fmax, which would turn NaN into 0 (Relu keeps
-         * it). */
-        v0 = select(v0, (float16)0.0f, v0 < 0.0f);
-        v1 = select(v1, (float16)0.0f, v1 < 0.0f);
+  direct_store(&g, acc, dst, OCL_PTR(const T, bias), rows - rb * DIRECT_ROWS,
+               jb, flags, act, alpha);
+}
+
+/* direct_fwd_8x2 for a small K (taps * Cin <= DIRECT_SMALL_K: a first
+ * layer's 1 or 3 channels), where the flat kernel's bounds tests per tap
+ * for 8 rows that may span two output lines cost several times the tap's
+ * 16 products. Here a work-item's 8 rows are 8 consecutive pixels of one
+ * output line (segment get_global_id(1) of `segs`, ceil(out_w / 8) per
+ * line): a filter row's d and h tests hold for all 8, and w is tested
+ * only in segments that touch the padding or run past the line. */
+__kernel void direct_fwd_line_8x2(OCL_TENSOR_ARG(const T, in),
+                                  OCL_TENSOR_ARG(const float, panels),
+                                  OCL_TENSOR_ARG(T, out),
+                                  OCL_TENSOR_ARG(const T, bias), geo_t g,
+                                  idx_t segs, idx_t ldb, int flags, int act,
+                                  float alpha)
+{
+  idx_t jb = get_global_id(0);
+  idx_t seg = get_global_id(1);
+  OCL_GUARD(seg, segs);
+  OCL_GUARD(jb * 32, g.cout);
+  idx_t per_line = (g.out_w + DIRECT_ROWS - 1) / DIRECT_ROWS;
+  idx_t line = seg / per_line, ow0 = (seg - line * per_line) * DIRECT_ROWS;
+  idx_t oh = line % g.out_h, od = (line / g.out_h) % g.out_d;
+  idx_t n = line / (g.out_h * g.out_d);
+  idx_t C = g.cin, sc = g.in_sc;
+  idx_t K = g.k_d * g.k_h * g.k_w * C;
+  __global const T *image = OCL_PTR(const T, in) + n * g.in_sn;
+  __global T *dst[DIRECT_ROWS];
+  _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)
+    dst[r] = OCL_PTR(T, out) + n * g.out_sn + od * g.out_sd + oh * g.out_sh +
+             min(ow0 + r, g.out_w - 1) * g.out_sw + jb * 32 * g.out_sc;
+  idx_t d_first = od * g.s_d - g.p_d, h_first = oh * g.s_h - g.p_h;
+  idx_t w_first = ow0 * g.s_w - g.p_w;
+  /* Elements between neighbouring rows' reads. */
+  idx_t row_step = g.s_w * g.in_sw;
+  bool interior = w_first >= 0 && w_first + (DIRECT_ROWS - 1) * g.s_w +
+                                          (g.k_w - 1) * g.dl_w <
+                                      g.in_w;
+  __global const float *B =
+      OCL_PTR(const float, panels) + jb * 32 * (ldb == 32 ? K : 1);
+  float16 acc[DIRECT_ROWS][2];
+  _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)
+    acc[r][0] = acc[r][1] = 0.0f;
+  for (idx_t kd = 0; kd < g.k_d; kd++)
+    for (idx_t kh = 0; kh < g.k_h; kh++) {
+      idx_t d = d_first + kd * g.dl_d, h = h_first + kh * g.dl_h;
+      if (d < 0 || d >= g.in_d || h < 0 || h >= g.in_h) {
+        B += g.k_w * C * ldb;
+        continue;
       }
-      store16f(dst[r], v0);
-      store16f(dst[r] + 16, v1);
+      __global const T *src = image + d * g.in_sd + h * g.in_sh;
+      for (idx_t kw = 0; kw < g.k_w; kw++, B += C * ldb) {
+        idx_t w = w_first + kw * g.dl_w;
+        if (interior) {
+          __global const T *p = src + w * g.in_sw;
+          for (idx_t c = 0; c < C; c++) {
+            float16 b0 = vload16(0, B + c * ldb), b1 = vload16(1, B + c * ldb);
+            _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
+              float a = (float)LOAD(p, r * row_step + c * sc);
+              acc[r][0] = fma((float16)a, b0, acc[r][0]);
+              acc[r][1] = fma((float16)a, b1, acc[r][1]);
+            }
+          }
+        } else {
+          idx_t at[DIRECT_ROWS];
+          bool keep[DIRECT_ROWS];
+          _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
+            idx_t wr = w + r * g.s_w;
+            keep[r] = wr >= 0 && wr < g.in_w;
+            at[r] = keep[r] ? wr * g.in_sw : 0;
+          }
+          for (idx_t c = 0; c < C; c++) {
+            float16 b0 = vload16(0, B + c * ldb), b1 = vload16(1, B + c * ldb);
+            _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {
+              /* A select, not a product: 0 * inf is not 0. */
+              float a = keep[r] ? (float)LOAD(src, at[r] + c * sc) : 0.0f;
+              acc[r][0] = fma((float16)a, b0, acc[r][0]);
+              acc[r][1] = fma((float16)a, b1, acc[r][1]);
+            }
+          }
+        }
+      }
     }
-    return;
-  }
-  for (int r = 0; r < nrows; r++) {
-    float tmp[32];
-    vstore16(acc[r][0], 0, tmp);
-    vstore16(acc[r][1], 1, tmp);
-    for (int q = 0; q < cols; q++) {
-      acc_t v = tmp[q];
-      if (flags & 1)
-        v += LOAD(bp, q);
-      STORE(dst[r], q * g.out_sc, activate(v, act, alpha));
-    }
-  }
+  direct_store(&g, acc, dst, OCL_PTR(const T, bias), g.out_w - ow0, jb, flags,
+               act, alpha);
 }
 
 /* dfilter[k, co] for 8 rows k (8 adjacent input channels of one tap) and
@@ -764,6 +873,143 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
 
 DIRECT_BPF(1)
 DIRECT_BPF(2)
+
+/* direct_bpf_8xNV for fewer than 8 input channels (a first layer's 1 or
+ * 3), which im2col would serve with taps * Cin floats written and read
+ * back per pixel: the 8 rows are 8 consecutive k = (tap, channel) of the
+ * filter, rows past K none, each read at its own offset from the pixel.
+ * A line where every row's d and h lie inside, at columns where every
+ * row's w does, reads without tests; the rest select 0 for what lies
+ * outside. Same partial sums and chains as direct_bpf_8xNV. */
+#define DIRECT_BPF_GATHER(NV)                                                \
+  __kernel void direct_bpf_gather_8x##NV(                                    \
+      OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(const T, dy),              \
+      OCL_TENSOR_ARG(T, dw), OCL_TENSOR_ARG(acc_t, partial), geo_t g,        \
+      idx_t lines_per_split, int split_out)                                  \
+  {                                                                          \
+    idx_t kb = get_global_id(0);                                             \
+    idx_t jb = get_global_id(1);                                             \
+    idx_t split = get_global_id(2);                                          \
+    idx_t C = g.cin, Cout = g.cout;                                          \
+    idx_t K = g.k_d * g.k_h * g.k_w * C;                                     \
+    OCL_GUARD(kb * DIRECT_ROWS, K);                                          \
+    OCL_GUARD(jb * 16 * NV, Cout);                                           \
+    idx_t k0 = kb * DIRECT_ROWS;                                             \
+    int rows = (int)min((idx_t)DIRECT_ROWS, K - k0);                         \
+    /* Each row's tap as offsets from the pixel's first tap. */              \
+    idx_t tap_d[DIRECT_ROWS], tap_h[DIRECT_ROWS], tap_w[DIRECT_ROWS];        \
+    idx_t x_off[DIRECT_ROWS];                                                \
+    idx_t w_min = g.k_w * g.dl_w, w_max = 0;                                 \
+    _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {                \
+      idx_t k = min(k0 + r, K - 1), tap = k / C, c = k - tap * C;            \
+      tap_w[r] = (tap % g.k_w) * g.dl_w;                                     \
+      tap_h[r] = ((tap / g.k_w) % g.k_h) * g.dl_h;                           \
+      tap_d[r] = (tap / (g.k_w * g.k_h)) * g.dl_d;                           \
+      x_off[r] = tap_d[r] * g.in_sd + tap_h[r] * g.in_sh +                   \
+                 tap_w[r] * g.in_sw + c * g.in_sc;                           \
+      w_min = min(w_min, tap_w[r]);                                          \
+      w_max = max(w_max, tap_w[r]);                                          \
+    }                                                                        \
+    /* The output columns at which every row's input column lies inside: */ \
+    idx_t lo_num = g.p_w - w_min, hi_num = g.in_w + g.p_w - w_max;           \
+    idx_t ow_lo = lo_num > 0 ? (lo_num + g.s_w - 1) / g.s_w : 0;             \
+    idx_t ow_hi = hi_num > 0 ? min(g.out_w, (hi_num + g.s_w - 1) / g.s_w) : 0; \
+    ow_hi = max(ow_hi, ow_lo);                                               \
+    idx_t all_lines = g.batch * g.out_d * g.out_h;                           \
+    idx_t l0 = split * lines_per_split;                                      \
+    idx_t l1 = min(l0 + lines_per_split, all_lines);                         \
+    float16 acc[DIRECT_ROWS][NV], total[DIRECT_ROWS][NV];                    \
+    _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)                  \
+      _Pragma("unroll") for (int v = 0; v < NV; v++)                         \
+        acc[r][v] = total[r][v] = 0.0f;                                      \
+    __global const T *x = OCL_PTR(const T, in);                              \
+    int chained = 0;                                                         \
+    idx_t oh = l0 % g.out_h, t = l0 / g.out_h;                               \
+    idx_t od = t % g.out_d, n = t / g.out_d;                                 \
+    for (idx_t l = l0; l < l1; l++) {                                        \
+      idx_t d0 = od * g.s_d - g.p_d, h0 = oh * g.s_h - g.p_h;                \
+      bool line_in[DIRECT_ROWS];                                             \
+      bool whole = true;                                                     \
+      _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {              \
+        idx_t d = d0 + tap_d[r], h = h0 + tap_h[r];                          \
+        line_in[r] = r < rows && d >= 0 && d < g.in_d && h >= 0 &&           \
+                     h < g.in_h;                                             \
+        whole = whole && (line_in[r] || r >= rows);                          \
+      }                                                                      \
+      /* The line's first pixel's first tap (outside when padded). */        \
+      idx_t base = n * g.in_sn + d0 * g.in_sd + h0 * g.in_sh -               \
+                   g.p_w * g.in_sw;                                          \
+      idx_t xs = g.s_w * g.in_sw;                                            \
+      __global const T *e = OCL_PTR(const T, dy) + n * g.out_sn +            \
+                            od * g.out_sd + oh * g.out_sh + jb * 16 * NV;    \
+      idx_t fast_lo = whole ? ow_lo : g.out_w;                               \
+      idx_t fast_hi = whole ? ow_hi : g.out_w;                               \
+      for (idx_t ow = 0; ow < g.out_w; ow++) {                               \
+        if (ow == fast_lo) {                                                 \
+          for (; ow < fast_hi; ow++) {                                       \
+            float16 b[NV];                                                   \
+            _Pragma("unroll") for (int v = 0; v < NV; v++)                   \
+              b[v] = VLOADF(e + ow * g.out_sw + 16 * v);                     \
+            idx_t at = base + ow * xs;                                       \
+            _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {        \
+              if (r < rows) {                                                \
+                float a = (float)LOAD(x, at + x_off[r]);                     \
+                _Pragma("unroll") for (int v = 0; v < NV; v++)               \
+                  acc[r][v] = fma((float16)a, b[v], acc[r][v]);              \
+              }                                                              \
+            }                                                                \
+          }                                                                  \
+          if (ow == g.out_w)                                                 \
+            break;                                                           \
+        }                                                                    \
+        float16 b[NV];                                                       \
+        _Pragma("unroll") for (int v = 0; v < NV; v++)                       \
+          b[v] = VLOADF(e + ow * g.out_sw + 16 * v);                         \
+        idx_t at = base + ow * xs, w0 = ow * g.s_w - g.p_w;                  \
+        _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++) {            \
+          idx_t w = w0 + tap_w[r];                                           \
+          bool inside = line_in[r] && w >= 0 && w < g.in_w;                  \
+          /* A select, not a product: 0 * inf is not 0. */                   \
+          float a = inside ? (float)LOAD(x, at + x_off[r]) : 0.0f;           \
+          _Pragma("unroll") for (int v = 0; v < NV; v++)                     \
+            acc[r][v] = fma((float16)a, b[v], acc[r][v]);                    \
+        }                                                                    \
+      }                                                                      \
+      chained += (int)g.out_w;                                               \
+      if (chained >= DIRECT_CHAIN || l + 1 == l1) {                          \
+        _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)              \
+          _Pragma("unroll") for (int v = 0; v < NV; v++) {                   \
+            total[r][v] += acc[r][v];                                        \
+            acc[r][v] = 0.0f;                                                \
+          }                                                                  \
+        chained = 0;                                                         \
+      }                                                                      \
+      if (++oh == g.out_h) {                                                 \
+        oh = 0;                                                              \
+        if (++od == g.out_d) {                                               \
+          od = 0;                                                            \
+          n++;                                                               \
+        }                                                                    \
+      }                                                                      \
+    }                                                                        \
+    idx_t at = k0 * Cout + jb * 16 * NV;                                     \
+    for (int r = 0; r < rows; r++)                                           \
+      _Pragma("unroll") for (int v = 0; v < NV; v++) {                       \
+        if (split_out) {                                                     \
+          float tmp[16];                                                     \
+          vstore16(total[r][v], 0, tmp);                                     \
+          __global acc_t *p =                                                \
+              OCL_PTR(acc_t, partial) + split * K * Cout + at;               \
+          for (int i = 0; i < 16; i++)                                       \
+            p[r * Cout + 16 * v + i] = tmp[i];                               \
+        } else {                                                             \
+          store16f(OCL_PTR(T, dw) + at + r * Cout + 16 * v, total[r][v]);    \
+        }                                                                    \
+      }                                                                      \
+  }
+
+DIRECT_BPF_GATHER(1)
+DIRECT_BPF_GATHER(2)
 
 /* ---- Depthwise, channels-last, multiplier 1 ------------------------------
  * A work-item per image row, 16 channels at a time in vector registers

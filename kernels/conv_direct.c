@@ -2,8 +2,10 @@
  * convolutions on CPU-shaped devices: the forward (and the stride-1 input
  * gradient, which is a forward) and the filter gradient run the GEMM's
  * register block with its A operand read from the image itself, so no
- * im2col pass writes and reads back taps * Cin floats per pixel. See
- * conv.cl's direct_* kernels. */
+ * im2col pass writes and reads back taps * Cin floats per pixel. First
+ * layers (K = taps * Cin small, Cin < 8) take their own forms: the
+ * forward by 8 pixels of one line, the filter gradient by rows of (tap,
+ * channel) pairs. See conv.cl's direct_* kernels. */
 #include "config.h"
 #include "conv_internal.h"
 
@@ -15,6 +17,9 @@ enum { ROWS = 8, COLS = 32 };
 #define BPF_SPLIT_PIXELS 2048
 /* At most this many elements of the filter gradient's partial sums. */
 #define BPF_PARTIAL_MAX ((int64_t)1 << 24)
+/* K (taps * Cin) up to which the forward's work-items take 8 pixels of
+ * one output line (conv.cl's direct_fwd_line_8x2). */
+#define DIRECT_SMALL_K 32
 
 bool conv_direct_enabled(void) { return !ocl_config()->conv_im2col; }
 
@@ -32,7 +37,11 @@ bool conv_direct_forward(struct run *r, const struct conv_geo *g,
   if (!channels_last_ungrouped(g))
     return true;
   int64_t K = taps_of(g) * g->cin, blocks = ceil_div(g->cout, COLS);
-  int64_t rows = g->batch * out_pixels(g);
+  /* Small K: work-items of 8 pixels of one output line (segments). */
+  bool by_line = K <= DIRECT_SMALL_K;
+  int64_t rows =
+      by_line ? g->batch * g->out[0] * g->out[1] * ceil_div(g->out[2], ROWS)
+              : ceil_div(g->batch * out_pixels(g), ROWS);
   int64_t total = blocks * K * COLS;
   /* A float filter of whole 32-column blocks is read in place. */
   bool in_place = r->dtype == TF_FLOAT && g->cout % COLS == 0;
@@ -49,13 +58,14 @@ bool conv_direct_forward(struct run *r, const struct conv_geo *g,
       OCL_TENSOR(out),
       OCL_TENSOR(bias != NULL ? bias : filter),
       GEO_ARG(r),
-      idx_arg(r, rows),
+      idx_arg(r, by_line ? rows : g->batch * out_pixels(g)),
       idx_arg(r, in_place ? g->cout : COLS),
       OCL_INT(bias != NULL),
       OCL_INT(bias != NULL ? r->k->act : ACT_NONE),
       OCL_FLOAT(r->k->alpha),
   };
-  size_t max = ocl_kernel_max_local(r->op, kern(r, K_DIRECT_FWD_8X2));
+  enum conv_kern id = by_line ? K_DIRECT_FWD_LINE_8X2 : K_DIRECT_FWD_8X2;
+  size_t max = ocl_kernel_max_local(r->op, kern(r, id));
   bool ok =
       max > 0 &&
       (in_place || ocl_launch_1d(r->op, kern(r, K_FILTER_PANELS), (size_t)total,
@@ -65,9 +75,8 @@ bool conv_direct_forward(struct run *r, const struct conv_geo *g,
      * the core's cache while they walk down the rows; groups of 8 beat 16
      * where K is small (a first layer's 9 or 27) and tie elsewhere. */
     size_t local[2] = {1, max < 8 ? max : 8};
-    size_t global[2] = {(size_t)blocks, (size_t)ceil_div(rows, ROWS)};
-    ok = ocl_launch(r->op, kern(r, K_DIRECT_FWD_8X2), 2, global, local, args,
-                    NARGS(args));
+    size_t global[2] = {(size_t)blocks, (size_t)rows};
+    ok = ocl_launch(r->op, kern(r, id), 2, global, local, args, NARGS(args));
   }
   if (panels != NULL)
     ocl_op_release(r->op, panels);
@@ -80,7 +89,10 @@ bool conv_direct_backprop_filter(struct run *r, const struct conv_geo *g,
                                  const TF_Tensor *dw, bool *done)
 {
   *done = false;
-  if (!channels_last_ungrouped(g) || g->cin % ROWS != 0 || g->cout % 16 != 0)
+  /* Fewer than 8 input channels: rows of (tap, channel) pairs. */
+  bool gather = g->cin < ROWS;
+  if (!channels_last_ungrouped(g) || (!gather && g->cin % ROWS != 0) ||
+      g->cout % 16 != 0)
     return true;
   bool two = g->cout % COLS == 0;
   int64_t K = taps_of(g) * g->cin, elems = K * g->cout;
@@ -99,7 +111,9 @@ bool conv_direct_backprop_filter(struct run *r, const struct conv_geo *g,
       splits > 1 ? ocl_op_temp(r->op, acc_dtype(r), splits * elems) : NULL;
   if (splits > 1 && partial == NULL)
     return false;
-  enum conv_kern id = two ? K_DIRECT_BPF_8X2 : K_DIRECT_BPF_8X1;
+  enum conv_kern id =
+      gather ? (two ? K_DIRECT_BPF_GATHER_8X2 : K_DIRECT_BPF_GATHER_8X1)
+             : (two ? K_DIRECT_BPF_8X2 : K_DIRECT_BPF_8X1);
   const struct ocl_arg args[] = {
       OCL_TENSOR(in),      OCL_TENSOR(dy),
       OCL_TENSOR(dw),      OCL_TENSOR(partial != NULL ? partial : dw),
@@ -109,8 +123,8 @@ bool conv_direct_backprop_filter(struct run *r, const struct conv_geo *g,
   /* One work-item per group: PoCL hands groups out in order, so the
    * cores work on the same split's pixels at once. */
   size_t local[3] = {1, 1, 1};
-  size_t global[3] = {(size_t)(K / ROWS), (size_t)(g->cout / (two ? COLS : 16)),
-                      (size_t)splits};
+  size_t global[3] = {(size_t)ceil_div(K, ROWS),
+                      (size_t)(g->cout / (two ? COLS : 16)), (size_t)splits};
   bool ok =
       ocl_launch(r->op, kern(r, id), 3, global, local, args, NARGS(args)) &&
       (splits == 1 || conv_splitk_sum(r, partial, dw, elems, splits));

@@ -704,17 +704,32 @@ static void conv2d_cases(const struct ref_op *op, TF_DataType dtype,
     s.stride = 2, s.dilation = 2, s.padding = "EXPLICIT", s.pads[0] = 2,
     s.pads[1] = 1, s.pads[2] = 0, s.pads[3] = 3;
     add(out, o, dtype, &s, ok, "direct strided 8->48");
+    /* First layers (fewer than 8 input channels): the forward's work-items
+     * of 8 pixels of a line, interior and border ones, and the filter
+     * gradient's rows of (tap, channel) pairs: K = 9 (a full block and
+     * one row), and K = 75 strided and dilated past explicit padding. */
+    s = base, s.h = 11, s.w = 20, s.cin = 1, s.cout = 32, s.kw = 3;
+    add(out, o, dtype, &s, ok, "direct 1->32");
+    s = base, s.h = 12, s.w = 19, s.cin = 3, s.cout = 16, s.kh = 5, s.kw = 5,
+    s.stride = 2, s.dilation = 2, s.padding = "EXPLICIT", s.pads[0] = 3,
+    s.pads[1] = 0, s.pads[2] = 2, s.pads[3] = 1;
+    add(out, o, dtype, &s, ok, "direct strided 3->16");
     if (every == 1) {
       /* 2560 products per filter gradient element: at values in [-3, 3]
        * a float sum of that many is 1e-4 off where it cancels to near 0,
        * beyond the op's tolerance on any path; an eighth of them keeps
        * the check on the indexing (a power of two: values stay exact). */
-      s = base, s.h = 40, s.w = 32, s.cin = 8, s.cout = 16, s.kw = 3;
-      struct ref_case *c = add(out, o, dtype, &s, ok, "direct split");
-      for (int t = 0; t < c->num_inputs; t++)
-        if (c->inputs[t].rank == 4)
-          for (int64_t e = 0; e < c->inputs[t].elements; e++)
-            c->inputs[t].v[e] *= 0.125;
+      static const int64_t split_cin[] = {8, 3};
+      for (int q = 0; q < 2; q++) {
+        s = base, s.h = 40, s.w = 32, s.cin = split_cin[q], s.cout = 16,
+        s.kw = 3;
+        struct ref_case *c = add(out, o, dtype, &s, ok,
+                                 q == 0 ? "direct split" : "direct split 3");
+        for (int t = 0; t < c->num_inputs; t++)
+          if (c->inputs[t].rank == 4)
+            for (int64_t e = 0; e < c->inputs[t].elements; e++)
+              c->inputs[t].v[e] *= 0.125;
+      }
     }
   }
   /* Empty batch; a window bigger than the image leaving no output rows. */
