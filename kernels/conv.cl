@@ -691,41 +691,42 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
 /* direct_fwd_8x2 for a small K (taps * Cin <= DIRECT_SMALL_K: a first
  * layer's 1 or 3 channels), where the flat kernel's bounds tests per tap
  * for 8 rows that may span two output lines cost several times the tap's
- * 16 products. Here a work-item's 8 rows are 8 consecutive pixels of one
- * output line (segment get_global_id(1) of `segs`, ceil(out_w / 8) per
- * line): a filter row's d and h tests hold for all 8, and w is tested
- * only in segments that touch the padding or run past the line. */
+ * 16 products. Here a work-item takes output line get_global_id(1) of
+ * `lines`, 8 consecutive pixels at a time: a filter row's d and h tests
+ * hold for all 8, and w is tested only in segments that touch the padding
+ * or run past the line. */
 __kernel void direct_fwd_line_8x2(OCL_TENSOR_ARG(const T, in),
                                   OCL_TENSOR_ARG(const float, panels),
                                   OCL_TENSOR_ARG(T, out),
                                   OCL_TENSOR_ARG(const T, bias), geo_t g,
-                                  idx_t segs, idx_t ldb, int flags, int act,
+                                  idx_t lines, idx_t ldb, int flags, int act,
                                   float alpha)
 {
   idx_t jb = get_global_id(0);
-  idx_t seg = get_global_id(1);
-  OCL_GUARD(seg, segs);
+  idx_t line = get_global_id(1);
+  OCL_GUARD(line, lines);
   OCL_GUARD(jb * 32, g.cout);
-  idx_t per_line = (g.out_w + DIRECT_ROWS - 1) / DIRECT_ROWS;
-  idx_t line = seg / per_line, ow0 = (seg - line * per_line) * DIRECT_ROWS;
   idx_t oh = line % g.out_h, od = (line / g.out_h) % g.out_d;
   idx_t n = line / (g.out_h * g.out_d);
   idx_t C = g.cin, sc = g.in_sc;
   idx_t K = g.k_d * g.k_h * g.k_w * C;
   __global const T *image = OCL_PTR(const T, in) + n * g.in_sn;
-  __global T *dst[DIRECT_ROWS];
-  _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)
-    dst[r] = OCL_PTR(T, out) + n * g.out_sn + od * g.out_sd + oh * g.out_sh +
-             min(ow0 + r, g.out_w - 1) * g.out_sw + jb * 32 * g.out_sc;
+  __global T *line_dst = OCL_PTR(T, out) + n * g.out_sn + od * g.out_sd +
+                         oh * g.out_sh + jb * 32 * g.out_sc;
   idx_t d_first = od * g.s_d - g.p_d, h_first = oh * g.s_h - g.p_h;
-  idx_t w_first = ow0 * g.s_w - g.p_w;
   /* Elements between neighbouring rows' reads. */
   idx_t row_step = g.s_w * g.in_sw;
+  __global const float *B_line =
+      OCL_PTR(const float, panels) + jb * 32 * (ldb == 32 ? K : 1);
+  for (idx_t ow0 = 0; ow0 < g.out_w; ow0 += DIRECT_ROWS) {
+  __global T *dst[DIRECT_ROWS];
+  _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)
+    dst[r] = line_dst + min(ow0 + r, g.out_w - 1) * g.out_sw;
+  idx_t w_first = ow0 * g.s_w - g.p_w;
   bool interior = w_first >= 0 && w_first + (DIRECT_ROWS - 1) * g.s_w +
                                           (g.k_w - 1) * g.dl_w <
                                       g.in_w;
-  __global const float *B =
-      OCL_PTR(const float, panels) + jb * 32 * (ldb == 32 ? K : 1);
+  __global const float *B = B_line;
   float16 acc[DIRECT_ROWS][2];
   _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)
     acc[r][0] = acc[r][1] = 0.0f;
@@ -771,6 +772,7 @@ __kernel void direct_fwd_line_8x2(OCL_TENSOR_ARG(const T, in),
     }
   direct_store(&g, acc, dst, OCL_PTR(const T, bias), g.out_w - ow0, jb, flags,
                act, alpha);
+  }
 }
 
 /* dfilter[k, co] for 8 rows k (8 adjacent input channels of one tap) and

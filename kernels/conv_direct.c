@@ -37,11 +37,10 @@ bool conv_direct_forward(struct run *r, const struct conv_geo *g,
   if (!channels_last_ungrouped(g))
     return true;
   int64_t K = taps_of(g) * g->cin, blocks = ceil_div(g->cout, COLS);
-  /* Small K: work-items of 8 pixels of one output line (segments). */
+  /* Small K: a work-item per output line. */
   bool by_line = K <= DIRECT_SMALL_K;
-  int64_t rows =
-      by_line ? g->batch * g->out[0] * g->out[1] * ceil_div(g->out[2], ROWS)
-              : ceil_div(g->batch * out_pixels(g), ROWS);
+  int64_t rows = by_line ? g->batch * g->out[0] * g->out[1]
+                         : ceil_div(g->batch * out_pixels(g), ROWS);
   int64_t total = blocks * K * COLS;
   /* A float filter of whole 32-column blocks is read in place. */
   bool in_place = r->dtype == TF_FLOAT && g->cout % COLS == 0;
