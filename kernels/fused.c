@@ -102,6 +102,11 @@ struct fused_kernel {
   char *source;
   struct ocl_program program;
   struct ocl_kernel k[NUM_VARIANTS];
+  /* FUSED_TILED_OP_NAME: input i stands for Tile(input i, tiles[i]) where
+   * tile_rank[i] > 0. */
+  bool tiled;
+  int tile_rank[FUSED_MAX_INPUTS];
+  int64_t tiles[FUSED_MAX_INPUTS][FUSED_TILE_RANK_MAX];
   /* masked[0, num_masked) are complete; masked_lock orders their making. */
   pthread_mutex_t masked_lock;
   atomic_int num_masked;
@@ -471,6 +476,58 @@ static int64_t attr_size(TF_OpKernelConstruction *ctx, const char *name,
   return ocl_tf.GetCode(status) == TF_OK ? list_size : -1;
 }
 
+/* FUSED_TILED_OP_NAME's "tiles" (absent in FUSED_OP_NAME): per input the
+ * length of its multiples, then the multiples. */
+static bool read_tiles(TF_OpKernelConstruction *ctx, struct fused_kernel *k,
+                       TF_Status *status)
+{
+  enum { MAX_LEN = FUSED_MAX_INPUTS * (1 + FUSED_TILE_RANK_MAX) };
+  int64_t list[MAX_LEN];
+  int64_t len = attr_size(ctx, "tiles", status);
+  if (len < 0) {
+    ocl_set_ok(status); /* the untiled op */
+    return true;
+  }
+  if (len > MAX_LEN) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "%s: %lld tiles integers (at most %d)", FUSED_TILED_OP_NAME,
+                   (long long)len, MAX_LEN);
+    return false;
+  }
+  if (len > 0)
+    ocl_tf.OpKernelConstruction_GetAttrInt64List(ctx, "tiles", list, (int)len,
+                                                 status);
+  if (ocl_tf.GetCode(status) != TF_OK)
+    return false;
+  int64_t at = 0;
+  for (int i = 0; i < k->prog.num_inputs; i++) {
+    int64_t n = at < len ? list[at++] : -1;
+    if (n < 0 || n > FUSED_TILE_RANK_MAX || at + n > len) {
+      ocl_set_status(status, TF_INVALID_ARGUMENT,
+                     "%s: tiles of input %d malformed", FUSED_TILED_OP_NAME, i);
+      return false;
+    }
+    k->tile_rank[i] = (int)n;
+    for (int64_t d = 0; d < n; d++, at++) {
+      if (list[at] < 0) {
+        ocl_set_status(status, TF_INVALID_ARGUMENT,
+                       "%s: negative multiple for input %d",
+                       FUSED_TILED_OP_NAME, i);
+        return false;
+      }
+      k->tiles[i][d] = list[at];
+    }
+  }
+  if (at != len) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "%s: %lld tiles integers, %lld used", FUSED_TILED_OP_NAME,
+                   (long long)len, (long long)at);
+    return false;
+  }
+  k->tiled = true;
+  return true;
+}
+
 static void *fused_create(TF_OpKernelConstruction *ctx)
 {
   TF_Status *status = ocl_tf.NewStatus();
@@ -527,6 +584,8 @@ static void *fused_create(TF_OpKernelConstruction *ctx)
                    FUSED_OP_NAME, why);
     goto fail;
   }
+  if (!read_tiles(ctx, k, status))
+    goto fail;
   for (int i = 0; i < k->prog.num_inputs; i++)
     k->in_size[i] = ocl_tf.DataTypeSize(targs[i]);
   k->out_size = ocl_tf.DataTypeSize(k->out_type);
@@ -789,15 +848,107 @@ static bool launch_bcast_split(struct ocl_op *op, struct fused_kernel *k,
   return true;
 }
 
+/* A tiled op's shapes. Input i with tile_rank[i] > 0 stands for
+ * Tile(x, m): x repeated m[d] times along d. Where x's dim is 1 that is a
+ * broadcast; where x's dim and m[d] both exceed 1 the output dim is split
+ * in two, (m, x): the tiled input is [1, x] there (a broadcast over the
+ * copies), a full input [m, x], a broadcast one [1, 1], the contiguous
+ * tensors' own layout. dims[num] becomes the output's shape in that space
+ * (so the broadcast reaches the tiled sizes where every real input is 1),
+ * out_dims the output's own. */
+static bool split_tiles(struct ocl_op *op, const struct fused_kernel *k,
+                        int num, int64_t dims[][OCL_MAX_RANK], int ranks[],
+                        int64_t *out_dims, int *out_rank)
+{
+  int rank = 0;
+  for (int i = 0; i < num; i++) {
+    if (k->tile_rank[i] > 0 && ranks[i] != k->tile_rank[i]) {
+      ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                  "Expected multiples argument to be a vector of length %d "
+                  "but got length %d (input %d)",
+                  ranks[i], k->tile_rank[i], i);
+      return false;
+    }
+    rank = ranks[i] > rank ? ranks[i] : rank;
+  }
+  /* The output: the broadcast of the inputs' tiled shapes; per dim, the
+   * copies m (> 1) of the input that repeats it whole, 0 if none. */
+  int64_t copies[OCL_MAX_RANK];
+  for (int e = 0; e < rank; e++) {
+    out_dims[e] = 1;
+    copies[e] = 0;
+    for (int i = 0; i < num; i++) {
+      int at = e - (rank - ranks[i]);
+      if (at < 0)
+        continue;
+      int64_t x = dims[i][at], m = k->tile_rank[i] > 0 ? k->tiles[i][at] : 1;
+      int64_t size = x * m;
+      if (size != 1 && out_dims[e] != 1 && size != out_dims[e]) {
+        ocl_op_fail(op, TF_INVALID_ARGUMENT,
+                    "Incompatible shapes: dimension %d is %lld in input %d "
+                    "(tiled) and %lld in another",
+                    e, (long long)size, i, (long long)out_dims[e]);
+        return false;
+      }
+      if (size != 1)
+        out_dims[e] = size;
+      if (x > 1 && m > 1) {
+        if (copies[e] != 0 && copies[e] != m) {
+          ocl_op_fail(op, TF_UNIMPLEMENTED,
+                      "%s: two inputs tile dimension %d differently",
+                      FUSED_TILED_OP_NAME, e);
+          return false;
+        }
+        copies[e] = m;
+      }
+    }
+  }
+  int split_rank = rank;
+  for (int e = 0; e < rank; e++)
+    split_rank += copies[e] != 0;
+  if (split_rank > OCL_MAX_RANK) {
+    ocl_op_fail(op, TF_UNIMPLEMENTED,
+                "%s: %d dims once the tiles are split (at most %d)",
+                FUSED_TILED_OP_NAME, split_rank, OCL_MAX_RANK);
+    return false;
+  }
+  for (int i = 0; i <= num; i++) {
+    int64_t split[OCL_MAX_RANK];
+    int n = 0;
+    for (int e = 0; e < rank; e++) {
+      int at = i < num ? e - (rank - ranks[i]) : e;
+      int64_t x = i == num ? out_dims[e] : at >= 0 ? dims[i][at] : 1;
+      bool repeats = i < num && at >= 0 && k->tile_rank[i] > 0 &&
+                     k->tiles[i][at] > 1 && x > 1;
+      if (copies[e] == 0) {
+        split[n++] = x;
+      } else if (repeats) {
+        split[n++] = 1;
+        split[n++] = x;
+      } else if (x == out_dims[e]) {
+        split[n++] = copies[e];
+        split[n++] = x / copies[e];
+      } else {
+        split[n++] = 1;
+        split[n++] = 1;
+      }
+    }
+    memcpy(dims[i], split, sizeof(int64_t) * (size_t)n);
+    ranks[i] = n;
+  }
+  *out_rank = rank;
+  return true;
+}
+
 static void fused_compute(void *kernel, TF_OpKernelContext *ctx)
 {
   struct fused_kernel *k = kernel;
   struct ocl_op op;
   int num = k->prog.num_inputs;
   TF_Tensor *in[FUSED_MAX_INPUTS];
-  int64_t dims[FUSED_MAX_INPUTS][OCL_MAX_RANK];
-  const int64_t *dim_ptrs[FUSED_MAX_INPUTS];
-  int ranks[FUSED_MAX_INPUTS];
+  int64_t dims[FUSED_MAX_INPUTS + 1][OCL_MAX_RANK];
+  const int64_t *dim_ptrs[FUSED_MAX_INPUTS + 1];
+  int ranks[FUSED_MAX_INPUTS + 1];
   struct ocl_bcastn b;
 
   ocl_op_begin(&op, ctx);
@@ -820,15 +971,28 @@ static void fused_compute(void *kernel, TF_OpKernelContext *ctx)
       dims[i][d] = ocl_tf.Dim(in[i], d);
     dim_ptrs[i] = dims[i];
   }
-  if (!ocl_bcastn_init(&b, dim_ptrs, ranks, num, op.status))
+  /* Tiled: every input and the output's shape (operand num) in the split
+   * index space; the output is allocated at its own shape. */
+  int64_t out_dims[OCL_MAX_RANK];
+  int out_rank = 0;
+  if (k->tiled) {
+    if (!split_tiles(&op, k, num, dims, ranks, out_dims, &out_rank))
+      goto out;
+    dim_ptrs[num] = dims[num];
+  }
+  if (!ocl_bcastn_init(&b, dim_ptrs, ranks, num + k->tiled, op.status))
     goto out;
+  if (!k->tiled) {
+    out_rank = b.out_rank;
+    memcpy(out_dims, b.out_dims, sizeof(int64_t) * (size_t)out_rank);
+  }
   /* Any input of the output's type and size may become the output (each
    * kernel reads every input of that size at the index it stores). */
   _Static_assert(FUSED_MAX_INPUTS == 8, "a candidate per input");
   static const int candidates[FUSED_MAX_INPUTS] = {0, 1, 2, 3, 4, 5, 6, 7};
   int forwarded;
   TF_Tensor *z = ocl_op_output_over_inputs(&op, 0, in, candidates, num,
-                                           b.out_dims, b.out_rank, &forwarded);
+                                           out_dims, out_rank, &forwarded);
   if (z == NULL || b.out_elements == 0)
     goto out;
   bool launched = false;
@@ -992,9 +1156,18 @@ static void say_once(const char *fmt, ...)
 /* Registers the op. Inside TensorFlow a definition it rejects aborts the
  * process, so this one is fixed text that TensorFlow's OpDefBuilder
  * accepts; the host shim reports problems through the status. */
-static bool register_op(void)
+/* The tiled op's output: its dims depend on the "tiles" attribute, which
+ * a shape function cannot read, so nothing is claimed about them. */
+static void fused_tiled_shape_fn(TF_ShapeInferenceContext *ctx,
+                                 TF_Status *status)
 {
-  TF_OpDefinitionBuilder *b = ocl_tf.NewOpDefinitionBuilder(FUSED_OP_NAME);
+  ocl_set_ok(status);
+  ocl_tf.ShapeInferenceContextSetUnknownShape(ctx, status);
+}
+
+static bool register_op(const char *name, bool tiled)
+{
+  TF_OpDefinitionBuilder *b = ocl_tf.NewOpDefinitionBuilder(name);
   if (b == NULL)
     return false;
   ocl_tf.OpDefinitionBuilderAddInput(b, "args: Targs");
@@ -1003,13 +1176,16 @@ static bool register_op(void)
   ocl_tf.OpDefinitionBuilderAddAttr(b, "T: {float, half}");
   ocl_tf.OpDefinitionBuilderAddAttr(b, "program: list(int)");
   ocl_tf.OpDefinitionBuilderAddAttr(b, "constants: list(float) = []");
-  ocl_tf.OpDefinitionBuilderSetShapeInferenceFunction(b, fused_shape_fn);
+  if (tiled)
+    ocl_tf.OpDefinitionBuilderAddAttr(b, "tiles: list(int)");
+  ocl_tf.OpDefinitionBuilderSetShapeInferenceFunction(
+      b, tiled ? fused_tiled_shape_fn : fused_shape_fn);
   TF_Status *status = ocl_tf.NewStatus();
   ocl_tf.RegisterOpDefinition(b, status); /* takes b */
   bool ok = ocl_tf.GetCode(status) == TF_OK;
   if (!ok)
-    say_once("element-wise fusion off: registering %s failed: %s",
-             FUSED_OP_NAME, ocl_tf.Message(status));
+    say_once("element-wise fusion off: registering %s failed: %s", name,
+             ocl_tf.Message(status));
   ocl_tf.DeleteStatus(status);
   return ok;
 }
@@ -1022,15 +1198,18 @@ void ocl_register_fused_kernels(void)
     say_once("element-wise fusion off: this TensorFlow lacks %s", missing);
     return;
   }
-  if (!register_op())
-    return;
-  for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
-    ocl_register_kernel(&(const struct ocl_kernel_spec){
-        .op = FUSED_OP_NAME,
-        .create = fused_create,
-        .compute = fused_compute,
-        .destroy = fused_delete,
-        .type_attrs = {"T"},
-        .types = {types[t]},
-    });
+  static const char *const ops[] = {FUSED_OP_NAME, FUSED_TILED_OP_NAME};
+  for (int o = 0; o < 2; o++) {
+    if (!register_op(ops[o], o == 1))
+      return;
+    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+      ocl_register_kernel(&(const struct ocl_kernel_spec){
+          .op = ops[o],
+          .create = fused_create,
+          .compute = fused_compute,
+          .destroy = fused_delete,
+          .type_attrs = {"T"},
+          .types = {types[t]},
+      });
+  }
 }

@@ -40,6 +40,15 @@
 #include <stdint.h>
 
 #define FUSED_OP_NAME "_TfoclFusedElementwise"
+/* The same with some inputs standing for a Tile of themselves (the graph
+ * pass's bypassed Tiles): attribute "tiles" lists, per input, the length
+ * of its multiples (0: none) and then the multiples. A separate op because
+ * a shape function cannot read attributes: this one's leaves a dim that
+ * every input has as 1 unknown. */
+#define FUSED_TILED_OP_NAME "_TfoclFusedElementwiseTiled"
+/* The longest multiples a tiled input takes: split in two where a tile
+ * repeats a whole dim, the index space stays within 8 dims. */
+#define FUSED_TILE_RANK_MAX 4
 
 #define FUSED_DT_FLOAT 1
 #define FUSED_DT_INT64 9

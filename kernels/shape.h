@@ -156,8 +156,9 @@ bool ocl_bcast3_init(struct ocl_bcast3 *b, const int64_t *const dims[3],
  * every operand holds the output's element count or a single element, so a
  * flat index (times 0 for the single ones) addresses it; `same_shape` that
  * every operand holds the output's element count. INVALID_ARGUMENT
- * "Incompatible shapes: [2] vs. [3] vs. [1]" when they do not broadcast. */
-#define OCL_BCASTN_MAX 8
+ * "Incompatible shapes: [2] vs. [3] vs. [1]" when they do not broadcast.
+ * 9: the fused op's 8 inputs and, for a tiled one, the output's shape. */
+#define OCL_BCASTN_MAX 9
 struct ocl_bcastn {
   int num;
   int out_rank;

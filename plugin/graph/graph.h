@@ -51,6 +51,9 @@ struct ocl_graph_config {
   bool variables_into_fusion;
   bool fusion;    /* run the contraction fusion */
   bool elementwise; /* run the element-wise fusion */
+  /* The element-wise fusion reads no Tile's input in its place (it does
+   * by default where the repeat is a broadcast, FUSED_TILED_OP_NAME). */
+  bool keep_tiles;
   /* The "_kernel" label of the plugin's host-memory LogicalAnd and
    * LogicalOr kernels; NULL: it has none, the pass does not run. */
   const char *host_kernel_label;

@@ -16,6 +16,8 @@
  *   TFOCL_GRAPH_VARIABLES=0  no variable-update rewrite
  *   TFOCL_GRAPH_FUSION=0     no contraction fusion
  *   TFOCL_GRAPH_ELEMENTWISE=0  no element-wise fusion
+ *   TFOCL_GRAPH_TILES=0      the element-wise fusion reads no Tile's input
+ *                            in its place
  *   TFOCL_GRAPH_HOST_CONDITIONS=0  loop conditions' logical ops stay on
  *                            the device */
 #include <stdio.h>
@@ -168,6 +170,7 @@ static void optimize(void *optimizer, const TF_Buffer *graph,
       .fusion = !env_off("TFOCL_GRAPH_FUSION") && fused_kernels_exist(),
       .elementwise =
           !env_off("TFOCL_GRAPH_ELEMENTWISE") && fused_elementwise_exists(),
+      .keep_tiles = env_off("TFOCL_GRAPH_TILES"),
       .host_kernel_label =
           env_off("TFOCL_GRAPH_HOST_CONDITIONS") ? NULL : host_kernel_label(),
       .has_kernel = has_kernel,

@@ -40,6 +40,14 @@
  * what the GraphDef says (Const values, the _handle_shapes of variable
  * handles, Placeholder shapes, _output_shapes); unknown counts as more.
  *
+ * A region input that a Tile makes (a reduction's gradient repeats a
+ * [1, 1, 1, C] tensor over N, H, W) is read before the Tile, the
+ * multiples in the node's "tiles" attribute (_TfoclFusedElementwiseTiled):
+ * the kernel broadcasts where the repeated dim is 1 and indexes the copies
+ * where it is not, so nothing writes or reads the repeated tensor. The
+ * Tile has to be on the root's device with Const multiples of at most
+ * FUSED_TILE_RANK_MAX; it goes when the region was its only reader.
+ *
  * Idempotent: the fused node is no op this pass knows, so a second run
  * finds only what the first left alone, for the same reasons. A while
  * loop's frame is a cycle only through its NextIteration -> Merge back
@@ -415,6 +423,12 @@ struct region {
   /* Consts read (one entry per read). */
   int num_const_reads;
   size_t const_reads[2 * FUSED_MAX_INSNS];
+  /* Inputs standing for a Tile of themselves (tile_rank[k] > 0), and the
+   * Tiles so bypassed (one entry per read). */
+  int tile_rank[FUSED_MAX_INPUTS];
+  int64_t tiles[FUSED_MAX_INPUTS][FUSED_TILE_RANK_MAX];
+  int num_tile_reads;
+  size_t tile_reads[2 * FUSED_MAX_INSNS];
 };
 
 static void touch(struct marks *m, size_t i)
@@ -515,14 +529,18 @@ static int add_insn(struct region *r, int op, int a, int b)
   return r->num_insns++;
 }
 
+/* Input `ref`, tiled by multiples[0, tile_rank) when tile_rank > 0. */
 static int add_input(struct region *r, const ProtobufCBinaryData *ref,
-                     int dtype)
+                     int dtype, const int64_t *multiples, int tile_rank)
 {
   struct ginput in;
   ginput_parse(ref, &in);
+  size_t tile_bytes = sizeof(int64_t) * (size_t)tile_rank;
   for (int k = 0; k < r->num_inputs; k++)
     if (r->inputs[k].len == in.len && r->inputs[k].port == in.port &&
-        memcmp(r->inputs[k].name, in.name, in.len) == 0)
+        memcmp(r->inputs[k].name, in.name, in.len) == 0 &&
+        r->tile_rank[k] == tile_rank &&
+        (tile_rank == 0 || memcmp(r->tiles[k], multiples, tile_bytes) == 0))
       return -(k + 1);
   if (r->num_inputs == FUSED_MAX_INPUTS) {
     r->overflow = true;
@@ -531,8 +549,88 @@ static int add_input(struct region *r, const ProtobufCBinaryData *ref,
   r->inputs[r->num_inputs] = in;
   r->input_refs[r->num_inputs] = *ref;
   r->input_dtypes[r->num_inputs] = dtype;
+  r->tile_rank[r->num_inputs] = tile_rank;
+  if (tile_rank > 0)
+    memcpy(r->tiles[r->num_inputs], multiples, tile_bytes);
   r->num_inputs++;
   return -r->num_inputs;
+}
+
+/* A Const's values as a vector of int32 or int64 of at most max entries
+ * (tensor_content assumed little-endian, as TensorFlow's). */
+static bool const_int_vector(const struct gnode *n, int64_t *values, int max,
+                             int *len)
+{
+  const Tfg__NodeDef *def = n->def;
+  int t;
+  if (n->removed || !bin_eq(&def->op, "Const") || def->n_input != 0 ||
+      !node_attr_type(def, "dtype", &t) ||
+      (t != GRAPH_DT_INT32 && t != GRAPH_DT_INT64))
+    return false;
+  const Tfg__AttrValue *v = node_attr(def, "value");
+  if (v == NULL || v->value_case != TFG__ATTR_VALUE__VALUE_TENSOR ||
+      v->tensor == NULL || v->tensor->dtype != t)
+    return false;
+  const Tfg__TensorProto *tp = v->tensor;
+  const Tfg__TensorShapeProto *shape = tp->tensor_shape;
+  if (shape == NULL || shape->unknown_rank || shape->n_dim != 1 ||
+      shape->dim[0]->size < 0 || shape->dim[0]->size > max)
+    return false;
+  int n_values = (int)shape->dim[0]->size;
+  size_t width = t == GRAPH_DT_INT32 ? 4 : 8;
+  size_t content = tp->tensor_content.len;
+  size_t listed = t == GRAPH_DT_INT32 ? tp->n_int_val : tp->n_int64_val;
+  if (content == width * (size_t)n_values && listed == 0) {
+    for (int i = 0; i < n_values; i++) {
+      int32_t v32;
+      int64_t v64;
+      if (width == 4) {
+        memcpy(&v32, tp->tensor_content.data + 4 * (size_t)i, 4);
+        values[i] = v32;
+      } else {
+        memcpy(&v64, tp->tensor_content.data + 8 * (size_t)i, 8);
+        values[i] = v64;
+      }
+    }
+  } else if (content == 0 && listed == (size_t)n_values) {
+    for (int i = 0; i < n_values; i++)
+      values[i] = t == GRAPH_DT_INT32 ? tp->int_val[i] : tp->int64_val[i];
+  } else {
+    return false;
+  }
+  *len = n_values;
+  return true;
+}
+
+/* Whether p is a Tile the region may read through: on the root's device,
+ * of `dtype`, no control inputs, multiples a Const of at most
+ * FUSED_TILE_RANK_MAX entries; its multiples then and the multiples'
+ * producer. The tiled op does the repeating itself, as a broadcast where
+ * the tiled dim is 1 (a reduction's gradient: [1, 1, 1, C] over an
+ * image's N, H, W). */
+static bool tile_to_bypass(struct region *r, const struct gnode *p, int dtype,
+                           int64_t *multiples, int *rank,
+                           struct gnode **multiples_node)
+{
+  struct graph *g = r->g;
+  const Tfg__NodeDef *def = p->def;
+  int t, port;
+  size_t num_data;
+  if (g->config->keep_tiles || !bin_eq(&def->op, "Tile") || !p->opencl ||
+      p->removed || p->kept ||
+      !bin_eq_bin(&def->device, &g->nodes[r->root].def->device) ||
+      !node_attr_type(def, "T", &t) || t != dtype ||
+      !node_split_inputs(def, &num_data) || num_data != 2 || def->n_input != 2)
+    return false;
+  struct gnode *m = graph_producer(g, &def->input[1], &port);
+  if (m == NULL || port != 0 ||
+      !const_int_vector(m, multiples, FUSED_TILE_RANK_MAX, rank) || *rank == 0)
+    return false;
+  for (int d = 0; d < *rank; d++)
+    if (multiples[d] < 0)
+      return false;
+  *multiples_node = m;
+  return true;
 }
 
 static int add_const(struct region *r, float value, int dtype)
@@ -571,6 +669,9 @@ static int emit(struct region *r, int k)
     return 0;
   }
   int operand[FUSED_MAX_INPUTS];
+  int64_t multiples[FUSED_TILE_RANK_MAX];
+  int tile_rank;
+  struct gnode *multiples_node;
   const Tfg__NodeDef *def = r->g->nodes[i].def;
   for (int j = 0; j < e.arity && !r->overflow; j++) {
     int port;
@@ -589,8 +690,19 @@ static int emit(struct region *r, int k)
       }
       r->const_reads[r->num_const_reads++] = pi;
       operand[j] = add_const(r, value, e.operand_dtype);
+    } else if (p != NULL && port == 0 &&
+               tile_to_bypass(r, p, e.operand_dtype, multiples, &tile_rank,
+                              &multiples_node)) {
+      if (r->num_tile_reads ==
+          (int)(sizeof(r->tile_reads) / sizeof(r->tile_reads[0]))) {
+        r->overflow = true;
+        return 0;
+      }
+      r->tile_reads[r->num_tile_reads++] = pi;
+      operand[j] = add_input(r, &p->def->input[0], e.operand_dtype, multiples,
+                             tile_rank);
     } else {
-      operand[j] = add_input(r, &def->input[j], e.operand_dtype);
+      operand[j] = add_input(r, &def->input[j], e.operand_dtype, NULL, 0);
     }
   }
   if (r->overflow)
@@ -699,7 +811,20 @@ static bool rewrite(struct region *r, int out_dtype)
       node_set_attr(g, &fused, "constants",
                     attr_float_list(g, r->constants,
                                     (size_t)r->num_constants));
-  ProtobufCBinaryData op_name = graph_bytes(g, FUSED_OP_NAME);
+  bool tiled = r->num_tile_reads > 0;
+  if (tiled) {
+    /* Per input: the multiples' length, then the multiples. */
+    int64_t tiles[FUSED_MAX_INPUTS * (1 + FUSED_TILE_RANK_MAX)];
+    size_t len = 0;
+    for (int k = 0; k < n; k++) {
+      tiles[len++] = r->tile_rank[k];
+      for (int d = 0; d < r->tile_rank[k]; d++)
+        tiles[len++] = r->tiles[k][d];
+    }
+    ok = ok && node_set_attr(g, &fused, "tiles", attr_int_list(g, tiles, len));
+  }
+  ProtobufCBinaryData op_name =
+      graph_bytes(g, tiled ? FUSED_TILED_OP_NAME : FUSED_OP_NAME);
   if (!ok || op_name.data == NULL ||
       !node_set_inputs(g, root, inputs, (size_t)n + num_ctrl)) {
     g->arena.failed = true;
@@ -719,15 +844,31 @@ static bool rewrite(struct region *r, int out_dtype)
     if (--k->data_fanout == 0 && k->ctrl_fanout == 0 && !k->kept)
       k->removed = true;
   }
+  /* So does a Tile read only by it, with its multiples if nothing else
+   * reads them; a Tile that stays leaves its input one more reader. */
+  for (int c = 0; c < r->num_tile_reads; c++) {
+    struct gnode *t = &g->nodes[r->tile_reads[c]];
+    int port;
+    struct gnode *x = graph_producer(g, &t->def->input[0], &port);
+    struct gnode *m = graph_producer(g, &t->def->input[1], &port);
+    if (--t->data_fanout == 0 && t->ctrl_fanout == 0 && !t->kept) {
+      t->removed = true;
+      t->touched = true;
+      if (m != NULL && --m->data_fanout == 0 && m->ctrl_fanout == 0 && !m->kept)
+        m->removed = true;
+    } else if (x != NULL) {
+      x->data_fanout++;
+    }
+  }
   g->changed = true;
   g->stats.elementwise++;
   g->stats.elementwise_ops += r->real_ops;
   char text[200];
   fused_program_text(&check, text, sizeof(text));
   graph_trace(g, "elementwise: '%.*s' is now %s of %d ops, %d inputs: %s%s",
-              NAME_ARGS(root), FUSED_OP_NAME, r->real_ops, n, text,
-              fused_program_text(&check, NULL, 0) >= sizeof(text) ? "..."
-                                                                  : "");
+              NAME_ARGS(root), tiled ? FUSED_TILED_OP_NAME : FUSED_OP_NAME,
+              r->real_ops, n, text,
+              fused_program_text(&check, NULL, 0) >= sizeof(text) ? "..." : "");
   return true;
 }
 
@@ -743,7 +884,10 @@ static void fuse_root(struct graph *g, struct marks *m, struct region *r,
     build(r, g, m, i, r->deepest - 1);
   if (r->overflow || r->real_ops < 2 || r->num_inputs < 1)
     return;
-  if (!graph_has_kernel(g, FUSED_OP_NAME, e.dtype)) {
+  if (!graph_has_kernel(g,
+                        r->num_tile_reads > 0 ? FUSED_TILED_OP_NAME
+                                              : FUSED_OP_NAME,
+                        e.dtype)) {
     graph_trace(g, "elementwise: '%.*s' left alone: no OPENCL %s kernel "
                 "for dtype %d",
                 NAME_ARGS(g->nodes[i].def), FUSED_OP_NAME, e.dtype);

@@ -214,6 +214,34 @@ def elementwise():
     return g.as_graph_def()
 
 
+def tiles():
+    """Element-wise chains that read Tiles: one only they read ("t_out"'s,
+    which goes), one read outside too ("shared_tile", which stays), one on
+    the CPU and one of multiples that are not a Const (both stay
+    Tiles)."""
+    g = tf.Graph()
+    f32 = tf.float32
+    with g.as_default(), tf.device(OPENCL):
+        ph = tf.compat.v1.placeholder
+        x = ph(f32, [4, 5, 6, 8], name="x")
+        v = ph(f32, [1, 1, 1, 8], name="v")
+        reps = tf.constant([4, 5, 6, 1], name="reps")
+        t = tf.tile(v, reps, name="tile")
+        tf.add(tf.multiply(tf.subtract(x, t, name="t_sub"), 2.0, name="t_mul"), 1.0,
+               name="t_out")
+        shared = tf.tile(v, reps, name="shared_tile")
+        tf.nn.relu(tf.subtract(tf.multiply(x, shared, name="s_mul"), 1.0, name="s_sub"),
+                   name="s_out")
+        tf.identity(shared, name="outside")
+        with tf.device(CPU):
+            cpu_tile = tf.tile(v, reps, name="cpu_tile")
+        tf.tanh(tf.add(x, cpu_tile, name="c_add"), name="c_out")
+        dyn = ph(tf.int32, [4], name="dyn_reps")
+        dyn_tile = tf.tile(v, dyn, name="dyn_tile")
+        tf.exp(tf.add(x, dyn_tile, name="d_add"), name="d_out")
+    return g.as_graph_def()
+
+
 def while_loop():
     """A lowered while loop (Enter, Merge, Switch, LoopCond, NextIteration,
     Exit: what Grappler sees once TensorFlow lowered a While), as Keras'
@@ -353,6 +381,7 @@ def main():
         "elementwise.pb": elementwise(),
         "while_loop.pb": while_loop(),
         "accumulate.pb": accumulate(),
+        "tiles.pb": tiles(),
     }
     for name, gd in graphs.items():
         data = gd.SerializeToString(deterministic=True)

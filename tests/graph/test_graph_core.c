@@ -551,9 +551,10 @@ static struct ocl_graph_config elementwise_config(enum kernel_set *kernels)
 /* The node's program, checked by the kernel's own decoder. */
 static struct fused_program program_of(const Tfg__NodeDef *n)
 {
-  ck_assert_msg(bytes_is(&n->op, FUSED_OP_NAME), "%.*s is %.*s",
-                (int)n->name.len, (const char *)n->name.data, (int)n->op.len,
-                (const char *)n->op.data);
+  ck_assert_msg(bytes_is(&n->op, FUSED_OP_NAME) ||
+                    bytes_is(&n->op, FUSED_TILED_OP_NAME),
+                "%.*s is %.*s", (int)n->name.len, (const char *)n->name.data,
+                (int)n->op.len, (const char *)n->op.data);
   const Tfg__AttrValue *targs = get_attr(n, "Targs");
   const Tfg__AttrValue *t = get_attr(n, "T");
   const Tfg__AttrValue *prog = get_attr(n, "program");
@@ -596,6 +597,74 @@ static void assert_op(const Tfg__GraphDef *g, const char *name, const char *op)
   ck_assert_msg(bytes_is(&n->op, op), "%s is %.*s, not %s", name,
                 (int)n->op.len, (const char *)n->op.data, op);
 }
+
+/* The "tiles" attribute of a tiled fused node as text "0;4:4,5,6,1". */
+static void assert_tiles(const Tfg__NodeDef *n, const char *want)
+{
+  const Tfg__AttrValue *t = get_attr(n, "tiles");
+  ck_assert(t != NULL && t->list != NULL);
+  char got[256] = "";
+  size_t at = 0;
+  while (at < t->list->n_i) {
+    int64_t len = t->list->i[at++];
+    snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%lld",
+             got[0] ? ";" : "", (long long)len);
+    for (int64_t d = 0; d < len && at < t->list->n_i; d++, at++)
+      snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%lld",
+               d ? "," : ":", (long long)t->list->i[at]);
+  }
+  ck_assert_str_eq(got, want);
+}
+
+START_TEST(elementwise_reads_through_tiles)
+{
+  struct blob b = load_graph("tiles.pb");
+  struct ocl_graph_config cfg = elementwise_config(&kernels_all);
+  struct result r = optimize(&b, &cfg);
+  ck_assert_msg(r.outcome == OCL_GRAPH_CHANGED, "%s", r.why);
+  Tfg__GraphDef *g = decode_graph(r.out, r.size);
+  assert_closed(g);
+
+  /* The chain reads v for the Tile only it read, which goes; the
+   * multiples stay for the other Tiles. */
+  const Tfg__NodeDef *out = must(g, "t_out");
+  assert_op(g, "t_out", FUSED_TILED_OP_NAME);
+  struct fused_program p = program_of(out);
+  assert_ops(&p, "sub,c,mul,c,add");
+  ck_assert(bytes_is(&out->input[0], "x"));
+  ck_assert(bytes_is(&out->input[1], "v"));
+  assert_tiles(out, "0;4:4,5,6,1");
+  ck_assert_ptr_null(find_node(g, "tile"));
+  assert_op(g, "reps", "Const");
+
+  /* A Tile read outside the chain too stays for that reader. */
+  out = must(g, "s_out");
+  assert_op(g, "s_out", FUSED_TILED_OP_NAME);
+  ck_assert(has_input(out, "v") && !has_input(out, "shared_tile"));
+  assert_op(g, "shared_tile", "Tile");
+  ck_assert(has_input(must(g, "outside"), "shared_tile"));
+
+  /* The CPU's Tile and one of multiples computed at run time stay. */
+  assert_op(g, "c_out", FUSED_OP_NAME);
+  ck_assert(has_input(must(g, "c_out"), "cpu_tile"));
+  assert_op(g, "d_out", FUSED_OP_NAME);
+  ck_assert(has_input(must(g, "d_out"), "dyn_tile"));
+  tfg__graph_def__free_unpacked(g, NULL);
+  assert_idempotent(&r, &cfg);
+  free(r.out);
+
+  /* keep_tiles (TFOCL_GRAPH_TILES=0): the chains read the Tiles. */
+  cfg.keep_tiles = true;
+  r = optimize(&b, &cfg);
+  ck_assert_msg(r.outcome == OCL_GRAPH_CHANGED, "%s", r.why);
+  g = decode_graph(r.out, r.size);
+  assert_op(g, "t_out", FUSED_OP_NAME);
+  ck_assert(has_input(must(g, "t_out"), "tile"));
+  tfg__graph_def__free_unpacked(g, NULL);
+  free(r.out);
+  free(b.data);
+}
+END_TEST
 
 START_TEST(elementwise_fuses_private_chains)
 {
@@ -1166,6 +1235,7 @@ static Suite *graph_core_suite(void)
   tcase_add_test(tc, parallel_concat_identity_follows_start);
   tcase_add_test(tc, accumulate_restores_the_addn);
   tcase_add_test(tc, accumulate_needs_kernel_and_private_nodes);
+  tcase_add_test(tc, elementwise_reads_through_tiles);
   tcase_add_test(tc, elementwise_fuses_private_chains);
   tcase_add_test(tc, elementwise_fetched_intermediates_stay);
   tcase_add_test(tc, elementwise_needs_kernel_and_switch);

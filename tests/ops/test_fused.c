@@ -594,6 +594,155 @@ START_TEST(more_than_eight_collapsed_dims)
 }
 END_TEST
 
+/* ---- Tiled inputs ------------------------------------------------------------ */
+
+static TF_Tensor *fused_tiled(const int64_t *program, int len,
+                              const float *constants, int num_constants,
+                              const int64_t *tiles, int num_tiles,
+                              TF_DataType out_type, TF_Tensor *const *inputs,
+                              int num_inputs, TF_Status *st)
+{
+  struct tfocl_attr a[4] = {
+      TFOCL_ATTR_T("T", out_type),
+      {.name = "program",
+       .kind = TFOCL_ATTR_INT_LIST,
+       .value.ints = {program, len}},
+      {.name = "constants",
+       .kind = TFOCL_ATTR_FLOAT_LIST,
+       .value.floats = {constants, num_constants}},
+      {.name = "tiles",
+       .kind = TFOCL_ATTR_INT_LIST,
+       .value.ints = {tiles, num_tiles}},
+  };
+  TF_Tensor *out = NULL;
+  int n = 0;
+  tfocl_run_op(device, FUSED_TILED_OP_NAME, a, 4, inputs, num_inputs, &out, 1,
+               &n, st);
+  return out;
+}
+
+/* TensorFlow's Tile of x by multiples m[0, rank). */
+static TF_Tensor *tile(TF_Tensor *x, const int64_t *m, int rank)
+{
+  struct ref_tensor t;
+  TF_Status *st = TF_NewStatus();
+  int64_t len = rank;
+  ck_assert(ref_tensor_alloc(&t, TF_INT32, &len, 1));
+  for (int d = 0; d < rank; d++)
+    t.v[d] = (double)m[d];
+  TF_Tensor *multiples = ref_tensor_to_tf(&t, st);
+  ck_assert_ok(st);
+  ref_tensor_finish(&t);
+  struct tfocl_attr a[2] = {TFOCL_ATTR_T("T", TF_TensorType(x)),
+                            TFOCL_ATTR_T("Tmultiples", TF_INT32)};
+  TF_Tensor *r = run1("Tile", a, 2, x, multiples);
+  TF_DeleteTensor(multiples);
+  TF_DeleteStatus(st);
+  return r;
+}
+
+/* The tiled op = Tile, then the plain op on the tiled copies: a broadcast
+ * repeat ([1, 1, 1, C] over N, H, W) beside a full input and alone, a
+ * repeat of dims larger than 1 (the index space split in two), two tiled
+ * inputs at once, and a rank-2 one beside a rank-4 input. */
+START_TEST(tiled_inputs_equal_tile_then_op)
+{
+  TF_Status *st = TF_NewStatus();
+  TF_DataType dt = float_types[_i];
+  static const int64_t full[4] = {4, 5, 6, 16}, vec[4] = {1, 1, 1, 16};
+  static const int64_t rep[4] = {2, 1, 3, 16}, row[2] = {1, 16};
+  static const int64_t over_vec[4] = {4, 5, 6, 1}, over_rep[4] = {2, 5, 2, 1};
+  static const int64_t over_row[2] = {6, 1};
+  TF_Tensor *x = random_tensor(dt, full, 4, -2, 2, 1);
+  TF_Tensor *v = random_tensor(dt, vec, 4, -2, 2, 2);
+  TF_Tensor *w = random_tensor(dt, rep, 4, -2, 2, 3);
+  TF_Tensor *r2 = random_tensor(dt, row, 2, -2, 2, 4);
+  TF_Tensor *tv = tile(v, over_vec, 4), *tw = tile(w, over_rep, 4);
+  TF_Tensor *tr = tile(r2, over_row, 2);
+  /* (v0 - v1) * 2 + v2 */
+  const int64_t sub_mul_add[] = {FUSED_SUB, 0, 1, FUSED_CONST, 0, (int64_t)dt,
+                                 FUSED_MUL, 3, 4, FUSED_ADD,   5, 2};
+  /* v0 * 2 + 1 */
+  const int64_t scale[] = {FUSED_CONST, 0, (int64_t)dt, FUSED_MUL, 0, 1,
+                           FUSED_CONST, 1, (int64_t)dt, FUSED_ADD, 2, 3};
+  const float consts[] = {2.0f, 1.0f};
+  struct {
+    const char *what;
+    const int64_t *program;
+    int len;
+    TF_Tensor *in[3], *tiled_in[3];
+    int64_t tiles[16];
+    int num_tiles;
+  } cases[] = {
+      {"broadcast beside a full input",
+       sub_mul_add,
+       12,
+       {x, v, x},
+       {x, tv, x},
+       {0, 4, 4, 5, 6, 1, 0},
+       7},
+      {"broadcast alone", scale, 12, {v}, {tv}, {4, 4, 5, 6, 1}, 5},
+      {"repeat",
+       sub_mul_add,
+       12,
+       {x, w, v},
+       {x, tw, v},
+       {0, 4, 2, 5, 2, 1, 0},
+       7},
+      {"two tiled",
+       sub_mul_add,
+       12,
+       {v, w, x},
+       {tv, tw, x},
+       {4, 4, 5, 6, 1, 4, 2, 5, 2, 1, 0},
+       11},
+      {"rank 2 beside rank 4",
+       sub_mul_add,
+       12,
+       {x, r2, x},
+       {x, tr, x},
+       {0, 2, 6, 1, 0},
+       5},
+  };
+  for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+    int n = cases[c].program == scale ? 1 : 3;
+    TF_Tensor *want = fused(cases[c].program, cases[c].len, consts, 2, dt,
+                            cases[c].tiled_in, n, st);
+    ck_assert_msg(TF_GetCode(st) == TF_OK, "%s: %s", cases[c].what,
+                  TF_Message(st));
+    TF_Tensor *got =
+        fused_tiled(cases[c].program, cases[c].len, consts, 2, cases[c].tiles,
+                    cases[c].num_tiles, dt, cases[c].in, n, st);
+    ck_assert_msg(TF_GetCode(st) == TF_OK, "%s: %s", cases[c].what,
+                  TF_Message(st));
+    assert_same_bits(want, got, cases[c].what);
+    TF_DeleteTensor(want);
+    TF_DeleteTensor(got);
+  }
+
+  /* Multiples of another length than the input's rank; two inputs that
+   * repeat one dim differently (6 as 3 x 2 and 2 x 3): errors. */
+  const int64_t short_tiles[] = {3, 4, 5, 6, 0, 0};
+  TF_Tensor *bad_in[3] = {v, x, x};
+  TF_Tensor *out = fused_tiled(sub_mul_add, 12, consts, 2, short_tiles, 6, dt,
+                               bad_in, 3, st);
+  ck_assert_int_eq(TF_GetCode(st), TF_INVALID_ARGUMENT);
+  ck_assert_ptr_null(out);
+  static const int64_t two[2] = {2, 16}, three[2] = {3, 16};
+  TF_Tensor *a2 = random_tensor(dt, two, 2, -2, 2, 5);
+  TF_Tensor *a3 = random_tensor(dt, three, 2, -2, 2, 6);
+  const int64_t clash[] = {2, 3, 1, 2, 2, 1, 0};
+  TF_Tensor *clash_in[3] = {a2, a3, r2};
+  out = fused_tiled(sub_mul_add, 12, consts, 2, clash, 7, dt, clash_in, 3, st);
+  ck_assert_int_eq(TF_GetCode(st), TF_UNIMPLEMENTED);
+  ck_assert_ptr_null(out);
+
+  TF_Tensor *rest[] = {x, v, w, r2, tv, tw, tr, a2, a3};
+  release(rest, 9);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
 /* ---- The shape function ------------------------------------------------------ */
 
 static void infer(const struct tfocl_shape *shapes, int n, int want_rank,
@@ -735,6 +884,7 @@ int main(void)
   tcase_add_loop_test(tc, step_counter_equals_op_by_op, 0, 2);
   tcase_add_loop_test(tc, every_opcode_at_the_edges, 0, 3);
   tcase_add_test(tc, more_than_eight_collapsed_dims);
+  tcase_add_loop_test(tc, tiled_inputs_equal_tile_then_op, 0, 2);
   tcase_add_test(tc, shape_function_broadcasts);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

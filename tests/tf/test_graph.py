@@ -167,6 +167,54 @@ def test_addn_past_the_memory_estimate(tf):
         np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_elementwise_reads_through_tile(tf, dtype):
+    """An element-wise region reading a Tile takes the Tile's input in its
+    place (_TfoclFusedElementwiseTiled): a reduction's gradient repeats a
+    [1, 1, 1, C] tensor over N, H, W, and the fused kernel broadcasts it
+    instead of reading the repeated copy. The Tile goes where the region
+    was its only reader; a repeat of a dim larger than 1, a Tile read
+    outside the region too, a tile that alone makes the output's shape and
+    mean/variance gradients all give the CPU's values and shapes."""
+    rng = np.random.default_rng(11)
+    a = lambda *s: rng.normal(size=s).astype(dtype)
+    x, v, w = a(4, 5, 6, 8), a(1, 1, 1, 8), a(2, 1, 3, 8)
+    cases = [
+        ("broadcast", lambda x, v: (x - tf.tile(v, [4, 5, 6, 1])) * 2.0 + 1.0, (x, v)),
+        ("alone", lambda v: tf.tile(v, [4, 5, 6, 1]) * 3.0 + 1.0, (v,)),
+        ("repeat", lambda x, w: x * tf.tile(w, [2, 5, 2, 1]) + 0.5, (x, w)),
+        ("read outside too",
+         lambda x, v: (tf.nn.relu(x * tf.tile(v, [4, 5, 6, 1]) - 1.0), tf.tile(v, [4, 5, 6, 1])),
+         (x, v)),
+        ("rank 2", lambda p, q: tf.sigmoid(p * tf.tile(q, [7, 1]) + 2.0) * 3.0, (a(7, 5), a(1, 5))),
+    ]
+
+    def moments_grad(t):
+        with tf.GradientTape() as tape:
+            tape.watch(t)
+            mean, var = tf.nn.moments(t, axes=[0, 1, 2], keepdims=True)
+            y = tf.reduce_sum(tf.nn.relu((t - mean) * tf.math.rsqrt(var + 1e-3)) * t)
+        return tape.gradient(y, t)
+    if dtype == "float32":
+        cases.append(("moments gradient", moments_grad, (a(4, 6, 6, 16),)))
+    tol = 1e-5 if dtype == "float32" else 2e-2
+    tiled = False
+    for name, fn, args in cases:
+        f = tf.function(fn)
+        with tf.device("/CPU:0"):
+            expected = tf.nest.map_structure(lambda t: t.numpy(), f(*map(tf.constant, args)))
+        with tf.device(DEVICE):
+            got, where = _placed(tf, f, *map(tf.constant, args))
+        ops = set().union(*where.values())
+        tiled |= "_TfoclFusedElementwiseTiled" in ops
+        for g, e in zip(tf.nest.flatten(got), tf.nest.flatten(expected)):
+            assert g.shape == e.shape, name
+            np.testing.assert_allclose(g.numpy(), e, rtol=tol, atol=tol, err_msg=name)
+        if name in ("broadcast", "alone", "repeat", "rank 2"):
+            assert "Tile" not in ops, (name, where)
+    assert tiled
+
+
 def test_ctc_loss_in_tf_function(tf):
     """tf.nn.ctc_loss in a tf.function, default placement: its while loop
     lands on OPENCL and updates tensors with TensorScatterUpdate/Add, which
