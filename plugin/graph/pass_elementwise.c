@@ -11,12 +11,17 @@
  * 2 to 8 inputs (its adds in input order, as the plugin's AddN), Cast from
  * float, half or int64 to float or half (Truncate false), and scalar
  * float/half/int64 Consts, whose values go into the program (a Const
- * nothing else reads then goes).
+ * nothing else reads then goes). A scalar Const with control inputs only
+ * (gradient code's tf.control_dependencies: _SquareGrad's 2 waits for
+ * the incoming gradient) folds too where every node it waits for is in
+ * the region, and it and its waits go with them.
  *
  * A region grows from a float or half root through the data inputs: a
  * producer joins when it is such an op on the root's device, every node
  * reading it is already in the region, and nothing else can see it (no
- * control edge in or out, not on the keep list). So a value the region
+ * control edge in or out, not on the keep list; waiting Consts aside,
+ * which must then fold: where one does not, the region is built again
+ * without the producer it waits for). So a value the region
  * reads twice (Keras' step counter, cast once, raised to two powers) is
  * computed once inside it. Roots are taken consumers first (the graph in
  * reverse topological order): an op that joined no region of its readers
@@ -147,11 +152,11 @@ static float half_to_float(uint16_t bits)
 /* A rank-0 Const of `dtype` with no control inputs: its value as a float
  * (half exactly; int64 only when the float holds it exactly). Values from
  * tensor_content assume a little-endian host, as TensorFlow's do. */
-static bool scalar_const(const struct gnode *n, int dtype, float *value)
+static bool const_value(const struct gnode *n, int dtype, float *value)
 {
   const Tfg__NodeDef *def = n->def;
   int t;
-  if (n->removed || !bin_eq(&def->op, "Const") || def->n_input != 0 ||
+  if (n->removed || !bin_eq(&def->op, "Const") ||
       !node_attr_type(def, "dtype", &t) || t != dtype)
     return false;
   const Tfg__AttrValue *v = node_attr(def, "value");
@@ -200,6 +205,28 @@ static bool scalar_const(const struct gnode *n, int dtype, float *value)
   default:
     return false;
   }
+}
+
+/* A scalar Const of `dtype` with no inputs: its value. */
+static bool scalar_const(const struct gnode *n, int dtype, float *value)
+{
+  return n->def->n_input == 0 && const_value(n, dtype, value);
+}
+
+/* A scalar Const whose inputs are all control inputs (gradient code's
+ * tf.control_dependencies: _SquareGrad's 2 waits for the gradient), that
+ * nothing waits for or fetches: a region may take its value where every
+ * node it waits for is in the region too, and then it goes. */
+static bool controlled_const(const struct gnode *n)
+{
+  const Tfg__NodeDef *def = n->def;
+  size_t num_data;
+  int t;
+  float value;
+  return !n->removed && !n->kept && n->ctrl_fanout == 0 && def->n_input > 0 &&
+         node_split_inputs(def, &num_data) && num_data == 0 &&
+         node_attr_type(def, "dtype", &t) && is_value_dtype(t) &&
+         const_value(n, t, &value);
 }
 
 /* ---- The graph's order --------------------------------------------------- */
@@ -393,6 +420,8 @@ static void find_singles(struct graph *g, const size_t *order, long count,
 struct marks {
   const bool *single; /* find_singles' answers */
   const bool *costly;
+  /* Per node: how many controlled_const()s wait for it. */
+  const int *const_waiters;
   int *level;   /* distance from the root; -1 outside the region */
   int *reads;   /* data reads of the node by region members */
   int *want;    /* the deepest level a reader asks for it at */
@@ -429,6 +458,9 @@ struct region {
   int64_t tiles[FUSED_MAX_INPUTS][FUSED_TILE_RANK_MAX];
   int num_tile_reads;
   size_t tile_reads[2 * FUSED_MAX_INSNS];
+  /* Producers kept out: a Const waiting for them did not fold. */
+  const size_t *blocked;
+  int num_blocked;
 };
 
 static void touch(struct marks *m, size_t i)
@@ -449,14 +481,22 @@ static void marks_reset(struct marks *m)
 
 /* Whether producer p, read at `port` as `dtype` by a member, may join a
  * region rooted on `device` (its readers aside). */
-static bool joinable(const struct gnode *p, int port, int dtype,
-                     const ProtobufCBinaryData *device)
+static bool joinable(const struct region *r, const struct gnode *p, int port,
+                     int dtype, const ProtobufCBinaryData *device)
 {
   struct eop e;
   size_t num_data;
+  size_t pi = (size_t)(p - r->g->nodes);
+  /* What waits for p must be Consts the region may fold (checked once
+   * the region is complete, fuse_root). */
+  if (p->ctrl_fanout != r->m->const_waiters[pi])
+    return false;
+  for (int b = 0; b < r->num_blocked; b++)
+    if (r->blocked[b] == pi)
+      return false;
   return port == 0 && classify(p, &e) && e.dtype == dtype && !p->kept &&
-         p->ctrl_fanout == 0 && node_split_inputs(p->def, &num_data) &&
-         num_data == p->def->n_input && bin_eq_bin(&p->def->device, device);
+         node_split_inputs(p->def, &num_data) && num_data == p->def->n_input &&
+         bin_eq_bin(&p->def->device, device);
 }
 
 bool elementwise_takes(const struct gnode *p, int dtype)
@@ -496,7 +536,7 @@ static void grow(struct region *r)
       /* A read at another dtype (no graph TensorFlow builds has one)
        * is not counted, so the producer never joins. */
       if (pi == r->root || m->level[pi] >= 0 ||
-          !joinable(p, port, e.operand_dtype, device) ||
+          !joinable(r, p, port, e.operand_dtype, device) ||
           (!root_single && m->single[pi] && m->costly[pi]))
         continue;
       touch(m, pi);
@@ -655,6 +695,20 @@ static int member_index(const struct region *r, size_t node)
   return -1;
 }
 
+/* Whether every node Const c waits for is a member of r. */
+static bool waits_within(const struct region *r, const struct gnode *c)
+{
+  size_t num_data;
+  node_split_inputs(c->def, &num_data);
+  for (size_t j = num_data; j < c->def->n_input; j++) {
+    int port;
+    struct gnode *q = graph_producer(r->g, &c->def->input[j], &port);
+    if (q == NULL || r->m->level[q - r->g->nodes] < 0)
+      return false;
+  }
+  return true;
+}
+
 /* The value member k defines, its operands written first (so the program
  * is in dependency order, and equal regions give equal programs). The
  * recursion is bounded by the region's depth. */
@@ -682,7 +736,9 @@ static int emit(struct region *r, int k)
     if (pk >= 0) {
       operand[j] = emit(r, pk);
     } else if (p != NULL && port == 0 &&
-               scalar_const(p, e.operand_dtype, &value)) {
+               (scalar_const(p, e.operand_dtype, &value) ||
+                (controlled_const(p) && waits_within(r, p) &&
+                 const_value(p, e.operand_dtype, &value)))) {
       if (r->num_const_reads ==
           (int)(sizeof(r->const_reads) / sizeof(r->const_reads[0]))) {
         r->overflow = true;
@@ -722,7 +778,8 @@ static int emit(struct region *r, int k)
 /* The region of `root` with members at most level_limit away, and its
  * program. */
 static void build(struct region *r, struct graph *g, struct marks *m,
-                  size_t root, int level_limit)
+                  size_t root, int level_limit, const size_t *blocked,
+                  int num_blocked)
 {
   marks_reset(m);
   memset(r, 0, sizeof(*r));
@@ -730,6 +787,8 @@ static void build(struct region *r, struct graph *g, struct marks *m,
   r->m = m;
   r->root = root;
   r->level_limit = level_limit;
+  r->blocked = blocked;
+  r->num_blocked = num_blocked;
   grow(r);
   for (int k = 0; k <= FUSED_MAX_INSNS; k++)
     r->value_of[k] = -1;
@@ -838,11 +897,20 @@ static bool rewrite(struct region *r, int out_dtype)
     g->nodes[r->members[k]].removed = true;
     g->nodes[r->members[k]].touched = true;
   }
-  /* A Const read only by the region goes. */
+  /* A Const read only by the region goes, and no longer waits. */
   for (int c = 0; c < r->num_const_reads; c++) {
     struct gnode *k = &g->nodes[r->const_reads[c]];
-    if (--k->data_fanout == 0 && k->ctrl_fanout == 0 && !k->kept)
+    if (--k->data_fanout == 0 && k->ctrl_fanout == 0 && !k->kept) {
       k->removed = true;
+      size_t num_data = k->def->n_input;
+      node_split_inputs(k->def, &num_data);
+      for (size_t j = num_data; j < k->def->n_input; j++) {
+        int port;
+        struct gnode *q = graph_producer(g, &k->def->input[j], &port);
+        if (q != NULL)
+          q->ctrl_fanout--;
+      }
+    }
   }
   /* So does a Tile read only by it, with its multiples if nothing else
    * reads them; a Tile that stays leaves its input one more reader. */
@@ -872,6 +940,43 @@ static bool rewrite(struct region *r, int out_dtype)
   return true;
 }
 
+/* A member (not the root) that a Const waits for which the region did not
+ * fold (all its reads taken in), or -1: that Const would still wait for a
+ * node the fusion removes. */
+static long unfolded_waiter(const struct region *r)
+{
+  struct graph *g = r->g;
+  for (int k = 1; k < r->num_members; k++) {
+    const struct gnode *p = &g->nodes[r->members[k]];
+    int folded = 0;
+    for (int c = 0; c < r->num_const_reads; c++) {
+      const struct gnode *q = &g->nodes[r->const_reads[c]];
+      size_t num_data;
+      int reads = 0;
+      if (q->def->n_input == 0 || !node_split_inputs(q->def, &num_data))
+        continue;
+      /* Once per Const: at its first read, all its reads counted. */
+      bool first = true;
+      for (int d = 0; d < r->num_const_reads; d++) {
+        if (r->const_reads[d] != r->const_reads[c])
+          continue;
+        first = first && d >= c;
+        reads++;
+      }
+      if (!first || reads != q->data_fanout)
+        continue;
+      for (size_t j = num_data; j < q->def->n_input; j++) {
+        int port;
+        if (graph_producer(g, &q->def->input[j], &port) == p)
+          folded++;
+      }
+    }
+    if (folded != p->ctrl_fanout)
+      return (long)r->members[k];
+  }
+  return -1;
+}
+
 /* Fuses the region rooted at i if it is worth it. */
 static void fuse_root(struct graph *g, struct marks *m, struct region *r,
                       size_t i)
@@ -879,9 +984,18 @@ static void fuse_root(struct graph *g, struct marks *m, struct region *r,
   struct eop e;
   if (!classify(&g->nodes[i], &e) || !is_float_dtype(e.dtype))
     return;
-  build(r, g, m, i, FUSED_MAX_INSNS);
-  while (r->overflow && r->deepest > 0)
-    build(r, g, m, i, r->deepest - 1);
+  size_t blocked[FUSED_MAX_INSNS];
+  int num_blocked = 0;
+  for (;;) {
+    build(r, g, m, i, FUSED_MAX_INSNS, blocked, num_blocked);
+    while (r->overflow && r->deepest > 0)
+      build(r, g, m, i, r->deepest - 1, blocked, num_blocked);
+    long unfolded = r->overflow ? -1 : unfolded_waiter(r);
+    if (unfolded < 0 || num_blocked == FUSED_MAX_INSNS)
+      break;
+    /* Rebuilt without it: what joined through it leaves too. */
+    blocked[num_blocked++] = (size_t)unfolded;
+  }
   if (r->overflow || r->real_ops < 2 || r->num_inputs < 1)
     return;
   if (!graph_has_kernel(g,
@@ -921,6 +1035,23 @@ void pass_elementwise(struct graph *g)
   if (count < 0)
     return;
   find_singles(g, order, count, single, costly);
+  int *waiters = ocl_arena_alloc(&g->arena, (n + 1) * sizeof(int));
+  if (waiters == NULL)
+    return;
+  memset(waiters, 0, (n + 1) * sizeof(int));
+  for (size_t i = 0; i < n; i++) {
+    const Tfg__NodeDef *def = g->nodes[i].def;
+    size_t num_data;
+    if (!controlled_const(&g->nodes[i]) || !node_split_inputs(def, &num_data))
+      continue;
+    for (size_t j = num_data; j < def->n_input; j++) {
+      int port;
+      struct gnode *q = graph_producer(g, &def->input[j], &port);
+      if (q != NULL)
+        waiters[q - g->nodes]++;
+    }
+  }
+  m.const_waiters = waiters;
   m.single = single;
   m.costly = costly;
   /* Consumers first: a node still there when its turn comes joined no

@@ -242,6 +242,33 @@ def tiles():
     return g.as_graph_def()
 
 
+def controlled():
+    """Scalar Consts that wait for a node (gradient code's
+    tf.control_dependencies, _SquareGrad's 2): one the chain can fold with
+    the node it waits for ("cc_"), one read outside the chain too ("co_"),
+    one waiting for a node outside the chain ("cg_")."""
+    g = tf.Graph()
+    f32 = tf.float32
+    with g.as_default(), tf.device(OPENCL):
+        ph = tf.compat.v1.placeholder
+        x = ph(f32, [4, 3], name="x")
+        y = ph(f32, [4, 3], name="y")
+        grad = tf.multiply(x, 0.5, name="cc_grad")
+        with tf.control_dependencies([grad]):
+            two = tf.constant(2.0, name="cc_two")
+        tf.multiply(grad, tf.multiply(y, two, name="cc_inner"), name="cc_out")
+        grad = tf.multiply(x, 0.25, name="co_grad")
+        with tf.control_dependencies([grad]):
+            two = tf.constant(2.0, name="co_two")
+        tf.multiply(grad, tf.multiply(y, two, name="co_inner"), name="co_out")
+        tf.identity(two, name="co_outside")
+        gate = tf.no_op(name="gate")
+        with tf.control_dependencies([gate]):
+            three = tf.constant(3.0, name="cg_three")
+        tf.add(tf.multiply(x, three, name="cg_mul"), y, name="cg_out")
+    return g.as_graph_def()
+
+
 def while_loop():
     """A lowered while loop (Enter, Merge, Switch, LoopCond, NextIteration,
     Exit: what Grappler sees once TensorFlow lowered a While), as Keras'
@@ -382,6 +409,7 @@ def main():
         "while_loop.pb": while_loop(),
         "accumulate.pb": accumulate(),
         "tiles.pb": tiles(),
+        "controlled.pb": controlled(),
     }
     for name, gd in graphs.items():
         data = gd.SerializeToString(deterministic=True)

@@ -666,6 +666,45 @@ START_TEST(elementwise_reads_through_tiles)
 }
 END_TEST
 
+/* A scalar Const that waits for a node folds with that node where the
+ * chain takes both in; read outside too, it stays and so does the node it
+ * waits for (the chain rebuilt without it); waiting for a node outside
+ * the chain, it is an input. */
+START_TEST(elementwise_folds_consts_waiting_inside)
+{
+  struct blob b = load_graph("controlled.pb");
+  struct ocl_graph_config cfg = elementwise_config(&kernels_all);
+  struct result r = optimize(&b, &cfg);
+  ck_assert_msg(r.outcome == OCL_GRAPH_CHANGED, "%s", r.why);
+  Tfg__GraphDef *g = decode_graph(r.out, r.size);
+  assert_closed(g);
+
+  struct fused_program p = program_of(must(g, "cc_out"));
+  assert_ops(&p, "c,mul,c,mul,mul");
+  ck_assert_uint_eq(must(g, "cc_out")->n_input, 2);
+  ck_assert_ptr_null(find_node(g, "cc_two"));
+  ck_assert_ptr_null(find_node(g, "cc_grad"));
+  ck_assert_ptr_null(find_node(g, "cc_inner"));
+
+  assert_op(g, "co_grad", "Mul");
+  assert_op(g, "co_two", "Const");
+  ck_assert(has_input(must(g, "co_two"), "^co_grad"));
+  p = program_of(must(g, "co_out"));
+  assert_ops(&p, "mul,mul");
+  ck_assert(has_input(must(g, "co_out"), "co_grad"));
+  ck_assert(has_input(must(g, "co_out"), "co_two"));
+
+  p = program_of(must(g, "cg_out"));
+  assert_ops(&p, "mul,add");
+  ck_assert(has_input(must(g, "cg_out"), "cg_three"));
+  ck_assert(has_input(must(g, "cg_three"), "^gate"));
+  tfg__graph_def__free_unpacked(g, NULL);
+  assert_idempotent(&r, &cfg);
+  free(r.out);
+  free(b.data);
+}
+END_TEST
+
 START_TEST(elementwise_fuses_private_chains)
 {
   struct blob b = load_graph("elementwise.pb");
@@ -1236,6 +1275,7 @@ static Suite *graph_core_suite(void)
   tcase_add_test(tc, accumulate_restores_the_addn);
   tcase_add_test(tc, accumulate_needs_kernel_and_private_nodes);
   tcase_add_test(tc, elementwise_reads_through_tiles);
+  tcase_add_test(tc, elementwise_folds_consts_waiting_inside);
   tcase_add_test(tc, elementwise_fuses_private_chains);
   tcase_add_test(tc, elementwise_fetched_intermediates_stay);
   tcase_add_test(tc, elementwise_needs_kernel_and_switch);
