@@ -775,15 +775,11 @@ __kernel void direct_fwd_line_8x2(OCL_TENSOR_ARG(const T, in),
   }
 }
 
-/* dfilter[k, co] for 8 rows k (8 adjacent input channels of one tap) and
- * 16 * NV output channels, summed over the output lines [l0, l0 + lines)
- * (line = (image, d, h)) of split get_global_id(2): the image's 8
- * channels (one vector) times out_backprop's row of channels (NV vectors)
- * per pixel. Needs Cin % 8 == 0, channels-last input and out_backprop
- * (in_sc = out_sc = 1) and Cout % (16 * NV) == 0. Writes dst (partial
- * sums [split][K][Cout] when split, else the filter gradient itself). */
-#define DIRECT_BPF(NV)                                                       \
-  __kernel void direct_bpf_8x##NV(                                           \
+/* The filter-gradient direct kernels' arguments and work-item: row block
+ * kb (rows from k0) of the filter's K, column block jb of 16 * NV output
+ * channels, split get_global_id(2) of the lines. */
+#define BPF_KERNEL(name, NV)                                                 \
+  __kernel void name(                                                        \
       OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(const T, dy),              \
       OCL_TENSOR_ARG(T, dw), OCL_TENSOR_ARG(acc_t, partial), geo_t g,        \
       idx_t lines_per_split, int split_out)                                  \
@@ -795,7 +791,57 @@ __kernel void direct_fwd_line_8x2(OCL_TENSOR_ARG(const T, in),
     idx_t K = g.k_d * g.k_h * g.k_w * C;                                     \
     OCL_GUARD(kb * DIRECT_ROWS, K);                                          \
     OCL_GUARD(jb * 16 * NV, Cout);                                           \
-    idx_t k0 = kb * DIRECT_ROWS, tap = k0 / C, ci = k0 - tap * C;            \
+    idx_t k0 = kb * DIRECT_ROWS;
+
+/* direct_bpf's end of a line of `products` per row: the chain's sums
+ * into total once about DIRECT_CHAIN products are in (the rounding of a
+ * GEMM that slices K, not of one long chain), then the next line's
+ * (n, od, oh). */
+#define BPF_NEXT_LINE(NV, products)                                          \
+  chained += (int)(products);                                                \
+  if (chained >= DIRECT_CHAIN || l + 1 == l1) {                              \
+    _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)                  \
+      _Pragma("unroll") for (int v = 0; v < NV; v++) {                       \
+        total[r][v] += acc[r][v];                                            \
+        acc[r][v] = 0.0f;                                                    \
+      }                                                                      \
+    chained = 0;                                                             \
+  }                                                                          \
+  if (++oh == g.out_h) {                                                     \
+    oh = 0;                                                                  \
+    if (++od == g.out_d) {                                                   \
+      od = 0;                                                                \
+      n++;                                                                   \
+    }                                                                        \
+  }
+
+/* direct_bpf's rows [0, rows) of total into the partial sums
+ * [split][K][Cout] (split_out) or the filter gradient. */
+#define BPF_STORE(NV, rows)                                                  \
+  idx_t at = k0 * Cout + jb * 16 * NV;                                       \
+  for (int r = 0; r < (rows); r++)                                           \
+    _Pragma("unroll") for (int v = 0; v < NV; v++) {                         \
+      if (split_out) {                                                       \
+        float tmp[16];                                                       \
+        vstore16(total[r][v], 0, tmp);                                       \
+        __global acc_t *p = OCL_PTR(acc_t, partial) + split * K * Cout + at; \
+        for (int i = 0; i < 16; i++)                                         \
+          p[r * Cout + 16 * v + i] = tmp[i];                                 \
+      } else {                                                               \
+        store16f(OCL_PTR(T, dw) + at + r * Cout + 16 * v, total[r][v]);      \
+      }                                                                      \
+    }
+
+/* dfilter[k, co] for 8 rows k (8 adjacent input channels of one tap) and
+ * 16 * NV output channels, summed over the output lines [l0, l0 + lines)
+ * (line = (image, d, h)) of split get_global_id(2): the image's 8
+ * channels (one vector) times out_backprop's row of channels (NV vectors)
+ * per pixel. Needs Cin % 8 == 0, channels-last input and out_backprop
+ * (in_sc = out_sc = 1) and Cout % (16 * NV) == 0. Writes dst (partial
+ * sums [split][K][Cout] when split, else the filter gradient itself). */
+#define DIRECT_BPF(NV)                                                       \
+  BPF_KERNEL(direct_bpf_8x##NV, NV)                                          \
+    idx_t tap = k0 / C, ci = k0 - tap * C;                                   \
     idx_t kw = tap % g.k_w, kh = (tap / g.k_w) % g.k_h;                      \
     idx_t kd = tap / (g.k_w * g.k_h);                                        \
     idx_t all_lines = g.batch * g.out_d * g.out_h;                           \
@@ -836,41 +882,9 @@ __kernel void direct_fwd_line_8x2(OCL_TENSOR_ARG(const T, in),
           }                                                                  \
         }                                                                    \
       }                                                                      \
-      /* Sums of at most about DIRECT_CHAIN products, then added up: the  \
-       * rounding of a GEMM that slices K, not of one long chain. */      \
-      chained += (int)(ow_hi - ow_lo);                                       \
-      if (chained >= DIRECT_CHAIN || l + 1 == l1) {                          \
-        _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)              \
-          _Pragma("unroll") for (int v = 0; v < NV; v++) {                   \
-            total[r][v] += acc[r][v];                                        \
-            acc[r][v] = 0.0f;                                                \
-          }                                                                  \
-        chained = 0;                                                         \
-      }                                                                      \
-      if (++oh == g.out_h) {                                                 \
-        oh = 0;                                                              \
-        if (++od == g.out_d) {                                               \
-          od = 0;                                                            \
-          n++;                                                               \
-        }                                                                    \
-      }                                                                      \
+      BPF_NEXT_LINE(NV, ow_hi - ow_lo)                                       \
     }                                                                        \
-    idx_t at = k0 * Cout + jb * 16 * NV;                                     \
-    if (split_out) {                                                         \
-      __global acc_t *p = OCL_PTR(acc_t, partial) + split * K * Cout + at;   \
-      _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)                                  \
-        _Pragma("unroll") for (int v = 0; v < NV; v++) {                                       \
-          float tmp[16];                                                     \
-          vstore16(total[r][v], 0, tmp);                                       \
-          for (int i = 0; i < 16; i++)                                       \
-            p[r * Cout + 16 * v + i] = tmp[i];                               \
-        }                                                                    \
-    } else {                                                                 \
-      __global T *p = OCL_PTR(T, dw) + at;                                   \
-      _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)                                  \
-        _Pragma("unroll") for (int v = 0; v < NV; v++)                                         \
-          store16f(p + r * Cout + 16 * v, total[r][v]);                        \
-    }                                                                        \
+    BPF_STORE(NV, DIRECT_ROWS)                                               \
   }
 
 DIRECT_BPF(1)
@@ -884,19 +898,7 @@ DIRECT_BPF(2)
  * row's w does, reads without tests; the rest select 0 for what lies
  * outside. Same partial sums and chains as direct_bpf_8xNV. */
 #define DIRECT_BPF_GATHER(NV)                                                \
-  __kernel void direct_bpf_gather_8x##NV(                                    \
-      OCL_TENSOR_ARG(const T, in), OCL_TENSOR_ARG(const T, dy),              \
-      OCL_TENSOR_ARG(T, dw), OCL_TENSOR_ARG(acc_t, partial), geo_t g,        \
-      idx_t lines_per_split, int split_out)                                  \
-  {                                                                          \
-    idx_t kb = get_global_id(0);                                             \
-    idx_t jb = get_global_id(1);                                             \
-    idx_t split = get_global_id(2);                                          \
-    idx_t C = g.cin, Cout = g.cout;                                          \
-    idx_t K = g.k_d * g.k_h * g.k_w * C;                                     \
-    OCL_GUARD(kb * DIRECT_ROWS, K);                                          \
-    OCL_GUARD(jb * 16 * NV, Cout);                                           \
-    idx_t k0 = kb * DIRECT_ROWS;                                             \
+  BPF_KERNEL(direct_bpf_gather_8x##NV, NV)                                   \
     int rows = (int)min((idx_t)DIRECT_ROWS, K - k0);                         \
     /* Each row's tap as offsets from the pixel's first tap. */              \
     idx_t tap_d[DIRECT_ROWS], tap_h[DIRECT_ROWS], tap_w[DIRECT_ROWS];        \
@@ -977,37 +979,9 @@ DIRECT_BPF(2)
             acc[r][v] = fma((float16)a, b[v], acc[r][v]);                    \
         }                                                                    \
       }                                                                      \
-      chained += (int)g.out_w;                                               \
-      if (chained >= DIRECT_CHAIN || l + 1 == l1) {                          \
-        _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)              \
-          _Pragma("unroll") for (int v = 0; v < NV; v++) {                   \
-            total[r][v] += acc[r][v];                                        \
-            acc[r][v] = 0.0f;                                                \
-          }                                                                  \
-        chained = 0;                                                         \
-      }                                                                      \
-      if (++oh == g.out_h) {                                                 \
-        oh = 0;                                                              \
-        if (++od == g.out_d) {                                               \
-          od = 0;                                                            \
-          n++;                                                               \
-        }                                                                    \
-      }                                                                      \
+      BPF_NEXT_LINE(NV, g.out_w)                                             \
     }                                                                        \
-    idx_t at = k0 * Cout + jb * 16 * NV;                                     \
-    for (int r = 0; r < rows; r++)                                           \
-      _Pragma("unroll") for (int v = 0; v < NV; v++) {                       \
-        if (split_out) {                                                     \
-          float tmp[16];                                                     \
-          vstore16(total[r][v], 0, tmp);                                     \
-          __global acc_t *p =                                                \
-              OCL_PTR(acc_t, partial) + split * K * Cout + at;               \
-          for (int i = 0; i < 16; i++)                                       \
-            p[r * Cout + 16 * v + i] = tmp[i];                               \
-        } else {                                                             \
-          store16f(OCL_PTR(T, dw) + at + r * Cout + 16 * v, total[r][v]);    \
-        }                                                                    \
-      }                                                                      \
+    BPF_STORE(NV, rows)                                                      \
   }
 
 DIRECT_BPF_GATHER(1)

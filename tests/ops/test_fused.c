@@ -82,12 +82,14 @@ static TF_Tensor *cast(TF_Tensor *x, TF_DataType to)
   return run1("Cast", a, 2, x, NULL);
 }
 
-static TF_Tensor *fused(const int64_t *program, int len,
-                        const float *constants, int num_constants,
-                        TF_DataType out_type, TF_Tensor *const *inputs,
-                        int num_inputs, TF_Status *st)
+/* The fused op; with tiles (num_tiles > 0), the tiled one. */
+static TF_Tensor *fused_tiled(const int64_t *program, int len,
+                              const float *constants, int num_constants,
+                              const int64_t *tiles, int num_tiles,
+                              TF_DataType out_type, TF_Tensor *const *inputs,
+                              int num_inputs, TF_Status *st)
 {
-  struct tfocl_attr a[3] = {
+  struct tfocl_attr a[4] = {
       TFOCL_ATTR_T("T", out_type),
       {.name = "program",
        .kind = TFOCL_ATTR_INT_LIST,
@@ -95,12 +97,23 @@ static TF_Tensor *fused(const int64_t *program, int len,
       {.name = "constants",
        .kind = TFOCL_ATTR_FLOAT_LIST,
        .value.floats = {constants, num_constants}},
+      {.name = "tiles",
+       .kind = TFOCL_ATTR_INT_LIST,
+       .value.ints = {tiles, num_tiles}},
   };
   TF_Tensor *out = NULL;
   int n = 0;
-  tfocl_run_op(device, FUSED_OP_NAME, a, 3, inputs, num_inputs, &out, 1, &n,
-               st);
+  tfocl_run_op(device, num_tiles > 0 ? FUSED_TILED_OP_NAME : FUSED_OP_NAME, a,
+               num_tiles > 0 ? 4 : 3, inputs, num_inputs, &out, 1, &n, st);
   return out;
+}
+
+static TF_Tensor *fused(const int64_t *program, int len, const float *constants,
+                        int num_constants, TF_DataType out_type,
+                        TF_Tensor *const *inputs, int num_inputs, TF_Status *st)
+{
+  return fused_tiled(program, len, constants, num_constants, NULL, 0, out_type,
+                     inputs, num_inputs, st);
 }
 
 /* Whether a float or half element is a NaN, from its bits. */
@@ -595,31 +608,6 @@ START_TEST(more_than_eight_collapsed_dims)
 END_TEST
 
 /* ---- Tiled inputs ------------------------------------------------------------ */
-
-static TF_Tensor *fused_tiled(const int64_t *program, int len,
-                              const float *constants, int num_constants,
-                              const int64_t *tiles, int num_tiles,
-                              TF_DataType out_type, TF_Tensor *const *inputs,
-                              int num_inputs, TF_Status *st)
-{
-  struct tfocl_attr a[4] = {
-      TFOCL_ATTR_T("T", out_type),
-      {.name = "program",
-       .kind = TFOCL_ATTR_INT_LIST,
-       .value.ints = {program, len}},
-      {.name = "constants",
-       .kind = TFOCL_ATTR_FLOAT_LIST,
-       .value.floats = {constants, num_constants}},
-      {.name = "tiles",
-       .kind = TFOCL_ATTR_INT_LIST,
-       .value.ints = {tiles, num_tiles}},
-  };
-  TF_Tensor *out = NULL;
-  int n = 0;
-  tfocl_run_op(device, FUSED_TILED_OP_NAME, a, 4, inputs, num_inputs, &out, 1,
-               &n, st);
-  return out;
-}
 
 /* TensorFlow's Tile of x by multiples m[0, rank). */
 static TF_Tensor *tile(TF_Tensor *x, const int64_t *m, int rank)
