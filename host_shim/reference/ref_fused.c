@@ -45,7 +45,27 @@ static int fused_compute(const struct ref_case *c, struct ref_tensor *out,
     return -1;
   }
 
-  /* NumPy broadcast of every input. */
+  /* The tiled op: input k is Tile(input k, its multiples), its dims
+   * repeated[k]. */
+  const struct tfocl_attr *tiles = ref_case_attr(c, "tiles");
+  int64_t repeated[FUSED_MAX_INPUTS][REF_MAX_DIMS];
+  int64_t at_tile = 0;
+  for (int k = 0; k < c->num_inputs; k++) {
+    const struct ref_tensor *x = &c->inputs[k];
+    int64_t len = 0;
+    if (tiles != NULL && at_tile < tiles->value.ints.count)
+      len = tiles->value.ints.items[at_tile++];
+    if (len != 0 && len != x->rank) {
+      snprintf(error, (size_t)error_len, "multiples of input %d", k);
+      return -1;
+    }
+    for (int d = 0; d < x->rank; d++)
+      repeated[k][d] =
+          x->dims[d] * (len ? tiles->value.ints.items[at_tile + d] : 1);
+    at_tile += len;
+  }
+
+  /* NumPy broadcast of every (tiled) input. */
   int rank = 0;
   int64_t dims[REF_MAX_DIMS];
   for (int k = 0; k < c->num_inputs; k++)
@@ -55,7 +75,7 @@ static int fused_compute(const struct ref_case *c, struct ref_tensor *out,
     for (int k = 0; k < c->num_inputs; k++) {
       const struct ref_tensor *x = &c->inputs[k];
       int at = d - (rank - x->rank);
-      int64_t v = at >= 0 ? x->dims[at] : 1;
+      int64_t v = at >= 0 ? repeated[k][at] : 1;
       if (v == 1 || v == dims[d])
         continue;
       if (dims[d] != 1) {
@@ -79,8 +99,9 @@ static int fused_compute(const struct ref_case *c, struct ref_tensor *out,
         int at = d - (rank - x->rank);
         if (at < 0)
           continue;
-        if (x->dims[at] != 1)
-          index += coord * stride;
+        /* A tile's copies read the same elements again. */
+        if (repeated[k][at] != 1)
+          index += coord % x->dims[at] * stride;
         stride *= x->dims[at];
       }
       v[k] = x->v[index];
@@ -375,7 +396,84 @@ static void fused_cases(const struct ref_op *op, TF_DataType dtype,
   c->expect_code = TF_INVALID_ARGUMENT;
 }
 
+/* The tiled op: (a - b) * c + b with inputs standing for Tiles of
+ * themselves: a [1, 1, 1, C] repeated over N, H, W beside full inputs and
+ * alone, a repeat of dims larger than 1, two tiled inputs, rank 2 beside
+ * rank 4, and the errors (multiples of another length; one dim repeated
+ * two ways). */
+static void tiled_cases(const struct ref_op *op, TF_DataType dtype,
+                        struct ref_cases *out)
+{
+  static const int64_t program[] = {FUSED_SUB, 0,         1, FUSED_MUL, 3,
+                                    2,         FUSED_ADD, 4, 1};
+  enum { L = 4 + 4 + 4 };
+  static const struct {
+    const char *what;
+    int64_t shapes[3][4];
+    int ranks[3];
+    int num_tiles;
+    int64_t tiles[L];
+    TF_Code code;
+  } cases[] = {
+      {"broadcast",
+       {{4, 5, 6, 20}, {1, 1, 1, 20}, {4, 5, 6, 20}},
+       {4, 4, 4},
+       7,
+       {0, 4, 4, 5, 6, 1, 0},
+       TF_OK},
+      {"broadcast alone",
+       {{1, 1, 1, 20}, {1, 1, 1, 20}, {1, 1, 1, 20}},
+       {4, 4, 4},
+       7,
+       {4, 3, 5, 6, 1, 0, 0},
+       TF_OK},
+      {"repeat",
+       {{4, 5, 6, 20}, {2, 1, 3, 20}, {4, 5, 6, 20}},
+       {4, 4, 4},
+       7,
+       {0, 4, 2, 5, 2, 1, 0},
+       TF_OK},
+      {"two tiled",
+       {{1, 1, 1, 20}, {2, 1, 3, 20}, {4, 5, 6, 20}},
+       {4, 4, 4},
+       11,
+       {4, 4, 5, 6, 1, 4, 2, 5, 2, 1, 0},
+       TF_OK},
+      {"rank 2 beside rank 4",
+       {{4, 5, 6, 20}, {1, 20}, {4, 5, 6, 20}},
+       {4, 2, 4},
+       5,
+       {0, 2, 6, 1, 0},
+       TF_OK},
+      {"multiples of another length",
+       {{1, 1, 1, 20}, {4, 5, 6, 20}, {4, 5, 6, 20}},
+       {4, 4, 4},
+       6,
+       {3, 4, 5, 6, 0, 0},
+       TF_INVALID_ARGUMENT},
+      {"one dim repeated two ways",
+       {{2, 20}, {3, 20}, {1, 20}},
+       {2, 2, 2},
+       7,
+       {2, 3, 1, 2, 2, 1, 0},
+       TF_UNIMPLEMENTED},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    struct ref_case *c = ref_case_add(out, op->op, "%s", cases[i].what);
+    ref_case_attr_ints(c, "program", program, 9);
+    ref_case_attr_ints(c, "tiles", cases[i].tiles, cases[i].num_tiles);
+    ref_case_attr_type(c, "T", dtype);
+    for (int k = 0; k < 3; k++) {
+      c->label[0] = (char)('a' + k);
+      ref_case_input(c, dtype, cases[i].shapes[k], cases[i].ranks[k], REF_ANY);
+    }
+    c->label[0] = cases[i].what[0];
+    c->expect_code = cases[i].code;
+  }
+}
+
 const struct ref_op ref_ops_fused[] = {
     {FUSED_OP_NAME, 1e-5, 1e-5, REF_ANY, fused_cases, fused_compute},
+    {FUSED_TILED_OP_NAME, 1e-5, 1e-5, REF_ANY, tiled_cases, fused_compute},
     {NULL, 0, 0, REF_ANY, NULL, NULL},
 };

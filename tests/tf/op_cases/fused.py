@@ -12,15 +12,18 @@ from ._base import BUILDERS
 # execution of the registered op. TensorFlow has no CPU kernel for it: the
 # reference is numpy, each op computed in float32 and rounded to the
 # value's dtype, as the op's program defines (kernels/fused_program.h).
-def _fused(program, constants, out_type):
+def _fused(program, constants, out_type, tiles=None):
     from tensorflow.python.eager import context, execute
 
     def fn(*xs):
         attrs = ("Targs", [x.dtype.as_datatype_enum for x in xs],
                  "T", tf.as_dtype(out_type).as_datatype_enum,
                  "program", program, "constants", constants)
-        return execute.execute("_TfoclFusedElementwise", 1, list(xs), attrs,
-                               context.context())[0]
+        op = "_TfoclFusedElementwise"
+        if tiles is not None:
+            attrs += ("tiles", tiles)
+            op += "Tiled"
+        return execute.execute(op, 1, list(xs), attrs, context.context())[0]
     return fn
 
 
@@ -63,3 +66,28 @@ def _fused_elementwise(c):
 
 
 BUILDERS["_TfoclFusedElementwise"] = _fused_elementwise
+
+
+def _fused_elementwise_tiled(c):
+    """The tiled op: (a - b) * c + b with b standing for np.tile(b, m)."""
+    T = c.T
+    r = lambda v: np.asarray(v, np.float32).astype(T).astype(np.float32)  # noqa: E731
+    program = [41, 0, 1, 42, 3, 2, 40, 4, 1]
+
+    def ref(m):
+        def f(a, b, w):
+            a, w = a.astype(np.float32), w.astype(np.float32)
+            bt = np.tile(b.astype(np.float32), m)
+            return [r(r(r(a - bt) * w) + bt).astype(T)]
+        return f
+    cases = []
+    for what, b_shape, m in (("broadcast", (1, 1, 1, 8), [4, 5, 6, 1]),
+                             ("repeat", (2, 1, 3, 8), [2, 5, 2, 1])):
+        tiles = [0, 4, *m, 0]
+        cases.append((what, _fused(program, [], T, tiles),
+                      [c.rand(4, 5, 6, 8), c.rand(*b_shape), c.rand(4, 5, 6, 8)],
+                      {"reference": ("numpy np.tile, rounded per op", ref(m))}))
+    return cases
+
+
+BUILDERS["_TfoclFusedElementwiseTiled"] = _fused_elementwise_tiled
