@@ -644,13 +644,11 @@ static bool const_int_vector(const struct gnode *n, int64_t *values, int max,
 
 /* Whether p is a Tile the region may read through: on the root's device,
  * of `dtype`, no control inputs, multiples a Const of at most
- * FUSED_TILE_RANK_MAX entries; its multiples then and the multiples'
- * producer. The tiled op does the repeating itself, as a broadcast where
+ * FUSED_TILE_RANK_MAX entries; its multiples then. The tiled op does the repeating itself, as a broadcast where
  * the tiled dim is 1 (a reduction's gradient: [1, 1, 1, C] over an
  * image's N, H, W). */
 static bool tile_to_bypass(struct region *r, const struct gnode *p, int dtype,
-                           int64_t *multiples, int *rank,
-                           struct gnode **multiples_node)
+                           int64_t *multiples, int *rank)
 {
   struct graph *g = r->g;
   const Tfg__NodeDef *def = p->def;
@@ -669,7 +667,6 @@ static bool tile_to_bypass(struct region *r, const struct gnode *p, int dtype,
   for (int d = 0; d < *rank; d++)
     if (multiples[d] < 0)
       return false;
-  *multiples_node = m;
   return true;
 }
 
@@ -725,7 +722,6 @@ static int emit(struct region *r, int k)
   int operand[FUSED_MAX_INPUTS];
   int64_t multiples[FUSED_TILE_RANK_MAX];
   int tile_rank;
-  struct gnode *multiples_node;
   const Tfg__NodeDef *def = r->g->nodes[i].def;
   for (int j = 0; j < e.arity && !r->overflow; j++) {
     int port;
@@ -747,8 +743,7 @@ static int emit(struct region *r, int k)
       r->const_reads[r->num_const_reads++] = pi;
       operand[j] = add_const(r, value, e.operand_dtype);
     } else if (p != NULL && port == 0 &&
-               tile_to_bypass(r, p, e.operand_dtype, multiples, &tile_rank,
-                              &multiples_node)) {
+               tile_to_bypass(r, p, e.operand_dtype, multiples, &tile_rank)) {
       if (r->num_tile_reads ==
           (int)(sizeof(r->tile_reads) / sizeof(r->tile_reads[0]))) {
         r->overflow = true;
