@@ -4,6 +4,7 @@ OPENCL device from the same weights and batches, in strict placement.
 
     python tests/tf/run_model.py --model lstm --steps 4 --json out.json
     python tests/tf/run_model.py --model mobilenet --grad-check
+    python tests/tf/run_model.py --model mobilenet --grad-check --reference cpu.npz
 
 Prints, and writes as JSON: per device the loss of every step, the median
 time per step after the first (ms), where each op of the train step ran
@@ -11,7 +12,8 @@ time per step after the first (ms), where each op of the train step ran
 first batch's gradients on both devices against a float64 CPU run
 (relative L2 error over all trainable variables), and how far the float64
 gradients move when the input moves by one float32 ulp (input_ulp: the
-check means nothing where that is as large as the errors).
+check means nothing where that is as large as the errors). --reference
+keeps the CPU's side in a file for the next run of the same model.
 """
 import argparse
 import collections
@@ -132,6 +134,37 @@ def rel_l2(got, want):
     return (num / den) ** 0.5 if den > 0 else num ** 0.5
 
 
+def reference_key(args):
+    return {"model": args.model, "seed": args.seed, "steps": args.steps,
+            "grad_check": args.grad_check, "grad_nudges": args.grad_nudges}
+
+
+def load_reference(path, args):
+    """(the CPU's run, the float64 gradients, the CPU's gradient errors)
+    that save_reference wrote for the same arguments, or None."""
+    if not path or not os.path.exists(path):
+        return None
+    with np.load(path) as f:
+        meta = json.loads(str(f["meta"]))
+        if meta["key"] != reference_key(args):
+            return None
+        ref = [f[f"grad{i}"] for i in range(meta["num_grads"])]
+    return meta["cpu"], ref, meta["cpu_error"]
+
+
+def save_reference(path, args, result, ref):
+    error = result.get("grad_error", {})
+    if "error" in error:
+        return
+    cpu_error = {k: v for k, v in error.items() if k in ("cpu", "input_ulp")}
+    meta = {"key": reference_key(args), "cpu": result["runs"]["cpu"],
+            "cpu_error": cpu_error, "num_grads": len(ref or [])}
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        np.savez(f, meta=json.dumps(meta), **{f"grad{i}": g for i, g in enumerate(ref or [])})
+    os.replace(tmp, path)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True, choices=sorted(model_zoo.MODELS))
@@ -142,6 +175,11 @@ def main():
     ap.add_argument("--grad-nudges", type=int, default=4,
                     help="float64 runs from inputs one ulp away, for --grad-check's input_ulp")
     ap.add_argument("--json")
+    ap.add_argument("--reference", metavar="FILE.npz",
+                    help="the CPU's side (its run, with --grad-check the float64 gradients, the "
+                         "CPU's distance from them and input_ulp): read from FILE when it "
+                         "exists, else computed and written there, for another run of the same "
+                         "model, seed and steps (the OPENCL device under other settings)")
     args = ap.parse_args()
     os.environ.setdefault("KERAS_BACKEND", "tensorflow")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -153,7 +191,13 @@ def main():
         weights = [w.numpy() for w in build(tf, keras, args.model, 1, args.seed)[0].weights]
     result = {"model": args.model, "tensorflow": tf.__version__, "keras": keras.__version__,
               "host_ok": sorted(model_zoo.HOST_OK), "runs": {}}
-    for device in [d for d in args.devices.split(",") if d]:
+    devices = [d for d in args.devices.split(",") if d]
+    cached, ref = load_reference(args.reference, args), None
+    if cached is not None:
+        result["runs"]["cpu"], ref, cpu_error = cached
+        print(f"{args.model}: the CPU's side read from {args.reference}")
+        devices = [d for d in devices if d != "cpu"]
+    for device in devices:
         try:
             result["runs"][device] = train(tf, keras, args.model, device, args.steps, args.seed, weights)
         except (tf.errors.OpError, ValueError, RuntimeError) as e:
@@ -161,20 +205,27 @@ def main():
             result["runs"][device] = {"error": f"{type(e).__name__}: {msg[:4000]}"}
     if args.grad_check:
         try:
-            ref = gradients(tf, keras, args.model, "cpu", args.seed, weights, float64=True)
+            if cached is None:
+                ref = gradients(tf, keras, args.model, "cpu", args.seed, weights, float64=True)
             result["grad_error"] = {
                 d: rel_l2(gradients(tf, keras, args.model, d, args.seed, weights), ref)
-                for d in args.devices.split(",") if d}
-            # How far the exact gradient itself moves when the input moves by
-            # one rounding: a float32 run can be no closer to float64 than
-            # that. An input on a kink (a ReLU6 at 0 or 6 within rounding)
-            # makes it as large as any error a device could have.
-            result["grad_error"]["input_ulp"] = max(
-                rel_l2(gradients(tf, keras, args.model, "cpu", args.seed, weights,
-                                 float64=True, nudge=n), ref)
-                for n in range(args.grad_nudges))
+                for d in devices}
+            if cached is not None:
+                result["grad_error"].update(cpu_error)
+            else:
+                # How far the exact gradient itself moves when the input
+                # moves by one rounding: a float32 run can be no closer to
+                # float64 than that. An input on a kink (a ReLU6 at 0 or 6
+                # within rounding) makes it as large as any error a device
+                # could have.
+                result["grad_error"]["input_ulp"] = max(
+                    rel_l2(gradients(tf, keras, args.model, "cpu", args.seed, weights,
+                                     float64=True, nudge=n), ref)
+                    for n in range(args.grad_nudges))
         except (tf.errors.OpError, ValueError, RuntimeError) as e:
             result["grad_error"] = {"error": f"{type(e).__name__}: {str(e)[:4000]}"}
+    if cached is None and args.reference and "error" not in result["runs"].get("cpu", {"error": 1}):
+        save_reference(args.reference, args, result, ref)
     for device, run in result["runs"].items():
         if "error" in run:
             print(f"{args.model} on {device}: {run['error'][:800]}")
