@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "conv_geometry.h"
+#include "fused_attrs.h"
 #include "kernel_families.h"
 #include "runtime.h"
 
@@ -124,6 +125,12 @@ struct pool_kernel {
   enum ocl_padding padding;
   int64_t explicit_paddings[8];
   int num_explicit;
+  /* MaxPoolGrad followed by the ReluGrad of its orig_input (the graph
+   * pass's fusion, pass_fusion.c, attribute POOL_RELU_GRAD_ATTR): the
+   * gradient times (orig_input > 0), as ReluGrad computes it. Only where
+   * windows do not overlap: the one-pass kernel, which holds the window's
+   * maximum, the orig_input there, when it writes. */
+  bool relu_grad;
   /* TFOCL_INDEX_WIDTH=64 (read at create time): the 64-bit index variants
    * even where 32 bits do, so that tests reach them without 2^31-element
    * tensors. */
@@ -137,6 +144,8 @@ struct pool_kernel {
  * one plane. */
 struct pool_geom {
   bool channels_first;
+  /* MaxPoolGrad's ReLU epilogue (pool_kernel.relu_grad). */
+  bool relu_grad;
   int64_t batch, depth;
   int64_t in[3], out[3], win[3], stride[3], pad[3];
   int rank;
@@ -145,14 +154,15 @@ struct pool_geom {
 };
 
 /* pool.cl's pool_t for each index width. */
-#define POOL_ARGS_FIELDS(type)                  \
-  type batch, depth;                            \
-  type in_p, in_h, in_w;                        \
-  type out_p, out_h, out_w;                     \
-  type win_p, win_h, win_w;                     \
-  type str_p, str_h, str_w;                     \
-  type pad_p, pad_h, pad_w;                     \
-  type channels_first;                          \
+#define POOL_ARGS_FIELDS(type) \
+  type batch, depth; \
+  type in_p, in_h, in_w; \
+  type out_p, out_h, out_w; \
+  type win_p, win_h, win_w; \
+  type str_p, str_h, str_w; \
+  type pad_p, pad_h, pad_w; \
+  type channels_first; \
+  type relu_grad; \
   type count;
 struct pool_args32 {
   POOL_ARGS_FIELDS(cl_int)
@@ -416,6 +426,26 @@ static void *pool_create(TF_OpKernelConstruction *ctx, int index)
       goto fail;
     k->with_batch = with_batch;
   }
+  /* An attribute only the graph pass sets: absent (the status says so)
+   * is false. */
+  TF_Bool relu_grad = 0;
+  TF_Status *absent = ocl_tf.NewStatus();
+  if (absent == NULL) {
+    ocl_set_status(status, TF_RESOURCE_EXHAUSTED, "out of host memory");
+    goto fail;
+  }
+  ocl_tf.OpKernelConstruction_GetAttrBool(ctx, POOL_RELU_GRAD_ATTR, &relu_grad,
+                                          absent);
+  k->relu_grad = ocl_tf.GetCode(absent) == TF_OK && relu_grad;
+  ocl_tf.DeleteStatus(absent);
+  if (k->relu_grad &&
+      (op->kind != MAX_POOL_GRAD || op->v2 || op->spatial != 2)) {
+    ocl_set_status(status, TF_INVALID_ARGUMENT,
+                   "%s: attribute " POOL_RELU_GRAD_ATTR
+                   " is MaxPoolGrad's only",
+                   op->op);
+    goto fail;
+  }
   k->force64 = ocl_config()->hooks.index64;
   enum pool_type type = pool_type_of(k->dtype);
   const char *const *stages = stage_kernels[op->kind];
@@ -579,13 +609,13 @@ static void fill_args32(struct pool_args32 *a, const struct pool_geom *g,
                         int64_t count)
 {
   *a = (struct pool_args32){
-      (cl_int)g->batch, (cl_int)g->depth,
-      (cl_int)g->in[0], (cl_int)g->in[1], (cl_int)g->in[2],
-      (cl_int)g->out[0], (cl_int)g->out[1], (cl_int)g->out[2],
-      (cl_int)g->win[0], (cl_int)g->win[1], (cl_int)g->win[2],
-      (cl_int)g->stride[0], (cl_int)g->stride[1], (cl_int)g->stride[2],
-      (cl_int)g->pad[0], (cl_int)g->pad[1], (cl_int)g->pad[2],
-      (cl_int)g->channels_first, (cl_int)count,
+      (cl_int)g->batch,     (cl_int)g->depth,     (cl_int)g->in[0],
+      (cl_int)g->in[1],     (cl_int)g->in[2],     (cl_int)g->out[0],
+      (cl_int)g->out[1],    (cl_int)g->out[2],    (cl_int)g->win[0],
+      (cl_int)g->win[1],    (cl_int)g->win[2],    (cl_int)g->stride[0],
+      (cl_int)g->stride[1], (cl_int)g->stride[2], (cl_int)g->pad[0],
+      (cl_int)g->pad[1],    (cl_int)g->pad[2],    (cl_int)g->channels_first,
+      (cl_int)g->relu_grad, (cl_int)count,
   };
 }
 
@@ -593,13 +623,10 @@ static void fill_args64(struct pool_args64 *a, const struct pool_geom *g,
                         int64_t count)
 {
   *a = (struct pool_args64){
-      g->batch, g->depth,
-      g->in[0], g->in[1], g->in[2],
-      g->out[0], g->out[1], g->out[2],
-      g->win[0], g->win[1], g->win[2],
-      g->stride[0], g->stride[1], g->stride[2],
-      g->pad[0], g->pad[1], g->pad[2],
-      g->channels_first, count,
+      g->batch,  g->depth,     g->in[0],          g->in[1],     g->in[2],
+      g->out[0], g->out[1],    g->out[2],         g->win[0],    g->win[1],
+      g->win[2], g->stride[0], g->stride[1],      g->stride[2], g->pad[0],
+      g->pad[1], g->pad[2],    g->channels_first, g->relu_grad, count,
   };
 }
 
@@ -726,6 +753,7 @@ static void run_max_grad(struct ocl_op *op, struct pool_kernel *k,
     ocl_op_fill(op, dx, 0, &zero, 1, ocl_tf.TensorByteSize(dx));
     return;
   }
+  g.relu_grad = k->relu_grad;
   if (g.stride[1] >= g.win[1] && g.stride[2] >= g.win[2]) {
     struct ocl_arg args[4] = {OCL_TENSOR(in[0]), OCL_TENSOR(in[2]),
                               OCL_TENSOR(dx)};
@@ -736,6 +764,11 @@ static void run_max_grad(struct ocl_op *op, struct pool_kernel *k,
              info->cpu_shape ? g.out_elements : g.in_elements, args, 3);
     return;
   }
+  if (k->relu_grad)
+    return (void)ocl_op_fail(op, TF_UNIMPLEMENTED,
+                             "MaxPoolGrad with " POOL_RELU_GRAD_ATTR
+                             " takes windows that do not overlap (strides "
+                             "at least the window along rows and columns)");
   TF_Tensor *arg = ocl_op_temp(op, TF_INT32, g.out_elements);
   if (arg == NULL)
     return;

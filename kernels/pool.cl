@@ -61,6 +61,9 @@ typedef struct {
   IDX str_p, str_h, str_w;
   IDX pad_p, pad_h, pad_w;
   IDX channels_first;
+  /* MaxPoolGrad's fused ReluGrad (pool.c): the gradient times
+   * (orig_input > 0), in the one-pass kernels. */
+  IDX relu_grad;
   IDX count; /* work-items that do something: elements, or _rows rows */
 } pool_t;
 
@@ -579,8 +582,12 @@ static void max_pool_grad_tiles_one(const pool_t *q, const __global T *xp,
           best_w = ww;
         }
       }
-    if (best_h == h && best_w == w) /* 0 + dy as the two passes: -0 -> +0 */
+    if (best_h == h && best_w == w) { /* 0 + dy as the two passes: -0 -> +0 */
       g += LOAD(dyp, at(lo, p0, h0, w0));
+      /* ReluGrad's product: times 0 keeps a NaN and a sign as it does. */
+      if (q->relu_grad)
+        g *= best > (ACC)0 ? (ACC)1 : (ACC)0;
+    }
   }
   STORE(dxp, i, g);
 }
@@ -639,12 +646,17 @@ __kernel void max_pool_grad_tiles_rows(OCL_TENSOR_ARG(const T, x),
           best = select(best, v, take);
           best_at = select(best_at, (int16)rel, take);
         }
-      ACC16 g = LOAD16(dyo + cb);
+      /* 0 + dy as the two passes (-0 -> +0); then ReluGrad's product on
+       * the maximum, the orig_input there (times 0 leaves a NaN and a sign
+       * as it does). */
+      ACC16 g = (ACC16)0 + LOAD16(dyo + cb);
+      if (q.relu_grad)
+        g *= select((ACC16)0, (ACC16)1, best > (ACC16)0);
       rel = 0;
       for (IDX h = r.h0; h < r.h1; h++) {
         for (IDX w = r.w0; w < r.w1; w++, rel++)
           STORE16(dxp + at(&li, op, h, w) + cb,
-                  (ACC16)0 + select((ACC16)0, g, best_at == rel));
+                  select((ACC16)0, g, best_at == rel));
         for (IDX w = r.w1; w < col_end; w++)
           STORE16(dxp + at(&li, op, h, w) + cb, (ACC16)0);
       }
@@ -674,9 +686,12 @@ __kernel void max_pool_grad_tiles_rows(OCL_TENSOR_ARG(const T, x),
       for (IDX h = r.h0; h < r.h1; h++) {
         for (IDX w = r.w0; w < r.w1; w++, rel++) {
           __global T *dxi = dxp + at(&li, op, h, w) + cb;
-          for (IDX j = 0; j < lanes; j++)
-            STORE(dxi, j,
-                  (ACC)0 + (best_at[j] == rel ? LOAD(dyo, cb + j) : (ACC)0));
+          for (IDX j = 0; j < lanes; j++) {
+            ACC g = (ACC)0 + (best_at[j] == rel ? LOAD(dyo, cb + j) : (ACC)0);
+            if (q.relu_grad && best_at[j] == rel)
+              g *= best[j] > (ACC)0 ? (ACC)1 : (ACC)0;
+            STORE(dxi, j, g);
+          }
         }
         for (IDX w = r.w1; w < col_end; w++) {
           __global T *dxi = dxp + at(&li, op, h, w) + cb;

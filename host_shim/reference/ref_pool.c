@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../kernels/fused_attrs.h"
 #include "reference.h"
 
 /* ---- Pooling parameters ---------------------------------------------------- */
@@ -288,8 +289,15 @@ static int pool_grad_compute(const struct ref_case *c, struct ref_tensor *out,
     if (is_max && !near)
       out[0].v[arg] += g;
   }
-  for (int64_t e = 0; e < out[0].elements; e++)
+  /* The fused ReluGrad of orig_input: TensorFlow's product by the mask. */
+  bool relu_grad =
+      is_max && !near && ref_case_attr_bool_or(c, POOL_RELU_GRAD_ATTR, false);
+  for (int64_t e = 0; e < out[0].elements; e++) {
+    if (relu_grad)
+      out[0].v[e] =
+          ref_round_to(dtype, out[0].v[e]) * (x->v[e] > 0 ? 1.0 : 0.0);
     out[0].v[e] = ref_round_to(dtype, out[0].v[e]);
+  }
   return 1;
 }
 
@@ -515,6 +523,46 @@ static void fail_case(struct ref_cases *out, const struct ref_op *op,
   c->expect_code = code;
 }
 
+/* MaxPoolGrad with the graph pass's fused ReluGrad (POOL_RELU_GRAD_ATTR,
+ * windows that do not overlap): maxima below, at and above 0, NaN and
+ * inf, both formats, more channels than a register block; and the
+ * attribute where it does not apply (overlapping windows, another op). */
+static void relu_grad_cases(struct ref_cases *out, const struct ref_op *op,
+                            TF_DataType dtype, const double *special)
+{
+  struct ref_case *c;
+  if (strcmp(op->op, "MaxPoolGrad") != 0) {
+    c = pool_case(out, op, dtype, false, 1, (int64_t[]){1, 4, 4}, 2,
+                  (int64_t[]){1, 2, 2}, (int64_t[]){1, 2, 2}, "VALID", NULL,
+                  "relu grad elsewhere");
+    ref_case_attr_bool(c, POOL_RELU_GRAD_ATTR, true);
+    c->expect_code = TF_INVALID_ARGUMENT;
+    return;
+  }
+  static double signed_ties[3 * 7 * 5 * 2];
+  for (size_t i = 0; i < sizeof(signed_ties) / sizeof(signed_ties[0]); i++)
+    signed_ties[i] = (double)((i * 7 + i / 5) % 3) - 1.0;
+  for (int fmt = 0; fmt < 2; fmt++) {
+    c = pool_case(out, op, dtype, fmt == 1, 3, (int64_t[]){1, 7, 5}, 2,
+                  (int64_t[]){1, 2, 2}, (int64_t[]){1, 2, 2}, "SAME",
+                  signed_ties, "relu grad, signed ties");
+    ref_case_attr_bool(c, POOL_RELU_GRAD_ATTR, true);
+    c = pool_case(out, op, dtype, fmt == 1, 2, (int64_t[]){1, 8, 9}, 17,
+                  (int64_t[]){1, 3, 2}, (int64_t[]){1, 4, 2}, "SAME", NULL,
+                  "relu grad, 17 channels, gaps");
+    ref_case_attr_bool(c, POOL_RELU_GRAD_ATTR, true);
+  }
+  c = pool_case(out, op, dtype, false, 1, (int64_t[]){1, 4, 4}, 2,
+                (int64_t[]){1, 2, 2}, (int64_t[]){1, 2, 2}, "VALID", special,
+                "relu grad, NaN and inf");
+  ref_case_attr_bool(c, POOL_RELU_GRAD_ATTR, true);
+  c = pool_case(out, op, dtype, false, 1, (int64_t[]){1, 5, 5}, 2,
+                (int64_t[]){1, 3, 3}, (int64_t[]){1, 2, 2}, "VALID", NULL,
+                "relu grad, overlapping");
+  ref_case_attr_bool(c, POOL_RELU_GRAD_ATTR, true);
+  c->expect_code = TF_UNIMPLEMENTED;
+}
+
 static void pool_cases(const struct ref_op *op, TF_DataType dtype,
                        struct ref_cases *out)
 {
@@ -637,6 +685,7 @@ static void pool_cases(const struct ref_op *op, TF_DataType dtype,
       pool_case(out, op, dtype, false, 1, (int64_t[]){1, 4, 4}, 2,
                 (int64_t[]){1, 2, 2}, (int64_t[]){1, 2, 2}, "VALID", special,
                 "tiles NaN and inf");
+      relu_grad_cases(out, op, dtype, special);
     }
   }
 

@@ -18,9 +18,15 @@
  * not on the caller's keep list, and all sit on the same OPENCL device with
  * one dtype. And only where this plugin registered an OPENCL kernel for
  * the fused op at that dtype (the caller's has_kernel): without one the
- * pass leaves every graph as it is. */
+ * pass leaves every graph as it is.
+ *
+ * And the pooling gradient of a ReLU (fuse_relu_grad_at):
+ *
+ *   MaxPoolGrad(x, y, dy) -> ReluGrad(., x)  =>  MaxPoolGrad with
+ *                                                POOL_RELU_GRAD_ATTR */
 #include <string.h>
 
+#include "fused_attrs.h"
 #include "graph_internal.h"
 
 static const char *const activations[] = {"Relu", "Relu6", "Elu",
@@ -230,6 +236,93 @@ static bool fuse_at(struct graph *g, size_t index)
   return true;
 }
 
+/* Element `axis` of a 4-long int list attribute, or -1. */
+static int64_t list4(const Tfg__NodeDef *node, const char *key, int axis)
+{
+  const Tfg__AttrValue *v = node_attr(node, key);
+  if (v == NULL || v->value_case != TFG__ATTR_VALUE__VALUE_LIST ||
+      v->list == NULL || v->list->n_i != 4)
+    return -1;
+  return v->list->i[axis];
+}
+
+/* The pooling gradient of a ReLU's output: ReluGrad(MaxPoolGrad(x, y, dy),
+ * x) becomes MaxPoolGrad(x, y, dy) with POOL_RELU_GRAD_ATTR, whose kernel
+ * multiplies by (x > 0) where it writes the window's maximum, x there
+ * (the ReLU -> MaxPool of a CNN: one pass over the input-sized gradient
+ * instead of two). Where windows do not overlap along rows and columns,
+ * the one-pass kernel's case (pool.c); the MaxPoolGrad as inner_producer
+ * takes it; the ReluGrad's features x's own tensor. */
+static bool fuse_relu_grad_at(struct graph *g, size_t index)
+{
+  struct gnode *root = &g->nodes[index];
+  Tfg__NodeDef *fused = root->def;
+  size_t root_data;
+  if (!node_split_inputs(fused, &root_data) || root_data != 2)
+    return false;
+  struct gnode *pool_node = inner_producer(g, fused);
+  if (pool_node == NULL || !bin_eq(&pool_node->def->op, "MaxPoolGrad") ||
+      pool_node->def->n_input != 3)
+    return false;
+  const Tfg__NodeDef *pool = pool_node->def;
+  int dtype, features_port, x_port;
+  const struct gnode *features =
+      graph_producer(g, &fused->input[1], &features_port);
+  const struct gnode *x = graph_producer(g, &pool->input[0], &x_port);
+  if (!same_type(pool, fused, &dtype) || features == NULL || features != x ||
+      features_port != x_port)
+    return false;
+  int h = format_is(pool, "NHWC") ? 1 : format_is(pool, "NCHW") ? 2 : -1;
+  if (h < 0 || list4(pool, "ksize", h) < 0 || list4(pool, "ksize", h + 1) < 0 ||
+      list4(pool, "strides", h) < list4(pool, "ksize", h) ||
+      list4(pool, "strides", h + 1) < list4(pool, "ksize", h + 1))
+    return false;
+  if (!graph_has_kernel(g, "MaxPoolGrad", dtype))
+    return false;
+
+  size_t num_ctrl = fused->n_input - root_data;
+  ProtobufCBinaryData *inputs =
+      ocl_arena_alloc(&g->arena, (3 + num_ctrl) * sizeof(*inputs));
+  Tfg__NodeDef attrs = *fused;
+  attrs.attr =
+      ocl_arena_alloc(&g->arena, (fused->n_attr + 1) * sizeof(*attrs.attr));
+  if (inputs == NULL || attrs.attr == NULL)
+    return false;
+  for (int i = 0; i < 3; i++)
+    inputs[i] = pool->input[i];
+  for (size_t i = 0; i < num_ctrl; i++)
+    inputs[3 + i] = fused->input[root_data + i];
+  attrs.n_attr = 0;
+  for (size_t i = 0; i < fused->n_attr; i++) {
+    Tfg__AttrEntry *e = fused->attr[i];
+    if (e != NULL && e->key.len > 0 && e->key.data[0] == '_')
+      attrs.attr[attrs.n_attr++] = e;
+  }
+  ProtobufCBinaryData op_name = graph_bytes(g, "MaxPoolGrad");
+  bool ok = node_set_attr(g, &attrs, "T", attr_type(g, dtype)) &&
+            copy_attr(g, &attrs, pool, "ksize") &&
+            copy_attr(g, &attrs, pool, "strides") &&
+            copy_attr(g, &attrs, pool, "padding") &&
+            copy_attr(g, &attrs, pool, "explicit_paddings") &&
+            copy_attr(g, &attrs, pool, "data_format") &&
+            node_set_attr(g, &attrs, POOL_RELU_GRAD_ATTR, attr_bool(g, true));
+  if (!ok || op_name.data == NULL ||
+      !node_set_inputs(g, fused, inputs, 3 + num_ctrl)) {
+    g->arena.failed = true;
+    return false;
+  }
+  fused->attr = attrs.attr;
+  fused->n_attr = attrs.n_attr;
+  fused->op = op_name;
+  pool_node->removed = true;
+  root->touched = pool_node->touched = true;
+  g->changed = true;
+  g->stats.fusions++;
+  graph_trace(g, "fusion: '%.*s' is now MaxPoolGrad (ReluGrad)",
+              NAME_ARGS(fused));
+  return true;
+}
+
 void pass_fusion(struct graph *g)
 {
   /* Longest chains first: an activation takes its BiasAdd before the
@@ -244,5 +337,11 @@ void pass_fusion(struct graph *g)
     if (n->opencl && !n->removed && !n->touched &&
         bin_eq(&n->def->op, "BiasAdd"))
       fuse_at(g, i);
+  }
+  for (size_t i = 0; i < g->num_input_nodes && !g->arena.failed; i++) {
+    struct gnode *n = &g->nodes[i];
+    if (n->opencl && !n->removed && !n->touched &&
+        bin_eq(&n->def->op, "ReluGrad"))
+      fuse_relu_grad_at(g, i);
   }
 }

@@ -242,6 +242,37 @@ def tiles():
     return g.as_graph_def()
 
 
+def pool_relu():
+    """ReluGrad(MaxPoolGrad(r, y, dy), r) where windows do not overlap
+    ("g_out": one MaxPoolGrad with the ReLU attribute), and three that
+    stay: overlapping windows ("o_out"), features other than the pool's
+    input ("f_out"), a MaxPoolGrad read twice ("s_out")."""
+    g = tf.Graph()
+    f32 = tf.float32
+    with g.as_default(), tf.device(OPENCL):
+        ph = tf.compat.v1.placeholder
+        r = tf.nn.relu(ph(f32, [2, 8, 8, 3], name="x"), name="r")
+        other = tf.nn.relu(ph(f32, [2, 8, 8, 3], name="x2"), name="other")
+        y = ph(f32, [2, 4, 4, 3], name="y")
+        dy = ph(f32, [2, 4, 4, 3], name="dy")
+        y3 = ph(f32, [2, 3, 3, 3], name="y3")
+        dy3 = ph(f32, [2, 3, 3, 3], name="dy3")
+        mpg = tf.raw_ops.MaxPoolGrad
+        rg = tf.raw_ops.ReluGrad
+        two = dict(ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")
+        rg(gradients=mpg(orig_input=r, orig_output=y, grad=dy, name="g_pool", **two),
+           features=r, name="g_out")
+        rg(gradients=mpg(orig_input=r, orig_output=y3, grad=dy3, ksize=[1, 3, 3, 1],
+                         strides=[1, 2, 2, 1], padding="VALID", name="o_pool"),
+           features=r, name="o_out")
+        rg(gradients=mpg(orig_input=r, orig_output=y, grad=dy, name="f_pool", **two),
+           features=other, name="f_out")
+        shared = mpg(orig_input=r, orig_output=y, grad=dy, name="s_pool", **two)
+        rg(gradients=shared, features=r, name="s_out")
+        tf.identity(shared, name="s_other")
+    return g.as_graph_def()
+
+
 def controlled():
     """Scalar Consts that wait for a node (gradient code's
     tf.control_dependencies, _SquareGrad's 2): one the chain can fold with
@@ -410,6 +441,7 @@ def main():
         "accumulate.pb": accumulate(),
         "tiles.pb": tiles(),
         "controlled.pb": controlled(),
+        "pool_relu.pb": pool_relu(),
     }
     for name, gd in graphs.items():
         data = gd.SerializeToString(deterministic=True)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fused_attrs.h"
 #include "fused_program.h"
 #include "graph.h"
 #include "graph_test_util.h"
@@ -438,6 +439,51 @@ START_TEST(fusion_keeps_fetched_outputs)
   ck_assert(bytes_is(&must(g, "leaky")->op, "LeakyRelu"));
   ck_assert(bytes_is(&must(g, "ba_leaky")->op, "_FusedMatMul"));
   tfg__graph_def__free_unpacked(g, NULL);
+  free(r.out);
+  free(b.data);
+}
+END_TEST
+
+START_TEST(fusion_takes_relu_grad_into_max_pool_grad)
+{
+  struct blob b = load_graph("pool_relu.pb");
+  struct ocl_graph_config cfg = config(false, true, &kernels_all);
+  struct result r = optimize(&b, &cfg);
+  ck_assert_msg(r.outcome == OCL_GRAPH_CHANGED, "%s", r.why);
+  ck_assert_int_eq(r.stats.fusions, 1);
+  Tfg__GraphDef *g = decode_graph(r.out, r.size);
+  /* The ReluGrad of the pool's own input becomes the MaxPoolGrad, with
+   * its inputs and windows and the attribute; the MaxPoolGrad goes. */
+  const Tfg__NodeDef *out = must(g, "g_out");
+  ck_assert(bytes_is(&out->op, "MaxPoolGrad"));
+  ck_assert_uint_eq(out->n_input, 3);
+  ck_assert(bytes_is(&out->input[0], "r") && bytes_is(&out->input[1], "y") &&
+            bytes_is(&out->input[2], "dy"));
+  const Tfg__AttrValue *relu = get_attr(out, POOL_RELU_GRAD_ATTR);
+  ck_assert(relu != NULL && relu->value_case == TFG__ATTR_VALUE__VALUE_B &&
+            relu->b);
+  const Tfg__AttrValue *ksize = get_attr(out, "ksize");
+  ck_assert(ksize != NULL && ksize->list != NULL && ksize->list->n_i == 4 &&
+            ksize->list->i[1] == 2);
+  ck_assert(get_attr(out, "padding") != NULL);
+  ck_assert_ptr_null(find_node(g, "g_pool"));
+  /* Overlapping windows, other features, a MaxPoolGrad read twice: as
+   * they were. */
+  static const char *const kept[] = {"o_out", "f_out", "s_out"};
+  for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+    ck_assert_msg(bytes_is(&must(g, kept[i])->op, "ReluGrad"), "%s", kept[i]);
+    ck_assert_ptr_null(get_attr(must(g, kept[i]), POOL_RELU_GRAD_ATTR));
+  }
+  ck_assert(bytes_is(&must(g, "s_pool")->op, "MaxPoolGrad"));
+  tfg__graph_def__free_unpacked(g, NULL);
+  free(r.out);
+  free(b.data);
+
+  /* Without an OPENCL MaxPoolGrad, nothing. */
+  b = load_graph("pool_relu.pb");
+  struct ocl_graph_config none = config(false, true, &kernels_none);
+  r = optimize(&b, &none);
+  ck_assert_int_eq(r.stats.fusions, 0);
   free(r.out);
   free(b.data);
 }
@@ -1271,6 +1317,7 @@ static Suite *graph_core_suite(void)
   tcase_add_test(tc, fusion_fuses_what_nothing_else_sees);
   tcase_add_test(tc, fusion_needs_the_fused_kernel);
   tcase_add_test(tc, fusion_keeps_fetched_outputs);
+  tcase_add_test(tc, fusion_takes_relu_grad_into_max_pool_grad);
   tcase_add_test(tc, parallel_concat_identity_follows_start);
   tcase_add_test(tc, accumulate_restores_the_addn);
   tcase_add_test(tc, accumulate_needs_kernel_and_private_nodes);

@@ -215,6 +215,59 @@ def test_elementwise_reads_through_tile(tf, dtype):
     assert tiled
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_max_pool_gradient_takes_the_relu_gradient(tf, dtype):
+    """ReLU -> MaxPool: the ReluGrad of the MaxPoolGrad's orig_input goes
+    into the MaxPoolGrad (its kernel multiplies by orig_input > 0 where it
+    writes a window's maximum) where windows do not overlap; overlapping
+    windows and a ReLU output read twice keep their ReluGrad. Gradients as
+    the CPU's, windows of zeros (ReLU of negatives) and NaN included."""
+    rng = np.random.default_rng(13)
+    x = rng.normal(size=(3, 8, 9, 5)).astype(dtype)
+    x[0, :4, :4, :] = -1.0  # windows whose maximum is a ReLU's 0
+    x[1, 2, 3, 1] = np.nan
+    w = rng.normal(size=(3, 4, 4, 5)).astype(dtype)
+    w3 = rng.normal(size=(3, 3, 3, 5)).astype(dtype)
+    w2 = rng.normal(size=(3, 4, 5, 5)).astype(dtype)
+
+    def grad(fn):
+        def g(x):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = fn(x)
+            return tape.gradient(y, x)
+        return g
+
+    cases = [
+        ("2x2/2", True, lambda x: tf.reduce_sum(tf.nn.max_pool2d(tf.nn.relu(x), 2, 2, "VALID") * w)),
+        ("2x2/3, gaps", True, lambda x: tf.reduce_sum(tf.nn.max_pool2d(tf.nn.relu(x), 2, 3, "SAME") * w3)),
+        ("3x3/2, overlapping", False,
+         lambda x: tf.reduce_sum(tf.nn.max_pool2d(tf.nn.relu(x), 3, 2, "SAME") * w2)),
+        # The ReluGrad then reads the AddN of both gradients (which the
+        # element-wise fusion may take): values only.
+        ("relu read twice", None,
+         lambda x: tf.reduce_sum(tf.nn.max_pool2d(tf.nn.relu(x), 2, 2, "VALID") * w) +
+         tf.reduce_sum(tf.nn.relu(x))),
+    ]
+    finite = np.nan_to_num(x)  # overlapping windows: TensorFlow's CPU routes NaN its own way
+    for name, fused, fn in cases:
+        f = tf.function(grad(fn))
+        arg = finite if fused is False else x
+        with tf.device("/CPU:0"):
+            expected = f(tf.constant(arg)).numpy()
+        with tf.device(DEVICE):
+            got, where = _placed(tf, f, tf.constant(arg))
+        ops = set().union(*where.values())
+        if fused:  # one gradient per input element, as the CPU's
+            np.testing.assert_array_equal(got.numpy(), expected, err_msg=name)
+        else:  # overlapping windows sum in their own order
+            tol = 1e-6 if dtype == "float32" else 1e-3
+            np.testing.assert_allclose(got.numpy(), expected, rtol=tol, atol=tol, err_msg=name)
+        if fused is not None:
+            assert ("ReluGrad" not in ops) == fused, (name, where)
+        assert "MaxPoolGrad" in ops, (name, where)
+
+
 def test_ctc_loss_in_tf_function(tf):
     """tf.nn.ctc_loss in a tf.function, default placement: its while loop
     lands on OPENCL and updates tensors with TensorScatterUpdate/Add, which
