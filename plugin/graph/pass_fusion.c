@@ -89,6 +89,46 @@ static bool format_is(const Tfg__NodeDef *node, const char *format)
   (int)((def)->name.len > 200 ? 200 : (def)->name.len), \
       (const char *)(def)->name.data
 
+/* The fused node's attributes are built in a list of their own (the
+ * root's internal "_" ones, then the fused op's: node_set_attr appends),
+ * swapped in by replace_root at the end: a failure half way leaves the
+ * root as it was. False when memory runs out. */
+static bool internal_attrs(struct graph *g, const Tfg__NodeDef *root,
+                           Tfg__NodeDef *attrs)
+{
+  *attrs = *root;
+  attrs->attr =
+      ocl_arena_alloc(&g->arena, (root->n_attr + 1) * sizeof(*attrs->attr));
+  if (attrs->attr == NULL)
+    return false;
+  attrs->n_attr = 0;
+  for (size_t i = 0; i < root->n_attr; i++) {
+    Tfg__AttrEntry *e = root->attr[i];
+    if (e != NULL && e->key.len > 0 && e->key.data[0] == '_')
+      attrs->attr[attrs->n_attr++] = e;
+  }
+  return true;
+}
+
+/* The root becomes op `op` with those attributes and inputs; `ok` says
+ * whether the attributes were all set. False (the arena marked failed)
+ * when something could not be. */
+static bool replace_root(struct graph *g, Tfg__NodeDef *root, bool ok,
+                         const Tfg__NodeDef *attrs, const char *op,
+                         const ProtobufCBinaryData *inputs, size_t num_inputs)
+{
+  ProtobufCBinaryData op_name = graph_bytes(g, op);
+  if (!ok || op_name.data == NULL ||
+      !node_set_inputs(g, root, inputs, num_inputs)) {
+    g->arena.failed = true;
+    return false;
+  }
+  root->attr = attrs->attr;
+  root->n_attr = attrs->n_attr;
+  root->op = op_name;
+  return true;
+}
+
 /* Tries the chain that ends at node `index`; true if it fused. */
 static bool fuse_at(struct graph *g, size_t index)
 {
@@ -177,20 +217,9 @@ static bool fuse_at(struct graph *g, size_t index)
     memcpy(copy, activation->op.data, activation->op.len);
     ops[num_ops++] = copy;
   }
-  /* The fused node's attributes are built in a list of their own (the
-   * root's internal "_" ones, then the fused op's), swapped in at the end:
-   * a failure half way leaves the root as it was. */
-  Tfg__NodeDef attrs = *fused;
-  attrs.attr = ocl_arena_alloc(&g->arena, (fused->n_attr + 1) *
-                                              sizeof(*attrs.attr));
-  if (attrs.attr == NULL)
+  Tfg__NodeDef attrs;
+  if (!internal_attrs(g, fused, &attrs))
     return false;
-  attrs.n_attr = 0;
-  for (size_t i = 0; i < fused->n_attr; i++) {
-    Tfg__AttrEntry *e = fused->attr[i];
-    if (e != NULL && e->key.len > 0 && e->key.data[0] == '_')
-      attrs.attr[attrs.n_attr++] = e;
-  }
   bool ok;
   ok = node_set_attr(g, &attrs, "T", attr_type(g, dtype));
   if (matmul) {
@@ -212,18 +241,8 @@ static bool fuse_at(struct graph *g, size_t index)
                      attr_string_list(g, ops, num_ops)) &&
        node_set_attr(g, &attrs, "epsilon", attr_float(g, 0.0f)) &&
        (alpha == NULL || node_set_attr(g, &attrs, "leakyrelu_alpha", alpha));
-  ProtobufCBinaryData op_name = graph_bytes(g, fused_op);
-  if (!ok || op_name.data == NULL) {
-    g->arena.failed = true;
+  if (!replace_root(g, fused, ok, &attrs, fused_op, inputs, 3 + num_ctrl))
     return false;
-  }
-  if (!node_set_inputs(g, fused, inputs, 3 + num_ctrl)) {
-    g->arena.failed = true;
-    return false;
-  }
-  fused->attr = attrs.attr;
-  fused->n_attr = attrs.n_attr;
-  fused->op = op_name;
   contraction_node->removed = true;
   if (bias_node != root)
     bias_node->removed = true;
@@ -283,22 +302,13 @@ static bool fuse_relu_grad_at(struct graph *g, size_t index)
   size_t num_ctrl = fused->n_input - root_data;
   ProtobufCBinaryData *inputs =
       ocl_arena_alloc(&g->arena, (3 + num_ctrl) * sizeof(*inputs));
-  Tfg__NodeDef attrs = *fused;
-  attrs.attr =
-      ocl_arena_alloc(&g->arena, (fused->n_attr + 1) * sizeof(*attrs.attr));
-  if (inputs == NULL || attrs.attr == NULL)
+  Tfg__NodeDef attrs;
+  if (inputs == NULL || !internal_attrs(g, fused, &attrs))
     return false;
   for (int i = 0; i < 3; i++)
     inputs[i] = pool->input[i];
   for (size_t i = 0; i < num_ctrl; i++)
     inputs[3 + i] = fused->input[root_data + i];
-  attrs.n_attr = 0;
-  for (size_t i = 0; i < fused->n_attr; i++) {
-    Tfg__AttrEntry *e = fused->attr[i];
-    if (e != NULL && e->key.len > 0 && e->key.data[0] == '_')
-      attrs.attr[attrs.n_attr++] = e;
-  }
-  ProtobufCBinaryData op_name = graph_bytes(g, "MaxPoolGrad");
   bool ok = node_set_attr(g, &attrs, "T", attr_type(g, dtype)) &&
             copy_attr(g, &attrs, pool, "ksize") &&
             copy_attr(g, &attrs, pool, "strides") &&
@@ -306,14 +316,8 @@ static bool fuse_relu_grad_at(struct graph *g, size_t index)
             copy_attr(g, &attrs, pool, "explicit_paddings") &&
             copy_attr(g, &attrs, pool, "data_format") &&
             node_set_attr(g, &attrs, POOL_RELU_GRAD_ATTR, attr_bool(g, true));
-  if (!ok || op_name.data == NULL ||
-      !node_set_inputs(g, fused, inputs, 3 + num_ctrl)) {
-    g->arena.failed = true;
+  if (!replace_root(g, fused, ok, &attrs, "MaxPoolGrad", inputs, 3 + num_ctrl))
     return false;
-  }
-  fused->attr = attrs.attr;
-  fused->n_attr = attrs.n_attr;
-  fused->op = op_name;
   pool_node->removed = true;
   root->touched = pool_node->touched = true;
   g->changed = true;
