@@ -154,16 +154,19 @@ struct pool_geom {
 };
 
 /* pool.cl's pool_t for each index width. */
-#define POOL_ARGS_FIELDS(type) \
-  type batch, depth; \
-  type in_p, in_h, in_w; \
-  type out_p, out_h, out_w; \
-  type win_p, win_h, win_w; \
-  type str_p, str_h, str_w; \
-  type pad_p, pad_h, pad_w; \
-  type channels_first; \
-  type relu_grad; \
+/* One line per group of fields, as pool_t. */
+/* clang-format off */
+#define POOL_ARGS_FIELDS(type)                  \
+  type batch, depth;                            \
+  type in_p, in_h, in_w;                        \
+  type out_p, out_h, out_w;                     \
+  type win_p, win_h, win_w;                     \
+  type str_p, str_h, str_w;                     \
+  type pad_p, pad_h, pad_w;                     \
+  type channels_first;                          \
+  type relu_grad;                               \
   type count;
+/* clang-format on */
 struct pool_args32 {
   POOL_ARGS_FIELDS(cl_int)
 };
@@ -608,26 +611,33 @@ static bool fits_32(const struct pool_geom *g)
 static void fill_args32(struct pool_args32 *a, const struct pool_geom *g,
                         int64_t count)
 {
+  /* clang-format off */
   *a = (struct pool_args32){
-      (cl_int)g->batch,     (cl_int)g->depth,     (cl_int)g->in[0],
-      (cl_int)g->in[1],     (cl_int)g->in[2],     (cl_int)g->out[0],
-      (cl_int)g->out[1],    (cl_int)g->out[2],    (cl_int)g->win[0],
-      (cl_int)g->win[1],    (cl_int)g->win[2],    (cl_int)g->stride[0],
-      (cl_int)g->stride[1], (cl_int)g->stride[2], (cl_int)g->pad[0],
-      (cl_int)g->pad[1],    (cl_int)g->pad[2],    (cl_int)g->channels_first,
-      (cl_int)g->relu_grad, (cl_int)count,
+      (cl_int)g->batch, (cl_int)g->depth,
+      (cl_int)g->in[0], (cl_int)g->in[1], (cl_int)g->in[2],
+      (cl_int)g->out[0], (cl_int)g->out[1], (cl_int)g->out[2],
+      (cl_int)g->win[0], (cl_int)g->win[1], (cl_int)g->win[2],
+      (cl_int)g->stride[0], (cl_int)g->stride[1], (cl_int)g->stride[2],
+      (cl_int)g->pad[0], (cl_int)g->pad[1], (cl_int)g->pad[2],
+      (cl_int)g->channels_first, (cl_int)g->relu_grad, (cl_int)count,
   };
+  /* clang-format on */
 }
 
 static void fill_args64(struct pool_args64 *a, const struct pool_geom *g,
                         int64_t count)
 {
+  /* clang-format off */
   *a = (struct pool_args64){
-      g->batch,  g->depth,     g->in[0],          g->in[1],     g->in[2],
-      g->out[0], g->out[1],    g->out[2],         g->win[0],    g->win[1],
-      g->win[2], g->stride[0], g->stride[1],      g->stride[2], g->pad[0],
-      g->pad[1], g->pad[2],    g->channels_first, g->relu_grad, count,
+      g->batch, g->depth,
+      g->in[0], g->in[1], g->in[2],
+      g->out[0], g->out[1], g->out[2],
+      g->win[0], g->win[1], g->win[2],
+      g->stride[0], g->stride[1], g->stride[2],
+      g->pad[0], g->pad[1], g->pad[2],
+      g->channels_first, g->relu_grad, count,
   };
+  /* clang-format on */
 }
 
 /* Enqueues stage `stage`, which writes `count` elements of the output
