@@ -34,6 +34,7 @@ enum ocl_host_wait_choice {
   OCL_HOST_WAIT_BY_DRIVER, /* the driver decides (event.c) */
   OCL_HOST_WAIT_FORCE_CALLBACK,
   OCL_HOST_WAIT_FORCE_DRIVER,
+  OCL_HOST_WAIT_FORCE_POLL,
 };
 
 /* TFOCL_KERNEL_STYLE */
@@ -57,6 +58,9 @@ struct ocl_config {
   bool context_per_device; /* TFOCL_CONTEXT_PER_DEVICE=1 */
   enum ocl_kernel_style kernel_style;
   enum ocl_host_wait_choice host_wait;
+  /* TFOCL_HOST_WAIT_SPIN_US: how long a polling wait yields between polls
+   * before it sleeps between them, in microseconds; -1: the default. */
+  int host_wait_spin_us;
   bool trace; /* TFOCL_TRACE set, not "0" */
   /* TFOCL_CACHE_DIR, else $XDG_CACHE_HOME/tfocl, else ~/.cache/tfocl; ""
    * when nothing is to be kept (TFOCL_CACHE_DIR=off or empty, no home). */

@@ -110,8 +110,20 @@ static void read_settings(struct ocl_config *c, struct refused *r)
     c->host_wait = OCL_HOST_WAIT_FORCE_CALLBACK;
   else if (is(v, "driver"))
     c->host_wait = OCL_HOST_WAIT_FORCE_DRIVER;
+  else if (is(v, "poll"))
+    c->host_wait = OCL_HOST_WAIT_FORCE_POLL;
   else if (v != NULL && *v)
-    refuse(r, "TFOCL_HOST_WAIT", v, "callback or driver");
+    refuse(r, "TFOCL_HOST_WAIT", v, "callback, driver or poll");
+  c->host_wait_spin_us = -1;
+  v = getenv("TFOCL_HOST_WAIT_SPIN_US");
+  if (v != NULL && *v) {
+    char *end;
+    unsigned long us = strtoul(v, &end, 10);
+    if (*end == '\0' && us <= 1000000)
+      c->host_wait_spin_us = (int)us;
+    else
+      refuse(r, "TFOCL_HOST_WAIT_SPIN_US", v, "0 to 1000000");
+  }
 
   v = getenv("TFOCL_TRACE");
   c->trace = v != NULL && *v && strcmp(v, "0") != 0;

@@ -401,25 +401,29 @@ void ocl_block_host_for_event(const SP_Device *device, SP_Event event,
 
 /* ---- Host waits and cross-context waits (event.c) ------------------------
  *
- * The only ways the plugin blocks the host. They never call clFinish or
- * clWaitForEvents, which spin a CPU core on NVIDIA's OpenCL: the host
- * sleeps on a condition variable that a CL_COMPLETE event callback signals
- * (the callback does nothing else). */
+ * The only ways the plugin blocks the host. Where the driver's clFinish
+ * and clWaitForEvents spin a CPU core (NVIDIA's OpenCL) they are not
+ * called: the host polls the event, or sleeps until its callback. */
 
-/* How the host sleeps until device work is done. Drivers whose own waits
+/* How the host waits until device work is done. Drivers whose own waits
  * sleep (PoCL: condition variables; clFinish of an idle queue costs
- * nothing) keep them; every other driver (NVIDIA's spin) gets the event
- * callback. Oclgrind runs queued work only inside its own waits (no
- * thread of its own), so there every wait is the driver's, even the
- * host-callback worker's and a cross-context relay's. TFOCL_HOST_WAIT=
- * callback|driver overrides the first two (tests, diagnosis). */
+ * nothing) keep them; other drivers' GPUs are polled (a short spin, then
+ * short sleeps: callbacks come milliseconds late on NVIDIA's), their CPU
+ * devices get the event callback. Oclgrind runs queued work only inside
+ * its own waits (no thread of its own), so there every wait is the
+ * driver's, even the host-callback worker's and a cross-context relay's.
+ * TFOCL_HOST_WAIT=callback|driver|poll overrides the first three (tests,
+ * diagnosis). */
 enum ocl_host_wait {
-  OCL_HOST_WAIT_CALLBACK = 1, /* CL_COMPLETE callback + condition variable */
-  OCL_HOST_WAIT_DRIVER = 2,   /* clFinish / clWaitForEvents */
+  OCL_HOST_WAIT_CALLBACK = 1,    /* CL_COMPLETE callback + condition variable */
+  OCL_HOST_WAIT_DRIVER = 2,      /* clFinish / clWaitForEvents */
   OCL_HOST_WAIT_DRIVER_ONLY = 3, /* as DRIVER, and no event callbacks */
+  OCL_HOST_WAIT_POLL = 4, /* the event's status, spinning then sleeping */
 };
 /* dev's mechanism (decided once per device). */
 enum ocl_host_wait ocl_host_wait_kind(struct ocl_device *dev);
+/* The kind is DRIVER or DRIVER_ONLY: clFinish is the cheapest wait. */
+bool ocl_host_waits_in_driver(struct ocl_device *dev);
 
 /* Flushes `flush` (when not NULL: the queue of `event`, so that it runs)
  * and sleeps until `event`, of dev's context, completed or failed. Returns

@@ -313,7 +313,7 @@ static cl_int barrier_after_streams(struct ocl_device *dev, SP_Stream except,
 cl_int ocl_service_queue_after_streams(struct ocl_device *dev,
                                        const char **call)
 {
-  if (ocl_host_wait_kind(dev) != OCL_HOST_WAIT_CALLBACK)
+  if (ocl_host_waits_in_driver(dev))
     return finish_streams(dev, call);
   return barrier_after_streams(dev, NULL, dev->service_queue, call);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cl_fixture.h"
@@ -926,6 +927,103 @@ START_TEST(config_read_once_per_load) {
 }
 END_TEST
 
+/* Every host wait ends when its event does, not before, and reports the
+ * status a failed event ended with: the polling wait of GPUs (spinning
+ * only, sleeping only, the default), event callbacks, the driver's own.
+ * The events are user events that another thread ends later. */
+struct later_status {
+  cl_event event;
+  cl_int status;
+  useconds_t after_us;
+};
+
+static void *set_status_later(void *arg)
+{
+  struct later_status *l = arg;
+
+  usleep(l->after_us);
+  clSetUserEventStatus(l->event, l->status);
+  return NULL;
+}
+
+static double seconds_now(void)
+{
+  struct timespec t;
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+START_TEST(host_waits_end_with_the_event)
+{
+  static const struct {
+    const char *wait, *spin_us;
+    enum ocl_host_wait kind;
+  } modes[] = {
+      {"poll", "0", OCL_HOST_WAIT_POLL},
+      {"poll", "1000000", OCL_HOST_WAIT_POLL},
+      {"poll", "", OCL_HOST_WAIT_POLL},
+      {"callback", "", OCL_HOST_WAIT_CALLBACK},
+      {"driver", "", OCL_HOST_WAIT_DRIVER},
+  };
+  static const cl_int ends[] = {CL_COMPLETE, -9999};
+  TF_Status *st = TF_NewStatus();
+  struct ocl_device *dev = open_device(st);
+
+  for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+    setenv("TFOCL_HOST_WAIT", modes[m].wait, 1);
+    setenv("TFOCL_HOST_WAIT_SPIN_US", modes[m].spin_us, 1);
+    ocl_config_forget();
+    dev->host_wait = 0; /* decided again from the settings */
+    ck_assert_int_eq(ocl_host_wait_kind(dev), modes[m].kind);
+    for (size_t e = 0; e < sizeof ends / sizeof ends[0]; e++) {
+      cl_int err, exec_status = 1;
+      /* PoCL 3.1 does not call the CL_COMPLETE callback of a user event
+       * set to a negative status: that wait never ended here. */
+      if (ends[e] < 0 && modes[m].kind == OCL_HOST_WAIT_CALLBACK)
+        continue;
+      const char *call = NULL;
+      struct later_status later = {NULL, ends[e], 30000};
+      pthread_t setter;
+      double start, waited;
+
+      later.event = clCreateUserEvent(dev->ctx->context, &err);
+      ck_assert_int_eq(err, CL_SUCCESS);
+      start = seconds_now();
+      ck_assert_int_eq(pthread_create(&setter, NULL, set_status_later, &later),
+                       0);
+      err = ocl_wait_event(dev, NULL, later.event, &exec_status, &call);
+      waited = seconds_now() - start;
+      pthread_join(setter, NULL);
+      ck_assert_msg(err == CL_SUCCESS, "%s %s: %s failed: %d", modes[m].wait,
+                    modes[m].spin_us, call ? call : "?", err);
+      ck_assert_msg(exec_status == ends[e], "%s %s: status %d, not %d",
+                    modes[m].wait, modes[m].spin_us, exec_status, ends[e]);
+      ck_assert_msg(waited >= 0.025,
+                    "%s %s: returned after %.3f s, before "
+                    "the event ended",
+                    modes[m].wait, modes[m].spin_us, waited);
+      clReleaseEvent(later.event);
+    }
+  }
+  ck_assert_int_eq(ocl_config()->host_wait_spin_us, -1);
+  setenv("TFOCL_HOST_WAIT_SPIN_US", "250", 1);
+  ocl_config_forget();
+  ck_assert_int_eq(ocl_config()->host_wait_spin_us, 250);
+  ck_assert_int_eq(ocl_config()->host_wait, OCL_HOST_WAIT_FORCE_DRIVER);
+  setenv("TFOCL_HOST_WAIT", "spin", 1);
+  setenv("TFOCL_HOST_WAIT_SPIN_US", "-1", 1);
+  ocl_config_forget();
+  ck_assert_int_eq(ocl_config()->host_wait, OCL_HOST_WAIT_BY_DRIVER);
+  ck_assert_int_eq(ocl_config()->host_wait_spin_us, -1);
+  unsetenv("TFOCL_HOST_WAIT");
+  unsetenv("TFOCL_HOST_WAIT_SPIN_US");
+  ocl_config_forget();
+  dev->host_wait = 0;
+  TF_DeleteStatus(st);
+}
+END_TEST
+
 static Suite *internals_suite(void) {
   Suite *s = suite_create("internals");
   TCase *tc = tcase_create("internals");
@@ -947,6 +1045,7 @@ static Suite *internals_suite(void) {
   tcase_add_test(tc, cl_error_path);
   tcase_add_test(tc, gemm_identity_names_builds);
   tcase_add_test(tc, config_read_once_per_load);
+  tcase_add_test(tc, host_waits_end_with_the_event);
   tcase_add_test(tc, unknown_abi_gives_zero_devices);
   tcase_add_test(tc, smaller_core_struct_not_overrun);
   suite_add_tcase(s, tc);
