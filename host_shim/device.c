@@ -144,6 +144,7 @@ void tfocl_device_close(struct tfocl_device *d)
   for (int i = 0; i < d->num_free_events; i++)
     se->destroy_event(&d->sp, d->free_events[i]);
   free(d->free_events);
+  tfocl_device_keep_freed_memory(d, false);
   for (int i = 0; i < TFOCL_STREAM_ROLE_COUNT; i++)
     se->destroy_stream(&d->sp, d->streams[i]);
   d->plugin->platform_fns.destroy_device(&d->plugin->platform, &d->sp);
@@ -213,14 +214,85 @@ static bool suballocator_aligned(const char *call, const void *p,
   return false;
 }
 
+/* A kept block of exactly `size` bytes, taken out of the list; NULL when
+ * none. */
+static void *take_kept_block(struct tfocl_device *d, uint64_t size)
+{
+  void *opaque = NULL;
+
+  pthread_mutex_lock(&d->lock);
+  for (int i = 0; i < d->num_kept; i++) {
+    if (d->kept[i].size == size) {
+      opaque = d->kept[i].opaque;
+      d->kept[i] = d->kept[--d->num_kept];
+      break;
+    }
+  }
+  pthread_mutex_unlock(&d->lock);
+  return opaque;
+}
+
+/* Deallocates every kept block; true when there was one. */
+static bool release_kept_blocks(struct tfocl_device *d)
+{
+  struct shim_kept_block kept[SHIM_KEPT_BLOCKS_MAX];
+  int n;
+
+  pthread_mutex_lock(&d->lock);
+  n = d->num_kept;
+  memcpy(kept, d->kept, sizeof(kept[0]) * (size_t)n);
+  d->num_kept = 0;
+  pthread_mutex_unlock(&d->lock);
+  for (int i = 0; i < n; i++)
+    shim_device_deallocate(d, kept[i].opaque);
+  return n > 0;
+}
+
+bool tfocl_device_keep_freed_memory(struct tfocl_device *d, bool keep)
+{
+  if (d == NULL)
+    return false;
+  keep = keep && d->plugin->platform.use_bfc_allocator;
+  pthread_mutex_lock(&d->lock);
+  d->keep_freed = keep;
+  pthread_mutex_unlock(&d->lock);
+  if (!keep)
+    release_kept_blocks(d);
+  return keep;
+}
+
+void shim_device_release(struct tfocl_device *d, void *opaque, uint64_t size)
+{
+  bool kept = false;
+
+  pthread_mutex_lock(&d->lock);
+  if (d->keep_freed && d->num_kept < SHIM_KEPT_BLOCKS_MAX) {
+    d->kept[d->num_kept++] = (struct shim_kept_block){opaque, size};
+    kept = true;
+  }
+  pthread_mutex_unlock(&d->lock);
+  if (!kept)
+    shim_device_deallocate(d, opaque);
+}
+
 void *shim_device_allocate(struct tfocl_device *d, uint64_t size,
                            TF_Status *status)
 {
   SP_DeviceMemoryBase mem = {.struct_size =
                                  SP_DEVICE_MEMORY_BASE_STRUCT_SIZE};
 
+  mem.opaque = take_kept_block(d, size);
+  if (mem.opaque != NULL) {
+    shim_set_ok(status);
+    return mem.opaque;
+  }
   /* memory_space 0, as DeviceMemAllocator; only opaque survives. */
   d->plugin->se.allocate(&d->sp, size, 0, &mem);
+  if (mem.opaque == NULL && release_kept_blocks(d)) {
+    mem =
+        (SP_DeviceMemoryBase){.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE};
+    d->plugin->se.allocate(&d->sp, size, 0, &mem);
+  }
   if (mem.struct_size == 0)
     SHIM_TRACE("allocate left SP_DeviceMemoryBase.struct_size = 0");
   if (mem.opaque == NULL) {

@@ -169,16 +169,27 @@ void shim_profiler_init(struct tfocl_plugin *p, shim_profiler_init_fn init,
 void shim_profiler_finish(struct tfocl_plugin *p);
 
 /* ---- devices (device.c) ------------------------------------------------- */
+/* At most this many freed device blocks are kept for reuse. */
+#define SHIM_KEPT_BLOCKS_MAX 32
+
 struct tfocl_device {
   struct tfocl_plugin *plugin;
   SP_Device sp; /* stable: the plugin may keep &sp */
   int ordinal;
   SP_Stream streams[TFOCL_STREAM_ROLE_COUNT];
   char name[128]; /* "/job:localhost/replica:0/task:0/device:OPENCL:0" */
-  pthread_mutex_t lock; /* event pool */
+  pthread_mutex_t lock; /* event pool, kept blocks */
   SP_Event *free_events;
   int num_free_events;
   int cap_free_events;
+  /* tfocl_device_keep_freed_memory: freed device blocks handed out again
+   * for an allocation of the same size. */
+  bool keep_freed;
+  int num_kept;
+  struct shim_kept_block {
+    void *opaque;
+    uint64_t size;
+  } kept[SHIM_KEPT_BLOCKS_MAX];
 };
 
 /* TensorFlow's BFC allocator CHECK-fails (2.22 and later: aborts) on a region
@@ -193,6 +204,9 @@ void *shim_device_allocate(struct tfocl_device *d, uint64_t size,
                            TF_Status *status);
 /* deallocate() with only `opaque` set, as TensorFlow's DeviceMemAllocator. */
 void shim_device_deallocate(struct tfocl_device *d, void *opaque);
+/* A tensor's block of `size` bytes is free: kept for reuse where the device
+ * keeps freed memory and there is room, else deallocated. */
+void shim_device_release(struct tfocl_device *d, void *opaque, uint64_t size);
 /* host_memory_allocate(), as TensorFlow's host allocator for
  * device-compatible host tensors; failures as shim_device_allocate. */
 void *shim_host_memory_allocate(struct tfocl_device *d, uint64_t size,

@@ -79,7 +79,7 @@ static void buffer_unref(struct shim_buffer *buf)
       buf->deallocator(buf->data, buf->len, buf->deallocator_arg);
     break;
   case SHIM_BUFFER_DEVICE:
-    shim_device_deallocate(buf->device, buf->data);
+    shim_device_release(buf->device, buf->data, buf->len);
     break;
   case SHIM_BUFFER_PINNED:
     shim_host_memory_deallocate(buf->device, buf->data);

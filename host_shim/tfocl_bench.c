@@ -441,6 +441,10 @@ static int run(int argc, char **argv)
     TF_DeleteStatus(b.st);
     return TFOCL_EXIT_ERROR;
   }
+  /* Steady state as under TensorFlow: an op's output does not cost an
+   * allocate() and a deallocate() per call where TensorFlow's BFC allocator
+   * would hand back the block the last call freed. */
+  b.reuses_memory = tfocl_device_keep_freed_memory(b.dev, true);
   b.se = tfocl_plugin_stream_executor(b.plugin);
   b.sp = tfocl_device_sp(b.dev);
   fprintf(stderr, "tfocl bench: device %s, BLAS %s\n", bench_device_name(&b),

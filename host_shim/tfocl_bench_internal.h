@@ -56,6 +56,9 @@ struct bench {
   const SP_StreamExecutor *se;
   const SP_Device *sp;
   TF_Status *st;
+  /* Freed device memory reused, as TensorFlow's BFC allocator over this
+   * platform (tfocl_device_keep_freed_memory); the notes say which. */
+  bool reuses_memory;
 
   bool blas_ok;
   char blas_name[160], blas_why[160];
@@ -185,6 +188,8 @@ void bench_first_op(struct bench *b);
 /* ---- tfocl_bench_output.c: the table and JSON ---------------------------- */
 
 const char *bench_device_name(const struct bench *b);
+/* How an op's output is allocated, for the notes. */
+const char *bench_output_memory(const struct bench *b);
 void bench_print_json(const struct bench *b);
 void bench_print_markdown(const struct bench *b);
 

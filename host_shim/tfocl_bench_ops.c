@@ -424,10 +424,8 @@ void bench_elementwise(struct bench *b)
                             &c, 2.0 * (double)bytes, true, NULL}};
     struct side ours = bench_op_side(&o, traffic);
     char note[160];
-    snprintf(note, sizeof(note),
-             "%zu MiB per array, %d arrays; output "
-             "allocated per call",
-             bytes >> 20, arrays);
+    snprintf(note, sizeof(note), "%zu MiB per array, %d arrays; output %s",
+             bytes >> 20, arrays, bench_output_memory(b));
     bench_measure(b, names[i], GBPS, true, &ours, refs, 2, reps, note);
     tfocl_op_destroy(o.op);
   }
@@ -501,9 +499,9 @@ void bench_broadcast(struct bench *b)
       struct side ref = bench_op_side(&flat, 4.0 * 3.0 * (double)nz);
       ref.name = "flat AddV2 of the output's shape (device)";
       char note[160];
-      snprintf(note, sizeof(note),
-               "%s; x %lld, y %lld elements; output allocated per call",
-               cases[i].op, (long long)nx, (long long)ny);
+      snprintf(note, sizeof(note), "%s; x %lld, y %lld elements; output %s",
+               cases[i].op, (long long)nx, (long long)ny,
+               bench_output_memory(b));
       bench_measure(b, cases[i].name, GBPS, true, &ours, &ref, 1, reps, note);
       tfocl_op_destroy(o.op);
       tfocl_op_destroy(flat.op);

@@ -68,6 +68,13 @@ const char *bench_device_name(const struct bench *b)
                                                        : "?";
 }
 
+const char *bench_output_memory(const struct bench *b)
+{
+  return b->reuses_memory
+             ? "allocated per call, freed memory reused (as TensorFlow's BFC)"
+             : "allocated per call";
+}
+
 void bench_print_json(const struct bench *b)
 {
   printf("{\"device\": ");

@@ -150,6 +150,16 @@ TFOCL_HOST_EXPORT struct tfocl_device *tfocl_device_open(
     struct tfocl_plugin *plugin, int ordinal, TF_Status *status);
 /* Synchronises, destroys the streams, then destroy_device. */
 TFOCL_HOST_EXPORT void tfocl_device_close(struct tfocl_device *device);
+/* As TensorFlow's BFC allocator, which TensorFlow puts over a platform that
+ * asks for it (SP_Platform.use_bfc_allocator): a tensor's freed device
+ * memory is kept (up to 32 blocks) and handed out again, in stream order,
+ * to an allocation of the same size, instead of a deallocate() and an
+ * allocate() per tensor. Off by default (every tensor its own allocate(),
+ * as the Check suites want). Returns whether it is on: never for a
+ * platform without use_bfc_allocator. Off releases what was kept; so does
+ * an allocation that fails, before it tries again. */
+TFOCL_HOST_EXPORT bool tfocl_device_keep_freed_memory(
+    struct tfocl_device *device, bool keep);
 TFOCL_HOST_EXPORT struct tfocl_plugin *tfocl_device_plugin(
     const struct tfocl_device *device);
 TFOCL_HOST_EXPORT const SP_Device *tfocl_device_sp(

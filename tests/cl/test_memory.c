@@ -127,6 +127,90 @@ START_TEST(allocator_stats_match) {
 }
 END_TEST
 
+/* tfocl_device_keep_freed_memory, as TensorFlow's BFC allocator over a
+ * platform that asks for it (tfocl's does): a freed tensor's block comes
+ * back to the next tensor of its size, without an allocate(); other sizes
+ * get their own; a failing allocation first releases what is kept; off
+ * releases the rest. */
+START_TEST(freed_memory_kept_for_the_same_size)
+{
+  struct clt t = {0};
+  SP_AllocatorStats before = {.struct_size = SP_ALLOCATORSTATS_STRUCT_SIZE};
+  SP_AllocatorStats now = {.struct_size = SP_ALLOCATORSTATS_STRUCT_SIZE};
+  int64_t dims[1] = {1000}, other[1] = {1001};
+  setenv("TFOCL_MEMORY_LIMIT_MB", "64", 1);
+  clt_open(&t, 0);
+  unsetenv("TFOCL_MEMORY_LIMIT_MB");
+  ck_assert(t.platform->use_bfc_allocator);
+  ck_assert(t.se->get_allocator_stats(t.sp, &before));
+
+  TF_Tensor *a = tfocl_tensor_alloc_device(t.device, TF_FLOAT, dims, 1, t.st);
+  clt_ok(&t);
+  TF_DeleteTensor(a);
+  ck_assert(t.se->get_allocator_stats(t.sp, &now));
+  ck_assert_int_eq(now.bytes_in_use, before.bytes_in_use); /* off: freed */
+
+  ck_assert(tfocl_device_keep_freed_memory(t.device, true));
+  a = tfocl_tensor_alloc_device(t.device, TF_FLOAT, dims, 1, t.st);
+  clt_ok(&t);
+  void *a_data = TF_TensorData(a);
+  TF_DeleteTensor(a);
+  ck_assert(t.se->get_allocator_stats(t.sp, &now));
+  ck_assert_int_eq(now.bytes_in_use - before.bytes_in_use, 4000); /* kept */
+  TF_Tensor *c = tfocl_tensor_alloc_device(t.device, TF_FLOAT, other, 1, t.st);
+  clt_ok(&t);
+  ck_assert_ptr_ne(TF_TensorData(c), a_data);
+  TF_Tensor *b = tfocl_tensor_alloc_device(t.device, TF_FLOAT, dims, 1, t.st);
+  clt_ok(&t);
+  ck_assert_ptr_eq(TF_TensorData(b), a_data);
+  ck_assert(t.se->get_allocator_stats(t.sp, &now));
+  ck_assert_int_eq(now.num_allocs - before.num_allocs, 3); /* not 4 */
+  /* Data written through the reused block reads back. */
+  float in[1000], out[1000];
+  for (int i = 0; i < 1000; i++)
+    in[i] = (float)i * 0.5f;
+  t.se->sync_memcpy_htod(
+      t.sp,
+      &(SP_DeviceMemoryBase){.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE,
+                             .opaque = TF_TensorData(b),
+                             .size = sizeof in},
+      in, sizeof in, t.st);
+  clt_ok(&t);
+  t.se->sync_memcpy_dtoh(
+      t.sp, out,
+      &(SP_DeviceMemoryBase){.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE,
+                             .opaque = TF_TensorData(b),
+                             .size = sizeof out},
+      sizeof out, t.st);
+  clt_ok(&t);
+  ck_assert_mem_eq(in, out, sizeof in);
+  TF_DeleteTensor(b);
+  TF_DeleteTensor(c);
+  ck_assert(t.se->get_allocator_stats(t.sp, &now));
+  ck_assert_int_eq(now.bytes_in_use - before.bytes_in_use, 4000 + 4004);
+
+  /* An allocation that does not fit beside the kept blocks (the device
+   * capped at 64 MiB) releases them and succeeds. */
+  int64_t mib40[1] = {10 << 20}, mib30[1] = {(30 << 20) / 4};
+  TF_Tensor *big =
+      tfocl_tensor_alloc_device(t.device, TF_FLOAT, mib40, 1, t.st);
+  clt_ok(&t);
+  TF_DeleteTensor(big);
+  ck_assert(t.se->get_allocator_stats(t.sp, &now));
+  ck_assert_int_eq(now.bytes_in_use - before.bytes_in_use,
+                   4000 + 4004 + (40 << 20));
+  big = tfocl_tensor_alloc_device(t.device, TF_FLOAT, mib30, 1, t.st);
+  clt_ok(&t);
+  ck_assert(t.se->get_allocator_stats(t.sp, &now));
+  ck_assert_int_eq(now.bytes_in_use - before.bytes_in_use, 30 << 20);
+  TF_DeleteTensor(big);
+  ck_assert(!tfocl_device_keep_freed_memory(t.device, false));
+  ck_assert(t.se->get_allocator_stats(t.sp, &now));
+  ck_assert_int_eq(now.bytes_in_use, before.bytes_in_use);
+  clt_close(&t);
+}
+END_TEST
+
 /* Copies in and out of views at odd offsets, on streams and sync. */
 START_TEST(interior_pointer_copies) {
   struct clt t = {0};
@@ -379,6 +463,7 @@ static Suite *memory_suite(void) {
   tcase_add_test(tc, pinned_host_memory);
   tcase_add_test(tc, shim_tensor_round_trip);
   tcase_add_test(tc, concurrent_allocation);
+  tcase_add_test(tc, freed_memory_kept_for_the_same_size);
   suite_add_tcase(s, tc);
   return s;
 }
