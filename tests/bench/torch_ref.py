@@ -11,7 +11,8 @@ GPU (--device cpu, or auto with none) the same cases run on PyTorch's CPU
 kernels, which is what a dry run of ci/gpu on PoCL compares with.
 
 Timing is `tfocl bench`'s: each repetition is one call + synchronize on the
-host clock (outputs allocated per call, as there); one untimed warm-up call
+host clock (outputs allocated per call, from PyTorch's caching allocator as
+tfocl bench's come from the memory the last call freed); one untimed warm-up call
 (reported as warmup_s) and two more untimed ones before the repetitions.
 `--limits` also measures the device's ceilings: a large device-to-device copy
 (bytes read + written), SGEMM at n = 8192, and pinned host<->device copies.
@@ -200,7 +201,7 @@ class Bench:
         for name, arrays, op in ops:
             if self.want(name):
                 self.measure(name, "GB/s", arrays * nbytes, self.timed(lambda: op(x, y)),
-                             self.reps(10, 3), f"{nbytes // MIB} MiB per array, output allocated per call")
+                             self.reps(10, 3), f"{nbytes // MIB} MiB per array, output allocated per call (caching allocator)")
 
     def reduce(self):
         names = ["reduce/sum_over_rows", "reduce/sum_over_cols", "softmax/rows"]
