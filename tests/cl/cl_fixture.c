@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <CL/cl.h>
@@ -41,6 +42,13 @@ SP_Stream clt_stream(const struct clt *t, enum tfocl_stream_role role) {
 SP_DeviceMemoryBase clt_mem(void *opaque) {
   return (SP_DeviceMemoryBase){.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE,
                                .opaque = opaque};
+}
+
+double clt_seconds(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 void *clt_alloc(const struct clt *t, uint64_t bytes) {

@@ -31,6 +31,8 @@ SP_DeviceMemoryBase clt_mem(void *opaque);
 /* allocate() that must succeed. */
 void *clt_alloc(const struct clt *t, uint64_t bytes);
 void clt_free(const struct clt *t, void *opaque);
+/* Seconds on the monotonic clock. */
+double clt_seconds(void);
 #define clt_ok(t) \
   ck_assert_msg(TF_GetCode((t)->st) == TF_OK, "%s", TF_Message((t)->st))
 

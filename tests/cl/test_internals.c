@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cl_fixture.h"
@@ -946,14 +945,6 @@ static void *set_status_later(void *arg)
   return NULL;
 }
 
-static double seconds_now(void)
-{
-  struct timespec t;
-
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 START_TEST(host_waits_end_with_the_event)
 {
   static const struct {
@@ -989,11 +980,11 @@ START_TEST(host_waits_end_with_the_event)
 
       later.event = clCreateUserEvent(dev->ctx->context, &err);
       ck_assert_int_eq(err, CL_SUCCESS);
-      start = seconds_now();
+      start = clt_seconds();
       ck_assert_int_eq(pthread_create(&setter, NULL, set_status_later, &later),
                        0);
       err = ocl_wait_event(dev, NULL, later.event, &exec_status, &call);
-      waited = seconds_now() - start;
+      waited = clt_seconds() - start;
       pthread_join(setter, NULL);
       ck_assert_msg(err == CL_SUCCESS, "%s %s: %s failed: %d", modes[m].wait,
                     modes[m].spin_us, call ? call : "?", err);

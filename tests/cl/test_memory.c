@@ -169,19 +169,10 @@ START_TEST(freed_memory_kept_for_the_same_size)
   float in[1000], out[1000];
   for (int i = 0; i < 1000; i++)
     in[i] = (float)i * 0.5f;
-  t.se->sync_memcpy_htod(
-      t.sp,
-      &(SP_DeviceMemoryBase){.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE,
-                             .opaque = TF_TensorData(b),
-                             .size = sizeof in},
-      in, sizeof in, t.st);
+  SP_DeviceMemoryBase b_mem = clt_mem(TF_TensorData(b));
+  t.se->sync_memcpy_htod(t.sp, &b_mem, in, sizeof in, t.st);
   clt_ok(&t);
-  t.se->sync_memcpy_dtoh(
-      t.sp, out,
-      &(SP_DeviceMemoryBase){.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE,
-                             .opaque = TF_TensorData(b),
-                             .size = sizeof out},
-      sizeof out, t.st);
+  t.se->sync_memcpy_dtoh(t.sp, out, &b_mem, sizeof out, t.st);
   clt_ok(&t);
   ck_assert_mem_eq(in, out, sizeof in);
   TF_DeleteTensor(b);
