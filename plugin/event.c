@@ -23,8 +23,8 @@
  * On a GPU the host polls the event's status: yielding its core between
  * polls for the first TFOCL_HOST_WAIT_SPIN_US (CUDA's default wait spins
  * for as long as the device works), then sleeping between polls, each
- * sleep twice the last up to POLL_SLEEP_MAX_NS. A wait then ends at most that long after the
- * work, and a long one costs a wake-up per sleep. Event callbacks were the
+ * sleep twice the last up to POLL_SLEEP_MAX_NS. A wait then ends at most
+ * that long after the work, and a long one costs a wake-up per sleep. Event callbacks were the
  * GPU's wait before: on NVIDIA's driver (an H200, tfocl bench, a wait per
  * call) they came about 0.2 ms after a 0.1 ms copy and 4-9 ms after a
  * 0.7 ms GEMM, which then ran at a seventh to a thirteenth of its speed.
