@@ -272,40 +272,6 @@ static bool bcast3d_local(struct ocl_op *op, struct ocl_kernel *kernel,
  * rows go to _bcastf (one operand of z's shape) or _bcast. */
 #define ROWS_MIN_INNER 16
 
-/* _bcast3d_rows for padded collapsed dims [outer, mid, inner]: rows cut
- * into spans of at most ROW_SPAN elements (so that a few long rows still
- * spread over the cores), work-groups of whole spans along dimension 1
- * holding about GROUP_ELEMENTS (PoCL's cost per work-group is paid per few
- * thousand elements, as for _flat's groups) while there are still two
- * groups per compute unit. The group sizes are powers of two, each
- * compiled once. */
-static bool launch_rows(struct ocl_op *op, struct ocl_kernel *kernel,
-                        const int64_t dims[3], const struct ocl_arg *argv)
-{
-  enum { ROW_SPAN = 4096, GROUP_ELEMENTS = 4096 };
-  const struct ocl_device_info *info = ocl_op_info(op);
-  if (info == NULL)
-    return false;
-  int64_t spans = (dims[2] + ROW_SPAN - 1) / ROW_SPAN;
-  int64_t span = (dims[2] + spans - 1) / spans;
-  int64_t groups_wanted =
-      2 * (int64_t)(info->compute_units ? info->compute_units : 1);
-  size_t most = ocl_kernel_max_local(op, kernel);
-  if (most == 0)
-    return false;
-  size_t rows = 1;
-  while (2 * rows <= most && (int64_t)(2 * rows) * span <= GROUP_ELEMENTS &&
-         (int64_t)(2 * rows) <= dims[1] &&
-         spans * (dims[1] / (int64_t)(2 * rows)) * dims[0] >= groups_wanted)
-    rows *= 2;
-  size_t global[3] = {(size_t)spans, (size_t)dims[1], (size_t)dims[0]};
-  size_t local[3] = {1, rows, 1};
-  struct ocl_arg args[5];
-  memcpy(args, argv, 4 * sizeof(*args));
-  args[4] = OCL_INT(span);
-  return ocl_launch(op, kernel, 3, global, local, args, 5);
-}
-
 /* The _bcast3d and _bcastf kernels for collapsed dims [first, b->rank),
  * at most 3, in 32-bit indices. True once launched; false with *launched
  * set where the launch failed (status set), false with it clear where
@@ -357,11 +323,11 @@ static bool launch_bcast3(struct ocl_op *op, struct variants *v,
   memcpy(a.p_strides, a.swap ? ys : xs, sizeof(a.p_strides));
   memcpy(a.q_strides, a.swap ? xs : ys, sizeof(a.q_strides));
   const struct ocl_buffer *p = a.swap ? yb : xb, *q = a.swap ? xb : yb;
-  const struct ocl_arg argv[] = {OCL_BUF(*p), OCL_BUF(*q), OCL_BUF(*zb),
-                                 OCL_BYTES(&a, sizeof(a))};
+  struct ocl_arg argv[5] = {OCL_BUF(*p), OCL_BUF(*q), OCL_BUF(*zb),
+                            OCL_BYTES(&a, sizeof(a))};
   *launched = true;
   if (rows)
-    return launch_rows(op, &v->k[BCAST3D_ROWS], dims, argv);
+    return ocl_launch_spans(op, &v->k[BCAST3D_ROWS], dims, argv, 4);
   if (which != BCASTF) {
     size_t global[3] = {(size_t)dims[2], (size_t)dims[1], (size_t)dims[0]};
     return ocl_launch(op, &v->k[which], 3, global, local, argv, 4);

@@ -2,9 +2,9 @@
  *
  * Not a program on its own: fused.c appends, for each distinct program of
  * the op (kernels/fused_program.h), a function evaluating the chain on
- * floats and the seven kernels that load the inputs, call it and store the
- * result (_same, _flat, _bcast3d, _bcast3d_mixed, _bcast3, _bcast,
- * _bcast64). Everything is
+ * floats and the eight kernels that load the inputs, call it and store the
+ * result (_same, _flat, _bcast3d, _bcast3d_mixed, _bcast3d_rows, _bcast3,
+ * _bcast, _bcast64). Everything is
  * computed in float; a half value is rounded to half after the op that
  * makes it, as the unfused half kernels round on store, and stored with
  * vstore_half_rte: no cl_khr_fp16 needed.
@@ -16,6 +16,10 @@
 #include "common.clh"
 
 #pragma OPENCL FP_CONTRACT OFF
+
+/* The _bcast3d_rows kernels' arguments: OCL_TENSOR_ARG, restrict. */
+#define FUSED_ROW_ARG(T, name) \
+  __global T *restrict name##_base, ulong name##_offset
 
 #define FUSED_LD_f(p, i) ((p)[i])
 #define FUSED_LD_l(p, i) ((p)[i])

@@ -293,6 +293,15 @@ bool ocl_launch_1d(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
 bool ocl_launch_rows(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
                      const struct ocl_arg *args, int num_args);
 
+/* A row kernel of the CPU shape over padded collapsed dims [outer, mid,
+ * inner] (dims[0] outermost): dimension 0 counts spans of a row, 1 and 2
+ * are mid and outer; each work-item loops over its span of at most 4096
+ * elements. The span's length is appended as the last argument
+ * (args[num_args], which must be there to write). */
+bool ocl_launch_spans(struct ocl_op *op, struct ocl_kernel *kernel,
+                      const int64_t dims[3], struct ocl_arg *args,
+                      int num_args);
+
 /* Commands a family enqueues itself (a native kernel, a library's call)
  * show in a profile too: where ocl_op_profiling() holds, pass an event
  * pointer to the enqueue and hand the event to ocl_op_record, which takes

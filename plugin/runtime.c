@@ -766,6 +766,36 @@ bool ocl_launch_rows(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
   return ocl_launch(op, kernel, 1, &n, &local, args, num_args);
 }
 
+bool ocl_launch_spans(struct ocl_op *op, struct ocl_kernel *kernel,
+                      const int64_t dims[3], struct ocl_arg *args, int num_args)
+{
+  /* Spans of at most ROW_SPAN elements, so that a few long rows still
+   * spread over the cores; groups of about GROUP_ELEMENTS (PoCL's cost
+   * per work-group then weighs as little as for _flat's groups) while
+   * two groups per compute unit remain. Powers of two: each group size is
+   * compiled once. */
+  enum { ROW_SPAN = 4096, GROUP_ELEMENTS = 4096 };
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  int64_t spans = (dims[2] + ROW_SPAN - 1) / ROW_SPAN;
+  int64_t span = spans > 0 ? (dims[2] + spans - 1) / spans : 0;
+  int64_t groups_wanted =
+      2 * (int64_t)(info->compute_units ? info->compute_units : 1);
+  size_t most = ocl_kernel_max_local(op, kernel);
+  if (most == 0)
+    return false;
+  size_t rows = 1;
+  while (2 * rows <= most && (int64_t)(2 * rows) * span <= GROUP_ELEMENTS &&
+         (int64_t)(2 * rows) <= dims[1] &&
+         spans * (dims[1] / (int64_t)(2 * rows)) * dims[0] >= groups_wanted)
+    rows *= 2;
+  size_t global[3] = {(size_t)spans, (size_t)dims[1], (size_t)dims[0]};
+  size_t local[3] = {1, rows, 1};
+  args[num_args] = OCL_INT(span);
+  return ocl_launch(op, kernel, 3, global, local, args, num_args + 1);
+}
+
 /* ---- Copies and fills ------------------------------------------------------ */
 
 bool ocl_op_copy(struct ocl_op *op, const TF_Tensor *src, size_t src_offset,

@@ -286,14 +286,17 @@ END_TEST
 /* Inputs constant along the innermost dim (rows' statistics [9,4,1],
  * scalars) next to ones that vary along it ([40], [9,4,40]): layer
  * normalisation's (x - mean) * rstd * gamma + beta * s. One kernel
- * instance meets seven such sets, more than it keeps a program for (the
- * rest take the general kernel); every run must equal the ops one by
- * one. */
+ * instance meets more such sets than it keeps a program for (the rest
+ * take the general kernel); every run must equal the ops one by one. */
 START_TEST(inner_constant_inputs_equal_op_by_op)
 {
   TF_DataType t = float_types[_i];
   TF_Status *st = TF_NewStatus();
   const int64_t row[3] = {9, 4, 1}, channel[1] = {40}, full[3] = {9, 4, 40};
+  /* The last set's rows are longer than a CPU device's span of a row
+   * (4096 elements): each is cut in two. */
+  const int64_t long_row[3] = {2, 1, 1}, long_channel[1] = {4100},
+                long_full[3] = {2, 1, 4100};
   const int64_t p[] = {FUSED_SUB, 0, 1, FUSED_MUL, 6, 2, FUSED_MUL, 7, 3,
                        FUSED_MUL, 4, 5, FUSED_ADD, 8, 9};
   const TF_DataType types[6] = {t, t, t, t, t, t};
@@ -314,18 +317,24 @@ START_TEST(inner_constant_inputs_equal_op_by_op)
   ck_assert_ok(st);
   /* Per input 1..5: 'r' a row statistic, 'c' a channel vector, 's' a
    * scalar, 'f' the full shape. */
-  static const char *const sets[] = {"rrccs", "ccccs", "rcccc", "crccc",
-                                     "rcccr", "ccrsc", "sssss", "fffrf"};
-  for (size_t v = 0; v < sizeof(sets) / sizeof(sets[0]); v++) {
+  static const char *const sets[] = {"rrccs", "ccccs", "rcccc",
+                                     "crccc", "rcccr", "ccrsc",
+                                     "sssss", "fffrf", "rcsfc"};
+  enum { NUM_SETS = sizeof(sets) / sizeof(sets[0]) };
+  for (size_t v = 0; v < NUM_SETS; v++) {
+    bool long_rows = v + 1 == NUM_SETS;
+    const int64_t *f = long_rows ? long_full : full,
+                  *r = long_rows ? long_row : row,
+                  *c = long_rows ? long_channel : channel;
     TF_Tensor *in[6];
-    in[0] = random_tensor(t, full, 3, -3, 3, 10 * v + 1);
+    in[0] = random_tensor(t, f, 3, -3, 3, 10 * v + 1);
     for (int k = 1; k < 6; k++) {
       char kind = sets[v][k - 1];
       uint64_t seed = 10 * v + (uint64_t)k + 1;
       in[k] = kind == 's'   ? scalar(t, 0.5 + 0.25 * k)
-              : kind == 'r' ? random_tensor(t, row, 3, -2, 2, seed)
-              : kind == 'c' ? random_tensor(t, channel, 1, -2, 2, seed)
-                            : random_tensor(t, full, 3, -2, 2, seed);
+              : kind == 'r' ? random_tensor(t, r, 3, -2, 2, seed)
+              : kind == 'c' ? random_tensor(t, c, 1, -2, 2, seed)
+                            : random_tensor(t, f, 3, -2, 2, seed);
     }
     TF_Tensor *k[5];
     k[0] = run1("Sub", NULL, 0, in[0], in[1]);
