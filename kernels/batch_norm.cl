@@ -9,8 +9,9 @@
  * [N, C, H*W]; each channel reduces over its rest = outer * inner elements.
  * The reductions are parallel over many work-groups and accurate in float:
  *   1. bn_*_last / bn_*_first: each work-group takes a slice of the rest of
- *      one tile of channels; each work-item folds at most a few hundred
- *      elements in order (Welford's update for the statistics: a running
+ *      one tile of channels (bn_*_rows, a CPU's channels last: a
+ *      work-item takes a slice of rows, every channel of them); each
+ *      work-item folds at most a few hundred elements in order (Welford's update for the statistics: a running
  *      mean and sum of squared deviations, never E[x^2] - E[x]^2; plain
  *      sums for the gradient's sum(dy) and sum(dy * (x - mean))), then the
  *      work-group combines its work-items in a tree (Chan's merge for the
@@ -39,6 +40,10 @@
 #define LOAD(p, i) ((p)[i])
 #define STORE(p, i, v) ((p)[i] = (v))
 #endif
+
+/* The _rows kernels' arguments: OCL_TENSOR_ARG, restrict (no two of a
+ * kernel's overlap), so that their channel loops vectorise unchecked. */
+#define BN_ROW_ARG(T, name) __global T *restrict name##_base, ulong name##_offset
 
 /* struct bn_args32/64 of batch_norm.c: IDX members only. */
 typedef struct {
@@ -210,6 +215,49 @@ __kernel void bn_stats_last(OCL_TENSOR_ARG(const T, x),
   }
 }
 
+/* The CPU shape, channels last: a work-item per slice of rows folds every
+ * channel of them, channels innermost (contiguous: the compiler vectorises
+ * the channel loop), accumulating in its own part rows; two passes over a
+ * slice that stays cached. bn_stats_last's work-items, a channel each,
+ * strode a row apart and ran scalar (0.17 of a device copy's speed). */
+__kernel void bn_stats_rows(BN_ROW_ARG(const T, x), BN_ROW_ARG(float, part),
+                            bn_t q)
+{
+  IDX s = (IDX)get_global_id(0);
+  if (s >= q.slices)
+    return;
+  const __global T *xp = OCL_PTR(const T, x);
+  __global float *pp = OCL_PTR(float, part);
+  __global float *mean = pp + s * q.depth;
+  __global float *m2 = pp + (q.slices + s) * q.depth;
+  __global float *sum = pp + (2 * q.slices + s) * q.depth;
+  IDX r0 = s * q.slice, r1 = min(r0 + q.slice, q.rest);
+  for (IDX c = 0; c < q.depth; c++) {
+    mean[c] = 0.0f;
+    m2[c] = 0.0f;
+    sum[c] = 0.0f;
+  }
+  /* The pivots (bn_pivot) are row 0. */
+  for (IDX r = r0; r < r1; r++) {
+    const __global T *row = xp + r * q.depth;
+    for (IDX c = 0; c < q.depth; c++) {
+      float v = LOAD(row, c);
+      mean[c] += v - LOAD(xp, c);
+      sum[c] += v;
+    }
+  }
+  float n = (float)(r1 - r0);
+  for (IDX c = 0; c < q.depth; c++)
+    mean[c] /= n;
+  for (IDX r = r0; r < r1; r++) {
+    const __global T *row = xp + r * q.depth;
+    for (IDX c = 0; c < q.depth; c++) {
+      float d = (LOAD(row, c) - LOAD(xp, c)) - mean[c];
+      m2[c] += d * d;
+    }
+  }
+}
+
 /* Channels first (inner > 1): a work-group per (slice, channel), its
  * work-items on neighbouring elements of the channel's rows. */
 __kernel void bn_stats_first(OCL_TENSOR_ARG(const T, x),
@@ -358,6 +406,12 @@ static void bn_apply_one(const __global T *xp, __global T *yp,
       OCL_TENSOR_ARG(const float, mean), OCL_TENSOR_ARG(const float, var), \
       OCL_TENSOR_ARG(const float, scale),                               \
       OCL_TENSOR_ARG(const float, offset), bn_t q, float epsilon, int pivoted
+/* bn_apply_rows' arguments: BN_APPLY_ARGS, restrict (y may be x itself, a
+ * forwarded input, which index-for-index element-wise code tolerates). */
+#define BN_APPLY_ROW_ARGS                                                   \
+  BN_ROW_ARG(const T, x), BN_ROW_ARG(T, y), BN_ROW_ARG(const float, mean), \
+      BN_ROW_ARG(const float, var), BN_ROW_ARG(const float, scale),        \
+      BN_ROW_ARG(const float, offset), bn_t q, float epsilon, int pivoted
 #define BN_APPLY_PASS                                                     \
   OCL_PTR(const T, x), OCL_PTR(T, y), OCL_PTR(const float, mean),         \
       OCL_PTR(const float, var), OCL_PTR(const float, scale),             \
@@ -373,7 +427,7 @@ __kernel void bn_apply(BN_APPLY_ARGS)
 /* The CPU shape: a work-item per row of contiguous elements, the depth
  * channels of one position (channels last) or one channel's run (first),
  * with no index division per element. q.count counts rows. */
-__kernel void bn_apply_rows(BN_APPLY_ARGS)
+__kernel void bn_apply_rows(BN_APPLY_ROW_ARGS)
 {
   IDX row = (IDX)get_global_id(0);
   OCL_GUARD(row, q.count);
@@ -446,6 +500,36 @@ __kernel void bn_sums_last(OCL_TENSOR_ARG(const T, dy),
     __global float *pp = OCL_PTR(float, part);
     pp[s * q.depth + c] = la[lid];
     pp[(q.slices + s) * q.depth + c] = lb[lid];
+  }
+}
+
+/* The CPU shape, channels last, as bn_stats_rows: part's sum(dy) and
+ * sum(dy * (x - mean)) rows of slice s. */
+__kernel void bn_sums_rows(BN_ROW_ARG(const T, dy), BN_ROW_ARG(const T, x),
+                           BN_ROW_ARG(const float, mean),
+                           BN_ROW_ARG(float, part), bn_t q)
+{
+  IDX s = (IDX)get_global_id(0);
+  if (s >= q.slices)
+    return;
+  const __global T *dyp = OCL_PTR(const T, dy);
+  const __global T *xp = OCL_PTR(const T, x);
+  const __global float *m = OCL_PTR(const float, mean);
+  __global float *pp = OCL_PTR(float, part);
+  __global float *a = pp + s * q.depth;
+  __global float *b = pp + (q.slices + s) * q.depth;
+  IDX r0 = s * q.slice, r1 = min(r0 + q.slice, q.rest);
+  for (IDX c = 0; c < q.depth; c++) {
+    a[c] = 0.0f;
+    b[c] = 0.0f;
+  }
+  for (IDX r = r0; r < r1; r++) {
+    const __global T *dyr = dyp + r * q.depth, *xr = xp + r * q.depth;
+    for (IDX c = 0; c < q.depth; c++) {
+      float d = LOAD(dyr, c);
+      a[c] += d;
+      b[c] += d * (LOAD(xr, c) - m[c]);
+    }
   }
 }
 
@@ -549,6 +633,15 @@ static void bn_grad_apply_one(const __global T *dyp, const __global T *xp,
       OCL_TENSOR_ARG(const float, scale_backprop),                         \
       OCL_TENSOR_ARG(const float, offset_backprop), OCL_TENSOR_ARG(T, dx), \
       bn_t q, float epsilon, int training
+/* bn_grad_apply_rows' arguments: BN_GRAD_APPLY_ARGS, restrict (as
+ * BN_APPLY_ROW_ARGS). */
+#define BN_GRAD_APPLY_ROW_ARGS                                            \
+  BN_ROW_ARG(const T, dy), BN_ROW_ARG(const T, x),                        \
+      BN_ROW_ARG(const float, mean), BN_ROW_ARG(const float, var),        \
+      BN_ROW_ARG(const float, scale),                                     \
+      BN_ROW_ARG(const float, scale_backprop),                            \
+      BN_ROW_ARG(const float, offset_backprop), BN_ROW_ARG(T, dx), bn_t q, \
+      float epsilon, int training
 #define BN_GRAD_APPLY_PASS                                                  \
   OCL_PTR(const T, dy), OCL_PTR(const T, x), OCL_PTR(const float, mean),    \
       OCL_PTR(const float, var), OCL_PTR(const float, scale),               \
@@ -567,12 +660,19 @@ __kernel void bn_grad_apply(BN_GRAD_APPLY_ARGS)
 }
 
 /* The CPU shape, as bn_apply_rows. */
-__kernel void bn_grad_apply_rows(BN_GRAD_APPLY_ARGS)
+__kernel void bn_grad_apply_rows(BN_GRAD_APPLY_ROW_ARGS)
 {
   IDX row = (IDX)get_global_id(0);
   OCL_GUARD(row, q.count);
-  bool last = q.inner == 1;
-  IDX len = last ? q.depth : q.inner, c0 = last ? 0 : row % q.depth;
-  for (IDX j = 0; j < len; j++)
-    bn_grad_apply_one(BN_GRAD_APPLY_PASS, row * len + j, last ? j : c0);
+  /* Two loops, so that the channel index is the loop's own (contiguous
+   * loads of the per-channel terms, where a select between the two made
+   * gathers). */
+  if (q.inner == 1) {
+    for (IDX j = 0; j < q.depth; j++)
+      bn_grad_apply_one(BN_GRAD_APPLY_PASS, row * q.depth + j, j);
+    return;
+  }
+  IDX c = row % q.depth;
+  for (IDX j = 0; j < q.inner; j++)
+    bn_grad_apply_one(BN_GRAD_APPLY_PASS, row * q.inner + j, c);
 }

@@ -293,6 +293,12 @@ bool ocl_launch_1d(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
 bool ocl_launch_rows(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
                      const struct ocl_arg *args, int num_args);
 
+/* n work-items of a light per-row kernel (rows of row_len elements), as
+ * many rows to a work-group as make a few thousand elements while every
+ * core still gets two groups. */
+bool ocl_launch_row_groups(struct ocl_op *op, struct ocl_kernel *kernel,
+                           size_t rows, int64_t row_len,
+                           const struct ocl_arg *args, int num_args);
 /* A row kernel of the CPU shape over padded collapsed dims [outer, mid,
  * inner] (dims[0] outermost): dimension 0 counts spans of a row, 1 and 2
  * are mid and outer; each work-item loops over its span of at most 4096

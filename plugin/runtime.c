@@ -766,30 +766,49 @@ bool ocl_launch_rows(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
   return ocl_launch(op, kernel, 1, &n, &local, args, num_args);
 }
 
+/* Rows per work-group of a row kernel, rows of row_len elements: a power
+ * of two, about GROUP_ELEMENTS elements a group (PoCL's cost per
+ * work-group then weighs as little as for _flat's groups) while
+ * `copies` * rows / group still gives two groups per compute unit. Powers
+ * of two: each group size is compiled once. 0 with the status set. */
+static size_t group_rows(struct ocl_op *op, struct ocl_kernel *kernel,
+                         int64_t rows, int64_t row_len, int64_t copies)
+{
+  enum { GROUP_ELEMENTS = 4096 };
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return 0;
+  int64_t groups_wanted =
+      2 * (int64_t)(info->compute_units ? info->compute_units : 1);
+  size_t most = ocl_kernel_max_local(op, kernel);
+  size_t n = 1;
+  while (most > 0 && 2 * n <= most &&
+         (int64_t)(2 * n) * row_len <= GROUP_ELEMENTS &&
+         (int64_t)(2 * n) <= rows &&
+         copies * (rows / (int64_t)(2 * n)) >= groups_wanted)
+    n *= 2;
+  return most > 0 ? n : 0;
+}
+
+bool ocl_launch_row_groups(struct ocl_op *op, struct ocl_kernel *kernel,
+                           size_t rows, int64_t row_len,
+                           const struct ocl_arg *args, int num_args)
+{
+  size_t local = group_rows(op, kernel, (int64_t)rows, row_len, 1);
+  return local > 0 && ocl_launch(op, kernel, 1, &rows, &local, args, num_args);
+}
+
 bool ocl_launch_spans(struct ocl_op *op, struct ocl_kernel *kernel,
                       const int64_t dims[3], struct ocl_arg *args, int num_args)
 {
   /* Spans of at most ROW_SPAN elements, so that a few long rows still
-   * spread over the cores; groups of about GROUP_ELEMENTS (PoCL's cost
-   * per work-group then weighs as little as for _flat's groups) while
-   * two groups per compute unit remain. Powers of two: each group size is
-   * compiled once. */
-  enum { ROW_SPAN = 4096, GROUP_ELEMENTS = 4096 };
-  const struct ocl_device_info *info = ocl_op_info(op);
-  if (info == NULL)
-    return false;
+   * spread over the cores. */
+  enum { ROW_SPAN = 4096 };
   int64_t spans = (dims[2] + ROW_SPAN - 1) / ROW_SPAN;
   int64_t span = spans > 0 ? (dims[2] + spans - 1) / spans : 0;
-  int64_t groups_wanted =
-      2 * (int64_t)(info->compute_units ? info->compute_units : 1);
-  size_t most = ocl_kernel_max_local(op, kernel);
-  if (most == 0)
+  size_t rows = group_rows(op, kernel, dims[1], span, spans * dims[0]);
+  if (rows == 0)
     return false;
-  size_t rows = 1;
-  while (2 * rows <= most && (int64_t)(2 * rows) * span <= GROUP_ELEMENTS &&
-         (int64_t)(2 * rows) <= dims[1] &&
-         spans * (dims[1] / (int64_t)(2 * rows)) * dims[0] >= groups_wanted)
-    rows *= 2;
   size_t global[3] = {(size_t)spans, (size_t)dims[1], (size_t)dims[0]};
   size_t local[3] = {1, rows, 1};
   args[num_args] = OCL_INT(span);
