@@ -258,6 +258,71 @@ __kernel void bn_stats_rows(BN_ROW_ARG(const T, x), BN_ROW_ARG(float, part),
   }
 }
 
+/* A CPU core's sums over contiguous elements, in BN_LANES interleaved
+ * partial sums (a vector of them, summed pairwise at the end): one strict
+ * float sum is a dependent add per element and runs scalar. */
+#define BN_LANES 8
+
+static float bn_lanes_total(const float *lane)
+{
+  float t[BN_LANES / 2];
+  for (int u = 0; u < BN_LANES / 2; u++)
+    t[u] = lane[u] + lane[u + BN_LANES / 2];
+  return (t[0] + t[2]) + (t[1] + t[3]);
+}
+
+/* lane_shifted += p[j] - pivot, lane_sum += p[j] over j < len. */
+static void bn_lanes_sums(const __global T *p, IDX len, float pivot,
+                          float *lane_shifted, float *lane_sum)
+{
+  IDX j = 0;
+  for (; j + BN_LANES <= len; j += BN_LANES)
+    for (int u = 0; u < BN_LANES; u++) {
+      float v = LOAD(p, j + u);
+      lane_shifted[u] += v - pivot;
+      lane_sum[u] += v;
+    }
+  for (int u = 0; j < len; j++, u++) {
+    float v = LOAD(p, j);
+    lane_shifted[u] += v - pivot;
+    lane_sum[u] += v;
+  }
+}
+
+/* lane_m2 += ((p[j] - pivot) - mean)^2 over j < len. */
+static void bn_lanes_m2(const __global T *p, IDX len, float pivot, float mean,
+                        float *lane_m2)
+{
+  IDX j = 0;
+  for (; j + BN_LANES <= len; j += BN_LANES)
+    for (int u = 0; u < BN_LANES; u++) {
+      float d = (LOAD(p, j + u) - pivot) - mean;
+      lane_m2[u] += d * d;
+    }
+  for (int u = 0; j < len; j++, u++) {
+    float d = (LOAD(p, j) - pivot) - mean;
+    lane_m2[u] += d * d;
+  }
+}
+
+/* lane_a += dy[j], lane_b += dy[j] * (x[j] - m) over j < len. */
+static void bn_lanes_grad(const __global T *dy, const __global T *x, IDX len,
+                          float m, float *lane_a, float *lane_b)
+{
+  IDX j = 0;
+  for (; j + BN_LANES <= len; j += BN_LANES)
+    for (int u = 0; u < BN_LANES; u++) {
+      float d = LOAD(dy, j + u);
+      lane_a[u] += d;
+      lane_b[u] += d * (LOAD(x, j + u) - m);
+    }
+  for (int u = 0; j < len; j++, u++) {
+    float d = LOAD(dy, j);
+    lane_a[u] += d;
+    lane_b[u] += d * (LOAD(x, j) - m);
+  }
+}
+
 /* Channels first (inner > 1): a work-group per (slice, channel), its
  * work-items on neighbouring elements of the channel's rows. */
 __kernel void bn_stats_first(OCL_TENSOR_ARG(const T, x),
@@ -278,29 +343,25 @@ __kernel void bn_stats_first(OCL_TENSOR_ARG(const T, x),
     /* A CPU core's contiguous run, in segments within one image: two
      * passes over it (cached), no division per element. */
     bn_pos_t start = pos;
-    float s1 = 0.0f;
+    float lane_shifted[BN_LANES] = {0}, lane_sum[BN_LANES] = {0},
+          lane_m2[BN_LANES] = {0};
     for (IDX r = r0; r < r1;) {
       IDX seg = min(r1 - r, q.inner - pos.i), base = bn_pos_at(&q, &pos, c);
-      for (IDX j = 0; j < seg; j++) {
-        float v = LOAD(xp, base + j);
-        s1 += v - pivot;
-        sum += v;
-      }
+      bn_lanes_sums(xp + base, seg, pivot, lane_shifted, lane_sum);
       r += seg;
       bn_advance(&q, &pos, seg);
     }
     n = (float)(r1 > r0 ? r1 - r0 : 0);
-    mean = n > 0.0f ? s1 / n : 0.0f;
+    sum = bn_lanes_total(lane_sum);
+    mean = n > 0.0f ? bn_lanes_total(lane_shifted) / n : 0.0f;
     pos = start;
     for (IDX r = r0; r < r1;) {
       IDX seg = min(r1 - r, q.inner - pos.i), base = bn_pos_at(&q, &pos, c);
-      for (IDX j = 0; j < seg; j++) {
-        float d = (LOAD(xp, base + j) - pivot) - mean;
-        m2 += d * d;
-      }
+      bn_lanes_m2(xp + base, seg, pivot, mean, lane_m2);
       r += seg;
       bn_advance(&q, &pos, seg);
     }
+    m2 = bn_lanes_total(lane_m2);
   } else {
     for (IDX r = r0; r < r1; r += step, bn_advance(&q, &pos, step)) {
       float v = LOAD(xp, bn_pos_at(&q, &pos, c));
@@ -549,18 +610,25 @@ __kernel void bn_sums_first(OCL_TENSOR_ARG(const T, dy),
   float m = OCL_PTR(const float, mean)[c];
   float a = 0.0f, b = 0.0f;
   bn_pos_t pos = bn_pos(&q, r0);
-  /* Segments of contiguous elements within one image (a CPU core's run;
-   * on a GPU, one element: work-items interleave). */
-  for (IDX r = r0; r < r1;) {
-    IDX seg = step > 1 ? 1 : min(r1 - r, q.inner - pos.i);
-    IDX base = bn_pos_at(&q, &pos, c);
-    for (IDX j = 0; j < seg; j++) {
-      float d = LOAD(dyp, base + j);
-      a += d;
-      b += d * (LOAD(xp, base + j) - m);
+  if (q.run > 0) {
+    /* A CPU core's contiguous run, in segments within one image. */
+    float lane_a[BN_LANES] = {0}, lane_b[BN_LANES] = {0};
+    for (IDX r = r0; r < r1;) {
+      IDX seg = min(r1 - r, q.inner - pos.i), base = bn_pos_at(&q, &pos, c);
+      bn_lanes_grad(dyp + base, xp + base, seg, m, lane_a, lane_b);
+      r += seg;
+      bn_advance(&q, &pos, seg);
     }
-    r += seg * step;
-    bn_advance(&q, &pos, seg * step);
+    a = bn_lanes_total(lane_a);
+    b = bn_lanes_total(lane_b);
+  } else {
+    /* On a GPU one element at a time: work-items interleave. */
+    for (IDX r = r0; r < r1; r += step, bn_advance(&q, &pos, step)) {
+      IDX i = bn_pos_at(&q, &pos, c);
+      float d = LOAD(dyp, i);
+      a += d;
+      b += d * (LOAD(xp, i) - m);
+    }
   }
   la[lid] = a;
   lb[lid] = b;
