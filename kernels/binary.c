@@ -68,13 +68,14 @@ enum variant {
   BCAST3D,
   BCAST3D_ONE,
   BCAST3D_ROWS,
+  BCAST3D_PATTERN,
   BCASTF,
   BCAST64,
   NUM_VARIANTS
 };
 static const char *const variant_suffix[NUM_VARIANTS] = {
-    "flat",        "scalar",       "bcast",  "bcast3d",
-    "bcast3d_one", "bcast3d_rows", "bcastf", "bcast64"};
+    "flat",         "scalar",          "bcast",  "bcast3d", "bcast3d_one",
+    "bcast3d_rows", "bcast3d_pattern", "bcastf", "bcast64"};
 
 struct variants {
   struct ocl_kernel k[NUM_VARIANTS];
@@ -269,8 +270,34 @@ static bool bcast3d_local(struct ocl_op *op, struct ocl_kernel *kernel,
 }
 
 /* The shortest row _bcast3d_rows takes: a SIMD vector of floats; shorter
- * rows go to _bcastf (one operand of z's shape) or _bcast. */
+ * rows go to _bcast3d_pattern (q varying along the rows only), _bcastf
+ * (one operand of z's shape) or _bcast. binary.cl has both values. */
 #define ROWS_MIN_INNER 16
+#define BCAST_PATTERN_ROWS 16
+
+/* _bcast3d_pattern over padded collapsed dims [outer, mid, inner]: runs of
+ * whole rows, a multiple of BCAST_PATTERN_ROWS, about 4096 elements each
+ * while every compute unit still gets a few (one work-item per group: a
+ * run is a group's worth of work). */
+static bool launch_pattern(struct ocl_op *op, struct ocl_kernel *kernel,
+                           const int64_t dims[3], struct ocl_arg *argv)
+{
+  enum { RUN_ELEMENTS = 4096 };
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  int64_t units = info->compute_units ? info->compute_units : 1;
+  int64_t per = RUN_ELEMENTS / dims[2];
+  int64_t spread = (dims[1] + 4 * units - 1) / (4 * units);
+  if (per > spread)
+    per = spread;
+  per =
+      (per + BCAST_PATTERN_ROWS - 1) / BCAST_PATTERN_ROWS * BCAST_PATTERN_ROWS;
+  size_t global[2] = {(size_t)((dims[1] + per - 1) / per), (size_t)dims[0]};
+  size_t local[2] = {1, 1};
+  argv[4] = OCL_INT(per);
+  return ocl_launch(op, kernel, 2, global, local, argv, 5);
+}
 
 /* The _bcast3d and _bcastf kernels for collapsed dims [first, b->rank),
  * at most 3, in 32-bit indices. True once launched; false with *launched
@@ -328,6 +355,9 @@ static bool launch_bcast3(struct ocl_op *op, struct variants *v,
   *launched = true;
   if (rows)
     return ocl_launch_spans(op, &v->k[BCAST3D_ROWS], dims, argv, 4);
+  if (which == BCASTF && info->cpu_shape && a.q_strides[1] == 0 &&
+      a.q_strides[2] == 1)
+    return launch_pattern(op, &v->k[BCAST3D_PATTERN], dims, argv);
   if (which != BCASTF) {
     size_t global[3] = {(size_t)dims[2], (size_t)dims[1], (size_t)dims[0]};
     return ocl_launch(op, &v->k[which], 3, global, local, argv, 4);

@@ -12,10 +12,13 @@
  * lanes) or else _bcastf (one operand of z's shape, the other's index
  * split by multiplications); _bcast (general, up to 8 collapsed dims) in
  * 32-bit index arithmetic, or _bcast64 when an extent needs 64 bits
- * (64-bit division is emulated, and slow, on GPUs). Only the _bcast
- * kernels loop inside a work-item; the others stay vectorisable by PoCL
- * (the special functions aside: their series and continued fractions loop
- * per element).
+ * (64-bit division is emulated, and slow, on GPUs). A CPU device takes
+ * _bcast3d_rows for _bcast3d and _bcast3d_one, and _bcast3d_pattern for
+ * short rows of a repeating operand: they loop along rows, and the
+ * compiler vectorises those loops. The _bcast kernels loop too; the
+ * others stay vectorisable by PoCL across work-items (the special
+ * functions aside: their series and continued fractions loop per
+ * element).
  *
  * Three kernels stand apart: approximate_equal (same shapes, a tolerance),
  * and the ternary betainc and clip_by_value, whose inputs have the output's
@@ -71,6 +74,11 @@ typedef struct {
   int p_strides[3];
   int q_strides[3];
 } bcast3_t;
+
+/* binary.c's: the shortest row _bcast3d_rows takes; _bcast3d_pattern
+ * repeats a shorter q row this many times. */
+#define ROWS_MIN_INNER 16
+#define BCAST_PATTERN_ROWS 16
 
 /* A _bcast3d_rows argument: OCL_TENSOR_ARG, restrict. */
 #define ROW_ARG(T, name) __global T *restrict name##_base, ulong name##_offset
@@ -200,6 +208,44 @@ typedef struct {
       for (int i = 0; i < len; i++) {                                        \
         CT a = LOAD(pr, i);                                                  \
         STORE_OUT(zr, i, (EXPR));                                            \
+      }                                                                      \
+    }                                                                        \
+  }                                                                          \
+  /* The CPU shape's rows shorter than a vector (RGB's 3 channels), p of   \
+   * z's shape and q varying along the rows only: a work-item takes        \
+   * rows_per_item whole rows (a multiple of 16) as one contiguous run, q's \
+   * row repeated 16 times in private memory beside it, so that the loop    \
+   * reads both operands contiguously and vectorises (_bcastf splits every  \
+   * index: 0.2 of a flat add). */                                          \
+  __kernel void NAME##_bcast3d_pattern(ROW_ARG(const T, p),                  \
+                                       ROW_ARG(const T, q),                  \
+                                       ROW_ARG(OUT_T, z), bcast3_t s,        \
+                                       int rows_per_item)                    \
+  {                                                                          \
+    int r0 = get_global_id(0) * rows_per_item, k = get_global_id(1);         \
+    if (r0 >= (int)s.mid || k >= (int)s.outer)                               \
+      return;                                                                \
+    int inner = (int)s.inner, period = BCAST_PATTERN_ROWS * inner;           \
+    int len = min(rows_per_item, (int)s.mid - r0) * inner;                   \
+    const __global T *qr = OCL_PTR(const T, q) + k * s.q_strides[0];         \
+    CT pattern[BCAST_PATTERN_ROWS * (ROWS_MIN_INNER - 1)];                   \
+    for (int e = 0; e < period; e++)                                         \
+      pattern[e] = LOAD(qr, e % inner);                                      \
+    const __global T *pr =                                                   \
+        OCL_PTR(const T, p) + k * s.p_strides[0] + r0 * inner;               \
+    __global OUT_T *zr = OCL_PTR(OUT_T, z) + (k * (int)s.mid + r0) * inner;  \
+    for (int c = 0; c < len; c += period) {                                  \
+      int n = min(period, len - c);                                          \
+      if (s.swap) {                                                          \
+        for (int i = 0; i < n; i++) {                                        \
+          CT a = pattern[i], b = LOAD(pr, c + i);                            \
+          STORE_OUT(zr, c + i, (EXPR));                                      \
+        }                                                                    \
+      } else {                                                               \
+        for (int i = 0; i < n; i++) {                                        \
+          CT a = LOAD(pr, c + i), b = pattern[i];                            \
+          STORE_OUT(zr, c + i, (EXPR));                                      \
+        }                                                                    \
       }                                                                      \
     }                                                                        \
   }                                                                          \

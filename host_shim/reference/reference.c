@@ -618,7 +618,8 @@ static const struct shape_pair binary_shapes[] = {
      * dim), both operands broadcast, a row longer than a work-group, and
      * innermost dims under 16 (1-D kernels, either operand full, or
      * neither); on a CPU device's rows (_bcast3d_rows), rows cut into
-     * spans, with q varying along them, constant, or on x's side. */
+     * spans, with q varying along them, constant, or on x's side; and
+     * rows under 16 whose q repeats (_bcast3d_pattern), on either side. */
     {{2, {7, 33}}, {1, {33}}, TF_OK},
     {{3, {3, 5, 17}}, {3, {3, 1, 17}}, TF_OK},
     {{2, {6, 40}}, {2, {6, 1}}, TF_OK},
@@ -631,6 +632,8 @@ static const struct shape_pair binary_shapes[] = {
     {{2, {3, 4099}}, {2, {1, 4099}}, TF_OK},
     {{2, {2, 8200}}, {2, {2, 1}}, TF_OK},
     {{2, {2, 1}}, {2, {2, 4100}}, TF_OK},
+    {{2, {1000, 3}}, {1, {3}}, TF_OK},
+    {{1, {5}}, {2, {700, 5}}, TF_OK},
 };
 
 void ref_cases_binary(const struct ref_op *op, TF_DataType dtype,
