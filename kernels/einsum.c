@@ -31,6 +31,7 @@ static const struct ocl_program programs[2] = {
 };
 
 #define EINSUM_MAX_DIMS 8  /* of a gather's output, and of its sums */
+#define GATHER4_DIMS 4     /* einsum_gather4's */
 #define MAX_SUBSCRIPT 64   /* labels in one subscript, the ellipsis's too */
 #define NAMED_LABELS 52    /* a-z, A-Z */
 #define MAX_LABELS (NAMED_LABELS + MAX_SUBSCRIPT)
@@ -40,6 +41,8 @@ struct einsum_map {
   cl_int rank, reduce_rank, n, reduce_n;
   cl_int dims[EINSUM_MAX_DIMS], strides[EINSUM_MAX_DIMS];
   cl_int rdims[EINSUM_MAX_DIMS], rstrides[EINSUM_MAX_DIMS];
+  cl_uint magic[EINSUM_MAX_DIMS], shift[EINSUM_MAX_DIMS];
+  cl_uint rmagic[EINSUM_MAX_DIMS], rshift[EINSUM_MAX_DIMS];
 };
 
 /* One subscript: its labels (0..51), ELLIPSIS where "..." stands. */
@@ -55,6 +58,7 @@ struct einsum_kernel {
   struct subscript in[2], out;
   bool in_ellipsis[2], out_ellipsis;
   struct ocl_kernel gather;
+  struct ocl_kernel gather4; /* at most 4 dims, no sums */
 };
 
 enum label_kind { L_ABSENT, L_BATCH, L_FREE0, L_FREE1, L_CONTRACT, L_REDUCE };
@@ -193,9 +197,10 @@ static void *einsum_create(TF_OpKernelConstruction *ctx)
   equation[sizeof(equation) - 1] = '\0';
   if (!parse_equation(k, equation, status))
     goto fail;
-  if (!ocl_kernel_init(&k->gather,
-                       &programs[k->dtype == TF_HALF ? 1 : 0],
-                       "einsum_gather")) {
+  if (!ocl_kernel_init(&k->gather, &programs[k->dtype == TF_HALF ? 1 : 0],
+                       "einsum_gather") ||
+      !ocl_kernel_init(&k->gather4, &programs[k->dtype == TF_HALF ? 1 : 0],
+                       "einsum_gather4")) {
     ocl_set_status(status, TF_INTERNAL, "Einsum: kernel name too long");
     goto fail;
   }
@@ -426,9 +431,32 @@ static bool gather(struct ocl_op *op, struct einsum_kernel *k,
     return true;
   m.n = (cl_int)elements;
   m.reduce_n = (cl_int)reduce_n;
+  struct ocl_kernel *kernel = &k->gather;
+  if (m.rank <= GATHER4_DIMS && m.reduce_rank == 0) {
+    /* einsum_gather4's layout: the dims right-aligned in 4, 1s before. */
+    int pad = GATHER4_DIMS - m.rank;
+    memmove(m.dims + pad, m.dims, sizeof(cl_int) * (size_t)m.rank);
+    memmove(m.strides + pad, m.strides, sizeof(cl_int) * (size_t)m.rank);
+    for (int d = 0; d < pad; d++) {
+      m.dims[d] = 1;
+      m.strides[d] = 0;
+    }
+    m.rank = GATHER4_DIMS;
+    kernel = &k->gather4;
+  }
+  for (int d = 0; d < m.rank; d++) {
+    struct ocl_fastdiv div = ocl_fastdiv_of((uint32_t)m.dims[d]);
+    m.magic[d] = div.magic;
+    m.shift[d] = div.shift;
+  }
+  for (int d = 0; d < m.reduce_rank; d++) {
+    struct ocl_fastdiv div = ocl_fastdiv_of((uint32_t)m.rdims[d]);
+    m.rmagic[d] = div.magic;
+    m.rshift[d] = div.shift;
+  }
   const struct ocl_arg args[] = {OCL_TENSOR(x), OCL_TENSOR(y),
                                  OCL_BYTES(&m, sizeof(m))};
-  return ocl_launch_1d(op, &k->gather, (size_t)elements, args, 3);
+  return ocl_launch_1d(op, kernel, (size_t)elements, args, 3);
 }
 
 /* Whether operand o, as it is, is the contiguous tensor of labels `order`

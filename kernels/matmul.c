@@ -75,6 +75,8 @@ static struct {
   pthread_once_t once;
   bool ok;
   struct ocl_kernel direct[ST_COUNT][V_COUNT];
+  struct ocl_kernel direct32[ST_COUNT][V_COUNT];
+  struct ocl_kernel direct_rows[ST_COUNT];
   struct ocl_kernel bias_act[ST_COUNT][V_COUNT];
   struct ocl_kernel pack[ST_COUNT];
   struct ocl_kernel gemm_8x2[ST_COUNT];
@@ -91,10 +93,14 @@ static void kernels_init(void)
     for (int v = 0; v < V_COUNT; v++) {
       ok &= ocl_kernel_init(&kernels.direct[st][v], &programs[st][v],
                             "gemm_direct");
+      ok &= ocl_kernel_init(&kernels.direct32[st][v], &programs[st][v],
+                            "gemm_direct32");
       ok &= ocl_kernel_init(&kernels.bias_act[st][v], &programs[st][v],
                             "bias_act");
     }
     ok &= ocl_kernel_init(&kernels.pack[st], &programs[st][V_CPU], "pack");
+    ok &= ocl_kernel_init(&kernels.direct_rows[st], &programs[st][V_CPU],
+                          "gemm_direct_rows");
     ok &= ocl_kernel_init(&kernels.gemm_8x2[st], &programs[st][V_CPU],
                           "gemm_8x2");
     ok &= ocl_kernel_init(&kernels.split_sum[st], &programs[st][V_CPU],
@@ -242,11 +248,77 @@ static bool fill_zero(struct ocl_op *op, const struct gemm *g)
  * apart (a set conflict at N = 1024) would not. */
 #define GEMM_IN_PLACE_MAX_MNK (256.0 * 256.0 * 256.0)
 
+/* matmul.cl's gemm_batch32_t, field for field. */
+struct gemm_batch32_args {
+  cl_int a_strides[GEMM_BATCH_DIMS];
+  cl_int b_strides[GEMM_BATCH_DIMS];
+  cl_uint dims[GEMM_BATCH_DIMS];
+  cl_uint magic[GEMM_BATCH_DIMS];
+  cl_uint shift[GEMM_BATCH_DIMS];
+  cl_int rank;
+  cl_uint n_magic, n_shift, m_magic, m_shift;
+};
+
+/* gemm_direct32: every index of the output and of each operand's matrices
+ * (all those its batch reaches) below 2^31. */
+static bool fits_direct32(const struct gemm *g)
+{
+  const int64_t lim = INT32_MAX - 256;
+  return fits_int(g) && g->m > 0 && g->n > 0 &&
+         operand_matrices(g, g->a_bstride) * g->m * g->k < lim &&
+         operand_matrices(g, g->b_bstride) * g->k * g->n < lim;
+}
+
+static bool run_direct32(struct ocl_op *op, const struct gemm *g,
+                         enum variant v)
+{
+  struct gemm_batch32_args s;
+  memset(&s, 0, sizeof(s));
+  s.rank = g->brank;
+  for (int d = 0; d < g->brank; d++) {
+    struct ocl_fastdiv div = ocl_fastdiv_of((uint32_t)g->bdims[d]);
+    s.a_strides[d] = (cl_int)(g->a_bstride[d] * g->m * g->k);
+    s.b_strides[d] = (cl_int)(g->b_bstride[d] * g->k * g->n);
+    s.dims[d] = (cl_uint)g->bdims[d];
+    s.magic[d] = div.magic;
+    s.shift[d] = div.shift;
+  }
+  struct ocl_fastdiv by_n = ocl_fastdiv_of((uint32_t)g->n),
+                     by_m = ocl_fastdiv_of((uint32_t)g->m);
+  s.n_magic = by_n.magic;
+  s.n_shift = by_n.shift;
+  s.m_magic = by_m.magic;
+  s.m_shift = by_m.shift;
+  int64_t a_sm = g->ta ? 1 : g->k, a_sk = g->ta ? g->m : 1;
+  int64_t b_sk = g->tb ? 1 : g->n, b_sn = g->tb ? g->k : 1;
+  /* The CPU shape's kernel takes a row of C per work-item. */
+  int64_t rows = g->batches * g->m;
+  int64_t total = v == V_CPU ? rows : rows * g->n;
+  const struct ocl_arg args[] = {
+      OCL_TENSOR(g->a),   OCL_TENSOR(g->b),   OCL_TENSOR(g->c),
+      OCL_LONG(g->a_off), OCL_LONG(g->b_off), OCL_LONG(g->c_off),
+      OCL_INT(g->m),      OCL_INT(g->n),      OCL_INT(g->k),
+      OCL_INT(a_sm),      OCL_INT(a_sk),      OCL_INT(b_sk),
+      OCL_INT(b_sn),      OCL_INT(total),     OCL_BYTES(&s, sizeof(s)),
+  };
+  const int num_args = (int)(sizeof(args) / sizeof(args[0]));
+  enum storage st = storage_of(g->dtype);
+  if (!(v == V_CPU
+            ? ocl_launch_row_groups(op, &kernels.direct_rows[st], (size_t)rows,
+                                    g->n * g->k, args, num_args)
+            : ocl_launch_1d(op, &kernels.direct32[st][v], (size_t)total, args,
+                            num_args)))
+    return false;
+  return run_epilogue(op, g);
+}
+
 static bool run_direct(struct ocl_op *op, const struct gemm *g)
 {
   const struct ocl_device_info *info = ocl_op_info(op);
   if (info == NULL)
     return false;
+  if (fits_direct32(g))
+    return run_direct32(op, g, info->cpu_shape ? V_CPU : V_GPU32);
   bool wide = !fits_int(g);
   enum variant v = info->cpu_shape ? V_CPU : wide ? V_GPU64 : V_GPU32;
   bool narrow = v == V_GPU32;

@@ -199,6 +199,12 @@ static void einsum_cases(const struct ref_op *op, TF_DataType dtype,
   einsum_case(out, dtype, "acbe,abcd->aecd", D(2, 3, 6, 7), D(2, 6, 3, 5), ok);
   /* Plain products, each transpose, a product written to a swapped
    * output, batches and a shared operand. */
+  /* Operands of 5 strided dims after merging (the general gather, past
+   * the 4 of einsum_gather4), and a gather that also sums a label. */
+  einsum_case(out, dtype, "abcde,aecdb->ab", D(2, 3, 2, 3, 2), D(2, 2, 2, 3, 3),
+              ok);
+  einsum_case(out, dtype, "abcdef,afcb->ad", D(2, 3, 2, 2, 2, 3), D(2, 3, 2, 3),
+              ok);
   einsum_case(out, dtype, "ij,jk->ik", D(33, 17), D(17, 29), ok);
   einsum_case(out, dtype, "ji,jk->ik", D(17, 33), D(17, 29), ok);
   einsum_case(out, dtype, "ij,kj->ik", D(33, 17), D(29, 17), ok);

@@ -184,6 +184,11 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
     add_case(out, o, dtype, xs, 2, ys, 2, ta, tb, ok);
     add_case(out, o, dtype, xl, 2, yl, 2, ta, tb, ok);
   }
+  /* The direct kernel's CPU shape takes 16 columns at a time: a whole
+   * run of them (loaded as a vector where B's columns are contiguous) and
+   * a partial one. */
+  add_case(out, o, dtype, D(6, 9), D(9, 16), false, false, ok);
+  add_case(out, o, dtype, D(6, 9), D(9, 20), false, false, ok);
   /* NaN and Inf propagate to their row / column only. */
   struct ref_case *c =
       add_case(out, o, dtype, D(17, 40), D(40, 33), false, false, ok);
@@ -204,6 +209,17 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
   /* Batches of equal shape. */
   add_case(out, o, dtype, D(2, 3, 5, 7), D(2, 3, 7, 4), false, false, ok);
   add_case(out, o, dtype, D(3, 40, 33), D(3, 65, 40), true, true, ok);
+  /* Small batched products (the direct kernel: attention's shapes) with
+   * a whole and a partial run of 16 columns, in every transpose. */
+  for (int t = 0; t < 4; t++) {
+    bool ta = t & 1, tb = t & 2;
+    int64_t xd[3] = {4, 6, 9}, yd[3] = {4, 9, 20};
+    if (ta)
+      xd[1] = 9, xd[2] = 6;
+    if (tb)
+      yd[1] = 20, yd[2] = 9;
+    add_case(out, o, dtype, xd, 3, yd, 3, ta, tb, ok);
+  }
   add_case(out, o, dtype, D(2, 3, 0), D(2, 0, 4), false, false, ok);
   add_case(out, o, dtype, D(0, 3, 4), D(0, 4, 5), false, false, ok);
   add_case(out, o, dtype, D(2, 3, 4), D(2, 5, 6), false, false, bad);
