@@ -99,7 +99,7 @@ const char *const conv_kern_names[NUM_KERNS] = {
     "direct_fwd", "direct_bpi", "direct_bpf", "im2col_panels",
     "im2col_panels_t", "flip_filter", "filter_panels", "direct_fwd_8x2",
     "direct_bpf_8x1", "direct_bpf_8x2", "direct_fwd_line_8x2",
-    "direct_bpf_gather_8x1", "direct_bpf_gather_8x2",
+    "direct_bpf_gather_8x1", "direct_bpf_gather_8x2", "flip_filter_tiles",
 };
 /* clang-format on */
 

@@ -222,6 +222,9 @@ static const TF_Tensor *as_float(struct run *r, const TF_Tensor *t)
  * [pixels, taps * Cin] dcol that col2im then folds: two passes over the
  * largest temp of the step fewer. False, with nothing enqueued and the
  * status OK, where the geometry does not allow it. */
+/* flip_filter_tiles' work-groups: FLIP_TILE x FLIP_TILE channels. */
+#define FLIP_TILE 16
+
 static bool flipped_backprop_input(struct run *r, const struct conv_geo *g,
                                    const TF_Tensor *filter,
                                    const TF_Tensor *dout, const TF_Tensor *dx,
@@ -255,8 +258,24 @@ static bool flipped_backprop_input(struct run *r, const struct conv_geo *g,
       OCL_TENSOR(filter), OCL_TENSOR(flipped), idx_arg(r, taps),
       idx_arg(r, g->cin), idx_arg(r, g->cout),
   };
-  if (!ocl_launch_1d(r->op, kern(r, K_FLIP_FILTER),
-                     (size_t)(taps * g->cin * g->cout), args, NARGS(args)))
+  const struct ocl_device_info *info = ocl_op_info(r->op);
+  if (info == NULL)
+    return false;
+  bool launched;
+  struct ocl_kernel *tiles = kern(r, K_FLIP_FILTER_TILES);
+  size_t most = info->cpu_shape ? ocl_kernel_max_local(r->op, tiles) : 0;
+  if (info->cpu_shape && most == 0)
+    return false;
+  if (most >= FLIP_TILE * FLIP_TILE) {
+    size_t global[3] = {(size_t)g->cin, (size_t)g->cout, (size_t)taps};
+    size_t local[3] = {FLIP_TILE, FLIP_TILE, 1};
+    launched = ocl_launch(r->op, tiles, 3, global, local, args, NARGS(args));
+  } else {
+    launched =
+        ocl_launch_1d(r->op, kern(r, K_FLIP_FILTER),
+                      (size_t)(taps * g->cin * g->cout), args, NARGS(args));
+  }
+  if (!launched)
     return false;
   conv_run_set_geo(r, &t);
   int64_t P = out_pixels(&t), K = taps * t.cin;

@@ -743,6 +743,13 @@ static void conv2d_cases(const struct ref_op *op, TF_DataType dtype,
     struct ref_case *c = add(out, o, dtype, &s, ok, "NaN");
     c->inputs[0].v[17] = NAN;
   }
+  /* A stride-1 input gradient runs forward over the filter flipped in
+   * work-groups of 16 x 16 channels (CPU shape): whole and partial ones
+   * on both channel axes. */
+  if (mode == BACKPROP_INPUT && !dw) {
+    s = base, s.h = 9, s.w = 7, s.cin = 20, s.cout = 36, s.kw = 3;
+    add(out, o, dtype, &s, ok, "flipped 20->36");
+  }
   /* Conv2DBackpropInput's input_sizes may be (rows, cols) only. */
   if (mode == BACKPROP_INPUT && !dw) {
     s = base;

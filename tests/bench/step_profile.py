@@ -9,7 +9,8 @@ TensorFlow's CPU, each device in its own process.
 Models: the three train steps of the performance issue (mlp: Dense
 64-256-256-10, batch 64; small_cnn: 2 Conv2D + pooling + Dense, batch 64,
 28x28x1; resnet: 3 residual blocks with BatchNormalization, batch 32,
-32x32x3) and any of tests/tf/model_zoo.py's (transformer, lstm, ...).
+32x32x3), resnet50 (keras.applications.ResNet50 on 32x32x3, batch 8)
+and any of tests/tf/model_zoo.py's (transformer, lstm, mobilenet, ...).
 
 Each model runs its own train_step in a tf.function on batches already on
 the device: warmed up, timed without the profiler (the median is ms/step),
@@ -87,6 +88,12 @@ def build(keras, name, np):
                                   layer(128), layers.Dense(10)])
         x = rng.normal(size=(64, 50, 32)).astype(np.float32)
         y = rng.integers(0, 10, size=(64,))
+    elif name == "resnet50":
+        # keras.applications.ResNet50, untrained, on 32x32 RGB, batch 8:
+        # bottleneck blocks with BatchNormalization, 23.6M parameters.
+        model = keras.applications.ResNet50(input_shape=(32, 32, 3), weights=None, classes=10)
+        x = rng.normal(size=(8, 32, 32, 3)).astype(np.float32)
+        y = rng.integers(0, 10, size=(8,))
     else:
         sys.path.insert(0, os.path.join(REPO, "tests", "tf"))
         import model_zoo
