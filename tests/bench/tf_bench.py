@@ -171,6 +171,18 @@ def op_cases(b, tf, np):
         op_case(f"elementwise/{name}", "GB/s", arrays * n * 4.0, fn,
                 [xa, ya] if arrays == 3 else [xa], b.reps(10, 3),
                 f"{mib} MiB per array, {arrays} arrays")
+    # Batch normalisation's per-channel terms in Keras' own ops (the
+    # performance issue's [32,32,32,32] with a [32] vector): bytes read +
+    # written once; moments reads its input once per pass it needs.
+    xc, cv = rand(32, 32, 32, 32), rand(32)
+    ch_note = "[32,32,32,32] f32 and a [32] channel vector"
+    op_case("broadcast/sub_channel", "GB/s", 4.0 * (2 * xc.size + cv.size), tf.math.subtract,
+            [xc, cv], b.reps(10, 3), ch_note)
+    op_case("broadcast/sqdiff_channel", "GB/s", 4.0 * (2 * xc.size + cv.size),
+            tf.math.squared_difference, [xc, cv], b.reps(10, 3), ch_note)
+    op_case("reduce/moments_nhw", "GB/s", 4.0 * xc.size,
+            lambda t: tf.nn.moments(t, axes=[0, 1, 2])[1], [xc], b.reps(10, 3),
+            "[32,32,32,32] f32 over N, H, W; the variance")
     rows, cols = (1024, 2048) if b.args.quick else (4096, 4096)
     xm = rand(rows, cols)
     red_note = f"[{rows},{cols}] f32, bytes read + written"
