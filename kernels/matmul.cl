@@ -155,6 +155,22 @@ typedef struct {
   uint n_magic, n_shift, m_magic, m_shift;
 } gemm_batch32_t;
 
+/* Where output matrix bi's operands start (elements), as batch_offsets. */
+static inline void batch32_offsets(const gemm_batch32_t *s, uint bi, int *xb,
+                                   int *yb)
+{
+  int x = 0, y = 0;
+  for (int d = s->rank - 1; d >= 0; d--) {
+    const uint q = ocl_fastdiv(bi, s->magic[d], s->shift[d]);
+    const int coord = (int)(bi - q * s->dims[d]);
+    x += coord * s->a_strides[d];
+    y += coord * s->b_strides[d];
+    bi = q;
+  }
+  *xb = x;
+  *yb = y;
+}
+
 __kernel void gemm_direct32(OCL_TENSOR_ARG(const T, a),
                             OCL_TENSOR_ARG(const T, b), OCL_TENSOR_ARG(T, c),
                             long a_off, long b_off, long c_off, int M, int N,
@@ -165,16 +181,10 @@ __kernel void gemm_direct32(OCL_TENSOR_ARG(const T, a),
   OCL_GUARD(e, total);
   const uint row = ocl_fastdiv((uint)e, s.n_magic, s.n_shift);
   const int n = e - (int)row * N;
-  uint bi = ocl_fastdiv(row, s.m_magic, s.m_shift);
+  const uint bi = ocl_fastdiv(row, s.m_magic, s.m_shift);
   const int m = (int)row - (int)bi * M;
-  int xb = 0, yb = 0;
-  for (int d = s.rank - 1; d >= 0; d--) {
-    const uint q = ocl_fastdiv(bi, s.magic[d], s.shift[d]);
-    const int coord = (int)(bi - q * s.dims[d]);
-    xb += coord * s.a_strides[d];
-    yb += coord * s.b_strides[d];
-    bi = q;
-  }
+  int xb, yb;
+  batch32_offsets(&s, bi, &xb, &yb);
   __global const T *pa = OCL_PTR(const T, a) + a_off + xb + m * a_sm;
   __global const T *pb = OCL_PTR(const T, b) + b_off + yb + n * b_sn;
   float acc = 0.0f;
@@ -201,16 +211,10 @@ __kernel void gemm_direct_rows(OCL_TENSOR_ARG(const T, a),
 {
   const int r = (int)get_global_id(0);
   OCL_GUARD(r, rows);
-  uint bi = ocl_fastdiv((uint)r, s.m_magic, s.m_shift);
+  const uint bi = ocl_fastdiv((uint)r, s.m_magic, s.m_shift);
   const int m = r - (int)bi * M;
-  int xb = 0, yb = 0;
-  for (int d = s.rank - 1; d >= 0; d--) {
-    const uint q = ocl_fastdiv(bi, s.magic[d], s.shift[d]);
-    const int coord = (int)(bi - q * s.dims[d]);
-    xb += coord * s.a_strides[d];
-    yb += coord * s.b_strides[d];
-    bi = q;
-  }
+  int xb, yb;
+  batch32_offsets(&s, bi, &xb, &yb);
   __global const T *pa = OCL_PTR(const T, a) + a_off + xb + m * a_sm;
   __global const T *pb = OCL_PTR(const T, b) + b_off + yb;
   __global T *pc = OCL_PTR(T, c) + c_off + (long)r * N;
