@@ -215,6 +215,9 @@ static const TF_Tensor *as_float(struct run *r, const TF_Tensor *t)
   return f;
 }
 
+/* flip_filter_tiles' work-groups: FLIP_TILE x FLIP_TILE channels. */
+#define FLIP_TILE 16
+
 /* A stride-1 channels-last input gradient as the forward convolution it
  * is: dx = dy (padded by (k - 1) * dilation - pad before each axis)
  * convolved with the filter, taps reversed and channels swapped. It goes
@@ -222,9 +225,6 @@ static const TF_Tensor *as_float(struct run *r, const TF_Tensor *t)
  * [pixels, taps * Cin] dcol that col2im then folds: two passes over the
  * largest temp of the step fewer. False, with nothing enqueued and the
  * status OK, where the geometry does not allow it. */
-/* flip_filter_tiles' work-groups: FLIP_TILE x FLIP_TILE channels. */
-#define FLIP_TILE 16
-
 static bool flipped_backprop_input(struct run *r, const struct conv_geo *g,
                                    const TF_Tensor *filter,
                                    const TF_Tensor *dout, const TF_Tensor *dx,
