@@ -7,8 +7,8 @@
  * output drops. One work-item per output element, so neighbouring
  * work-items write neighbouring addresses; 32-bit index math (the host
  * refuses tensors of 2^31 elements or more), coordinates by multiply and
- * shift (ocl_fastdiv): a division per dimension kept PoCL's vectorised
- * work-item loop lane by lane. Built per storage:
+ * shift (ocl_fastdiv) rather than divisions, which GPUs emulate. Built
+ * per storage:
  * -DT=float or -DT=half (stored as half, summed in float). */
 #include "common.clh"
 
