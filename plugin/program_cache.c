@@ -24,9 +24,18 @@
  * context keeps a list of the programs its processes asked for, most
  * recent first, in the cache directory ($TFOCL_CACHE_DIR/warm/, one file
  * per platform and device set and command line, at most WARM_MAX lines
- * "family<TAB>options", WARM_FILES files), and the next process of the
- * same command's first device open starts a thread that builds
- * them while TensorFlow is still tracing the model. A line names a program
+ * "family<TAB>options<TAB>runs", WARM_FILES files), and the next process
+ * of the same command's first device open starts a thread that builds
+ * them while TensorFlow is still tracing the model. A command is one
+ * script whatever its arguments, but a script run with other arguments
+ * (a benchmark's model, a test's case) may ask for other programs, and
+ * building those ahead took the cores from the first steps (a small CNN's
+ * first 40 steps took 13.7 ms each instead of 9.3 behind the builds of
+ * seven other models' programs). So each line also names, by a hash of all
+ * their arguments, the last WARM_RUNS runs that asked for it: a process
+ * builds the lines of its own run where it finds any, else those of the
+ * run that wrote the list last (the script's latest run: `python train.py
+ * --json <a new name>`), else, for lines of no run, all of them. A line names a program
  * of the plugin's own tables (program_table.c), or a generated one whose
  * name parses and checks as its kernel's would (the fused element-wise
  * kernels: "fused:" and the program's text), or is skipped: the list
@@ -69,6 +78,15 @@ struct ocl_program {
 #define WARM_MAX 64
 #define WARM_LINE 512
 #define WARM_FILES 256
+#define WARM_RUNS 8
+
+/* A line of the list read: its program, and the runs that asked for it,
+ * the most recent first. */
+struct warm_line {
+  char text[WARM_LINE]; /* family<TAB>options */
+  uint64_t runs[WARM_RUNS];
+  int num_runs;
+};
 
 struct ocl_program_cache {
   pthread_mutex_t lock;
@@ -78,12 +96,16 @@ struct ocl_program_cache {
    * asked for; "" when none is. */
   char binaries_dir[4096];
   /* The warm list's file ("" for none), the lines read from it when the
-   * cache was made, and the ones this process asked for, in order. Guarded
-   * by warm_lock; the prefetch thread reads `warm_read` only. */
+   * cache was made, and the ones this process asked for, in order; this
+   * run's hash, and the run whose lines are built ahead (0: all). Guarded
+   * by warm_lock; the prefetch thread reads `warm_read` and `ahead_run`
+   * only. */
   pthread_mutex_t warm_lock;
   char warm_path[4200];
-  char (*warm_read)[WARM_LINE];
+  struct warm_line *warm_read;
   int num_read;
+  uint64_t run;
+  uint64_t ahead_run;
   char (*warm_asked)[WARM_LINE];
   int num_asked;
   /* The thread building ahead (prefetch_started once it runs). */
@@ -151,13 +173,14 @@ static uint64_t fnv1a(uint64_t h, const char *s)
  * them: what follows a script (epochs, an output file of a new name each
  * run) seldom changes the programs it asks for, and a list keyed on it
  * would never be found again. */
-static uint64_t command_hash(void)
+static void command_hashes(uint64_t *command, uint64_t *run)
 {
   char buf[16384];
   uint64_t h = FNV_START;
+  *command = *run = h;
   int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return h;
+    return;
   size_t len = 0;
   for (;;) {
     ssize_t got = read(fd, buf + len, sizeof buf - 1 - len);
@@ -169,21 +192,26 @@ static uint64_t command_hash(void)
   }
   close(fd);
   buf[len] = '\0'; /* a command line cut at the buffer's end still hashes */
+  bool script_seen = false;
   for (size_t at = 0; at < len;) {
     const char *arg = buf + at;
     struct stat st;
     h = fnv1a(h, arg) * 1099511628211ull; /* the '\0' between arguments */
-    if (at > 0 && stat(arg, &st) == 0 && S_ISREG(st.st_mode))
-      break;
+    if (!script_seen) {
+      *command = h;
+      script_seen = at > 0 && stat(arg, &st) == 0 && S_ISREG(st.st_mode);
+    }
     at += strlen(arg) + 1;
   }
-  return h;
+  *run = h;
 }
 
 /* The warm list's file: one per platform and device set (name, version,
  * driver version), since a program is built for all of a context's
- * devices, and per command line. False when nothing is kept. */
-static bool warm_path_of(const struct ocl_context *ctx, char *path, size_t size)
+ * devices, and per command line; and this run's hash. False when nothing
+ * is kept. */
+static bool warm_path_of(const struct ocl_context *ctx, char *path, size_t size,
+                         uint64_t *run)
 {
   char dir[4096], text[256];
   uint64_t h = FNV_START;
@@ -205,8 +233,10 @@ static bool warm_path_of(const struct ocl_context *ctx, char *path, size_t size)
       clGetDeviceInfo(ctx->devices[d], dinfo[i], sizeof text - 1, text, NULL);
       h = fnv1a(fnv1a(h, text), "\n");
     }
+  uint64_t command;
+  command_hashes(&command, run);
   int n = snprintf(path, size, "%s/%016llx-%016llx.txt", dir,
-                   (unsigned long long)h, (unsigned long long)command_hash());
+                   (unsigned long long)h, (unsigned long long)command);
   return n > 0 && (size_t)n < size;
 }
 
@@ -249,6 +279,44 @@ static void warm_prune(const char *path)
   }
 }
 
+/* Splits a line's third field, runs as hex hashes separated by commas,
+ * into l->runs; a field that does not parse gives the line no runs. */
+static void warm_parse_runs(struct warm_line *l, const char *field)
+{
+  l->num_runs = 0;
+  while (*field && l->num_runs < WARM_RUNS) {
+    char *end;
+    errno = 0;
+    unsigned long long run = strtoull(field, &end, 16);
+    if (errno != 0 || end - field != 16 || (*end != ',' && *end != '\0')) {
+      l->num_runs = 0;
+      return;
+    }
+    l->runs[l->num_runs++] = run;
+    field = *end ? end + 1 : end;
+  }
+}
+
+static bool warm_line_has_run(const struct warm_line *l, uint64_t run)
+{
+  for (int i = 0; i < l->num_runs; i++)
+    if (l->runs[i] == run)
+      return true;
+  return false;
+}
+
+/* The run whose lines this process builds ahead (0: every line): its
+ * own, else the list's last writer's (the first run of its first line). */
+static uint64_t warm_ahead_run(const struct ocl_program_cache *cache)
+{
+  for (int i = 0; i < cache->num_read; i++)
+    if (warm_line_has_run(&cache->warm_read[i], cache->run))
+      return cache->run;
+  return cache->num_read > 0 && cache->warm_read[0].num_runs > 0
+             ? cache->warm_read[0].runs[0]
+             : 0;
+}
+
 /* Reads the warm list into cache->warm_read. Lines that do not fit, or
  * with no tab, are dropped; a file that is not the user's own regular
  * file, or that others can write, is not read. */
@@ -266,7 +334,7 @@ static void warm_read(struct ocl_program_cache *cache)
     return;
   }
   cache->warm_read = calloc(WARM_MAX, sizeof *cache->warm_read);
-  char line[WARM_LINE + 1];
+  char line[WARM_LINE + 17 * WARM_RUNS + 1];
   while (cache->warm_read && cache->num_read < WARM_MAX &&
          fgets(line, sizeof line, f)) {
     size_t len = strlen(line);
@@ -278,11 +346,48 @@ static void warm_read(struct ocl_program_cache *cache)
       continue;
     }
     line[len - 1] = '\0';
-    if (strchr(line, '\t') == NULL)
+    char *tab = strchr(line, '\t');
+    if (tab == NULL)
       continue;
-    memcpy(cache->warm_read[cache->num_read++], line, len);
+    struct warm_line *l = &cache->warm_read[cache->num_read];
+    char *runs = strchr(tab + 1, '\t');
+    if (runs)
+      *runs++ = '\0';
+    if (strlen(line) >= sizeof l->text)
+      continue;
+    strcpy(l->text, line);
+    warm_parse_runs(l, runs ? runs : "");
+    cache->num_read++;
   }
   fclose(f);
+  cache->ahead_run = warm_ahead_run(cache);
+}
+
+/* Writes a line: its program, this run if it asked for it, then the runs
+ * read for it, up to WARM_RUNS. */
+static void warm_write_line(FILE *f, const char *text, uint64_t asked_by,
+                            const struct warm_line *read)
+{
+  int num = 0;
+  fputs(text, f);
+  if (asked_by) {
+    fprintf(f, "\t%016llx", (unsigned long long)asked_by);
+    num++;
+  }
+  for (int i = 0; read && i < read->num_runs && num < WARM_RUNS; i++)
+    if (read->runs[i] != asked_by)
+      fprintf(f, "%c%016llx", num++ ? ',' : '\t',
+              (unsigned long long)read->runs[i]);
+  fputc('\n', f);
+}
+
+static const struct warm_line *warm_line_read(
+    const struct ocl_program_cache *cache, const char *text)
+{
+  for (int i = 0; i < cache->num_read; i++)
+    if (strcmp(cache->warm_read[i].text, text) == 0)
+      return &cache->warm_read[i];
+  return NULL;
 }
 
 /* Notes that a kernel asked for p and rewrites the list: this process's
@@ -295,7 +400,8 @@ static void warm_note(struct ocl_program_cache *cache,
   char line[WARM_LINE], tmp[4300];
   int n = snprintf(line, sizeof line, "%s\t%s", p->family, p->options);
   if (n < 0 || (size_t)n >= sizeof line || strchr(p->family, '\n') ||
-      strchr(p->family, '\t') || strchr(p->options, '\n'))
+      strchr(p->family, '\t') || strchr(p->options, '\n') ||
+      strchr(p->options, '\t'))
     return;
   pthread_mutex_lock(&cache->warm_lock);
   if (cache->warm_path[0] == '\0' || cache->num_asked >= WARM_MAX)
@@ -320,13 +426,14 @@ static void warm_note(struct ocl_program_cache *cache,
   }
   int written = 0;
   for (int i = 0; i < cache->num_asked; i++, written++)
-    fprintf(f, "%s\n", cache->warm_asked[i]);
+    warm_write_line(f, cache->warm_asked[i], cache->run,
+                    warm_line_read(cache, cache->warm_asked[i]));
   for (int i = 0; i < cache->num_read && written < WARM_MAX; i++) {
     bool again = false;
     for (int j = 0; j < cache->num_asked && !again; j++)
-      again = strcmp(cache->warm_read[i], cache->warm_asked[j]) == 0;
+      again = strcmp(cache->warm_read[i].text, cache->warm_asked[j]) == 0;
     if (!again) {
-      fprintf(f, "%s\n", cache->warm_read[i]);
+      warm_write_line(f, cache->warm_read[i].text, 0, &cache->warm_read[i]);
       written++;
     }
   }
@@ -355,7 +462,7 @@ static struct ocl_program_cache *cache_of(struct ocl_context *ctx) {
         ocl_cache_subdir("programs", ctx->programs->binaries_dir,
                          sizeof ctx->programs->binaries_dir);
       if (warm_path_of(ctx, ctx->programs->warm_path,
-                       sizeof ctx->programs->warm_path))
+                       sizeof ctx->programs->warm_path, &ctx->programs->run))
         warm_read(ctx->programs);
       else
         ctx->programs->warm_path[0] = '\0';
@@ -604,7 +711,10 @@ static void *prefetch_main(void *arg)
     char line[WARM_LINE];
     if (atomic_load(&cache->prefetch_stop))
       break;
-    memcpy(line, cache->warm_read[i], sizeof line);
+    if (cache->ahead_run &&
+        !warm_line_has_run(&cache->warm_read[i], cache->ahead_run))
+      continue; /* another run's */
+    memcpy(line, cache->warm_read[i].text, sizeof line);
     char *tab = strchr(line, '\t');
     *tab = '\0';
     const char *family = line, *options = tab + 1;
@@ -675,8 +785,10 @@ void ocl_program_prefetch(struct ocl_device *dev)
   if (slot < sizeof running / sizeof *running &&
       pthread_create(&cache->prefetch, NULL, prefetch_main, cache) == 0) {
     running[slot] = cache;
-    OCL_TRACE("building %d programs of earlier processes ahead (%s)",
-              cache->num_read, cache->warm_path);
+    OCL_TRACE("building ahead the programs of earlier processes of %s "
+              "(%d lines, run %016llx)",
+              cache->warm_path, cache->num_read,
+              (unsigned long long)cache->ahead_run);
   }
   pthread_mutex_unlock(&running_lock);
 }

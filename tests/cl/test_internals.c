@@ -626,6 +626,7 @@ static const char warm_source[] =
     "__kernel void add_two(__global int *p) { p[get_global_id(0)] += 2; }\n";
 static const struct ocl_program OCL_PROGRAM_TABLE warm_programs[] = {
     {"warm_test", warm_source, "-DWARM=1"},
+    {"warm_test", warm_source, "-DWARM=3"},
 };
 
 static void warm_file(const char *dir, char *path, size_t size)
@@ -651,6 +652,34 @@ static void remove_warm_dir(const char *dir)
   snprintf(sub, sizeof sub, "%s/warm", dir);
   rmdir(sub);
   remove_cache_dir(dir);
+}
+
+/* Reads a warm list into text without each line's runs, which must all
+ * be this process's alone; returns its run's hash (the field's text). */
+static void read_warm_list(const char *path, char *text, size_t size,
+                           char run[17])
+{
+  FILE *f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  char line[1024];
+  size_t used = 0;
+  run[0] = '\0';
+  while (fgets(line, sizeof line, f)) {
+    char *tab = strchr(line, '\t');
+    ck_assert_ptr_nonnull(tab);
+    char *runs = strchr(tab + 1, '\t');
+    ck_assert_msg(runs != NULL, "no runs: %s", line);
+    ck_assert_uint_eq(strlen(runs), 1 + 16 + 1);
+    if (!run[0])
+      memcpy(run, runs + 1, 17);
+    ck_assert_int_eq(strncmp(runs + 1, run, 16), 0);
+    strcpy(runs, "\n");
+    ck_assert_uint_lt(used + strlen(line), size);
+    strcpy(text + used, line);
+    used += strlen(line);
+  }
+  fclose(f);
+  run[16] = '\0';
 }
 
 /* Opens the device (a fresh context, as a new process would) and waits
@@ -698,12 +727,8 @@ START_TEST(warm_list_builds_ahead)
   struct stat sb;
   ck_assert_int_eq(stat(path, &sb), 0);
   ck_assert_int_eq(sb.st_mode & 077, 0);
-  FILE *f = fopen(path, "r");
-  ck_assert_ptr_nonnull(f);
-  char text[512] = "";
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  fclose(f);
-  text[n] = '\0';
+  char text[512] = "", run[17];
+  read_warm_list(path, text, sizeof text, run);
   ck_assert_str_eq(text, "trivial\t\nwarm_test\t-DWARM=1\n"
                          "fused:f,f>f:sub(0,1);cf(3f800000);mul(2,3)\t\n");
 
@@ -724,15 +749,81 @@ START_TEST(warm_list_builds_ahead)
   ck_assert_uint_eq(ocl_programs_prefetched(), built);
   ocl_devices_teardown();
   /* Asked for in this order this time: the list follows. */
-  f = fopen(path, "r");
-  ck_assert_ptr_nonnull(f);
-  n = fread(text, 1, sizeof text - 1, f);
-  fclose(f);
-  text[n] = '\0';
+  char same_run[17];
+  read_warm_list(path, text, sizeof text, same_run);
+  ck_assert_str_eq(same_run, run);
   ck_assert_str_eq(text, "fused:f,f>f:sub(0,1);cf(3f800000);mul(2,3)\t\n"
                          "warm_test\t-DWARM=1\ntrivial\t\n");
   remove_warm_dir(dir);
   free(fused_source);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
+static void write_warm_list(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Each line names the runs (a hash of all their arguments) that asked for
+ * it: a process builds ahead its own run's lines, else those of the run
+ * that wrote the list last, else (lines of no run: an older list, a field
+ * that does not parse) all of them. Asking adds this run to the front of
+ * a line's runs. */
+START_TEST(warm_list_builds_this_runs_programs)
+{
+  static const char fused[] = "fused:f,f>f:sub(0,1);cf(3f800000);mul(2,3)";
+  static const char other[] = "00000000000000aa", older[] = "00000000000000bb";
+  char dir[64], path[4200], text[1024], list[1024], run[17];
+  struct ocl_device *dev;
+  TF_Status *st = TF_NewStatus();
+  fresh_cache_dir(dir);
+  unsetenv("TFOCL_KEEP_POCL_BINARIES");
+  open_and_wait(0, &dev);
+  ck_assert_ptr_nonnull(
+      ocl_program_get(dev, "warm_test", warm_source, "-DWARM=1", st));
+  ocl_devices_teardown();
+  warm_file(dir, path, sizeof path);
+  read_warm_list(path, text, sizeof text, run);
+
+  /* This run's two lines, though another run wrote the list last. */
+  snprintf(list, sizeof list,
+           "warm_test\t-DWARM=3\t%s\n%s\t\t%s\nwarm_test\t-DWARM=1\t%s,%s\n",
+           other, fused, run, other, run);
+  write_warm_list(path, list);
+  ck_assert_uint_eq(open_and_wait(2, &dev), 2);
+  ck_assert_ptr_nonnull(
+      ocl_program_get(dev, "warm_test", warm_source, "-DWARM=1", st));
+  ocl_devices_teardown();
+  snprintf(list, sizeof list,
+           "warm_test\t-DWARM=1\t%s,%s\nwarm_test\t-DWARM=3\t%s\n%s\t\t%s\n",
+           run, other, other, fused, run);
+  FILE *f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  ck_assert_str_eq(text, list);
+
+  /* None of this run's: the last writer's line alone. */
+  snprintf(list, sizeof list,
+           "warm_test\t-DWARM=3\t%s\n%s\t\t%s\nwarm_test\t-DWARM=1\t%s\n",
+           other, fused, older, older);
+  write_warm_list(path, list);
+  ck_assert_uint_eq(open_and_wait(1, &dev), 1);
+  ocl_devices_teardown();
+
+  /* No runs (the first line's does not parse): every line. */
+  snprintf(list, sizeof list,
+           "warm_test\t-DWARM=3\tnot-a-hash\n%s\t\nwarm_test\t-DWARM=1\t%s\n",
+           fused, older);
+  write_warm_list(path, list);
+  ck_assert_uint_eq(open_and_wait(3, &dev), 3);
+  ocl_devices_teardown();
+  remove_warm_dir(dir);
   TF_DeleteStatus(st);
 }
 END_TEST
@@ -1029,6 +1120,7 @@ static Suite *internals_suite(void) {
   tcase_add_test(tc, program_binaries_left_to_pocl);
   tcase_add_test(tc, program_table_finds_the_families);
   tcase_add_test(tc, warm_list_builds_ahead);
+  tcase_add_test(tc, warm_list_builds_this_runs_programs);
   tcase_add_test(tc, warm_list_ignores_what_is_not_ours);
   tcase_add_test(tc, fused_masked_program_names);
   tcase_add_test(tc, address_map_intervals);
