@@ -3,8 +3,8 @@
 TensorFlow's CPU, each device in its own process.
 
     .venv/bin/python tests/bench/step_profile.py [--models mlp,small_cnn,resnet]
-        [--steps 10] [--profile-steps 3] [--top 12] [--json out.json]
-        [--plugin build/plugin/libtfocl.so]
+        [--steps 10] [--profile-steps 3] [--repeat 1] [--top 12]
+        [--json out.json] [--plugin build/plugin/libtfocl.so]
 
 Models: the three train steps of the performance issue (mlp: Dense
 64-256-256-10, batch 64; small_cnn: 2 Conv2D + pooling + Dense, batch 64,
@@ -30,6 +30,15 @@ then traced with tf.profiler for --profile-steps steps. From the trace:
   CPU     ms/step, TensorFlow ops' summed time per op type (the host
           plane's op events; summed over threads, so it can exceed ms/step)
           and allocations.
+
+--repeat N runs each model's pair of processes N times, OPENCL and CPU
+alternating: a process's speed can settle at one of two levels for its
+whole life (on this project's 2-core VM, LSTM steps took 1.42-1.54 ms in
+most processes and 2.7-2.9 ms in some, its kernels 2-3x slower, on both
+devices and with no other load), so one process per device can compare
+the slow level of one with the fast level of the other. ms/step is then
+the median of the processes' medians, the breakdown is the median
+process's, and the table shows the processes' range.
 
 Timing only: nothing here asserts a speed. Prints markdown; --json writes
 every figure. Both devices run on the same cores, one after the other: run
@@ -246,6 +255,30 @@ def run_child(args, model, device):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def run_pair(args, model):
+    """args.repeat processes per device, alternating; each device's result is
+    its median process's, with every process's ms/step in "runs_ms"."""
+    runs = {"opencl": [], "cpu": []}
+    for _ in range(args.repeat):
+        for device in ("opencl", "cpu"):
+            runs[device].append(run_child(args, model, device))
+    row = {"model": model}
+    for device, results in runs.items():
+        ordered = sorted(results, key=lambda r: r["ms_per_step"])
+        median = dict(ordered[(len(ordered) - 1) // 2])
+        median["ms_per_step"] = statistics.median(r["ms_per_step"] for r in results)
+        median["runs_ms"] = [r["ms_per_step"] for r in results]
+        row[device] = median
+    return row
+
+
+def spread(result):
+    runs = result.get("runs_ms", [])
+    if len(runs) < 2:
+        return f"{result['ms_per_step']:.2f}"
+    return f"{result['ms_per_step']:.2f} ({min(runs):.2f}-{max(runs):.2f})"
+
+
 def markdown(rows):
     out = ["| model | OPENCL ms/step | CPU ms/step | speed ratio | device busy ms | device idle ms "
            "| commands/step | gaps/step | longest gap ms | copies ms | allocations/step (OPENCL, CPU) |",
@@ -255,7 +288,7 @@ def markdown(rows):
         d = o.get("device_plane", {})
         copies = sum(x["ms"] for x in d.get("copies", []))
         out.append(
-            f"| {r['model']} | {o['ms_per_step']:.2f} | {c['ms_per_step']:.2f} | "
+            f"| {r['model']} | {spread(o)} | {spread(c)} | "
             f"{c['ms_per_step'] / o['ms_per_step']:.2f} | {d.get('busy_ms', 0):.2f} | "
             f"{max(0.0, o['ms_per_step'] - d.get('busy_ms', 0)):.2f} | {d.get('commands', 0):.0f} | "
             f"{d.get('gaps', 0):.0f} | {d.get('longest_gap_ms', 0):.2f} | {copies:.2f} | "
@@ -285,6 +318,8 @@ def main():
     ap.add_argument("--models", default="mlp,small_cnn,resnet")
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--profile-steps", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="processes per device and model, alternating; medians")
     ap.add_argument("--top", type=int, default=12, help="kernels and ops listed per model")
     ap.add_argument("--json", help="write every figure here")
     ap.add_argument("--plugin", default=os.path.join(REPO, "build", "plugin", "libtfocl.so"),
@@ -299,10 +334,9 @@ def main():
     if not installed and "TF_PLUGGABLE_DEVICE_LIBRARY_PATH" not in os.environ:
         # Never both: TensorFlow aborts on a second registration.
         os.environ["TF_PLUGGABLE_DEVICE_LIBRARY_PATH"] = os.path.abspath(args.plugin)
-    rows = []
-    for model in args.models.split(","):
-        rows.append({"model": model, "opencl": run_child(args, model, "opencl"),
-                     "cpu": run_child(args, model, "cpu")})
+    if args.repeat < 1:
+        ap.error("--repeat must be at least 1")
+    rows = [run_pair(args, model) for model in args.models.split(",")]
     print(markdown(rows))
     if args.json:
         with open(args.json, "w") as f:
