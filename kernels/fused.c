@@ -22,6 +22,7 @@
  * (kernels/shape.h), launch the kernel that fits:
  *   _same     every input has the output's elements: x[i]
  *   _flat     some inputs are single elements: x[i * step], step 0 or 1
+ *             (a CPU device's go as one row of _bcast3d_m_rows, below)
  *   _bcast3d  up to 3 collapsed dims as the NDRange itself, the innermost
  *             16 or more long and every input varying along it: no
  *             division per element (batch normalisation's per-channel
@@ -1049,10 +1050,20 @@ static void fused_compute(void *kernel, TF_OpKernelContext *ctx)
   if (z == NULL || b.out_elements == 0)
     goto out;
   bool launched = false;
+  /* A CPU device's _flat with single-element inputs ran element by
+   * element: PoCL does not vectorise the loads at i * step. As one row of
+   * _bcast3d_m_rows those inputs are read once (the MLP's six Adam weight
+   * updates, a scalar learning rate each: 0.12 ms a step, 0.025 now). */
+  const struct ocl_device_info *info = ocl_op_info(&op);
+  if (info == NULL)
+    goto out;
+  bool singles_as_row = b.flat && !b.same_shape && info->cpu_shape &&
+                        b.out_elements >= BCAST3D_MIN_INNER;
+  if ((!b.flat || singles_as_row) &&
+      (!launch_bcast3(&op, k, &b, in, z, &launched) || launched))
+    goto out;
   if (b.flat)
     launch_flat(&op, k, &b, in, z);
-  else if (!launch_bcast3(&op, k, &b, in, z, &launched) || launched)
-    goto out;
   else if (b.rank > OCL_MAX_DIMS)
     launch_bcast_split(&op, k, &b, in, z);
   else
