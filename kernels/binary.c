@@ -822,6 +822,7 @@ struct ternary_kernel {
   enum ocl_storage storage;
   int zero_limits; /* Betainc: TensorFlow 2.22's limits at a or b = 0 */
   struct ocl_kernel kernel; /* not for int32 (host) */
+  struct ocl_kernel scalars; /* ClipByValue's bounds both scalars */
 };
 
 static void *ternary_create(TF_OpKernelConstruction *ctx,
@@ -839,9 +840,13 @@ static void *ternary_create(TF_OpKernelConstruction *ctx,
     return ocl_create_failed(ctx, status, k);
   k->storage = ocl_storage_of(k->dtype);
   k->zero_limits = kind == BETAINC && ocl_tf_minor_version() >= 22;
-  if (k->storage != OCL_STORAGE_HOST_INT32)
+  if (k->storage != OCL_STORAGE_HOST_INT32) {
     ocl_kernel_init(&k->kernel, &programs[k->storage],
                     kind == BETAINC ? "betainc" : "clip_by_value");
+    if (kind == CLIP_BY_VALUE)
+      ocl_kernel_init(&k->scalars, &programs[k->storage],
+                      "clip_by_value_scalars");
+  }
   ocl_tf.DeleteStatus(status);
   return k;
 }
@@ -949,7 +954,10 @@ static void ternary_compute(void *kernel, TF_OpKernelContext *ctx)
       OCL_TENSOR(z),     OCL_LONG(n),       OCL_INT(step[0]),
       OCL_INT(step[1]),  OCL_INT(step[2]),  OCL_INT(k->zero_limits),
   };
-  ocl_launch_1d(&op, &k->kernel, (size_t)n, argv, 9);
+  if (k->kind == CLIP_BY_VALUE && step[0] && !step[1] && !step[2])
+    ocl_launch_1d(&op, &k->scalars, (size_t)n, argv, 5);
+  else
+    ocl_launch_1d(&op, &k->kernel, (size_t)n, argv, 9);
 out:
   ocl_op_end(&op);
 }
