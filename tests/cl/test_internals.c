@@ -760,6 +760,21 @@ START_TEST(warm_list_builds_ahead)
 }
 END_TEST
 
+/* A fresh cache directory (dir) and the list (path) that a first context
+ * asking for warm_test writes there. */
+static void first_warm_list(char *dir, char *path, size_t size, TF_Status *st)
+{
+  struct ocl_device *dev;
+  fresh_cache_dir(dir);
+  unsetenv("TFOCL_KEEP_POCL_BINARIES");
+  open_and_wait(0, &dev);
+  ck_assert_ptr_nonnull(
+      ocl_program_get(dev, "warm_test", warm_source, "-DWARM=1", st));
+  ocl_devices_teardown();
+  warm_file(dir, path, size);
+  ck_assert(path[0] != '\0');
+}
+
 static void write_warm_list(const char *path, const char *text)
 {
   FILE *f = fopen(path, "w");
@@ -780,13 +795,7 @@ START_TEST(warm_list_builds_this_runs_programs)
   char dir[64], path[4200], text[1024], list[1024], run[17];
   struct ocl_device *dev;
   TF_Status *st = TF_NewStatus();
-  fresh_cache_dir(dir);
-  unsetenv("TFOCL_KEEP_POCL_BINARIES");
-  open_and_wait(0, &dev);
-  ck_assert_ptr_nonnull(
-      ocl_program_get(dev, "warm_test", warm_source, "-DWARM=1", st));
-  ocl_devices_teardown();
-  warm_file(dir, path, sizeof path);
+  first_warm_list(dir, path, sizeof path, st);
   read_warm_list(path, text, sizeof text, run);
 
   /* This run's two lines, though another run wrote the list last. */
@@ -875,14 +884,7 @@ START_TEST(warm_list_ignores_what_is_not_ours)
   char dir[64], path[4200];
   struct ocl_device *dev;
   TF_Status *st = TF_NewStatus();
-  fresh_cache_dir(dir);
-  unsetenv("TFOCL_KEEP_POCL_BINARIES");
-  open_and_wait(0, &dev);
-  ck_assert_ptr_nonnull(
-      ocl_program_get(dev, "warm_test", warm_source, "-DWARM=1", st));
-  ocl_devices_teardown();
-  warm_file(dir, path, sizeof path);
-  ck_assert(path[0] != '\0');
+  first_warm_list(dir, path, sizeof path, st);
 
   FILE *f = fopen(path, "w");
   ck_assert_ptr_nonnull(f);
