@@ -35,17 +35,17 @@
  * their arguments, the last WARM_RUNS runs that asked for it: a process
  * builds the lines of its own run where it finds any, else those of the
  * run that wrote the list last (the script's latest run: `python train.py
- * --json <a new name>`), else, for lines of no run, all of them. A line names a program
- * of the plugin's own tables (program_table.c), or a generated one whose
- * name parses and checks as its kernel's would (the fused element-wise
- * kernels: "fused:" and the program's text), or is skipped: the list
- * selects what to build and never brings code. A program built ahead is
- * checked against the source its first kernel brings, by hash, and built
- * again from that one where they differ. The list is read under the
- * binaries' rules (a regular file of the user's, in a directory only the
- * user can write, not through a link) and replaced atomically. Only the
- * programs a process asked for go in, so programs it never used fall off
- * the end. */
+ * --json <a new name>`), else, for lines of no run, all of them. A line
+ * names a program of the plugin's own tables (program_table.c), or a
+ * generated one whose name parses and checks as its kernel's would (the
+ * fused element-wise kernels: "fused:" and the program's text), or is
+ * skipped: the list selects what to build and never brings code. A
+ * program built ahead is checked against the source its first kernel
+ * brings, by hash, and built again from that one where they differ. The
+ * list is read under the binaries' rules (a regular file of the user's,
+ * in a directory only the user can write, not through a link) and
+ * replaced atomically. Only the programs a process asked for go in, so
+ * programs it never used fall off the end. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
