@@ -215,7 +215,7 @@ static const TF_Tensor *as_float(struct run *r, const TF_Tensor *t)
   return f;
 }
 
-/* flip_filter_tiles' work-groups: FLIP_TILE x FLIP_TILE channels. */
+/* flip_filter_tiles' blocks: FLIP_TILE x FLIP_TILE channels each. */
 #define FLIP_TILE 16
 
 /* A stride-1 channels-last input gradient as the forward convolution it
@@ -262,14 +262,13 @@ static bool flipped_backprop_input(struct run *r, const struct conv_geo *g,
   if (info == NULL)
     return false;
   bool launched;
-  struct ocl_kernel *tiles = kern(r, K_FLIP_FILTER_TILES);
-  size_t most = info->cpu_shape ? ocl_kernel_max_local(r->op, tiles) : 0;
-  if (info->cpu_shape && most == 0)
-    return false;
-  if (most >= FLIP_TILE * FLIP_TILE) {
-    size_t global[3] = {(size_t)g->cin, (size_t)g->cout, (size_t)taps};
-    size_t local[3] = {FLIP_TILE, FLIP_TILE, 1};
-    launched = ocl_launch(r->op, tiles, 3, global, local, args, NARGS(args));
+  if (info->cpu_shape) {
+    size_t global[3] = {(size_t)((g->cin + FLIP_TILE - 1) / FLIP_TILE),
+                        (size_t)((g->cout + FLIP_TILE - 1) / FLIP_TILE),
+                        (size_t)taps};
+    size_t local[3] = {1, 1, 1};
+    launched = ocl_launch(r->op, kern(r, K_FLIP_FILTER_TILES), 3, global, local,
+                          args, NARGS(args));
   } else {
     launched =
         ocl_launch_1d(r->op, kern(r, K_FLIP_FILTER),

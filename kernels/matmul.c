@@ -79,6 +79,7 @@ static struct {
   struct ocl_kernel direct_rows[ST_COUNT];
   struct ocl_kernel bias_act[ST_COUNT][V_COUNT];
   struct ocl_kernel pack[ST_COUNT];
+  struct ocl_kernel pack_depth16[ST_COUNT];
   struct ocl_kernel gemm_8x2[ST_COUNT];
   struct ocl_kernel split_sum[ST_COUNT];
   /* [tile][ta * 2 + tb] */
@@ -99,6 +100,8 @@ static void kernels_init(void)
                             "bias_act");
     }
     ok &= ocl_kernel_init(&kernels.pack[st], &programs[st][V_CPU], "pack");
+    ok &= ocl_kernel_init(&kernels.pack_depth16[st], &programs[st][V_CPU],
+                          "pack_depth16");
     ok &= ocl_kernel_init(&kernels.direct_rows[st], &programs[st][V_CPU],
                           "gemm_direct_rows");
     ok &= ocl_kernel_init(&kernels.gemm_8x2[st], &programs[st][V_CPU],
@@ -401,6 +404,22 @@ static TF_Tensor *pack(struct ocl_op *op, enum storage st,
   TF_Tensor *dst = ocl_op_temp(op, TF_FLOAT, count * per_batch);
   if (dst == NULL)
     return NULL;
+  /* Depth contiguous (A as it is, B transposed): 16 depths of a block per
+   * work-item, transposed in registers (pack_depth16). */
+  if (s_depth == 1 && width % 8 == 0 && depth >= 16) {
+    const struct ocl_arg args[] = {
+        OCL_TENSOR(src),        OCL_TENSOR(dst),     OCL_LONG(src_off),
+        OCL_LONG(rows),         OCL_LONG(depth),     OCL_LONG(s_row),
+        OCL_LONG(rows * depth), OCL_LONG(per_batch), OCL_INT(width),
+    };
+    size_t global[3] = {(size_t)((depth + 15) / 16), (size_t)blocks,
+                        (size_t)count};
+    size_t local[3] = {1, 1, 1};
+    if (!ocl_launch(op, &kernels.pack_depth16[st], 3, global, local, args,
+                    (int)(sizeof(args) / sizeof(args[0]))))
+      return NULL;
+    return dst;
+  }
   const struct ocl_arg args[] = {
       OCL_TENSOR(src),         OCL_TENSOR(dst),       OCL_LONG(src_off),
       OCL_LONG(rows),          OCL_LONG(depth),       OCL_LONG(s_row),

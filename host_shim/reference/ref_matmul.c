@@ -209,6 +209,11 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
   /* Batches of equal shape. */
   add_case(out, o, dtype, D(2, 3, 5, 7), D(2, 3, 7, 4), false, false, ok);
   add_case(out, o, dtype, D(3, 40, 33), D(3, 65, 40), true, true, ok);
+  /* The packing of an operand whose depth (K) is contiguous, 16 depths at
+   * a time: whole tiles only (K = 32), then a last partial one (K = 20),
+   * with whole and partial blocks of rows (M = 17, N = 48). */
+  add_case(out, o, dtype, D(2, 17, 32), D(2, 48, 32), false, true, ok);
+  add_case(out, o, dtype, D(2, 17, 20), D(2, 20, 48), false, false, ok);
   /* Small batched products (the direct kernel: attention's shapes) with
    * a whole and a partial run of 16 columns, in every transpose. */
   for (int t = 0; t < 4; t++) {
