@@ -86,7 +86,10 @@ static bool restore_addn(struct graph *g, struct gnode *destroy)
       private_producer(g, &init->def->input[0], "TemporaryVariable", 1, 0);
   struct gnode *zeros =
       private_producer(g, &init->def->input[1], "ZerosLike", 1, 0);
-  if (tmp_var == NULL || zeros == NULL)
+  /* ZerosLike reads one tensor; the rewrite gives that read back below. */
+  size_t zeros_data;
+  if (tmp_var == NULL || zeros == NULL ||
+      !node_split_inputs(zeros->def, &zeros_data) || zeros_data != 1)
     return false;
 
   /* X's control inputs: the accums (AssignAdds of the initializer that

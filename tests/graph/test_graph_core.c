@@ -585,6 +585,30 @@ START_TEST(accumulate_needs_kernel_and_private_nodes)
 }
 END_TEST
 
+/* A ZerosLike of no input (a malformed graph, as the fuzzer wrote one)
+ * leaves the pattern alone instead of reading an input that is not there. */
+START_TEST(accumulate_refuses_zeros_like_without_input)
+{
+  struct blob b = load_graph("accumulate.pb");
+  Tfg__GraphDef *g = decode_graph(b.data, b.size);
+  Tfg__NodeDef *zeros = find_node(g, "sum/tmp_var_zeros");
+  ck_assert_ptr_nonnull(zeros);
+  size_t n_input = zeros->n_input;
+  zeros->n_input = 0;
+  struct blob bad = {malloc(tfg__graph_def__get_packed_size(g)), 0};
+  ck_assert_ptr_nonnull(bad.data);
+  bad.size = tfg__graph_def__pack(g, bad.data);
+  zeros->n_input = n_input;
+  tfg__graph_def__free_unpacked(g, NULL);
+  struct ocl_graph_config cfg = config(false, false, &kernels_all);
+  struct result r = optimize(&bad, &cfg);
+  ck_assert_int_eq(r.stats.accumulations, 0);
+  free(r.out);
+  free(bad.data);
+  free(b.data);
+}
+END_TEST
+
 /* ---- Element-wise fusion -------------------------------------------------- */
 
 static struct ocl_graph_config elementwise_config(enum kernel_set *kernels)
@@ -1321,6 +1345,7 @@ static Suite *graph_core_suite(void)
   tcase_add_test(tc, parallel_concat_identity_follows_start);
   tcase_add_test(tc, accumulate_restores_the_addn);
   tcase_add_test(tc, accumulate_needs_kernel_and_private_nodes);
+  tcase_add_test(tc, accumulate_refuses_zeros_like_without_input);
   tcase_add_test(tc, elementwise_reads_through_tiles);
   tcase_add_test(tc, elementwise_folds_consts_waiting_inside);
   tcase_add_test(tc, elementwise_fuses_private_chains);
