@@ -347,12 +347,12 @@ __kernel void flip_filter(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(T, dst),
  * element), 8.6-13.8 ms with one element per work-item in 16 x 16 groups
  * (vector stores, gathered loads), and 6.7-7.3 ms with this kernel, about
  * the memory bandwidth the step leaves. */
-#define FLIP_COLUMN(j)                                                       \
-  (vacc_t)(v[0].s##j, v[1].s##j, v[2].s##j, v[3].s##j, v[4].s##j,           \
-           v[5].s##j, v[6].s##j, v[7].s##j, v[8].s##j, v[9].s##j,           \
-           v[10].s##j, v[11].s##j, v[12].s##j, v[13].s##j, v[14].s##j,      \
-           v[15].s##j)
-#define FLIP_STORE(j, o) VSTORE(d + (o) * cin, FLIP_COLUMN(j))
+#define FLIP_COLUMN(lane)                                                    \
+  (vacc_t)(v[0].s##lane, v[1].s##lane, v[2].s##lane, v[3].s##lane,          \
+           v[4].s##lane, v[5].s##lane, v[6].s##lane, v[7].s##lane,          \
+           v[8].s##lane, v[9].s##lane, v[10].s##lane, v[11].s##lane,        \
+           v[12].s##lane, v[13].s##lane, v[14].s##lane, v[15].s##lane)
+#define FLIP_STORE(lane, o) VSTORE(out + (o) * cin, FLIP_COLUMN(lane));
 __kernel void flip_filter_tiles(OCL_TENSOR_ARG(const T, src),
                                 OCL_TENSOR_ARG(T, dst), idx_t taps,
                                 idx_t cin, idx_t cout)
@@ -363,22 +363,19 @@ __kernel void flip_filter_tiles(OCL_TENSOR_ARG(const T, src),
     return;
   __global const T *s =
       OCL_PTR(const T, src) + ((taps - 1 - t) * cin + ci0) * cout + co0;
-  __global T *d = OCL_PTR(T, dst) + (t * cout + co0) * cin + ci0;
+  __global T *out = OCL_PTR(T, dst) + (t * cout + co0) * cin + ci0;
   if (ci0 + 16 > cin || co0 + 16 > cout) {
     const idx_t ni = min((idx_t)16, cin - ci0);
     const idx_t no = min((idx_t)16, cout - co0);
     for (idx_t o = 0; o < no; o++)
       for (idx_t i = 0; i < ni; i++)
-        STORE(d, o * cin + i, LOAD(s, i * cout + o));
+        STORE(out, o * cin + i, LOAD(s, i * cout + o));
     return;
   }
   vacc_t v[16];
   for (int i = 0; i < 16; i++)
     v[i] = VLOAD(s + i * cout);
-  FLIP_STORE(0, 0); FLIP_STORE(1, 1); FLIP_STORE(2, 2); FLIP_STORE(3, 3);
-  FLIP_STORE(4, 4); FLIP_STORE(5, 5); FLIP_STORE(6, 6); FLIP_STORE(7, 7);
-  FLIP_STORE(8, 8); FLIP_STORE(9, 9); FLIP_STORE(a, 10); FLIP_STORE(b, 11);
-  FLIP_STORE(c, 12); FLIP_STORE(d, 13); FLIP_STORE(e, 14); FLIP_STORE(f, 15);
+  OCL_EACH_LANE16(FLIP_STORE)
 }
 
 /* The sum over the taps that read input pixel (d, h, w) of col[.., k0 + c]

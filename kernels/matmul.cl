@@ -315,10 +315,11 @@ __kernel void pack(OCL_TENSOR_ARG(const T, src), OCL_TENSOR_ARG(float, dst),
  * fill contiguously (a transposed B of 2048 x 1024: 0.27-0.32 ms against
  * 1.0-1.07 through pack; ResNet50's packs: 5.2-5.3 ms a step against
  * 7.7). The last tile (depth % 16) goes element by element. */
-#define PACK_COLUMN(j)                                                       \
-  (float8)(v[0].s##j, v[1].s##j, v[2].s##j, v[3].s##j, v[4].s##j,           \
-           v[5].s##j, v[6].s##j, v[7].s##j)
-#define PACK_STORE(j, x) vstore8(PACK_COLUMN(j), 0, d + (x) * width + g)
+#define PACK_COLUMN(lane)                                                    \
+  (float8)(v[0].s##lane, v[1].s##lane, v[2].s##lane, v[3].s##lane,          \
+           v[4].s##lane, v[5].s##lane, v[6].s##lane, v[7].s##lane)
+#define PACK_STORE(lane, k) \
+  vstore8(PACK_COLUMN(lane), 0, tile + (k) * width + g);
 __kernel void pack_depth16(OCL_TENSOR_ARG(const T, src),
                            OCL_TENSOR_ARG(float, dst), long src_off,
                            long rows, long depth, long s_row,
@@ -326,27 +327,24 @@ __kernel void pack_depth16(OCL_TENSOR_ARG(const T, src),
 {
   long k0 = get_global_id(0) * 16;
   __global const T *s;
-  __global float *d;
+  __global float *tile;
   if (!pack_place(OCL_PTR(const T, src), OCL_PTR(float, dst), src_off, rows,
                   depth, s_row, 1, batch_stride, per_batch, width, k0, &s,
-                  &d))
+                  &tile))
     return;
   int n = (int)min((long)width, rows - (long)get_global_id(1) * width);
   int kn = (int)min(16L, depth - k0);
   if (kn < 16) {
     for (int k = 0; k < kn; k++)
       for (int r = 0; r < width; r++)
-        d[k * width + r] = r < n ? LOAD(s, r * s_row + k) : 0.0f;
+        tile[k * width + r] = r < n ? LOAD(s, r * s_row + k) : 0.0f;
     return;
   }
   for (int g = 0; g < width; g += 8) {
     float16 v[8];
     for (int r = 0; r < 8; r++)
       v[r] = g + r < n ? LOAD16(s + (g + r) * s_row, 0) : (float16)0.0f;
-    PACK_STORE(0, 0); PACK_STORE(1, 1); PACK_STORE(2, 2); PACK_STORE(3, 3);
-    PACK_STORE(4, 4); PACK_STORE(5, 5); PACK_STORE(6, 6); PACK_STORE(7, 7);
-    PACK_STORE(8, 8); PACK_STORE(9, 9); PACK_STORE(a, 10); PACK_STORE(b, 11);
-    PACK_STORE(c, 12); PACK_STORE(d, 13); PACK_STORE(e, 14); PACK_STORE(f, 15);
+    OCL_EACH_LANE16(PACK_STORE)
   }
 }
 
