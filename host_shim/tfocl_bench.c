@@ -253,6 +253,25 @@ static bool op_rep(struct bench *b, void *p, double *seconds)
   return bench_ok(b, "compute");
 }
 
+static bool op_stream_rep(struct bench *b, void *p, double *seconds)
+{
+  struct op_stream_side *s = p;
+  int done = 0;
+  double t0 = bench_now();
+  for (; done < s->repeat; done++) {
+    s->outs[done] = NULL;
+    tfocl_op_compute(s->o.op, s->o.in, s->o.n, &s->outs[done], 1, b->st);
+    if (TF_GetCode(b->st) != TF_OK)
+      break;
+  }
+  if (TF_GetCode(b->st) == TF_OK)
+    tfocl_device_synchronize(b->dev, b->st);
+  *seconds = bench_now() - t0;
+  for (int i = 0; i < done; i++)
+    TF_DeleteTensor(s->outs[i]);
+  return bench_ok(b, "compute");
+}
+
 struct tfocl_op *bench_make_op(struct bench *b, const char *op_name,
                                const struct tfocl_attr *attrs, int num_attrs,
                                const TF_DataType *types, int n)
@@ -266,6 +285,12 @@ struct side bench_op_side(struct op_side *o, double work)
 {
   return (struct side){"", op_rep, o, work, o->op != NULL,
                        "op could not be created"};
+}
+
+struct side bench_op_stream_side(struct op_stream_side *s, double work)
+{
+  return (struct side){"",   op_stream_rep,   s,
+                       work, s->o.op != NULL, "op could not be created"};
 }
 
 bool bench_copy_rep(struct bench *b, void *p, double *seconds)
@@ -328,11 +353,11 @@ bool bench_host_rep(struct bench *b, void *p, double *seconds)
     bench_host_concat_cols(h->z, h->x, h->y, h->rows, h->cols, h->y_cols);
     break;
   case HOST_SGEMM:
-    for (int i = 0; i < h->batches; i++) {
+    for (int i = 0; i < h->batches * (h->repeat > 1 ? h->repeat : 1); i++) {
+      size_t at = (size_t)(i % h->batches);
       size_t sa = (size_t)h->m * (size_t)h->k, sb = (size_t)h->k * (size_t)h->n;
-      bench_blas_sgemm(h->ta, h->tb, h->m, h->n, h->k, h->x + (size_t)i * sa,
-                       h->y + (size_t)i * sb,
-                       h->z + (size_t)i * (size_t)h->m * (size_t)h->n);
+      bench_blas_sgemm(h->ta, h->tb, h->m, h->n, h->k, h->x + at * sa,
+                       h->y + at * sb, h->z + at * (size_t)h->m * (size_t)h->n);
     }
     break;
   }

@@ -57,7 +57,8 @@ void bench_host_scatter_add(float *var, size_t var_rows, const float *updates,
 
 /* dlopen()s libopenblas.so.0 (then libcblas.so.3, libblas.so.3) after
  * setting OPENBLAS_CORETYPE=SkylakeX if unset (DESIGN.md: Debian's OpenBLAS
- * misdetects the 2-core AVX-512 Xeon). Returns false, with `why`, when no
+ * misdetects the 2-core AVX-512 Xeon) and OPENBLAS_THREAD_TIMEOUT=4 if unset
+ * (no spinning threads after a reference call). Returns false, with `why`, when no
  * cblas_sgemm can be found. `name` gets the library and its thread count. */
 bool bench_blas_open(char *name, size_t name_size, char *why, size_t why_size);
 /* Row-major C[m,n] = op(A) op(B); bench_blas_open must have succeeded. */

@@ -98,6 +98,14 @@ struct op_side {
   int n;
 };
 
+/* An op computed `repeat` times per repetition, back to back before one
+ * synchronize, its outputs kept in `outs` until then. */
+struct op_stream_side {
+  struct op_side o;
+  int repeat;
+  TF_Tensor **outs;
+};
+
 /* Copies through the stream executor, each followed by a synchronize. */
 enum copy_kind { COPY_H2D, COPY_D2H, COPY_D2D, COPY_H2D_SYNC, COPY_D2H_SYNC };
 struct copy_side {
@@ -124,8 +132,9 @@ struct host_side {
   float *z;
   const float *x, *y;
   size_t rows, cols; /* element-wise: rows * cols elements */
-  /* sgemm: batches of [m,k] x [k,n] (transposes as flagged) */
-  int batches, m, n, k;
+  /* sgemm: batches of [m,k] x [k,n] (transposes as flagged), all of them
+   * `repeat` times (0: once) */
+  int batches, m, n, k, repeat;
   bool ta, tb;
   /* transpose: batches of [rows, cols]; concat: y's columns */
   size_t y_cols;
@@ -157,6 +166,7 @@ struct tfocl_op *bench_make_op(struct bench *b, const char *op_name,
                                const struct tfocl_attr *attrs, int num_attrs,
                                const TF_DataType *types, int n);
 struct side bench_op_side(struct op_side *o, double work);
+struct side bench_op_stream_side(struct op_stream_side *s, double work);
 bool bench_copy_rep(struct bench *b, void *p, double *seconds);
 bool bench_host_rep(struct bench *b, void *p, double *seconds);
 /* "host loop (N threads)": the host loops' side name, set once. */

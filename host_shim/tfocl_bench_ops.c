@@ -22,13 +22,16 @@ static double max_rel_error(const float *got, const float *want_, size_t count)
   return scale > 0 ? err / scale : err;
 }
 
-/* One GEMM case: [batches,] n x n x n, each path against OpenBLAS: auto
+/* One GEMM case: [batches,] m x n (depth k), `stream` products per
+ * repetition (back to back, then one synchronize; 1: each synchronized),
+ * each path against OpenBLAS: auto
  * (what the plugin picks, gemm_tune.c), then each forced through the
  * node's _tfocl_gemm attribute, as TFOCL_GEMM forces every product
  * (blas: the host BLAS as a native kernel, CPU devices only; elsewhere the
  * plugin runs its own kernel under that name). */
 #define GEMM_PATHS 4
-static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
+static void gemm_case(struct bench *b, int batches, int64_t m, int64_t n,
+                      int64_t k, int stream, int reps)
 {
   static const char *const paths[GEMM_PATHS] = {"auto", "own", "blas",
                                                 "clblast"};
@@ -38,31 +41,39 @@ static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
     if (batches > 1)
       snprintf(names[p], sizeof(names[p]), "batch_matmul/%dx%lld/%s", batches,
                (long long)n, paths[p]);
-    else
+    else if (m == n && n == k)
       snprintf(names[p], sizeof(names[p]), "matmul/%lld/%s", (long long)n,
                paths[p]);
+    else
+      snprintf(names[p], sizeof(names[p]), "matmul/%lldx%lldx%lld/%s",
+               (long long)m, (long long)n, (long long)k, paths[p]);
     any |= bench_want(b, names[p]);
   }
   if (!any)
     return;
   int rank = batches > 1 ? 3 : 2;
-  int64_t dims[3] = {batches, n, n};
-  const int64_t *d = batches > 1 ? dims : dims + 1;
-  TF_Tensor *ha = bench_host_random(d, rank, 1),
-            *hb = bench_host_random(d, rank, 2);
-  size_t count = (size_t)batches * (size_t)(n * n);
+  int64_t a_dims[3] = {batches, m, k}, b_dims[3] = {batches, k, n};
+  int skip = batches > 1 ? 0 : 1;
+  TF_Tensor *ha = bench_host_random(a_dims + skip, rank, 1),
+            *hb = bench_host_random(b_dims + skip, rank, 2);
+  size_t count = (size_t)batches * (size_t)(m * n);
   float *want_c = malloc(sizeof(float) * count);
-  double flop = 2.0 * batches * (double)n * (double)n * (double)n;
+  double flop = 2.0 * batches * (double)m * (double)n * (double)k * stream;
   struct host_side blas = {.kind = HOST_SGEMM,
                            .z = want_c,
                            .x = TF_TensorData(ha),
                            .y = TF_TensorData(hb),
                            .batches = batches,
-                           .m = (int)n,
+                           .m = (int)m,
                            .n = (int)n,
-                           .k = (int)n};
-  if (b->blas_ok)
+                           .k = (int)k,
+                           .repeat = stream};
+  if (b->blas_ok) {
+    blas.repeat = 1;
     bench_host_rep(b, &blas, &(double){0}); /* the expected product */
+    blas.repeat = stream;
+  }
+  TF_Tensor **outs = calloc((size_t)stream, sizeof(*outs));
   TF_Tensor *da = bench_to_device(b, ha), *db = bench_to_device(b, hb);
   void *clblast = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
   if (clblast != NULL)
@@ -72,13 +83,16 @@ static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
     bool is_clblast = strcmp(paths[p], "clblast") == 0;
     if (!bench_want(b, names[p]))
       continue;
-    struct op_side o = {NULL, {da, db}, 2};
+    struct op_stream_side st = {{NULL, {da, db}, 2}, stream, outs};
+    struct op_side *o = &st.o;
     char note[160] = "";
-    struct side ours = bench_op_side(&o, flop);
+    struct side ours =
+        stream > 1 ? bench_op_stream_side(&st, flop) : bench_op_side(o, flop);
     if (is_clblast && clblast == NULL) {
       ours.available = false;
       ours.why = "skipped: libclblast.so.1 not found";
-    } else if (is_clblast && (b->quick || n > 1024 || batches > 1) &&
+    } else if (is_clblast &&
+               (b->quick || n > 1024 || batches > 1 || m != n || k != n) &&
                !b->clblast_all) {
       /* On PoCL CLBlast takes ~12 s to tune at its first call and minutes
        * per call on large sizes: opt in. */
@@ -88,14 +102,14 @@ static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
       const struct tfocl_attr attrs[] = {TFOCL_ATTR_T("T", TF_FLOAT),
                                          TFOCL_ATTR_S("_tfocl_gemm", paths[p])};
       const TF_DataType types[] = {TF_FLOAT, TF_FLOAT};
-      o.op = bench_make_op(b, batches > 1 ? "BatchMatMulV2" : "MatMul", attrs,
-                           2, types, 2);
-      ours.available = o.op != NULL;
+      o->op = bench_make_op(b, batches > 1 ? "BatchMatMulV2" : "MatMul", attrs,
+                            2, types, 2);
+      ours.available = o->op != NULL;
       /* The check run: the product against OpenBLAS's. */
       TF_Tensor *out = NULL;
-      if (o.op != NULL) {
+      if (o->op != NULL) {
         double t0 = bench_now();
-        tfocl_op_compute(o.op, o.in, 2, &out, 1, b->st);
+        tfocl_op_compute(o->op, o->in, 2, &out, 1, b->st);
         TF_Tensor *h = TF_GetCode(b->st) == TF_OK
                            ? tfocl_tensor_to_host(out, b->st)
                            : NULL;
@@ -107,6 +121,9 @@ static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
                    first, max_rel_error(TF_TensorData(h), want_c, count));
         else if (h != NULL)
           snprintf(note, sizeof(note), "first call %.3f s", first);
+        if (stream > 1)
+          snprintf(note + strlen(note), sizeof(note) - strlen(note),
+                   "; %d products back to back, one synchronize", stream);
         TF_DeleteTensor(h);
         TF_DeleteTensor(out);
         if (!bench_ok(b, names[p])) {
@@ -118,13 +135,14 @@ static void gemm_case(struct bench *b, int batches, int64_t n, int reps)
     }
     struct side ref = bench_blas_side(b, &blas, flop);
     bench_measure(b, names[p], GFLOPS, true, &ours, &ref, 1, reps, note);
-    tfocl_op_destroy(o.op);
+    tfocl_op_destroy(o->op);
   }
   TF_DeleteTensor(da);
   TF_DeleteTensor(db);
   TF_DeleteTensor(ha);
   TF_DeleteTensor(hb);
   free(want_c);
+  free(outs);
 }
 
 void bench_matmul(struct bench *b)
@@ -133,7 +151,7 @@ void bench_matmul(struct bench *b)
   int num = b->quick ? 1 : 4;
   for (int i = 0; i < num; i++) {
     int64_t n = sizes[i];
-    gemm_case(b, 1, n,
+    gemm_case(b, 1, n, n, n, 1,
               bench_reps_or(b,
                             n <= 256    ? 30
                             : n <= 512  ? 15
@@ -141,10 +159,16 @@ void bench_matmul(struct bench *b)
                                         : 3,
                             3));
   }
-  if (b->quick)
-    gemm_case(b, 4, 128, bench_reps_or(b, 0, 3));
-  else
-    gemm_case(b, 16, 256, bench_reps_or(b, 10, 3));
+  if (b->quick) {
+    gemm_case(b, 4, 128, 128, 128, 1, bench_reps_or(b, 0, 3));
+    return;
+  }
+  gemm_case(b, 16, 256, 256, 256, 1, bench_reps_or(b, 10, 3));
+  /* The products of small batches, back to back as TensorFlow enqueues
+   * them: a 64-row batch through a Dense layer of 256 units (the
+   * performance issue's MLP) and an LSTM step of 128 units (4 gates). */
+  gemm_case(b, 1, 64, 256, 256, 50, bench_reps_or(b, 15, 3));
+  gemm_case(b, 1, 64, 512, 128, 50, bench_reps_or(b, 15, 3));
 }
 
 /* ---- Conv2D 3x3 vs the GEMM it runs ------------------------------------- */

@@ -336,6 +336,12 @@ bool bench_blas_open(char *name, size_t name_size, char *why, size_t why_size)
                                      "libblas.so.3"};
   /* Read by OpenBLAS when it loads: set before dlopen. */
   setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
+  /* OpenBLAS's threads spin (sched_yield) for 2^28 cycles, about 0.1 s,
+   * after each call: through the device's repetition that follows, where
+   * they took a third of the cores' time (64 x 256 x 256 products at 0.5x
+   * OpenBLAS, 1.1x with this). 2^4 cycles: they sleep once done, and each
+   * reference call pays its own wake-ups, as the device's does. */
+  setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
   for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
     void *h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
     if (h == NULL)
