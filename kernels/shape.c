@@ -18,6 +18,10 @@ void ocl_shape_format(const int64_t *dims, int rank, char *buf, int buf_len)
 
 int64_t ocl_shape_elements(const int64_t *dims, int rank)
 {
+  /* A zero anywhere first: the dims before it may overflow together. */
+  for (int i = 0; i < rank; i++)
+    if (dims[i] == 0)
+      return 0;
   int64_t n = 1;
   for (int i = 0; i < rank; i++)
     n *= dims[i];
@@ -180,6 +184,10 @@ bool ocl_broadcast_to_init(struct ocl_broadcast_to *b, const int64_t *in_dims,
     }
   }
   b->out_elements = ocl_shape_elements(out_dims, out_rank);
+  /* Nothing to broadcast; the other dims may be anything up to INT64_MAX
+   * (TensorShape allows [0, 2^63 - 1, 5]), so their products overflow. */
+  if (b->out_elements == 0)
+    return true;
   int n = 0;
   int64_t dims[OCL_MAX_RANK];
   int full[OCL_MAX_RANK];

@@ -2,6 +2,7 @@
  * slices, tiles and pads; and the windowed geometry of
  * kernels/conv_geometry.c (convolution and pooling sizes and checks). */
 #include <check.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +158,23 @@ START_TEST(broadcast_to_strides)
   ck_assert_int_eq(b.in_strides[2], 0);
   ck_assert(!ocl_broadcast_to_init(&b, DIMS(3), 1, DIMS(4), 1, status));
   ck_assert_int_eq(TF_GetCode(status), TF_INVALID_ARGUMENT);
+}
+END_TEST
+
+/* An empty output with dims whose product overflows (TensorShape allows
+ * [0, 2^63 - 1, 5]): nothing to broadcast, no overflow computing it
+ * (UBSan's build catches one), wherever the zero is. */
+START_TEST(broadcast_to_empty_with_huge_dims)
+{
+  struct ocl_broadcast_to b;
+  ck_assert(
+      ocl_broadcast_to_init(&b, DIMS(1), 1, DIMS(0, INT64_MAX, 5), 3, status));
+  ck_assert_int_eq(b.out_elements, 0);
+  ck_assert(
+      ocl_broadcast_to_init(&b, DIMS(5), 1, DIMS(INT64_MAX, 0, 5), 3, status));
+  ck_assert_int_eq(b.out_elements, 0);
+  ck_assert_int_eq(ocl_shape_elements(DIMS(INT64_MAX, 5, 0), 3), 0);
+  ck_assert_int_eq(ocl_shape_elements(DIMS(4, 5, 6), 3), 120);
 }
 END_TEST
 
@@ -796,6 +814,7 @@ static Suite *shape_suite(void)
   tcase_add_test(tc, bcast_scalar_and_empty);
   tcase_add_test(tc, bcast_incompatible_message);
   tcase_add_test(tc, broadcast_to_strides);
+  tcase_add_test(tc, broadcast_to_empty_with_huge_dims);
   tcase_add_test(tc, reduction_rows_cols_and_negative_axes);
   tcase_add_test(tc, reduction_general_and_all_axes);
   tcase_add_test(tc, reduction_bad_axis_message);
