@@ -58,7 +58,7 @@ struct graph {
 
 /* A parsed input: "name", "name:port" or "^name". */
 struct ginput {
-  const uint8_t *name;
+  const uint8_t *name; /* never NULL, even for an empty input */
   size_t len;
   int port;     /* -1 for a control input */
 };

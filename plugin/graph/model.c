@@ -92,7 +92,10 @@ bool bin_eq_bin(const ProtobufCBinaryData *a, const ProtobufCBinaryData *b)
 
 void ginput_parse(const ProtobufCBinaryData *input, struct ginput *out)
 {
-  const uint8_t *s = input->data;
+  /* protobuf-c decodes an empty input as {0, NULL}; the passes compare
+   * names with memcmp, which must never see a null pointer. */
+  static const uint8_t no_name[1];
+  const uint8_t *s = input->data != NULL ? input->data : no_name;
   size_t len = input->len;
 
   out->port = 0;
