@@ -5,9 +5,13 @@ The op cases of `tfocl bench` (MatMul, Conv2D, element-wise, reductions,
 softmax, pooling, batch normalisation, copies), eager small-op overhead
 (tf.add on [4] tensors) and the train-step time of Keras models on
 scikit-learn's digits (examples/train_digits.py's MLP, and its CNN when it
-has --model cnn), each measured
-in one process on both devices, repetitions alternating OPENCL, CPU, ...
-after one untimed warm-up call each (tracing, program builds).
+has --model cnn). Each device runs in processes of its own (PoCL's worker
+threads and TensorFlow's CPU pools must not share the cores in one
+timing): `--repeat N` runs N processes per device, OPENCL and CPU
+alternating; a case's median is the median of its processes' medians, its
+min and max over every repetition. `--same-process` measures both devices
+in one process, repetitions alternating OPENCL, CPU, ... Either way each
+side makes one untimed warm-up call first (tracing, program builds).
 
 ratio = OPENCL speed / CPU speed (medians): above 1 the device is faster.
 
@@ -26,10 +30,13 @@ import importlib.util
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OPENCL, CPU = "/device:OPENCL:0", "/device:CPU:0"
+SIDES = {"ours": OPENCL, "ref": CPU}
 
 
 def parse_args():
@@ -42,6 +49,10 @@ def parse_args():
     ap.add_argument("--json", help="write the results to this file ('-' = stdout, no table)")
     ap.add_argument("--chart", help="write a PNG chart of the ratios (needs matplotlib)")
     ap.add_argument("--tfocl-json", help="a `tfocl bench --json` result to chart next to these")
+    ap.add_argument("--repeat", type=int, default=1, help="processes per device (default 1)")
+    ap.add_argument("--same-process", action="store_true",
+                    help="both devices in this process, repetitions alternating")
+    ap.add_argument("--side", choices=SIDES, help=argparse.SUPPRESS)
     return ap.parse_args()
 
 
@@ -57,6 +68,13 @@ class Bench:
         self.args = args
         self.filters = [f for f in args.filter.split(",") if f]
         self.rows = []
+        self.series = {}  # case -> {"ours": [...], "ref": [...]}, the figures of each rep
+
+    def pair(self, build):
+        """(ours, ref) callables from build(device); in a child process
+        measuring one side, the other is None (its device is not there)."""
+        return tuple(build(device) if self.args.side in (None, key) else None
+                     for key, device in SIDES.items())
 
     def want(self, name):
         return not self.filters or any(f in name for f in self.filters)
@@ -72,7 +90,7 @@ class Bench:
         def fig(s):
             return s / work * scale if is_time else work / s * scale
 
-        sides = {"ours": ours, "ref": ref}
+        sides = {k: fn for k, fn in (("ours", ours), ("ref", ref)) if fn is not None}
         series = {"ours": [], "ref": []}
         warmup = {}
         errors = {}
@@ -90,6 +108,7 @@ class Bench:
                 t0 = time.perf_counter()
                 fn()
                 series[key].append(fig(time.perf_counter() - t0))
+        self.series[name] = series
         o, r = summary(series["ours"]), summary(series["ref"])
         ratio = None
         if o and r:
@@ -147,21 +166,25 @@ def op_cases(b, tf, np):
     op_case(f"batch_matmul/{nb}x{bn}", "GFLOP/s", 2.0 * nb * bn ** 3, tf.linalg.matmul,
             [rand(nb, bn, bn), rand(nb, bn, bn)], b.reps(10, 3))
 
-    batch, size, cin, cout = (2, 16, 16, 16) if b.args.quick else (8, 32, 64, 64)
-    m, k = batch * size * size, 9 * cin
-    flop = 2.0 * m * k * cout
-    x, w, dy = rand(batch, size, size, cin), rand(3, 3, cin, cout), rand(batch, size, size, cout)
-    conv_note = f"NHWC [{batch},{size},{size},{cin}]->{cout}, 3x3 SAME"
-    op_case("conv2d/forward", "GFLOP/s", flop,
-            lambda x_, w_: tf.nn.conv2d(x_, w_, 1, "SAME"), [x, w], b.reps(10, 3), conv_note)
-    op_case("conv2d/backprop_input", "GFLOP/s", flop,
-            lambda w_, dy_: tf.raw_ops.Conv2DBackpropInput(
-                input_sizes=tf.constant([batch, size, size, cin]), filter=w_, out_backprop=dy_,
-                strides=[1, 1, 1, 1], padding="SAME"), [w, dy], b.reps(10, 3), conv_note)
-    op_case("conv2d/backprop_filter", "GFLOP/s", flop,
-            lambda x_, dy_: tf.raw_ops.Conv2DBackpropFilter(
-                input=x_, filter_sizes=tf.constant([3, 3, cin, cout]), out_backprop=dy_,
-                strides=[1, 1, 1, 1], padding="SAME"), [x, dy], b.reps(10, 3), conv_note)
+    # The ops of `tfocl bench`'s Conv2D ([8,32,32,64] -> 64), and the
+    # performance issue's ResNet block ([32,32,32,32] -> 32).
+    conv_shapes = [("conv2d", 2, 16, 16, 16)] if b.args.quick else [
+        ("conv2d", 8, 32, 64, 64), ("conv2d_32ch", 32, 32, 32, 32)]
+    for prefix, batch, size, cin, cout in conv_shapes:
+        m, k = batch * size * size, 9 * cin
+        flop = 2.0 * m * k * cout
+        x, w, dy = rand(batch, size, size, cin), rand(3, 3, cin, cout), rand(batch, size, size, cout)
+        conv_note = f"NHWC [{batch},{size},{size},{cin}]->{cout}, 3x3 SAME"
+        op_case(f"{prefix}/forward", "GFLOP/s", flop,
+                lambda x_, w_: tf.nn.conv2d(x_, w_, 1, "SAME"), [x, w], b.reps(10, 3), conv_note)
+        op_case(f"{prefix}/backprop_input", "GFLOP/s", flop,
+                lambda w_, dy_, s_=[batch, size, size, cin]: tf.raw_ops.Conv2DBackpropInput(
+                    input_sizes=tf.constant(s_), filter=w_, out_backprop=dy_,
+                    strides=[1, 1, 1, 1], padding="SAME"), [w, dy], b.reps(10, 3), conv_note)
+        op_case(f"{prefix}/backprop_filter", "GFLOP/s", flop,
+                lambda x_, dy_, s_=[3, 3, cin, cout]: tf.raw_ops.Conv2DBackpropFilter(
+                    input=x_, filter_sizes=tf.constant(s_), out_backprop=dy_,
+                    strides=[1, 1, 1, 1], padding="SAME"), [x, dy], b.reps(10, 3), conv_note)
 
     mib = 8 if b.args.quick else 64
     n = mib * (1 << 20) // 4
@@ -274,8 +297,8 @@ def bench_scatter(b, tf, np):
             with tf.device(device):
                 step().numpy()
         return call
-    b.measure(name, "GB/s", 12.0 * upd_rows * cols + 4.0 * upd_rows, build("/device:OPENCL:0"),
-              build("/device:CPU:0"), b.reps(10, 3),
+    b.measure(name, "GB/s", 12.0 * upd_rows * cols + 4.0 * upd_rows, *b.pair(build),
+              b.reps(10, 3),
               f"{upd_rows} rows of {cols} f32 into a [{rows},{cols}] variable, duplicates included")
 
 
@@ -283,7 +306,7 @@ def bench_ops(b, tf, np):
     cases, big = op_cases(b, tf, np)
     for name, unit, work, build, reps, note in cases:
         try:
-            ours, ref = build("/device:OPENCL:0"), build("/device:CPU:0")
+            ours, ref = b.pair(build)
         except Exception as e:  # noqa: BLE001
             print(f"tf_bench: {name}: {type(e).__name__}: {e}", file=sys.stderr)
             continue
@@ -310,8 +333,7 @@ def bench_ops(b, tf, np):
             def call2():
                 t.numpy()
             return call2
-        b.measure(name, "GB/s", float(nbytes), build("/device:OPENCL:0"),
-                  build("/device:CPU:0"), b.reps(10, 3),
+        b.measure(name, "GB/s", float(nbytes), *b.pair(build), b.reps(10, 3),
                   f"{nbytes >> 20} MiB, {label}; CPU: the same call on /CPU:0", kernel=False)
 
 
@@ -333,8 +355,7 @@ def bench_eager(b, tf, np):
                     r = tf.add(x, y)
                 r.numpy()
         return call
-    b.measure(name, "ops/s", float(count), build("/device:OPENCL:0"), build("/device:CPU:0"),
-              b.reps(7, 3), f"{count} eager tf.add on [4] floats, one .numpy() at the end")
+    b.measure(name, "ops/s", float(count), *b.pair(build), b.reps(7, 3), f"{count} eager tf.add on [4] floats, one .numpy() at the end")
 
 
 def load_train_digits():
@@ -388,12 +409,15 @@ def bench_keras(b, tf, np):
                 return times[-1]
             return call
 
-        ours_fn, ref_fn = build("/device:OPENCL:0"), build("/device:CPU:0")
+        ours_fn, ref_fn = b.pair(build)
         epochs = {"ours": [], "ref": []}
 
         # The harness times whole calls; the epoch time is what counts, so
         # record it and feed the harness the epoch seconds.
         def wrap(fn, key):
+            if fn is None:
+                return None
+
             def call():
                 epochs[key].append(fn())
             return call
@@ -406,6 +430,7 @@ def bench_keras(b, tf, np):
             v = [1e3 * s / steps for s in epochs[key][1:]]
             if v:
                 row[key] = summary(v)
+                b.series[name][key] = v
         if row["ours"] and row["ref"]:
             row["ratio"] = row["ref"]["median"] / row["ours"]["median"]
 
@@ -466,23 +491,17 @@ def chart(path, panels):
     plt.close(fig)
 
 
-def main():
-    args = parse_args()
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    os.environ.setdefault("KERAS_BACKEND", "tensorflow")
-    installed = any(os.path.exists(os.path.join(p, "tensorflow-plugins", "libtfocl.so"))
-                    for p in sys.path if p)
-    if not installed and "TF_PLUGGABLE_DEVICE_LIBRARY_PATH" not in os.environ:
-        # Never both: TensorFlow aborts on a second registration.
-        os.environ["TF_PLUGGABLE_DEVICE_LIBRARY_PATH"] = os.path.abspath(args.plugin)
+def run_side(args):
+    """This process's benches: both sides, or args.side alone. Returns
+    (TensorFlow's version, rows, series) or None without an OPENCL device."""
     import numpy as np
     import tensorflow as tf
 
-    if not tf.config.list_physical_devices("OPENCL"):
+    if args.side != "ref" and not tf.config.list_physical_devices("OPENCL"):
         print("tf_bench: no OPENCL device (plugin "
               f"{os.environ.get('TF_PLUGGABLE_DEVICE_LIBRARY_PATH', 'pip-installed')})",
               file=sys.stderr)
-        return 1
+        return None
     tf.get_logger().setLevel("ERROR")  # one tf.function per case: no retracing notes
     b = Bench(args)
     tf.config.set_soft_device_placement(False)
@@ -490,20 +509,109 @@ def main():
     bench_ops(b, tf, np)
     bench_scatter(b, tf, np)
     bench_keras(b, tf, np)
+    return tf.__version__, b.rows, b.series
 
-    header = (f"tf_bench: TensorFlow {tf.__version__}, /OPENCL:0 vs /CPU:0 "
-              f"({os.cpu_count()} CPUs){' --quick' if args.quick else ''}")
-    result = {"tensorflow": tf.__version__, "quick": args.quick, "rows": b.rows}
+
+def run_child(args, side):
+    cmd = [sys.executable, os.path.abspath(__file__), "--side", side, "--plugin", args.plugin,
+           "--filter", args.filter,
+           "--reps", str(args.reps)] + (["--quick"] if args.quick else [])
+    env = dict(os.environ)
+    if side == "ref":
+        # No OPENCL device in the CPU's process: PoCL's threads stay out of
+        # its timing (a pip-installed plugin then offers no device).
+        env.pop("TF_PLUGGABLE_DEVICE_LIBRARY_PATH", None)
+        env["TFOCL_VISIBLE_DEVICES"] = ""
+    done = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, timeout=7200)
+    if done.returncode != 0:
+        raise SystemExit(f"tf_bench: the {SIDES[side]} process failed ({done.returncode})")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def merge_processes(runs):
+    """Rows from args.repeat processes per side: a case's median is the
+    median of its processes' medians, min and max over every repetition."""
+    rows, order = {}, []
+    for side, results in runs.items():
+        for result in results:
+            for row in result["rows"]:
+                name = row["case"]
+                if name not in rows:
+                    rows[name] = dict(row, ours=None, ref=None, note=row["note"], medians={})
+                    order.append(name)
+                merged = rows[name]
+                if row["note"] != merged["note"] and row["note"] not in merged["note"]:
+                    merged["note"] = "; ".join(n for n in (merged["note"], row["note"]) if n)
+                reps = result["series"].get(name, {}).get(side, [])
+                if not reps:
+                    continue
+                merged["medians"].setdefault(side, []).append(statistics.median(reps))
+                prev = merged[side]["reps"] if merged[side] else []
+                merged[side] = summary(prev + reps)
+    out = []
+    for name in order:
+        row = rows[name]
+        medians = row.pop("medians")
+        for side in SIDES:
+            if row[side]:
+                row[side]["median"] = statistics.median(medians[side])
+                row[side]["process_medians"] = medians[side]
+        row["ratio"] = None
+        if row["ours"] and row["ref"]:
+            o, r = row["ours"]["median"], row["ref"]["median"]
+            row["ratio"] = o / r if row["higher_is_better"] else r / o
+        out.append(row)
+    return out
+
+
+def main():
+    args = parse_args()
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+    installed = any(os.path.exists(os.path.join(p, "tensorflow-plugins", "libtfocl.so"))
+                    for p in sys.path if p)
+    if not installed and "TF_PLUGGABLE_DEVICE_LIBRARY_PATH" not in os.environ and \
+            args.side != "ref":
+        # Never both: TensorFlow aborts on a second registration.
+        os.environ["TF_PLUGGABLE_DEVICE_LIBRARY_PATH"] = os.path.abspath(args.plugin)
+    if args.repeat < 1:
+        print("tf_bench: --repeat must be at least 1", file=sys.stderr)
+        return 2
+    if args.side:
+        ran = run_side(args)
+        if ran is None:
+            return 1
+        version, rows, series = ran
+        print(json.dumps({"tensorflow": version, "rows": rows, "series": series}))
+        return 0
+    if args.same_process:
+        ran = run_side(args)
+        if ran is None:
+            return 1
+        version, rows, _ = ran
+        how = "one process"
+    else:
+        runs = {side: [] for side in SIDES}
+        for _ in range(args.repeat):
+            for side in SIDES:
+                runs[side].append(run_child(args, side))
+        version = runs["ours"][0]["tensorflow"]
+        rows = merge_processes(runs)
+        how = f"{args.repeat} process{'es' if args.repeat > 1 else ''} per device"
+
+    header = (f"tf_bench: TensorFlow {version}, /OPENCL:0 vs /CPU:0 "
+              f"({os.cpu_count()} CPUs, {how}){' --quick' if args.quick else ''}")
+    result = {"tensorflow": version, "quick": args.quick, "rows": rows}
     if args.json == "-":
         json.dump(result, sys.stdout, indent=1)
         print()
     else:
-        print(markdown(b.rows, header))
+        print(markdown(rows, header))
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(result, f, indent=1)
     if args.chart:
-        panels = [("TensorFlow: OPENCL vs TensorFlow CPU kernels", b.rows)]
+        panels = [("TensorFlow: OPENCL vs TensorFlow CPU kernels", rows)]
         if args.tfocl_json and os.path.exists(args.tfocl_json):
             with open(args.tfocl_json) as f:
                 rows = json.load(f)["rows"]
@@ -512,7 +620,7 @@ def main():
             chart(args.chart, panels)
         except ImportError:
             print("tf_bench: matplotlib missing: no chart (ci/bench installs it)", file=sys.stderr)
-    return 0 if b.rows else 1
+    return 0 if rows else 1
 
 
 if __name__ == "__main__":
