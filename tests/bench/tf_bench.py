@@ -577,18 +577,14 @@ def main():
     if args.repeat < 1:
         print("tf_bench: --repeat must be at least 1", file=sys.stderr)
         return 2
-    if args.side:
+    if args.side or args.same_process:
         ran = run_side(args)
         if ran is None:
             return 1
         version, rows, series = ran
-        print(json.dumps({"tensorflow": version, "rows": rows, "series": series}))
-        return 0
-    if args.same_process:
-        ran = run_side(args)
-        if ran is None:
-            return 1
-        version, rows, _ = ran
+        if args.side:
+            print(json.dumps({"tensorflow": version, "rows": rows, "series": series}))
+            return 0
         how = "one process"
     else:
         runs = {side: [] for side in SIDES}
