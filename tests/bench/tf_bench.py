@@ -355,7 +355,8 @@ def bench_eager(b, tf, np):
                     r = tf.add(x, y)
                 r.numpy()
         return call
-    b.measure(name, "ops/s", float(count), *b.pair(build), b.reps(7, 3), f"{count} eager tf.add on [4] floats, one .numpy() at the end")
+    b.measure(name, "ops/s", float(count), *b.pair(build), b.reps(7, 3),
+              f"{count} eager tf.add on [4] floats, one .numpy() at the end")
 
 
 def load_train_digits():
@@ -537,7 +538,7 @@ def merge_processes(runs):
             for row in result["rows"]:
                 name = row["case"]
                 if name not in rows:
-                    rows[name] = dict(row, ours=None, ref=None, note=row["note"], medians={})
+                    rows[name] = dict(row, ours=None, ref=None, medians={})
                     order.append(name)
                 merged = rows[name]
                 if row["note"] != merged["note"] and row["note"] not in merged["note"]:
@@ -610,8 +611,8 @@ def main():
         panels = [("TensorFlow: OPENCL vs TensorFlow CPU kernels", rows)]
         if args.tfocl_json and os.path.exists(args.tfocl_json):
             with open(args.tfocl_json) as f:
-                rows = json.load(f)["rows"]
-            panels.insert(0, ("tfocl bench: ours vs reference", rows))
+                tfocl_rows = json.load(f)["rows"]
+            panels.insert(0, ("tfocl bench: ours vs reference", tfocl_rows))
         try:
             chart(args.chart, panels)
         except ImportError:
