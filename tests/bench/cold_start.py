@@ -25,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 
+import build_tree
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -48,6 +50,7 @@ def main():
     ap.add_argument("--json")
     args = ap.parse_args()
     plugin = os.path.abspath(args.plugin)
+    build_tree.use(plugin, load=False)  # train_digits.py loads it: --plugin
     times = {(case, dev): [] for case in ("first", "second") for dev in ("opencl", "cpu")}
     with tempfile.TemporaryDirectory(prefix="tfocl-cold-") as tmp:
         def fresh(name):

@@ -26,6 +26,8 @@ import time
 
 import numpy as np
 
+import build_tree
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "tests", "tf"))
 sys.path.insert(0, os.path.join(REPO, "examples"))
@@ -97,7 +99,11 @@ def main():
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--profile-steps", type=int, default=5)
     ap.add_argument("--json")
+    ap.add_argument("--plugin", default=os.path.join(REPO, "build", "plugin", "libtfocl.so"),
+                    help="libtfocl.so (TF_PLUGGABLE_DEVICE_LIBRARY_PATH) unless tfocl is "
+                         "pip-installed; default the build's")
     args = ap.parse_args()
+    build_tree.use(args.plugin)
     os.environ.setdefault("KERAS_BACKEND", "tensorflow")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import tensorflow as tf

@@ -54,6 +54,8 @@ import sys
 import tempfile
 import time
 
+import build_tree
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEVICES = {"opencl": "/device:OPENCL:0", "cpu": "/device:CPU:0"}
 COPIES = ("MemcpyH2D", "MemcpyD2H", "MemcpyD2D", "Memset", "Fill")
@@ -329,11 +331,7 @@ def main():
     args = ap.parse_args()
     if args.child:
         return child(args)
-    installed = any(os.path.exists(os.path.join(p, "tensorflow-plugins", "libtfocl.so"))
-                    for p in sys.path if p)
-    if not installed and "TF_PLUGGABLE_DEVICE_LIBRARY_PATH" not in os.environ:
-        # Never both: TensorFlow aborts on a second registration.
-        os.environ["TF_PLUGGABLE_DEVICE_LIBRARY_PATH"] = os.path.abspath(args.plugin)
+    build_tree.use(args.plugin)
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
     rows = [run_pair(args, model) for model in args.models.split(",")]

@@ -34,6 +34,8 @@ import subprocess
 import sys
 import time
 
+import build_tree
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPENCL, CPU = "/device:OPENCL:0", "/device:CPU:0"
 SIDES = {"ours": OPENCL, "ref": CPU}
@@ -569,12 +571,7 @@ def main():
     args = parse_args()
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     os.environ.setdefault("KERAS_BACKEND", "tensorflow")
-    installed = any(os.path.exists(os.path.join(p, "tensorflow-plugins", "libtfocl.so"))
-                    for p in sys.path if p)
-    if not installed and "TF_PLUGGABLE_DEVICE_LIBRARY_PATH" not in os.environ and \
-            args.side != "ref":
-        # Never both: TensorFlow aborts on a second registration.
-        os.environ["TF_PLUGGABLE_DEVICE_LIBRARY_PATH"] = os.path.abspath(args.plugin)
+    build_tree.use(args.plugin, load=args.side != "ref")
     if args.repeat < 1:
         print("tf_bench: --repeat must be at least 1", file=sys.stderr)
         return 2
