@@ -123,4 +123,40 @@ __kernel void apply_adam(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(T, m),
   STORE(vp, i, v_i);
 }
 
+/* Keras 3's Adam (keras/src/optimizers/adam.py) op for op, in its order and
+ * rounding, as _TfoclKerasAdam (variables.c) computes it for tfocl's
+ * Python side: the caller computes alpha = lr * sqrt(1 - beta_2 ** t) /
+ * (1 - beta_1 ** t) and 1 - beta_1, 1 - beta_2 as Keras does, and
+ *   m += (g - m) * one_minus_beta_1;  v += (g * g - v) * one_minus_beta_2
+ *   var -= m * alpha / (sqrt(v) + epsilon)
+ * with m and v the new values. Registered for float only, where the
+ * separate roundings are Keras' own. No contraction: each product and sum
+ * rounds on its own, as Keras' separate ops do. */
+__kernel void keras_adam(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(T, m),
+                         OCL_TENSOR_ARG(T, v), OCL_TENSOR_ARG(const T, alpha),
+                         OCL_TENSOR_ARG(const T, one_minus_beta_1),
+                         OCL_TENSOR_ARG(const T, one_minus_beta_2),
+                         OCL_TENSOR_ARG(const T, epsilon),
+                         OCL_TENSOR_ARG(const T, grad), long n)
+{
+#pragma OPENCL FP_CONTRACT OFF
+  long i = get_global_id(0);
+  OCL_GUARD(i, n);
+  CT a = LOAD(OCL_PTR(const T, alpha), 0);
+  CT c1 = LOAD(OCL_PTR(const T, one_minus_beta_1), 0);
+  CT c2 = LOAD(OCL_PTR(const T, one_minus_beta_2), 0);
+  CT eps = LOAD(OCL_PTR(const T, epsilon), 0);
+  __global T *w = OCL_PTR(T, var);
+  __global T *mp = OCL_PTR(T, m);
+  __global T *vp = OCL_PTR(T, v);
+  CT g = LOAD(OCL_PTR(const T, grad), i);
+  CT m_i = LOAD(mp, i);
+  CT v_i = LOAD(vp, i);
+  m_i = m_i + (g - m_i) * c1;
+  v_i = v_i + (g * g - v_i) * c2;
+  STORE(w, i, LOAD(w, i) - m_i * a / (sqrt(v_i) + eps));
+  STORE(mp, i, m_i);
+  STORE(vp, i, v_i);
+}
+
 #endif /* T_IS_FLOAT || T_IS_HALF */

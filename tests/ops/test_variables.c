@@ -570,6 +570,85 @@ START_TEST(adam)
 }
 END_TEST
 
+/* Within `ulps` units in the last place of float: the drivers' division
+ * and sqrt may be off by a few (OpenCL allows 2.5 and 3). */
+static void expect_float_ulps(const char *what, const double *got,
+                              const double *want, int64_t n, int ulps)
+{
+  for (int64_t i = 0; i < n; i++) {
+    float w = (float)want[i];
+    double ulp = nextafterf(fabsf(w), INFINITY) - fabsf(w);
+    ck_assert_msg(fabs(got[i] - w) <= ulps * ulp,
+                  "%s element %lld: got %.9g, want %.9g", what, (long long)i,
+                  got[i], (double)w);
+  }
+}
+
+/* _TfoclKerasAdam, Keras 3's Adam op for op (kernels/variables.cl): the
+ * reference is float arithmetic in Keras' order, each op rounded; 1 - beta
+ * comes rounded from double, as Keras casts Python's. ResourceApplyAdam's
+ * 1 - float(beta_2) is 1.3e-5 relative off that, thousands of ulps of v. */
+START_TEST(keras_adam)
+{
+  int64_t dims[] = {_i ? 1031 : 13};
+  int64_t n = dims[0];
+  static double w[MAX_N], m[MAX_N], v[MAX_N], g[MAX_N];
+  static double ww[MAX_N], wm[MAX_N], wv[MAX_N];
+  static double gw[MAX_N], gm[MAX_N], gv[MAX_N];
+  TF_Status *st = TF_NewStatus();
+  fill(w, n, TF_FLOAT, 7, -1, 1);
+  for (int64_t i = 0; i < n; i++)
+    m[i] = v[i] = 0;
+  TF_Tensor *var = new_var(TF_FLOAT, dims, 1, w);
+  TF_Tensor *mv = new_var(TF_FLOAT, dims, 1, m);
+  TF_Tensor *vv = new_var(TF_FLOAT, dims, 1, v);
+  float c1 = (float)(1 - 0.9), c2 = (float)(1 - 0.999), eps = 1e-7f;
+  for (int step = 1; step <= 3; step++) {
+    float lr = 0.01f;
+    float b1p = powf(0.9f, (float)step), b2p = powf(0.999f, (float)step);
+    float alpha = lr * sqrtf(1 - b2p) / (1 - b1p);
+    fill(g, n, TF_FLOAT, 40u + (unsigned)step, -1, 1);
+    TF_Tensor *sc[4] = {host_scalar(TF_FLOAT, alpha), host_scalar(TF_FLOAT, c1),
+                        host_scalar(TF_FLOAT, c2), host_scalar(TF_FLOAT, eps)};
+    TF_Tensor *grad = host_tensor(TF_FLOAT, dims, 1, g);
+    TF_Tensor *in[8] = {var, mv, vv, sc[0], sc[1], sc[2], sc[3], grad};
+    ck_assert_msg(run("_TfoclKerasAdam", NULL, 0, in, 8, st) == TF_OK, "%s",
+                  TF_Message(st));
+    for (int64_t i = 0; i < n; i++) {
+      float gi = (float)g[i], mi = (float)m[i], vi = (float)v[i];
+      float dm = (gi - mi) * c1;
+      mi = mi + dm;
+      float g2 = gi * gi;
+      float dv = (g2 - vi) * c2;
+      vi = vi + dv;
+      float num = mi * alpha;
+      float den = sqrtf(vi) + eps;
+      wm[i] = mi;
+      wv[i] = vi;
+      ww[i] = (float)w[i] - num / den;
+    }
+    read_var(var, gw, n);
+    read_var(mv, gm, n);
+    read_var(vv, gv, n);
+    expect_float_ulps("_TfoclKerasAdam m", gm, wm, n, 0);
+    expect_float_ulps("_TfoclKerasAdam v", gv, wv, n, 0);
+    expect_float_ulps("_TfoclKerasAdam var", gw, ww, n, 4);
+    memcpy(w, gw, sizeof(double) * (size_t)n);
+    memcpy(m, gm, sizeof(double) * (size_t)n);
+    memcpy(v, gv, sizeof(double) * (size_t)n);
+    for (int i = 0; i < 4; i++)
+      TF_DeleteTensor(sc[i]);
+    TF_DeleteTensor(grad);
+  }
+  /* Half weights stay with Keras' ops: no kernel for them. */
+  ck_assert(!registered_for("_TfoclKerasAdam", TF_HALF));
+  TF_DeleteTensor(var);
+  TF_DeleteTensor(mv);
+  TF_DeleteTensor(vv);
+  TF_DeleteStatus(st);
+}
+END_TEST
+
 START_TEST(optimizer_errors)
 {
   static const double vals[8] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -1482,6 +1561,8 @@ START_TEST(missing_api_fails_clearly)
   ck_assert(registered("ResourceApplyAdam"));
   ck_assert(registered("ResourceApplyGradientDescent"));
   ck_assert(registered("ResourceApplyMomentum"));
+  /* Keras' Adam op exists only where it can update in place. */
+  ck_assert(!registered("_TfoclKerasAdam"));
   ck_assert(!registered("AssignVariableOp"));
   static const char *const sparse_ops[] = {
       "ResourceGather", "ResourceGatherNd", "ResourceScatterAdd",
@@ -1561,6 +1642,7 @@ int main(void)
     tcase_add_loop_test(tc, gradient_descent, 0, 4);
     tcase_add_loop_test(tc, momentum, 0, 8);
     tcase_add_loop_test(tc, adam, 0, 8);
+    tcase_add_loop_test(tc, keras_adam, 0, 2);
     tcase_add_test(tc, optimizer_errors);
     tcase_add_test(tc, lock_order);
   }

@@ -247,6 +247,131 @@ FLOAT16_MEAN = """
 """
 
 
+# Keras' Adam as the plugin's _TfoclKerasAdam (one op per weight; alpha,
+# 1 - beta_1 and 1 - beta_2 once per step) in tf.functions on OPENCL, where
+# the TensorFlow wheel lets a plugin update variables in place; run against
+# the same training on the CPU, where Keras keeps its own ops. "twice"
+# applies the optimizer twice in one tf.function: the second apply's
+# scalars must see the incremented step. Eager applies keep Keras' ops.
+ADAM_PROGRAM = """
+    import collections, json, sys
+    import numpy as np
+    import keras
+    import tensorflow as tf
+    from tensorflow.python.eager import context
+
+    eager_too = sys.argv[1] == "1"
+    rng = np.random.RandomState(3)
+    x = rng.rand(96, 10).astype("float32")
+    y = (x[:, :4].sum(axis=1) > 2).astype("int64") + (x[:, 4] > 0.5)
+
+    def traced_ops(run):
+        context.enable_run_metadata()
+        run()
+        metadata = context.export_run_metadata()
+        context.disable_run_metadata()
+        # The traced ops, before TensorFlow's and tfocl's passes, with
+        # the functions they call (Keras' step nests one).
+        counts = []
+        for fg in metadata.function_graphs:
+            g = fg.pre_optimization_graph
+            nodes = list(g.node) + [n for f in g.library.function for n in f.node_def]
+            counts.append(collections.Counter(n.op for n in nodes))
+        return dict(max(counts, key=lambda c: sum(c.values())))
+
+    def fit(device, make_optimizer):
+        with tf.device(device):
+            keras.utils.set_random_seed(0)
+            model = keras.Sequential([keras.Input((10,)), keras.layers.Dense(16, activation="relu"),
+                                      keras.layers.Dense(3)])
+            model.compile(optimizer=make_optimizer(),
+                          loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+            losses = []
+            ops = traced_ops(lambda: losses.extend(
+                model.fit(x, y, batch_size=32, epochs=3, verbose=0, shuffle=False).history["loss"]))
+            return {"losses": losses, "ops": ops,
+                    "weights": [float(np.abs(w).sum()) for w in model.get_weights()]}
+
+    grads = [rng.rand(4, 3).astype("float32") - 0.5 for _ in range(2)]
+
+    def twice(device):
+        with tf.device(device):
+            w = keras.Variable(np.linspace(-1, 1, 12).reshape(4, 3).astype("float32"))
+            optimizer = keras.optimizers.Adam(0.1)
+            optimizer.build([w])
+            g1, g2 = (tf.constant(g) for g in grads)
+
+            @tf.function
+            def step():
+                optimizer.apply([g1], [w])
+                optimizer.apply([g2], [w])
+            ops = traced_ops(step)
+            step()
+            return {"w": w.numpy().ravel().tolist(), "ops": ops}
+
+    def eager(device):
+        with tf.device(device):
+            w = keras.Variable(np.ones((2, 3), "float32"))
+            optimizer = keras.optimizers.Adam(0.1)
+            optimizer.build([w])
+            for _ in range(3):
+                optimizer.apply([tf.constant(np.full((2, 3), 0.5, "float32"))], [w])
+            return w.numpy().ravel().tolist()
+
+    out = {}
+    for name, make in (("adam", lambda: keras.optimizers.Adam(1e-2)),
+                       ("adamw", lambda: keras.optimizers.AdamW(1e-2, weight_decay=0.05)),
+                       ("amsgrad", lambda: keras.optimizers.Adam(1e-2, amsgrad=True))):
+        out[name] = {"opencl": fit("/OPENCL:0", make), "cpu": fit("/CPU:0", make)}
+    out["twice"] = {"opencl": twice("/OPENCL:0"), "cpu": twice("/CPU:0")}
+    if eager_too:
+        out["eager"] = {"opencl": eager("/OPENCL:0"), "cpu": eager("/CPU:0")}
+    print("RESULT " + json.dumps(out))
+"""
+
+
+def _close(got, want, rtol):
+    assert len(got) == len(want), (got, want)
+    for g, w in zip(got, want):
+        assert abs(g - w) <= rtol * max(abs(w), 1e-3), (got, want)
+
+
+def test_adam_runs_as_one_op_per_weight_with_the_cpus_results():
+    from conftest import has_variable_api
+    fused = has_variable_api()
+    cp, r = child(ADAM_PROGRAM, "1" if fused else "0")
+    check(cp, r)
+    for name in ("adam", "adamw"):
+        opencl, cpu = r[name]["opencl"], r[name]["cpu"]
+        assert "_TfoclKerasAdam" not in cpu["ops"], cpu["ops"]
+        assert cpu["ops"].get("AssignAddVariableOp", 0) >= 8, cpu["ops"]
+        if fused:
+            # 4 weights: one op each, beta_1 ** t and beta_2 ** t once.
+            assert opencl["ops"].get("_TfoclKerasAdam") == 4, opencl["ops"]
+            assert opencl["ops"].get("Pow") == 2, opencl["ops"]
+            assert "AssignAddVariableOp" not in opencl["ops"], opencl["ops"]
+        else:
+            # No op where TensorFlow lets no plugin update in place.
+            assert "_TfoclKerasAdam" not in opencl["ops"], opencl["ops"]
+            assert opencl["ops"].get("AssignAddVariableOp", 0) >= 8, opencl["ops"]
+        _close(opencl["losses"], cpu["losses"], 1e-4)
+        _close(opencl["weights"], cpu["weights"], 1e-4)
+        assert opencl["losses"][-1] < opencl["losses"][0], opencl["losses"]
+    # amsgrad keeps Keras' update (the op has no v_hat).
+    amsgrad = r["amsgrad"]["opencl"]
+    assert "_TfoclKerasAdam" not in amsgrad["ops"], amsgrad["ops"]
+    _close(amsgrad["losses"], r["amsgrad"]["cpu"]["losses"], 1e-4)
+    twice = r["twice"]
+    if fused:
+        assert twice["opencl"]["ops"].get("_TfoclKerasAdam") == 2, twice["opencl"]["ops"]
+        assert twice["opencl"]["ops"].get("Pow") == 4, twice["opencl"]["ops"]
+    # A second apply reading the first's scalars was 4e-2 off.
+    _close(twice["opencl"]["w"], twice["cpu"]["w"], 1e-4)
+    if "eager" in r:
+        _close(r["eager"]["opencl"], r["eager"]["cpu"], 1e-4)
+    assert not tfocl_lines(cp.stderr), cp.stderr
+
+
 def test_float16_mean_runs_on_opencl_without_xla():
     cp, r = child(FLOAT16_MEAN)
     check(cp, r)
@@ -449,6 +574,8 @@ def test_hook_is_idempotent(tmp_path):
         import tfocl
         second = tfocl.__file__
         importlib.reload(trainer)
+        from keras.src.optimizers import adam
+        adam = importlib.reload(adam)
         nn = sys.modules.get("keras.src.backend.tensorflow.nn") or sys.modules["keras.src.backend.tensorflow.ops.nn"]
         cls = getattr(trainer, "Trainer", None) or trainer.BaseTrainer
         from tensorflow.python.eager import context
@@ -463,11 +590,13 @@ def test_hook_is_idempotent(tmp_path):
             "trainer": depth(vars(cls)["_resolve_auto_jit_compile"]),
             "conv": depth(nn.conv),
             "context": depth(context.Context.set_logical_device_configuration),
+            "adam": [depth(vars(adam.Adam)[name]) for name in ("update_step", "_backend_update_step")],
         }))
     """, copy)
     check(cp, r)
     assert r["second"].startswith(copy), r
-    assert r == {"finders": 1, "second": r["second"], "trainer": 1, "conv": 1, "context": 1}, r
+    assert r == {"finders": 1, "second": r["second"], "trainer": 1, "conv": 1, "context": 1,
+                 "adam": [1, 1]}, r
     assert not tfocl_lines(cp.stderr), cp.stderr
 
 

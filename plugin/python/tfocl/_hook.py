@@ -32,6 +32,7 @@ TARGETS = {
     "keras.src.backend.tensorflow.numpy": ("tfocl._keras", "patch_mean"),
     "keras.src.backend.tensorflow.ops.numpy": ("tfocl._keras", "patch_mean"),
     "keras.src.backend.tensorflow.rnn": ("tfocl._keras", "patch_rnn"),
+    "keras.src.optimizers.adam": ("tfocl._keras", "patch_adam"),
     "keras": ("tfocl._keras", "check_keras"),
 }
 

@@ -35,6 +35,7 @@ VARIABLE_OPS = {
     "ResourceApplyCenteredRMSProp", "ResourceApplyAdagrad",
     "ResourceApplyAdagradV2", "ResourceApplyAdadelta", "ResourceApplyAdaMax",
     "ResourceApplyFtrl", "ResourceApplyFtrlV2", "ResourceApplyProximalGradientDescent",
+    "_TfoclKerasAdam",
     "_ParallelConcatStart", "_ParallelConcatUpdate",
 }
 

@@ -291,5 +291,34 @@ BUILDERS["ResourceApplyAdaMax"] = _apply(
     "ResourceApplyAdaMax", ["m", "v"], ["beta1_power", "lr", "beta1", "beta2", "epsilon"])
 
 
+def _keras_adam(c):
+    """_TfoclKerasAdam, the plugin's Keras Adam (kernels/variables.c; the
+    Python side calls it, tf.raw_ops has no wrapper). TensorFlow has no CPU
+    kernel for it: the reference is numpy in float32, Keras' ops in their
+    order, each rounded."""
+    from tensorflow.python.eager import context, execute
+
+    def fn(var0, m0, v0, alpha, c1, c2, eps, grad):
+        vs = [tf.Variable(x) for x in (var0, m0, v0)]
+        attrs = ("T", tf.as_dtype(c.T).as_datatype_enum, "use_locking", False)
+        execute.execute("_TfoclKerasAdam", 0, [v.handle for v in vs] + [
+            tf.constant(x) for x in (alpha, c1, c2, eps, grad)], attrs, context.context())
+        return [v.read_value() for v in vs]
+
+    def ref(var0, m0, v0, alpha, c1, c2, eps, grad):
+        m = m0 + (grad - m0) * c1
+        v = v0 + (grad * grad - v0) * c2
+        return [var0 - m * alpha / (np.sqrt(v) + eps), m, v]
+
+    f32 = np.float32
+    scalars = [f32(0.01 * np.sqrt(1 - 0.999 ** 3) / (1 - 0.9 ** 3)), f32(1 - 0.9), f32(1 - 0.999),
+               f32(1e-7)]
+    return [("keras adam", fn, [c.rand(3, 4), c.pos(3, 4), c.pos(3, 4), *scalars, c.rand(3, 4)],
+             {"reference": ("numpy, Keras' ops rounded each", ref)})]
+
+
+BUILDERS["_TfoclKerasAdam"] = _keras_adam
+
+
 # Where TensorFlow's CPU kernel is not the reference.
 # (op, numpy type) -> (reason, numpy function of the inputs)
