@@ -21,6 +21,7 @@
  * backward pass needs besides the weights. Rows past a sequence's length (t >= lengths[b])
  * are cuDNN's: their output is zero and the state passes through unchanged
  * (lengths on the device, every one T where TensorFlow's are). */
+#include "activations.clh"
 #include "common.clh"
 
 /* No two arguments of a kernel here overlap where one is written. Saying
@@ -29,39 +30,14 @@
  * on a dozen buffers that might alias. */
 #define RNN_ARG(T, name) __global T *restrict name##_base, ulong name##_offset
 
-/* tanh as an odd rational function, x P(x^2) / Q(x^2), of degrees 13 and 6
- * (as Eigen's, TensorFlow's CPU kernels', is), its coefficients fitted for
- * this file by iterated weighted least squares to 1.6e-9 relative error on
- * [-c, c]. Evaluated in float: at most 5.7 ulps from tanh, 1.2 on average,
- * never above 1 in magnitude; beyond c tanh is within 5 ulps of +-1. The
- * OpenCL built-ins held the LSTM's forward step at twice this one's time
- * on PoCL (2 x 128 units, batch 64: 58 -> 29 us per step), whose tanh and
- * exp stay element by element; this is multiplies, adds, a division and a
- * clamp, which vectorise everywhere. */
-static inline float rnn_tanh(float x)
-{
-  const float c = 7.90531110763549805f;
-  x = clamp(x, -c, c);
-  float z = x * x;
-  float p = -1.190684579e-13f;
-  p = p * z + 6.477143121e-11f;
-  p = p * z - 2.251532633e-08f;
-  p = p * z + 1.168726475e-05f;
-  p = p * z + 3.153442782e-03f;
-  p = p * z + 1.312795077e-01f;
-  p = p * z + 9.999999985e-01f;
-  float q = 2.619027168e-04f;
-  q = q * z + 2.469107897e-02f;
-  q = q * z + 4.646128250e-01f;
-  q = q * z + 1.0f;
-  return x * p / q;
-}
-
-/* 1 / (1 + exp(-x)) within 2e-7, absolute: a gate near 0 has that error,
- * as Eigen's logistic (p / q + 0.5) has. */
+/* 1 / (1 + exp(-x)) within 2e-7, absolute, through activations.clh's
+ * tanh: a gate near 0 has that error, as Eigen's logistic (p / q + 0.5)
+ * has. The built-ins were half of the LSTM's forward step on PoCL (2 x 128
+ * units, batch 64: 58 -> 29 us per step), whose tanh and exp run element
+ * by element. */
 static inline float rnn_sigmoid(float x)
 {
-  return 0.5f * rnn_tanh(0.5f * x) + 0.5f;
+  return 0.5f * tanh_float(0.5f * x) + 0.5f;
 }
 
 /* The step kernels compute every work-item's values whether its sequence
@@ -97,11 +73,11 @@ __kernel void lstm_forward_step(
   float in_gate = rnn_sigmoid(x[0] + r[0] + bw[0] + br[0]);
   float forget = rnn_sigmoid(x[units] + r[units] + bw[units] + br[units]);
   float candidate =
-      rnn_tanh(x[2 * units] + r[2 * units] + bw[2 * units] + br[2 * units]);
+      tanh_float(x[2 * units] + r[2 * units] + bw[2 * units] + br[2 * units]);
   float out_gate = rnn_sigmoid(x[3 * units] + r[3 * units] + bw[3 * units] +
                                br[3 * units]);
   float c_new = forget * cp + in_gate * candidate;
-  float h_new = out_gate * rnn_tanh(c_new);
+  float h_new = out_gate * tanh_float(c_new);
   float c = runs ? c_new : cp;
   g[0] = runs ? in_gate : 0.0f;
   g[units] = runs ? forget : 0.0f;
@@ -144,7 +120,7 @@ __kernel void lstm_backward_step(
   bool runs = t < length;
   float in_gate = g[0], forget = g[units], candidate = g[2 * units],
         out_gate = g[3 * units];
-  float tanh_c = rnn_tanh(OCL_PTR(const float, cell)[row * units + j]);
+  float tanh_c = tanh_float(OCL_PTR(const float, cell)[row * units + j]);
   float cp = OCL_PTR(const float, c_prev)[b * c_prev_stride + j];
   float dh_later = t + 1 < length ? OCL_PTR(const float, dh_from_next)[i]
                                   : OCL_PTR(const float, dh_carry)[i];
@@ -225,7 +201,7 @@ __kernel void gru_forward_step(
   float reset = rnn_sigmoid(x[0] + bw[0] + r[0] + br[0]);
   float update = rnn_sigmoid(x[units] + bw[units] + r[units] + br[units]);
   float recurrent = r[2 * units] + br[2 * units];
-  float fresh = rnn_tanh(x[2 * units] + bw[2 * units] + reset * recurrent);
+  float fresh = tanh_float(x[2 * units] + bw[2 * units] + reset * recurrent);
   float h_new = (1.0f - update) * fresh + update * hp;
   g[0] = runs ? reset : 0.0f;
   g[units] = runs ? update : 0.0f;
