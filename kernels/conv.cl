@@ -122,7 +122,7 @@ static inline acc_t activate(acc_t v, int act, float alpha)
   case ACT_RELU6: return ACT_RELU6_OF(acc_t, v);
   case ACT_ELU: return ACT_ELU_OF(acc_t, v);
   case ACT_LEAKY_RELU: return ACT_LEAKY_RELU_OF(acc_t, v, alpha);
-  case ACT_TANH: return ACT_TANH_OF(acc_t, v);
+  case ACT_TANH: return TANH_OF(acc_t, v);
   case ACT_SIGMOID: return ACT_SIGMOID_OF(acc_t, v);
   default: return v;
   }

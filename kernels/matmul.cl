@@ -82,7 +82,7 @@ static inline float activate(float x, int act, float alpha)
   case ACT_RELU6: return ACT_RELU6_OF(float, x);
   case ACT_ELU: return ACT_ELU_OF(float, x);
   case ACT_LEAKY_RELU: return ACT_LEAKY_RELU_OF(float, x, alpha);
-  case ACT_TANH: return ACT_TANH_OF(float, x);
+  case ACT_TANH: return TANH_OF(float, x);
   case ACT_SIGMOID: return ACT_SIGMOID_OF(float, x);
   case ACT_GELU_APPROXIMATE: return ACT_GELU_APPROXIMATE_OF(float, x);
   case ACT_GELU_EXACT: return ACT_GELU_EXACT_OF(float, x);

@@ -329,8 +329,8 @@ typedef T CT;
 static CT softplus_of(CT a)
 {
   const CT threshold = -13.942385152878742f;
-  CT e = exp(a);
-  return a > -threshold ? a : a < threshold ? e : log1p(e);
+  CT e = exp_float(a);
+  return a > -threshold ? a : a < threshold ? e : log1p_float(e);
 }
 
 

@@ -516,6 +516,38 @@ static void unary_cases(const struct ref_op *op, TF_DataType dtype,
     struct ref_case *c = ref_case_add(out, op->op, "%s sweep", op->op);
     ref_case_input_values(c, dtype, &n, 1, x);
   }
+  if (is_float(dtype) &&
+      (!strcmp(op->op, "Exp") || !strcmp(op->op, "Expm1") ||
+       !strcmp(op->op, "Log") || !strcmp(op->op, "Log1p") ||
+       !strcmp(op->op, "Tanh") || !strcmp(op->op, "Sigmoid") ||
+       !strcmp(op->op, "Softplus"))) {
+    /* The device's float fits (activations.clh) switch, clamp or scale at
+     * these points: exp's overflow and subnormal results, expm1's series
+     * edge (0.7), tanh's clamp (7.905) and saturation (9), log's subnormal
+     * inputs, its halving above sqrt(2), log1p's u = 1 and u = 0. Then
+     * [-110, 110] by 1/8 and the powers of ten, each sign. */
+    enum { EDGES = 34, SWEEP = 1761, DECADES = 83 };
+    double x[EDGES + SWEEP + 2 * DECADES] = {
+        NAN,        -INFINITY,  INFINITY,   -0.0,
+        0.0,        1e-45,      1e-40,      1.17549435e-38,
+        -1e-30,     1e-8,       -1e-8,      0.7,
+        -0.7,       0.70001,    -0.70001,   0.9999999,
+        1.0000001,  1.41421354, 1.41421366, 7.9053,
+        7.9054,     8.5,        9.0,        9.01,
+        -9.01,      88.72,      88.73,      -87.34,
+        -103.9,     -104.1,     -0.9999999, -1.0,
+        -1.0000001, 3e38};
+    for (int i = 0; i < SWEEP; i++)
+      x[EDGES + i] = -110 + i / 8.0;
+    for (int i = 0; i < DECADES; i++) {
+      x[EDGES + SWEEP + 2 * i] = pow(10, i - 44);
+      x[EDGES + SWEEP + 2 * i + 1] = -pow(10, i - 44);
+    }
+    int64_t n = EDGES + SWEEP + 2 * DECADES;
+    struct ref_case *c =
+        ref_case_add(out, op->op, "%s edges and sweep", op->op);
+    ref_case_input_values(c, dtype, &n, 1, x);
+  }
   if (!strcmp(op->op, "Log1p") && is_float(dtype)) {
     struct ref_case *c = ref_case_add(out, op->op, "Log1p (-0.95, 0.95)");
     ref_case_input(c, dtype, (int64_t[]){257}, 1, REF_UNIT);

@@ -196,6 +196,17 @@ def op_cases(b, tf, np):
         op_case(f"elementwise/{name}", "GB/s", arrays * n * 4.0, fn,
                 [xa, ya] if arrays == 3 else [xa], b.reps(10, 3),
                 f"{mib} MiB per array, {arrays} arrays")
+    # Element functions whose drivers' built-ins may run element by
+    # element (the plugin's float fits in kernels/activations.clh): inputs
+    # over [-8, 8] (Log: (0, 8]), output and input bytes.
+    xf = 8 * xa
+    for name, fn in (("Tanh", tf.math.tanh), ("Sigmoid", tf.math.sigmoid),
+                     ("Exp", tf.math.exp), ("Expm1", tf.math.expm1),
+                     ("Log", tf.math.log), ("Log1p", tf.math.log1p),
+                     ("Softplus", tf.math.softplus)):
+        op_case(f"elementwise/{name}", "GB/s", 2 * n * 4.0, fn,
+                [np.abs(xf) + 1e-3 if name == "Log" else xf], b.reps(10, 3),
+                f"{mib} MiB per array, 2 arrays, x in [-8, 8]")
     # Batch normalisation's per-channel terms in Keras' own ops (the
     # performance issue's [32,32,32,32] with a [32] vector): bytes read +
     # written once; moments reads its input once per pass it needs.
