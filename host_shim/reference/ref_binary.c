@@ -375,6 +375,63 @@ static void add_pairs(struct ref_cases *out, const char *op, TF_DataType dtype,
   ref_case_input_values(c, dtype, &n, 1, y);
 }
 
+/* Pow: random cases, then negative bases against odd and even integers
+ * (up to 2^24 - 1, the largest odd float), bases a few ulps from 1 against
+ * large exponents, results at overflow, at the subnormals and at 0, and a
+ * sweep of bases from 1e-38 to 1e38, each against exponents that take
+ * |y log2 x| to 1, 12, 60 and 120: where a logarithm in float alone is off
+ * by up to |y log2 x| ulps. */
+static void power_cases(const struct ref_op *op, TF_DataType dtype,
+                        struct ref_cases *out)
+{
+  ref_cases_binary(op, dtype, out);
+  static const double bases[] = {-2,   -0.5, -3,        -1,
+                                 -0.0, 0,    -INFINITY, INFINITY};
+  static const double exponents[] = {3,       -3,   2,        -2,
+                                     0.5,     -1.5, 16777215, -16777215,
+                                     8388609, 1e10, INFINITY, -INFINITY};
+  enum { NB = sizeof(bases) / sizeof(bases[0]) };
+  enum { NE = sizeof(exponents) / sizeof(exponents[0]) };
+  double x[NB * NE], y[NB * NE];
+  for (int i = 0; i < NB; i++)
+    for (int j = 0; j < NE; j++) {
+      x[i * NE + j] = bases[i];
+      y[i * NE + j] = exponents[j];
+    }
+  add_pairs(out, op->op, dtype, "signs and integers", x, y, NB * NE);
+
+  static const double near_one[] = {1 + 0x1p-23, 1 + 0x1p-22, 1 + 3 * 0x1p-23,
+                                    1 - 0x1p-24, 1 - 0x1p-23, 1 - 3 * 0x1p-24,
+                                    1 + 0x1p-23, 1 - 0x1p-24, 1 + 0x1p-22,
+                                    1 - 0x1p-23};
+  static const double large[] = {1e3,  -1e6, 1e8, -2147483648.0, 3e8,
+                                 -4e8, 1e9,  1e9, -5e8,          2e9};
+  add_pairs(out, op->op, dtype, "near one", near_one, large, 10);
+
+  static const double edge_x[] = {2,     2,     2,     2,   2,    2,
+                                  0.5,   10,    10,    10,  10,   3.4e38,
+                                  1e-45, 1e-45, 1e-40, 1.5, 0.75, 1.1};
+  static const double edge_y[] = {127.99, 128,  -126, -149,  -149.5, -140.3,
+                                  149,    38.5, 38.0, -37.9, -45.5,  1,
+                                  1,      0.5,  -0.9, 218.8, 360.1,  931.3};
+  add_pairs(out, op->op, dtype, "overflow and underflow", edge_x, edge_y,
+            sizeof(edge_x) / sizeof(edge_x[0]));
+
+  enum { SWEEP = 48, SPANS = 8 };
+  static const double spans[SPANS] = {1, -1, 12, -12, 60, -60, 120, -120};
+  double sx[SWEEP * SPANS], sy[SWEEP * SPANS];
+  for (int i = 0; i < SWEEP; i++) {
+    double base = pow(10, -38 + 76.0 * i / (SWEEP - 1));
+    if (base == 1)
+      base = 1.25;
+    for (int j = 0; j < SPANS; j++) {
+      sx[i * SPANS + j] = base;
+      sy[i * SPANS + j] = spans[j] / log2(base);
+    }
+  }
+  add_pairs(out, op->op, dtype, "sweep", sx, sy, SWEEP * SPANS);
+}
+
 /* Igamma, Igammac, Zeta, Polygamma: random cases, a grid through the
  * range where float converges, and TensorFlow's edges. */
 static void special_function_cases(const struct ref_op *op, TF_DataType dtype,
@@ -782,6 +839,7 @@ double ref_binary_value(const char *op, TF_DataType dtype, double a, double b)
 #define CASES_SHIFT shift_cases
 #define CASES_TRUNCATE truncate_cases
 #define CASES_SPECIAL_FUNCTION special_function_cases
+#define CASES_POWER power_cases
 
 #define REF_ROW(NAME, REF, DOMAIN, CASES) \
   {#NAME, TOL_##REF, REF_##DOMAIN, CASES_##CASES, binary_compute},

@@ -207,6 +207,9 @@ def op_cases(b, tf, np):
         op_case(f"elementwise/{name}", "GB/s", 2 * n * 4.0, fn,
                 [np.abs(xf) + 1e-3 if name == "Log" else xf], b.reps(10, 3),
                 f"{mib} MiB per array, 2 arrays, x in [-8, 8]")
+    op_case("elementwise/Pow", "GB/s", 3 * n * 4.0, tf.math.pow,
+            [np.abs(xf) + 1e-3, 4 * ya], b.reps(10, 3),
+            f"{mib} MiB per array, 3 arrays, x in (0, 8], y in [-4, 4]")
     # Batch normalisation's per-channel terms in Keras' own ops (the
     # performance issue's [32,32,32,32] with a [32] vector): bytes read +
     # written once; moments reads its input once per pass it needs.
