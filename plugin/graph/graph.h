@@ -24,7 +24,9 @@
  *              outside reads (float/half arithmetic, activations, their
  *              gradients, int64 counters, Cast, scalar Consts) as one
  *              _TfoclFusedElementwise (fused_program.h), where the plugin
- *              has its kernel for the dtype;
+ *              has its kernel for the dtype; first a Pow by a scalar
+ *              Const 3 becomes Mul(x, Square(x)), as Grappler rewrites it
+ *              on CPU devices only;
  *   accumulate  Grappler's memory-optimizer rewrite of an AddN into
  *              reference-variable ops (TemporaryVariable, Assign,
  *              AssignAdd, DestroyTemporaryVariable), which no plugin can

@@ -1006,8 +1006,58 @@ static void fuse_root(struct graph *g, struct marks *m, struct region *r,
   rewrite(r, e.dtype);
 }
 
+/* Pow by a scalar Const 3 as Mul(x, Square(x)), which the fusion then
+ * takes in: Grappler's ConvertPowStage rewrites it so on CPU devices only
+ * (by 2, 0.5, -0.5 and -1 on every device), and the two multiplies cost a
+ * fraction of pow's ~150 operations per element. tf.nn.gelu's approximate
+ * form computes x^3. Grappler keeps the Const as a control input; a Const
+ * has no effect to wait for, and a control input would keep the Mul out
+ * of a chain. */
+static void cube_powers(struct graph *g)
+{
+  size_t count = g->num_nodes;
+  for (size_t i = 0; i < count && !g->arena.failed; i++) {
+    const struct gnode *n = &g->nodes[i];
+    Tfg__NodeDef *def = n->def;
+    int dtype, port;
+    size_t num_data;
+    float exponent;
+    if (!n->opencl || n->removed || !bin_eq(&def->op, "Pow") ||
+        !node_split_inputs(def, &num_data) || num_data != 2 ||
+        !node_attr_type(def, "T", &dtype) ||
+        !graph_has_kernel(g, "Mul", dtype) ||
+        !graph_has_kernel(g, "Square", dtype))
+      continue;
+    struct gnode *y = graph_producer(g, &def->input[1], &port);
+    if (y == NULL || port != 0 || !scalar_const(y, dtype, &exponent) ||
+        exponent != 3.0f)
+      continue;
+    ProtobufCBinaryData *inputs =
+        ocl_arena_alloc(&g->arena, def->n_input * sizeof(*inputs));
+    struct gnode *square =
+        graph_add_node(g, graph_unique_name(g, &def->name, "square"), "Square",
+                       &def->device);
+    if (inputs == NULL || square == NULL ||
+        !node_set_inputs(g, square->def, &def->input[0], 1) ||
+        !node_set_attr(g, square->def, "T", attr_type(g, dtype)))
+      return;
+    inputs[0] = def->input[0];
+    inputs[1] = graph_ref(g, square->def, 0);
+    for (size_t j = 2; j < def->n_input; j++)
+      inputs[j] = def->input[j];
+    if (!node_set_inputs(g, def, inputs, def->n_input))
+      return;
+    def->op = graph_bytes(g, "Mul");
+    g->nodes[i].touched = true;
+    g->changed = true;
+    graph_trace(g, "elementwise: %.*s, a Pow by 3, as Mul(x, Square(x))",
+                (int)def->name.len, (const char *)def->name.data);
+  }
+}
+
 void pass_elementwise(struct graph *g)
 {
+  cube_powers(g);
   size_t n = g->num_nodes;
   count_uses(g);
   size_t *order = ocl_arena_alloc(&g->arena, (n + 1) * sizeof(*order));

@@ -300,6 +300,27 @@ def controlled():
     return g.as_graph_def()
 
 
+def powers():
+    """Pow by constants: a scalar 3 on OPENCL, in float and half (the pass
+    rewrites these as Mul(x, Square(x)), which then fuse with their
+    reader), and what stays a Pow: another exponent, a vector of 3s, and a
+    cube on the CPU."""
+    g = tf.Graph()
+    f32, f16 = tf.float32, tf.float16
+    with g.as_default(), tf.device(OPENCL):
+        ph = tf.compat.v1.placeholder
+        x = ph(f32, [4, 3], name="x")
+        h = ph(f16, [4, 3], name="h")
+        tf.add(tf.pow(x, 3.0, name="cube"), 1.0, name="cube_add")
+        tf.add(tf.pow(h, tf.constant(3.0, f16), name="cube_half"),
+               tf.constant(1.0, f16), name="cube_half_add")
+        tf.pow(x, 2.5, name="other")
+        tf.pow(x, tf.constant([3.0, 3.0, 3.0]), name="vector")
+        with tf.device(CPU):
+            tf.pow(x, 3.0, name="cpu_cube")
+    return g.as_graph_def()
+
+
 def while_loop():
     """A lowered while loop (Enter, Merge, Switch, LoopCond, NextIteration,
     Exit: what Grappler sees once TensorFlow lowered a While), as Keras'
@@ -441,6 +462,7 @@ def main():
         "accumulate.pb": accumulate(),
         "tiles.pb": tiles(),
         "controlled.pb": controlled(),
+        "powers.pb": powers(),
         "pool_relu.pb": pool_relu(),
     }
     for name, gd in graphs.items():

@@ -775,6 +775,42 @@ START_TEST(elementwise_folds_consts_waiting_inside)
 }
 END_TEST
 
+/* A Pow by a scalar 3 on OPENCL becomes Mul(x, Square(x)) and fuses with
+ * its reader; other exponents, a
+ * vector of 3s and the CPU's cube stay Pows; without Mul and Square
+ * kernels nothing changes. */
+START_TEST(elementwise_cubes_pow_by_three)
+{
+  struct blob b = load_graph("powers.pb");
+  struct ocl_graph_config cfg = elementwise_config(&kernels_all);
+  struct result r = optimize(&b, &cfg);
+  ck_assert_msg(r.outcome == OCL_GRAPH_CHANGED, "%s", r.why);
+  Tfg__GraphDef *g = decode_graph(r.out, r.size);
+  assert_closed(g);
+
+  struct fused_program p = program_of(must(g, "cube_add"));
+  assert_ops(&p, "square,mul,c,add");
+  ck_assert(has_input(must(g, "cube_add"), "x"));
+  ck_assert_ptr_null(find_node(g, "cube"));
+  p = program_of(must(g, "cube_half_add"));
+  assert_ops(&p, "square,mul,c,add");
+
+  assert_op(g, "other", "Pow");
+  assert_op(g, "vector", "Pow");
+  assert_op(g, "cpu_cube", "Pow");
+  tfg__graph_def__free_unpacked(g, NULL);
+  assert_idempotent(&r, &cfg);
+  free(r.out);
+
+  /* Without the kernels, nothing changes. */
+  cfg = elementwise_config(&kernels_none);
+  r = optimize(&b, &cfg);
+  ck_assert_int_eq(r.outcome, OCL_GRAPH_UNCHANGED);
+  free(r.out);
+  free(b.data);
+}
+END_TEST
+
 START_TEST(elementwise_fuses_private_chains)
 {
   struct blob b = load_graph("elementwise.pb");
@@ -1348,6 +1384,7 @@ static Suite *graph_core_suite(void)
   tcase_add_test(tc, accumulate_refuses_zeros_like_without_input);
   tcase_add_test(tc, elementwise_reads_through_tiles);
   tcase_add_test(tc, elementwise_folds_consts_waiting_inside);
+  tcase_add_test(tc, elementwise_cubes_pow_by_three);
   tcase_add_test(tc, elementwise_fuses_private_chains);
   tcase_add_test(tc, elementwise_fetched_intermediates_stay);
   tcase_add_test(tc, elementwise_needs_kernel_and_switch);

@@ -106,6 +106,33 @@ def test_ops_fusable_by_their_def_row(tf, monkeypatch):
     np.testing.assert_allclose(on, cpu, rtol=2e-5, atol=1e-6)
 
 
+def test_cube_runs_as_multiplies_with_the_cpus_values(tf, monkeypatch):
+    """tf.nn.gelu's approximate form computes pow(x, 3): on OPENCL a Pow by
+    a scalar 3 runs as x * (x * x) inside the chain, as Grappler rewrites
+    it on the CPU, with the CPU's values to the bit; with the pass off it
+    is a Pow, which TensorFlow's CPU does not run for this exponent. Other
+    exponents stay Pows."""
+
+    def make():
+        @tf.function(jit_compile=False)
+        def f(x, y):
+            return (tf.nn.gelu(x, approximate=True), tf.pow(y, 3.0) - 1.0,
+                    tf.pow(tf.abs(y) + 0.5, 2.5) * 2.0)
+        return f
+
+    args = _inputs(tf)[:2]
+    cpu, _ = _run(tf, make(), CPU, *args)
+    on, where = _run(tf, make(), DEVICE, *args)
+    assert FUSED in where.get("OPENCL", set()), where
+    np.testing.assert_array_equal(on[1], cpu[1])
+    np.testing.assert_allclose(on[0], cpu[0], rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(on[2], cpu[2], rtol=2e-6)
+    monkeypatch.setenv("TFOCL_GRAPH_ELEMENTWISE", "0")
+    off, where_off = _run(tf, make(), DEVICE, *args)
+    assert "Pow" in where_off["OPENCL"], where_off
+    np.testing.assert_allclose(off[1], cpu[1], rtol=2e-6, atol=1e-6)
+
+
 def test_gradient_chains(tf, monkeypatch):
     """The backward pass's ReluGrad/SigmoidGrad/TanhGrad chains, fused,
     against the unfused run and the CPU."""
