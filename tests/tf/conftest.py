@@ -155,6 +155,31 @@ def run_python(code, *args, timeout=300, **env):
                           cwd=REPO)
 
 
+class StartedPython:
+    """A fresh interpreter started now and read later, so that children
+    that mostly wait run side by side: result() gives what run_python
+    would have."""
+
+    def __init__(self, code, *args, **env):
+        self.proc = subprocess.Popen([sys.executable, "-c", code, *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env=subprocess_env(**env), cwd=REPO)
+
+    def result(self, timeout=300):
+        try:
+            out, err = self.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.communicate()
+            raise
+        return subprocess.CompletedProcess(self.proc.args, self.proc.returncode, out, err)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
+
+
 def tfocl_command():
     exe = os.path.join(BUILDDIR, "host_shim", "tfocl")
     return exe if os.access(exe, os.X_OK) else None

@@ -11,18 +11,25 @@ import textwrap
 
 import pytest
 
-from conftest import PYTHON_SIDE, run_python
+from conftest import PYTHON_SIDE, StartedPython, run_python
 
 NO_XLA = "No JIT device registered for OPENCL"
 # The child interpreters' noise (TensorFlow's C++ logging) stays out.
 QUIET = {"TF_CPP_MIN_LOG_LEVEL": "3"}
 
 
-def child(code, *args, timeout=600, **env):
-    cp = run_python(textwrap.dedent(code), *args, timeout=timeout, **{**QUIET, **env})
+def parse(cp):
     lines = [line for line in cp.stdout.splitlines() if line.startswith("RESULT ")]
     result = json.loads(lines[-1][len("RESULT "):]) if lines else None
     return cp, result
+
+
+def child(code, *args, timeout=600, **env):
+    return parse(run_python(textwrap.dedent(code), *args, timeout=timeout, **{**QUIET, **env}))
+
+
+def start_child(code, *args, **env):
+    return StartedPython(textwrap.dedent(code), *args, **{**QUIET, **env})
 
 
 def tfocl_lines(stderr):
@@ -647,8 +654,33 @@ def _check_limit(r):
     assert r["logical"] == 1, r
 
 
-def test_logical_device_memory_limit():
-    cp, r = child(MEMORY, "config")
+CONTRACT_CASES = [(None, ",256"), ("512", "512,256"), ("64,", "64,256")]
+
+
+@pytest.fixture(scope="module")
+def memory_children():
+    """The memory-limit children, all started at the first test that reads
+    one: each allocation over a limit waits 10 s in TensorFlow's allocator
+    (BFCAllocator retries that long before ResourceExhaustedError), so one
+    after another they took about 80 s of a run, side by side about 30."""
+    started = {}
+
+    def get(name):
+        if not started:
+            started["config"] = start_child(MEMORY, "config")
+            started["env"] = start_child(MEMORY, "env", TFOCL_MEMORY_LIMIT_MB="256")
+            for before, _ in CONTRACT_CASES:
+                started[before] = start_child(ENV_CONTRACT, POCL_DEVICES="pthread pthread",
+                                              TFOCL_MEMORY_LIMIT_MB=before)
+        return parse(started[name].result(timeout=600))
+
+    yield get
+    for c in started.values():
+        c.stop()
+
+
+def test_logical_device_memory_limit(memory_children):
+    cp, r = memory_children("config")
     check(cp, r)
     assert r["get"] is True
     assert "virtual devices configured" in r["growth"], r
@@ -656,8 +688,8 @@ def test_logical_device_memory_limit():
     _check_limit(r)
 
 
-def test_memory_limit_from_the_environment_alone():
-    cp, r = child(MEMORY, "env", TFOCL_MEMORY_LIMIT_MB="256")
+def test_memory_limit_from_the_environment_alone(memory_children):
+    cp, r = memory_children("env")
     check(cp, r)
     assert r["env"] == "256"
     _check_limit(r)
@@ -778,12 +810,12 @@ ENV_CONTRACT = """
 """
 
 
-@pytest.mark.parametrize("before,want", [(None, ",256"), ("512", "512,256"), ("64,", "64,256")])
-def test_memory_limit_environment_contract(before, want):
+@pytest.mark.parametrize("before,want", CONTRACT_CASES)
+def test_memory_limit_environment_contract(memory_children, before, want):
     """TFOCL_MEMORY_LIMIT_MB as the 2.19-2.21 path writes it for the plugin:
     one entry per OPENCL device, an empty one for no limit, a value set
     before as the starting point."""
-    cp, r = child(ENV_CONTRACT, POCL_DEVICES="pthread pthread", TFOCL_MEMORY_LIMIT_MB=before)
+    cp, r = memory_children(before)
     check(cp, r)
     assert r["devices"] == 2, r
     assert r["env"] == want, r
