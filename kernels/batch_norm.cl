@@ -32,7 +32,7 @@
 
 #if defined(T_IS_HALF)
 #define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #elif defined(T_IS_BFLOAT16)
 #define LOAD(p, i) ocl_bf16_to_float((p)[i])
 #define STORE(p, i, v) ((p)[i] = ocl_float_to_bf16(v))

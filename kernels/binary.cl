@@ -33,7 +33,7 @@
 #if defined(T_IS_HALF)
 typedef float CT; /* compute type */
 #define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #else
 typedef T CT;
 #define LOAD(p, i) ((p)[i])

@@ -42,7 +42,7 @@ typedef double16 vacc_t;
 typedef float acc_t;
 typedef float16 vacc_t;
 #define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #define VLOAD(p) vload_half16(0, (p))
 #define VSTORE(p, v) vstore_half16_rte((v), 0, (p))
 #define LOAD8F(p) vload_half8(0, (p))

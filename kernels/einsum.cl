@@ -25,7 +25,7 @@ typedef struct {
 
 #ifdef T_IS_HALF
 #define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #else
 #define LOAD(p, i) ((p)[i])
 #define STORE(p, i, v) ((p)[i] = (v))

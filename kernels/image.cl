@@ -101,7 +101,7 @@ __kernel void nn_rows(OCL_TENSOR_ARG(const RAW, x), OCL_TENSOR_ARG(RAW, y),
 typedef half S;
 typedef float ACC;
 #define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((float)(v), (i), (p))
+#define STORE(p, i, v) OCL_STORE_HALF(p, i, (float)(v))
 #define TO_ACC(v) (v)
 #define LOAD_ACC(p, i) LOAD(p, i)
 #elif defined(T_IS_BF16)

@@ -45,7 +45,7 @@
 
 #if defined(T_IS_HALF)
 #define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #define LOAD4(p) vload_half4(0, (p))
 #define STORE4(p, v) vstore_half4_rte((v), 0, (p))
 #define LOAD16(p, i) vload_half16((i), (p))

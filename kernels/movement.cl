@@ -559,7 +559,7 @@ static inline void mg_store(__global T *p, idx_t i, acc_t v, idx_t bf16)
   if (bf16)
     p[i] = ocl_float_to_bf16(v);
   else
-    vstore_half_rte(v, (size_t)i, (__global half *)p);
+    p[i] = ocl_half_bits_rte(v);
 }
 #elif ELEM == 4
 typedef float acc_t;

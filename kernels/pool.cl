@@ -22,7 +22,7 @@
 #if defined(T_IS_HALF)
 #define ACC float
 #define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #define LOWEST (-65504.0f)
 #define ACC16 float16
 #define LOAD16(p) vload_half16(0, (p))

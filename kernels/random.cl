@@ -92,7 +92,7 @@ static float2 box_muller(uint x0, uint x1)
 #if defined(T_IS_FLOAT) || defined(T_IS_HALF)
 
 #if defined(T_IS_HALF)
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 /* Uint16ToHalf: 10 random mantissa bits, exactly representable. */
 #define UNIFORM(x) ((float)((x) & 0x3ffu) * (1.0f / 1024.0f))
 #else

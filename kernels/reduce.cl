@@ -52,7 +52,7 @@ typedef int16 VIDX;
 typedef float ACC;
 typedef float16 VACC;
 #define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #define LOAD16(p, i) vload_half16(0, (p) + (i))
 #else
 typedef T ACC;
@@ -112,7 +112,7 @@ typedef long16 VACC;
                         reduction, which runs in this (float) program */
 
 #if defined(T_IS_FLOAT)
-#define STORE_AS_HALF(yb, i, v) vstore_half_rte((v), (i), (__global half *)(yb))
+#define STORE_AS_HALF(yb, i, v) OCL_STORE_HALF(yb, i, v)
 #else
 #define STORE_AS_HALF(yb, i, v) STORE((__global T *)(yb), (i), (v))
 #endif

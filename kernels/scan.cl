@@ -44,7 +44,7 @@ typedef int IDX;
 typedef half S;
 typedef float ACC;
 #define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #elif defined(T_IS_BF16)
 typedef ushort S;
 typedef float ACC;

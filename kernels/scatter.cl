@@ -175,12 +175,11 @@ typedef T CT;
 #elif defined(T_IS_HALF)
 typedef float CT;
 #define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 /* The value a half holds after a store: each step rounds, as on the CPU. */
 static inline float round_to_storage(float x)
 {
-  ushort bits;
-  vstore_half_rte(x, 0, (half *)&bits);
+  ushort bits = ocl_half_bits_rte(x);
   return vload_half(0, (const half *)&bits);
 }
 #define ROUND(x) round_to_storage(x)

@@ -44,7 +44,7 @@ typedef float16 VACC;
 
 #if defined(T_IS_HALF)
 #define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #define LOAD16(p, i) vload_half16(0, (p) + (i))
 #define STORE16(p, i, v) vstore_half16_rte((v), 0, (p) + (i))
 #else

@@ -182,8 +182,8 @@ static ulong double_to_ulong(double v)
 #define CV_u64_U(v) (v)
 #define CV_b_U(v) ((uchar)((v) != 0))
 
-/* Stores: half through vstore_half_rte; everything else as converted. */
-#define SV_f16(p, i, v) vstore_half_rte((v), (i), (p))
+/* Stores: half as ocl_half_bits_rte's bits; everything else as converted. */
+#define SV_f16(p, i, v) OCL_STORE_HALF(p, i, v)
 #define SV_PLAIN(p, i, v) ((p)[i] = (v))
 #define SV_f32 SV_PLAIN
 #define SV_bf16 SV_PLAIN
@@ -278,7 +278,7 @@ POPCOUNT_KERNEL(u16)
 #if defined(T_IS_HALF)
 typedef float CT; /* compute type */
 #define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #else
 typedef T CT;
 #define LOAD(p, i) ((p)[i])

@@ -17,7 +17,7 @@
 #if defined(T_IS_HALF)
 typedef float CT; /* compute type */
 #define LOAD(p, i) vload_half((i), (p))
-#define STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #elif defined(T_IS_BFLOAT16)
 typedef float CT;
 #define LOAD(p, i) ocl_bf16_to_float((p)[i])

@@ -860,13 +860,40 @@ static void cast_cases(const struct ref_op *op, TF_DataType dtype,
   ref_cases_unary(op, dtype, out);
   struct ref_case *c;
   if (is_floating(dtype)) {
-    /* Truncation toward zero, rounding to half, the int32 and int64 range
-     * edges and beyond them. */
-    static const double values[] = {
-        2.5,       -2.5,        2.9,       -2.9,        0.4,
-        -0.6,      1.0009765625, 1.00048828125, 3e9, -3e9,
-        2147483520.0, -2147483648.0, 1e19, -1e19, 65504.0,
-        70000.0,   1.0 + 1.0 / 4096, 3.14159265, -0.0, 5.96e-8};
+    /* Truncation toward zero, rounding to half (ties to even among
+     * normals and subnormals, at the normal threshold, into infinity),
+     * the int32 and int64 range edges and beyond them. */
+    static const double values[] = {2.5,
+                                    -2.5,
+                                    2.9,
+                                    -2.9,
+                                    0.4,
+                                    -0.6,
+                                    1.0009765625,
+                                    1.00048828125,
+                                    3e9,
+                                    -3e9,
+                                    2147483520.0,
+                                    -2147483648.0,
+                                    1e19,
+                                    -1e19,
+                                    65504.0,
+                                    70000.0,
+                                    1.0 + 1.0 / 4096,
+                                    3.14159265,
+                                    -0.0,
+                                    5.96e-8,
+                                    0x1p-25,
+                                    3 * 0x1p-25,
+                                    -1.5 * 0x1p-24,
+                                    0x1p-14 - 0x1p-25,
+                                    5 * 0x1p-25,
+                                    65519.0,
+                                    65520.0,
+                                    1 + 0x1p-11,
+                                    1 + 3 * 0x1p-11,
+                                    0x1p-149,
+                                    -0x1p-24};
     int64_t n = sizeof(values) / sizeof(values[0]);
     c = ref_case_add(out, op->op, "Cast edges");
     ref_case_input_values(c, dtype, &n, 1, values);
