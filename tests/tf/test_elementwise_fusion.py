@@ -125,7 +125,9 @@ def test_cube_runs_as_multiplies_with_the_cpus_values(tf, monkeypatch):
     on, where = _run(tf, make(), DEVICE, *args)
     assert FUSED in where.get("OPENCL", set()), where
     np.testing.assert_array_equal(on[1], cpu[1])
-    np.testing.assert_allclose(on[0], cpu[0], rtol=2e-6, atol=1e-7)
+    # gelu's 1 + tanh cancels where tanh nears -1: its few ulps there
+    # come out relative to a small value (1.4e-5 at x = -2.6 seen).
+    np.testing.assert_allclose(on[0], cpu[0], rtol=2e-5, atol=1e-6)
     np.testing.assert_allclose(on[2], cpu[2], rtol=2e-6)
     monkeypatch.setenv("TFOCL_GRAPH_ELEMENTWISE", "0")
     off, where_off = _run(tf, make(), DEVICE, *args)
