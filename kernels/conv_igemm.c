@@ -23,6 +23,10 @@ enum { IG_TK = 16 };
 static bool pick_tile(struct run *r, enum conv_kern base, int64_t rows,
                       int64_t cols, enum conv_kern *id, int *tile)
 {
+  /* Set on failure too: callers return first, but the compiler cannot
+   * see that through ocl_op_fail. */
+  *id = base + 2;
+  *tile = 16;
   for (int i = 0; i < 3; i++) {
     int t = 64 >> i;
     if (i < 2 && (rows < t || cols < t))

@@ -719,7 +719,7 @@ static int emit(struct region *r, int k)
     r->overflow = true;
     return 0;
   }
-  int operand[FUSED_MAX_INPUTS];
+  int operand[FUSED_MAX_INPUTS] = {0};
   int64_t multiples[FUSED_TILE_RANK_MAX];
   int tile_rank;
   const Tfg__NodeDef *def = r->g->nodes[i].def;
