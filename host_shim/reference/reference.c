@@ -619,7 +619,9 @@ static const struct shape_pair binary_shapes[] = {
      * innermost dims under 16 (1-D kernels, either operand full, or
      * neither); on a CPU device's rows (_bcast3d_rows), rows cut into
      * spans, with q varying along them, constant, or on x's side; and
-     * rows under 16 whose q repeats (_bcast3d_pattern), on either side. */
+     * rows under 16 whose q repeats (_bcast3d_pattern), on either side;
+     * a single element on either side, of rank 0 or not, against 16 or
+     * more (on a CPU device one row of _bcast3d_rows, in spans). */
     {{2, {7, 33}}, {1, {33}}, TF_OK},
     {{3, {3, 5, 17}}, {3, {3, 1, 17}}, TF_OK},
     {{2, {6, 40}}, {2, {6, 1}}, TF_OK},
@@ -634,6 +636,9 @@ static const struct shape_pair binary_shapes[] = {
     {{2, {2, 1}}, {2, {2, 4100}}, TF_OK},
     {{2, {1000, 3}}, {1, {3}}, TF_OK},
     {{1, {5}}, {2, {700, 5}}, TF_OK},
+    {{2, {3, 7}}, {0, {0}}, TF_OK},
+    {{0, {0}}, {1, {5000}}, TF_OK},
+    {{2, {1, 1}}, {2, {40, 3}}, TF_OK},
 };
 
 void ref_cases_binary(const struct ref_op *op, TF_DataType dtype,
