@@ -136,6 +136,23 @@ static const double special_rows[4][4] = {
     {1e30, -1e30, 0, 1},
 };
 
+/* Rows of 50: past the 16-wide kernels' first vector, where their max
+ * loop finds a NaN (col 33), +Inf (col 40) and the max (col 47), and in
+ * the scalar tail (a NaN at col 49); one row all -Inf. */
+enum { LATE_ROWS = 5, LATE_COLS = 50 };
+static const double *late_rows(void)
+{
+  static double rows[LATE_ROWS][LATE_COLS];
+  for (int r = 0; r < LATE_ROWS; r++)
+    for (int col = 0; col < LATE_COLS; col++)
+      rows[r][col] = r == 1 ? -INFINITY : (double)(col % 13) * 0.25 - 1.5;
+  rows[0][33] = NAN;
+  rows[2][40] = INFINITY;
+  rows[3][49] = NAN;
+  rows[4][47] = 30;
+  return &rows[0][0];
+}
+
 static void softmax_cases(const struct ref_op *op, TF_DataType dtype,
                           struct ref_cases *out)
 {
@@ -163,6 +180,9 @@ static void softmax_cases(const struct ref_op *op, TF_DataType dtype,
       wide[r][col] = special_rows[r][col % 4];
   c = ref_case_add(out, op->op, "%s special values [4,20]", op->op);
   ref_case_input_values(c, dtype, (int64_t[]){4, 20}, 2, &wide[0][0]);
+  c = ref_case_add(out, op->op, "%s late special values", op->op);
+  ref_case_input_values(c, dtype, (int64_t[]){LATE_ROWS, LATE_COLS}, 2,
+                        late_rows());
   /* Split rows holding a late NaN, only -Inf, a late +Inf, and -Inf over
    * a whole first part. */
   static double split_rows[4][20000];
@@ -222,6 +242,10 @@ static void xent_cases(const struct ref_op *op, TF_DataType dtype,
   c->label[0] ^= 1;
   ref_case_input(c, dtype, (int64_t[]){4, 4}, 2, REF_POSITIVE);
   c->label[0] ^= 1;
+  c = ref_case_add(out, op->op, "%s late special values", op->op);
+  ref_case_input_values(c, dtype, (int64_t[]){LATE_ROWS, LATE_COLS}, 2,
+                        late_rows());
+  ref_case_input(c, dtype, (int64_t[]){LATE_ROWS, LATE_COLS}, 2, REF_POSITIVE);
 }
 
 static void sparse_cases(const struct ref_op *op, TF_DataType dtype,
@@ -275,6 +299,11 @@ static void sparse_cases(const struct ref_op *op, TF_DataType dtype,
   ref_case_input_values(c, dtype, (int64_t[]){4, 4}, 2, &special_rows[0][0]);
   ref_case_input_values(c, TF_INT64, (int64_t[]){4}, 1,
                         (double[]){0, 1, 2, 3});
+  c = ref_case_add(out, op->op, "%s late special values", op->op);
+  ref_case_input_values(c, dtype, (int64_t[]){LATE_ROWS, LATE_COLS}, 2,
+                        late_rows());
+  ref_case_input_values(c, TF_INT32, (int64_t[]){LATE_ROWS}, 1,
+                        (double[]){33, 0, 40, 20, 47});
 }
 
 const struct ref_op ref_ops_softmax[] = {
