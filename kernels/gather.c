@@ -99,7 +99,7 @@ static const struct gather_op gather_ops[] = {
 #define NUM_OPS (sizeof(gather_ops) / sizeof(gather_ops[0]))
 
 /* The cl_kernels one op instance launches (named at create time). */
-enum { MAX_KERNELS = 3 };
+enum { MAX_KERNELS = 4 };
 
 struct gather_kernel {
   const struct gather_op *op;
@@ -114,6 +114,9 @@ struct gather_kernel {
 /* GatherV2's kernels, and Select's and BroadcastTo's: 32-bit index math
  * first, 64-bit second. */
 enum { K32 = 0, K64 = 1, KROWS = 2 };
+/* Select's: select_flat, select_bcast32, select_bcast, then a CPU
+ * device's select_vec16 (elements of up to 8 bytes). */
+enum { SELECT_VEC16 = 3 };
 
 static bool host_int32(const struct gather_op *op, TF_DataType dtype)
 {
@@ -570,6 +573,24 @@ static void select_compute(struct gather_kernel *k, struct ocl_op *op)
   TF_Tensor *out = ocl_op_output(op, 0, k->dtype, b.out_dims, b.out_rank);
   if (out == NULL || b.out_elements == 0)
     return;
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return;
+  int full = 0;
+  bool flat = true;
+  for (int j = 0; j < 3; j++) {
+    int64_t count = ocl_tf.TensorElementCount(in[j]);
+    full |= (count == b.out_elements) << j;
+    flat = flat && (count == b.out_elements || count == 1);
+  }
+  if (info->cpu_shape && flat && ocl_tf.DataTypeSize(k->dtype) <= 8) {
+    const struct ocl_arg argv[] = {OCL_TENSOR(in[0]),        OCL_TENSOR(in[1]),
+                                   OCL_TENSOR(in[2]),        OCL_TENSOR(out),
+                                   OCL_LONG(b.out_elements), OCL_INT(full)};
+    ocl_launch_1d(op, &k->k[SELECT_VEC16], (size_t)((b.out_elements + 15) / 16),
+                  argv, 6);
+    return;
+  }
   if (b.same_shape) {
     const struct ocl_arg argv[] = {OCL_TENSOR(in[0]), OCL_TENSOR(in[1]),
                                    OCL_TENSOR(in[2]), OCL_TENSOR(out),
@@ -916,7 +937,9 @@ static bool name_kernels(struct gather_kernel *k, TF_DataType itype,
   case SELECT_V2:
     ok = ocl_kernel_init(&k->k[0], p, "select_flat") &&
          ocl_kernel_init(&k->k[K32 + 1], p, "select_bcast32") &&
-         ocl_kernel_init(&k->k[K64 + 1], p, "select_bcast");
+         ocl_kernel_init(&k->k[K64 + 1], p, "select_bcast") &&
+         (ocl_tf.DataTypeSize(k->dtype) > 8 ||
+          ocl_kernel_init(&k->k[SELECT_VEC16], p, "select_vec16"));
     break;
   case ONE_HOT:
     ok = suffix != NULL &&

@@ -124,6 +124,52 @@ __kernel void select_flat(OCL_TENSOR_ARG(const uchar, cond),
                            : OCL_PTR(const T, else_)[i];
 }
 
+#if ELEM_SIZE <= 8
+#define VEC16_OF(t) t##16
+#define VEC16(t) VEC16_OF(t)
+typedef VEC16(T) T16;
+/* cond != 0 as a select() mask of T16's element width (-1 or 0). */
+#if ELEM_SIZE == 1
+#define TAKE16(cv) ((cv) != (uchar16)0)
+#elif ELEM_SIZE == 2
+#define TAKE16(cv) convert_short16((cv) != (uchar16)0)
+#elif ELEM_SIZE == 4
+#define TAKE16(cv) convert_int16((cv) != (uchar16)0)
+#else
+#define TAKE16(cv) convert_long16((cv) != (uchar16)0)
+#endif
+
+/* The CPU shape of Select/SelectV2 where each operand holds the output's
+ * elements or a single one (bit j of `full`: operand j has them all): a
+ * work-item per 16 elements, as explicit vectors. PoCL left select_flat's
+ * conditional loads element by element (4M floats: 1.5-3.0 ms in a
+ * standalone harness, this 0.78-1.06; a flat add 1.0-1.14). */
+__kernel void select_vec16(OCL_TENSOR_ARG(const uchar, cond),
+                           OCL_TENSOR_ARG(const T, then_),
+                           OCL_TENSOR_ARG(const T, else_),
+                           OCL_TENSOR_ARG(T, out), long n, int full)
+{
+  long i = (long)get_global_id(0) * 16;
+  if (i >= n)
+    return;
+  const __global uchar *c = OCL_PTR(const uchar, cond);
+  const __global T *t = OCL_PTR(const T, then_);
+  const __global T *e = OCL_PTR(const T, else_);
+  __global T *o = OCL_PTR(T, out);
+  long ci = full & 1 ? i : 0, ti = full & 2 ? i : 0, ei = full & 4 ? i : 0;
+  if (i + 16 <= n) {
+    uchar16 cv = full & 1 ? vload16(0, c + ci) : (uchar16)(c[0]);
+    T16 tv = full & 2 ? vload16(0, t + ti) : (T16)(t[0]);
+    T16 ev = full & 4 ? vload16(0, e + ei) : (T16)(e[0]);
+    vstore16(select(ev, tv, TAKE16(cv)), 0, o + i);
+    return;
+  }
+  for (long k = 0; i + k < n; k++)
+    o[i + k] = c[full & 1 ? ci + k : 0] ? t[full & 2 ? ti + k : 0]
+                                        : e[full & 4 ? ei + k : 0];
+}
+#endif
+
 /* Select/SelectV2 with any broadcast of the three (collapsed to at most 8
  * dims; the host splits higher ranks). */
 #define SELECT_BCAST(NAME, S, I)                                             \

@@ -369,6 +369,7 @@ static void select_cases(const struct ref_op *op, TF_DataType dtype,
                          struct ref_cases *out)
 {
   bool v2 = strcmp(op->op, "SelectV2") == 0;
+  /* clang-format off */
   static const struct {
     struct shape c, t, e;
     TF_Code v1, v2;
@@ -389,7 +390,14 @@ static void select_cases(const struct ref_op *op, TF_DataType dtype,
       {{1, {3}}, {2, {2, 1}}, {2, {1, 3}}, TF_INVALID_ARGUMENT, TF_OK},
       {{3, {2, 1, 4}}, {2, {3, 1}}, {1, {4}}, TF_INVALID_ARGUMENT, TF_OK},
       {{1, {2}}, {1, {3}}, {1, {1}}, TF_INVALID_ARGUMENT, TF_INVALID_ARGUMENT},
+      /* A CPU device's select_vec16: each operand whole or a single
+       * element, 16-wide with tails; the last SelectV2 broadcasts. */
+      {{2, {3, 37}}, {2, {3, 37}}, {0, {0}}, TF_INVALID_ARGUMENT, TF_OK},
+      {{0, {0}}, {1, {40}}, {1, {40}}, TF_OK, TF_OK},
+      {{2, {2, 37}}, {0, {0}}, {2, {1, 1}}, TF_INVALID_ARGUMENT, TF_OK},
+      {{1, {37}}, {2, {37, 1}}, {2, {37, 1}}, TF_OK, TF_OK},
   };
+  /* clang-format on */
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
     struct ref_case *c = ref_case_add(out, op->op, "%s shape#%zu", op->op, i);
     ref_case_input(c, TF_BOOL, shapes[i].c.dims, shapes[i].c.rank, REF_BOOL);
