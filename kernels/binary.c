@@ -456,7 +456,7 @@ static bool run_binary(struct ocl_op *op, const struct binary_op *bop,
   if (b->same_shape) {
     const struct ocl_arg argv[] = {OCL_TENSOR(x), OCL_TENSOR(y), OCL_TENSOR(z),
                                    OCL_LONG(b->out_elements)};
-    return ocl_launch_1d(op, &v->k[FLAT], (size_t)b->out_elements, argv, 4);
+    return ocl_launch_flat(op, &v->k[FLAT], (size_t)b->out_elements, argv, 4);
   }
   const struct ocl_device_info *info = ocl_op_info(op);
   if (info == NULL)

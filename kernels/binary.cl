@@ -94,11 +94,12 @@ typedef struct {
                             OCL_TENSOR_ARG(const T, y),                      \
                             OCL_TENSOR_ARG(OUT_T, z), long n)                \
   {                                                                          \
-    long i = get_global_id(0);                                               \
-    OCL_GUARD(i, n);                                                         \
-    CT a = LOAD(OCL_PTR(const T, x), i);                                     \
-    CT b = LOAD(OCL_PTR(const T, y), i);                                     \
-    STORE_OUT(OCL_PTR(OUT_T, z), i, (EXPR));                                 \
+    OCL_FOR_FLAT(long, i, n)                                                 \
+    {                                                                        \
+      CT a = LOAD(OCL_PTR(const T, x), i);                                   \
+      CT b = LOAD(OCL_PTR(const T, y), i);                                   \
+      STORE_OUT(OCL_PTR(OUT_T, z), i, (EXPR));                               \
+    }                                                                        \
   }                                                                          \
   /* One operand a single element: p = the other, read at i; q[0]. */     \
   __kernel void NAME##_scalar(OCL_TENSOR_ARG(const T, p),                    \

@@ -284,7 +284,8 @@ static void put_args(struct text *t, const struct fused_program *p,
   put_args_of(t, p, name, "OCL_TENSOR_ARG");
 }
 
-/* The call and the store of output element `at`, closing the kernel. */
+/* The call and the store of output element `at`, closing the block it is
+ * in (the kernel, or put_kernel's loop). */
 static void put_store(struct text *t, const struct fused_program *p,
                       const char *at, enum indexing index);
 
@@ -296,9 +297,9 @@ static void put_kernel(struct text *t, const struct fused_program *p,
 {
   put_args(t, p, name);
   text_put(t, ", %s n%s)\n{\n", itype, extra_arg);
-  text_put(t, "  %s i = get_global_id(0);\n  OCL_GUARD(i, n);\n%s", itype,
-           prologue);
+  text_put(t, "  OCL_FOR_FLAT(%s, i, n) {\n%s", itype, prologue);
   put_store(t, p, "i", index);
+  text_put(t, "}\n\n");
 }
 
 /* _bcast3d and _bcast3d_mixed: the NDRange is the (padded) 3 collapsed
@@ -334,6 +335,7 @@ static void put_kernel_3d(struct text *t, const struct fused_program *p,
       text_put(t, "%s;\n", mask >> k & 1 ? "" : " + x");
   }
   put_store(t, p, "o", INDEX_LOOP);
+  text_put(t, "\n");
 }
 
 /* The CPU shape of _bcast3d (mask 0) and _bcast3d_m: a work-item per
@@ -360,6 +362,7 @@ static void put_kernel_rows(struct text *t, const struct fused_program *p,
   for (int k = 0; k < p->num_inputs; k++)
     text_put(t, "  int j%d = b%d%s;\n", k, k, mask >> k & 1 ? "" : " + x");
   put_store(t, p, "o + x", INDEX_LOOP);
+  text_put(t, "\n");
   text_put(t, "}\n\n");
 }
 
@@ -381,6 +384,7 @@ static void put_kernel_split(struct text *t, const struct fused_program *p)
              "x * s.strides[%d];\n",
              k, 3 * k, 3 * k + 1, 3 * k + 2);
   put_store(t, p, "i", INDEX_LOOP);
+  text_put(t, "\n");
 }
 
 static void put_store(struct text *t, const struct fused_program *p,
@@ -400,7 +404,7 @@ static void put_store(struct text *t, const struct fused_program *p,
     else
       text_put(t, "j%d)", k);
   }
-  text_put(t, "));\n}\n\n");
+  text_put(t, "));\n}\n");
 }
 
 /* The broadcast kernels' index loop over the collapsed dims. */
@@ -711,7 +715,7 @@ static bool launch_flat(struct ocl_op *op, struct fused_kernel *k,
     if (v == FLAT)
       l.args[l.num_args++] =
           OCL_BYTES(steps, sizeof(int32_t) * (size_t)num);
-    if (!ocl_launch_1d(op, &k->k[v], (size_t)n, l.args, l.num_args))
+    if (!ocl_launch_flat(op, &k->k[v], (size_t)n, l.args, l.num_args))
       return false;
   }
   return true;

@@ -288,6 +288,10 @@ bool ocl_launch(struct ocl_op *op, struct ocl_kernel *kernel, cl_uint work_dim,
  * (ocl_elementwise_local), capped by the kernel's limit. */
 bool ocl_launch_1d(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
                    const struct ocl_arg *args, int num_args);
+/* A flat element-wise kernel over n elements (OCL_FOR_FLAT's): a
+ * work-item per element, or on a CPU device per run of OCL_FLAT_SPAN. */
+bool ocl_launch_flat(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
+                     const struct ocl_arg *args, int num_args);
 /* n work-items of a heavy per-row kernel, one per work-group, so that even
  * a few rows spread over a CPU device's cores. */
 bool ocl_launch_rows(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,

@@ -274,7 +274,7 @@ static void unary_compute(void *kernel, TF_OpKernelContext *ctx)
   argv[argc++] = OCL_TENSOR(y);
   argv[argc++] = OCL_LONG(n);
   argv[argc++] = OCL_FLOAT(k->alpha);
-  ocl_launch_1d(&o, &k->kernel, (size_t)n, argv, argc);
+  ocl_launch_flat(&o, &k->kernel, (size_t)n, argv, argc);
 out:
   ocl_op_end(&o);
 }
@@ -391,7 +391,7 @@ static void cast_compute(void *kernel, TF_OpKernelContext *ctx)
   const struct ocl_arg argv[] = {
       OCL_TENSOR(x), OCL_TENSOR(y), OCL_LONG(n), OCL_INT(k->truncate),
   };
-  ocl_launch_1d(&o, &k->kernel, (size_t)n, argv, 4);
+  ocl_launch_flat(&o, &k->kernel, (size_t)n, argv, 4);
 out:
   ocl_op_end(&o);
 }

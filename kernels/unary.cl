@@ -206,9 +206,8 @@ static ulong double_to_ulong(double v)
                                    OCL_TENSOR_ARG(ST_##DST, y), long n,    \
                                    int truncate)                           \
   {                                                                       \
-    long i = get_global_id(0);                                            \
-    OCL_GUARD(i, n);                                                      \
     (void)truncate;                                                       \
+    OCL_FOR_FLAT(long, i, n)                                              \
     SV_##DST(OCL_PTR(ST_##DST, y), i,                                     \
              CV(DST, CLASS_##SRC, LD_##SRC(OCL_PTR(const ST_##SRC, x), i))); \
   }
@@ -261,9 +260,8 @@ CASTS_FROM(b)
                                        OCL_TENSOR_ARG(uchar, y), long n,    \
                                        float alpha)                         \
   {                                                                         \
-    long i = get_global_id(0);                                              \
-    OCL_GUARD(i, n);                                                        \
     (void)alpha;                                                            \
+    OCL_FOR_FLAT(long, i, n)                                                \
     OCL_PTR(uchar, y)[i] =                                                  \
         (uchar)popcount((uint)(UT_##SRC)OCL_PTR(const ST_##SRC, x)[i]);     \
   }
@@ -291,11 +289,12 @@ typedef T CT;
   __kernel void NAME(OCL_TENSOR_ARG(const T, x),                  \
                              OCL_TENSOR_ARG(OUT_T, y), long n, float alpha) \
   {                                                                       \
-    long i = get_global_id(0);                                            \
-    OCL_GUARD(i, n);                                                      \
     (void)alpha;                                                          \
-    CT a = LOAD(OCL_PTR(const T, x), i);                                  \
-    STORE_OUT(OCL_PTR(OUT_T, y), i, (EXPR));                              \
+    OCL_FOR_FLAT(long, i, n)                                              \
+    {                                                                     \
+      CT a = LOAD(OCL_PTR(const T, x), i);                                \
+      STORE_OUT(OCL_PTR(OUT_T, y), i, (EXPR));                            \
+    }                                                                     \
   }
 
 /* Gradients: a and b are the op's two inputs in TensorFlow's order. */
@@ -304,12 +303,13 @@ typedef T CT;
                             OCL_TENSOR_ARG(const T, q),                   \
                             OCL_TENSOR_ARG(T, z), long n, float alpha)     \
   {                                                                       \
-    long i = get_global_id(0);                                            \
-    OCL_GUARD(i, n);                                                      \
     (void)alpha;                                                          \
-    CT a = LOAD(OCL_PTR(const T, p), i);                                  \
-    CT b = LOAD(OCL_PTR(const T, q), i);                                  \
-    STORE(OCL_PTR(T, z), i, (EXPR));                                      \
+    OCL_FOR_FLAT(long, i, n)                                              \
+    {                                                                     \
+      CT a = LOAD(OCL_PTR(const T, p), i);                                \
+      CT b = LOAD(OCL_PTR(const T, q), i);                                \
+      STORE(OCL_PTR(T, z), i, (EXPR));                                    \
+    }                                                                     \
   }
 
 #define UNARY(NAME, EXPR) UNARY_KERNEL(NAME, T, STORE, EXPR)

@@ -756,6 +756,19 @@ bool ocl_launch_1d(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
   return ocl_launch(op, kernel, 1, &n, &local, args, num_args);
 }
 
+bool ocl_launch_flat(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
+                     const struct ocl_arg *args, int num_args)
+{
+  /* common.clh's OCL_FOR_FLAT: the kernel reads its run's length from the
+   * global size. */
+  enum { FLAT_SPAN = 16 };
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  size_t items = info->cpu_shape ? (n + FLAT_SPAN - 1) / FLAT_SPAN : n;
+  return ocl_launch_1d(op, kernel, items, args, num_args);
+}
+
 bool ocl_launch_rows(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
                      const struct ocl_arg *args, int num_args)
 {
