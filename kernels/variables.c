@@ -189,8 +189,8 @@ static void update_tensor(TF_OpKernelContext *ctx, TF_Tensor *tensor,
     n *= lanes;
     const struct ocl_arg args[] = {OCL_TENSOR(tensor), OCL_TENSOR(value),
                                    OCL_LONG(n)};
-    ocl_launch_1d(&op, &update_kernels[st][update == UPDATE_SUB], (size_t)n,
-                  args, 3);
+    ocl_launch_flat(&op, &update_kernels[st][update == UPDATE_SUB], (size_t)n,
+                    args, 3);
   }
   ocl_tf.DeleteTensor(tensor);
   ocl_tf.DeleteTensor(value);
@@ -495,7 +495,7 @@ static void apply_compute(void *kernel, TF_OpKernelContext *ctx)
   args[num_args++] = OCL_LONG(n);
   if (op->has_nesterov)
     args[num_args++] = OCL_INT(k->use_nesterov ? 1 : 0);
-  ocl_launch_1d(&o, &k->kernel, (size_t)n, args, num_args);
+  ocl_launch_flat(&o, &k->kernel, (size_t)n, args, num_args);
 out:
   for (int i = 0; i < MAX_APPLY_INPUTS; i++)
     if (in[i] != NULL)

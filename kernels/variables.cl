@@ -33,18 +33,16 @@ typedef T CT;
 __kernel void assign_add(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(const T, value),
                          long n)
 {
-  long i = get_global_id(0);
-  OCL_GUARD(i, n);
   __global T *v = OCL_PTR(T, var);
+  OCL_FOR_FLAT(long, i, n)
   STORE(v, i, (CT)(LOAD(v, i) + LOAD(OCL_PTR(const T, value), i)));
 }
 
 __kernel void assign_sub(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(const T, value),
                          long n)
 {
-  long i = get_global_id(0);
-  OCL_GUARD(i, n);
   __global T *v = OCL_PTR(T, var);
+  OCL_FOR_FLAT(long, i, n)
   STORE(v, i, (CT)(LOAD(v, i) - LOAD(OCL_PTR(const T, value), i)));
 }
 
@@ -55,10 +53,9 @@ __kernel void apply_gradient_descent(OCL_TENSOR_ARG(T, var),
                                      OCL_TENSOR_ARG(const T, alpha),
                                      OCL_TENSOR_ARG(const T, delta), long n)
 {
-  long i = get_global_id(0);
-  OCL_GUARD(i, n);
   __global T *w = OCL_PTR(T, var);
   CT lr = LOAD(OCL_PTR(const T, alpha), 0);
+  OCL_FOR_FLAT(long, i, n)
   STORE(w, i, LOAD(w, i) - lr * LOAD(OCL_PTR(const T, delta), i));
 }
 
@@ -70,17 +67,18 @@ __kernel void apply_momentum(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(T, accum),
                              OCL_TENSOR_ARG(const T, momentum), long n,
                              int use_nesterov)
 {
-  long i = get_global_id(0);
-  OCL_GUARD(i, n);
   __global T *w = OCL_PTR(T, var);
   __global T *a = OCL_PTR(T, accum);
   CT lr_ = LOAD(OCL_PTR(const T, lr), 0);
   CT mom = LOAD(OCL_PTR(const T, momentum), 0);
-  CT g = LOAD(OCL_PTR(const T, grad), i);
-  CT acc = LOAD(a, i) * mom + g;
-  CT step = use_nesterov ? g * lr_ + acc * mom * lr_ : lr_ * acc;
-  STORE(a, i, acc);
-  STORE(w, i, LOAD(w, i) - step);
+  OCL_FOR_FLAT(long, i, n)
+  {
+    CT g = LOAD(OCL_PTR(const T, grad), i);
+    CT acc = LOAD(a, i) * mom + g;
+    CT step = use_nesterov ? g * lr_ + acc * mom * lr_ : lr_ * acc;
+    STORE(a, i, acc);
+    STORE(w, i, LOAD(w, i) - step);
+  }
 }
 
 /* TensorFlow's ApplyAdamKernel:
@@ -99,8 +97,6 @@ __kernel void apply_adam(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(T, m),
                          OCL_TENSOR_ARG(const T, grad), long n,
                          int use_nesterov)
 {
-  long i = get_global_id(0);
-  OCL_GUARD(i, n);
   CT b1p = LOAD(OCL_PTR(const T, beta1_power), 0);
   CT b2p = LOAD(OCL_PTR(const T, beta2_power), 0);
   CT b1 = LOAD(OCL_PTR(const T, beta1), 0);
@@ -112,15 +108,18 @@ __kernel void apply_adam(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(T, m),
   __global T *w = OCL_PTR(T, var);
   __global T *mp = OCL_PTR(T, m);
   __global T *vp = OCL_PTR(T, v);
-  CT g = LOAD(OCL_PTR(const T, grad), i);
-  CT m_i = LOAD(mp, i);
-  CT v_i = LOAD(vp, i);
-  m_i += one_minus_beta1 * (g - m_i);
-  v_i += one_minus_beta2 * (g * g - v_i);
-  CT num = use_nesterov ? m_i * b1 + one_minus_beta1 * g : m_i;
-  STORE(w, i, LOAD(w, i) - mul_factor * num / (eps + sqrt(v_i)));
-  STORE(mp, i, m_i);
-  STORE(vp, i, v_i);
+  OCL_FOR_FLAT(long, i, n)
+  {
+    CT g = LOAD(OCL_PTR(const T, grad), i);
+    CT m_i = LOAD(mp, i);
+    CT v_i = LOAD(vp, i);
+    m_i += one_minus_beta1 * (g - m_i);
+    v_i += one_minus_beta2 * (g * g - v_i);
+    CT num = use_nesterov ? m_i * b1 + one_minus_beta1 * g : m_i;
+    STORE(w, i, LOAD(w, i) - mul_factor * num / (eps + sqrt(v_i)));
+    STORE(mp, i, m_i);
+    STORE(vp, i, v_i);
+  }
 }
 
 /* Keras 3's Adam (keras/src/optimizers/adam.py) op for op, in its order and
@@ -140,8 +139,6 @@ __kernel void keras_adam(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(T, m),
                          OCL_TENSOR_ARG(const T, grad), long n)
 {
 #pragma OPENCL FP_CONTRACT OFF
-  long i = get_global_id(0);
-  OCL_GUARD(i, n);
   CT a = LOAD(OCL_PTR(const T, alpha), 0);
   CT c1 = LOAD(OCL_PTR(const T, one_minus_beta_1), 0);
   CT c2 = LOAD(OCL_PTR(const T, one_minus_beta_2), 0);
@@ -149,14 +146,17 @@ __kernel void keras_adam(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(T, m),
   __global T *w = OCL_PTR(T, var);
   __global T *mp = OCL_PTR(T, m);
   __global T *vp = OCL_PTR(T, v);
-  CT g = LOAD(OCL_PTR(const T, grad), i);
-  CT m_i = LOAD(mp, i);
-  CT v_i = LOAD(vp, i);
-  m_i = m_i + (g - m_i) * c1;
-  v_i = v_i + (g * g - v_i) * c2;
-  STORE(w, i, LOAD(w, i) - m_i * a / (sqrt(v_i) + eps));
-  STORE(mp, i, m_i);
-  STORE(vp, i, v_i);
+  OCL_FOR_FLAT(long, i, n)
+  {
+    CT g = LOAD(OCL_PTR(const T, grad), i);
+    CT m_i = LOAD(mp, i);
+    CT v_i = LOAD(vp, i);
+    m_i = m_i + (g - m_i) * c1;
+    v_i = v_i + (g * g - v_i) * c2;
+    STORE(w, i, LOAD(w, i) - m_i * a / (sqrt(v_i) + eps));
+    STORE(mp, i, m_i);
+    STORE(vp, i, v_i);
+  }
 }
 
 #endif /* T_IS_FLOAT || T_IS_HALF */
