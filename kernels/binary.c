@@ -965,7 +965,7 @@ static void ternary_compute(void *kernel, TF_OpKernelContext *ctx)
       OCL_INT(step[1]),  OCL_INT(step[2]),  OCL_INT(k->zero_limits),
   };
   if (k->kind == CLIP_BY_VALUE && step[0] && !step[1] && !step[2])
-    ocl_launch_1d(&op, &k->scalars, (size_t)n, argv, 5);
+    ocl_launch_flat(&op, &k->scalars, (size_t)n, argv, 5);
   else
     ocl_launch_1d(&op, &k->kernel, (size_t)n, argv, 9);
 out:

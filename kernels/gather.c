@@ -235,7 +235,7 @@ static void fill_compute(struct gather_kernel *k, struct ocl_op *op)
   }
   const struct ocl_arg args[] = {OCL_TENSOR(value), OCL_TENSOR(out),
                                  OCL_LONG(n)};
-  ocl_launch_1d(op, &k->k[0], (size_t)n, args, 3);
+  ocl_launch_flat(op, &k->k[0], (size_t)n, args, 3);
 }
 
 static void like_compute(struct gather_kernel *k, struct ocl_op *op)

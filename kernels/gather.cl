@@ -12,13 +12,14 @@
  * int (the host picks them when every extent fits), the others with long. */
 #include "common.clh"
 
-/* out[i] = value[0]: Fill, whose value lives in device memory. */
+/* out[i] = value[0]: Fill, whose value lives in device memory, read once
+ * per work-item's run (OCL_FOR_FLAT). */
 __kernel void fill(OCL_TENSOR_ARG(const T, value), OCL_TENSOR_ARG(T, out),
                    long n)
 {
-  long i = get_global_id(0);
-  OCL_GUARD(i, n);
-  OCL_PTR(T, out)[i] = OCL_PTR(const T, value)[0];
+  T v = OCL_PTR(const T, value)[0];
+  OCL_FOR_FLAT(long, i, n)
+  OCL_PTR(T, out)[i] = v;
 }
 
 /* ---- GatherV2 --------------------------------------------------------------
