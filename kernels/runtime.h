@@ -289,7 +289,8 @@ bool ocl_launch(struct ocl_op *op, struct ocl_kernel *kernel, cl_uint work_dim,
 bool ocl_launch_1d(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
                    const struct ocl_arg *args, int num_args);
 /* A flat element-wise kernel over n elements (OCL_FOR_FLAT's): a
- * work-item per element, or on a CPU device per run of OCL_FLAT_SPAN. */
+ * work-item per element, or per run of OCL_FLAT_SPAN where the device
+ * takes runs (ocl_device_info.flat_runs). */
 bool ocl_launch_flat(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
                      const struct ocl_arg *args, int num_args);
 /* n work-items of a heavy per-row kernel, one per work-group, so that even

@@ -169,6 +169,8 @@ static void describe_for_kernels(struct ocl_device *dev) {
   info->cpu_shape = style == OCL_KERNEL_STYLE_BY_DEVICE
                         ? info->is_cpu
                         : style == OCL_KERNEL_STYLE_CPU;
+  info->flat_runs =
+      info->cpu_shape && (dev->ctx->is_pocl || dev->ctx->is_oclgrind);
   info->has_fp16 = dev->has_fp16;
   info->has_fp64 = dev->has_fp64;
   info->compute_units = dev->compute_units ? dev->compute_units : 1;

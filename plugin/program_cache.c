@@ -506,6 +506,11 @@ static bool transient(cl_int err) {
 }
 
 #define EXACT_DIVISION " -cl-fp32-correctly-rounded-divide-sqrt"
+/* common.clh's OCL_FOR_FLAT as a loop over a run of elements
+ * (ocl_device_info.flat_runs): on PoCL and Oclgrind only. Intel's CPU
+ * runtime vectorises across work-items and ran the loop form 5-6 times
+ * slower even one element a work-item. */
+#define FLAT_RUNS " -DOCL_FLAT_RUNS"
 
 /* Whether every device of ctx divides and takes square roots correctly
  * rounded when asked (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT). */
@@ -530,7 +535,7 @@ static bool build(struct ocl_device *dev, struct ocl_program *p,
   size_t log_size = 0, length;
   cl_int err;
 
-  length = strlen(p->options) + sizeof EXACT_DIVISION;
+  length = strlen(p->options) + sizeof EXACT_DIVISION + sizeof FLAT_RUNS;
   options = malloc(length);
   if (!options) {
     snprintf(header, sizeof header, "clBuildProgram(%s): out of memory",
@@ -538,8 +543,9 @@ static bool build(struct ocl_device *dev, struct ocl_program *p,
     p->error = strdup(header);
     return false;
   }
-  snprintf(options, length, "%s%s", p->options,
-           exact_division(ctx) ? EXACT_DIVISION : "");
+  snprintf(options, length, "%s%s%s", p->options,
+           exact_division(ctx) ? EXACT_DIVISION : "",
+           ctx->is_pocl || ctx->is_oclgrind ? FLAT_RUNS : "");
   if (binaries_dir[0] != '\0') {
     p->program = ocl_program_binaries_load(
         binaries_dir, context, ctx->platform, ctx->devices, ctx->num_devices,

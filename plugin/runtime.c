@@ -765,7 +765,7 @@ bool ocl_launch_flat(struct ocl_op *op, struct ocl_kernel *kernel, size_t n,
   const struct ocl_device_info *info = ocl_op_info(op);
   if (info == NULL)
     return false;
-  size_t items = info->cpu_shape ? (n + FLAT_SPAN - 1) / FLAT_SPAN : n;
+  size_t items = info->flat_runs ? (n + FLAT_SPAN - 1) / FLAT_SPAN : n;
   return ocl_launch_1d(op, kernel, items, args, num_args);
 }
 
