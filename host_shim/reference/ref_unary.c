@@ -516,6 +516,36 @@ static void unary_cases(const struct ref_op *op, TF_DataType dtype,
     struct ref_case *c = ref_case_add(out, op->op, "%s sweep", op->op);
     ref_case_input_values(c, dtype, &n, 1, x);
   }
+  if (is_float(dtype) && (!strcmp(op->op, "Sin") || !strcmp(op->op, "Cos") ||
+                          !strcmp(op->op, "Tan"))) {
+    /* The float fits reduce |x| by pi / 2 with 96 bits of 2 / pi picked by
+     * x's exponent: every exponent from 2^-8 to 2^127 (each start of that
+     * window, a wrong table word or shift fails there), the floats nearest
+     * the multiples of pi / 2 (the reduced argument nearly 0; 16367173
+     * 2^72 is the nearest of all floats), both sides of pi / 4, where no
+     * reduction is taken, the edges, and [-20 pi, 20 pi] by 1/20. */
+    enum { EDGES = 16, MULTIPLES = 80, EXPONENTS = 136, SWEEP = 2514 };
+    double x[EDGES + MULTIPLES + EXPONENTS + SWEEP] = {
+        NAN,          INFINITY,      -INFINITY,  0.0,
+        -0.0,         1e-45,         -1e-30,     0.78539813,
+        0.78539819,   -0.78539819,   2.3561944,  16367173 * 0x1p72,
+        3.4028235e38, -3.4028235e38, 16777216.0, -16777218.0};
+    double *multiples = x + EDGES;
+    for (int k = 0; k < MULTIPLES; k++) {
+      double factor = k < 64 ? k + 1 : pow(10, k - 60);
+      multiples[k] = (k & 1 ? -1 : 1) * (double)(float)(factor * M_PI_2);
+    }
+    double *exponents = multiples + MULTIPLES;
+    for (int j = 0; j < EXPONENTS; j++)
+      exponents[j] = (j & 1 ? -1.2345 : 1.2345) * ldexp(1, j - 8);
+    double *sweep = exponents + EXPONENTS;
+    for (int i = 0; i < SWEEP; i++)
+      sweep[i] = -20 * M_PI + i / 20.0;
+    int64_t n = sizeof(x) / sizeof(x[0]);
+    struct ref_case *c =
+        ref_case_add(out, op->op, "%s reduction by pi / 2", op->op);
+    ref_case_input_values(c, dtype, &n, 1, x);
+  }
   if (is_float(dtype) &&
       (!strcmp(op->op, "Exp") || !strcmp(op->op, "Expm1") ||
        !strcmp(op->op, "Log") || !strcmp(op->op, "Log1p") ||
