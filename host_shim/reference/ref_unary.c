@@ -547,6 +547,31 @@ static void unary_cases(const struct ref_op *op, TF_DataType dtype,
     ref_case_input_values(c, dtype, &n, 1, x);
   }
   if (is_float(dtype) &&
+      (!strcmp(op->op, "Atan") || !strcmp(op->op, "Asin") ||
+       !strcmp(op->op, "Acos") || !strcmp(op->op, "Atanh") ||
+       !strcmp(op->op, "Asinh") || !strcmp(op->op, "Acosh"))) {
+    /* The float fits switch at tan(pi / 8) and tan(3 pi / 8) (atan), 1/2
+     * (asin, acos) and 4096 (asinh, acosh); atanh and acos near -1, where
+     * a form in x rather than |x| loses its digits. Then the edges, and
+     * [-20, 20] by 1/64 (outside an op's domain: NaN, as the reference). */
+    enum { EDGES = 36, SWEEP = 2561 };
+    double x[EDGES + SWEEP] = {
+        NAN,         INFINITY,     -INFINITY,     0.0,         -0.0,
+        1e-30,       -1e-30,       1e-8,          0.41421354,  0.41421357,
+        -0.41421357, 2.41421342,   2.41421366,    -2.41421366, 0.5,
+        -0.5,        0.50000006,   -0.50000006,   0.99999994,  -0.99999994,
+        1.0,         -1.0,         1.0000001,     -1.0000001,  1.00001,
+        4095.9998,   4096.0,       4096.0005,     -4096.0005,  1e20,
+        -1e20,       3.4028235e38, -3.4028235e38, 0.9,         -0.9,
+        2.0};
+    for (int i = 0; i < SWEEP; i++)
+      x[EDGES + i] = -20 + i / 64.0;
+    int64_t n = EDGES + SWEEP;
+    struct ref_case *c =
+        ref_case_add(out, op->op, "%s edges and sweep", op->op);
+    ref_case_input_values(c, dtype, &n, 1, x);
+  }
+  if (is_float(dtype) &&
       (!strcmp(op->op, "Exp") || !strcmp(op->op, "Expm1") ||
        !strcmp(op->op, "Log") || !strcmp(op->op, "Log1p") ||
        !strcmp(op->op, "Tanh") || !strcmp(op->op, "Sigmoid") ||
