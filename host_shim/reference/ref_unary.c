@@ -549,12 +549,14 @@ static void unary_cases(const struct ref_op *op, TF_DataType dtype,
   if (is_float(dtype) &&
       (!strcmp(op->op, "Atan") || !strcmp(op->op, "Asin") ||
        !strcmp(op->op, "Acos") || !strcmp(op->op, "Atanh") ||
-       !strcmp(op->op, "Asinh") || !strcmp(op->op, "Acosh"))) {
+       !strcmp(op->op, "Asinh") || !strcmp(op->op, "Acosh") ||
+       !strcmp(op->op, "Sinh") || !strcmp(op->op, "Cosh"))) {
     /* The float fits switch at tan(pi / 8) and tan(3 pi / 8) (atan), 1/2
-     * (asin, acos) and 4096 (asinh, acosh); atanh and acos near -1, where
+     * (asin, acos), 4096 (asinh, acosh) and 80 (sinh, cosh, whose results
+     * overflow from 89.42); atanh and acos near -1, where
      * a form in x rather than |x| loses its digits. Then the edges, and
      * [-20, 20] by 1/64 (outside an op's domain: NaN, as the reference). */
-    enum { EDGES = 36, SWEEP = 2561 };
+    enum { EDGES = 44, SWEEP = 2561 };
     double x[EDGES + SWEEP] = {
         NAN,         INFINITY,     -INFINITY,     0.0,         -0.0,
         1e-30,       -1e-30,       1e-8,          0.41421354,  0.41421357,
