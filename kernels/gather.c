@@ -111,8 +111,8 @@ struct gather_kernel {
   struct ocl_gather_kernels gather; /* GatherV2 */
 };
 
-/* GatherV2's kernels, and Select's and BroadcastTo's: 32-bit index math
- * first, 64-bit second. */
+/* GatherV2's kernels, and Select's, OneHot's and BroadcastTo's: 32-bit
+ * index math first, 64-bit second, then a CPU device's rows kernel. */
 enum { K32 = 0, K64 = 1, KROWS = 2 };
 /* Select's: select_flat, select_bcast32, select_bcast, then a CPU
  * device's select_vec16 (elements of up to 8 bytes). */
@@ -656,6 +656,21 @@ static void one_hot_compute(struct gather_kernel *k, struct ocl_op *op)
   if (out == NULL)
     return;
   int64_t n = ocl_shape_elements(o_dims, i_rank + 1);
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return;
+  if (info->cpu_shape && suffix == 1 && fits_int32(n) && n > 0) {
+    int64_t dims[3] = {1, n / depth, depth};
+    struct ocl_arg args[] = {OCL_TENSOR(in[0]),
+                             OCL_TENSOR(in[2]),
+                             OCL_TENSOR(in[3]),
+                             OCL_TENSOR(out),
+                             OCL_INT(dims[1]),
+                             OCL_INT(depth),
+                             {0}};
+    ocl_launch_spans(op, &k->k[KROWS], dims, args, 6);
+    return;
+  }
   if (fits_int32(n)) {
     const struct ocl_arg args[] = {
         OCL_TENSOR(in[0]), OCL_TENSOR(in[2]), OCL_TENSOR(in[3]),
@@ -686,6 +701,10 @@ struct bto32_args {
   cl_int rank;
 };
 
+/* The shortest innermost dim broadcast_to_rows takes: a SIMD vector of
+ * floats; shorter rows stay with the flat kernel. */
+#define BROADCAST_ROWS_MIN_INNER 16
+
 /* One launch over collapsed dims [first, b->rank), at element offsets. */
 static bool launch_broadcast_to(struct ocl_op *op, struct gather_kernel *k,
                                 const struct ocl_broadcast_to *b, int first,
@@ -699,11 +718,24 @@ static bool launch_broadcast_to(struct ocl_op *op, struct gather_kernel *k,
       !ocl_op_buffer(op, out, (size_t)out_at * size, (size_t)n * size, &ob))
     return false;
   int rank = b->rank - first;
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
   if (fits_int32(b->out_elements)) {
     struct bto32_args a = {.rank = rank};
     for (int i = 0; i < rank; i++) {
       a.dims[i] = (cl_int)b->dims[first + i];
       a.in_strides[i] = (cl_int)b->in_strides[first + i];
+    }
+    int64_t inner = b->dims[b->rank - 1];
+    if (info->cpu_shape && inner >= BROADCAST_ROWS_MIN_INNER) {
+      int64_t dims[3] = {1, n / inner, inner};
+      struct ocl_arg argv[] = {OCL_BUF(ib),
+                               OCL_BUF(ob),
+                               OCL_INT(dims[1]),
+                               OCL_BYTES(&a, sizeof(a)),
+                               {0}};
+      return ocl_launch_spans(op, &k->k[KROWS], dims, argv, 4);
     }
     const struct ocl_arg argv[] = {OCL_BUF(ib), OCL_BUF(ob), OCL_INT(n),
                                    OCL_BYTES(&a, sizeof(a))};
@@ -944,11 +976,13 @@ static bool name_kernels(struct gather_kernel *k, TF_DataType itype,
   case ONE_HOT:
     ok = suffix != NULL &&
          ocl_kernel_initf(&k->k[K32], p, "one_hot32_%s", suffix) &&
-         ocl_kernel_initf(&k->k[K64], p, "one_hot_%s", suffix);
+         ocl_kernel_initf(&k->k[K64], p, "one_hot_%s", suffix) &&
+         ocl_kernel_initf(&k->k[KROWS], p, "one_hot_rows_%s", suffix);
     break;
   case BROADCAST_TO:
     ok = ocl_kernel_init(&k->k[K32], p, "broadcast_to32") &&
-         ocl_kernel_init(&k->k[K64], p, "broadcast_to");
+         ocl_kernel_init(&k->k[K64], p, "broadcast_to") &&
+         ocl_kernel_init(&k->k[KROWS], p, "broadcast_to_rows");
     break;
   case RANGE:
     ok = ocl_kernel_init(&k->k[0], p,

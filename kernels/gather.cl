@@ -225,6 +225,31 @@ ONE_HOT(one_hot32_i8, char, int)
 ONE_HOT(one_hot32_i32, int, int)
 ONE_HOT(one_hot32_i64, long, int)
 
+/* The CPU shape's OneHot along the last axis: a work-item per span of an
+ * index's row of depth, which is written whole, so its stores vectorise
+ * (the flat kernel's divisions per element ran 0.06x TensorFlow's CPU:
+ * 24.7 ms for 1M indices and depth 16, against 1.5). */
+#define ONE_HOT_ROWS(NAME, IT)                                                \
+  __kernel void NAME(OCL_TENSOR_ARG(const IT, indices),                       \
+                     OCL_TENSOR_ARG(const T, on), OCL_TENSOR_ARG(const T, off), \
+                     OCL_TENSOR_ARG(T, out), int rows, int depth, int span)   \
+  {                                                                           \
+    int d0 = get_global_id(0) * span, row = get_global_id(1);                 \
+    if (d0 >= depth || row >= rows)                                           \
+      return;                                                                 \
+    int len = min(span, depth - d0);                                          \
+    long index = (long)OCL_PTR(const IT, indices)[row];                       \
+    int hit = index >= d0 && index < d0 + len ? (int)(index - d0) : -1;      \
+    T on_value = OCL_PTR(const T, on)[0], off_value = OCL_PTR(const T, off)[0]; \
+    __global T *out_row = OCL_PTR(T, out) + row * depth + d0;                 \
+    for (int d = 0; d < len; d++)                                             \
+      out_row[d] = d == hit ? on_value : off_value;                           \
+  }
+ONE_HOT_ROWS(one_hot_rows_u8, uchar)
+ONE_HOT_ROWS(one_hot_rows_i8, char)
+ONE_HOT_ROWS(one_hot_rows_i32, int)
+ONE_HOT_ROWS(one_hot_rows_i64, long)
+
 /* ---- BroadcastTo --------------------------------------------------------------- */
 
 /* The collapsed broadcast (struct ocl_broadcast_to), at most 8 dims. */
@@ -256,6 +281,37 @@ typedef struct {
   }
 BROADCAST_TO(broadcast_to, bto_t, long)
 BROADCAST_TO(broadcast_to32, bto32_t, int)
+
+/* The CPU shape's: a work-item per span of an output row (the innermost
+ * collapsed dim, of `inner` elements), whose source row is found once; the
+ * row is a copy (innermost in_stride 1) or a fill (0). The flat kernel's
+ * divisions per element ran 0.06x TensorFlow's CPU (a [1024] row to
+ * [4096, 1024]: 6.3 ms against 0.38). */
+__kernel void broadcast_to_rows(OCL_TENSOR_ARG(const T, in),
+                                OCL_TENSOR_ARG(T, out), int rows, bto32_t s,
+                                int span)
+{
+  int inner = s.dims[s.rank - 1];
+  int i0 = get_global_id(0) * span, row = get_global_id(1);
+  if (i0 >= inner || row >= rows)
+    return;
+  int src = 0, rest = row;
+  for (int d = s.rank - 2; d >= 0; d--) {
+    src += rest % s.dims[d] * s.in_strides[d];
+    rest /= s.dims[d];
+  }
+  int len = min(span, inner - i0);
+  const __global T *in_row = OCL_PTR(const T, in) + src;
+  __global T *out_row = OCL_PTR(T, out) + row * inner + i0;
+  if (s.in_strides[s.rank - 1] != 0) {
+    for (int i = 0; i < len; i++)
+      out_row[i] = in_row[i0 + i];
+  } else {
+    T value = in_row[0];
+    for (int i = 0; i < len; i++)
+      out_row[i] = value;
+  }
+}
 
 /* ---- Range ------------------------------------------------------------------------ */
 

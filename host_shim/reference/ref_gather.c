@@ -467,6 +467,10 @@ static void one_hot_cases(const struct ref_op *op, TF_DataType dtype,
       {1, {5}, TF_INT32, -1, -1, TF_INVALID_ARGUMENT},
       {1, {5}, TF_INT32, 3, 2, TF_INVALID_ARGUMENT},
       {1, {5}, TF_INT32, 3, -2, TF_INVALID_ARGUMENT},
+      /* A CPU device's rows (the last axis): rows of a vector and more,
+       * and of two spans (4096 elements each at most). */
+      {2, {3, 5}, TF_INT64, 40, -1, TF_OK},
+      {1, {7}, TF_INT32, 4100, -1, TF_OK},
   };
   double on = dtype == TF_BOOL ? 1 : 5.5, off = dtype == TF_BOOL ? 0 : -2;
   if (!is_float(dtype) && dtype != TF_BOOL)
@@ -536,6 +540,14 @@ static void broadcast_to_cases(const struct ref_op *op, TF_DataType dtype,
       {{0, {0}}, 0, {0}, TF_INT32, TF_OK},
       {{1, {3}}, 1, {4}, TF_INT32, TF_INVALID_ARGUMENT},
       {{2, {2, 3}}, 1, {3}, TF_INT32, TF_INVALID_ARGUMENT},
+      /* A CPU device's rows (an innermost collapsed dim of 16 or more):
+       * filled from one element, copied, over several outer dims, and of
+       * two spans (4096 elements each at most). */
+      {{2, {2, 1}}, 2, {2, 40}, TF_INT32, TF_OK},
+      {{3, {3, 1, 20}}, 3, {3, 4, 20}, TF_INT32, TF_OK},
+      {{2, {1, 17}}, 3, {2, 5, 17}, TF_INT64, TF_OK},
+      {{1, {1}}, 1, {5000}, TF_INT32, TF_OK},
+      {{1, {4100}}, 2, {3, 4100}, TF_INT32, TF_OK},
   };
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
     struct ref_case *c = ref_case_add(out, op->op, "BroadcastTo shape#%zu", i);
