@@ -546,6 +546,25 @@ static void unary_cases(const struct ref_op *op, TF_DataType dtype,
         ref_case_add(out, op->op, "%s reduction by pi / 2", op->op);
     ref_case_input_values(c, dtype, &n, 1, x);
   }
+  if (is_float(dtype) && !strcmp(op->op, "Lgamma")) {
+    /* The float fit's poles (0, the negative integers, where the
+     * reflection's sin(pi x) is 0), its zeros (1, 2), the shift's switch
+     * (4), the tiny and the large, and [-20, 20] by 1/64 (the reflection
+     * below 0). */
+    enum { EDGES = 26, SWEEP = 2561 };
+    double x[EDGES + SWEEP] = {NAN,       INFINITY,     -INFINITY, 0.0,
+                               -0.0,      1e-30,        -1e-30,    -1.0,
+                               -2.0,      -1e6,         0.9999999, 1.0000001,
+                               1.9999999, 2.0000002,    3.9999998, 4.0000005,
+                               -0.5,      -2.5,         -1000.5,   -4096.25,
+                               1e30,      3.4028235e38, 2.5,       0.1,
+                               -0.1,      1e-7};
+    for (int i = 0; i < SWEEP; i++)
+      x[EDGES + i] = -20 + i / 64.0;
+    int64_t n = EDGES + SWEEP;
+    struct ref_case *c = ref_case_add(out, op->op, "Lgamma edges and sweep");
+    ref_case_input_values(c, dtype, &n, 1, x);
+  }
   if (is_float(dtype) &&
       (!strcmp(op->op, "Atan") || !strcmp(op->op, "Asin") ||
        !strcmp(op->op, "Acos") || !strcmp(op->op, "Atanh") ||
