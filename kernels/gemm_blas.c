@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gemm_internal.h"
@@ -61,8 +62,9 @@ static void blas_load(void)
     }
     /* Object pointer to function pointer, as dlsym(3) documents. */
     memcpy(&blas.sgemm, &f, sizeof(blas.sgemm));
-    /* OpenBLAS's kernels (its core type: OPENBLAS_CORETYPE) and threads
-     * decide its speed. */
+    /* OpenBLAS's kernels (its core type: OPENBLAS_CORETYPE), threads and
+     * whether they spin after a call (OPENBLAS_THREAD_TIMEOUT, read when
+     * it loads: gemm_host_threads_linger) decide its speed. */
     char *(*core)(void) = NULL;
     int (*threads)(void) = NULL;
     void *c = dlsym(h, "openblas_get_corename");
@@ -71,9 +73,10 @@ static void blas_load(void)
       memcpy(&core, &c, sizeof(core));
     if (t != NULL)
       memcpy(&threads, &t, sizeof(threads));
+    const char *timeout = getenv("OPENBLAS_THREAD_TIMEOUT");
     if (core != NULL && threads != NULL)
-      snprintf(blas.identity, sizeof(blas.identity), "%s %s %d", libs[i],
-               core(), threads());
+      snprintf(blas.identity, sizeof(blas.identity), "%s %s %d timeout %.8s",
+               libs[i], core(), threads(), timeout ? timeout : "-");
     else
       snprintf(blas.identity, sizeof(blas.identity), "%s", libs[i]);
     for (char *p = blas.identity; *p; p++)

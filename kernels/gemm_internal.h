@@ -102,6 +102,13 @@ enum gemm_impl gemm_tune_pick(struct ocl_op *op, const struct gemm *g,
                               const char *identity, const char *host_libs,
                               const gemm_impl_fn impls[GEMM_NUM_IMPLS]);
 
+/* Whether the process kept over half a core busy while the calling thread
+ * slept 5 ms: right after a host BLAS's run, its threads still spinning
+ * for work (OpenBLAS's default; OPENBLAS_THREAD_TIMEOUT=4 parks them at
+ * once), which then take the device's cores from the kernels that follow.
+ * The tuner leaves such a BLAS out. */
+bool gemm_host_threads_linger(void);
+
 /* The device behind op's queue, and whether it runs native kernels
  * (CL_EXEC_NATIVE_KERNEL); NULL where it cannot be asked. */
 cl_device_id gemm_device_id(struct ocl_op *op, bool *native_kernels);

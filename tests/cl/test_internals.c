@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 /* kernels/gemm_internal.h, whose own includes are the kernels' */
 const char *gemm_identity(void);
+bool gemm_host_threads_linger(void);
 
 static struct ocl_device *open_device(TF_Status *st) {
   const char *missing = NULL;
@@ -371,6 +373,33 @@ START_TEST(gemm_identity_names_builds) {
   ck_assert_msg(plugin != NULL && plugin[7] == '/', "%s", id);
   ck_assert_ptr_nonnull(strstr(id, " clblast:"));
   ck_assert_ptr_eq(gemm_identity(), id); /* made once */
+}
+END_TEST
+
+static atomic_bool spin_on;
+
+static void *spin(void *arg)
+{
+  (void)arg;
+  while (atomic_load(&spin_on))
+    ;
+  return NULL;
+}
+
+/* The tuner leaves out a host BLAS whose threads keep spinning after its
+ * call: a thread busy while the caller sleeps is seen, an idle process is
+ * not. */
+START_TEST(lingering_host_threads_are_seen)
+{
+  ck_assert(!gemm_host_threads_linger());
+  pthread_t t;
+  atomic_store(&spin_on, true);
+  ck_assert_int_eq(pthread_create(&t, NULL, spin, NULL), 0);
+  bool seen = gemm_host_threads_linger();
+  atomic_store(&spin_on, false);
+  pthread_join(t, NULL);
+  ck_assert(seen);
+  ck_assert(!gemm_host_threads_linger());
 }
 END_TEST
 
@@ -1129,6 +1158,7 @@ static Suite *internals_suite(void) {
   tcase_add_test(tc, address_map_random);
   tcase_add_test(tc, cl_error_path);
   tcase_add_test(tc, gemm_identity_names_builds);
+  tcase_add_test(tc, lingering_host_threads_are_seen);
   tcase_add_test(tc, config_read_once_per_load);
   tcase_add_test(tc, host_waits_end_with_the_event);
   tcase_add_test(tc, unknown_abi_gives_zero_devices);
