@@ -312,7 +312,8 @@ static bool run_uniform_int(struct ocl_op *op, struct random_kernel *k,
   return ocl_launch_1d(op, &k->kernel, (size_t)((n + 1) / 2), argv, 6);
 }
 
-/* One work item per group of 4 elements (one Philox block). */
+/* One work item per group of 4 elements (one Philox block), or a run of
+ * groups on a CPU device (random.cl's fill_*). */
 static bool run_real(struct ocl_op *op, struct random_kernel *k,
                      TF_Tensor *const *in, TF_Tensor *out, int64_t n,
                      const struct philox_state *state)
@@ -327,12 +328,12 @@ static bool run_real(struct ocl_op *op, struct random_kernel *k,
     const struct ocl_arg argv[] = {
         OCL_TENSOR(out), OCL_LONG(n), OCL_BYTES(state, sizeof(*state)),
     };
-    return ocl_launch_1d(op, kernel, groups, argv, 3);
+    return ocl_launch_flat(op, kernel, groups, argv, 3);
   }
   const struct ocl_arg argv[] = {
       OCL_TENSOR(out), OCL_LONG(n), OCL_TENSOR(in[1]), OCL_TENSOR(in[2]),
   };
-  return ocl_launch_1d(op, kernel, groups, argv, 4);
+  return ocl_launch_flat(op, kernel, groups, argv, 4);
 }
 
 /* RandomUniformInt: minval and maxval checked, the output allocated, then

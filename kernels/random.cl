@@ -29,32 +29,54 @@ typedef struct {
   uint counter[4];
 } philox_t;
 
-static uint4 philox_block(uint4 c, uint2 k)
+/* The rounds written out and the block inlined: PoCL left a loop of them
+ * rolled, then the block a call, and the run of groups around it element
+ * by element either way. */
+#define PHILOX_ROUND(c, k)                                                   \
+  do {                                                                       \
+    ulong p0 = (ulong)0xD2511F53u * c.x, p1 = (ulong)0xCD9E8D57u * c.z;      \
+    c = (uint4)((uint)(p1 >> 32) ^ c.y ^ k.x, (uint)p1,                      \
+                (uint)(p0 >> 32) ^ c.w ^ k.y, (uint)p0);                     \
+  } while (0)
+#define PHILOX_BUMP(k) (k += (uint2)(0x9E3779B9u, 0xBB67AE85u))
+
+static inline __attribute__((always_inline)) uint4 philox_block(uint4 c,
+                                                               uint2 k)
 {
-  for (int round = 0; round < 10; round++) {
-    if (round > 0)
-      k += (uint2)(0x9E3779B9u, 0xBB67AE85u);
-    uint lo0 = 0xD2511F53u * c.x, hi0 = mul_hi(0xD2511F53u, c.x);
-    uint lo1 = 0xCD9E8D57u * c.z, hi1 = mul_hi(0xCD9E8D57u, c.z);
-    c = (uint4)(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
-  }
+  PHILOX_ROUND(c, k);
+  PHILOX_BUMP(k);
+  PHILOX_ROUND(c, k);
+  PHILOX_BUMP(k);
+  PHILOX_ROUND(c, k);
+  PHILOX_BUMP(k);
+  PHILOX_ROUND(c, k);
+  PHILOX_BUMP(k);
+  PHILOX_ROUND(c, k);
+  PHILOX_BUMP(k);
+  PHILOX_ROUND(c, k);
+  PHILOX_BUMP(k);
+  PHILOX_ROUND(c, k);
+  PHILOX_BUMP(k);
+  PHILOX_ROUND(c, k);
+  PHILOX_BUMP(k);
+  PHILOX_ROUND(c, k);
+  PHILOX_BUMP(k);
+  PHILOX_ROUND(c, k);
   return c;
 }
 
 /* PhiloxRandom::Skip, carries included exactly as TensorFlow propagates
- * them (not a plain 128-bit add when the high count word wraps). */
+ * them (not a plain 128-bit add when the high count word wraps), as
+ * selects: a branch left PoCL's run of groups element by element. */
 static uint4 philox_skip(uint4 c, ulong count)
 {
-  uint lo = (uint)count, hi = (uint)(count >> 32);
-  c.x += lo;
-  if (c.x < lo)
-    hi++;
-  c.y += hi;
-  if (c.y < hi) {
-    if (++c.z == 0)
-      c.w++;
-  }
-  return c;
+  uint lo = (uint)count;
+  uint x = c.x + lo;
+  uint hi = (uint)(count >> 32) + (x < lo);
+  uint y = c.y + hi;
+  uint carry = y < hi;
+  uint z = c.z + carry;
+  return (uint4)(x, y, z, c.w + (carry & (z == 0)));
 }
 
 static float u32_to_float(uint x)
@@ -113,18 +135,30 @@ static void store4(__global T *out, long n, long g, float4 v)
     STORE(out, i + 3, v.w);
 }
 
-static void fill_uniform(__global T *out, long n, long g, uint2 k, uint4 c)
+/* A whole group's 4 values, stored without conditions: PoCL vectorises a
+ * run of such groups, which store4's tail tests kept element by element. */
+static void store_group(__global T *out, long g, float4 v)
 {
-  uint4 s = philox_block(philox_skip(c, (ulong)g), k);
-  store4(out, n, g, (float4)(UNIFORM(s.x), UNIFORM(s.y), UNIFORM(s.z),
-                             UNIFORM(s.w)));
+#if defined(T_IS_HALF)
+  STORE(out, g * 4, v.x);
+  STORE(out, g * 4 + 1, v.y);
+  STORE(out, g * 4 + 2, v.z);
+  STORE(out, g * 4 + 3, v.w);
+#else
+  vstore4(v, g, out);
+#endif
 }
 
-static void fill_normal(__global T *out, long n, long g, uint2 k, uint4 c)
+static float4 uniform_group(long g, uint2 k, uint4 c)
 {
   uint4 s = philox_block(philox_skip(c, (ulong)g), k);
-  float2 a = box_muller(s.x, s.y), b = box_muller(s.z, s.w);
-  store4(out, n, g, (float4)(a, b));
+  return (float4)(UNIFORM(s.x), UNIFORM(s.y), UNIFORM(s.z), UNIFORM(s.w));
+}
+
+static float4 normal_group(long g, uint2 k, uint4 c)
+{
+  uint4 s = philox_block(philox_skip(c, (ulong)g), k);
+  return (float4)(box_muller(s.x, s.y), box_muller(s.z, s.w));
 }
 
 /* TruncatedNormalDistribution over a SingleSampleAdapter: pairs of samples
@@ -132,7 +166,7 @@ static void fill_normal(__global T *out, long n, long g, uint2 k, uint4 c)
  * adapter draws a fresh 4-sample block each 4 samples. TensorFlow loops
  * without bound; the cap only stops a pathological key from hanging the
  * device (2^20 pairs rejected in a row has probability 0.045^(2^21)). */
-static void fill_truncated(__global T *out, long n, long g, uint2 k, uint4 c)
+static float4 truncated_group(long g, uint2 k, uint4 c)
 {
   uint4 ctr = philox_skip(c, (ulong)g * 256u);
   float kept[4] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -152,31 +186,41 @@ static void fill_truncated(__global T *out, long n, long g, uint2 k, uint4 c)
     if (count < 4 && fabs(f.y) < 2.0f)
       kept[count++] = f.y;
   }
-  store4(out, n, g, (float4)(kept[0], kept[1], kept[2], kept[3]));
+  return (float4)(kept[0], kept[1], kept[2], kept[3]);
 }
+
+/* The whole groups of this work-item (OCL_FOR_FLAT over groups: the host
+ * launches through ocl_launch_flat), then a partial last group from the
+ * launch's last work-item, which every launch has. */
+#define RANDOM_FILL(NAME)                                                    \
+  static void fill_##NAME(__global T *out, long n, uint2 k, uint4 c)         \
+  {                                                                          \
+    long whole = n / 4;                                                      \
+    OCL_FOR_FLAT(long, g, whole)                                             \
+    store_group(out, g, NAME##_group(g, k, c));                              \
+    if (whole * 4 < n && get_global_id(0) == get_global_size(0) - 1)         \
+      store4(out, n, whole, NAME##_group(whole, k, c));                      \
+  }
 
 /* Each distribution twice: _kc reads the key and counter tensors
  * (stateless ops: uint64 [1] and [2], low word first), _st takes the
  * generator state by value (stateful ops, whose state the host keeps). */
 #define RANDOM_KERNELS(NAME)                                                 \
+  RANDOM_FILL(NAME)                                                          \
   __kernel void NAME##_kc(OCL_TENSOR_ARG(T, out), long n,                    \
                           OCL_TENSOR_ARG(const ulong, key),                  \
                           OCL_TENSOR_ARG(const ulong, counter))              \
   {                                                                          \
-    long g = get_global_id(0);                                               \
-    OCL_GUARD(g * 4, n);                                                     \
     ulong k64 = OCL_PTR(const ulong, key)[0];                                \
     __global const ulong *c64 = OCL_PTR(const ulong, counter);               \
     ulong c0 = c64[0], c1 = c64[1];                                          \
-    fill_##NAME(OCL_PTR(T, out), n, g, (uint2)((uint)k64, (uint)(k64 >> 32)), \
+    fill_##NAME(OCL_PTR(T, out), n, (uint2)((uint)k64, (uint)(k64 >> 32)),   \
                 (uint4)((uint)c0, (uint)(c0 >> 32), (uint)c1,                \
                         (uint)(c1 >> 32)));                                  \
   }                                                                          \
   __kernel void NAME##_st(OCL_TENSOR_ARG(T, out), long n, philox_t st)       \
   {                                                                          \
-    long g = get_global_id(0);                                               \
-    OCL_GUARD(g * 4, n);                                                     \
-    fill_##NAME(OCL_PTR(T, out), n, g, (uint2)(st.key[0], st.key[1]),        \
+    fill_##NAME(OCL_PTR(T, out), n, (uint2)(st.key[0], st.key[1]),           \
                 (uint4)(st.counter[0], st.counter[1], st.counter[2],         \
                         st.counter[3]));                                     \
   }
