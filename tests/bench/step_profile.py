@@ -9,7 +9,8 @@ TensorFlow's CPU, each device in its own process.
 Models: the three train steps of the performance issue (mlp: Dense
 64-256-256-10, batch 64; small_cnn: 2 Conv2D + pooling + Dense, batch 64,
 28x28x1; resnet: 3 residual blocks with BatchNormalization, batch 32,
-32x32x3), resnet50 (keras.applications.ResNet50 on 32x32x3, batch 8)
+32x32x3), resnet50 (keras.applications.ResNet50 on 32x32x3, batch 8),
+encoder (2 Transformer encoder blocks, batch 32 x 128 tokens of 256)
 and any of tests/tf/model_zoo.py's (transformer, lstm, mobilenet, ...).
 
 Each model runs its own train_step in a tf.function on batches already on
@@ -99,6 +100,21 @@ def build(keras, name, np):
                                   layer(128), layers.Dense(10)])
         x = rng.normal(size=(64, 50, 32)).astype(np.float32)
         y = rng.integers(0, 10, size=(64,))
+    elif name == "encoder":
+        # A Transformer encoder where the products are no longer tiny: 2
+        # blocks of 8-head attention and a 1024-unit feed-forward over 128
+        # tokens of 256, batch 32 (the zoo's transformer: 12 tokens of 32).
+        inp = keras.Input((128, 256))
+        h = inp
+        for _ in range(2):
+            a = layers.MultiHeadAttention(num_heads=8, key_dim=32)(h, h)
+            h = layers.LayerNormalization()(h + a)
+            f = layers.Dense(256)(layers.Dense(1024, activation="relu")(h))
+            h = layers.LayerNormalization()(h + f)
+        out = layers.Dense(10)(layers.GlobalAveragePooling1D()(h))
+        model = keras.Model(inp, out)
+        x = rng.normal(size=(32, 128, 256)).astype(np.float32)
+        y = rng.integers(0, 10, size=(32,))
     elif name == "resnet50":
         # keras.applications.ResNet50, untrained, on 32x32 RGB, batch 8:
         # bottleneck blocks with BatchNormalization, 23.6M parameters.
