@@ -99,7 +99,7 @@ static const struct gather_op gather_ops[] = {
 #define NUM_OPS (sizeof(gather_ops) / sizeof(gather_ops[0]))
 
 /* The cl_kernels one op instance launches (named at create time). */
-enum { MAX_KERNELS = 4 };
+enum { MAX_KERNELS = 5 };
 
 struct gather_kernel {
   const struct gather_op *op;
@@ -115,8 +115,11 @@ struct gather_kernel {
  * index math first, 64-bit second, then a CPU device's rows kernel. */
 enum { K32 = 0, K64 = 1, KROWS = 2 };
 /* Select's: select_flat, select_bcast32, select_bcast, then a CPU
- * device's select_vec16 (elements of up to 8 bytes). */
-enum { SELECT_VEC16 = 3 };
+ * device's select_vec16 (elements of up to 8 bytes) and select_rows. */
+enum { SELECT_VEC16 = 3, SELECT_ROWS = 4 };
+/* The shortest innermost dim select_rows takes: a SIMD vector of floats;
+ * shorter rows stay with select_bcast32. */
+#define SELECT_ROWS_MIN_INNER 16
 
 static bool host_int32(const struct gather_op *op, TF_DataType dtype)
 {
@@ -492,12 +495,27 @@ static bool launch_select(struct ocl_op *op, struct gather_kernel *k,
                      &buf[3]))
     return false;
   int rank = b->rank - first;
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
   if (fits_int32(b->out_elements)) {
     struct bcast3_32_args a = {.rank = rank};
     for (int i = 0; i < rank; i++) {
       a.dims[i] = (cl_int)b->dims[first + i];
       for (int j = 0; j < 3; j++)
         a.strides[j][i] = (cl_int)b->strides[j][first + i];
+    }
+    int64_t inner = b->dims[b->rank - 1];
+    if (info->cpu_shape && inner >= SELECT_ROWS_MIN_INNER && size <= 8) {
+      int64_t dims[3] = {1, n / inner, inner};
+      struct ocl_arg argv[] = {OCL_BUF(buf[0]),
+                               OCL_BUF(buf[1]),
+                               OCL_BUF(buf[2]),
+                               OCL_BUF(buf[3]),
+                               OCL_INT(dims[1]),
+                               OCL_BYTES(&a, sizeof(a)),
+                               {0}};
+      return ocl_launch_spans(op, &k->k[SELECT_ROWS], dims, argv, 6);
     }
     const struct ocl_arg argv[] = {OCL_BUF(buf[0]), OCL_BUF(buf[1]),
                                    OCL_BUF(buf[2]), OCL_BUF(buf[3]),
@@ -971,7 +989,8 @@ static bool name_kernels(struct gather_kernel *k, TF_DataType itype,
          ocl_kernel_init(&k->k[K32 + 1], p, "select_bcast32") &&
          ocl_kernel_init(&k->k[K64 + 1], p, "select_bcast") &&
          (ocl_tf.DataTypeSize(k->dtype) > 8 ||
-          ocl_kernel_init(&k->k[SELECT_VEC16], p, "select_vec16"));
+          (ocl_kernel_init(&k->k[SELECT_VEC16], p, "select_vec16") &&
+           ocl_kernel_init(&k->k[SELECT_ROWS], p, "select_rows")));
     break;
   case ONE_HOT:
     ok = suffix != NULL &&

@@ -396,6 +396,20 @@ static void select_cases(const struct ref_op *op, TF_DataType dtype,
       {{0, {0}}, {1, {40}}, {1, {40}}, TF_OK, TF_OK},
       {{2, {2, 37}}, {0, {0}}, {2, {1, 1}}, TF_INVALID_ARGUMENT, TF_OK},
       {{1, {37}}, {2, {37, 1}}, {2, {37, 1}}, TF_OK, TF_OK},
+      /* A CPU device's select_rows (innermost collapsed dim of 16 or
+       * more): each operand's innermost stride 1 or 0 in turn, a condition
+       * constant along the row (a copy or a fill), and rows of two spans
+       * (4096 elements each at most). */
+      {{2, {3, 37}}, {1, {37}}, {2, {3, 37}}, TF_INVALID_ARGUMENT, TF_OK},
+      {{3, {2, 3, 20}}, {3, {2, 1, 20}}, {0, {0}}, TF_INVALID_ARGUMENT, TF_OK},
+      {{1, {20}}, {2, {4, 1}}, {2, {4, 20}}, TF_INVALID_ARGUMENT, TF_OK},
+      {{2, {5, 20}}, {2, {5, 1}}, {2, {5, 1}}, TF_INVALID_ARGUMENT, TF_OK},
+      {{2, {3, 1}}, {2, {3, 40}}, {1, {40}}, TF_INVALID_ARGUMENT, TF_OK},
+      {{2, {4, 1}}, {0, {0}}, {2, {4, 33}}, TF_INVALID_ARGUMENT, TF_OK},
+      {{2, {6, 1}}, {2, {6, 33}}, {0, {0}}, TF_INVALID_ARGUMENT, TF_OK},
+      {{2, {2, 5000}}, {1, {5000}}, {2, {2, 5000}}, TF_INVALID_ARGUMENT,
+       TF_OK},
+      {{2, {3, 1}}, {2, {3, 5000}}, {1, {5000}}, TF_INVALID_ARGUMENT, TF_OK},
   };
   /* clang-format on */
   for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
