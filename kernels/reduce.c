@@ -21,8 +21,8 @@
  * Mean: Sum, divided once at the end) on the ACC program.
  *
  * Kernel shapes (reduce.cl): on CPU devices a work-item per row or per 16
- * columns on 16-wide vectors (a scalar work-item per output for bool,
- * short rows and narrow columns); on GPUs a work-group per tile of
+ * columns on 16-wide vectors (a scalar work-item per output for short
+ * rows and narrow columns); on GPUs a work-group per tile of
  * adjacent outputs, folding in local memory (a work-item per output for
  * short reductions). Float sums are compensated (Kahan). */
 #include <stdio.h>
@@ -203,11 +203,10 @@ static int64_t pow2_at_least(int64_t v)
   return p;
 }
 
-/* Plans the pass; false with the status set. vector: the _vec kernels
- * exist for this storage (not bool). */
-static bool plan_pass(struct ocl_op *op, struct kernel_set *sets,
-                      int64_t outer, int64_t reduce, int64_t inner,
-                      bool vector, int64_t max_parts, struct plan *pl)
+/* Plans the pass; false with the status set. */
+static bool plan_pass(struct ocl_op *op, struct kernel_set *sets, int64_t outer,
+                      int64_t reduce, int64_t inner, int64_t max_parts,
+                      struct plan *pl)
 {
   const struct ocl_device_info *info = ocl_op_info(op);
   if (info == NULL)
@@ -220,11 +219,11 @@ static bool plan_pass(struct ocl_op *op, struct kernel_set *sets,
   pl->width = 1;
   if (info->cpu_shape) {
     target = SPLIT_ITEMS_PER_CORE * (int64_t)info->compute_units;
-    if (vector && inner == 1 && reduce >= VECTOR_MIN) {
+    if (inner == 1 && reduce >= VECTOR_MIN) {
       pl->v = ROWS_VEC;
       items = outer;
       min_rows = SPLIT_MIN_ELEMENTS;
-    } else if (vector && inner >= VECTOR_MIN) {
+    } else if (inner >= VECTOR_MIN) {
       pl->v = COLS_VEC;
       items = outer * ceil_div(inner, VECTOR_MIN);
       min_rows = SPLIT_MIN_ELEMENTS / VECTOR_MIN;
@@ -309,11 +308,10 @@ static bool reduce_3d(struct ocl_op *op, struct reduce_kernel *k,
 {
   TF_DataType acc_dtype = storage_dtype(acc_storage(k->storage));
   TF_Tensor *owned = NULL; /* src, when it is a temp of this function */
-  bool vector = k->storage != OCL_STORAGE_BOOL;
   for (;;) {
     struct kernel_set *sets = from_input ? k->first : k->fold;
     struct plan pl;
-    if (!plan_pass(op, sets, outer, reduce, inner, vector, INT64_MAX, &pl))
+    if (!plan_pass(op, sets, outer, reduce, inner, INT64_MAX, &pl))
       return false;
     TF_Tensor *to = dst;
     enum store store = !last ? STORE_ACC
@@ -513,8 +511,8 @@ static bool run_arg(struct ocl_op *op, struct reduce_kernel *k,
     return true;
   }
   struct plan pl;
-  if (!plan_pass(op, k->first, r->outer, r->reduce, r->inner, true,
-                 ARG_MAX_PARTS, &pl))
+  if (!plan_pass(op, k->first, r->outer, r->reduce, r->inner, ARG_MAX_PARTS,
+                 &pl))
     return false;
   enum arg_store store = out64 ? ARG_OUT64 : ARG_OUT32;
   TF_Tensor *values = y, *indices = y; /* y stands in for unused values */
