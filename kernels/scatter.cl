@@ -226,21 +226,13 @@ typedef T CT;
 #define OP_seg_min(a, u) ((a) < (u) ? (a) : (u))
 #define OP_seg_max(a, u) ((u) < (a) ? (a) : (u))
 
-/* 16 columns of one row: a 16-wide vector where the type has one. */
-#if defined(T_VEC16)
-#define ROW16(OP, dr, ur, c0)                                                 \
-  vstore16(OP_##OP(vload16(0, (dr) + (c0)), vload16(0, (ur) + (c0))), 0,     \
-           (dr) + (c0))
-#else
-#define ROW16(OP, dr, ur, c0)                                                 \
-  for (int k_ = 0; k_ < 16; k_++)                                             \
-  STORE(dr, (c0) + k_,                                                        \
-        (CT)(OP_##OP((CT)LOAD(dr, (c0) + k_), (CT)LOAD(ur, (c0) + k_))))
-#endif
-
-/* CPU shape: work-item c owns columns [16c, 16c + 16) of every row and
- * walks the M update rows in order. Updates row j starts at j * us, column
- * k at k * cs (us = cs = 0: one scalar update).
+/* CPU shape: work-item (c, r) owns a block of columns (`cw` wide) of a
+ * block of destination rows (`rh` rows) and walks the m update rows in
+ * order, applying those that land in its block, along the row. A
+ * work-item per 16 columns of every row instead touched a page per update
+ * row for 16 floats: UnsortedSegmentSum of [4096, 1024] into 1024 rows
+ * took 1.8 ms against TensorFlow CPU's 0.48. Updates row j starts at
+ * j * us, column k at k * cs (us = cs = 0: one scalar update).
  *
  * GPU shape: work-item (p, k), p over the sorted keys, k over the columns
  * (neighbouring work-items on neighbouring columns). The first key of each
@@ -260,27 +252,33 @@ typedef T CT;
 #define SCATTER_SERIAL_(OP, B, I)                                             \
   __kernel void scatter_serial##B##_##OP(                                     \
       OCL_TENSOR_ARG(T, dst), OCL_TENSOR_ARG(const T, upd),                   \
-      OCL_TENSOR_ARG(const int, tgt), I m, I w, I us, I cs)                   \
+      OCL_TENSOR_ARG(const int, tgt), I m, I w, I us, I cs, int rows,         \
+      int rh, I cw)                                                           \
   {                                                                           \
-    I c0 = (I)get_global_id(0) * 16;                                          \
-    OCL_GUARD(c0, w);                                                         \
-    I c1 = min(c0 + (I)16, w);                                                \
+    I c0 = (I)get_global_id(0) * cw;                                          \
+    int r0 = (int)get_global_id(1) * rh;                                      \
+    if (c0 >= w || r0 >= rows)                                                \
+      return;                                                                 \
+    I c1 = min(c0 + cw, w);                                                   \
+    int r1 = min(r0 + rh, rows);                                              \
     /* Updates never alias the destination: restrict lets the compiler      \
-     * move the 16 columns as vectors. */                                     \
+     * move the columns as vectors. */                                       \
     __global T *restrict d = OCL_PTR(T, dst);                                 \
     __global const T *restrict u = OCL_PTR(const T, upd);                     \
     __global const int *restrict t = OCL_PTR(const int, tgt);                 \
     for (I j = 0; j < m; j++) {                                               \
-      int row = t[j];                                                         \
-      if (row < 0)                                                            \
+      int row = t[j]; /* dropped ones are negative */                         \
+      if (row < r0 || row >= r1)                                              \
         continue;                                                             \
       __global T *restrict dr = d + (I)row * w;                               \
       __global const T *restrict ur = u + j * us;                             \
-      if (c1 - c0 == 16 && cs == 1) {                                         \
-        ROW16(OP, dr, ur, c0);                                                \
-      } else {                                                                \
+      if (cs == 1) {                                                          \
         for (I k = c0; k < c1; k++)                                           \
-          STORE(dr, k, (CT)(OP_##OP((CT)LOAD(dr, k), (CT)LOAD(ur, k * cs)))); \
+          STORE(dr, k, (CT)(OP_##OP((CT)LOAD(dr, k), (CT)LOAD(ur, k))));      \
+      } else {                                                                \
+        CT v = (CT)LOAD(ur, 0);                                               \
+        for (I k = c0; k < c1; k++)                                           \
+          STORE(dr, k, (CT)(OP_##OP((CT)LOAD(dr, k), v)));                    \
       }                                                                       \
     }                                                                         \
   }
