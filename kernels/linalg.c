@@ -642,6 +642,7 @@ static const char *const band_host_args[] = {"num_lower", "num_upper", NULL};
 struct band_kernel {
   TF_DataType dtype;
   struct ocl_kernel band;
+  struct ocl_kernel band_rows; /* CPU devices */
 };
 
 static void *band_create(TF_OpKernelConstruction *ctx)
@@ -655,8 +656,9 @@ static void *band_create(TF_OpKernelConstruction *ctx)
   ocl_tf.OpKernelConstruction_GetAttrType(ctx, "T", &k->dtype, status);
   if (ocl_tf.GetCode(status) != TF_OK)
     goto fail;
-  if (!ocl_kernel_init(&k->band, move_program(k->dtype),
-                       "matrix_band_part")) {
+  if (!ocl_kernel_init(&k->band, move_program(k->dtype), "matrix_band_part") ||
+      !ocl_kernel_init(&k->band_rows, move_program(k->dtype),
+                       "matrix_band_part_rows")) {
     ocl_set_status(status, TF_INTERNAL, "MatrixBandPart: kernel name");
     goto fail;
   }
@@ -731,13 +733,25 @@ static void band_compute(void *kernel, TF_OpKernelContext *ctx)
   TF_Tensor *out = ocl_op_output_forward(&op, 0, cand, 1, dims, rank, &fwd);
   if (out == NULL)
     goto done;
-  const struct ocl_arg args[] = {
-      OCL_TENSOR(in),   OCL_TENSOR(out),  OCL_INT(M),     OCL_INT(N),
-      OCL_INT(lower < 0 ? -1 : lower), OCL_INT(upper < 0 ? -1 : upper),
-      OCL_INT(total),
+  const struct ocl_device_info *info = ocl_op_info(&op);
+  if (info == NULL)
+    goto done;
+  struct ocl_arg args[] = {
+      OCL_TENSOR(in),
+      OCL_TENSOR(out),
+      OCL_INT(M),
+      OCL_INT(N),
+      OCL_INT(lower < 0 ? -1 : lower),
+      OCL_INT(upper < 0 ? -1 : upper),
+      OCL_INT(info->cpu_shape ? total / N : total),
+      {0},
   };
-  ocl_launch_1d(&op, &k->band, (size_t)total, args,
-                (int)(sizeof(args) / sizeof(args[0])));
+  if (info->cpu_shape) {
+    int64_t spans[3] = {1, total / N, N};
+    ocl_launch_spans(&op, &k->band_rows, spans, args, 7);
+  } else {
+    ocl_launch_1d(&op, &k->band, (size_t)total, args, 7);
+  }
 done:
   ocl_op_end(&op);
 }

@@ -1018,4 +1018,28 @@ __kernel void matrix_band_part(OCL_TENSOR_ARG(const T, in),
   OCL_PTR(T, out)[e] = keep ? OCL_PTR(const T, in)[e] : (T)0;
 }
 
+/* The CPU shape's: a work-item per span of a matrix row (ocl_launch_spans
+ * over [1, rows of every matrix, N]), the row's index found once, every
+ * element loaded and then kept or zeroed, so that the span vectorises.
+ * The kernel above divides per element: 0.16x TensorFlow's CPU for a
+ * 1024 x 1024 lower triangle. */
+__kernel void matrix_band_part_rows(OCL_TENSOR_ARG(const T, in),
+                                    OCL_TENSOR_ARG(T, out), int M, int N,
+                                    int lower, int upper, int rows, int span)
+{
+  int j0 = get_global_id(0) * span, row = get_global_id(1);
+  if (j0 >= N || row >= rows)
+    return;
+  int i = row % M, len = min(span, N - j0);
+  const __global T *src = OCL_PTR(const T, in) + row * N + j0;
+  __global T *dst = OCL_PTR(T, out) + row * N + j0;
+  for (int c = 0; c < len; c++) {
+    int j = j0 + c;
+    bool keep =
+        (lower < 0 || i - j <= lower) && (upper < 0 || j - i <= upper);
+    T v = src[c];
+    dst[c] = keep ? v : (T)0;
+  }
+}
+
 #endif /* LINALG_MOVE */

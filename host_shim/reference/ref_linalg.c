@@ -628,6 +628,9 @@ static void band_cases(const struct ref_op *op, TF_DataType dtype,
   band_case(out, dtype, D(6, 4), -1, -1, TF_INT64, ok);
   band_case(out, dtype, D(6, 4), 6, 4, TF_INT32, ok);
   band_case(out, dtype, D(0, 4), 0, 1, TF_INT64, ok);
+  /* A CPU device's rows in two spans (4096 elements each at most), the
+   * band crossing the span's edge. */
+  band_case(out, dtype, D(3, 5000), 2, 4098, TF_INT64, ok);
   band_case(out, dtype, D(6, 4), 7, 0, TF_INT64, bad);
   band_case(out, dtype, D(6, 4), 0, 5, TF_INT32, bad);
   band_case(out, dtype, D(4), 0, 0, TF_INT64, bad);
