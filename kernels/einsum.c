@@ -32,6 +32,9 @@ static const struct ocl_program programs[2] = {
 
 #define EINSUM_MAX_DIMS 8  /* of a gather's output, and of its sums */
 #define GATHER4_DIMS 4     /* einsum_gather4's */
+/* The shortest contiguous innermost dim einsum_gather4_rows copies: a SIMD
+ * vector of floats; shorter stay with einsum_gather4. */
+#define GATHER4_ROWS_MIN_INNER 16
 #define MAX_SUBSCRIPT 64   /* labels in one subscript, the ellipsis's too */
 #define NAMED_LABELS 52    /* a-z, A-Z */
 #define MAX_LABELS (NAMED_LABELS + MAX_SUBSCRIPT)
@@ -59,6 +62,7 @@ struct einsum_kernel {
   bool in_ellipsis[2], out_ellipsis;
   struct ocl_kernel gather;
   struct ocl_kernel gather4; /* at most 4 dims, no sums */
+  struct ocl_kernel gather4_rows; /* CPU devices: innermost contiguous */
 };
 
 enum label_kind { L_ABSENT, L_BATCH, L_FREE0, L_FREE1, L_CONTRACT, L_REDUCE };
@@ -200,7 +204,9 @@ static void *einsum_create(TF_OpKernelConstruction *ctx)
   if (!ocl_kernel_init(&k->gather, &programs[k->dtype == TF_HALF ? 1 : 0],
                        "einsum_gather") ||
       !ocl_kernel_init(&k->gather4, &programs[k->dtype == TF_HALF ? 1 : 0],
-                       "einsum_gather4")) {
+                       "einsum_gather4") ||
+      !ocl_kernel_init(&k->gather4_rows, &programs[k->dtype == TF_HALF ? 1 : 0],
+                       "einsum_gather4_rows")) {
     ocl_set_status(status, TF_INTERNAL, "Einsum: kernel name too long");
     goto fail;
   }
@@ -453,6 +459,19 @@ static bool gather(struct ocl_op *op, struct einsum_kernel *k,
     struct ocl_fastdiv div = ocl_fastdiv_of((uint32_t)m.rdims[d]);
     m.rmagic[d] = div.magic;
     m.rshift[d] = div.shift;
+  }
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return false;
+  if (kernel == &k->gather4 && info->cpu_shape && m.strides[3] == 1 &&
+      m.dims[3] >= GATHER4_ROWS_MIN_INNER) {
+    int64_t dims[3] = {1, elements / m.dims[3], m.dims[3]};
+    struct ocl_arg args[] = {OCL_TENSOR(x),
+                             OCL_TENSOR(y),
+                             OCL_BYTES(&m, sizeof(m)),
+                             OCL_INT(dims[1]),
+                             {0}};
+    return ocl_launch_spans(op, &k->gather4_rows, dims, args, 4);
   }
   const struct ocl_arg args[] = {OCL_TENSOR(x), OCL_TENSOR(y),
                                  OCL_BYTES(&m, sizeof(m))};

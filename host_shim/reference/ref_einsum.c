@@ -223,6 +223,11 @@ static void einsum_cases(const struct ref_op *op, TF_DataType dtype,
   einsum_case(out, dtype, "...j,jk->...k", D(2, 3, 5), D(5, 4), ok);
   /* One operand: a transpose, a sum, a trace, the input itself. */
   einsum_case(out, dtype, "ijk->kij", D(3, 4, 5), NULL, 0, ok);
+  /* A CPU device copies rows of a contiguous innermost dim (16 or more),
+   * in spans of 4096 elements at most: heads of 20, rows of two spans. */
+  einsum_case(out, dtype, "aecd,abcd->acbe", D(2, 7, 3, 20), D(2, 6, 3, 20),
+              ok);
+  einsum_case(out, dtype, "ijk->jik", D(2, 3, 4100), NULL, 0, ok);
   einsum_case(out, dtype, "ijk->j", D(3, 4, 5), NULL, 0, ok);
   einsum_case(out, dtype, "ii->", D(6, 6), NULL, 0, ok);
   einsum_case(out, dtype, "ij->ij", D(3, 4), NULL, 0, ok);
