@@ -621,7 +621,9 @@ static const struct shape_pair binary_shapes[] = {
      * spans, with q varying along them, constant, or on x's side; and
      * rows under 16 whose q repeats (_bcast3d_pattern), on either side;
      * a single element on either side, of rank 0 or not, against 16 or
-     * more (on a CPU device one row of _bcast3d_rows, in spans). */
+     * more (on a CPU device one row of _bcast3d_rows, in spans); 4
+     * collapsed dims, each operand broadcast in one (on a CPU device a
+     * rows launch per index of the first). */
     {{2, {7, 33}}, {1, {33}}, TF_OK},
     {{3, {3, 5, 17}}, {3, {3, 1, 17}}, TF_OK},
     {{2, {6, 40}}, {2, {6, 1}}, TF_OK},
@@ -639,6 +641,7 @@ static const struct shape_pair binary_shapes[] = {
     {{2, {3, 7}}, {0, {0}}, TF_OK},
     {{0, {0}}, {1, {5000}}, TF_OK},
     {{2, {1, 1}}, {2, {40, 3}}, TF_OK},
+    {{4, {3, 1, 32, 32}}, {4, {3, 16, 1, 32}}, TF_OK},
 };
 
 void ref_cases_binary(const struct ref_op *op, TF_DataType dtype,
