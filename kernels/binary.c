@@ -337,11 +337,6 @@ static bool bcast3d_local(struct ocl_op *op, struct ocl_kernel *kernel,
  * (one operand of z's shape) or _bcast. binary.cl has both values. */
 #define ROWS_MIN_INNER 16
 #define BCAST_PATTERN_ROWS 16
-/* A broadcast of 4 or more collapsed dims on a CPU device: rows launches
- * over the last 3, one per index of the others, where each covers this
- * many elements at least and there are at most so many. */
-#define SPLIT_ROWS_MIN_ELEMENTS 16384
-#define SPLIT_ROWS_MAX_LAUNCHES 1024
 
 /* _bcast3d_pattern over padded collapsed dims [outer, mid, inner]: runs of
  * whole rows, a multiple of BCAST_PATTERN_ROWS, about 4096 elements each
@@ -556,8 +551,8 @@ static bool run_binary(struct ocl_op *op, const struct binary_op *bop,
   if (rows && b->rank > 3 && b->dims[b->rank - 1] >= ROWS_MIN_INNER) {
     int64_t per_launch =
         b->dims[b->rank - 3] * b->dims[b->rank - 2] * b->dims[b->rank - 1];
-    if (per_launch >= SPLIT_ROWS_MIN_ELEMENTS &&
-        b->out_elements / per_launch <= SPLIT_ROWS_MAX_LAUNCHES)
+    if (per_launch >= OCL_SPLIT_ROWS_MIN_ELEMENTS &&
+        b->out_elements / per_launch <= OCL_SPLIT_ROWS_MAX_LAUNCHES)
       return launch_bcast_split(op, v, b, 3, x, y, z, xsize, zsize);
   }
   return launch_bcast(op, v, b, 0, x, 0, y, 0, z, 0, xsize, zsize,

@@ -800,34 +800,37 @@ static struct masked_kernel *masked_kernel(struct fused_kernel *k,
 }
 
 /* The 3-dim kernels (_bcast3d, _bcast3d_mixed, _bcast3) where they fit:
- * up to 3 collapsed dims, 32-bit indices; false with the status OK where
- * they do not, for launch_bcast. */
+ * collapsed dims [first, b->rank), up to 3, n elements, in 32-bit
+ * indices, inputs from element offsets in_at, the output from out_at;
+ * false with the status OK where they do not fit, for launch_bcast. */
 static bool launch_bcast3(struct ocl_op *op, struct fused_kernel *k,
-                          const struct ocl_bcastn *b, TF_Tensor *const *in,
-                          TF_Tensor *out, bool *launched)
+                          const struct ocl_bcastn *b, int first,
+                          TF_Tensor *const *in, const int64_t *in_at,
+                          TF_Tensor *out, int64_t out_at, int64_t n,
+                          bool *launched)
 {
   *launched = false;
-  if (b->rank > 3 || b->out_elements > INT32_MAX)
+  int rank = b->rank - first;
+  if (rank > 3 || n > INT32_MAX)
     return true;
   int num = k->prog.num_inputs;
   struct launch l;
-  if (!bind(op, k, in, (const int64_t[FUSED_MAX_INPUTS]){0}, out, 0,
-            b->out_elements, &l))
+  if (!bind(op, k, in, in_at, out, out_at, n, &l))
     return false;
   /* Padded to 3 dims on the outer side, in the generated fused_bcast3_t's
    * layout: 8 uints, then 3 strides per input. */
   uint32_t dims[3] = {1, 1, 1};
   int32_t s[8 + 3 * FUSED_MAX_INPUTS] = {0};
   bool all_inner = true;
-  for (int d = 0; d < b->rank; d++) {
-    int at = 3 - b->rank + d;
-    dims[at] = (uint32_t)b->dims[d];
+  for (int d = 0; d < rank; d++) {
+    int at = 3 - rank + d;
+    dims[at] = (uint32_t)b->dims[first + d];
     for (int i = 0; i < num; i++)
-      s[8 + 3 * i + at] = (int32_t)b->strides[i][d];
+      s[8 + 3 * i + at] = (int32_t)b->strides[i][first + d];
   }
   for (int i = 0; i < num; i++)
     all_inner = all_inner && s[8 + 3 * i + 2] == 1;
-  uint32_t head[8] = {(uint32_t)b->out_elements, dims[0], dims[1], dims[2]};
+  uint32_t head[8] = {(uint32_t)n, dims[0], dims[1], dims[2]};
   size_t args_size = sizeof(int32_t) * (size_t)(8 + 3 * num);
   enum variant v = all_inner ? BCAST3D : BCAST3D_MIXED;
   if (dims[2] >= BCAST3D_MIN_INNER) {
@@ -878,18 +881,18 @@ static bool launch_bcast3(struct ocl_op *op, struct fused_kernel *k,
   memcpy(s, head, sizeof(head));
   l.args[l.num_args++] = OCL_BYTES(s, args_size);
   *launched = true;
-  return ocl_launch_1d(op, &k->k[BCAST3], (size_t)b->out_elements, l.args,
-                       l.num_args);
+  return ocl_launch_1d(op, &k->k[BCAST3], (size_t)n, l.args, l.num_args);
 }
 
 /* More collapsed dims than a kernel takes: one launch per index of the
- * leading dims (it takes alternating broadcasts in 9 or more dims). */
+ * leading dims, the last `kept` in the kernel: the 3-dim kernels where
+ * they fit, else the general one. */
 static bool launch_bcast_split(struct ocl_op *op, struct fused_kernel *k,
-                               const struct ocl_bcastn *b,
+                               const struct ocl_bcastn *b, int kept,
                                TF_Tensor *const *in, TF_Tensor *out)
 {
   int num = k->prog.num_inputs;
-  int outer = b->rank - OCL_MAX_DIMS;
+  int outer = b->rank - kept;
   int64_t inner = 1, index[OCL_MAX_RANK] = {0};
   for (int d = outer; d < b->rank; d++)
     inner *= b->dims[d];
@@ -898,7 +901,12 @@ static bool launch_bcast_split(struct ocl_op *op, struct fused_kernel *k,
     for (int d = 0; d < outer; d++)
       for (int i = 0; i < num; i++)
         in_at[i] += index[d] * b->strides[i][d];
-    if (!launch_bcast(op, k, b, outer, in, in_at, out, out_at, inner))
+    bool launched = false;
+    if (!launch_bcast3(op, k, b, outer, in, in_at, out, out_at, inner,
+                       &launched))
+      return false;
+    if (!launched &&
+        !launch_bcast(op, k, b, outer, in, in_at, out, out_at, inner))
       return false;
     for (int d = outer - 1; d >= 0 && ++index[d] == b->dims[d]; d--)
       index[d] = 0;
@@ -1064,12 +1072,26 @@ static void fused_compute(void *kernel, TF_OpKernelContext *ctx)
   bool singles_as_row = b.flat && !b.same_shape && info->cpu_shape &&
                         b.out_elements >= BCAST3D_MIN_INNER;
   if ((!b.flat || singles_as_row) &&
-      (!launch_bcast3(&op, k, &b, in, z, &launched) || launched))
+      (!launch_bcast3(&op, k, &b, 0, in, (const int64_t[FUSED_MAX_INPUTS]){0},
+                      z, 0, b.out_elements, &launched) ||
+       launched))
     goto out;
+  /* A CPU device's rows take 3 collapsed dims (shape.h's
+   * OCL_SPLIT_ROWS_*): the general kernel ran relu(a + b) over a
+   * [64, 16, 256, 256] outer sum at 0.1x TensorFlow's CPU. */
+  int64_t per_launch =
+      b.rank > 3 ? b.dims[b.rank - 3] * b.dims[b.rank - 2] * b.dims[b.rank - 1]
+                 : 0;
   if (b.flat)
     launch_flat(&op, k, &b, in, z);
   else if (b.rank > OCL_MAX_DIMS)
-    launch_bcast_split(&op, k, &b, in, z);
+    launch_bcast_split(&op, k, &b, OCL_MAX_DIMS, in, z);
+  else if (info->cpu_shape && b.rank > 3 &&
+           b.dims[b.rank - 1] >= BCAST3D_MIN_INNER &&
+           b.out_elements <= INT32_MAX &&
+           per_launch >= OCL_SPLIT_ROWS_MIN_ELEMENTS &&
+           b.out_elements / per_launch <= OCL_SPLIT_ROWS_MAX_LAUNCHES)
+    launch_bcast_split(&op, k, &b, 3, in, z);
   else
     launch_bcast(&op, k, &b, 0, in, (const int64_t[FUSED_MAX_INPUTS]){0}, z,
                  0, b.out_elements);

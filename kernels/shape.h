@@ -23,6 +23,14 @@
  * (a launch per outer index, or one pass per reduced group). */
 #define OCL_MAX_DIMS 8
 
+/* A CPU device's row kernels take 3 collapsed dims: a broadcast of more
+ * goes as a rows launch per index of the leading dims where each covers
+ * OCL_SPLIT_ROWS_MIN_ELEMENTS or more and there are at most
+ * OCL_SPLIT_ROWS_MAX_LAUNCHES; else the general kernel, which divides per
+ * dim and element. */
+#define OCL_SPLIT_ROWS_MIN_ELEMENTS 16384
+#define OCL_SPLIT_ROWS_MAX_LAUNCHES 1024
+
 /* Formats dims as TensorFlow prints shapes: "[2,3]". */
 void ocl_shape_format(const int64_t *dims, int rank, char *buf, int buf_len);
 

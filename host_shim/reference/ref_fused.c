@@ -323,6 +323,11 @@ static void fused_cases(const struct ref_op *op, TF_DataType dtype,
                                       {1, 2, 1, 2, 1, 2, 1, 3}};
     inputs_of_shapes(program_case_add(out, op, p, dtype, "8 dims"), p, dtype,
                      wide, (const int[]){8, 8}, 2);
+    /* Four collapsed dims, each input broadcast in one: on a CPU device a
+     * rows launch per index of the first. */
+    static const int64_t four[][8] = {{3, 1, 32, 32}, {3, 16, 1, 32}, {32}};
+    inputs_of_shapes(program_case_add(out, op, p, dtype, "4 dims"), p, dtype,
+                     four, (const int[]){4, 4, 1}, 3);
     static const int64_t empty[][8] = {{4, 0}, {1}};
     inputs_of_shapes(program_case_add(out, op, p, dtype, "empty"), p, dtype,
                      empty, (const int[]){2, 1}, 2);
