@@ -433,6 +433,43 @@ GATHER_ND(gather_nd32_i64, long, int)
 GATHER_ND(gather_nd_i32, int, long)
 GATHER_ND(gather_nd_i64, long, long)
 
+/* The CPU shape's, 32-bit indices: a work-item per span of an output row
+ * (ocl_launch_spans over [1, rows, slice]), its index tuple read once and
+ * the span copied, or zeroed where the tuple is outside params. The kernel
+ * above divides and reads the tuple per element: an embedding lookup of
+ * 32768 rows of 128 took 6.3 ms against TensorFlow CPU's 0.9. */
+#define GATHER_ND_ROWS(NAME, IT)                                              \
+  __kernel void NAME(OCL_TENSOR_ARG(const T, params),                         \
+                     OCL_TENSOR_ARG(const IT, indices),                       \
+                     OCL_TENSOR_ARG(T, out), int rows, int slice,             \
+                     gather_nd_t s, int span)                                 \
+  {                                                                           \
+    int c0 = get_global_id(0) * span, r = get_global_id(1);                   \
+    if (c0 >= slice || r >= rows)                                             \
+      return;                                                                 \
+    __global const IT *idx = OCL_PTR(const IT, indices) + (long)r * s.k;      \
+    long at = 0;                                                              \
+    bool ok = true;                                                           \
+    for (int d = 0; d < s.k; d++) {                                           \
+      long v = (long)idx[d];                                                  \
+      ok = ok && v >= 0 && v < s.dims[d];                                     \
+      at += v * s.strides[d];                                                 \
+    }                                                                         \
+    int len = min(span, slice - c0);                                          \
+    __global T *to = OCL_PTR(T, out) + r * slice + c0;                        \
+    if (ok) {                                                                 \
+      __global const T *from =                                                \
+          OCL_PTR(const T, params) + (int)at * slice + c0;                    \
+      for (int c = 0; c < len; c++)                                           \
+        to[c] = from[c];                                                      \
+    } else {                                                                  \
+      for (int c = 0; c < len; c++)                                           \
+        to[c] = (T)0;                                                         \
+    }                                                                         \
+  }
+GATHER_ND_ROWS(gather_nd_rows_i32, int)
+GATHER_ND_ROWS(gather_nd_rows_i64, long)
+
 /* var[out_offset + c . out_strides] = value[c . in_strides] over the
  * collapsed index space (struct ocl_strided_copy, at most 8 dims); value
  * strides are 0 where it is broadcast. */

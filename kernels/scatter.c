@@ -265,7 +265,7 @@ struct scatter_kernel {
   int64_t masks[5];   /* ResourceStridedSliceAssign */
   struct ocl_kernel k[NUM_SCATTER_KERNELS];
   struct ocl_gather_kernels gather; /* ResourceGather */
-  struct ocl_kernel nd[2];          /* ResourceGatherNd: 32-, 64-bit */
+  struct ocl_kernel nd[3]; /* GatherNd: 32-, 64-bit, a CPU device's rows */
   struct ocl_kernel assign;         /* ResourceStridedSliceAssign */
 };
 
@@ -595,6 +595,10 @@ static void gather_compute(struct scatter_kernel *k, struct ocl_op *op,
 
 /* ---- ResourceGatherNd --------------------------------------------------------------- */
 
+/* The shortest slice a CPU device copies as rows (gather_nd_rows): a SIMD
+ * vector of floats; shorter ones stay with gather_nd32. */
+#define GATHER_ND_ROWS_MIN_SLICE 16
+
 static void gather_nd_compute(struct scatter_kernel *k, struct ocl_op *op,
                               const TF_Tensor *params)
 {
@@ -684,7 +688,21 @@ static void gather_nd_compute(struct scatter_kernel *k, struct ocl_op *op,
   int64_t n = rows * slice;
   if (n == 0)
     return;
-  if (fits_int32(n) && fits_int32(p_elements)) {
+  const struct ocl_device_info *info = ocl_op_info(op);
+  if (info == NULL)
+    return;
+  if (fits_int32(n) && fits_int32(p_elements) && info->cpu_shape &&
+      slice >= GATHER_ND_ROWS_MIN_SLICE) {
+    int64_t dims[3] = {1, rows, slice};
+    struct ocl_arg args[] = {OCL_TENSOR(params),
+                             OCL_TENSOR(indices),
+                             OCL_TENSOR(out),
+                             OCL_INT(rows),
+                             OCL_INT(slice),
+                             OCL_BYTES(&a, sizeof(a)),
+                             {0}};
+    ocl_launch_spans(op, &k->nd[2], dims, args, 6);
+  } else if (fits_int32(n) && fits_int32(p_elements)) {
     const struct ocl_arg args[] = {OCL_TENSOR(params), OCL_TENSOR(indices),
                                    OCL_TENSOR(out),    OCL_INT(n),
                                    OCL_INT(slice),     OCL_BYTES(&a, sizeof(a))};
@@ -1301,7 +1319,9 @@ static void *scatter_create(TF_OpKernelConstruction *ctx, int index)
          ocl_kernel_initf(&k->nd[0], ocl_gather_program(k->dtype),
                           "gather_nd32_%s", it) &&
          ocl_kernel_initf(&k->nd[1], ocl_gather_program(k->dtype),
-                          "gather_nd_%s", it);
+                          "gather_nd_%s", it) &&
+         ocl_kernel_initf(&k->nd[2], ocl_gather_program(k->dtype),
+                          "gather_nd_rows_%s", it);
     break;
   case SLICE_ASSIGN:
     for (int i = 0; i < 5; i++) {

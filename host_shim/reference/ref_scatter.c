@@ -388,15 +388,17 @@ struct nd_shape {
 };
 
 static const struct nd_shape nd_shapes[] = {
-    {2, {5, 3}, 2, {3, 1}, 4, 0, TF_INT32},   /* rows, a duplicate */
-    {2, {4, 3}, 2, {3, 2}, 7, 0, TF_INT64},   /* elements */
-    {1, {9}, 1, {4}, 2, 0, TF_INT32},         /* a vector of indices */
+    {2, {5, 3}, 2, {3, 1}, 4, 0, TF_INT32},       /* rows, a duplicate */
+    {2, {4, 3}, 2, {3, 2}, 7, 0, TF_INT64},       /* elements */
+    {1, {9}, 1, {4}, 2, 0, TF_INT32},             /* a vector of indices */
     {3, {3, 4, 5}, 3, {2, 2, 1}, 1, 0, TF_INT64}, /* 2-D index batch */
     {3, {3, 4, 37}, 2, {40, 2}, 5, 7, TF_INT32},  /* dropped rows */
     /* More than 512 update rows: the GPU shape's global sort stages. */
     {2, {300, 7}, 2, {600, 1}, 37, 0, TF_INT32},
-    {2, {0, 3}, 2, {0, 1}, 1, 0, TF_INT32},   /* empty output, no updates */
-    {2, {4, 3}, 2, {0, 1}, 1, 0, TF_INT64},   /* no updates */
+    /* Rows longer than a CPU device's span (4096), some of them dropped. */
+    {2, {6, 4100}, 2, {5, 1}, 1, 2, TF_INT64},
+    {2, {0, 3}, 2, {0, 1}, 1, 0, TF_INT32}, /* empty output, no updates */
+    {2, {4, 3}, 2, {0, 1}, 1, 0, TF_INT64}, /* no updates */
 };
 
 static void nd_case_shapes(const struct nd_shape *s, int64_t *udims,
