@@ -408,6 +408,25 @@ typedef struct {
   long k;
 } gather_nd_t;
 
+/* The offset (in slices) of the index tuple at idx, and whether every
+ * index lies inside params. */
+#define GATHER_ND_TUPLE(IT)                                                   \
+  static long gather_nd_at_##IT(__global const IT *idx, gather_nd_t s,       \
+                                bool *inside)                                 \
+  {                                                                           \
+    long at = 0;                                                              \
+    bool ok = true;                                                           \
+    for (int d = 0; d < s.k; d++) {                                           \
+      long v = (long)idx[d];                                                  \
+      ok = ok && v >= 0 && v < s.dims[d];                                     \
+      at += v * s.strides[d];                                                 \
+    }                                                                         \
+    *inside = ok;                                                             \
+    return at;                                                                \
+  }
+GATHER_ND_TUPLE(int)
+GATHER_ND_TUPLE(long)
+
 #define GATHER_ND(NAME, IT, I)                                                \
   __kernel void NAME(OCL_TENSOR_ARG(const T, params),                         \
                      OCL_TENSOR_ARG(const IT, indices),                       \
@@ -417,14 +436,9 @@ typedef struct {
     OCL_GUARD(i, n);                                                          \
     I r = i / slice;                                                          \
     I c = i - r * slice;                                                      \
-    __global const IT *idx = OCL_PTR(const IT, indices) + (long)r * s.k;      \
-    long at = 0;                                                              \
-    bool ok = true;                                                           \
-    for (int d = 0; d < s.k; d++) {                                           \
-      long v = (long)idx[d];                                                  \
-      ok = ok && v >= 0 && v < s.dims[d];                                     \
-      at += v * s.strides[d];                                                 \
-    }                                                                         \
+    bool ok;                                                                  \
+    long at = gather_nd_at_##IT(                                              \
+        OCL_PTR(const IT, indices) + (long)r * s.k, s, &ok);                  \
     OCL_PTR(T, out)[i] = ok ? OCL_PTR(const T, params)[(I)at * slice + c]     \
                             : (T)0;                                           \
   }
@@ -447,14 +461,9 @@ GATHER_ND(gather_nd_i64, long, long)
     int c0 = get_global_id(0) * span, r = get_global_id(1);                   \
     if (c0 >= slice || r >= rows)                                             \
       return;                                                                 \
-    __global const IT *idx = OCL_PTR(const IT, indices) + (long)r * s.k;      \
-    long at = 0;                                                              \
-    bool ok = true;                                                           \
-    for (int d = 0; d < s.k; d++) {                                           \
-      long v = (long)idx[d];                                                  \
-      ok = ok && v >= 0 && v < s.dims[d];                                     \
-      at += v * s.strides[d];                                                 \
-    }                                                                         \
+    bool ok;                                                                  \
+    long at = gather_nd_at_##IT(                                              \
+        OCL_PTR(const IT, indices) + (long)r * s.k, s, &ok);                  \
     int len = min(span, slice - c0);                                          \
     __global T *to = OCL_PTR(T, out) + r * slice + c0;                        \
     if (ok) {                                                                 \
