@@ -388,14 +388,17 @@ static void *spin(void *arg)
 
 /* The tuner leaves out a host BLAS whose threads keep spinning after its
  * call: a thread busy while the caller sleeps is seen, an idle process is
- * not. */
+ * not. On a loaded machine the spinning thread may get under half a core
+ * in one probe's 5 ms, so it has a few probes to be seen in. */
 START_TEST(lingering_host_threads_are_seen)
 {
   ck_assert(!gemm_host_threads_linger());
   pthread_t t;
   atomic_store(&spin_on, true);
   ck_assert_int_eq(pthread_create(&t, NULL, spin, NULL), 0);
-  bool seen = gemm_host_threads_linger();
+  bool seen = false;
+  for (int probe = 0; probe < 50 && !seen; probe++)
+    seen = gemm_host_threads_linger();
   atomic_store(&spin_on, false);
   pthread_join(t, NULL);
   ck_assert(seen);
@@ -633,7 +636,7 @@ START_TEST(program_table_finds_the_families)
       {"binary_bool", "-DT=uchar -DT_IS_BOOL", ocl_cl_source_binary},
       {"einsum_float", "-DT=float -DT_IS_FLOAT", ocl_cl_source_einsum},
       {"softmax_float", "-DT=float -DT_IS_FLOAT", ocl_cl_source_softmax},
-      {"scatter_float", "-DT=float -DT_VEC16", ocl_cl_source_scatter},
+      {"scatter_float", "-DT=float", ocl_cl_source_scatter},
       {"variables_float", "-DT=float -DT_IS_FLOAT", ocl_cl_source_variables},
       {"matmul_cpu_float", "-DT=float -DMATMUL_CPU -DIDX_T=long",
        ocl_cl_source_matmul},
