@@ -66,6 +66,74 @@ static float u32_to_float(uint x)
   return as_float(0x3f800000u | (x & 0x7fffffu)) - 1.0f;
 }
 
+#ifdef RANDOM_HAS_FP64
+/* log(x) of a float x in (0, 1], in double to ~1e-16: m 2^e with m in
+ * [sqrt(1/2), sqrt(2)), then 2 atanh((m - 1) / (m + 1)) as its series to
+ * the 23rd power (|f| <= 0.1716: the next term is below 2^-64 of it).
+ * PoCL's log is a call, which left the run of groups element by element. */
+static double log_unit(float x)
+{
+  ulong bits = as_ulong((double)x);
+  int e = (int)(bits >> 52) - 1023; /* x > 0: no sign bit */
+  double m = as_double((bits & 0x000fffffffffffffUL) | 0x3ff0000000000000UL);
+  bool high = m > 1.4142135623730951;
+  m = high ? 0.5 * m : m;
+  e = high ? e + 1 : e;
+  double f = (m - 1.0) / (m + 1.0), f2 = f * f;
+  double p = 1.0 / 23.0;
+  p = fma(p, f2, 1.0 / 21.0);
+  p = fma(p, f2, 1.0 / 19.0);
+  p = fma(p, f2, 1.0 / 17.0);
+  p = fma(p, f2, 1.0 / 15.0);
+  p = fma(p, f2, 1.0 / 13.0);
+  p = fma(p, f2, 1.0 / 11.0);
+  p = fma(p, f2, 1.0 / 9.0);
+  p = fma(p, f2, 1.0 / 7.0);
+  p = fma(p, f2, 1.0 / 5.0);
+  p = fma(p, f2, 1.0 / 3.0);
+  return fma((double)e, M_LN2, 2.0 * f * fma(p, f2, 1.0));
+}
+
+/* (sin v, cos v) for a float v in [0, 2 pi], in double to ~1e-16: v less
+ * k pi / 2 in two parts (the first difference is exact: v has 24 bits),
+ * then Taylor's series to r^17 and r^18 on |r| <= pi / 4, placed by k's
+ * quadrant. PoCL's sin and cos are calls. */
+static double2 sincos_unit_turn(float v)
+{
+  double d = (double)v;
+  /* rint by the 1.5 * 2^52 shift: rint is a call too. */
+  double k = (d * 0.63661977236758134 + 6755399441055744.0) -
+             6755399441055744.0;
+  double r = fma(-k, 1.5707963267948966, d);
+  r = fma(-k, 6.123233995736766e-17, r);
+  double r2 = r * r;
+  double sp = -1.0 / 355687428096000.0; /* -1/17!: sin's from r^17 down */
+  sp = fma(sp, r2, 1.0 / 1307674368000.0);
+  sp = fma(sp, r2, -1.0 / 6227020800.0);
+  sp = fma(sp, r2, 1.0 / 39916800.0);
+  sp = fma(sp, r2, -1.0 / 362880.0);
+  sp = fma(sp, r2, 1.0 / 5040.0);
+  sp = fma(sp, r2, -1.0 / 120.0);
+  sp = fma(sp, r2, 1.0 / 6.0);
+  double sin_r = fma(-r * r2, sp, r);
+  double cp = 1.0 / 6402373705728000.0; /* 1/18!: cos's from r^18 down */
+  cp = fma(cp, r2, -1.0 / 20922789888000.0);
+  cp = fma(cp, r2, 1.0 / 87178291200.0);
+  cp = fma(cp, r2, -1.0 / 479001600.0);
+  cp = fma(cp, r2, 1.0 / 3628800.0);
+  cp = fma(cp, r2, -1.0 / 40320.0);
+  cp = fma(cp, r2, 1.0 / 720.0);
+  cp = fma(cp, r2, -1.0 / 24.0);
+  cp = fma(cp, r2, 0.5);
+  double cos_r = fma(-r2, cp, 1.0);
+  int q = (int)k & 3;
+  double s = (q & 1) ? cos_r : sin_r, c = (q & 1) ? sin_r : cos_r;
+  s = (q & 2) ? -s : s;
+  c = ((q + 1) & 2) ? -c : c;
+  return (double2)(s, c);
+}
+#endif
+
 /* BoxMullerFloat of random_distributions_utils.h. TensorFlow's CPU build
  * calls glibc's logf, sqrtf and sincosf and forms 2*pi*u in double. In
  * double each step here rounds as a correctly rounded float function would;
@@ -80,8 +148,9 @@ static float2 box_muller(uint x0, uint x1)
     u1 = 1.0e-7f;
 #ifdef RANDOM_HAS_FP64
   float v1 = (float)(2.0 * M_PI * (double)u32_to_float(x1));
-  float u2 = (float)sqrt((double)(-2.0f * (float)log((double)u1)));
-  float s = (float)sin((double)v1), c = (float)cos((double)v1);
+  float u2 = (float)sqrt((double)(-2.0f * (float)log_unit(u1)));
+  double2 sc = sincos_unit_turn(v1);
+  float s = (float)sc.x, c = (float)sc.y;
 #else
   /* 2*pi split into float head and tail: the product rounds once. */
   float u = u32_to_float(x1);
