@@ -80,6 +80,7 @@ static struct {
   struct ocl_kernel bias_act[ST_COUNT][V_COUNT];
   struct ocl_kernel pack[ST_COUNT];
   struct ocl_kernel pack_depth16[ST_COUNT];
+  struct ocl_kernel pack_rows16[ST_COUNT];
   struct ocl_kernel gemm_8x2[ST_COUNT];
   struct ocl_kernel split_sum[ST_COUNT];
   /* [tile][ta * 2 + tb] */
@@ -102,6 +103,8 @@ static void kernels_init(void)
     ok &= ocl_kernel_init(&kernels.pack[st], &programs[st][V_CPU], "pack");
     ok &= ocl_kernel_init(&kernels.pack_depth16[st], &programs[st][V_CPU],
                           "pack_depth16");
+    ok &= ocl_kernel_init(&kernels.pack_rows16[st], &programs[st][V_CPU],
+                          "pack_rows16");
     ok &= ocl_kernel_init(&kernels.direct_rows[st], &programs[st][V_CPU],
                           "gemm_direct_rows");
     ok &= ocl_kernel_init(&kernels.gemm_8x2[st], &programs[st][V_CPU],
@@ -420,6 +423,30 @@ static TF_Tensor *pack(struct ocl_op *op, enum storage st,
       return NULL;
     return dst;
   }
+  /* Rows contiguous (A transposed, B as it is): 16 rows of a depth per
+   * work-item (pack_rows16). */
+  bool rows16 = s_row == 1 && width >= 8 && (width & (width - 1)) == 0;
+  struct ocl_kernel *kernel =
+      rows16 ? &kernels.pack_rows16[st] : &kernels.pack[st];
+  size_t max = ocl_kernel_max_local(op, kernel);
+  if (max == 0)
+    return NULL;
+  size_t local[3] = {ocl_elementwise_local(op->info), 1, 1};
+  while (local[0] > max)
+    local[0] /= 2;
+  if (rows16) {
+    const struct ocl_arg args[] = {
+        OCL_TENSOR(src),        OCL_TENSOR(dst),     OCL_LONG(src_off),
+        OCL_LONG(rows),         OCL_LONG(depth),     OCL_LONG(s_depth),
+        OCL_LONG(rows * depth), OCL_LONG(per_batch), OCL_INT(width),
+    };
+    size_t global[3] = {(size_t)depth, (size_t)((blocks * width + 15) / 16),
+                        (size_t)count};
+    if (!ocl_launch(op, kernel, 3, global, local, args,
+                    (int)(sizeof(args) / sizeof(args[0]))))
+      return NULL;
+    return dst;
+  }
   const struct ocl_arg args[] = {
       OCL_TENSOR(src),         OCL_TENSOR(dst),       OCL_LONG(src_off),
       OCL_LONG(rows),          OCL_LONG(depth),       OCL_LONG(s_row),
@@ -427,13 +454,7 @@ static TF_Tensor *pack(struct ocl_op *op, enum storage st,
       OCL_INT(width),
   };
   size_t global[3] = {(size_t)depth, (size_t)blocks, (size_t)count};
-  size_t local[3] = {ocl_elementwise_local(op->info), 1, 1};
-  size_t max = ocl_kernel_max_local(op, &kernels.pack[st]);
-  if (max == 0)
-    return NULL;
-  while (local[0] > max)
-    local[0] /= 2;
-  if (!ocl_launch(op, &kernels.pack[st], 3, global, local, args,
+  if (!ocl_launch(op, kernel, 3, global, local, args,
                   (int)(sizeof(args) / sizeof(args[0]))))
     return NULL;
   return dst;
