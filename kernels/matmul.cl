@@ -395,11 +395,11 @@ __kernel void pack_rows16(OCL_TENSOR_ARG(const T, src),
  * batch * splits, split s takes slice [k0 + s * kc, + kc) and writes its
  * own partial C, split_stride elements after the previous split's (the
  * host sums them: split_sum). Unsplit, splits is 1.
- * in_place (float, one matrix, a small product whose packing would cost
- * what the product does): bit 0, ap is A itself from a_off, element (row,
- * k) at row * a_sr + k * a_sk (rows past M read row M - 1, never stored);
- * bit 1, bp is B itself from b_off, rows ldb apart (whole 32-column
- * blocks only). finish (float, the last K slice of an unsplit product):
+ * in_place (float, small products whose packing would cost what they
+ * do): bit 0, ap is A itself from a_off, matrix xb M * K elements on,
+ * element (row, k) at row * a_sr + k * a_sk (rows past M read row M - 1,
+ * never stored); bit 1, bp is B itself from b_off, matrix yb K * N on,
+ * rows ldb apart (whole 32-column blocks only). finish (float, the last K slice of an unsplit product):
  * _FusedMatMul's epilogue, + bias (bit 0) then the activation act, as
  * bias_act would apply it after the store. */
 /* The activation over 16 values: Relu as a select (NaN stays NaN, as
@@ -458,7 +458,7 @@ static inline float16 finish16(float16 o, int act, float alpha)
         OCL_PTR(const float, bp) + ((yb * nblocks + j) * K + kb) * NR;       \
     long ldb_ = NR;                                                          \
     if (in_place & 2) {                                                      \
-      B = OCL_PTR(const float, bp) + b_off + kb * ldb + j * NR;              \
+      B = OCL_PTR(const float, bp) + b_off + yb * K * N + kb * ldb + j * NR; \
       ldb_ = ldb;                                                            \
     }                                                                        \
     __global T *C = OCL_PTR(T, c) + c_off + split * split_stride +           \
@@ -469,7 +469,7 @@ static inline float16 finish16(float16 o, int act, float alpha)
     if (in_place & 1) {                                                      \
       __global const float *Ar[MR];                                          \
       _Pragma("unroll") for (int r = 0; r < MR; r++)                         \
-        Ar[r] = OCL_PTR(const float, ap) + a_off +                           \
+        Ar[r] = OCL_PTR(const float, ap) + a_off + xb * M * K +              \
                 min(i * MR + r, M - 1) * a_sr + kb * a_sk;                   \
       GEMM_STEPS(MR, NV, Ar[r][k * a_sk])                                    \
     } else {                                                                 \

@@ -214,6 +214,17 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
    * with whole and partial blocks of rows (M = 17, N = 48). */
   add_case(out, o, dtype, D(2, 17, 32), D(2, 48, 32), false, true, ok);
   add_case(out, o, dtype, D(2, 17, 20), D(2, 20, 48), false, false, ok);
+  /* Batches of small float products read their operands in place, each
+   * matrix from its own offset: A in either layout, B as it is (whole
+   * 32-column blocks), one with K split over the work-groups (integer
+   * values: its sums of 1100 terms are exact in float, within any
+   * tolerance). */
+  add_case(out, o, dtype, D(3, 17, 40), D(3, 40, 64), false, false, ok);
+  add_case(out, o, dtype, D(2, 40, 17), D(2, 40, 32), true, false, ok);
+  c = add_case(out, o, dtype, D(2, 9, 1100), D(2, 1100, 32), false, false, ok);
+  for (int i = 0; i < 2; i++)
+    for (int64_t e = 0; e < c->inputs[i].elements; e++)
+      c->inputs[i].v[e] = round(c->inputs[i].v[e]);
   /* Small batched products (the direct kernel: attention's shapes) with
    * a whole and a partial run of 16 columns, in every transpose. */
   for (int t = 0; t < 4; t++) {
@@ -240,6 +251,7 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
   add_case(out, o, dtype, D(3, 20, 33), D(20, 40), true, false, ok);
   add_case(out, o, dtype, D(20, 33), D(3, 1, 40, 33), false, true, ok);
   add_case(out, o, dtype, D(1, 20, 33), D(3, 33, 40), false, false, ok);
+  add_case(out, o, dtype, D(3, 1, 17, 40), D(2, 40, 64), false, false, ok);
   add_case(out, o, dtype, D(0, 4, 5), D(5, 3), false, false, ok);
   add_case(out, o, dtype, D(2, 3, 4), D(3, 4, 5), false, false, bad);
   /* x shared by a batch of y (a stride of 0 on x's side), transposed. */
