@@ -329,8 +329,13 @@ static bool nearest_grad_state(struct ocl_op *op, const TF_Tensor *grads,
   return true;
 }
 
+/* Rows of a ResizeBilinear work-item in the CPU shape: its column taps
+ * serve them all (image.cl's bilinear_rows takes any count). */
+#define BILINEAR_ROWS_PER_ITEM 4
+
 /* Enqueues the op's kernel over r: a work-item per output element (GPU
- * shape) or per output row (CPU shape). */
+ * shape) or per output row (CPU shape; a block of rows for
+ * ResizeBilinear). */
 static bool launch(struct ocl_op *op, struct image_kernel *k,
                    const struct resize *r, const TF_Tensor *x, TF_Tensor *y,
                    int64_t in_elements)
@@ -342,7 +347,11 @@ static bool launch(struct ocl_op *op, struct image_kernel *k,
   if (out_elements == 0)
     return true;
   bool rows = info->cpu_shape;
-  int64_t n = rows ? r->batch * r->out_h : out_elements;
+  int64_t row_items =
+      k->op->kind == BILINEAR
+          ? (r->out_h + BILINEAR_ROWS_PER_ITEM - 1) / BILINEAR_ROWS_PER_ITEM
+          : r->out_h;
+  int64_t n = rows ? r->batch * row_items : out_elements;
   bool wide = out_elements > INT32_MAX || in_elements > INT32_MAX;
   struct resize32 a32;
   struct resize64 a64 = {r->batch, r->in_h, r->in_w, r->out_h, r->out_w,

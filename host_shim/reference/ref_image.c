@@ -827,6 +827,12 @@ static void resize_cases(const struct ref_op *op, TF_DataType dtype,
               false, true);
   resize_case(out, o, dtype, "channels 67", D(1, 3, 2, 67), 4, 4, 5, false,
               true);
+  /* Pixels of 8 and 16 channels (the CPU shapes' 8-wide vectors), rows
+   * not a whole number of the forward pass's blocks of rows. */
+  resize_case(out, o, dtype, "channels 8", D(2, 5, 6, 8), 4, 10, 13, false,
+              true);
+  resize_case(out, o, dtype, "channels 16 legacy", D(1, 9, 7, 16), 4, 5, 3,
+              false, false);
   resize_case(out, o, dtype, "empty batch", D(0, 3, 3, 1), 4, 5, 5, false,
               false);
   if (!grad) {
