@@ -439,11 +439,27 @@ __kernel void col2im(OCL_TENSOR_ARG(const float, col), OCL_TENSOR_ARG(T, dx),
   }
 #endif
   idx_t n = min((idx_t)16, g.cin - c0);
-  for (idx_t c = 0; c < n; c++) {
-    float acc = 0.0f;
-    COL2IM_TAPS(acc += src[base + c * col_sk];)
-    STORE(out, c * g.in_sc, acc);
+#if defined(T_IS_HALF) || defined(T_IS_FLOAT)
+  if (col_sk == 1 && g.in_sc == 1 && n == 8) {
+    float8 acc = 0.0f;
+    COL2IM_TAPS(acc += vload8(0, src + base);)
+#if defined(T_IS_HALF)
+    vstore_half8_rte(acc, 0, out);
+#else
+    vstore8(acc, 0, out);
+#endif
+    return;
   }
+#endif
+  /* The taps found once for all n channels (found per channel, with their
+   * divisions, they cost more than the sums: fewer than 16 channels ran
+   * at 0.3x TensorFlow's CPU kernel). */
+  float acc[16];
+  for (idx_t c = 0; c < n; c++)
+    acc[c] = 0.0f;
+  COL2IM_TAPS(for (idx_t c = 0; c < n; c++) acc[c] += src[base + c * col_sk];)
+  for (idx_t c = 0; c < n; c++)
+    STORE(out, c * g.in_sc, acc[c]);
 }
 
 /* dst[i] = (float)src[i]: half operands of a float GEMM whose output must

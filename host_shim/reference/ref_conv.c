@@ -750,6 +750,15 @@ static void conv2d_cases(const struct ref_op *op, TF_DataType dtype,
     s = base, s.h = 9, s.w = 7, s.cin = 20, s.cout = 36, s.kw = 3;
     add(out, o, dtype, &s, ok, "flipped 20->36");
   }
+  /* A strided input gradient folds its column matrix (col2im, CPU shape)
+   * 16 channels at a time: a whole block, then a tail of 8 (a vector) or
+   * of 4 (channel by channel). */
+  if (mode == BACKPROP_INPUT && !dw) {
+    s = base, s.h = 9, s.w = 7, s.cin = 24, s.cout = 5, s.kw = 3, s.stride = 2;
+    add(out, o, dtype, &s, ok, "strided 24->5");
+    s.cin = 20, s.padding = "VALID";
+    add(out, o, dtype, &s, ok, "strided 20->5");
+  }
   /* Conv2DBackpropInput's input_sizes may be (rows, cols) only. */
   if (mode == BACKPROP_INPUT && !dw) {
     s = base;
