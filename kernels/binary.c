@@ -71,11 +71,15 @@ enum variant {
   BCAST3D_PATTERN,
   BCASTF,
   BCAST64,
+  BCAST_SPAN,
   NUM_VARIANTS
 };
 static const char *const variant_suffix[NUM_VARIANTS] = {
     "flat",         "scalar",          "bcast",  "bcast3d", "bcast3d_one",
-    "bcast3d_rows", "bcast3d_pattern", "bcastf", "bcast64"};
+    "bcast3d_rows", "bcast3d_pattern", "bcastf", "bcast64", "bcast_span"};
+/* Output elements per work-item of _bcast_span: its coordinates split once
+ * per span. */
+#define BCAST_SPAN_ELEMENTS 512
 
 struct variants {
   struct ocl_kernel k[NUM_VARIANTS];
@@ -462,6 +466,21 @@ static bool launch_bcast(struct ocl_op *op, struct variants *v,
       a.dims[d] = (cl_int)b->dims[first + d];
       a.x_strides[d] = (cl_int)b->x_strides[first + d];
       a.y_strides[d] = (cl_int)b->y_strides[first + d];
+    }
+    const struct ocl_device_info *info = ocl_op_info(op);
+    if (info == NULL)
+      return false;
+    if (info->cpu_shape) {
+      const struct ocl_arg argv[] = {OCL_BUF(xb),
+                                     OCL_BUF(yb),
+                                     OCL_BUF(zb),
+                                     OCL_INT(n),
+                                     OCL_INT(BCAST_SPAN_ELEMENTS),
+                                     OCL_BYTES(&a, sizeof(a))};
+      return ocl_launch_rows(op, &v->k[BCAST_SPAN],
+                             (size_t)((n + BCAST_SPAN_ELEMENTS - 1) /
+                                      BCAST_SPAN_ELEMENTS),
+                             argv, 6);
     }
     const struct ocl_arg argv[] = {OCL_BUF(xb), OCL_BUF(yb), OCL_BUF(zb),
                                    OCL_INT(n), OCL_BYTES(&a, sizeof(a))};

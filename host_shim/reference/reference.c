@@ -623,7 +623,9 @@ static const struct shape_pair binary_shapes[] = {
      * a single element on either side, of rank 0 or not, against 16 or
      * more (on a CPU device one row of _bcast3d_rows, in spans); 4
      * collapsed dims, each operand broadcast in one (on a CPU device a
-     * rows launch per index of the first). */
+     * rows launch per index of the first), and with short rows (on a CPU
+     * device spans of 512 of the odometer kernel, _bcast_span, one that
+     * starts inside a row). */
     {{2, {7, 33}}, {1, {33}}, TF_OK},
     {{3, {3, 5, 17}}, {3, {3, 1, 17}}, TF_OK},
     {{2, {6, 40}}, {2, {6, 1}}, TF_OK},
@@ -642,6 +644,7 @@ static const struct shape_pair binary_shapes[] = {
     {{0, {0}}, {1, {5000}}, TF_OK},
     {{2, {1, 1}}, {2, {40, 3}}, TF_OK},
     {{4, {3, 1, 32, 32}}, {4, {3, 16, 1, 32}}, TF_OK},
+    {{4, {3, 5, 7, 11}}, {4, {3, 1, 7, 1}}, TF_OK},
 };
 
 void ref_cases_binary(const struct ref_op *op, TF_DataType dtype,
