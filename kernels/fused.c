@@ -43,6 +43,8 @@
  *   _bcast3   up to 3 collapsed dims with a shorter innermost: the flat
  *             index split by multiplications (ocl_fastdiv), no loop
  *   _bcast    general strides over up to 8 collapsed dims, 32-bit indices
+ *   _bcast_span  a CPU device's _bcast: a work-item per span of the
+ *             output, walked as an odometer (binary.cl's)
  *   _bcast64  the same in 64 bits, for more than 2^31 - 1 elements
  * one work-item per output element (the _rows kernels aside). More than 8
  * collapsed dims take one launch per index of the leading ones; more than
@@ -71,12 +73,15 @@ enum variant {
   BCAST3,
   BCAST,
   BCAST64,
+  BCAST_SPAN,
   NUM_VARIANTS
 };
 static const char *const variant_name[NUM_VARIANTS] = {
     "fused_same",          "fused_flat",         "fused_bcast3d",
     "fused_bcast3d_mixed", "fused_bcast3d_rows", "fused_bcast3",
-    "fused_bcast",         "fused_bcast64"};
+    "fused_bcast",         "fused_bcast64",      "fused_bcast_span"};
+/* Output elements per work-item of _bcast_span. */
+#define BCAST_SPAN_ELEMENTS 512
 
 /* The _bcast3d kernels' shortest innermost dim (shorter ones would leave
  * most of a work-group's dimension 0 idle), as binary.c's: below it the
@@ -366,6 +371,45 @@ static void put_kernel_rows(struct text *t, const struct fused_program *p,
   text_put(t, "}\n\n");
 }
 
+/* The CPU shape of _bcast (binary.cl's _bcast_span): a work-item per
+ * `span` output elements, the first split into coordinates once, the rest
+ * walked along the innermost dim with a carry at each run's end. */
+static void put_kernel_span(struct text *t, const struct fused_program *p)
+{
+  int n = p->num_inputs;
+  put_args(t, p, variant_name[BCAST_SPAN]);
+  text_put(t, ", int n, fused_bcast32_t s, int span)\n{\n"
+              "  int i = get_global_id(0) * span;\n"
+              "  if (i >= n)\n    return;\n"
+              "  int end = min(i + span, n), coord[8], rem = i;\n");
+  for (int k = 0; k < n; k++)
+    text_put(t, "  int b%d = 0;\n", k);
+  text_put(t, "  for (int d = s.rank - 1; d >= 0; d--) {\n"
+              "    coord[d] = rem %% s.dims[d];\n    rem /= s.dims[d];\n");
+  for (int k = 0; k < n; k++)
+    text_put(t, "    b%d += coord[d] * s.strides[%d + d];\n", k, 8 * k);
+  text_put(t, "  }\n  int last = s.rank - 1;\n");
+  for (int k = 0; k < n; k++)
+    text_put(t, "  int st%d = s.strides[%d + last];\n", k, 8 * k);
+  text_put(t, "  while (i < end) {\n"
+              "    int run = min(s.dims[last] - coord[last], end - i);\n"
+              "    for (int x = 0; x < run; x++) {\n");
+  for (int k = 0; k < n; k++)
+    text_put(t, "    int j%d = b%d + x * st%d;\n", k, k, k);
+  put_store(t, p, "i + x", INDEX_LOOP);
+  text_put(t, "\n    i += run;\n    coord[last] += run;\n");
+  for (int k = 0; k < n; k++)
+    text_put(t, "    b%d += run * st%d;\n", k, k);
+  text_put(t,
+           "    for (int d = last; d > 0 && coord[d] == s.dims[d]; d--) {\n");
+  for (int k = 0; k < n; k++)
+    text_put(t,
+             "      b%d += s.strides[%d + d - 1] - s.dims[d] * "
+             "s.strides[%d + d];\n",
+             k, 8 * k, 8 * k);
+  text_put(t, "      coord[d] = 0;\n      coord[d - 1]++;\n    }\n  }\n}\n\n");
+}
+
 /* _bcast3: innermost dims too short for _bcast3d's lanes. One work-item
  * per output element, its index split into the 3 coordinates by
  * ocl_fastdiv (no division instruction, no loop: PoCL vectorises it). */
@@ -458,6 +502,7 @@ static char *generate(const struct fused_program *p, unsigned mask)
   put_kernel_3d(&t, p, BCAST3D_MIXED, 0);
   put_kernel_rows(&t, p, variant_name[BCAST3D_ROWS], 0);
   put_kernel_split(&t, p);
+  put_kernel_span(&t, p);
   struct text pro = {0};
   put_bcast_prologue(&pro, p, "int");
   put_kernel(&t, p, variant_name[BCAST], "int", ", fused_bcast32_t s",
@@ -663,7 +708,7 @@ fail:
 
 /* Launch arguments: the inputs, the output, n, the struct. */
 struct launch {
-  struct ocl_arg args[FUSED_MAX_INPUTS + 3];
+  struct ocl_arg args[FUSED_MAX_INPUTS + 4]; /* inputs, out, n, s, span */
   int num_args;
 };
 
@@ -744,6 +789,16 @@ static bool launch_bcast(struct ocl_op *op, struct fused_kernel *k,
     s[8 + 8 * num] = rank;
     l.args[l.num_args++] = OCL_INT(n);
     l.args[l.num_args++] = OCL_BYTES(s, sizeof(int32_t) * (size_t)(9 + 8 * num));
+    const struct ocl_device_info *info = ocl_op_info(op);
+    if (info == NULL)
+      return false;
+    if (info->cpu_shape) {
+      l.args[l.num_args++] = OCL_INT(BCAST_SPAN_ELEMENTS);
+      return ocl_launch_rows(op, &k->k[BCAST_SPAN],
+                             (size_t)((n + BCAST_SPAN_ELEMENTS - 1) /
+                                      BCAST_SPAN_ELEMENTS),
+                             l.args, l.num_args);
+    }
     return ocl_launch_1d(op, &k->k[BCAST], (size_t)n, l.args, l.num_args);
   }
   int64_t s[8 + 8 * FUSED_MAX_INPUTS + 1] = {0};

@@ -328,6 +328,11 @@ static void fused_cases(const struct ref_op *op, TF_DataType dtype,
     static const int64_t four[][8] = {{3, 1, 32, 32}, {3, 16, 1, 32}, {32}};
     inputs_of_shapes(program_case_add(out, op, p, dtype, "4 dims"), p, dtype,
                      four, (const int[]){4, 4, 1}, 3);
+    /* Four with short rows: on a CPU device spans of 512 walked as an
+     * odometer (_bcast_span), the second starting inside a row. */
+    static const int64_t spans[][8] = {{3, 5, 7, 11}, {3, 1, 7, 1}, {11}};
+    inputs_of_shapes(program_case_add(out, op, p, dtype, "4 short dims"), p,
+                     dtype, spans, (const int[]){4, 4, 1}, 3);
     static const int64_t empty[][8] = {{4, 0}, {1}};
     inputs_of_shapes(program_case_add(out, op, p, dtype, "empty"), p, dtype,
                      empty, (const int[]){2, 1}, 2);
