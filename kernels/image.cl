@@ -312,6 +312,20 @@ static inline void bilinear_range(idx_t o, idx_t n, float scale, idx_t size,
   *hi = a;
 }
 
+/* Resized pixel value v's four terms in TensorFlow's order (top-left,
+ * top-right, bottom-left, bottom-right), each computed in float, given to
+ * LEFT (the left tap's) and RIGHT where row tap ty reaches original row
+ * oy. */
+#define BILINEAR_GRAD_TERMS(v, LEFT, RIGHT)                                  \
+  if (ty.lower == oy) {                                                      \
+    LEFT((v) * inv_y * inv_x);                                               \
+    RIGHT((v) * inv_y * tx.lerp);                                            \
+  }                                                                          \
+  if (ty.upper == oy) {                                                      \
+    LEFT((v) * ty.lerp * inv_x);                                             \
+    RIGHT((v) * ty.lerp * tx.lerp);                                          \
+  }
+
 /* The gradient of original element (b, oy, ox, c): what TensorFlow's CPU
  * kernel adds into it, in its order (resized pixels in order, then top-left,
  * top-right, bottom-left, bottom-right), each term computed in float. */
@@ -329,18 +343,15 @@ static inline ACC bilinear_grad_sum(__global const float *g, resize_t s,
       taps_t tx = bilinear_taps(x, s.width_scale, s.out_w, s.half_pixel);
       float inv_x = 1.0f - tx.lerp;
       float v = grow[x * s.channels];
-      if (ty.lower == oy) {
-        if (tx.lower == ox)
-          acc += TO_ACC(v * inv_y * inv_x);
-        if (tx.upper == ox)
-          acc += TO_ACC(v * inv_y * tx.lerp);
-      }
-      if (ty.upper == oy) {
-        if (tx.lower == ox)
-          acc += TO_ACC(v * ty.lerp * inv_x);
-        if (tx.upper == ox)
-          acc += TO_ACC(v * ty.lerp * tx.lerp);
-      }
+#define GATHER_LEFT(t) \
+  if (tx.lower == ox)  \
+    acc += TO_ACC(t);
+#define GATHER_RIGHT(t) \
+  if (tx.upper == ox)   \
+    acc += TO_ACC(t);
+      BILINEAR_GRAD_TERMS(v, GATHER_LEFT, GATHER_RIGHT)
+#undef GATHER_LEFT
+#undef GATHER_RIGHT
     }
   }
   return acc;
@@ -369,17 +380,21 @@ __kernel void bilinear_grad_flat(OCL_TENSOR_ARG(const float, g),
                           y_hi, x_lo, x_hi));
 }
 
-/* CPU shape: a work-item per row of the original image. */
-#define CHUNK 16
-#if defined(T_IS_FLOAT) || defined(T_IS_DOUBLE)
-/* Where the output holds what the sums accumulate in (float, double), the
+/* CPU shape: a work-item per row of the original image.
+ *
+ * Where the output holds what the sums accumulate in (float, double), the
  * row is cleared, then every resized pixel of the rows that read it adds
  * its terms into the pixels its taps name, resized pixels in order, each
  * in the CPU kernel's order: every output element sees the same additions
  * in the same order as TensorFlow's scatter, with no search per pixel (the
  * gather below ran ResizeBilinearGrad of 8 channels at 0.6x TensorFlow's
  * CPU kernel, of 3 at 0.3x). A pixel's channels go 8 at a time where 8
- * divides them (float). */
+ * divides them (float).
+ *
+ * Half and bfloat16 sum in float, so each output element is a gather: the
+ * channels of a pixel in blocks of CHUNK, so that each resized pixel's
+ * taps are computed once per block and its gradients read contiguously. */
+#define CHUNK 16
 __kernel void bilinear_grad_rows(OCL_TENSOR_ARG(const float, g),
                                  OCL_TENSOR_ARG(S, y), resize_t s)
 {
@@ -388,12 +403,13 @@ __kernel void bilinear_grad_rows(OCL_TENSOR_ARG(const float, g),
     return;
   idx_t row = (idx_t)gid, C = s.channels;
   idx_t oy = row % s.out_h, b = row / s.out_h;
-  __global ACC *row_out = OCL_PTR(S, y) + row * s.out_w * C;
-  for (idx_t i = 0; i < s.out_w * C; i++)
-    row_out[i] = 0;
   idx_t y_lo, y_hi;
   bilinear_range(oy, s.in_h, s.height_scale, s.out_h, s.half_pixel, &y_lo,
                  &y_hi);
+#if defined(T_IS_FLOAT) || defined(T_IS_DOUBLE)
+  __global ACC *row_out = OCL_PTR(S, y) + row * s.out_w * C;
+  for (idx_t i = 0; i < s.out_w * C; i++)
+    row_out[i] = 0;
   for (idx_t yy = y_lo; yy < y_hi; yy++) {
     taps_t ty = bilinear_taps(yy, s.height_scale, s.out_h, s.half_pixel);
     float inv_y = 1.0f - ty.lerp;
@@ -409,14 +425,11 @@ __kernel void bilinear_grad_rows(OCL_TENSOR_ARG(const float, g),
           float8 v = vload8(0, gp + c);
           __global float *lo = row_out + tx.lower * C + c;
           __global float *hi = row_out + tx.upper * C + c;
-          if (ty.lower == oy) {
-            vstore8(vload8(0, lo) + v * inv_y * inv_x, 0, lo);
-            vstore8(vload8(0, hi) + v * inv_y * tx.lerp, 0, hi);
-          }
-          if (ty.upper == oy) {
-            vstore8(vload8(0, lo) + v * ty.lerp * inv_x, 0, lo);
-            vstore8(vload8(0, hi) + v * ty.lerp * tx.lerp, 0, hi);
-          }
+#define ADD8_LO(t) vstore8(vload8(0, lo) + (t), 0, lo);
+#define ADD8_HI(t) vstore8(vload8(0, hi) + (t), 0, hi);
+          BILINEAR_GRAD_TERMS(v, ADD8_LO, ADD8_HI)
+#undef ADD8_LO
+#undef ADD8_HI
         }
         continue;
       }
@@ -425,33 +438,16 @@ __kernel void bilinear_grad_rows(OCL_TENSOR_ARG(const float, g),
         float v = gp[c];
         __global ACC *lo = row_out + tx.lower * C + c;
         __global ACC *hi = row_out + tx.upper * C + c;
-        if (ty.lower == oy) {
-          *lo += TO_ACC(v * inv_y * inv_x);
-          *hi += TO_ACC(v * inv_y * tx.lerp);
-        }
-        if (ty.upper == oy) {
-          *lo += TO_ACC(v * ty.lerp * inv_x);
-          *hi += TO_ACC(v * ty.lerp * tx.lerp);
-        }
+#define ADD_LO(t) *lo += TO_ACC(t);
+#define ADD_HI(t) *hi += TO_ACC(t);
+        BILINEAR_GRAD_TERMS(v, ADD_LO, ADD_HI)
+#undef ADD_LO
+#undef ADD_HI
       }
     }
   }
-}
 #else
-/* Half and bfloat16 sum in float, so each output element is a gather: the
- * channels of a pixel in blocks of CHUNK, so that each resized pixel's
- * taps are computed once per block and its gradients read contiguously. */
-__kernel void bilinear_grad_rows(OCL_TENSOR_ARG(const float, g),
-                                 OCL_TENSOR_ARG(S, y), resize_t s)
-{
-  size_t gid = get_global_id(0);
-  if (gid >= (size_t)s.n)
-    return;
-  idx_t row = (idx_t)gid, C = s.channels;
-  idx_t oy = row % s.out_h, b = row / s.out_h;
-  idx_t y_lo, y_hi, x_lo, x_hi;
-  bilinear_range(oy, s.in_h, s.height_scale, s.out_h, s.half_pixel, &y_lo,
-                 &y_hi);
+  idx_t x_lo, x_hi;
   __global const float *grads = OCL_PTR(const float, g);
   __global S *out = OCL_PTR(S, y);
   for (idx_t ox = 0; ox < s.out_w; ox++) {
@@ -474,18 +470,15 @@ __kernel void bilinear_grad_rows(OCL_TENSOR_ARG(const float, g),
           /* The terms in the CPU kernel's order, each in float. */
           for (idx_t k = 0; k < nc; k++) {
             float v = gp[k];
-            if (ty.lower == oy) {
-              if (tx.lower == ox)
-                acc[k] += TO_ACC(v * inv_y * inv_x);
-              if (tx.upper == ox)
-                acc[k] += TO_ACC(v * inv_y * tx.lerp);
-            }
-            if (ty.upper == oy) {
-              if (tx.lower == ox)
-                acc[k] += TO_ACC(v * ty.lerp * inv_x);
-              if (tx.upper == ox)
-                acc[k] += TO_ACC(v * ty.lerp * tx.lerp);
-            }
+#define GATHER_LEFT(t) \
+  if (tx.lower == ox)  \
+    acc[k] += TO_ACC(t);
+#define GATHER_RIGHT(t) \
+  if (tx.upper == ox)   \
+    acc[k] += TO_ACC(t);
+            BILINEAR_GRAD_TERMS(v, GATHER_LEFT, GATHER_RIGHT)
+#undef GATHER_LEFT
+#undef GATHER_RIGHT
           }
         }
       }
@@ -493,8 +486,8 @@ __kernel void bilinear_grad_rows(OCL_TENSOR_ARG(const float, g),
         STORE(out, (row * s.out_w + ox) * C + c0 + k, acc[k]);
     }
   }
-}
 #endif
+}
 
 /* The resized coordinates [lo, hi) among [0, n) that nearest-neighbour
  * resizing maps to original coordinate o. */
