@@ -77,9 +77,6 @@ enum variant {
 static const char *const variant_suffix[NUM_VARIANTS] = {
     "flat",         "scalar",          "bcast",  "bcast3d", "bcast3d_one",
     "bcast3d_rows", "bcast3d_pattern", "bcastf", "bcast64", "bcast_span"};
-/* Output elements per work-item of _bcast_span: its coordinates split once
- * per span. */
-#define BCAST_SPAN_ELEMENTS 512
 
 struct variants {
   struct ocl_kernel k[NUM_VARIANTS];
@@ -475,11 +472,11 @@ static bool launch_bcast(struct ocl_op *op, struct variants *v,
                                      OCL_BUF(yb),
                                      OCL_BUF(zb),
                                      OCL_INT(n),
-                                     OCL_INT(BCAST_SPAN_ELEMENTS),
+                                     OCL_INT(OCL_BCAST_SPAN_ELEMENTS),
                                      OCL_BYTES(&a, sizeof(a))};
       return ocl_launch_rows(op, &v->k[BCAST_SPAN],
-                             (size_t)((n + BCAST_SPAN_ELEMENTS - 1) /
-                                      BCAST_SPAN_ELEMENTS),
+                             (size_t)((n + OCL_BCAST_SPAN_ELEMENTS - 1) /
+                                      OCL_BCAST_SPAN_ELEMENTS),
                              argv, 6);
     }
     const struct ocl_arg argv[] = {OCL_BUF(xb), OCL_BUF(yb), OCL_BUF(zb),

@@ -80,9 +80,6 @@ static const char *const variant_name[NUM_VARIANTS] = {
     "fused_same",          "fused_flat",         "fused_bcast3d",
     "fused_bcast3d_mixed", "fused_bcast3d_rows", "fused_bcast3",
     "fused_bcast",         "fused_bcast64",      "fused_bcast_span"};
-/* Output elements per work-item of _bcast_span. */
-#define BCAST_SPAN_ELEMENTS 512
-
 /* The _bcast3d kernels' shortest innermost dim (shorter ones would leave
  * most of a work-group's dimension 0 idle), as binary.c's: below it the
  * 1-D _bcast3. */
@@ -793,10 +790,10 @@ static bool launch_bcast(struct ocl_op *op, struct fused_kernel *k,
     if (info == NULL)
       return false;
     if (info->cpu_shape) {
-      l.args[l.num_args++] = OCL_INT(BCAST_SPAN_ELEMENTS);
+      l.args[l.num_args++] = OCL_INT(OCL_BCAST_SPAN_ELEMENTS);
       return ocl_launch_rows(op, &k->k[BCAST_SPAN],
-                             (size_t)((n + BCAST_SPAN_ELEMENTS - 1) /
-                                      BCAST_SPAN_ELEMENTS),
+                             (size_t)((n + OCL_BCAST_SPAN_ELEMENTS - 1) /
+                                      OCL_BCAST_SPAN_ELEMENTS),
                              l.args, l.num_args);
     }
     return ocl_launch_1d(op, &k->k[BCAST], (size_t)n, l.args, l.num_args);

@@ -26,10 +26,12 @@
 /* A CPU device's row kernels take 3 collapsed dims: a broadcast of more
  * goes as a rows launch per index of the leading dims where each covers
  * OCL_SPLIT_ROWS_MIN_ELEMENTS or more and there are at most
- * OCL_SPLIT_ROWS_MAX_LAUNCHES; else the general kernel, which divides per
- * dim and element. */
+ * OCL_SPLIT_ROWS_MAX_LAUNCHES; else the span kernels, whose work-item splits
+ * its first of OCL_BCAST_SPAN_ELEMENTS outputs into coordinates once and
+ * walks the rest (the general kernel divides per dim and element). */
 #define OCL_SPLIT_ROWS_MIN_ELEMENTS 16384
 #define OCL_SPLIT_ROWS_MAX_LAUNCHES 1024
+#define OCL_BCAST_SPAN_ELEMENTS 512
 
 /* Formats dims as TensorFlow prints shapes: "[2,3]". */
 void ocl_shape_format(const int64_t *dims, int rank, char *buf, int buf_len);
