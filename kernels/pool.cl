@@ -733,11 +733,80 @@ static void max_pool_grad_near_one(const pool_t *q, const __global T *xp,
       }
   STORE(dxp, i, acc);
 }
-BACKWARD(max_pool_grad_near,
-         (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(const T, y),
-          OCL_TENSOR_ARG(const T, dy), OCL_TENSOR_ARG(T, dx)),
-         (OCL_PTR(const T, x), OCL_PTR(const T, y), OCL_PTR(const T, dy),
-          OCL_PTR(T, dx)))
+GPU_KERNEL(max_pool_grad_near,
+           (OCL_TENSOR_ARG(const T, x), OCL_TENSOR_ARG(const T, y),
+            OCL_TENSOR_ARG(const T, dy), OCL_TENSOR_ARG(T, dx)),
+           (OCL_PTR(const T, x), OCL_PTR(const T, y), OCL_PTR(const T, dy),
+            OCL_PTR(T, dx)),
+           IN_OUT)
+
+/* The CPU shape: a work-item per input row (n, p, h; channels first also
+ * c). Channels last, a pixel's windows are found once for all its
+ * channels, which go 16 at a time in vector registers (the element
+ * function's comparisons and sums in its order: adding +0 where an element
+ * is not near leaves the sum as it is, which never holds -0), the last
+ * ones lane by lane; channels first, element by element. */
+__kernel void max_pool_grad_near_rows(OCL_TENSOR_ARG(const T, x),
+                                      OCL_TENSOR_ARG(const T, y),
+                                      OCL_TENSOR_ARG(const T, dy),
+                                      OCL_TENSOR_ARG(T, dx), pool_t q)
+{
+  IDX row = (IDX)get_global_id(0);
+  OCL_GUARD(row, q.count);
+  IDX n, c0, p, h;
+  split_row(&q, row, q.in_p, q.in_h, &n, &c0, &p, &h);
+  const __global T *xp = OCL_PTR(const T, x);
+  const __global T *yp = OCL_PTR(const T, y);
+  const __global T *dyp = OCL_PTR(const T, dy);
+  __global T *dxp = OCL_PTR(T, dx);
+  if (q.channels_first) {
+    layout_t li = layout_of(&q, n, c0, q.in_p, q.in_h, q.in_w);
+    layout_t lo = layout_of(&q, n, c0, q.out_p, q.out_h, q.out_w);
+    for (IDX w = 0; w < q.in_w; w++)
+      max_pool_grad_near_one(&q, xp, yp, dyp, dxp, at(&li, p, h, w), p, h, w,
+                             &li, &lo);
+    return;
+  }
+  layout_t li = layout_of(&q, n, 0, q.in_p, q.in_h, q.in_w);
+  layout_t lo = layout_of(&q, n, 0, q.out_p, q.out_h, q.out_w);
+  IDX p0, p1, h0, h1;
+  windows_of(p, q.str_p, q.pad_p, q.win_p, q.out_p, &p0, &p1);
+  windows_of(h, q.str_h, q.pad_h, q.win_h, q.out_h, &h0, &h1);
+#if defined(ACC16)
+  IDX whole = q.depth / 16 * 16;
+#else
+  IDX whole = 0;
+#endif
+  for (IDX w = 0; w < q.in_w; w++) {
+    IDX w0, w1;
+    windows_of(w, q.str_w, q.pad_w, q.win_w, q.out_w, &w0, &w1);
+    IDX i = at(&li, p, h, w);
+#if defined(ACC16)
+    for (IDX c = 0; c < whole; c += 16) {
+      ACC16 xv = LOAD16(xp + i + c), acc = (ACC16)0;
+      for (IDX op = p0; op <= p1; op++)
+        for (IDX oh = h0; oh <= h1; oh++)
+          for (IDX ow = w0; ow <= w1; ow++) {
+            IDX o = at(&lo, op, oh, ow) + c;
+            acc += select((ACC16)0, LOAD16(dyp + o),
+                          fabs(xv - LOAD16(yp + o)) < (ACC16)1e-5);
+          }
+      STORE16(dxp + i + c, acc);
+    }
+#endif
+    for (IDX c = whole; c < q.depth; c++) {
+      ACC xv = LOAD(xp, i + c), acc = 0;
+      for (IDX op = p0; op <= p1; op++)
+        for (IDX oh = h0; oh <= h1; oh++)
+          for (IDX ow = w0; ow <= w1; ow++) {
+            IDX o = at(&lo, op, oh, ow) + c;
+            if (fabs(xv - LOAD(yp, o)) < (ACC)1e-5)
+              acc += LOAD(dyp, o);
+          }
+      STORE(dxp, i + c, acc);
+    }
+  }
+}
 
 /* One input element: each window holding it passes on its gradient
  * divided by the window's in-bounds element count. */

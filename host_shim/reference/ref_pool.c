@@ -648,10 +648,19 @@ static void pool_cases(const struct ref_op *op, TF_DataType dtype,
     static double tied_wide[2 * 4 * 6 * 17];
     for (size_t i = 0; i < sizeof(tied_wide) / sizeof(tied_wide[0]); i++)
       tied_wide[i] = (double)((i * 5 + i / 17) % 2);
-    if (!three)
-      pool_case(out, op, dtype, false, 2, (int64_t[]){1, 4, 6}, 17,
-                (int64_t[]){1, 2, 2}, (int64_t[]){1, 2, 2}, "VALID", tied_wide,
-                "ties, 17 channels");
+    pool_case(out, op, dtype, false, 2, (int64_t[]){1, 4, 6}, 17,
+              (int64_t[]){1, 2, 2}, (int64_t[]){1, 2, 2}, "VALID", tied_wide,
+              "ties, 17 channels");
+    /* Ties across 20 channels in windows that overlap along every axis:
+     * MaxPool3DGrad's CPU kernel sums each input's windows 16 channels at a
+     * time, then the last 4 one by one. */
+    static double tied_overlap[2 * 3 * 5 * 4 * 20];
+    for (size_t i = 0; i < sizeof(tied_overlap) / sizeof(tied_overlap[0]); i++)
+      tied_overlap[i] = (double)((i * 7 + i / 20) % 3);
+    if (three && !some)
+      pool_case(out, op, dtype, false, 2, (int64_t[]){3, 5, 4}, 20,
+                (int64_t[]){2, 3, 3}, (int64_t[]){1, 2, 2}, "SAME",
+                tied_overlap, "ties, 20 channels, overlapping");
     static const double constant[2 * 2 * 4 * 4] = {0};
     pool_case(out, op, dtype, false, 2, (int64_t[]){three ? 2 : 1, 4, 4}, 1,
               (int64_t[]){1, 3, 3}, (int64_t[]){1, 1, 1}, "SAME", constant,
