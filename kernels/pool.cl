@@ -27,6 +27,9 @@
 #define ACC16 float16
 #define LOAD16(p) vload_half16(0, (p))
 #define STORE16(p, v) vstore_half16_rte((v), 0, (p))
+#define ACC8 float8
+#define LOAD8(p) vload_half8(0, (p))
+#define STORE8(p, v) vstore_half8_rte((v), 0, (p))
 #elif defined(T_IS_BFLOAT16)
 #define ACC float
 #define LOAD(p, i) ocl_bf16_to_float((p)[i])
@@ -40,6 +43,9 @@
 #define ACC16 double16
 #define LOAD16(p) vload16(0, (p))
 #define STORE16(p, v) vstore16((v), 0, (p))
+#define ACC8 double8
+#define LOAD8(p) vload8(0, (p))
+#define STORE8(p, v) vstore8((v), 0, (p))
 #else
 #define ACC float
 #define LOAD(p, i) ((p)[i])
@@ -48,6 +54,9 @@
 #define ACC16 float16
 #define LOAD16(p) vload16(0, (p))
 #define STORE16(p, v) vstore16((v), 0, (p))
+#define ACC8 float8
+#define LOAD8(p) vload8(0, (p))
+#define STORE8(p, v) vstore8((v), 0, (p))
 #endif
 
 /* struct pool_args32/64 of pool.c: IDX members only. Spatial axes are
@@ -740,11 +749,26 @@ GPU_KERNEL(max_pool_grad_near,
             OCL_PTR(T, dx)),
            IN_OUT)
 
+/* The sum of max_pool_grad_near_one for W channels from c of the input
+ * pixel at i, in vector registers: the same comparisons and sums in the
+ * same order (adding +0 where an element is not near leaves the sum as it
+ * is, which never holds -0). */
+#define NEAR_GRAD_CHANNELS(W)                                                \
+  do {                                                                       \
+    ACC##W xv = LOAD##W(xp + i + c), acc = (ACC##W)0;                        \
+    for (IDX op = p0; op <= p1; op++)                                        \
+      for (IDX oh = h0; oh <= h1; oh++)                                      \
+        for (IDX ow = w0; ow <= w1; ow++) {                                  \
+          IDX o = at(&lo, op, oh, ow) + c;                                   \
+          acc += select((ACC##W)0, LOAD##W(dyp + o),                         \
+                        fabs(xv - LOAD##W(yp + o)) < (ACC##W)1e-5);          \
+        }                                                                    \
+    STORE##W(dxp + i + c, acc);                                              \
+  } while (0)
+
 /* The CPU shape: a work-item per input row (n, p, h; channels first also
  * c). Channels last, a pixel's windows are found once for all its
- * channels, which go 16 at a time in vector registers (the element
- * function's comparisons and sums in its order: adding +0 where an element
- * is not near leaves the sum as it is, which never holds -0), the last
+ * channels, which go 16 and then 8 at a time in vector registers, the last
  * ones lane by lane; channels first, element by element. */
 __kernel void max_pool_grad_near_rows(OCL_TENSOR_ARG(const T, x),
                                       OCL_TENSOR_ARG(const T, y),
@@ -772,29 +796,19 @@ __kernel void max_pool_grad_near_rows(OCL_TENSOR_ARG(const T, x),
   IDX p0, p1, h0, h1;
   windows_of(p, q.str_p, q.pad_p, q.win_p, q.out_p, &p0, &p1);
   windows_of(h, q.str_h, q.pad_h, q.win_h, q.out_h, &h0, &h1);
-#if defined(ACC16)
-  IDX whole = q.depth / 16 * 16;
-#else
-  IDX whole = 0;
-#endif
   for (IDX w = 0; w < q.in_w; w++) {
     IDX w0, w1;
     windows_of(w, q.str_w, q.pad_w, q.win_w, q.out_w, &w0, &w1);
-    IDX i = at(&li, p, h, w);
+    IDX i = at(&li, p, h, w), c = 0;
 #if defined(ACC16)
-    for (IDX c = 0; c < whole; c += 16) {
-      ACC16 xv = LOAD16(xp + i + c), acc = (ACC16)0;
-      for (IDX op = p0; op <= p1; op++)
-        for (IDX oh = h0; oh <= h1; oh++)
-          for (IDX ow = w0; ow <= w1; ow++) {
-            IDX o = at(&lo, op, oh, ow) + c;
-            acc += select((ACC16)0, LOAD16(dyp + o),
-                          fabs(xv - LOAD16(yp + o)) < (ACC16)1e-5);
-          }
-      STORE16(dxp + i + c, acc);
+    for (; c + 16 <= q.depth; c += 16)
+      NEAR_GRAD_CHANNELS(16);
+    if (c + 8 <= q.depth) {
+      NEAR_GRAD_CHANNELS(8);
+      c += 8;
     }
 #endif
-    for (IDX c = whole; c < q.depth; c++) {
+    for (; c < q.depth; c++) {
       ACC xv = LOAD(xp, i + c), acc = 0;
       for (IDX op = p0; op <= p1; op++)
         for (IDX oh = h0; oh <= h1; oh++)

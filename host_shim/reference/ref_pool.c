@@ -651,16 +651,16 @@ static void pool_cases(const struct ref_op *op, TF_DataType dtype,
     pool_case(out, op, dtype, false, 2, (int64_t[]){1, 4, 6}, 17,
               (int64_t[]){1, 2, 2}, (int64_t[]){1, 2, 2}, "VALID", tied_wide,
               "ties, 17 channels");
-    /* Ties across 20 channels in windows that overlap along every axis:
-     * MaxPool3DGrad's CPU kernel sums each input's windows 16 channels at a
-     * time, then the last 4 one by one. */
-    static double tied_overlap[2 * 3 * 5 * 4 * 20];
+    /* Ties across 28 channels in windows that overlap along every axis:
+     * MaxPool3DGrad's CPU kernel sums each input's windows for 16 channels,
+     * then 8, then the last 4 one by one. */
+    static double tied_overlap[2 * 3 * 5 * 4 * 28];
     for (size_t i = 0; i < sizeof(tied_overlap) / sizeof(tied_overlap[0]); i++)
-      tied_overlap[i] = (double)((i * 7 + i / 20) % 3);
+      tied_overlap[i] = (double)((i * 7 + i / 28) % 3);
     if (three && !some)
-      pool_case(out, op, dtype, false, 2, (int64_t[]){3, 5, 4}, 20,
+      pool_case(out, op, dtype, false, 2, (int64_t[]){3, 5, 4}, 28,
                 (int64_t[]){2, 3, 3}, (int64_t[]){1, 2, 2}, "SAME",
-                tied_overlap, "ties, 20 channels, overlapping");
+                tied_overlap, "ties, 28 channels, overlapping");
     static const double constant[2 * 2 * 4 * 4] = {0};
     pool_case(out, op, dtype, false, 2, (int64_t[]){three ? 2 : 1, 4, 4}, 1,
               (int64_t[]){1, 3, 3}, (int64_t[]){1, 1, 1}, "SAME", constant,
