@@ -197,6 +197,11 @@ static void einsum_cases(const struct ref_op *op, TF_DataType dtype,
   einsum_case(out, dtype, "abde,cde->abc", D(2, 6, 3, 5), D(9, 3, 5), ok);
   einsum_case(out, dtype, "abde,abc->cde", D(2, 6, 3, 5), D(2, 6, 9), ok);
   einsum_case(out, dtype, "acbe,abcd->aecd", D(2, 3, 6, 7), D(2, 6, 3, 5), ok);
+  /* Its operands swapped (TensorFlow's gradients write both): neither
+   * product's labels are the output's, so the product goes through a temp
+   * and a gather; heads of 5 and of 20 (a CPU device's rows). */
+  einsum_case(out, dtype, "abcd,acbe->aecd", D(2, 6, 3, 5), D(2, 3, 6, 7), ok);
+  einsum_case(out, dtype, "abcd,acbe->aecd", D(2, 6, 3, 20), D(2, 3, 6, 7), ok);
   /* Plain products, each transpose, a product written to a swapped
    * output, batches and a shared operand. */
   /* Operands of 5 strided dims after merging (the general gather, past
