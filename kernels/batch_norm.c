@@ -62,6 +62,11 @@ static const struct ocl_program programs[NUM_BN_TYPES][NUM_WIDTHS] = {
 /* The local size of the reduction kernels (fixed per device: PoCL compiles
  * a kernel again for each new local size), capped by the built kernel. */
 #define BN_LOCAL 256
+/* The CPU shape's fold kernels: their local size where no work-item
+ * merges more than BN_FOLD_MERGES_CPU slices (else BN_LOCAL: 2 local
+ * sizes, 2 builds). */
+#define BN_FOLD_LOCAL_CPU 16
+#define BN_FOLD_MERGES_CPU 16
 /* Work-groups per compute unit the statistics aim for. */
 #define BN_GROUPS_PER_CU_GPU 4
 #define BN_GROUPS_PER_CU_CPU 2
@@ -410,7 +415,15 @@ static bool bn_plan_rows(struct ocl_op *op, struct bn_kernel *k,
   p->slices = p->rest == 0 ? 0 : ceil_div(p->rest, p->slice);
   p->run = p->slice;
   bn_width(p, k);
-  size_t fit = ocl_kernel_fit_local(op, &k->k[p->width][fold_kernel], p->local);
+  /* A narrow fold group where its work-items merge at most
+   * BN_FOLD_MERGES_CPU slices each in order before their tree, as each of
+   * a group's barriers costs PoCL a pass over its work-items (64 channels
+   * of 196 slices: 0.35 ms at 256 work-items a group, 0.04 at 16). Longer
+   * runs of merged partial sums lose the ulps that the tree keeps. */
+  size_t wanted = p->slices <= BN_FOLD_LOCAL_CPU * BN_FOLD_MERGES_CPU
+                      ? BN_FOLD_LOCAL_CPU
+                      : p->local;
+  size_t fit = ocl_kernel_fit_local(op, &k->k[p->width][fold_kernel], wanted);
   if (fit == 0)
     return false;
   p->local = fit;

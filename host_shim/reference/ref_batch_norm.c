@@ -257,18 +257,20 @@ static void shift_channels(const struct ref_case *c, struct ref_tensor *x,
 }
 
 /* 2^20 elements per channel, channel means of 1000 and -300 and a spread
- * of +-0.03 (a standard deviation of 0.017, 280 float ulps of 1000). */
+ * of +-0.03 (a standard deviation of 0.017, 280 float ulps of 1000); and
+ * 2^16 channels last (a CPU device's fold merges 16 partials a work-item
+ * in order there, one at 2^20). */
 static void accuracy_cases(const struct ref_op *op, TF_DataType dtype,
                            bool grad, struct ref_cases *out)
 {
   static const double shift[2] = {1000.0, -300.0};
-  for (int f = 0; f < 2; f++) {
+  for (int f = 0; f < 3; f++) {
     bool nchw = f == 1;
     int64_t dims[4], channels = 2;
-    image_dims(dims, nchw, 16, 256, 256, channels);
+    image_dims(dims, nchw, f == 2 ? 1 : 16, 256, 256, channels);
     struct ref_case *c =
-        ref_case_add(out, op->op, "%s large mean, 2^20 per channel %s",
-                     op->op, nchw ? "NCHW" : "NHWC");
+        ref_case_add(out, op->op, "%s large mean, 2^%d per channel %s", op->op,
+                     f == 2 ? 16 : 20, nchw ? "NCHW" : "NHWC");
     bn_attrs(c, nchw ? "NCHW" : NULL, true, 1.0);
     if (grad) {
       /* dy = 1 + u: its sum is large, its product with (x - mean) sums to
