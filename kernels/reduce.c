@@ -163,6 +163,9 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /* The vector kernels fold 16-wide vectors: rows of at least 16 elements,
  * column runs of 16 columns. */
 #define VECTOR_MIN 16
+/* Columns a CPU work-item of the reductions' _cols_vec takes (reduce.cl;
+ * the arg reductions' take VECTOR_MIN). */
+#define COLS_RUN 64
 /* _tile's work-group size asked for (fixed per device: PoCL compiles a
  * kernel again for each new local size) and the most adjacent columns it
  * takes (the rest of the work-group splits the rows into lanes); GPUs
@@ -203,10 +206,11 @@ static int64_t pow2_at_least(int64_t v)
   return p;
 }
 
-/* Plans the pass; false with the status set. */
+/* Plans the pass, whose _cols_vec kernel takes cols_run columns a
+ * work-item; false with the status set. */
 static bool plan_pass(struct ocl_op *op, struct kernel_set *sets, int64_t outer,
                       int64_t reduce, int64_t inner, int64_t max_parts,
-                      struct plan *pl)
+                      int64_t cols_run, struct plan *pl)
 {
   const struct ocl_device_info *info = ocl_op_info(op);
   if (info == NULL)
@@ -225,8 +229,8 @@ static bool plan_pass(struct ocl_op *op, struct kernel_set *sets, int64_t outer,
       min_rows = SPLIT_MIN_ELEMENTS;
     } else if (inner >= VECTOR_MIN) {
       pl->v = COLS_VEC;
-      items = outer * ceil_div(inner, VECTOR_MIN);
-      min_rows = SPLIT_MIN_ELEMENTS / VECTOR_MIN;
+      items = outer * ceil_div(inner, cols_run);
+      min_rows = SPLIT_MIN_ELEMENTS / cols_run;
     } else {
       pl->v = ITEMS;
       items = outer * inner;
@@ -311,7 +315,7 @@ static bool reduce_3d(struct ocl_op *op, struct reduce_kernel *k,
   for (;;) {
     struct kernel_set *sets = from_input ? k->first : k->fold;
     struct plan pl;
-    if (!plan_pass(op, sets, outer, reduce, inner, INT64_MAX, &pl))
+    if (!plan_pass(op, sets, outer, reduce, inner, INT64_MAX, COLS_RUN, &pl))
       return false;
     TF_Tensor *to = dst;
     enum store store = !last ? STORE_ACC
@@ -512,7 +516,7 @@ static bool run_arg(struct ocl_op *op, struct reduce_kernel *k,
   }
   struct plan pl;
   if (!plan_pass(op, k->first, r->outer, r->reduce, r->inner, ARG_MAX_PARTS,
-                 &pl))
+                 VECTOR_MIN, &pl))
     return false;
   enum arg_store store = out64 ? ARG_OUT64 : ARG_OUT32;
   TF_Tensor *values = y, *indices = y; /* y stands in for unused values */

@@ -277,6 +277,26 @@ typedef uchar16 VACC;
     }                                                                         \
     return VALUE(KAHAN, acc, ac);                                             \
   }                                                                           \
+  /* Rows [r0, r1) of the 64 columns at xp into out[64], an accumulator   \
+   * per 16 of them, row by row: 256 contiguous bytes a row, where 16        \
+   * columns at a time read 64 bytes of each row's page. */                 \
+  static void NAME##_fold_cols64(const __global T *xp, IDX inner, IDX r0,     \
+                                 IDX r1, ACC *out)                            \
+  {                                                                           \
+    VACC s0 = (VACC)(IDENT), s1 = s0, s2 = s0, s3 = s0;                       \
+    VACC c0 = (VACC)(0), c1 = c0, c2 = c0, c3 = c0;                           \
+    for (IDX r = r0; r < r1; r++) {                                           \
+      const __global T *row = xp + r * inner;                                 \
+      ADD_TO(VACC, KAHAN, COMB, s0, c0, PREP(LOAD16(row, 0)));                \
+      ADD_TO(VACC, KAHAN, COMB, s1, c1, PREP(LOAD16(row, 16)));               \
+      ADD_TO(VACC, KAHAN, COMB, s2, c2, PREP(LOAD16(row, 32)));               \
+      ADD_TO(VACC, KAHAN, COMB, s3, c3, PREP(LOAD16(row, 48)));               \
+    }                                                                         \
+    vstore16(VALUE(KAHAN, s0, c0), 0, out);                                   \
+    vstore16(VALUE(KAHAN, s1, c1), 0, out + 16);                              \
+    vstore16(VALUE(KAHAN, s2, c2), 0, out + 32);                              \
+    vstore16(VALUE(KAHAN, s3, c3), 0, out + 48);                              \
+  }                                                                           \
   /* Rows [r0, r1) of the 16 columns at xp into out[16]: four accumulators  \
    * take every fourth row. */                                               \
   static void NAME##_fold_cols(const __global T *xp, IDX inner, IDX r0,       \
@@ -311,28 +331,32 @@ typedef uchar16 VACC;
     ACC acc = NAME##_fold_run(OCL_PTR(const T, x) + o * reduce + r0, r1 - r0); \
     PUT(FIN, OCL_PTR(uchar, y), g, acc);                                      \
   }                                                                           \
-  /* n = outer * parts * runs of 16 columns (the last may be narrower). */    \
+  /* n = outer * parts * runs of 64 columns (the last may be narrower: its \
+   * blocks of 16, then column by column). */                                \
   __kernel void NAME##_cols_vec(RED_ARGS)                                     \
   {                                                                           \
     IDX g = (IDX)get_global_id(0);                                            \
     OCL_GUARD(g, n);                                                          \
-    IDX runs = (inner + 15) / 16;                                             \
+    IDX runs = (inner + 63) / 64;                                             \
     IDX run = g % runs, q = g / runs;                                         \
     IDX p = q % parts, o = q / parts;                                         \
     PART_ROWS(p);                                                             \
-    IDX c0 = run * 16, width = min((IDX)16, inner - c0);                      \
+    IDX c0 = run * 64, width = min((IDX)64, inner - c0);                      \
     const __global T *xp = OCL_PTR(const T, x) + o * reduce * inner + c0;     \
     IDX out0 = (o * parts + p) * inner + c0;                                  \
     __global uchar *yp = OCL_PTR(uchar, y);                                   \
-    if (width == 16) {                                                        \
-      ACC out[16];                                                            \
-      NAME##_fold_cols(xp, inner, r0, r1, out);                               \
-      for (int l = 0; l < 16; l++)                                            \
-        PUT(FIN, yp, out0 + l, out[l]);                                       \
-    } else {                                                                  \
-      for (IDX l = 0; l < width; l++)                                         \
-        PUT(FIN, yp, out0 + l, NAME##_fold_strided(xp + l, inner, r0, r1));   \
+    ACC out[64];                                                              \
+    IDX l = 0;                                                                \
+    if (width == 64) {                                                        \
+      NAME##_fold_cols64(xp, inner, r0, r1, out);                             \
+      l = 64;                                                                 \
     }                                                                         \
+    for (; l + 16 <= width; l += 16)                                          \
+      NAME##_fold_cols(xp + l, inner, r0, r1, out + l);                       \
+    for (IDX j = 0; j < l; j++)                                               \
+      PUT(FIN, yp, out0 + j, out[j]);                                         \
+    for (; l < width; l++)                                                    \
+      PUT(FIN, yp, out0 + l, NAME##_fold_strided(xp + l, inner, r0, r1));     \
   }
 
 #define NO_KAHAN 0

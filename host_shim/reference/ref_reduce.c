@@ -275,24 +275,27 @@ struct reduce_shape {
 static const struct reduce_shape reduce_shapes[] = {
     {2, {3, 5}, 1, {1}, false, TF_OK},
     {2, {3, 5}, 1, {0}, true, TF_OK},
-    {3, {2, 3, 7}, 2, {0, 2}, false, TF_OK},       /* general form */
+    {3, {2, 3, 7}, 2, {0, 2}, false, TF_OK}, /* general form */
     {3, {2, 3, 7}, 1, {-1}, true, TF_OK},
     {3, {2, 3, 7}, 3, {1, 2, -2}, false, TF_INVALID_ARGUMENT}, /* repeat */
-    {3, {2, 3, 7}, 3, {0, 1, 2}, false, TF_OK},    /* to a scalar */
-    {4, {2, 3, 4, 5}, 2, {1, 3}, true, TF_OK},     /* general form */
-    {1, {1031}, 1, {0}, false, TF_OK},             /* one long row */
-    {2, {3, 300}, 1, {1}, false, TF_OK},           /* long rows */
-    {2, {300, 5}, 1, {0}, false, TF_OK},           /* long columns */
-    {2, {37, 45}, 1, {0}, false, TF_OK},           /* wide: 16-runs, tail */
-    {3, {2, 33, 20}, 1, {1}, true, TF_OK},         /* [outer, reduce, inner] */
-    {2, {3, 20000}, 1, {1}, false, TF_OK},         /* few long rows: split */
-    {1, {50000}, 1, {0}, false, TF_OK},            /* to a scalar: split */
-    {2, {700, 21}, 1, {0}, false, TF_OK},          /* few column runs: split */
-    {2, {4, 5}, 0, {0}, false, TF_OK},             /* no axes: a copy */
-    {3, {4, 1, 5}, 1, {1}, false, TF_OK},          /* size-1 axis: a copy */
-    {0, {0}, 0, {0}, false, TF_OK},                /* scalar */
-    {2, {0, 4}, 1, {0}, false, TF_OK},             /* empty: the identity */
-    {2, {0, 4}, 1, {1}, true, TF_OK},              /* empty output */
+    {3, {2, 3, 7}, 3, {0, 1, 2}, false, TF_OK},                /* to a scalar */
+    {4, {2, 3, 4, 5}, 2, {1, 3}, true, TF_OK}, /* general form */
+    {1, {1031}, 1, {0}, false, TF_OK},         /* one long row */
+    {2, {3, 300}, 1, {1}, false, TF_OK},       /* long rows */
+    {2, {300, 5}, 1, {0}, false, TF_OK},       /* long columns */
+    {2, {37, 45}, 1, {0}, false, TF_OK},       /* wide: 16-runs, tail */
+    {2, {37, 150}, 1, {0}, false, TF_OK},      /* 64-runs, 16, tail */
+    {3, {3, 40, 70}, 1, {1}, true, TF_OK},     /* a 64-run per outer */
+    {2, {3000, 100}, 1, {0}, false, TF_OK},    /* 64-runs split */
+    {3, {2, 33, 20}, 1, {1}, true, TF_OK},     /* [outer, reduce, inner] */
+    {2, {3, 20000}, 1, {1}, false, TF_OK},     /* few long rows: split */
+    {1, {50000}, 1, {0}, false, TF_OK},        /* to a scalar: split */
+    {2, {700, 21}, 1, {0}, false, TF_OK},      /* few column runs: split */
+    {2, {4, 5}, 0, {0}, false, TF_OK},         /* no axes: a copy */
+    {3, {4, 1, 5}, 1, {1}, false, TF_OK},      /* size-1 axis: a copy */
+    {0, {0}, 0, {0}, false, TF_OK},            /* scalar */
+    {2, {0, 4}, 1, {0}, false, TF_OK},         /* empty: the identity */
+    {2, {0, 4}, 1, {1}, true, TF_OK},          /* empty output */
     {2, {3, 5}, 1, {2}, false, TF_INVALID_ARGUMENT},
     {2, {3, 5}, 1, {-3}, false, TF_INVALID_ARGUMENT},
 };
