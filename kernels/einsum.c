@@ -35,6 +35,8 @@ static const struct ocl_program programs[2] = {
 /* The shortest contiguous innermost dim einsum_gather4_rows copies: a SIMD
  * vector of floats; shorter stay with einsum_gather4. */
 #define GATHER4_ROWS_MIN_INNER 16
+/* einsum_gather4_tiles' tile: 8 x 8 elements. */
+#define GATHER4_TILE 8
 #define MAX_SUBSCRIPT 64   /* labels in one subscript, the ellipsis's too */
 #define NAMED_LABELS 52    /* a-z, A-Z */
 #define MAX_LABELS (NAMED_LABELS + MAX_SUBSCRIPT)
@@ -63,6 +65,7 @@ struct einsum_kernel {
   struct ocl_kernel gather;
   struct ocl_kernel gather4; /* at most 4 dims, no sums */
   struct ocl_kernel gather4_rows; /* CPU devices: innermost contiguous */
+  struct ocl_kernel gather4_tiles; /* CPU devices: a transpose */
 };
 
 enum label_kind { L_ABSENT, L_BATCH, L_FREE0, L_FREE1, L_CONTRACT, L_REDUCE };
@@ -206,7 +209,10 @@ static void *einsum_create(TF_OpKernelConstruction *ctx)
       !ocl_kernel_init(&k->gather4, &programs[k->dtype == TF_HALF ? 1 : 0],
                        "einsum_gather4") ||
       !ocl_kernel_init(&k->gather4_rows, &programs[k->dtype == TF_HALF ? 1 : 0],
-                       "einsum_gather4_rows")) {
+                       "einsum_gather4_rows") ||
+      !ocl_kernel_init(&k->gather4_tiles,
+                       &programs[k->dtype == TF_HALF ? 1 : 0],
+                       "einsum_gather4_tiles")) {
     ocl_set_status(status, TF_INTERNAL, "Einsum: kernel name too long");
     goto fail;
   }
@@ -473,6 +479,27 @@ static bool gather(struct ocl_op *op, struct einsum_kernel *k,
                              {0}};
     return ocl_launch_spans(op, &k->gather4_rows, dims, args, 4);
   }
+  if (kernel == &k->gather4 && info->cpu_shape && m.strides[3] != 1 &&
+      m.dims[3] >= GATHER4_TILE) {
+    int contiguous = -1;
+    for (int d = 0; d < 3; d++)
+      if (m.strides[d] == 1 && m.dims[d] >= GATHER4_TILE)
+        contiguous = d;
+    if (contiguous >= 0) {
+      cl_int tiles_p = (m.dims[contiguous] + GATHER4_TILE - 1) / GATHER4_TILE;
+      cl_int tiles_l = (m.dims[3] + GATHER4_TILE - 1) / GATHER4_TILE;
+      cl_int groups =
+          (cl_int)(elements / ((int64_t)m.dims[contiguous] * m.dims[3])) *
+          tiles_p;
+      const struct ocl_arg args[] = {
+          OCL_TENSOR(x),       OCL_TENSOR(y),    OCL_BYTES(&m, sizeof(m)),
+          OCL_INT(contiguous), OCL_INT(tiles_p), OCL_INT(tiles_l),
+          OCL_INT(groups),
+      };
+      size_t global[2] = {(size_t)tiles_l, (size_t)groups};
+      return ocl_launch(op, &k->gather4_tiles, 2, global, NULL, args, 7);
+    }
+  }
   const struct ocl_arg args[] = {OCL_TENSOR(x), OCL_TENSOR(y),
                                  OCL_BYTES(&m, sizeof(m))};
   return ocl_launch_1d(op, kernel, (size_t)elements, args, 3);
@@ -593,18 +620,20 @@ static void compute_two(struct ocl_op *op, struct einsum_kernel *k,
   }
 
   /* The GEMM's left operand: 0 unless the output reads [batch, free of 1,
-   * free of 0], the product with the operands swapped. */
+   * free of 0], the product with the operands swapped. Where neither
+   * product is the output, the one whose innermost label is the output's:
+   * the gather after it then copies rows, not a transpose. */
   int c_order[3 * MAX_SUBSCRIPT];
   size_t out_bytes = sizeof(int) * (size_t)p->out_rank;
-  int left = 0;
-  concat(c_order, batch, nbatch, s[1].free, s[1].nfree, s[0].free,
-         s[0].nfree);
-  if (memcmp(c_order, p->out_labels, out_bytes) == 0)
-    left = 1;
   concat(c_order, batch, nbatch, s[0].free, s[0].nfree, s[1].free,
          s[1].nfree);
-  if (memcmp(c_order, p->out_labels, out_bytes) == 0)
-    left = 0;
+  bool direct0 = memcmp(c_order, p->out_labels, out_bytes) == 0;
+  concat(c_order, batch, nbatch, s[1].free, s[1].nfree, s[0].free, s[0].nfree);
+  bool direct1 = memcmp(c_order, p->out_labels, out_bytes) == 0;
+  int left = 0;
+  if (!direct0)
+    left = direct1 || (p->out_rank > 0 &&
+                       p->kind[p->out_labels[p->out_rank - 1]] == L_FREE0);
   const int right = 1 - left;
 
   /* The contraction order: the one that leaves more operands in place.

@@ -25,10 +25,12 @@ typedef struct {
 
 #ifdef T_IS_HALF
 typedef ushort BITS_T; /* copies move half's bits: no cl_khr_fp16 needed */
+typedef ushort8 BITS8_T;
 #define LOAD(p, i) vload_half((i), (p))
 #define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #else
 typedef T BITS_T;
+typedef float8 BITS8_T;
 #define LOAD(p, i) ((p)[i])
 #define STORE(p, i, v) ((p)[i] = (v))
 #endif
@@ -102,4 +104,41 @@ __kernel void einsum_gather4_rows(OCL_TENSOR_ARG(const T, x),
   __global BITS_T *to = OCL_PTR(BITS_T, y) + row * inner + i0;
   for (int c = 0; c < len; c++)
     to[c] = from[c];
+}
+
+/* The CPU shape of einsum_gather4 where the innermost dim strides in x
+ * and dim p (0, 1 or 2) is contiguous there: a transpose (attention's keys,
+ * [B, S, N, H] read as [B, N, H, S]). A work-item per 8 x 8 tile of dims p
+ * and 3 at one index of the other two (groups = tiles along p times their
+ * extents), its 8 rows along p read as vectors and stored as 8 rows along
+ * dim 3; partial tiles element by element. einsum_gather4 took a division
+ * chain and a strided read per element there. */
+__kernel void einsum_gather4_tiles(OCL_TENSOR_ARG(const T, x),
+                                   OCL_TENSOR_ARG(T, y), einsum_map m, int p,
+                                   int tiles_p, int tiles_l, int groups)
+{
+  const int tl = get_global_id(0), g = get_global_id(1);
+  if (tl >= tiles_l || g >= groups)
+    return;
+  const int a = p == 0 ? 1 : 0, b = p == 2 ? 1 : 2; /* the other dims */
+  int out_stride[4];
+  out_stride[3] = 1;
+  out_stride[2] = m.dims[3];
+  out_stride[1] = out_stride[2] * m.dims[2];
+  out_stride[0] = out_stride[1] * m.dims[1];
+  const int rest = g / tiles_p, ib = rest % m.dims[b], ia = rest / m.dims[b];
+  const int p0 = (g - rest * tiles_p) * 8, l0 = tl * 8;
+  const int ls = m.strides[3], ps = out_stride[p];
+  __global const BITS_T *in = OCL_PTR(const BITS_T, x) + ia * m.strides[a] +
+                              ib * m.strides[b] + p0 + l0 * ls;
+  __global BITS_T *out = OCL_PTR(BITS_T, y) + ia * out_stride[a] +
+                         ib * out_stride[b] + p0 * ps + l0;
+  const int np = min(8, m.dims[p] - p0), nl = min(8, m.dims[3] - l0);
+  if (np == 8 && nl == 8) {
+    OCL_TRANSPOSE_TILE8(BITS8_T, in, ls, out, ps);
+    return;
+  }
+  for (int r = 0; r < np; r++)
+    for (int c = 0; c < nl; c++)
+      out[r * ps + c] = in[r + c * ls];
 }

@@ -208,21 +208,7 @@ typedef VEC8(T) T8;
 static void transpose_tile8(__global const T *in, idx_t in_stride,
                             __global T *out, idx_t out_stride)
 {
-  T8 v0 = vload8(0, in), v1 = vload8(0, in + in_stride);
-  T8 v2 = vload8(0, in + 2 * in_stride), v3 = vload8(0, in + 3 * in_stride);
-  T8 v4 = vload8(0, in + 4 * in_stride), v5 = vload8(0, in + 5 * in_stride);
-  T8 v6 = vload8(0, in + 6 * in_stride), v7 = vload8(0, in + 7 * in_stride);
-#define ROW8(c)                                                               \
-  (T8)(v0.c, v1.c, v2.c, v3.c, v4.c, v5.c, v6.c, v7.c)
-  vstore8(ROW8(s0), 0, out);
-  vstore8(ROW8(s1), 0, out + out_stride);
-  vstore8(ROW8(s2), 0, out + 2 * out_stride);
-  vstore8(ROW8(s3), 0, out + 3 * out_stride);
-  vstore8(ROW8(s4), 0, out + 4 * out_stride);
-  vstore8(ROW8(s5), 0, out + 5 * out_stride);
-  vstore8(ROW8(s6), 0, out + 6 * out_stride);
-  vstore8(ROW8(s7), 0, out + 7 * out_stride);
-#undef ROW8
+  OCL_TRANSPOSE_TILE8(T8, in, in_stride, out, out_stride);
 }
 
 #define COPY_TILE8(xi, yi, p, l)                                             \

@@ -233,6 +233,13 @@ static void einsum_cases(const struct ref_op *op, TF_DataType dtype,
   einsum_case(out, dtype, "aecd,abcd->acbe", D(2, 7, 3, 20), D(2, 6, 3, 20),
               ok);
   einsum_case(out, dtype, "ijk->jik", D(2, 3, 4100), NULL, 0, ok);
+  /* ... and transposes in 8 x 8 tiles where the innermost dim strides:
+   * keys of 12 (a whole tile and part of one) by heads of 20 (two and a
+   * part), and a one-operand transpose whose contiguous dim is not the
+   * one before the innermost. */
+  einsum_case(out, dtype, "aecd,abcd->acbe", D(2, 12, 3, 20), D(2, 9, 3, 20),
+              ok);
+  einsum_case(out, dtype, "ijk->kji", D(10, 3, 12), NULL, 0, ok);
   einsum_case(out, dtype, "ijk->j", D(3, 4, 5), NULL, 0, ok);
   einsum_case(out, dtype, "ii->", D(6, 6), NULL, 0, ok);
   einsum_case(out, dtype, "ij->ij", D(3, 4), NULL, 0, ok);
