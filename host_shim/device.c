@@ -261,6 +261,12 @@ bool tfocl_device_keep_freed_memory(struct tfocl_device *d, bool keep)
   return keep;
 }
 
+void tfocl_device_poison_outputs(struct tfocl_device *d, bool poison)
+{
+  if (d != NULL)
+    d->poison_outputs = poison;
+}
+
 void shim_device_release(struct tfocl_device *d, void *opaque, uint64_t size)
 {
   bool kept = false;

@@ -558,6 +558,22 @@ TF_Tensor *shim_ctx_alloc(TF_OpKernelContext *ctx, TF_DataType dtype,
                                    status);
 }
 
+/* tfocl_device_poison_outputs: output `index`, just allocated as t. */
+static bool poison(TF_OpKernelContext *context, int index, TF_Tensor *t,
+                   TF_Status *status)
+{
+  struct tfocl_device *d = context->op->device;
+  if (!d->poison_outputs || context->op->output_on_host[index] ||
+      t->byte_size == 0)
+    return true;
+  SP_DeviceMemoryBase mem = {.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE,
+                             .opaque = TF_TensorData(t),
+                             .size = t->byte_size};
+  d->plugin->se.memset(&d->sp, d->streams[TFOCL_STREAM_COMPUTE], &mem, 0xff,
+                       t->byte_size, status);
+  return shim_ok(status);
+}
+
 TF_Tensor *TF_AllocateOutput(TF_OpKernelContext *context, int index,
                              TF_DataType dtype, const int64_t *dims,
                              int num_dims, size_t len, TF_Status *status)
@@ -575,6 +591,10 @@ TF_Tensor *TF_AllocateOutput(TF_OpKernelContext *context, int index,
                      num_dims, context->op->output_on_host[index], status);
   if (t == NULL)
     return NULL;
+  if (!poison(context, index, t, status)) {
+    TF_DeleteTensor(t);
+    return NULL;
+  }
   ret = shim_tensor_ref(t);
   if (ret == NULL) {
     TF_DeleteTensor(t);

@@ -185,6 +185,8 @@ struct tfocl_device {
   /* tfocl_device_keep_freed_memory: freed device blocks handed out again
    * for an allocation of the same size. */
   bool keep_freed;
+  /* tfocl_device_poison_outputs */
+  bool poison_outputs;
   int num_kept;
   struct shim_kept_block {
     void *opaque;

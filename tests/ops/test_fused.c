@@ -871,6 +871,7 @@ int main(void)
     fprintf(stderr, "opening device 0: %s\n", TF_Message(status));
     return EXIT_FAILURE;
   }
+  tfocl_device_poison_outputs(device, true);
   Suite *s = suite_create("fused");
   TCase *tc = tcase_create("fused");
   tcase_set_timeout(tc, 300);

@@ -449,6 +449,7 @@ int main(void)
     return rc;
   }
   printf("ops on %s\n", device_name);
+  tfocl_device_poison_outputs(device, true);
   if (starts_with(device_name, "Oclgrind")) {
     const char *large = getenv("TFOCL_OPS_SIM_LARGE");
     sim_large = large != NULL && *large != '\0' ? strtoll(large, NULL, 10)

@@ -1627,6 +1627,8 @@ int main(void)
     return EXIT_FAILURE;
   }
 
+  tfocl_device_poison_outputs(device, true);
+
   Suite *s = suite_create("variables");
   TCase *tc = tcase_create("variables");
   tcase_set_timeout(tc, 300);
