@@ -469,11 +469,44 @@ GPU_KERNEL(max_pool_grad,
            (OCL_PTR(const int, arg), OCL_PTR(const T, dy), OCL_PTR(T, dx)),
            IN_OUT)
 
+#if defined(T_IS_FLOAT)
+/* AvgPoolGrad's CPU shape for float, channels last: an input position
+ * takes the windows over it in turn, working out a window's size and its
+ * reciprocal once (a division per window and 16 channels kept the core's
+ * divider the bottleneck), and adds the window's gradient times it into
+ * its dx channels, which stay in the L1 cache between windows. Windows in
+ * the element function's order; TensorFlow's CPU kernel also multiplies by
+ * the reciprocal. */
+static void avg_grad_position(const pool_t *q, const __global float *dyp,
+                              __global float *dxi, const layout_t *lo,
+                              IDX p0, IDX p1, IDX h0, IDX h1, IDX w0, IDX w1)
+{
+  IDX depth = q->depth, c = 0;
+  for (; c + 16 <= depth; c += 16)
+    vstore16((float16)0.0f, 0, dxi + c);
+  for (; c < depth; c++)
+    dxi[c] = 0.0f;
+  for (IDX op = p0; op <= p1; op++)
+    for (IDX oh = h0; oh <= h1; oh++)
+      for (IDX ow = w0; ow <= w1; ow++) {
+        win_t r = window_of_output(q, op, oh, ow);
+        float inv =
+            1.0f / (float)((r.p1 - r.p0) * (r.h1 - r.h0) * (r.w1 - r.w0));
+        const __global float *g = dyp + at(lo, op, oh, ow);
+        for (c = 0; c + 16 <= depth; c += 16)
+          vstore16(vload16(0, dxi + c) + vload16(0, g + c) * inv, 0, dxi + c);
+        for (; c < depth; c++)
+          dxi[c] += g[c] * inv;
+      }
+}
+#endif
+
 /* The CPU shape of the gradients' gathers (max_pool_grad: arg given;
  * avg_pool_grad: arg NULL), channels last: a row's input positions sum
  * the windows over them 16 channels at a time in a vector register (float
  * and half; double and the last channels one at a time), contiguous in
- * dy, arg and dx, in the element function's order. */
+ * dy, arg and dx, in the element function's order; float avg_pool_grad's
+ * positions take avg_grad_position. */
 static void grad_row_last(const pool_t *q, const __global int *argp,
                           const __global T *dyp, __global T *dxp, IDX n,
                           IDX p, IDX h)
@@ -488,6 +521,12 @@ static void grad_row_last(const pool_t *q, const __global int *argp,
     IDX w0, w1;
     windows_of(w, q->str_w, q->pad_w, q->win_w, q->out_w, &w0, &w1);
     __global T *dxi = dxp + at(&li, p, h, w);
+#if defined(T_IS_FLOAT)
+    if (argp == NULL) {
+      avg_grad_position(q, dyp, dxi, &lo, p0, p1, h0, h1, w0, w1);
+      continue;
+    }
+#endif
     IDX c = 0;
 #if defined(ACC16) && !defined(T_IS_DOUBLE)
     for (; c + 16 <= depth; c += 16) {

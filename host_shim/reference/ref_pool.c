@@ -622,6 +622,14 @@ static void pool_cases(const struct ref_op *op, TF_DataType dtype,
               three ? 5 : 17, (int64_t[]){three ? 2 : 1, 2, 2},
               (int64_t[]){three ? 2 : 1, 2, 2}, "VALID", NULL, "large");
   }
+  /* Channels in vectors of 16 and a tail under overlapping windows (the
+   * CPU shapes' vector rows): 40 channels, 20 on the simulator. */
+  if (!some)
+    pool_case(out, op, dtype, false, sim ? 1 : 2,
+              (int64_t[]){three ? 3 : 1, sim ? 5 : 9, sim ? 6 : 11},
+              sim ? 20 : 40, (int64_t[]){three ? 2 : 1, 3, 3},
+              (int64_t[]){three ? 2 : 1, 2, 2}, "SAME", NULL,
+              "vector channels");
   /* An empty batch, and windows wider than the image (an empty output:
    * the gradients are zero). */
   pool_case(out, op, dtype, false, 0, (int64_t[]){three ? 2 : 1, 4, 4}, 3,
