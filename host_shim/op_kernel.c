@@ -558,13 +558,13 @@ TF_Tensor *shim_ctx_alloc(TF_OpKernelContext *ctx, TF_DataType dtype,
                                    status);
 }
 
-/* tfocl_device_poison_outputs: output `index`, just allocated as t. */
-static bool poison(TF_OpKernelContext *context, int index, TF_Tensor *t,
+/* tfocl_device_poison_outputs: t, just allocated in device memory unless
+ * on_host. */
+static bool poison(TF_OpKernelContext *context, bool on_host, TF_Tensor *t,
                    TF_Status *status)
 {
   struct tfocl_device *d = context->op->device;
-  if (!d->poison_outputs || context->op->output_on_host[index] ||
-      t->byte_size == 0)
+  if (!d->poison_outputs || on_host || t->byte_size == 0)
     return true;
   SP_DeviceMemoryBase mem = {.struct_size = SP_DEVICE_MEMORY_BASE_STRUCT_SIZE,
                              .opaque = TF_TensorData(t),
@@ -591,7 +591,7 @@ TF_Tensor *TF_AllocateOutput(TF_OpKernelContext *context, int index,
                      num_dims, context->op->output_on_host[index], status);
   if (t == NULL)
     return NULL;
-  if (!poison(context, index, t, status)) {
+  if (!poison(context, context->op->output_on_host[index], t, status)) {
     TF_DeleteTensor(t);
     return NULL;
   }
@@ -671,7 +671,13 @@ TF_Tensor *TF_AllocateTemp(TF_OpKernelContext *context, TF_DataType dtype,
     }
     on_host = alloc_attrs->on_host != 0;
   }
-  return shim_ctx_alloc(context, dtype, dims, num_dims, on_host, status);
+  TF_Tensor *t =
+      shim_ctx_alloc(context, dtype, dims, num_dims, on_host, status);
+  if (t != NULL && !poison(context, on_host, t, status)) {
+    TF_DeleteTensor(t);
+    return NULL;
+  }
+  return t;
 }
 
 void TF_IncNumDeferredOps(TF_OpKernelContext *context) { (void)context; }

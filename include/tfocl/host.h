@@ -160,12 +160,13 @@ TFOCL_HOST_EXPORT void tfocl_device_close(struct tfocl_device *device);
  * an allocation that fails, before it tries again. */
 TFOCL_HOST_EXPORT bool tfocl_device_keep_freed_memory(
     struct tfocl_device *device, bool keep);
-/* Every device output a kernel allocates (TF_AllocateOutput) is filled with
- * 0xff bytes on the compute stream before the kernel's own work: NaN in a
- * floating-point tensor, -1 in an integer one, so that a kernel leaving
- * elements of its output unwritten fails a comparison, where fresh memory
- * would have read as zeros. TensorFlow's allocator hands out memory that
- * held other tensors. Off by default. */
+/* Every device output and temporary a kernel allocates (TF_AllocateOutput,
+ * TF_AllocateTemp) is filled with 0xff bytes on the compute stream before
+ * the kernel's own work: NaN in a floating-point tensor, -1 in an integer
+ * one, so that a kernel leaving elements of its output unwritten, or
+ * reading a temporary it did not write, fails a comparison, where fresh
+ * memory would have read as zeros. TensorFlow's allocator hands out memory
+ * that held other tensors. Off by default. */
 TFOCL_HOST_EXPORT void tfocl_device_poison_outputs(struct tfocl_device *device,
                                                    bool poison);
 TFOCL_HOST_EXPORT struct tfocl_plugin *tfocl_device_plugin(
