@@ -269,6 +269,10 @@ static int run(int argc, char **argv)
     return TFOCL_EXIT_ERROR;
   }
 
+  /* An output element the kernel never writes reads as NaN (or -1), not
+   * as the zero of fresh memory. */
+  tfocl_device_poison_outputs(device, true);
+
   if (ref == NULL && !common.json)
     printf("%s has no host reference: outputs are not checked\n", o.op);
   if (common.json) {
