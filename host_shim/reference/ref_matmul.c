@@ -130,6 +130,15 @@ static struct ref_case *add_case(struct ref_cases *out, const char *op,
   return c;
 }
 
+/* Integer values: a long product's sums exact in float, within any
+ * tolerance. */
+static void round_inputs(struct ref_case *c)
+{
+  for (int i = 0; i < 2; i++)
+    for (int64_t e = 0; e < c->inputs[i].elements; e++)
+      c->inputs[i].v[e] = round(c->inputs[i].v[e]);
+}
+
 #define D2(a, b) ((const int64_t[]){(a), (b)})
 #define D(...) ((const int64_t[]){__VA_ARGS__}), \
                (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
@@ -169,6 +178,22 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
   add_case(out, o, dtype, D(19, 70), D(70, 64), false, false, ok);
   add_case(out, o, dtype, D(70, 19), D(70, 64), true, false, ok);
   add_case(out, o, dtype, D(1100, 9), D(1100, 32), true, false, ok);
+  /* Beyond the small products (32^3 ... 256^3 multiply-adds), up to 512
+   * rows (one work-group along M) still read A and B in place: K over
+   * three slices, A in either layout, B whole 32-column blocks; 520 rows
+   * pack both, and so does B transposed. Integer values: sums of 700
+   * terms exact in float. Millions of multiply-adds each: float only (the
+   * others always pack), not on the simulator. */
+  if (dtype == TF_FLOAT && !ref_on_oclgrind()) {
+    round_inputs(
+        add_case(out, o, dtype, D(40, 700), D(700, 640), false, false, ok));
+    round_inputs(
+        add_case(out, o, dtype, D(700, 40), D(700, 640), true, false, ok));
+    round_inputs(
+        add_case(out, o, dtype, D(520, 64), D(64, 512), false, false, ok));
+    round_inputs(
+        add_case(out, o, dtype, D(36, 704), D(700, 704), false, true, ok));
+  }
   /* Every transpose combination, small (direct) and packed. */
   for (int t = 1; t < 4; t++) {
     bool ta = t & 1, tb = t & 2;
@@ -221,10 +246,8 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
    * tolerance). */
   add_case(out, o, dtype, D(3, 17, 40), D(3, 40, 64), false, false, ok);
   add_case(out, o, dtype, D(2, 40, 17), D(2, 40, 32), true, false, ok);
-  c = add_case(out, o, dtype, D(2, 9, 1100), D(2, 1100, 32), false, false, ok);
-  for (int i = 0; i < 2; i++)
-    for (int64_t e = 0; e < c->inputs[i].elements; e++)
-      c->inputs[i].v[e] = round(c->inputs[i].v[e]);
+  round_inputs(
+      add_case(out, o, dtype, D(2, 9, 1100), D(2, 1100, 32), false, false, ok));
   /* Small batched products (the direct kernel: attention's shapes) with
    * a whole and a partial run of 16 columns, in every transpose. */
   for (int t = 0; t < 4; t++) {

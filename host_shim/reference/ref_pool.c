@@ -334,14 +334,6 @@ static int pool_grad_grad_compute(const struct ref_case *c,
 
 /* ---- Cases --------------------------------------------------------------- */
 
-/* Whether the ops suite runs on the Oclgrind simulator (tests/ops/oclgrind
- * names the device so). */
-static bool oclgrind(void)
-{
-  const char *device = getenv("TFOCL_OPS_DEVICE");
-  return device != NULL && strstr(device, "Oclgrind") != NULL;
-}
-
 enum pool_family { FWD, GRAD, GRAD_GRAD };
 
 static enum pool_family family_of(const char *op)
@@ -579,7 +571,7 @@ static void pool_cases(const struct ref_op *op, TF_DataType dtype,
   /* On the Oclgrind simulator (accesses and races, at a few million
    * instructions a second): a sample of each kind of case, all of them in
    * float only. */
-  bool sim = oclgrind(), some = sim && dtype != TF_FLOAT;
+  bool sim = ref_on_oclgrind(), some = sim && dtype != TF_FLOAT;
   int shape = 0;
 
   for (int fmt = 0; fmt < 2; fmt++)
@@ -1035,7 +1027,7 @@ static void argmax_case(struct ref_cases *out, const struct ref_op *op,
 static void argmax_cases(const struct ref_op *op, TF_DataType dtype,
                          struct ref_cases *out)
 {
-  bool sim = oclgrind();
+  bool sim = ref_on_oclgrind();
   for (int b = 0; b < 2; b++) {
     argmax_case(out, op, dtype, (int64_t[]){2, 5, 7, 3}, 2, 2, "VALID", b,
                 NULL, "");
@@ -1230,7 +1222,7 @@ static void lrn_cases(const struct ref_op *op, TF_DataType dtype,
   lrn_case(out, op, dtype, (int64_t[]){2, 1, 1, 9}, 100, 1.5f, 0.1f, 0.6f,
            "radius beyond depth");
   /* Long rows: the CPU shape's carried window sum. */
-  if (!oclgrind())
+  if (!ref_on_oclgrind())
     lrn_case(out, op, dtype, (int64_t[]){1, 1, 3, 300}, 4, 1.0f, 1e-3f,
              0.75f, "long rows");
   lrn_case(out, op, dtype, (int64_t[]){0, 3, 5, 7}, 5, 1.0f, 1.0f, 0.5f,

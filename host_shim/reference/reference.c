@@ -858,6 +858,12 @@ done:
   TF_DeleteStatus(status);
 }
 
+bool ref_on_oclgrind(void)
+{
+  const char *device = getenv("TFOCL_OPS_DEVICE");
+  return device != NULL && strstr(device, "Oclgrind") != NULL;
+}
+
 bool ref_op_selected(const char *op)
 {
   const char *filter = getenv("TFOCL_OPS_FILTER");

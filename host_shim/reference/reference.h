@@ -128,6 +128,10 @@ const struct ref_op *ref_op_find_typed(const char *op, TF_DataType dtype);
 /* Whether TFOCL_OPS_FILTER (a comma list of op names; unset or empty: all)
  * selects `op`, for suites that run some ops only. */
 bool ref_op_selected(const char *op);
+/* Whether the ops suite runs on the Oclgrind simulator (tests/ops/oclgrind
+ * names the device so), where cases keep to a few million work-item
+ * steps. */
+bool ref_on_oclgrind(void);
 int ref_op_count(void);
 const struct ref_op *ref_op_at(int index);
 
