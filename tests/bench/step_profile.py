@@ -10,6 +10,8 @@ Models: the three train steps of the performance issue (mlp: Dense
 64-256-256-10, batch 64; small_cnn: 2 Conv2D + pooling + Dense, batch 64,
 28x28x1; resnet: 3 residual blocks with BatchNormalization, batch 32,
 32x32x3), resnet50 (keras.applications.ResNet50 on 32x32x3, batch 8),
+efficientnetb0 (keras.applications.EfficientNetB0 on 64x64x3, batch 8),
+any keras.applications model as app:NAME[:SIZE[:BATCH]] (app:ConvNeXtTiny:32:8),
 encoder (2 Transformer encoder blocks, batch 32 x 128 tokens of 256)
 and any of tests/tf/model_zoo.py's (transformer, lstm, mobilenet, ...).
 
@@ -121,6 +123,23 @@ def build(keras, name, np):
         model = keras.applications.ResNet50(input_shape=(32, 32, 3), weights=None, classes=10)
         x = rng.normal(size=(8, 32, 32, 3)).astype(np.float32)
         y = rng.integers(0, 10, size=(8,))
+    elif name == "efficientnetb0":
+        # keras.applications.EfficientNetB0, untrained, on 64x64 RGB, batch
+        # 8: depthwise convolutions, swish, squeeze-and-excitation scales.
+        model = keras.applications.EfficientNetB0(input_shape=(64, 64, 3), weights=None,
+                                                  classes=10)
+        x = rng.normal(size=(8, 64, 64, 3)).astype(np.float32)
+        y = rng.integers(0, 10, size=(8,))
+    elif name.startswith("app:"):
+        # Any keras.applications model, untrained: app:NAME[:SIZE[:BATCH]]
+        # (SIZE x SIZE RGB, default 32; batch default 8).
+        fields = name.split(":")[1:]
+        size = int(fields[1]) if len(fields) > 1 else 32
+        batch = int(fields[2]) if len(fields) > 2 else 8
+        model = getattr(keras.applications, fields[0])(input_shape=(size, size, 3),
+                                                       weights=None, classes=10)
+        x = rng.normal(size=(batch, size, size, 3)).astype(np.float32)
+        y = rng.integers(0, 10, size=(batch,))
     else:
         sys.path.insert(0, os.path.join(REPO, "tests", "tf"))
         import model_zoo
