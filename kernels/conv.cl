@@ -44,7 +44,7 @@ typedef float16 vacc_t;
 #define LOAD(p, i) vload_half((i), (p))
 #define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #define VLOAD(p) vload_half16(0, (p))
-#define VSTORE(p, v) vstore_half16_rte((v), 0, (p))
+#define VSTORE(p, v) OCL_VSTORE_HALF16((v), 0, (p))
 #define LOAD8F(p) vload_half8(0, (p))
 #elif defined(T_IS_BFLOAT16)
 typedef float acc_t;
@@ -444,7 +444,7 @@ __kernel void col2im(OCL_TENSOR_ARG(const float, col), OCL_TENSOR_ARG(T, dx),
     float8 acc = 0.0f;
     COL2IM_TAPS(acc += vload8(0, src + base);)
 #if defined(T_IS_HALF)
-    vstore_half8_rte(acc, 0, out);
+    OCL_VSTORE_HALF8(acc, 0, out);
 #else
     vstore8(acc, 0, out);
 #endif
@@ -524,7 +524,7 @@ static inline void store16f(__global T *p, float16 v)
 #if defined(T_IS_FLOAT)
   vstore16(v, 0, p);
 #elif defined(T_IS_HALF)
-  vstore_half16_rte(v, 0, p);
+  OCL_VSTORE_HALF16(v, 0, p);
 #else
   float tmp[16];
   vstore16(v, 0, tmp);

@@ -47,9 +47,9 @@
 #define LOAD(p, i) vload_half((i), (p))
 #define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #define LOAD4(p) vload_half4(0, (p))
-#define STORE4(p, v) vstore_half4_rte((v), 0, (p))
+#define STORE4(p, v) OCL_VSTORE_HALF4((v), 0, (p))
 #define LOAD16(p, i) vload_half16((i), (p))
-#define STORE16(p, i, v) vstore_half16_rte((v), (i), (p))
+#define STORE16(p, i, v) OCL_VSTORE_HALF16((v), (i), (p))
 #else
 #define LOAD(p, i) ((p)[i])
 #define STORE(p, i, v) ((p)[i] = (v))

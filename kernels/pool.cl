@@ -26,10 +26,10 @@
 #define LOWEST (-65504.0f)
 #define ACC16 float16
 #define LOAD16(p) vload_half16(0, (p))
-#define STORE16(p, v) vstore_half16_rte((v), 0, (p))
+#define STORE16(p, v) OCL_VSTORE_HALF16((v), 0, (p))
 #define ACC8 float8
 #define LOAD8(p) vload_half8(0, (p))
-#define STORE8(p, v) vstore_half8_rte((v), 0, (p))
+#define STORE8(p, v) OCL_VSTORE_HALF8((v), 0, (p))
 #elif defined(T_IS_BFLOAT16)
 #define ACC float
 #define LOAD(p, i) ocl_bf16_to_float((p)[i])

@@ -46,7 +46,7 @@ typedef float16 VACC;
 #define LOAD(p, i) vload_half((i), (p))
 #define STORE(p, i, v) OCL_STORE_HALF(p, i, v)
 #define LOAD16(p, i) vload_half16(0, (p) + (i))
-#define STORE16(p, i, v) vstore_half16_rte((v), 0, (p) + (i))
+#define STORE16(p, i, v) OCL_VSTORE_HALF16((v), 0, (p) + (i))
 #else
 #define LOAD(p, i) ((p)[i])
 #define STORE(p, i, v) ((p)[i] = (v))

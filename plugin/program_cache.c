@@ -511,6 +511,9 @@ static bool transient(cl_int err) {
  * runtime vectorises across work-items and ran the loop form 5-6 times
  * slower even one element a work-item. */
 #define FLAT_RUNS " -DOCL_FLAT_RUNS"
+/* common.clh's OCL_VSTORE_HALF*: PoCL's vstore_halfN_rte of a constant
+ * assumed the vector's alignment. */
+#define HALF_STORES " -DOCL_HALF_STORES_AS_BITS"
 
 /* Whether every device of ctx divides and takes square roots correctly
  * rounded when asked (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT). */
@@ -535,7 +538,8 @@ static bool build(struct ocl_device *dev, struct ocl_program *p,
   size_t log_size = 0, length;
   cl_int err;
 
-  length = strlen(p->options) + sizeof EXACT_DIVISION + sizeof FLAT_RUNS;
+  length = strlen(p->options) + sizeof EXACT_DIVISION + sizeof FLAT_RUNS +
+           sizeof HALF_STORES;
   options = malloc(length);
   if (!options) {
     snprintf(header, sizeof header, "clBuildProgram(%s): out of memory",
@@ -543,9 +547,10 @@ static bool build(struct ocl_device *dev, struct ocl_program *p,
     p->error = strdup(header);
     return false;
   }
-  snprintf(options, length, "%s%s%s", p->options,
+  snprintf(options, length, "%s%s%s%s", p->options,
            exact_division(ctx) ? EXACT_DIVISION : "",
-           ctx->is_pocl || ctx->is_oclgrind ? FLAT_RUNS : "");
+           ctx->is_pocl || ctx->is_oclgrind ? FLAT_RUNS : "",
+           ctx->is_pocl ? HALF_STORES : "");
   if (binaries_dir[0] != '\0') {
     p->program = ocl_program_binaries_load(
         binaries_dir, context, ctx->platform, ctx->devices, ctx->num_devices,

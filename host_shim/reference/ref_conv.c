@@ -688,6 +688,15 @@ static void conv2d_cases(const struct ref_op *op, TF_DataType dtype,
   s = base, s.n = 3, s.h = 13, s.w = 11, s.cin = dw ? 17 : 8,
   s.cout = dw ? 1 : 16;
   add(out, o, dtype, &s, ok, "packed");
+  /* 18 channels (rows of half that are not 16-byte aligned) where outputs
+   * take no tap: a 1x1 window at stride 2 over explicit padding (the
+   * forward's border, the input gradient's odd rows and columns), their
+   * empty sums stored (PoCL's half vector store of a constant assumed
+   * alignment and faulted). */
+  s = base, s.h = 9, s.w = 8, s.cin = 18, s.cout = dw ? 1 : 18, s.kh = 1,
+  s.kw = 1, s.stride = 2, s.padding = "EXPLICIT", s.pads[0] = 1, s.pads[1] = 1,
+  s.pads[2] = 1, s.pads[3] = 1;
+  add(out, o, dtype, &s, ok, "18 channels, empty windows");
   /* Wider than one 64-wide tile both ways (the GPU shape's big tile). */
   if (!dw && every == 1) {
     s = base, s.n = 2, s.h = 9, s.w = 8, s.cin = 5, s.cout = 67;

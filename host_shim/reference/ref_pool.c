@@ -622,6 +622,12 @@ static void pool_cases(const struct ref_op *op, TF_DataType dtype,
               sim ? 20 : 40, (int64_t[]){three ? 2 : 1, 3, 3},
               (int64_t[]){three ? 2 : 1, 2, 2}, "SAME", NULL,
               "vector channels");
+  /* 18 channels: rows of half that are not 16-byte aligned, with a column
+   * and a row no window holds (their gradient a stored zero; PoCL's half
+   * vector store of a constant assumed alignment and faulted). */
+  pool_case(out, op, dtype, false, 1, (int64_t[]){three ? 3 : 1, 7, 7}, 18,
+            (int64_t[]){1, 2, 2}, (int64_t[]){1, 2, 2}, "VALID", NULL,
+            "18 channels, uncovered edge");
   /* An empty batch, and windows wider than the image (an empty output:
    * the gradients are zero). */
   pool_case(out, op, dtype, false, 0, (int64_t[]){three ? 2 : 1, 4, 4}, 3,
