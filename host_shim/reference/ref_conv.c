@@ -790,10 +790,18 @@ static void conv2d_cases(const struct ref_op *op, TF_DataType dtype,
     s = base, s.cin = 34, s.cg = 17, s.cout = 34, s.h = 5, s.w = 4;
     if (every == 1)
       add(out, o, dtype, &s, ok, "2 groups of 17");
-    /* Depthwise as a grouped convolution: groups = channels. */
+    /* Depthwise as a grouped convolution: groups = channels (the
+     * depthwise kernels run it), with a multiplier of 2, then of 1: 20
+     * channels (a whole vector of 16 and a partial one in the CPU shape's
+     * rows), strided and dilated, and channels-first. */
     s = base, s.cin = 5, s.cg = 1, s.cout = 10, s.padding = "EXPLICIT",
     s.pads[0] = 1, s.pads[3] = 2;
     add(out, o, dtype, &s, ok, "5 groups of 1");
+    s = base, s.cin = 20, s.cg = 1, s.cout = 20, s.kw = 3, s.stride = 2,
+    s.dilation = 2, s.h = 9, s.w = 8;
+    add(out, o, dtype, &s, ok, "20 groups of 1");
+    s = base, s.nchw = true, s.cin = 6, s.cg = 1, s.cout = 6, s.kw = 3;
+    add(out, o, dtype, &s, ok, "6 groups of 1 NCHW");
   }
 
   /* Rejected attributes. */
@@ -1026,6 +1034,9 @@ static void fused_cases(const struct ref_op *op, TF_DataType dtype,
   s = base, s.cin = 4, s.cg = 2, s.cout = 6;
   c = add(out, o, dtype, &s, ok, "2 groups Elu");
   set_fused_ops(c, fused_with[2], 2);
+  s = base, s.cin = 20, s.cg = 1, s.cout = 20, s.kw = 3;
+  c = add(out, o, dtype, &s, ok, "20 groups of 1 Relu");
+  set_fused_ops(c, fused_with[0], 2);
   /* Empty batch. */
   s = base, s.n = 0;
   add(out, o, dtype, &s, ok, "empty batch");
