@@ -116,6 +116,13 @@ enum conv_kind {
   DW_BACKPROP_INPUT,
   DW_BACKPROP_FILTER
 };
+/* conv_compute turns a convolution's kind into its depthwise one by
+ * offset (as_depthwise). */
+_Static_assert(DW_BACKPROP_INPUT - DW_FORWARD ==
+                       CONV_BACKPROP_INPUT - CONV_FORWARD &&
+                   DW_BACKPROP_FILTER - DW_FORWARD ==
+                       CONV_BACKPROP_FILTER - CONV_FORWARD,
+               "the depthwise kinds in the convolutions' order");
 
 static const char *const input_sizes_arg[] = {"input_sizes", NULL};
 static const char *const filter_sizes_arg[] = {"filter_sizes", NULL};
@@ -809,10 +816,12 @@ static void conv_compute(void *kernel, TF_OpKernelContext *ctx)
   int64_t n_out = ocl_tf.TensorElementCount(out);
   biggest = n_out > biggest ? n_out : biggest;
   struct run run = {
-      .op = &op, .k = k, .info = info, .dtype = k->dtype,
+      .op = &op,
+      .k = k,
+      .info = info,
+      .dtype = k->dtype,
       .wide = biggest > NARROW_MAX_ELEMENTS,
   };
-  /* The enum lists the depthwise kinds in the same order. */
   if (kind < DW_FORWARD && cop->spatial == 2 && as_depthwise(&g))
     kind = (enum conv_kind)(kind + DW_FORWARD - CONV_FORWARD);
   conv_run_set_geo(&run, &g);

@@ -544,8 +544,7 @@ __kernel void filter_panels(OCL_TENSOR_ARG(const T, f),
                             idx_t cout)
 {
   idx_t k = get_global_id(0), block = get_global_id(1);
-  if (k >= K)
-    return;
+  OCL_GUARD(k, K);
   __global const T *src = OCL_PTR(const T, f) + k * cout + block * 32;
   __global float *dst = OCL_PTR(float, panels) + (block * K + k) * 32;
   idx_t valid = cout - block * 32;

@@ -67,14 +67,15 @@ bool conv_direct_forward(struct run *r, const struct conv_geo *g,
   };
   enum conv_kern id = by_line ? K_DIRECT_FWD_LINE_8X2 : K_DIRECT_FWD_8X2;
   size_t max = ocl_kernel_max_local(r->op, kern(r, id));
-  size_t pack_max =
-      in_place ? 1 : ocl_kernel_max_local(r->op, kern(r, K_FILTER_PANELS));
-  size_t pack_local[2] = {pack_max < 16 ? pack_max : 16, 1};
-  size_t pack_global[2] = {(size_t)K, (size_t)blocks};
-  bool ok =
-      max > 0 && pack_max > 0 &&
-      (in_place || ocl_launch(r->op, kern(r, K_FILTER_PANELS), 2, pack_global,
-                              pack_local, pack_args, NARGS(pack_args)));
+  bool ok = max > 0;
+  if (ok && !in_place) {
+    size_t pack_max = ocl_kernel_max_local(r->op, kern(r, K_FILTER_PANELS));
+    size_t pack_local[2] = {pack_max < 16 ? pack_max : 16, 1};
+    size_t pack_global[2] = {(size_t)K, (size_t)blocks};
+    ok = pack_max > 0 &&
+         ocl_launch(r->op, kern(r, K_FILTER_PANELS), 2, pack_global, pack_local,
+                    pack_args, NARGS(pack_args));
+  }
   if (ok) {
     /* A work-group's row blocks share one filter panel, which stays in
      * the core's cache while they walk down the rows; groups of 8 beat 16

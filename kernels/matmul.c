@@ -247,13 +247,14 @@ static bool fill_zero(struct ocl_op *op, const struct gemm *g)
 #define GEMM_DIRECT_MAX_FLOPS (32.0 * 32.0 * 32.0)
 /* Smaller products stay off the host BLAS (gemm_candidates). */
 #define GEMM_BLAS_MIN_MNK (256.0 * 256.0 * 256.0)
-/* Up to this many multiply-adds per matrix a float product reads its
- * operands in place where it can (gemm_8x2's in_place): the packing
- * launches cost as much as they save (the MLP's 8 products had 16 pack
- * launches; attention's 256 products of 128 x 128 x 32 took 3.3-5.0 ms
- * with their packs, 2.2-2.9 without), while a big product's panels keep a
- * K slice of B in L1, which rows N floats apart (a set conflict at
- * N = 1024) would not. */
+/* Up to this many multiply-adds per matrix, or up to one work-group of
+ * rows (run_packed_from), a float product reads its operands in place
+ * where it can (gemm_8x2's in_place): the packing launches cost as much
+ * as they save (the MLP's 8 products had 16 pack launches; attention's 256
+ * products of 128 x 128 x 32 took 3.3-5.0 ms with their packs, 2.2-2.9
+ * without), while a big product's panels keep a K slice of B in L1 for
+ * the many groups along M that reuse it, which rows N floats apart (a set
+ * conflict at N = 1024) would not. */
 #define GEMM_IN_PLACE_MAX_MNK (256.0 * 256.0 * 256.0)
 
 /* matmul.cl's gemm_batch32_t, field for field. */
@@ -547,8 +548,8 @@ static bool run_packed_from(struct ocl_op *op, const struct gemm *g,
                         .a_sr = g->ta ? 1 : g->k,
                         .a_sk = g->ta ? g->m : 1,
                         .ldb = g->n};
-  /* Up to 512 rows (one work-group along M) B's micro-panels are read once
-   * packed or not, and A's few rows stay in the cache: packing adds only
+  /* Up to 512 rows (one work-group along M, at GEMM_LOCAL work-items a
+   * group) B's micro-panels are read once packed or not, and A's few rows stay in the cache: packing adds only
    * traffic and launches (a Dense layer of 768 -> 3072 on 8 rows, its
    * product and both gradients: 3.4-5.0 ms packed, 2.4-2.7 in place). */
   bool one_group = g->dtype == TF_FLOAT && g->m <= (int64_t)mr * GEMM_LOCAL;

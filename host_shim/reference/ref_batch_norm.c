@@ -234,14 +234,6 @@ static struct ref_case *bn_grad_case(struct ref_cases *out, const char *op,
   return c;
 }
 
-/* Whether the ops suite runs on the Oclgrind simulator (tests/ops/oclgrind
- * names the device so). */
-static bool oclgrind(void)
-{
-  const char *device = getenv("TFOCL_OPS_DEVICE");
-  return device != NULL && strstr(device, "Oclgrind") != NULL;
-}
-
 /* x (in [-3, 3]) scaled by 1/100 and shifted by `shift[c]` in channel c,
  * rounded to its dtype. */
 static void shift_channels(const struct ref_case *c, struct ref_tensor *x,
@@ -316,7 +308,7 @@ static void bn_cases(const struct ref_op *op, TF_DataType dtype,
   bool grad = strstr(op->op, "Grad") != NULL;
   /* On the Oclgrind simulator (accesses and races, at a few million
    * instructions a second) the other dtypes run a sample of the cases. */
-  bool some = oclgrind() && dtype != TF_FLOAT;
+  bool some = ref_on_oclgrind() && dtype != TF_FLOAT;
   int64_t dims[5];
   char label[96];
   struct ref_case *c;
@@ -382,7 +374,7 @@ static void bn_cases(const struct ref_op *op, TF_DataType dtype,
    * gradient, dy of non-zero mean, so sum(dy * (x - mean)) cancels). Left
    * out on the Oclgrind simulator, which checks accesses, not accuracy, at
    * a few million instructions a second. */
-  if (!oclgrind())
+  if (!ref_on_oclgrind())
     accuracy_cases(op, dtype, grad, out);
 
   /* Failing cases. */

@@ -1037,6 +1037,9 @@ static void fused_cases(const struct ref_op *op, TF_DataType dtype,
   s = base, s.cin = 20, s.cg = 1, s.cout = 20, s.kw = 3;
   c = add(out, o, dtype, &s, ok, "20 groups of 1 Relu");
   set_fused_ops(c, fused_with[0], 2);
+  s = base, s.nchw = true, s.cin = 3, s.cg = 1, s.cout = 6;
+  c = add(out, o, dtype, &s, ok, "3 groups of 1, multiplier 2, NCHW Relu6");
+  set_fused_ops(c, fused_with[1], 2);
   /* Empty batch. */
   s = base, s.n = 0;
   add(out, o, dtype, &s, ok, "empty batch");

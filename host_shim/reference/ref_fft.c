@@ -203,14 +203,6 @@ static int fft_compute(const struct ref_case *c, struct ref_tensor *out,
 
 /* ---- Cases --------------------------------------------------------------- */
 
-/* Whether the ops suite runs on the Oclgrind simulator (tests/ops/oclgrind
- * names the device so): there only the short transforms run. */
-static bool oclgrind(void)
-{
-  const char *device = getenv("TFOCL_OPS_DEVICE");
-  return device != NULL && strstr(device, "Oclgrind") != NULL;
-}
-
 /* Each table ends at its first all-zero entry. */
 #define MAX_SHAPES 14
 
@@ -321,7 +313,8 @@ static void fft_cases(const struct ref_op *op, TF_DataType dtype,
   int fft_rank;
   enum kind kind;
   op_kind(op->op, &fft_rank, &kind);
-  bool sim = oclgrind();
+  /* On the Oclgrind simulator only the short transforms run. */
+  bool sim = ref_on_oclgrind();
   /* The real ops are registered with Treal first: dtype is float or
    * double, the complex side follows it. */
   bool wide = dtype == TF_DOUBLE || dtype == TF_COMPLEX128;

@@ -969,16 +969,10 @@ static struct ref_case *matrix_case(struct ref_cases *out, const char *op,
   return c;
 }
 
-/* Whether the ops suite runs on the Oclgrind simulator (tests/ops/oclgrind
- * names the device so): there the factorisations of 64 x 64 and larger
- * matrices (barriers per column, every access checked) would take minutes;
- * 17 x 17 and the batches keep several passes of a work-group's columns. */
-static bool oclgrind(void)
-{
-  const char *device = getenv("TFOCL_OPS_DEVICE");
-  return device != NULL && strstr(device, "Oclgrind") != NULL;
-}
-
+/* On the Oclgrind simulator (ref_on_oclgrind) the factorisations of 64 x 64
+ * and larger matrices (barriers per column, every access checked) would
+ * take minutes; 17 x 17 and the batches keep several passes of a
+ * work-group's columns. */
 static void cholesky_cases(const struct ref_op *op, TF_DataType dtype,
                            struct ref_cases *out)
 {
@@ -986,7 +980,7 @@ static void cholesky_cases(const struct ref_op *op, TF_DataType dtype,
   matrix_case(out, op->op, dtype, D(1, 1), SPD, false, ok);
   matrix_case(out, op->op, dtype, D(3, 3), SPD, false, ok);
   matrix_case(out, op->op, dtype, D(17, 17), SPD, false, ok);
-  if (!oclgrind())
+  if (!ref_on_oclgrind())
     matrix_case(out, op->op, dtype, D(64, 64), SPD, false, ok);
   matrix_case(out, op->op, dtype, D(2, 3, 5, 5), SPD, false, ok);
   matrix_case(out, op->op, dtype, D(0, 3, 3), SPD, false, ok);
@@ -1010,12 +1004,12 @@ static void lu_cases(const struct ref_op *op, TF_DataType dtype,
     matrix_case(out, op->op, dtype, D(1, 1), kind, adj, ok);
     matrix_case(out, op->op, dtype, D(3, 3), kind, adj, ok);
     matrix_case(out, op->op, dtype, D(17, 17), kind, adj, ok);
-    if (!oclgrind())
+    if (!ref_on_oclgrind())
       matrix_case(out, op->op, dtype, D(64, 64), kind, adj, ok);
     matrix_case(out, op->op, dtype, D(2, 3, 4, 4), kind, adj, ok);
   }
   /* More rows than a work-group. */
-  if (!oclgrind())
+  if (!ref_on_oclgrind())
     matrix_case(out, op->op, dtype, D(130, 130), kind, false, ok);
   matrix_case(out, op->op, dtype, D(0, 3, 3), kind, false, ok);
   matrix_case(out, op->op, dtype, D(2, 0, 0), kind, false, ok);
@@ -1049,11 +1043,11 @@ static void solve_cases(const struct ref_op *op, TF_DataType dtype,
     solve_case(out, dtype, D(1, 1), D(1, 1), DOMINANT, adj, ok);
     solve_case(out, dtype, D(3, 3), D(3, 2), DOMINANT, adj, ok);
     solve_case(out, dtype, D(17, 17), D(17, 5), DOMINANT, adj, ok);
-    if (!oclgrind())
+    if (!ref_on_oclgrind())
       solve_case(out, dtype, D(64, 64), D(64, 33), DOMINANT, adj, ok);
     solve_case(out, dtype, D(2, 3, 4, 4), D(2, 3, 4, 1), DOMINANT, adj, ok);
   }
-  if (!oclgrind())
+  if (!ref_on_oclgrind())
     solve_case(out, dtype, D(130, 130), D(130, 3), DOMINANT, false, ok);
   solve_case(out, dtype, D(0, 3, 3), D(0, 3, 2), DOMINANT, false, ok);
   solve_case(out, dtype, D(3, 3), D(3, 0), DOMINANT, false, ok);
@@ -1090,7 +1084,7 @@ static void trisolve_cases(const struct ref_op *op, TF_DataType dtype,
       trisolve_case(out, dtype, D(1, 1), D(1, 2), lower, adj, ok);
       trisolve_case(out, dtype, D(3, 3), D(3, 4), lower, adj, ok);
       trisolve_case(out, dtype, D(17, 17), D(17, 3), lower, adj, ok);
-      if (!oclgrind())
+      if (!ref_on_oclgrind())
         trisolve_case(out, dtype, D(64, 64), D(64, 40), lower, adj, ok);
       trisolve_case(out, dtype, D(2, 3, 5, 5), D(2, 3, 5, 2), lower, adj,
                     ok);
@@ -1512,7 +1506,7 @@ static void svd_cases(const struct ref_op *op, TF_DataType dtype,
 {
   (void)op;
   const TF_Code ok = TF_OK;
-  const bool small = oclgrind();
+  const bool small = ref_on_oclgrind();
   for (int uv = 0; uv < 2; uv++)
     for (int full = 0; full < 2; full++) {
       if (!uv && full)
@@ -1553,7 +1547,7 @@ static void eig_cases(const struct ref_op *op, TF_DataType dtype,
   (void)op;
   const char *e = "SelfAdjointEigV2";
   const TF_Code ok = TF_OK, bad = TF_INVALID_ARGUMENT;
-  const bool small = oclgrind();
+  const bool small = ref_on_oclgrind();
   for (int v = 0; v < 2; v++) {
     jacobi_case(out, e, dtype, D(1, 1), J_RANDOM, v, false, ok);
     jacobi_case(out, e, dtype, D(3, 3), J_RANDOM, v, false, ok);

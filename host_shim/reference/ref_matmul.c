@@ -181,7 +181,7 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
   /* Beyond the small products (32^3 ... 256^3 multiply-adds), up to 512
    * rows (one work-group along M) still read A and B in place: K over
    * three slices, A in either layout, B whole 32-column blocks; 520 rows
-   * pack both, and so does B transposed. Integer values: sums of 700
+   * pack both, and B transposed is packed (A read in place). Integer values: sums of 700
    * terms exact in float. Millions of multiply-adds each: float only (the
    * others always pack), not on the simulator. */
   if (dtype == TF_FLOAT && !ref_on_oclgrind()) {
