@@ -553,7 +553,16 @@ static bool run_packed_from(struct ocl_op *op, const struct gemm *g,
    * traffic and launches (a Dense layer of 768 -> 3072 on 8 rows, its
    * product and both gradients: 3.4-5.0 ms packed, 2.4-2.7 in place). */
   bool one_group = g->dtype == TF_FLOAT && g->m <= (int64_t)mr * GEMM_LOCAL;
-  if ((small || one_group) && a_panels == NULL)
+  int64_t mblocks = (g->m + mr - 1) / mr, nblocks = (g->n + nr - 1) / nr;
+  /* Except a transposed A of many rows read by several column blocks: a
+   * work-item's 8 rows at a depth are then 32 bytes of a row m floats
+   * long, a new cache line and, K deep, a new page at every step, for
+   * every block. Packed once, each block streams its panel (a recurrent
+   * layer's weight gradient, 512 x 3200 x 128 with A transposed: 2.9-3.6
+   * ms in place, 2.0-2.1 packed; 512 x 3200 x 32, one block, 1.0-1.1 in
+   * place, 1.2-1.3 packed). */
+  bool strided_a = g->ta && g->m > 64 && nblocks > 1;
+  if ((small || (one_group && !strided_a)) && a_panels == NULL)
     ip.bits |= 1;
   if ((small || one_group) && !g->tb && g->n % nr == 0)
     ip.bits |= 2;
@@ -575,7 +584,6 @@ static bool run_packed_from(struct ocl_op *op, const struct gemm *g,
                             : (ip.bits & 1)  ? g->a
                                              : ap;
   const TF_Tensor *b_pack = (ip.bits & 2) ? g->b : bp;
-  int64_t mblocks = (g->m + mr - 1) / mr, nblocks = (g->n + nr - 1) / nr;
   /* Half output would round at every slice: one slice, as deep as K. */
   if (st == ST_HALF)
     kc = g->k;
@@ -594,6 +602,11 @@ static bool run_packed_from(struct ocl_op *op, const struct gemm *g,
   if (splits > 1)
     return run_split(op, g, ap, a_pack, bp, b_pack, mblocks, nblocks, splits,
                      local, &batch, &ip);
+  /* One block of rows reuses no slice of B from the cache: K in one
+   * launch (a recurrent layer's bias gradient, 1 x 512 x 3200: 13
+   * launches, 370 us; one, 230-350 us). */
+  if (mblocks == 1)
+    kc = g->k;
   size_t global[3] = {(size_t)nblocks, (size_t)mblocks, (size_t)g->batches};
   /* The last slice of a float product applies the epilogue as it stores
    * (bit 1: apply, bit 0: with bias); half goes through bias_act, which

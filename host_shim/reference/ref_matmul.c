@@ -193,6 +193,15 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
         add_case(out, o, dtype, D(520, 64), D(64, 512), false, false, ok));
     round_inputs(
         add_case(out, o, dtype, D(36, 704), D(700, 704), false, true, ok));
+    /* A transposed, 200 rows (a tail block) and three column blocks:
+     * packed, rows apart in memory; one column block reads it in place.
+     * Five rows, one block of them: K whole in one launch. */
+    round_inputs(
+        add_case(out, o, dtype, D(1100, 200), D(1100, 96), true, false, ok));
+    round_inputs(
+        add_case(out, o, dtype, D(3000, 200), D(3000, 32), true, false, ok));
+    round_inputs(
+        add_case(out, o, dtype, D(5, 3000), D(3000, 1280), false, false, ok));
   }
   /* Every transpose combination, small (direct) and packed. */
   for (int t = 1; t < 4; t++) {
