@@ -452,6 +452,12 @@ static bool bias_gradients(struct ocl_op *op, const struct rnn_shape *s,
   d.c_offset = s->bias_offset;
   if (!ocl_op_gemm(op, TF_FLOAT, &d, ones, dgates_in, dparams))
     return false;
+  /* An LSTM's two bias gradients are one sum (dgates_rec is dgates_in). */
+  if (dgates_rec == dgates_in)
+    return ocl_op_copy(op, dparams, (size_t)s->bias_offset * sizeof(float),
+                       dparams,
+                       (size_t)(s->bias_offset + s->gates) * sizeof(float),
+                       (size_t)s->gates * sizeof(float));
   d.c_offset = s->bias_offset + s->gates;
   return ocl_op_gemm(op, TF_FLOAT, &d, ones, dgates_rec, dparams);
 }
