@@ -185,23 +185,24 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
    * terms exact in float. Millions of multiply-adds each: float only (the
    * others always pack), not on the simulator. */
   if (dtype == TF_FLOAT && !ref_on_oclgrind()) {
-    round_inputs(
-        add_case(out, o, dtype, D(40, 700), D(700, 640), false, false, ok));
-    round_inputs(
-        add_case(out, o, dtype, D(700, 40), D(700, 640), true, false, ok));
-    round_inputs(
-        add_case(out, o, dtype, D(520, 64), D(64, 512), false, false, ok));
-    round_inputs(
-        add_case(out, o, dtype, D(36, 704), D(700, 704), false, true, ok));
-    /* A transposed, 200 rows (a tail block) and three column blocks:
-     * packed, rows apart in memory; one column block reads it in place.
-     * Five rows, one block of them: K whole in one launch. */
-    round_inputs(
-        add_case(out, o, dtype, D(1100, 200), D(1100, 96), true, false, ok));
-    round_inputs(
-        add_case(out, o, dtype, D(3000, 200), D(3000, 32), true, false, ok));
-    round_inputs(
-        add_case(out, o, dtype, D(5, 3000), D(3000, 1280), false, false, ok));
+    /* The last three: A transposed, 200 rows (a tail block) over three
+     * column blocks, packed (rows apart in memory), and over one, read in
+     * place; five rows, one block of them, K whole in one launch. */
+    static const struct {
+      int64_t x[2], y[2];
+      bool adj_x, adj_y;
+    } exact[] = {
+        {{40, 700}, {700, 640}, false, false},
+        {{700, 40}, {700, 640}, true, false},
+        {{520, 64}, {64, 512}, false, false},
+        {{36, 704}, {700, 704}, false, true},
+        {{1100, 200}, {1100, 96}, true, false},
+        {{3000, 200}, {3000, 32}, true, false},
+        {{5, 3000}, {3000, 1280}, false, false},
+    };
+    for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+      round_inputs(add_case(out, o, dtype, exact[i].x, 2, exact[i].y, 2,
+                            exact[i].adj_x, exact[i].adj_y, ok));
   }
   /* Every transpose combination, small (direct) and packed. */
   for (int t = 1; t < 4; t++) {
