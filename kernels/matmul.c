@@ -248,7 +248,8 @@ static bool fill_zero(struct ocl_op *op, const struct gemm *g)
 /* Smaller products stay off the host BLAS (gemm_candidates). */
 #define GEMM_BLAS_MIN_MNK (256.0 * 256.0 * 256.0)
 /* Up to this many multiply-adds per matrix, or up to one work-group of
- * rows (run_packed_from), a float product reads its operands in place
+ * rows (run_packed_from; not a transposed A of many rows that several
+ * column blocks read), a float product reads its operands in place
  * where it can (gemm_8x2's in_place): the packing launches cost as much
  * as they save (the MLP's 8 products had 16 pack launches; attention's 256
  * products of 128 x 128 x 32 took 3.3-5.0 ms with their packs, 2.2-2.9
@@ -556,11 +557,11 @@ static bool run_packed_from(struct ocl_op *op, const struct gemm *g,
   int64_t mblocks = (g->m + mr - 1) / mr, nblocks = (g->n + nr - 1) / nr;
   /* Except a transposed A of many rows read by several column blocks: a
    * work-item's 8 rows at a depth are then 32 bytes of a row m floats
-   * long, a new cache line and, K deep, a new page at every step, for
-   * every block. Packed once, each block streams its panel (a recurrent
-   * layer's weight gradient, 512 x 3200 x 128 with A transposed: 2.9-3.6
-   * ms in place, 2.0-2.1 packed; 512 x 3200 x 32, one block, 1.0-1.1 in
-   * place, 1.2-1.3 packed). */
+   * long, a new cache line at every step of K and a new page every 4096 /
+   * (4 m) steps, for every block. Packed once, each block streams its
+   * panel (a recurrent layer's weight gradient, m = 512, k = 3200, n =
+   * 128, A transposed: 2.9-3.6 ms in place, 2.0-2.1 packed; n = 32, one
+   * block: 1.0-1.1 in place, 1.2-1.3 packed). */
   bool strided_a = g->ta && g->m > 64 && nblocks > 1;
   if ((small || (one_group && !strided_a)) && a_panels == NULL)
     ip.bits |= 1;
@@ -603,8 +604,9 @@ static bool run_packed_from(struct ocl_op *op, const struct gemm *g,
     return run_split(op, g, ap, a_pack, bp, b_pack, mblocks, nblocks, splits,
                      local, &batch, &ip);
   /* One block of rows reuses no slice of B from the cache: K in one
-   * launch (a recurrent layer's bias gradient, 1 x 512 x 3200: 13
-   * launches, 370 us; one, 230-350 us). */
+   * launch where k_splits left it unsplit (a recurrent layer's bias
+   * gradient, m = 1, k = 3200, n = 512, on 2 compute units: 13 launches,
+   * 370 us; one, 230-350 us). */
   if (mblocks == 1)
     kc = g->k;
   size_t global[3] = {(size_t)nblocks, (size_t)mblocks, (size_t)g->batches};

@@ -396,7 +396,8 @@ __kernel void pack_rows16(OCL_TENSOR_ARG(const T, src),
  * own partial C, split_stride elements after the previous split's (the
  * host sums them: split_sum). Unsplit, splits is 1.
  * in_place (float products whose packing would cost what it saves:
- * small ones, or few enough rows for one work-group): bit 0, ap is A itself from a_off, matrix xb M * K elements on,
+ * small ones, or few enough rows for one work-group, unless A is
+ * transposed with many rows; matmul.c run_packed_from): bit 0, ap is A itself from a_off, matrix xb M * K elements on,
  * element (row, k) at row * a_sr + k * a_sk (rows past M read row M - 1,
  * never stored); bit 1, bp is B itself from b_off, matrix yb K * N on,
  * rows ldb apart (whole 32-column blocks only). finish (float, the last K slice of an unsplit product):

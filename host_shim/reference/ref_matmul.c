@@ -181,13 +181,14 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
   /* Beyond the small products (32^3 ... 256^3 multiply-adds), up to 512
    * rows (one work-group along M) still read A and B in place: K over
    * three slices, A in either layout, B whole 32-column blocks; 520 rows
-   * pack both, and B transposed is packed (A read in place). Integer values: sums of 700
-   * terms exact in float. Millions of multiply-adds each: float only (the
+   * pack both, and B transposed is packed (A read in place). Integer
+   * values: sums of up to 3000 terms exact in float. Millions of multiply-adds each: float only (the
    * others always pack), not on the simulator. */
   if (dtype == TF_FLOAT && !ref_on_oclgrind()) {
-    /* The last three: A transposed, 200 rows (a tail block) over three
-     * column blocks, packed (rows apart in memory), and over one, read in
-     * place; five rows, one block of them, K whole in one launch. */
+    /* The last three: A transposed, 204 rows (a partial block) over
+     * three column blocks, packed (rows apart in memory), and over one,
+     * read in place; five rows, one block of them, K whole in one launch
+     * where the device's compute units leave it unsplit (up to 10). */
     static const struct {
       int64_t x[2], y[2];
       bool adj_x, adj_y;
@@ -196,8 +197,8 @@ static void matmul_cases(const struct ref_op *op, TF_DataType dtype,
         {{700, 40}, {700, 640}, true, false},
         {{520, 64}, {64, 512}, false, false},
         {{36, 704}, {700, 704}, false, true},
-        {{1100, 200}, {1100, 96}, true, false},
-        {{3000, 200}, {3000, 32}, true, false},
+        {{1100, 204}, {1100, 96}, true, false},
+        {{3000, 204}, {3000, 32}, true, false},
         {{5, 3000}, {3000, 1280}, false, false},
     };
     for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
