@@ -118,6 +118,20 @@ static void CL_CALLBACK blas_native(void *args)
   }
 }
 
+void gemm_blas_park_threads_by_default(void)
+{
+  if (getenv("OPENBLAS_THREAD_TIMEOUT") != NULL ||
+      getenv("GOTO_THREAD_TIMEOUT") != NULL)
+    return; /* the user's choice */
+  /* Loaded already (by another library): it has read its settings. */
+  void *h = dlopen("libopenblas.so.0", RTLD_LAZY | RTLD_NOLOAD);
+  if (h != NULL) {
+    dlclose(h);
+    return;
+  }
+  setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+}
+
 const char *gemm_blas_identity(void)
 {
   pthread_once(&blas.once, blas_load);

@@ -123,5 +123,15 @@ bool gemm_blas_run(struct ocl_op *op, const struct gemm *g);
 /* The loaded BLAS as the tuning cache knows it: library, core type and
  * threads where it is OpenBLAS ("libopenblas.so.0 Haswell 2"). */
 const char *gemm_blas_identity(void);
+/* Sets OPENBLAS_THREAD_TIMEOUT=4 where neither the user (it or
+ * GOTO_THREAD_TIMEOUT set) nor an earlier load of libopenblas.so.0 has
+ * decided. OpenBLAS reads it once, when it loads; by default its threads
+ * spin (sched_yield) for ~0.1 s after each call, taking the device's
+ * cores from the kernels that follow, so the tuner had to leave it out
+ * (gemm_host_threads_linger); parked at once, each call pays its threads'
+ * wake-up instead, which the tuner measures. Called at kernel
+ * registration, during TensorFlow's import: setenv beside threads that
+ * read the environment is a race, and there the fewest run. */
+void gemm_blas_park_threads_by_default(void);
 
 #endif /* TFOCL_KERNELS_GEMM_INTERNAL_H_ */

@@ -1440,6 +1440,7 @@ void ocl_register_matmul_kernels(void)
 {
   static const TF_DataType types[] = {TF_FLOAT, TF_HALF};
 
+  gemm_blas_park_threads_by_default();
   for (int i = 0; i < NUM_MATMUL_OPS; i++) {
     const struct matmul_op *op = &matmul_ops[i];
     for (size_t d = 0; d < sizeof(types) / sizeof(types[0]); d++)

@@ -1,6 +1,7 @@
 /* The plugin's internals, linked in directly (plugin objects + the host
  * shim for the TF C API): program cache, address map, CL error path. */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
@@ -21,6 +22,8 @@
 /* kernels/gemm_internal.h, whose own includes are the kernels' */
 const char *gemm_identity(void);
 bool gemm_host_threads_linger(void);
+void gemm_blas_park_threads_by_default(void);
+const char *gemm_blas_identity(void);
 
 static struct ocl_device *open_device(TF_Status *st) {
   const char *missing = NULL;
@@ -403,6 +406,64 @@ START_TEST(lingering_host_threads_are_seen)
   pthread_join(t, NULL);
   ck_assert(seen);
   ck_assert(!gemm_host_threads_linger());
+}
+END_TEST
+
+typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *,
+                         int, const float *, int, float, float *, int);
+
+/* OpenBLAS's threads park once a call is done unless the user said
+ * otherwise: a spinning pool would take the device's cores (and the
+ * tuner would leave the host BLAS out). */
+START_TEST(host_blas_threads_park_by_default)
+{
+  void *h = dlopen("libopenblas.so.0", RTLD_LAZY | RTLD_NOLOAD);
+  if (h != NULL) {
+    dlclose(h);
+    ck_abort_msg("libopenblas.so.0 was loaded before the test");
+  }
+  setenv("OPENBLAS_THREAD_TIMEOUT", "7", 1);
+  gemm_blas_park_threads_by_default();
+  ck_assert_str_eq(getenv("OPENBLAS_THREAD_TIMEOUT"), "7");
+  unsetenv("OPENBLAS_THREAD_TIMEOUT");
+  setenv("GOTO_THREAD_TIMEOUT", "7", 1);
+  gemm_blas_park_threads_by_default();
+  ck_assert_ptr_null(getenv("OPENBLAS_THREAD_TIMEOUT"));
+  unsetenv("GOTO_THREAD_TIMEOUT");
+  gemm_blas_park_threads_by_default();
+  ck_assert_str_eq(getenv("OPENBLAS_THREAD_TIMEOUT"), "4");
+
+  const char *id = gemm_blas_identity();
+  h = dlopen("libopenblas.so.0", RTLD_LAZY | RTLD_NOLOAD);
+  if (h == NULL) {
+    fprintf(stderr,
+            "host_blas_threads_park_by_default: no libopenblas.so.0 "
+            "(%s), its threads not checked\n",
+            id);
+    return;
+  }
+  ck_assert_msg(strstr(id, "timeout 4") != NULL, "%s", id);
+  void *f = dlsym(h, "cblas_sgemm");
+  ck_assert_ptr_nonnull(f);
+  sgemm_fn sgemm;
+  memcpy(&sgemm, &f, sizeof(sgemm));
+  enum { N = 384 };
+  float *a = calloc(3 * N * N, sizeof(float));
+  ck_assert_ptr_nonnull(a);
+  for (int i = 0; i < N; i++)
+    a[i * N + i] = 1.0f;
+  for (int i = 0; i < N * N; i++)
+    a[N * N + i] = (float)(i % 7);
+  /* Row-major, neither transposed: identity times B is B. */
+  sgemm(101, 111, 111, N, N, N, 1.0f, a, N, a + N * N, N, 0.0f, a + 2 * N * N,
+        N);
+  /* The spinning default was seen within its ~0.1 s; parked, none of the
+   * probes right after the call finds a busy thread. */
+  bool lingered = gemm_host_threads_linger() || gemm_host_threads_linger();
+  ck_assert_int_eq(memcmp(a + N * N, a + 2 * N * N, N * N * sizeof(float)), 0);
+  free(a);
+  dlclose(h);
+  ck_assert(!lingered);
 }
 END_TEST
 
@@ -1162,6 +1223,7 @@ static Suite *internals_suite(void) {
   tcase_add_test(tc, cl_error_path);
   tcase_add_test(tc, gemm_identity_names_builds);
   tcase_add_test(tc, lingering_host_threads_are_seen);
+  tcase_add_test(tc, host_blas_threads_park_by_default);
   tcase_add_test(tc, config_read_once_per_load);
   tcase_add_test(tc, host_waits_end_with_the_event);
   tcase_add_test(tc, unknown_abi_gives_zero_devices);
