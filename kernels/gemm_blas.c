@@ -63,20 +63,24 @@ static void blas_load(void)
     /* Object pointer to function pointer, as dlsym(3) documents. */
     memcpy(&blas.sgemm, &f, sizeof(blas.sgemm));
     /* OpenBLAS's kernels (its core type: OPENBLAS_CORETYPE), threads and
-     * whether they spin after a call (OPENBLAS_THREAD_TIMEOUT, read when
-     * it loads: gemm_host_threads_linger) decide its speed. */
+     * whether they spin after a call (OPENBLAS_THREAD_TIMEOUT as it read
+     * it when it loaded, 0 for its default: gemm_host_threads_linger)
+     * decide its speed. */
     char *(*core)(void) = NULL;
     int (*threads)(void) = NULL;
+    int (*timeout)(void) = NULL;
     void *c = dlsym(h, "openblas_get_corename");
     void *t = dlsym(h, "openblas_get_num_threads");
+    void *w = dlsym(h, "openblas_thread_timeout");
     if (c != NULL)
       memcpy(&core, &c, sizeof(core));
     if (t != NULL)
       memcpy(&threads, &t, sizeof(threads));
-    const char *timeout = getenv("OPENBLAS_THREAD_TIMEOUT");
-    if (core != NULL && threads != NULL)
-      snprintf(blas.identity, sizeof(blas.identity), "%s %s %d timeout %.8s",
-               libs[i], core(), threads(), timeout ? timeout : "-");
+    if (w != NULL)
+      memcpy(&timeout, &w, sizeof(timeout));
+    if (core != NULL && threads != NULL && timeout != NULL)
+      snprintf(blas.identity, sizeof(blas.identity), "%s %s %d timeout %d",
+               libs[i], core(), threads(), timeout());
     else
       snprintf(blas.identity, sizeof(blas.identity), "%s", libs[i]);
     for (char *p = blas.identity; *p; p++)
@@ -120,9 +124,11 @@ static void CL_CALLBACK blas_native(void *args)
 
 void gemm_blas_park_threads_by_default(void)
 {
-  if (getenv("OPENBLAS_THREAD_TIMEOUT") != NULL ||
-      getenv("GOTO_THREAD_TIMEOUT") != NULL)
-    return; /* the user's choice */
+  const struct ocl_config *config = ocl_config();
+  bool may_run = config->gemm == OCL_GEMM_BLAS ||
+                 (config->gemm == OCL_GEMM_AUTO && config->gemm_tune);
+  if (!may_run || getenv("OPENBLAS_THREAD_TIMEOUT") != NULL)
+    return; /* no host BLAS to run, or the user's choice */
   /* Loaded already (by another library): it has read its settings. */
   void *h = dlopen("libopenblas.so.0", RTLD_LAZY | RTLD_NOLOAD);
   if (h != NULL) {

@@ -123,15 +123,20 @@ bool gemm_blas_run(struct ocl_op *op, const struct gemm *g);
 /* The loaded BLAS as the tuning cache knows it: library, core type and
  * threads where it is OpenBLAS ("libopenblas.so.0 Haswell 2"). */
 const char *gemm_blas_identity(void);
-/* Sets OPENBLAS_THREAD_TIMEOUT=4 where neither the user (it or
- * GOTO_THREAD_TIMEOUT set) nor an earlier load of libopenblas.so.0 has
- * decided. OpenBLAS reads it once, when it loads; by default its threads
- * spin (sched_yield) for ~0.1 s after each call, taking the device's
- * cores from the kernels that follow, so the tuner had to leave it out
- * (gemm_host_threads_linger); parked at once, each call pays its threads'
- * wake-up instead, which the tuner measures. Called at kernel
- * registration, during TensorFlow's import: setenv beside threads that
- * read the environment is a race, and there the fewest run. */
+/* Sets OPENBLAS_THREAD_TIMEOUT=4 for a process that may run the host BLAS
+ * (TFOCL_GEMM blas, or auto with the tuner on), unless the user set it or
+ * libopenblas.so.0 is already loaded. OpenBLAS reads it once, when it
+ * loads, and spins its threads for 2^N clock ticks after each call (2^28
+ * by default, ~0.1 s, taking the device's cores from the kernels that
+ * follow, so the tuner had to leave it out: gemm_host_threads_linger);
+ * 4 is the least it accepts. Parked at once, each call pays its threads'
+ * wake-up instead, which the tuner measures. The whole process and its
+ * children see the variable, as does any other OpenBLAS loaded later.
+ * Called at kernel registration, in TensorFlow's import on the thread
+ * that loads the plugin: setenv beside a thread reading the environment
+ * is undefined, and this must stay before the plugin starts threads of
+ * its own (streams' callback workers, the program cache's prefetch),
+ * which TensorFlow's device creation does. */
 void gemm_blas_park_threads_by_default(void);
 
 #endif /* TFOCL_KERNELS_GEMM_INTERNAL_H_ */
