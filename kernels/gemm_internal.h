@@ -120,8 +120,9 @@ cl_device_id gemm_device_id(struct ocl_op *op, bool *native_kernels);
 bool gemm_blas_usable(struct ocl_op *op, const struct gemm *g);
 /* Enqueues g's product (without its epilogue) as a native kernel. */
 bool gemm_blas_run(struct ocl_op *op, const struct gemm *g);
-/* The loaded BLAS as the tuning cache knows it: library, core type and
- * threads where it is OpenBLAS ("libopenblas.so.0 Haswell 2"). */
+/* The loaded BLAS as the tuning cache knows it: library, core type,
+ * threads and the thread timeout it read where it is OpenBLAS
+ * ("libopenblas.so.0 Haswell 2 timeout 4"). */
 const char *gemm_blas_identity(void);
 /* Sets OPENBLAS_THREAD_TIMEOUT=4 for a process that may run the host BLAS
  * (TFOCL_GEMM blas, or auto with the tuner on), unless the user set it or
