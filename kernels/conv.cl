@@ -655,16 +655,17 @@ static inline void direct_store(const geo_t *g, float16 (*acc)[2],
  * A work-item per (column block, row block), rows = image * P + pixel as
  * in the GEMM (rows past `rows` are computed from nothing and not stored).
  * Each row's position is found once; per tap, a tap whose 8 pixels all lie
- * inside runs the plain loop, one with some outside reads 0 for those, one
- * with none inside is skipped. With packed channels and no dilation along
- * w, a filter row whose taps all lie inside for the 8 rows is one run of
- * k_w * C floats instead of k_w taps. The filter comes as panels
- * (filter_panels, ldb 32) or, float with Cout a multiple of 32, as itself
- * (ldb = Cout). */
+ * inside runs the plain loop, one with some outside reads 0 for those
+ * (from `zeros` where flags & 2), one with none inside is skipped. With
+ * packed channels and no dilation along w, a filter row whose taps all lie
+ * inside for the 8 rows is one run of k_w * C floats instead of k_w taps.
+ * The filter comes as panels (filter_panels, ldb 32) or, float with Cout a
+ * multiple of 32, as itself (ldb = Cout). */
 __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
                              OCL_TENSOR_ARG(const float, panels),
                              OCL_TENSOR_ARG(T, out),
-                             OCL_TENSOR_ARG(const T, bias), geo_t g,
+                             OCL_TENSOR_ARG(const T, bias),
+                             OCL_TENSOR_ARG(const T, zeros), geo_t g,
                              idx_t rows, idx_t ldb, int flags, int act,
                              float alpha)
 {
@@ -683,6 +684,12 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
    * else the float filter itself, rows ldb apart. */
   __global const float *B =
       OCL_PTR(const float, panels) + jb * 32 * (ldb == 32 ? K : 1);
+  /* flags & 2: `zeros` holds C zeros (the host passes them where a tap
+   * can leave the image), so a tap with some rows outside runs the plain
+   * loop: a select per row and channel there cost the border ~11 % of a
+   * 32 x 32 image's SAME convolution (32 channels). */
+  bool has_zeros = (flags & 2) != 0 && sc == 1;
+  __global const T *zeros = OCL_PTR(const T, zeros);
 
   float16 acc[DIRECT_ROWS][2];
   _Pragma("unroll") for (int r = 0; r < DIRECT_ROWS; r++)
@@ -720,12 +727,14 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
           bool inside = d >= 0 && d < g.in_d && h >= 0 && h < g.in_h &&
                         w >= 0 && w < g.in_w;
           src[r] = inside ? image[r] + d * g.in_sd + h * g.in_sh + w * g.in_sw
-                          : image[0];
+                          : has_zeros ? zeros : image[0];
           keep[r] = inside;
           inside_rows += inside;
         }
-        if (inside_rows == DIRECT_ROWS && sc == 1) {
-          /* The common case, with the channel stride a constant. */
+        if (inside_rows > 0 && sc == 1 &&
+            (inside_rows == DIRECT_ROWS || has_zeros)) {
+          /* The common case, with the channel stride a constant; rows
+           * outside the image read C zeros. */
           DIRECT_FWD_PLAIN(src, C, B, ldb);
         } else if (inside_rows == DIRECT_ROWS) {
           for (idx_t c = 0; c < C; c++) {
@@ -757,14 +766,16 @@ __kernel void direct_fwd_8x2(OCL_TENSOR_ARG(const T, in),
 /* direct_fwd_8x2 for a small K (taps * Cin <= DIRECT_SMALL_K: a first
  * layer's 1 or 3 channels), where the flat kernel's bounds tests per tap
  * for 8 rows that may span two output lines cost several times the tap's
- * 16 products. Here a work-item takes output line get_global_id(1) of
+ * 16 products (`zeros`, direct_fwd_8x2's, is not read: the segments here
+ * test w). Here a work-item takes output line get_global_id(1) of
  * `lines`, 8 consecutive pixels at a time: a filter row's d and h tests
  * hold for all 8, and w is tested only in segments that touch the padding
  * or run past the line. */
 __kernel void direct_fwd_line_8x2(OCL_TENSOR_ARG(const T, in),
                                   OCL_TENSOR_ARG(const float, panels),
                                   OCL_TENSOR_ARG(T, out),
-                                  OCL_TENSOR_ARG(const T, bias), geo_t g,
+                                  OCL_TENSOR_ARG(const T, bias),
+                                  OCL_TENSOR_ARG(const T, zeros), geo_t g,
                                   idx_t lines, idx_t ldb, int flags, int act,
                                   float alpha)
 {

@@ -28,6 +28,18 @@ static bool channels_last_ungrouped(const struct conv_geo *g)
   return !g->nchw && g->groups == 1;
 }
 
+/* Whether some tap of some output pixel lies outside the image (padding,
+ * or a window past the far edge). */
+static bool taps_leave_image(const struct conv_geo *g)
+{
+  for (int i = 0; i < 3; i++)
+    if (g->pad[i] > 0 ||
+        (g->out[i] - 1) * g->s[i] - g->pad[i] + (g->k[i] - 1) * g->dl[i] >=
+            g->in[i])
+      return true;
+  return false;
+}
+
 bool conv_direct_forward(struct run *r, const struct conv_geo *g,
                          const TF_Tensor *in, const TF_Tensor *filter,
                          const TF_Tensor *out, const TF_Tensor *bias,
@@ -47,6 +59,21 @@ bool conv_direct_forward(struct run *r, const struct conv_geo *g,
   TF_Tensor *panels = in_place ? NULL : ocl_op_temp(r->op, TF_FLOAT, total);
   if (!in_place && panels == NULL)
     return false;
+  /* C zeros for the rows a border tap leaves outside the image. */
+  bool want_zeros = !by_line && taps_leave_image(g);
+  TF_Tensor *zeros = want_zeros ? ocl_op_temp(r->op, r->dtype, g->cin) : NULL;
+  const uint32_t zero_pattern = 0;
+  size_t elem = ocl_tf.DataTypeSize(r->dtype);
+  bool ok = !want_zeros ||
+            (zeros != NULL && ocl_op_fill(r->op, zeros, 0, &zero_pattern, elem,
+                                          (size_t)g->cin * elem));
+  if (!ok) {
+    if (panels != NULL)
+      ocl_op_release(r->op, panels);
+    if (zeros != NULL)
+      ocl_op_release(r->op, zeros);
+    return false;
+  }
   const struct ocl_arg pack_args[] = {
       OCL_TENSOR(filter),
       OCL_TENSOR(panels),
@@ -58,16 +85,17 @@ bool conv_direct_forward(struct run *r, const struct conv_geo *g,
       OCL_TENSOR(in_place ? filter : panels),
       OCL_TENSOR(out),
       OCL_TENSOR(bias != NULL ? bias : filter),
+      OCL_TENSOR(zeros != NULL ? zeros : in),
       GEO_ARG(r),
       idx_arg(r, by_line ? rows : g->batch * out_pixels(g)),
       idx_arg(r, in_place ? g->cout : COLS),
-      OCL_INT(bias != NULL),
+      OCL_INT((bias != NULL) | (zeros != NULL) << 1),
       OCL_INT(bias != NULL ? r->k->act : ACT_NONE),
       OCL_FLOAT(r->k->alpha),
   };
   enum conv_kern id = by_line ? K_DIRECT_FWD_LINE_8X2 : K_DIRECT_FWD_8X2;
   size_t max = ocl_kernel_max_local(r->op, kern(r, id));
-  bool ok = max > 0;
+  ok = max > 0;
   if (ok && !in_place) {
     size_t pack_max = ocl_kernel_max_local(r->op, kern(r, K_FILTER_PANELS));
     size_t pack_local[2] = {pack_max < 16 ? pack_max : 16, 1};
@@ -86,6 +114,8 @@ bool conv_direct_forward(struct run *r, const struct conv_geo *g,
   }
   if (panels != NULL)
     ocl_op_release(r->op, panels);
+  if (zeros != NULL)
+    ocl_op_release(r->op, zeros);
   *done = ok;
   return ok;
 }
