@@ -62,11 +62,7 @@ bool conv_direct_forward(struct run *r, const struct conv_geo *g,
   /* C zeros for the rows a border tap leaves outside the image. */
   bool want_zeros = !by_line && taps_leave_image(g);
   TF_Tensor *zeros = want_zeros ? ocl_op_temp(r->op, r->dtype, g->cin) : NULL;
-  const uint32_t zero_pattern = 0;
-  size_t elem = ocl_tf.DataTypeSize(r->dtype);
-  bool ok = !want_zeros ||
-            (zeros != NULL && ocl_op_fill(r->op, zeros, 0, &zero_pattern, elem,
-                                          (size_t)g->cin * elem));
+  bool ok = !want_zeros || (zeros != NULL && conv_fill_zero(r, zeros));
   if (!ok) {
     if (panels != NULL)
       ocl_op_release(r->op, panels);
