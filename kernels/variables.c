@@ -291,7 +291,13 @@ static void assign_unavailable_compute(void *kernel, TF_OpKernelContext *ctx)
  * variables in place: the Python side takes it where it is defined. */
 #define KERAS_ADAM_OP "_TfoclKerasAdam"
 
-enum apply_kind { GRADIENT_DESCENT, MOMENTUM, ADAM, KERAS_ADAM };
+enum apply_kind {
+  GRADIENT_DESCENT,
+  MOMENTUM,
+  KERAS_MOMENTUM,
+  ADAM,
+  KERAS_ADAM
+};
 
 struct apply_op {
   const char *op;
@@ -323,6 +329,10 @@ static const struct apply_op apply_ops[] = {
      1, gd_names, BIT(1), BIT(2), false},
     {"ResourceApplyMomentum", "apply_momentum", MOMENTUM, 2, momentum_names,
      BIT(2) | BIT(4), BIT(1) | BIT(3), true},
+    /* Keras' SGD with momentum, op for op (tfocl's Python side takes it
+     * for Keras 3's SGD; Keras 2's optimizers call it themselves). */
+    {"ResourceApplyKerasMomentum", "apply_keras_momentum", KERAS_MOMENTUM, 2,
+     momentum_names, BIT(2) | BIT(4), BIT(1) | BIT(3), true},
     {"ResourceApplyAdam", "apply_adam", ADAM, 3, adam_names,
      BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(7) | BIT(8),
      BIT(1) | BIT(2) | BIT(9), true},
@@ -578,7 +588,11 @@ void ocl_register_variables_kernels(void)
   static const char *const momentum_host[] = {"var", "accum", NULL};
   static const char *const adam_host[] = {"var", "m", "v", NULL};
   static const char *const *const apply_host_args[] = {gd_host, momentum_host,
-                                                       adam_host, adam_host};
+                                                       momentum_host, adam_host,
+                                                       adam_host};
+  _Static_assert(sizeof(apply_host_args) / sizeof(apply_host_args[0]) ==
+                     NUM_APPLY_OPS,
+                 "host arguments for every optimizer op");
   /* AssignVariableOp only copies (copy on write): any fixed-size dtype. */
   static const TF_DataType assign_types[] = {TF_BOOL};
   static const TF_DataType float_types[] = {TF_FLOAT, TF_HALF};

@@ -81,6 +81,33 @@ __kernel void apply_momentum(OCL_TENSOR_ARG(T, var), OCL_TENSOR_ARG(T, accum),
   }
 }
 
+/* TensorFlow's ApplyKerasMomentum, which is Keras' SGD op for op:
+ *   accum = accum * momentum - grad * lr
+ *   var += nesterov ? accum * momentum - grad * lr : accum
+ * No contraction: each product and difference rounds on its own, as
+ * Keras' separate ops (and TensorFlow's CPU kernel) do. */
+__kernel void apply_keras_momentum(OCL_TENSOR_ARG(T, var),
+                                   OCL_TENSOR_ARG(T, accum),
+                                   OCL_TENSOR_ARG(const T, lr),
+                                   OCL_TENSOR_ARG(const T, grad),
+                                   OCL_TENSOR_ARG(const T, momentum), long n,
+                                   int use_nesterov)
+{
+#pragma OPENCL FP_CONTRACT OFF
+  __global T *w = OCL_PTR(T, var);
+  __global T *a = OCL_PTR(T, accum);
+  CT lr_ = LOAD(OCL_PTR(const T, lr), 0);
+  CT mom = LOAD(OCL_PTR(const T, momentum), 0);
+  OCL_FOR_FLAT(long, i, n)
+  {
+    CT g_lr = LOAD(OCL_PTR(const T, grad), i) * lr_;
+    CT acc = LOAD(a, i) * mom - g_lr;
+    CT step = use_nesterov ? acc * mom - g_lr : acc;
+    STORE(a, i, acc);
+    STORE(w, i, LOAD(w, i) + step);
+  }
+}
+
 /* TensorFlow's ApplyAdamKernel:
  *   mul_factor = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
  *   m += (1 - beta1) * (g - m);  v += (1 - beta2) * (g * g - v)

@@ -196,17 +196,27 @@ static int sim_log_take(const char *what, char *first, size_t first_size)
  * reference cases cannot express; tests/ops/test_variables.c covers them. */
 static bool covered_elsewhere(const char *op)
 {
-  static const char *const ops[] = {
-      "AssignVariableOp",        "AssignAddVariableOp",
-      "AssignSubVariableOp",     "ResourceApplyGradientDescent",
-      "ResourceApplyMomentum",   "ResourceApplyAdam",
-      "_TfoclKerasAdam",         "ResourceGather",
-      "ResourceGatherNd",        "ResourceScatterAdd",
-      "ResourceScatterSub",      "ResourceScatterMul",
-      "ResourceScatterDiv",      "ResourceScatterMin",
-      "ResourceScatterMax",      "ResourceScatterUpdate",
-      "ResourceScatterNdAdd",    "ResourceScatterNdSub",
-      "ResourceScatterNdUpdate", "ResourceStridedSliceAssign"};
+  static const char *const ops[] = {"AssignVariableOp",
+                                    "AssignAddVariableOp",
+                                    "AssignSubVariableOp",
+                                    "ResourceApplyGradientDescent",
+                                    "ResourceApplyMomentum",
+                                    "ResourceApplyKerasMomentum",
+                                    "ResourceApplyAdam",
+                                    "_TfoclKerasAdam",
+                                    "ResourceGather",
+                                    "ResourceGatherNd",
+                                    "ResourceScatterAdd",
+                                    "ResourceScatterSub",
+                                    "ResourceScatterMul",
+                                    "ResourceScatterDiv",
+                                    "ResourceScatterMin",
+                                    "ResourceScatterMax",
+                                    "ResourceScatterUpdate",
+                                    "ResourceScatterNdAdd",
+                                    "ResourceScatterNdSub",
+                                    "ResourceScatterNdUpdate",
+                                    "ResourceStridedSliceAssign"};
   for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
     if (strcmp(op, ops[i]) == 0)
       return true;

@@ -466,11 +466,15 @@ START_TEST(gradient_descent)
 }
 END_TEST
 
+/* ResourceApplyMomentum (_i < 8) and ResourceApplyKerasMomentum. */
 START_TEST(momentum)
 {
-  TF_DataType dtype = float_types[_i / 4];
+  TF_DataType dtype = float_types[(_i / 4) % 2];
   bool nesterov = _i % 2;
   bool locking = (_i / 2) % 2;
+  bool keras = _i >= 8;
+  const char *op =
+      keras ? "ResourceApplyKerasMomentum" : "ResourceApplyMomentum";
   int64_t dims[] = {2, 9};
   int64_t n = 18;
   double w[18], a[18], g[18], want_w[18], want_a[18], got_w[18], got_a[18];
@@ -487,17 +491,27 @@ START_TEST(momentum)
     TF_Tensor *lr_t = host_scalar(dtype, lr), *mom_t = host_scalar(dtype, mom);
     TF_Tensor *grad = host_tensor(dtype, dims, 2, g);
     TF_Tensor *in[5] = {var, accum, lr_t, grad, mom_t};
-    ck_assert_msg(run("ResourceApplyMomentum", attrs, 2, in, 5, st) == TF_OK,
-                  "%s", TF_Message(st));
+    ck_assert_msg(run(op, attrs, 2, in, 5, st) == TF_OK, "%s: %s", op,
+                  TF_Message(st));
     for (int64_t i = 0; i < n; i++) {
-      double acc = a[i] * mom + g[i];
-      want_a[i] = acc;
-      want_w[i] = w[i] - (nesterov ? g[i] * lr + acc * mom * lr : lr * acc);
+      if (keras) { /* Keras' SGD: the accumulator holds -lr * the sum */
+        double acc = a[i] * mom - g[i] * lr;
+        want_a[i] = acc;
+        want_w[i] = w[i] + (nesterov ? acc * mom - g[i] * lr : acc);
+      } else {
+        double acc = a[i] * mom + g[i];
+        want_a[i] = acc;
+        want_w[i] = w[i] - (nesterov ? g[i] * lr + acc * mom * lr : lr * acc);
+      }
     }
     read_var(var, got_w, n);
     read_var(accum, got_a, n);
-    expect_close("ResourceApplyMomentum accum", dtype, got_a, want_a, n);
-    expect_close("ResourceApplyMomentum var", dtype, got_w, want_w, n);
+    expect_close(keras ? "ResourceApplyKerasMomentum accum"
+                       : "ResourceApplyMomentum accum",
+                 dtype, got_a, want_a, n);
+    expect_close(keras ? "ResourceApplyKerasMomentum var"
+                       : "ResourceApplyMomentum var",
+                 dtype, got_w, want_w, n);
     memcpy(w, got_w, sizeof(w));
     memcpy(a, got_a, sizeof(a));
     TF_DeleteTensor(lr_t);
@@ -1561,6 +1575,9 @@ START_TEST(missing_api_fails_clearly)
   ck_assert(registered("ResourceApplyAdam"));
   ck_assert(registered("ResourceApplyGradientDescent"));
   ck_assert(registered("ResourceApplyMomentum"));
+  /* No stand-in for Keras' momentum: tfocl's Python side keeps Keras' ops
+   * where OPENCL has no kernel for it. */
+  ck_assert(!registered("ResourceApplyKerasMomentum"));
   /* Keras' Adam op exists only where it can update in place. */
   ck_assert(!registered("_TfoclKerasAdam"));
   ck_assert(!registered("AssignVariableOp"));
@@ -1642,7 +1659,7 @@ int main(void)
     tcase_add_test(tc, assign_variable_op);
     tcase_add_test(tc, update_errors);
     tcase_add_loop_test(tc, gradient_descent, 0, 4);
-    tcase_add_loop_test(tc, momentum, 0, 8);
+    tcase_add_loop_test(tc, momentum, 0, 16);
     tcase_add_loop_test(tc, adam, 0, 8);
     tcase_add_loop_test(tc, keras_adam, 0, 2);
     tcase_add_test(tc, optimizer_errors);

@@ -33,6 +33,7 @@ TARGETS = {
     "keras.src.backend.tensorflow.ops.numpy": ("tfocl._keras", "patch_mean"),
     "keras.src.backend.tensorflow.rnn": ("tfocl._keras", "patch_rnn"),
     "keras.src.optimizers.adam": ("tfocl._keras", "patch_adam"),
+    "keras.src.optimizers.sgd": ("tfocl._keras", "patch_sgd"),
     "keras": ("tfocl._keras", "check_keras"),
 }
 

@@ -66,6 +66,18 @@ and PJRT: out of tfocl's scope, so the fix is to stay off XLA.
    let no plugin update a variable in place) and another Adam (a Keras
    whose update_step reads other attributes).
 
+6. `SGD.update_step` (keras/src/optimizers/sgd.py) with momentum updates
+   the momentum and then the weight, reading the momentum back: two
+   element-wise chains and two variable updates per weight. TensorFlow's
+   ResourceApplyKerasMomentum computes the same ops in their order
+   (accum = accum * momentum - grad * lr; var += accum, or with Nesterov
+   var += accum * momentum - grad * lr), and the plugin registers it where
+   it can update in place: in a tf.function, a float32 weight on OPENCL
+   with a dense gradient takes it: one launch per weight. A 64-256-256-10
+   MLP's step (batch 64, momentum 0.9) took 1.13-1.18 ms against 1.17-1.21
+   with Keras' ops, which the graph pass had mostly fused already, on the
+   2-core host. SGD without momentum keeps Keras' one subtraction.
+
 "The non-CPU devices are all OPENCL" is decided at call time, from
 `tf.config.list_physical_devices()`, as Keras decides its own question.
 `TFOCL_KERAS_COMPAT=0` (read when the module is imported) patches nothing.
@@ -446,6 +458,73 @@ def patch_adam(module):
 
     cls.update_step = _wrap(update, update_step)
     cls._backend_update_step = _wrap(apply_all, _backend_update_step)
+
+
+KERAS_MOMENTUM_OP = "ResourceApplyKerasMomentum"
+SGD_PARAMS = ADAM_PARAMS
+# What Keras' SGD.update_step reads: the formula ResourceApplyKerasMomentum
+# computes where momentum is not 0.
+SGD_NAMES = frozenset(("momentums", "momentum", "nesterov", "_get_variable_index"))
+
+
+@functools.lru_cache(maxsize=None)
+def _opencl_has_kernel(op):
+    """Whether TensorFlow's registry holds an OPENCL kernel for `op` (the
+    plugin registers ResourceApplyKerasMomentum where TensorFlow lets it
+    update variables in place)."""
+    from tensorflow.python.framework import kernels
+
+    return any(k.device_type == "OPENCL" for k in kernels.get_registered_kernels_for_op(op).kernel)
+
+
+def _sgd_operands(optimizer, gradient, variable):
+    """(tf, weight, momentum variable) as tf.Variables where
+    ResourceApplyKerasMomentum on OPENCL computes this update, else None
+    (Keras' own ops then)."""
+    tf = sys.modules.get("tensorflow")
+    backend = sys.modules.get("keras.src.backend")
+    if tf is None or backend is None or backend.backend() != "tensorflow":
+        return None
+    if (optimizer.momentum == 0 or tf.executing_eagerly()
+            or isinstance(gradient, tf.IndexedSlices)):
+        return None
+
+    def unwrapped(v):
+        return v.value if isinstance(v, backend.Variable) else v
+
+    weight = unwrapped(variable)
+    m = unwrapped(optimizer.momentums[optimizer._get_variable_index(variable)])
+    for x in (weight, m):
+        if not isinstance(x, tf.Variable) or x.dtype != tf.float32:
+            return None
+    if not weight.device or tf.DeviceSpec.from_string(weight.device).device_type != "OPENCL":
+        return None
+    if not _opencl_has_kernel(KERAS_MOMENTUM_OP):
+        return None
+    return tf, weight, m
+
+
+def patch_sgd(module):
+    cls = getattr(module, "SGD", None)
+    update = vars(cls).get("update_step") if isinstance(cls, type) else None
+    if disabled(SWITCH) or update is None or hasattr(update, MARK):
+        return
+    code = getattr(update, "__code__", None)
+    if _params(update) != SGD_PARAMS or code is None or not SGD_NAMES <= set(code.co_names):
+        return  # not the SGD tfocl knows: Keras' own update, right but slower
+
+    def update_step(self, gradient, variable, learning_rate):
+        operands = _sgd_operands(self, gradient, variable)
+        if operands is None:
+            return update(self, gradient, variable, learning_rate)
+        tf, weight, m = operands
+        dtype = weight.dtype
+        tf.raw_ops.ResourceApplyKerasMomentum(
+            var=weight.handle, accum=m.handle, lr=tf.cast(learning_rate, dtype),
+            grad=tf.cast(gradient, dtype), momentum=tf.cast(self.momentum, dtype),
+            use_locking=False, use_nesterov=bool(self.nesterov))
+
+    cls.update_step = _wrap(update, update_step)
 
 
 def check_keras(module):
