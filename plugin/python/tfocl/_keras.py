@@ -104,7 +104,7 @@ GRU_PARAMS = ("inputs", "initial_state", "mask", "kernel", "recurrent_kernel", "
               "unroll", "time_major", "reset_after")
 RNN_HELPERS = ("_cudnn_lstm", "_cudnn_gru", "_do_lstm_arguments_support_cudnn",
                "_do_gru_arguments_support_cudnn", "_is_gpu_available")
-ADAM_PARAMS = ("self", "gradient", "variable", "learning_rate")
+UPDATE_STEP_PARAMS = ("self", "gradient", "variable", "learning_rate")
 # What Keras' Adam.update_step reads: the formula _TfoclKerasAdam computes.
 ADAM_NAMES = frozenset(("_momentums", "_velocities", "beta_1", "beta_2", "epsilon", "amsgrad",
                         "iterations", "_get_variable_index"))
@@ -376,31 +376,41 @@ def _keras_adam_defined():
     return op_def_registry.get(KERAS_ADAM_OP) is not None
 
 
-def _adam_operands(optimizer, gradient, variable):
-    """(tf, weight, m, v) as tf.Variables where _TfoclKerasAdam on OPENCL
-    computes this update, else None (Keras' own ops then)."""
+def _opencl_float32_update(optimizer, gradient, variable, slots):
+    """(tf, weight, *slot variables) as float32 tf.Variables with the weight
+    on OPENCL, where this update runs in a graph with a dense gradient under
+    Keras' TensorFlow backend, else None. slots(optimizer, index): the
+    update's slot variables for the weight's index."""
     tf = sys.modules.get("tensorflow")
     backend = sys.modules.get("keras.src.backend")
     if tf is None or backend is None or backend.backend() != "tensorflow":
         return None
-    if tf.executing_eagerly() or optimizer.amsgrad or isinstance(gradient, tf.IndexedSlices):
+    if tf.executing_eagerly() or isinstance(gradient, tf.IndexedSlices):
         return None
 
     def unwrapped(v):
         return v.value if isinstance(v, backend.Variable) else v
 
     index = optimizer._get_variable_index(variable)
-    weight = unwrapped(variable)
-    m = unwrapped(optimizer._momentums[index])
-    v = unwrapped(optimizer._velocities[index])
-    for x in (weight, m, v):
+    tensors = [unwrapped(variable)] + [unwrapped(x) for x in slots(optimizer, index)]
+    for x in tensors:
         if not isinstance(x, tf.Variable) or x.dtype != tf.float32:
             return None
+    weight = tensors[0]
     if not weight.device or tf.DeviceSpec.from_string(weight.device).device_type != "OPENCL":
         return None
-    if not _keras_adam_defined():
+    return (tf, *tensors)
+
+
+def _adam_operands(optimizer, gradient, variable):
+    """(tf, weight, m, v) as tf.Variables where _TfoclKerasAdam on OPENCL
+    computes this update, else None (Keras' own ops then)."""
+    if optimizer.amsgrad:
         return None
-    return tf, weight, m, v
+    operands = _opencl_float32_update(
+        optimizer, gradient, variable,
+        lambda o, index: (o._momentums[index], o._velocities[index]))
+    return operands if operands is not None and _keras_adam_defined() else None
 
 
 def _adam_scalars(optimizer, tf, weight, learning_rate):
@@ -423,16 +433,27 @@ def _adam_scalars(optimizer, tf, weight, learning_rate):
     return cache[key]
 
 
-def patch_adam(module):
-    cls = getattr(module, "Adam", None)
+def _known_update_step(module, name, names):
+    """(the optimizer class `name` of `module`, its update_step) where that
+    update_step is unpatched, takes UPDATE_STEP_PARAMS and reads `names`
+    (the formula tfocl's op computes), else None: Keras' own update then,
+    right but slower."""
+    cls = getattr(module, name, None)
     update = vars(cls).get("update_step") if isinstance(cls, type) else None
     if disabled(SWITCH) or update is None or hasattr(update, MARK):
-        return
-    apply_all = getattr(cls, "_backend_update_step", None)
+        return None
     code = getattr(update, "__code__", None)
-    if (_params(update) != ADAM_PARAMS or code is None
-            or not ADAM_NAMES <= set(code.co_names) or not callable(apply_all)):
-        return  # not the Adam tfocl knows: Keras' own update, right but slower
+    if _params(update) != UPDATE_STEP_PARAMS or code is None or not names <= set(code.co_names):
+        return None
+    return cls, update
+
+
+def patch_adam(module):
+    known = _known_update_step(module, "Adam", ADAM_NAMES)
+    apply_all = getattr(known[0], "_backend_update_step", None) if known else None
+    if not callable(apply_all):
+        return
+    cls, update = known
 
     def update_step(self, gradient, variable, learning_rate):
         operands = _adam_operands(self, gradient, variable)
@@ -461,7 +482,6 @@ def patch_adam(module):
 
 
 KERAS_MOMENTUM_OP = "ResourceApplyKerasMomentum"
-SGD_PARAMS = ADAM_PARAMS
 # What Keras' SGD.update_step reads: the formula ResourceApplyKerasMomentum
 # computes where momentum is not 0.
 SGD_NAMES = frozenset(("momentums", "momentum", "nesterov", "_get_variable_index"))
@@ -481,37 +501,18 @@ def _sgd_operands(optimizer, gradient, variable):
     """(tf, weight, momentum variable) as tf.Variables where
     ResourceApplyKerasMomentum on OPENCL computes this update, else None
     (Keras' own ops then)."""
-    tf = sys.modules.get("tensorflow")
-    backend = sys.modules.get("keras.src.backend")
-    if tf is None or backend is None or backend.backend() != "tensorflow":
+    if optimizer.momentum == 0:
         return None
-    if (optimizer.momentum == 0 or tf.executing_eagerly()
-            or isinstance(gradient, tf.IndexedSlices)):
-        return None
-
-    def unwrapped(v):
-        return v.value if isinstance(v, backend.Variable) else v
-
-    weight = unwrapped(variable)
-    m = unwrapped(optimizer.momentums[optimizer._get_variable_index(variable)])
-    for x in (weight, m):
-        if not isinstance(x, tf.Variable) or x.dtype != tf.float32:
-            return None
-    if not weight.device or tf.DeviceSpec.from_string(weight.device).device_type != "OPENCL":
-        return None
-    if not _opencl_has_kernel(KERAS_MOMENTUM_OP):
-        return None
-    return tf, weight, m
+    operands = _opencl_float32_update(optimizer, gradient, variable,
+                                      lambda o, index: (o.momentums[index],))
+    return operands if operands is not None and _opencl_has_kernel(KERAS_MOMENTUM_OP) else None
 
 
 def patch_sgd(module):
-    cls = getattr(module, "SGD", None)
-    update = vars(cls).get("update_step") if isinstance(cls, type) else None
-    if disabled(SWITCH) or update is None or hasattr(update, MARK):
+    known = _known_update_step(module, "SGD", SGD_NAMES)
+    if known is None:
         return
-    code = getattr(update, "__code__", None)
-    if _params(update) != SGD_PARAMS or code is None or not SGD_NAMES <= set(code.co_names):
-        return  # not the SGD tfocl knows: Keras' own update, right but slower
+    cls, update = known
 
     def update_step(self, gradient, variable, learning_rate):
         operands = _sgd_operands(self, gradient, variable)
