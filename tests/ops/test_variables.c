@@ -1663,9 +1663,18 @@ int main(void)
     tcase_add_loop_test(tc, adam, 0, 8);
     tcase_add_loop_test(tc, keras_adam, 0, 2);
     tcase_add_test(tc, optimizer_errors);
-    tcase_add_test(tc, lock_order);
   }
   suite_add_tcase(s, tc);
+  /* Kernels launched from two host threads at once: a case of its own,
+   * tagged, so that a simulator which takes one host thread (Oclgrind)
+   * runs every other case (CK_EXCLUDE_TAGS=threads). */
+  if (!hidden) {
+    TCase *threads = tcase_create("threads");
+    tcase_set_tags(threads, "threads");
+    tcase_set_timeout(threads, 300);
+    tcase_add_test(threads, lock_order);
+    suite_add_tcase(s, threads);
+  }
   /* The sparse ops: a case of their own (CK_RUN_CASE=sparse). */
   if (!hidden) {
     TCase *sparse = tcase_create("sparse");
