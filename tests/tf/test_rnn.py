@@ -1,10 +1,11 @@
 """Keras LSTM and GRU layers on OPENCL as one CudnnRNNV3 op each
 (tfocl._keras sends them to Keras' own cuDNN path, kernels/rnn.c runs it):
 the train step holds CudnnRNNV3 and its backprop on OPENCL instead of Keras'
-loop, with the losses of Keras' loop on the CPU; and the cases the cuDNN
-path must leave to the loop keep it (masks, float16, a model pinned to the
-CPU, the compat switch off). The ops' values are test_ops.py's
-(op_cases/rnn.py)."""
+loop, with the losses of Keras' loop on the CPU, masked layers included
+(each row's unmasked steps packed first, whatever the padding); and the
+cases the cuDNN path must leave to the loop keep it (float16, a model
+pinned to the CPU, the compat switch off). The ops' values are
+test_ops.py's (op_cases/rnn.py)."""
 import pytest
 
 from test_keras_compat import check, child, tfocl_lines
@@ -25,11 +26,23 @@ PROGRAM = """
     if kind == "float16":
         keras.mixed_precision.set_global_policy("mixed_float16")
     if kind == "masked":
+        # Rows padded on the right, on the left, with gaps, and one with no
+        # token at all: Keras' loop skips masked steps, whatever the shape.
         x = rng.randint(1, 30, size=(64, 9)).astype("int64")
         for row, keep in enumerate(rng.randint(3, 10, size=64)):
-            x[row, keep:] = 0  # right-padded
+            if row % 3 == 0:
+                x[row, keep:] = 0
+            elif row % 3 == 1:
+                x[row, :9 - keep] = 0
+            else:
+                x[row, rng.rand(9) < 0.3] = 0
+        x[5] = 0
         inputs = keras.Input((9,), dtype="int64")
         h = layers.Embedding(30, 6, mask_zero=True)(inputs)
+        # Bidirectional gives its layers zero_output_for_mask.
+        h = layers.Bidirectional(layers.GRU(5, return_sequences=True))(h)
+        h = layers.LSTM(6, go_backwards=True, return_sequences=True)(h)
+        h = layers.GRU(4, return_sequences=True)(h)
         h = layers.LSTM(8)(h)
     else:
         x = rng.rand(64, 9, 5).astype("float32")
@@ -103,20 +116,93 @@ def test_keras_lstm_and_gru_run_as_cudnn_ops_with_the_loops_losses():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["masked", "float16"])
-def test_layers_the_cudnn_op_cannot_take_keep_keras_loop(kind):
-    """A mask (cuDNN takes right-padded ones only, and Keras asserts that at
-    run time) and float16 inputs (the kernels are float32's) stay on Keras'
-    loop, on OPENCL."""
-    cp, r = child(PROGRAM, kind, timeout=900)
+def test_masked_layers_run_as_cudnn_ops_with_the_loops_losses():
+    """Masks of every shape (cuDNN itself takes right-padded ones only):
+    each layer one CudnnRNNV3, no loop, Keras' loop's losses on the CPU."""
+    cp, r = child(PROGRAM, "masked", timeout=900)
+    check(cp, r)
+    opencl = r["placement"].get("OPENCL", {})
+    assert opencl.get("CudnnRNNV3") == 5 and opencl.get("CudnnRNNBackpropV3") == 5, r["placement"]
+    assert not (LOOP_OPS & set(opencl)), r["placement"]
+    assert not tfocl_lines(cp.stderr), cp.stderr
+    cpu = _cpu_losses("masked")
+    for got, want in zip(r["losses"], cpu):
+        assert abs(got - want) <= 1e-4 * abs(want), (r["losses"], cpu)
+
+
+# One layer of each kind and configuration, eagerly: Keras' loop on the
+# CPU (tf.device keeps the layer there) against OPENCL, which must have run
+# Keras' cuDNN path (counted), for outputs, states and every gradient.
+LAYER_PROGRAM = """
+    import itertools, json, sys
+    import numpy as np
+    import keras
+    import tensorflow as tf
+
+    rnn = sys.modules["keras.src.backend.tensorflow.rnn"]
+    cudnn_calls = [0]
+    for name in ("_cudnn_lstm", "_cudnn_gru"):
+        def counted(*args, _original=getattr(rnn, name), **kwargs):
+            cudnn_calls[0] += 1
+            return _original(*args, **kwargs)
+        setattr(rnn, name, counted)
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((6, 7, 5)).astype("float32")
+    lengths = [7, 5, 3, 6, 1, 4]
+    def rows(first):  # each row's steps from first(n) on, n of them
+        return np.array([[first(n) <= t < first(n) + n for t in range(7)] for n in lengths])
+    masks = {"right": rows(lambda n: 0), "left": rows(lambda n: 7 - n),
+             "middle": rows(lambda n: (7 - n) // 2),
+             "gaps": np.array([[(t + r) % 3 != 1 for t in range(7)] for r in range(6)]),
+             "empty_row": rows(lambda n: 0) * (np.arange(6) != 1)[:, None]}
+    failures, worst = [], 0.0
+    for kind, sequences, backwards, zero, mask_name in itertools.product(
+            ["LSTM", "GRU"], [True, False], [False, True], [False, True], masks):
+        keras.utils.set_random_seed(1)
+        layer = getattr(keras.layers, kind)(4, return_sequences=sequences, go_backwards=backwards,
+                                            return_state=True, zero_output_for_mask=zero)
+        mask = tf.constant(masks[mask_name])
+        layer(tf.constant(x), mask=mask)
+        results = []
+        for device in ("/CPU:0", "/device:OPENCL:0"):
+            with tf.device(device):
+                inputs = tf.identity(tf.constant(x))
+                cudnn_calls[0] = 0
+                with tf.GradientTape() as tape:
+                    tape.watch(inputs)
+                    outputs = layer(inputs, mask=mask)
+                    loss = sum(tf.reduce_sum(o * (i + 1.5)) for i, o in enumerate(outputs))
+                grads = tape.gradient(loss, [inputs] + layer.trainable_weights)
+                results.append(([v.numpy() for v in list(outputs) + grads], cudnn_calls[0]))
+        (want, loop_calls), (got, calls) = results
+        error = max(float((np.abs(a - b) / (1e-4 * np.abs(a) + 1e-5)).max())
+                    for a, b in zip(want, got))
+        worst = max(worst, error)
+        if error > 1 or loop_calls != 0 or calls != 1:
+            failures.append([kind, sequences, backwards, zero, mask_name, error, calls])
+    print("RESULT " + json.dumps({"failures": failures, "worst": worst}))
+"""
+
+
+def test_masked_layers_match_keras_loop_in_every_configuration():
+    """LSTM and GRU, return_sequences, go_backwards and zero_output_for_mask
+    each way, masks padded right, left or on both sides, with gaps, and with
+    an empty row: within 1e-4 (relative, 1e-5 absolute) of Keras' loop."""
+    cp, r = child(LAYER_PROGRAM, timeout=600)
+    check(cp, r)
+    assert not r["failures"], r
+
+
+@pytest.mark.slow
+def test_float16_layers_keep_keras_loop():
+    """float16 inputs (the kernels are float32's) stay on Keras' loop, on
+    OPENCL."""
+    cp, r = child(PROGRAM, "float16", timeout=900)
     check(cp, r)
     ops = set().union(*(set(o) for o in r["placement"].values()))
     assert not (CUDNN_OPS & ops), r["placement"]
     assert LOOP_OPS & _ops(r, "OPENCL"), r["placement"]
-    if kind == "masked":
-        cpu = _cpu_losses("masked")
-        for got, want in zip(r["losses"], cpu):
-            assert abs(got - want) <= 1e-4 * abs(want), (r["losses"], cpu)
 
 
 def test_layers_pinned_to_the_cpu_stay_there():
@@ -155,6 +241,28 @@ def test_unknown_lstm_gets_one_line():
     assert r == {"lstm": True}, r
     lines = tfocl_lines(cp.stderr)
     assert len(lines) == 1 and "lstm() and gru()" in lines[0] and "generic loop" in lines[0], lines
+
+
+def test_unknown_inner_loop_gets_one_line():
+    """A layer whose inner_loop tfocl does not know keeps it, and its masked
+    calls keep Keras' loop (the backend is not told zero_output_for_mask)."""
+    cp, r = child("""
+        import json, types
+        from tfocl import _keras
+        module = types.ModuleType("keras.src.layers.rnn.gru")
+        class GRU:
+            def inner_loop(self, sequences, initial_state, mask):
+                return None
+        module.GRU = GRU
+        original = GRU.inner_loop
+        _keras.patch_rnn_layer(module)
+        _keras.patch_rnn_layer(module)  # said once
+        print("RESULT " + json.dumps({"kept": GRU.inner_loop is original}))
+    """)
+    check(cp, r)
+    assert r == {"kept": True}, r
+    lines = tfocl_lines(cp.stderr)
+    assert len(lines) == 1 and "GRU.inner_loop" in lines[0] and "generic loop" in lines[0], lines
 
 
 def test_cudnn_op_refuses_what_it_lacks(tf):

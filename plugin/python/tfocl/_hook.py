@@ -32,6 +32,8 @@ TARGETS = {
     "keras.src.backend.tensorflow.numpy": ("tfocl._keras", "patch_mean"),
     "keras.src.backend.tensorflow.ops.numpy": ("tfocl._keras", "patch_mean"),
     "keras.src.backend.tensorflow.rnn": ("tfocl._keras", "patch_rnn"),
+    "keras.src.layers.rnn.lstm": ("tfocl._keras", "patch_rnn_layer"),
+    "keras.src.layers.rnn.gru": ("tfocl._keras", "patch_rnn_layer"),
     "keras.src.optimizers.adam": ("tfocl._keras", "patch_adam"),
     "keras.src.optimizers.sgd": ("tfocl._keras", "patch_sgd"),
     "keras": ("tfocl._keras", "check_keras"),
