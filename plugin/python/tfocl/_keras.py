@@ -333,40 +333,53 @@ def patch_rnn(module):
         reversed time axis, outputs in the order the loop visits the steps
         (as Keras' loop and _cudnn_* return them). None where the layer did
         not say how it treats masked outputs (Keras' layers outside
-        tfocl's patch): Keras' loop then."""
-        zero_output_for_mask = getattr(_masked_layer, "zero_output_for_mask", None)
-        if zero_output_for_mask is None or getattr(mask, "shape", None) is None \
-                or mask.shape.rank != 2:
+        tfocl's patch) or the mask is not [batch, time] (or [1, time],
+        as Keras' loop broadcasts it): Keras' loop then."""
+        zero_output_for_mask = getattr(_inner_loop, "zero_output_for_mask", None)
+        if zero_output_for_mask is None:
             return None
-        mask = tf.cast(mask, tf.bool)
+        mask = tf.convert_to_tensor(mask)
+        if mask.shape.rank != 2:
+            return None
+        mask = tf.broadcast_to(tf.cast(mask, tf.bool), tf.shape(inputs)[:2])
         if go_backwards:
             inputs, mask = tf.reverse(inputs, [1]), tf.reverse(mask, [1])
         steps = tf.shape(mask)[1]
         time = tf.range(steps)[None, :]
         counted = tf.cast(mask, tf.int32)
         count = tf.reduce_sum(counted, axis=1)
-        # Unmasked steps first, each group in time order.
         order = tf.argsort(tf.where(mask, time, time + steps), axis=1, stable=True)
         packed = tf.gather(inputs, order, axis=1, batch_dims=1)
+        # Keras' _cudnn_* take the lengths as a mask (and assert on it, a
+        # few small ops): they are what lays the weights out as cuDNN's.
         lengths = tf.sequence_mask(tf.maximum(count, 1), steps)
         _, outputs, states = cudnn(packed, lengths, False)
         ran = count > 0
         states = [tf.where(ran[:, None], h, h0) for h, h0 in zip(states, initial_states)]
-        last_output = states[0]
-        if zero_output_for_mask:
-            last_output = tf.where(mask[:, -1:], last_output, tf.zeros_like(last_output))
-        else:
-            last_output = tf.where(ran[:, None], last_output, tf.zeros_like(last_output))
-        if return_sequences:
-            # The output of step t is the packed one of the last unmasked
-            # step up to t.
-            latest = tf.cumsum(counted, axis=1) - 1
-            outputs = tf.gather(outputs, tf.maximum(latest, 0), axis=1, batch_dims=1)
-            shown = tf.logical_and(latest >= 0, mask) if zero_output_for_mask else latest >= 0
-            outputs = tf.where(shown[:, :, None], outputs, tf.zeros_like(outputs))
-        else:
-            outputs = last_output[:, None, :]
+        shown_last = mask[:, -1:] if zero_output_for_mask else ran[:, None]
+        last_output = tf.where(shown_last, states[0], tf.zeros_like(states[0]))
+        if not return_sequences:
+            return last_output, last_output[:, None, :], states
+        # The output of step t is the packed one of the last unmasked step
+        # up to t.
+        latest = tf.cumsum(counted, axis=1) - 1
+        outputs = tf.gather(outputs, tf.maximum(latest, 0), axis=1, batch_dims=1)
+        shown = mask if zero_output_for_mask else latest >= 0
+        outputs = tf.where(shown[:, :, None], outputs, tf.zeros_like(outputs))
         return last_output, outputs, states
+
+    def through_cudnn(cudnn, initial_states, inputs, mask, go_backwards, return_sequences,
+                      time_major):
+        """cudnn(inputs, mask, go_backwards)'s result for the layer, None
+        where Keras' loop must run."""
+        try:
+            if mask is None:
+                return cudnn(inputs, None, go_backwards)
+            if time_major:
+                return None
+            return masked(cudnn, initial_states, inputs, mask, go_backwards, return_sequences)
+        except (tf.errors.InvalidArgumentError, tf.errors.NotFoundError):
+            raise NotImplementedError from None  # as Keras' lstm(): the layer takes its loop
 
     def lstm(inputs, initial_state_h, initial_state_c, mask, kernel, recurrent_kernel, bias,
              activation, recurrent_activation, return_sequences=False, go_backwards=False,
@@ -385,14 +398,8 @@ def patch_rnn(module):
             return module._cudnn_lstm(x, initial_state_h, initial_state_c, kernel,
                                       recurrent_kernel, bias, m, time_major, backwards,
                                       return_sequences)
-        try:
-            if mask is None:
-                return cudnn(inputs, None, go_backwards)
-            result = None if time_major else masked(
-                cudnn, (initial_state_h, initial_state_c), inputs, mask, go_backwards,
-                return_sequences)
-        except (tf.errors.InvalidArgumentError, tf.errors.NotFoundError):
-            raise NotImplementedError from None  # as Keras' lstm(): the layer takes its loop
+        result = through_cudnn(cudnn, (initial_state_h, initial_state_c), inputs, mask,
+                               go_backwards, return_sequences, time_major)
         return lstm_original(*original_args) if result is None else result
 
     def cudnn_gate_order(kernel, recurrent_kernel, bias):
@@ -421,13 +428,8 @@ def patch_rnn(module):
         def cudnn(x, m, backwards):
             return module._cudnn_gru(x, initial_state, kernel, recurrent_kernel, bias, m,
                                      time_major, backwards, return_sequences)
-        try:
-            if mask is None:
-                return cudnn(inputs, None, go_backwards)
-            result = None if time_major else masked(
-                cudnn, (initial_state,), inputs, mask, go_backwards, return_sequences)
-        except (tf.errors.InvalidArgumentError, tf.errors.NotFoundError):
-            raise NotImplementedError from None
+        result = through_cudnn(cudnn, (initial_state,), inputs, mask, go_backwards,
+                               return_sequences, time_major)
         return gru_original(*original_args) if result is None else result
 
     module.lstm = _wrap(lstm_original, lstm)
@@ -437,7 +439,7 @@ def patch_rnn(module):
 # zero_output_for_mask of the LSTM or GRU layer whose inner_loop runs in
 # this thread (None outside one): the backend's lstm() and gru() need it
 # for a masked layer, and Keras does not pass it to them.
-_masked_layer = threading.local()
+_inner_loop = threading.local()
 
 
 def patch_rnn_layer(module):
@@ -453,12 +455,12 @@ def patch_rnn_layer(module):
         return
 
     def inner_loop(self, sequences, initial_state, mask, training=False):
-        outer = getattr(_masked_layer, "zero_output_for_mask", None)
-        _masked_layer.zero_output_for_mask = bool(getattr(self, "zero_output_for_mask", False))
+        outer = getattr(_inner_loop, "zero_output_for_mask", None)
+        _inner_loop.zero_output_for_mask = bool(getattr(self, "zero_output_for_mask", False))
         try:
             return original(self, sequences, initial_state, mask, training)
         finally:
-            _masked_layer.zero_output_for_mask = outer
+            _inner_loop.zero_output_for_mask = outer
 
     cls.inner_loop = _wrap(original, inner_loop)
 
