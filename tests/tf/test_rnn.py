@@ -102,34 +102,32 @@ def _cpu_losses(kind):
     return cpu["losses"]
 
 
-@pytest.mark.slow
-def test_keras_lstm_and_gru_run_as_cudnn_ops_with_the_loops_losses():
-    cp, r = child(PROGRAM, "plain", timeout=900)
+def _trains_as_cudnn_ops(kind, layers):
+    """`kind`'s model trains with one CudnnRNNV3 and its backprop per
+    layer on OPENCL, no loop, and the losses of Keras' loop on the CPU."""
+    cp, r = child(PROGRAM, kind, timeout=900)
     check(cp, r)
     opencl = r["placement"].get("OPENCL", {})
-    # Bidirectional's two LSTMs, the backwards one, two GRUs (one backwards)
-    # and the last LSTM: six of each.
-    assert opencl.get("CudnnRNNV3") == 6 and opencl.get("CudnnRNNBackpropV3") == 6, r["placement"]
+    assert opencl.get("CudnnRNNV3") == layers, r["placement"]
+    assert opencl.get("CudnnRNNBackpropV3") == layers, r["placement"]
     assert not (LOOP_OPS & set(opencl)), r["placement"]
     assert not tfocl_lines(cp.stderr), cp.stderr
-    cpu = _cpu_losses("plain")
+    cpu = _cpu_losses(kind)
     for got, want in zip(r["losses"], cpu):
         assert abs(got - want) <= 1e-4 * abs(want), (r["losses"], cpu)
+
+
+@pytest.mark.slow
+def test_keras_lstm_and_gru_run_as_cudnn_ops_with_the_loops_losses():
+    # Bidirectional's two LSTMs, the backwards one, two GRUs (one backwards)
+    # and the last LSTM.
+    _trains_as_cudnn_ops("plain", 6)
 
 
 @pytest.mark.slow
 def test_masked_layers_run_as_cudnn_ops_with_the_loops_losses():
-    """Masks of every shape (cuDNN itself takes right-padded ones only):
-    each layer one CudnnRNNV3, no loop, Keras' loop's losses on the CPU."""
-    cp, r = child(PROGRAM, "masked", timeout=900)
-    check(cp, r)
-    opencl = r["placement"].get("OPENCL", {})
-    assert opencl.get("CudnnRNNV3") == 5 and opencl.get("CudnnRNNBackpropV3") == 5, r["placement"]
-    assert not (LOOP_OPS & set(opencl)), r["placement"]
-    assert not tfocl_lines(cp.stderr), cp.stderr
-    cpu = _cpu_losses("masked")
-    for got, want in zip(r["losses"], cpu):
-        assert abs(got - want) <= 1e-4 * abs(want), (r["losses"], cpu)
+    """Masks of every shape (cuDNN itself takes right-padded ones only)."""
+    _trains_as_cudnn_ops("masked", 5)
 
 
 # One layer of each kind and configuration, eagerly: Keras' loop on the
