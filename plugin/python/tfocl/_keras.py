@@ -48,8 +48,8 @@ and PJRT: out of tfocl's scope, so the fix is to stay off XLA.
    is gathered back from the last unmasked step up to it, as the loop
    carries it (zeros with the layer's zero_output_for_mask, which
    LSTM.inner_loop and GRU.inner_loop, wrapped, pass on). An Embedding with
-   mask_zero over left-padded sequences into an LSTM trained at 4.4 ms a
-   step instead of the loop's 35.6 (the CPU's 4.6). `_cudnn_gru` puts the
+   mask_zero over left-padded sequences into an LSTM trained at 3.4 ms a
+   step instead of the loop's 31 (the CPU's 3.1). `_cudnn_gru` puts the
    GRU's gates in cuDNN's order (r, z, n) on CUDA builds of TensorFlow
    only, so on others the wrapper hands it the weights with z and r
    swapped already.
